@@ -1,0 +1,35 @@
+# agentloop — build, test, lint, bench, fuzz.
+GO      ?= go
+BIN     ?= bin/agentloop
+VERSION ?= $(shell git describe --tags --always --dirty 2>/dev/null || echo dev)
+LDFLAGS := -s -w -X github.com/agentloop/agentloop/cmd.version=$(VERSION)
+# The packages that run goroutines of their own get a second pass under -race.
+RACE_PKGS := ./pkg/agent/... ./pkg/tools/...
+FUZZTIME ?= 30s
+
+.PHONY: build test race lint bench fuzz man clean
+
+build:
+	$(GO) build -trimpath -ldflags '$(LDFLAGS)' -o $(BIN) .
+
+test:
+	$(GO) test ./...
+	$(MAKE) race
+
+race:
+	$(GO) test -race -count=1 $(RACE_PKGS)
+
+lint:
+	@unformatted=$$(gofmt -l $$(git ls-files '*.go')); \
+	if [ -n "$$unformatted" ]; then echo "gofmt needed: $$unformatted"; exit 1; fi
+	$(GO) vet ./...
+	$(GO) tool staticcheck ./...
+
+bench: build
+	./bench/run.sh
+
+fuzz:
+	./bench/fuzz.sh $(FUZZTIME)
+
+clean:
+	rm -rf bin

@@ -1,0 +1,6 @@
+#!/usr/bin/env bash
+# Runs every benchmark of the project. Figures are medians of -count runs.
+set -euo pipefail
+cd "$(dirname "$0")/.."
+COUNT=${COUNT:-5}
+go test -run '^$' -bench . -benchmem -count "$COUNT" ./... | tee bench/out.txt

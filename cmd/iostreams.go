@@ -1,0 +1,96 @@
+package cmd
+
+import (
+	"bytes"
+	"io"
+	"os"
+	"strconv"
+
+	"golang.org/x/term"
+)
+
+// IOStreams are the standard streams of one invocation. Commands read and write
+// only through them, so tests can swap in buffers and flip the terminal flags.
+type IOStreams struct {
+	In     io.Reader
+	Out    io.Writer
+	ErrOut io.Writer
+
+	stdinTTY  bool
+	stdoutTTY bool
+	stderrTTY bool
+	width     int
+	color     bool
+
+	// getenv reads the process environment; tests replace it.
+	getenv func(string) string
+}
+
+// System returns the process's own streams.
+func System() *IOStreams {
+	ios := &IOStreams{
+		In:        os.Stdin,
+		Out:       os.Stdout,
+		ErrOut:    os.Stderr,
+		stdinTTY:  isTerminal(os.Stdin),
+		stdoutTTY: isTerminal(os.Stdout),
+		stderrTTY: isTerminal(os.Stderr),
+		getenv:    os.Getenv,
+	}
+	ios.width = 80
+	if ios.stdoutTTY {
+		if w, _, err := term.GetSize(int(os.Stdout.Fd())); err == nil && w > 0 {
+			ios.width = w
+		}
+	} else if c, err := strconv.Atoi(os.Getenv("COLUMNS")); err == nil && c > 0 {
+		ios.width = c
+	}
+	_, noColor := os.LookupEnv("NO_COLOR")
+	ios.color = ios.stdoutTTY && !noColor && os.Getenv("TERM") != "dumb"
+	return ios
+}
+
+// Test returns streams backed by buffers: stdin, stdout and stderr.
+func Test() (*IOStreams, *bytes.Buffer, *bytes.Buffer, *bytes.Buffer) {
+	in, out, errOut := &bytes.Buffer{}, &bytes.Buffer{}, &bytes.Buffer{}
+	return &IOStreams{In: in, Out: out, ErrOut: errOut, width: 80, getenv: func(string) string { return "" }}, in, out, errOut
+}
+
+func isTerminal(f *os.File) bool { return term.IsTerminal(int(f.Fd())) }
+
+// IsStdinTTY reports whether standard input is a terminal.
+func (s *IOStreams) IsStdinTTY() bool { return s.stdinTTY }
+
+// IsStdoutTTY reports whether standard output is a terminal.
+func (s *IOStreams) IsStdoutTTY() bool { return s.stdoutTTY }
+
+// IsStderrTTY reports whether standard error is a terminal.
+func (s *IOStreams) IsStderrTTY() bool { return s.stderrTTY }
+
+// SetTTY sets all three terminal flags; tests use it to fake a terminal.
+func (s *IOStreams) SetTTY(stdin, stdout, stderr bool) {
+	s.stdinTTY, s.stdoutTTY, s.stderrTTY = stdin, stdout, stderr
+}
+
+// Width is the terminal width, or 80 when stdout is not a terminal.
+func (s *IOStreams) Width() int { return s.width }
+
+// SetWidth sets the width; tests use it.
+func (s *IOStreams) SetWidth(w int) { s.width = w }
+
+// ColorEnabled reports whether stdout takes ANSI colours (a terminal, NO_COLOR unset).
+func (s *IOStreams) ColorEnabled() bool { return s.color }
+
+// SetColorEnabled turns colours on or off; tests use it.
+func (s *IOStreams) SetColorEnabled(on bool) { s.color = on }
+
+// Getenv reads an environment variable.
+func (s *IOStreams) Getenv(key string) string {
+	if s.getenv == nil {
+		return ""
+	}
+	return s.getenv(key)
+}
+
+// SetEnv replaces the environment lookup; tests use it.
+func (s *IOStreams) SetEnv(getenv func(string) string) { s.getenv = getenv }

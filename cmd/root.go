@@ -1,0 +1,167 @@
+// Package cmd holds agentloop's cobra commands. It is the only package that
+// reads flags, the environment or the standard streams, and the only one that
+// decides exit codes.
+package cmd
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"os"
+	"os/signal"
+	"runtime/debug"
+	"strings"
+	"syscall"
+
+	"github.com/spf13/cobra"
+)
+
+// version is set at build time with -ldflags "-X github.com/agentloop/agentloop/cmd.version=v1.2.3".
+var version = ""
+
+// Version returns the version of this build.
+func Version() string {
+	if version != "" {
+		return version
+	}
+	if info, ok := debug.ReadBuildInfo(); ok && info.Main.Version != "" && info.Main.Version != "(devel)" {
+		return info.Main.Version
+	}
+	return "dev"
+}
+
+// errInterrupted is the cause of the context's cancellation on SIGINT/SIGTERM.
+var errInterrupted = errors.New("interrupted")
+
+// Main runs agentloop with the process's arguments and streams and returns
+// the exit code.
+func Main() int {
+	ctx, cancel := context.WithCancelCause(context.Background())
+	defer cancel(nil)
+
+	sigs := make(chan os.Signal, 2)
+	signal.Notify(sigs, os.Interrupt, syscall.SIGTERM)
+	defer signal.Stop(sigs)
+	go func() {
+		select {
+		case <-sigs:
+		case <-ctx.Done():
+			return
+		}
+		cancel(errInterrupted)
+		// A second signal means "now": no end record, no cleanup.
+		select {
+		case <-sigs:
+			fmt.Fprintln(os.Stderr, "agentloop: interrupted again, exiting at once")
+			os.Exit(ExitInterrupted)
+		case <-ctx.Done():
+		}
+	}()
+
+	return Execute(ctx, System(), os.Args[1:])
+}
+
+// Execute runs one command line against the given streams and returns the
+// exit code. Errors are printed here, once.
+func Execute(ctx context.Context, ios *IOStreams, args []string) int {
+	root := NewRootCmd(ios)
+	root.SetArgs(args)
+	err := root.ExecuteContext(ctx)
+	if err != nil && context.Cause(ctx) == errInterrupted && !isExitError(err) {
+		err = &ExitError{Code: ExitInterrupted, Err: err}
+	}
+	code, msg := exitCode(normalizeCobraError(err))
+	if msg != "" {
+		fmt.Fprintf(ios.ErrOut, "agentloop: %s\n", msg)
+		if code == ExitUsage {
+			fmt.Fprintf(ios.ErrOut, "Run '%s --help' for usage.\n", commandPathFor(root, args))
+		}
+	}
+	return code
+}
+
+func isExitError(err error) bool {
+	var ee *ExitError
+	return errors.As(err, &ee)
+}
+
+// normalizeCobraError turns cobra's own usage complaints into FlagErrors.
+func normalizeCobraError(err error) error {
+	if err == nil {
+		return nil
+	}
+	var fe *FlagError
+	if errors.As(err, &fe) {
+		return err
+	}
+	msg := err.Error()
+	for _, p := range []string{"unknown command", "unknown flag", "unknown shorthand flag", "invalid argument", "flag needs an argument", "accepts ", "requires at least", "requires at most", "bad flag syntax"} {
+		if strings.HasPrefix(msg, p) {
+			return &FlagError{Err: err}
+		}
+	}
+	return err
+}
+
+// commandPathFor finds the command the arguments name, for the usage hint.
+func commandPathFor(root *cobra.Command, args []string) string {
+	c, _, err := root.Find(args)
+	if err != nil || c == nil {
+		return root.CommandPath()
+	}
+	return c.CommandPath()
+}
+
+// NewRootCmd builds the command tree.
+func NewRootCmd(ios *IOStreams) *cobra.Command {
+	root := &cobra.Command{
+		Use:   "agentloop",
+		Short: "Run the ReAct tool-calling loop from a shell",
+		Long: `agentloop sends a prompt to a model, runs the tools it asks for (shell-script
+executors defined in tools.d/*.yaml), answers every tool call under its id, and
+prints the final answer on stdout. Every message is written to a JSONL transcript
+that can be checked with 'agentloop validate' and re-driven with 'agentloop replay'.`,
+		Version:       Version(),
+		SilenceErrors: true,
+		SilenceUsage:  true,
+	}
+	root.SetIn(ios.In)
+	root.SetOut(ios.Out)
+	root.SetErr(ios.ErrOut)
+	root.SetVersionTemplate("agentloop {{.Version}}\n")
+	root.SetFlagErrorFunc(func(c *cobra.Command, err error) error { return &FlagError{Err: err} })
+	root.CompletionOptions.HiddenDefaultCmd = true
+
+	root.AddCommand(newVersionCmd(ios))
+	return root
+}
+
+func newVersionCmd(ios *IOStreams) *cobra.Command {
+	return &cobra.Command{
+		Use:   "version",
+		Short: "Print the version",
+		Args:  noArgs,
+		RunE: func(c *cobra.Command, args []string) error {
+			fmt.Fprintf(ios.Out, "agentloop %s\n", Version())
+			return nil
+		},
+	}
+}
+
+// noArgs rejects positional arguments as a usage error.
+func noArgs(c *cobra.Command, args []string) error {
+	if len(args) > 0 {
+		return flagErrorf("%s takes no arguments, got %q", c.CommandPath(), args[0])
+	}
+	return nil
+}
+
+// exactArgs requires n positional arguments, named in the error.
+func exactArgs(n int, names ...string) cobra.PositionalArgs {
+	return func(c *cobra.Command, args []string) error {
+		if len(args) != n {
+			return flagErrorf("%s needs %d argument(s) (%s), got %d", c.CommandPath(), n, strings.Join(names, ", "), len(args))
+		}
+		return nil
+	}
+}

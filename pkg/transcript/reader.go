@@ -1,0 +1,162 @@
+package transcript
+
+import (
+	"bufio"
+	"bytes"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+)
+
+// LineReader reads lines of any length (there is no 64 KiB limit), strips the
+// line ending (LF or CRLF) and a leading UTF-8 byte order mark, and reports
+// whether the last line was cut off before its newline.
+type LineReader struct {
+	br   *bufio.Reader
+	line int
+	buf  []byte
+	eof  bool
+}
+
+// NewLineReader reads lines from r.
+func NewLineReader(r io.Reader) *LineReader {
+	return &LineReader{br: bufio.NewReaderSize(r, 256<<10)}
+}
+
+// Next returns the next line and its 1-based number. complete is false for a
+// final line that has no newline (a writer that died mid-record). The
+// returned slice is valid until the next call. At the end it returns io.EOF.
+func (l *LineReader) Next() (text []byte, n int, complete bool, err error) {
+	if l.eof {
+		return nil, l.line, false, io.EOF
+	}
+	l.buf = l.buf[:0]
+	for {
+		chunk, err := l.br.ReadSlice('\n')
+		if len(l.buf) == 0 && err == nil {
+			// The common case: the whole line is in the buffer.
+			text = chunk
+			break
+		}
+		l.buf = append(l.buf, chunk...)
+		if err == bufio.ErrBufferFull {
+			continue
+		}
+		if err == io.EOF {
+			l.eof = true
+			if len(l.buf) == 0 {
+				return nil, l.line, false, io.EOF
+			}
+			l.line++
+			return l.strip(l.buf), l.line, false, nil
+		}
+		if err != nil {
+			return nil, l.line, false, err
+		}
+		text = l.buf
+		break
+	}
+	l.line++
+	return l.strip(text[:len(text)-1]), l.line, true, nil
+}
+
+func (l *LineReader) strip(b []byte) []byte {
+	if l.line == 1 {
+		b = bytes.TrimPrefix(b, []byte("\xef\xbb\xbf"))
+	}
+	return bytes.TrimSuffix(b, []byte("\r"))
+}
+
+// Record is one record of a transcript, decoded.
+type Record struct {
+	Line    int
+	Type    string
+	Header  *Header
+	Message *Message
+	End     *End
+}
+
+// LineError is a record that could not be read.
+type LineError struct {
+	Line int
+	// Torn is set for a final line without a newline: the writer was killed
+	// while writing it. Readers report it once and go on.
+	Torn bool
+	Err  error
+}
+
+func (e *LineError) Error() string {
+	if e.Torn {
+		return fmt.Sprintf("line %d: incomplete last record (the writer stopped mid-line): %v", e.Line, e.Err)
+	}
+	return fmt.Sprintf("line %d: %v", e.Line, e.Err)
+}
+
+func (e *LineError) Unwrap() error { return e.Err }
+
+// Reader reads the records of an agentloop transcript.
+type Reader struct {
+	lr *LineReader
+}
+
+// NewReader reads records from r.
+func NewReader(r io.Reader) *Reader { return &Reader{lr: NewLineReader(r)} }
+
+// Next returns the next record, io.EOF at the end, or a *LineError for a
+// line that is not a record (the caller may go on reading after it). Blank
+// lines are skipped.
+func (r *Reader) Next() (*Record, error) {
+	for {
+		text, n, complete, err := r.lr.Next()
+		if err != nil {
+			return nil, err
+		}
+		if len(bytes.TrimSpace(text)) == 0 {
+			continue
+		}
+		rec, err := decodeRecord(text)
+		if err != nil {
+			if !complete {
+				return nil, &LineError{Line: n, Torn: true, Err: err}
+			}
+			return nil, &LineError{Line: n, Err: err}
+		}
+		rec.Line = n
+		return rec, nil
+	}
+}
+
+func decodeRecord(text []byte) (*Record, error) {
+	var probe struct {
+		Type *string `json:"type"`
+	}
+	if err := json.Unmarshal(text, &probe); err != nil {
+		return nil, fmt.Errorf("not a JSON object: %w", err)
+	}
+	if probe.Type == nil {
+		return nil, errors.New(`no "type" field: not an agentloop record`)
+	}
+	rec := &Record{Type: *probe.Type}
+	var err error
+	switch rec.Type {
+	case TypeHeader:
+		rec.Header = new(Header)
+		err = json.Unmarshal(text, rec.Header)
+	case TypeMessage:
+		rec.Message = new(Message)
+		err = json.Unmarshal(text, rec.Message)
+		if err == nil && len(rec.Message.Message) == 0 {
+			err = errors.New(`message record without a "message" field`)
+		}
+	case TypeEnd:
+		rec.End = new(End)
+		err = json.Unmarshal(text, rec.End)
+	default:
+		return nil, fmt.Errorf("unknown record type %q (want header, message or end)", rec.Type)
+	}
+	if err != nil {
+		return nil, fmt.Errorf("%s record: %w", rec.Type, err)
+	}
+	return rec, nil
+}

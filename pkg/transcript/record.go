@@ -1,0 +1,112 @@
+// Package transcript is agentloop's JSONL record of a run: the record types,
+// a writer that puts each record on disk whole, a streaming reader, and the
+// grammar checker behind `agentloop validate`.
+package transcript
+
+import (
+	"encoding/json"
+	"time"
+)
+
+// Version is the format version written in every header.
+const Version = 1
+
+// Record types, the value of every record's "type" field.
+const (
+	TypeHeader  = "header"
+	TypeMessage = "message"
+	TypeEnd     = "end"
+)
+
+// End reasons: why a run stopped.
+const (
+	ReasonStop        = "stop"        // the model answered without tool calls
+	ReasonMaxSteps    = "max_steps"   // the step budget ran out
+	ReasonMaxTokens   = "max_tokens"  // the model hit its output token limit
+	ReasonRefusal     = "refusal"     // the model refused; pending calls were not run
+	ReasonError       = "error"       // a provider, tool-layer or transcript error
+	ReasonInterrupted = "interrupted" // SIGINT/SIGTERM or a cancelled context
+)
+
+// Header is the first record of a transcript: what ran, against what.
+type Header struct {
+	Type    string    `json:"type" jsonschema:"enum=header"`
+	Version int       `json:"version" jsonschema:"description=Format version (1)"`
+	ID      string    `json:"id" jsonschema:"description=Unique id of this transcript"`
+	Time    time.Time `json:"time"`
+	// Command is what wrote the transcript: run, replay or resume.
+	Command  string `json:"command,omitempty" jsonschema:"enum=run,enum=replay,enum=resume"`
+	Provider string `json:"provider" jsonschema:"enum=openai,enum=anthropic,description=Wire shape of every message record"`
+	Model    string `json:"model"`
+	BaseURL  string `json:"base_url,omitempty"`
+	// ToolsDirs are the folders the tools were loaded from.
+	ToolsDirs []string `json:"tools_dirs,omitempty"`
+	// Tools are the tool definitions offered to the model, in the provider's wire form.
+	Tools     []json.RawMessage `json:"tools,omitempty"`
+	System    string            `json:"system,omitempty"`
+	MaxSteps  int               `json:"max_steps,omitempty"`
+	Parent    string            `json:"parent,omitempty" jsonschema:"description=Path of the transcript this one continues or replays"`
+	ParentID  string            `json:"parent_id,omitempty" jsonschema:"description=Id of that transcript"`
+	Agentloop string            `json:"agentloop,omitempty" jsonschema:"description=Version of agentloop that wrote the file"`
+}
+
+// Message is one message of the conversation in the provider's wire shape,
+// with what agentloop knows about how it came to be.
+type Message struct {
+	Type string    `json:"type" jsonschema:"enum=message"`
+	Seq  int       `json:"seq" jsonschema:"description=1-based position of the message in the conversation"`
+	Step int       `json:"step" jsonschema:"description=Model call that produced or answered this message; 0 for the prompt"`
+	Time time.Time `json:"time"`
+	// Message is the provider-native message exactly as sent to or received
+	// from the API. The messages of a transcript, in order, form a request body.
+	Message json.RawMessage `json:"message"`
+	// Usage, LatencyMS and FinishReason are set on assistant messages.
+	Usage        *Usage `json:"usage,omitempty"`
+	LatencyMS    int64  `json:"latency_ms,omitempty"`
+	FinishReason string `json:"finish_reason,omitempty"`
+	// Results describe how each tool call answered by this message ran, in
+	// the order of its results (one on an OpenAI tool message, one per
+	// tool_result block on an Anthropic user message).
+	Results []Result `json:"results,omitempty"`
+}
+
+// Result is how one tool call ran.
+type Result struct {
+	CallID     string `json:"call_id"`
+	Name       string `json:"name"`
+	ExitCode   int    `json:"exit_code" jsonschema:"description=The tool process's exit code; -1 when it did not run to an exit"`
+	DurationMS int64  `json:"duration_ms"`
+	Truncated  bool   `json:"truncated"`
+	IsError    bool   `json:"is_error"`
+	// Error classifies a failed call: unknown_tool, bad_arguments, exit,
+	// timeout, denied, start, output.
+	Error string `json:"error,omitempty"`
+}
+
+// Usage counts tokens.
+type Usage struct {
+	InputTokens              int64 `json:"input_tokens"`
+	OutputTokens             int64 `json:"output_tokens"`
+	CacheCreationInputTokens int64 `json:"cache_creation_input_tokens,omitempty"`
+	CacheReadInputTokens     int64 `json:"cache_read_input_tokens,omitempty"`
+	ReasoningTokens          int64 `json:"reasoning_tokens,omitempty"`
+}
+
+// Add adds o to u.
+func (u *Usage) Add(o Usage) {
+	u.InputTokens += o.InputTokens
+	u.OutputTokens += o.OutputTokens
+	u.CacheCreationInputTokens += o.CacheCreationInputTokens
+	u.CacheReadInputTokens += o.CacheReadInputTokens
+	u.ReasoningTokens += o.ReasoningTokens
+}
+
+// End is the last record: why the run stopped.
+type End struct {
+	Type   string    `json:"type" jsonschema:"enum=end"`
+	Time   time.Time `json:"time"`
+	Reason string    `json:"reason" jsonschema:"enum=stop,enum=max_steps,enum=max_tokens,enum=refusal,enum=error,enum=interrupted"`
+	Error  string    `json:"error,omitempty"`
+	Steps  int       `json:"steps"`
+	Usage  Usage     `json:"usage"`
+}

@@ -1,0 +1,74 @@
+package transcript
+
+import (
+	"bytes"
+	"encoding/json"
+	"regexp"
+	"slices"
+	"strings"
+)
+
+// Redacted replaces every secret the Redactor finds.
+const Redacted = "[REDACTED]"
+
+// keyPatterns match the shapes of common credentials, so a key that was never
+// named to the Redactor (one a tool printed, say) is still kept out.
+var keyPatterns = regexp.MustCompile(`\b(?:` + strings.Join([]string{
+	`sk-ant-[A-Za-z0-9_-]{20,}`,                       // Anthropic
+	`sk-(?:proj-|svcacct-|admin-)?[A-Za-z0-9_-]{20,}`, // OpenAI
+	`AKIA[0-9A-Z]{16}`,                                // AWS access key id
+	`gh[pousr]_[A-Za-z0-9]{36,}`,                      // GitHub tokens
+	`github_pat_[A-Za-z0-9_]{22,}`,                    // GitHub fine-grained tokens
+	`xox[abposr]-[A-Za-z0-9-]{10,}`,                   // Slack
+	`AIza[0-9A-Za-z_-]{35}`,                           // Google API key
+	`(?i:bearer)\s+[A-Za-z0-9._~+/-]{16,}=*`,          // Authorization: Bearer …
+}, "|") + `)`)
+
+// Redactor removes secrets from text: the exact values it was given (API keys
+// from the environment) and anything shaped like a common credential.
+// The zero value redacts patterns only.
+type Redactor struct {
+	secrets [][]byte // raw and JSON-escaped forms, longest first
+}
+
+// NewRedactor returns a Redactor for the given secret values; empty values
+// and values shorter than 8 bytes (too short to be keys, too likely to occur
+// by chance) are ignored.
+func NewRedactor(secrets ...string) *Redactor {
+	r := &Redactor{}
+	for _, s := range secrets {
+		if len(s) < 8 {
+			continue
+		}
+		r.secrets = append(r.secrets, []byte(s))
+		if q, err := json.Marshal(s); err == nil {
+			if esc := q[1 : len(q)-1]; !bytes.Equal(esc, []byte(s)) {
+				r.secrets = append(r.secrets, esc)
+			}
+		}
+	}
+	slices.SortFunc(r.secrets, func(a, b []byte) int { return len(b) - len(a) })
+	return r
+}
+
+// Redact returns b with every secret replaced by [REDACTED]. It returns b
+// itself when there is nothing to replace. Replacements never span a JSON
+// quote or backslash, so a valid JSON document stays valid.
+func (r *Redactor) Redact(b []byte) []byte {
+	if r != nil {
+		for _, s := range r.secrets {
+			if bytes.Contains(b, s) {
+				b = bytes.ReplaceAll(b, s, []byte(Redacted))
+			}
+		}
+	}
+	if keyPatterns.Match(b) {
+		b = keyPatterns.ReplaceAll(b, []byte(Redacted))
+	}
+	return b
+}
+
+// RedactString is Redact for strings.
+func (r *Redactor) RedactString(s string) string {
+	return string(r.Redact([]byte(s)))
+}

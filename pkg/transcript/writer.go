@@ -1,0 +1,177 @@
+package transcript
+
+import (
+	"bytes"
+	"crypto/rand"
+	"encoding/hex"
+	"encoding/json"
+	"fmt"
+	"io"
+	"os"
+	"path/filepath"
+	"sync"
+	"time"
+)
+
+// Writer writes records, one JSON object a line. Each record goes out in a
+// single write call, so a process killed at any moment leaves only whole
+// lines and at most one torn last line. After the first failed write every
+// later write returns that error: a run must stop rather than go on
+// unrecorded.
+type Writer struct {
+	mu     sync.Mutex
+	w      io.Writer
+	f      *os.File
+	path   string
+	redact *Redactor
+	seq    int
+	err    error
+	buf    bytes.Buffer
+	now    func() time.Time
+}
+
+// Create creates (or truncates) the transcript file at path with mode 0600,
+// making missing directories with mode 0700.
+func Create(path string, redact *Redactor) (*Writer, error) {
+	if dir := filepath.Dir(path); dir != "." {
+		if err := os.MkdirAll(dir, 0o700); err != nil {
+			return nil, fmt.Errorf("create transcript directory: %w", err)
+		}
+	}
+	f, err := os.OpenFile(path, os.O_WRONLY|os.O_CREATE|os.O_TRUNC, 0o600)
+	if err != nil {
+		return nil, fmt.Errorf("create transcript: %w", err)
+	}
+	// An existing file keeps its mode through O_TRUNC; a transcript is private.
+	if err := f.Chmod(0o600); err != nil {
+		f.Close()
+		return nil, fmt.Errorf("create transcript: %w", err)
+	}
+	w := NewWriter(f, redact)
+	w.f, w.path = f, path
+	return w, nil
+}
+
+// NewWriter writes records to w. A nil redact still removes anything shaped
+// like a common credential.
+func NewWriter(w io.Writer, redact *Redactor) *Writer {
+	return &Writer{w: w, redact: redact, now: time.Now}
+}
+
+// Path is the file's path, or "" for a Writer over an io.Writer.
+func (w *Writer) Path() string { return w.path }
+
+// Seq is the sequence number of the last message written.
+func (w *Writer) Seq() int {
+	w.mu.Lock()
+	defer w.mu.Unlock()
+	return w.seq
+}
+
+// Err is the first write error, if any.
+func (w *Writer) Err() error {
+	w.mu.Lock()
+	defer w.mu.Unlock()
+	return w.err
+}
+
+// NewID returns a random transcript id.
+func NewID() string {
+	var b [8]byte
+	_, _ = rand.Read(b[:])
+	return hex.EncodeToString(b[:])
+}
+
+// WriteHeader writes the header, filling in type, version, id and time when
+// they are unset.
+func (w *Writer) WriteHeader(h Header) error {
+	h.Type = TypeHeader
+	if h.Version == 0 {
+		h.Version = Version
+	}
+	if h.ID == "" {
+		h.ID = NewID()
+	}
+	if h.Time.IsZero() {
+		h.Time = w.now().UTC()
+	}
+	return w.write(h)
+}
+
+// WriteMessage writes a message record. A zero Seq is replaced by the next
+// sequence number; a zero Time by the current time.
+func (w *Writer) WriteMessage(m Message) error {
+	m.Type = TypeMessage
+	w.mu.Lock()
+	if m.Seq == 0 {
+		m.Seq = w.seq + 1
+	}
+	if m.Seq > w.seq {
+		w.seq = m.Seq
+	}
+	w.mu.Unlock()
+	if m.Time.IsZero() {
+		m.Time = w.now().UTC()
+	}
+	return w.write(m)
+}
+
+// WriteEnd writes the end record.
+func (w *Writer) WriteEnd(e End) error {
+	e.Type = TypeEnd
+	if e.Time.IsZero() {
+		e.Time = w.now().UTC()
+	}
+	return w.write(e)
+}
+
+func (w *Writer) write(rec any) error {
+	w.mu.Lock()
+	defer w.mu.Unlock()
+	if w.err != nil {
+		return w.err
+	}
+	w.buf.Reset()
+	enc := json.NewEncoder(&w.buf)
+	enc.SetEscapeHTML(false)
+	if err := enc.Encode(rec); err != nil {
+		// A record that cannot be encoded is a bug in the caller, not a disk
+		// fault; nothing was written, later records may still go out.
+		return fmt.Errorf("encode transcript record: %w", err)
+	}
+	line := w.redact.Redact(w.buf.Bytes())
+	if _, err := w.w.Write(line); err != nil {
+		w.err = fmt.Errorf("write transcript %s: %w", w.name(), err)
+		return w.err
+	}
+	return nil
+}
+
+func (w *Writer) name() string {
+	if w.path == "" {
+		return "(stream)"
+	}
+	return w.path
+}
+
+// Close syncs and closes the file. It returns the first write error if there
+// was one.
+func (w *Writer) Close() error {
+	w.mu.Lock()
+	defer w.mu.Unlock()
+	if w.f == nil {
+		return w.err
+	}
+	serr := w.f.Sync()
+	cerr := w.f.Close()
+	w.f = nil
+	switch {
+	case w.err != nil:
+		return w.err
+	case serr != nil:
+		return fmt.Errorf("sync transcript %s: %w", w.path, serr)
+	case cerr != nil:
+		return fmt.Errorf("close transcript %s: %w", w.path, cerr)
+	}
+	return nil
+}
