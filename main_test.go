@@ -6,11 +6,14 @@ import (
 	"os"
 	"os/exec"
 	"strconv"
+	"strings"
+	"sync"
 	"testing"
 
 	"github.com/rogpeppe/go-internal/testscript"
 
 	"github.com/agentloop/agentloop/cmd"
+	"github.com/agentloop/agentloop/internal/fakeapi"
 )
 
 var updateScripts = flag.Bool("update-scripts", false, "rewrite testdata/script files with actual output")
@@ -35,6 +38,7 @@ func TestScript(t *testing.T) {
 		},
 		Cmds: map[string]func(ts *testscript.TestScript, neg bool, args []string){
 			"exitcode": cmdExitCode,
+			"fakeapi":  cmdFakeAPI,
 		},
 	})
 }
@@ -62,5 +66,77 @@ func cmdExitCode(ts *testscript.TestScript, neg bool, args []string) {
 	}
 	if got != want {
 		ts.Fatalf("%s exited %d, want %d", args[1], got, want)
+	}
+}
+
+// fakeServer is what a fake API of a script offers the fakeapi command.
+type fakeServer interface {
+	Check() error
+	Remaining() int
+	Requests() []fakeapi.Request
+	Close()
+}
+
+var fakeServers sync.Map // *testscript.TestScript → fakeServer
+
+// cmdFakeAPI runs a scripted model API inside the test process:
+//
+//	fakeapi openai script.json [KEY]   start it; $FAKE_URL is its base URL
+//	fakeapi check                      no grammar violation, every step played
+//	fakeapi requests FILE              write the request bodies received, one a line
+//	fakeapi stop                       shut it down (a closed port for later commands)
+func cmdFakeAPI(ts *testscript.TestScript, neg bool, args []string) {
+	if len(args) == 0 {
+		ts.Fatalf("usage: fakeapi openai|check|requests|stop ...")
+	}
+	get := func() fakeServer {
+		v, ok := fakeServers.Load(ts)
+		if !ok {
+			ts.Fatalf("fakeapi: no server started")
+		}
+		return v.(fakeServer)
+	}
+	switch args[0] {
+	case "openai":
+		if len(args) < 2 {
+			ts.Fatalf("usage: fakeapi openai script.json [KEY]")
+		}
+		steps, err := fakeapi.LoadScript([]byte(ts.ReadFile(args[1])))
+		ts.Check(err)
+		key := ""
+		if len(args) > 2 {
+			key = args[2]
+		}
+		srv := fakeapi.NewOpenAI(steps, key)
+		fakeServers.Store(ts, fakeServer(srv))
+		ts.Defer(func() { srv.Close(); fakeServers.Delete(ts) })
+		ts.Setenv("FAKE_URL", srv.BaseURL())
+	case "check":
+		srv := get()
+		err := srv.Check()
+		if err == nil && srv.Remaining() > 0 {
+			err = errors.New(strconv.Itoa(srv.Remaining()) + " scripted step(s) were never requested")
+		}
+		if neg {
+			if err == nil {
+				ts.Fatalf("fakeapi check: no violation")
+			}
+			return
+		}
+		ts.Check(err)
+	case "requests":
+		if len(args) != 2 {
+			ts.Fatalf("usage: fakeapi requests FILE")
+		}
+		var b strings.Builder
+		for _, r := range get().Requests() {
+			b.Write(r.Body)
+			b.WriteByte('\n')
+		}
+		ts.Check(os.WriteFile(ts.MkAbs(args[1]), []byte(b.String()), 0o644))
+	case "stop":
+		get().Close()
+	default:
+		ts.Fatalf("fakeapi: unknown subcommand %q", args[0])
 	}
 }

@@ -17,6 +17,7 @@ type IOStreams struct {
 	ErrOut io.Writer
 
 	stdinTTY  bool
+	stdinData bool // stdin is a pipe or a file: something to read
 	stdoutTTY bool
 	stderrTTY bool
 	width     int
@@ -33,6 +34,7 @@ func System() *IOStreams {
 		Out:       os.Stdout,
 		ErrOut:    os.Stderr,
 		stdinTTY:  isTerminal(os.Stdin),
+		stdinData: hasData(os.Stdin),
 		stdoutTTY: isTerminal(os.Stdout),
 		stderrTTY: isTerminal(os.Stderr),
 		getenv:    os.Getenv,
@@ -58,8 +60,25 @@ func Test() (*IOStreams, *bytes.Buffer, *bytes.Buffer, *bytes.Buffer) {
 
 func isTerminal(f *os.File) bool { return term.IsTerminal(int(f.Fd())) }
 
+// hasData reports whether f is a pipe or a regular file. A terminal or a
+// character device such as /dev/null holds no input worth waiting for.
+func hasData(f *os.File) bool {
+	fi, err := f.Stat()
+	if err != nil {
+		return false
+	}
+	m := fi.Mode()
+	return m&os.ModeNamedPipe != 0 || m.IsRegular() || m&os.ModeSocket != 0
+}
+
 // IsStdinTTY reports whether standard input is a terminal.
 func (s *IOStreams) IsStdinTTY() bool { return s.stdinTTY }
+
+// HasStdinData reports whether stdin is a pipe or a file to read a prompt from.
+func (s *IOStreams) HasStdinData() bool { return s.stdinData }
+
+// SetStdinData marks stdin as piped (or not); tests use it.
+func (s *IOStreams) SetStdinData(on bool) { s.stdinData = on }
 
 // IsStdoutTTY reports whether standard output is a terminal.
 func (s *IOStreams) IsStdoutTTY() bool { return s.stdoutTTY }

@@ -133,6 +133,8 @@ that can be checked with 'agentloop validate' and re-driven with 'agentloop repl
 	root.CompletionOptions.HiddenDefaultCmd = true
 
 	root.AddCommand(newVersionCmd(ios))
+	root.AddCommand(newCmdRun(ios, nil))
+	root.AddCommand(newCmdSchema(ios))
 	return root
 }
 

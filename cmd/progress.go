@@ -1,0 +1,174 @@
+package cmd
+
+import (
+	"fmt"
+	"io"
+	"slices"
+	"strings"
+	"sync"
+	"time"
+	"unicode/utf8"
+
+	"github.com/agentloop/agentloop/pkg/agent"
+	"github.com/agentloop/agentloop/pkg/transcript"
+)
+
+// progress renders the loop's events on stderr: a live status line on a
+// terminal, a line per call with -v, nothing with -q or when piped.
+type progress struct {
+	w       io.Writer
+	live    bool // rewrite one status line (stderr is a terminal)
+	verbose bool
+	width   int
+	redact  *transcript.Redactor
+
+	mu      sync.Mutex
+	start   time.Time
+	step    int
+	running map[string]string // call id → tool name
+	shown   bool              // a status line is on screen
+	stop    chan struct{}
+	done    chan struct{}
+	// streaming is set while answer text is going to stdout; the status
+	// line stays off the screen so the two never share a line.
+	streaming bool
+}
+
+func newProgress(ios *IOStreams, verbose, quiet bool) *progress {
+	p := &progress{
+		w: ios.ErrOut, verbose: verbose && !quiet, live: ios.IsStderrTTY() && !quiet && !verbose,
+		width: ios.Width(), redact: secrets(ios), start: time.Now(), running: map[string]string{},
+	}
+	if p.live {
+		p.stop, p.done = make(chan struct{}), make(chan struct{})
+		go p.tick()
+	}
+	return p
+}
+
+// tick refreshes the elapsed time on the status line.
+func (p *progress) tick() {
+	defer close(p.done)
+	t := time.NewTicker(200 * time.Millisecond)
+	defer t.Stop()
+	for {
+		select {
+		case <-p.stop:
+			return
+		case <-t.C:
+			p.mu.Lock()
+			p.drawLocked()
+			p.mu.Unlock()
+		}
+	}
+}
+
+// Close clears the status line; call it before writing the answer.
+func (p *progress) Close() {
+	if p.live {
+		close(p.stop)
+		<-p.done
+	}
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	p.clearLocked()
+}
+
+// PauseForText is called before answer text streams to stdout.
+func (p *progress) PauseForText() {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	p.clearLocked()
+	p.streaming = true
+}
+
+func (p *progress) clearLocked() {
+	if p.shown {
+		fmt.Fprint(p.w, "\r\x1b[K")
+		p.shown = false
+	}
+}
+
+func (p *progress) drawLocked() {
+	if !p.live || p.streaming || p.step == 0 {
+		return
+	}
+	status := fmt.Sprintf("step %d · thinking", p.step)
+	if len(p.running) > 0 {
+		names := make([]string, 0, len(p.running))
+		for _, n := range p.running {
+			names = append(names, n)
+		}
+		status = fmt.Sprintf("step %d · running %s", p.step, strings.Join(sortedUnique(names), ", "))
+	}
+	line := fmt.Sprintf("%s · %.1fs", status, time.Since(p.start).Seconds())
+	fmt.Fprint(p.w, "\r\x1b[K"+truncate(line, p.width-1))
+	p.shown = true
+}
+
+// Event is the loop's OnEvent.
+func (p *progress) Event(e agent.Event) {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	switch e.Kind {
+	case agent.EventRequest:
+		p.step = e.Step
+		p.streaming = false
+	case agent.EventTurn:
+		if p.verbose {
+			t := e.Turn
+			line := fmt.Sprintf("step %d: %s, %d call(s), %d→%d tokens, %s", e.Step, t.FinishReason, len(t.Calls), t.Usage.InputTokens, t.Usage.OutputTokens, t.Latency.Round(time.Millisecond))
+			fmt.Fprintln(p.w, p.redact.RedactString(line))
+			if t.Text != "" && len(t.Calls) > 0 {
+				fmt.Fprintln(p.w, p.redact.RedactString("  says: "+oneLineText(t.Text, 400)))
+			}
+		}
+	case agent.EventCallStart:
+		p.running[e.Call.ID] = e.Call.Name
+		if p.verbose {
+			fmt.Fprintln(p.w, p.redact.RedactString(fmt.Sprintf("  → %s %s %s", e.Call.ID, e.Call.Name, oneLineText(string(e.Call.Arguments), 300))))
+		}
+	case agent.EventCallDone:
+		delete(p.running, e.Call.ID)
+		if p.verbose {
+			r := e.Result
+			state := "ok"
+			if r.IsError {
+				state = "error"
+				if r.Kind != "" {
+					state = "error (" + r.Kind + ")"
+				}
+			}
+			line := fmt.Sprintf("  ← %s %s: %s, %s, %d bytes: %s", e.Call.ID, e.Call.Name, state, r.Duration.Round(time.Millisecond), len(r.Content), oneLineText(r.Content, 200))
+			fmt.Fprintln(p.w, p.redact.RedactString(line))
+		}
+	}
+	p.drawLocked()
+}
+
+// Printf writes a message line on stderr, below the status line.
+func (p *progress) Printf(format string, args ...any) {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	p.clearLocked()
+	fmt.Fprintln(p.w, p.redact.RedactString(fmt.Sprintf(format, args...)))
+}
+
+// oneLineText folds text onto one line and cuts it at max runes.
+func oneLineText(s string, max int) string {
+	s = strings.Join(strings.Fields(s), " ")
+	return truncate(s, max)
+}
+
+func truncate(s string, max int) string {
+	if max <= 1 || utf8.RuneCountInString(s) <= max {
+		return s
+	}
+	r := []rune(s)
+	return string(r[:max-1]) + "…"
+}
+
+func sortedUnique(ss []string) []string {
+	slices.Sort(ss)
+	return slices.Compact(ss)
+}

@@ -1,0 +1,113 @@
+package cmd
+
+import (
+	"errors"
+	"fmt"
+	"strings"
+	"time"
+
+	"github.com/spf13/cobra"
+
+	"github.com/agentloop/agentloop/pkg/agent"
+	"github.com/agentloop/agentloop/pkg/transcript"
+)
+
+// DefaultModel is asked when neither a flag nor the configuration names one.
+const DefaultModel = "gpt-4o-mini"
+
+// modelOptions are the flags that choose and tune the model, shared by run
+// and replay --resume.
+type modelOptions struct {
+	Provider    string
+	Model       string
+	BaseURL     string
+	System      string
+	Temperature float64
+	setTemp     bool
+	MaxTokens   int64
+	MaxRetries  int
+	Timeout     time.Duration
+}
+
+func addModelFlags(c *cobra.Command, o *modelOptions) {
+	f := c.Flags()
+	f.StringVarP(&o.Model, "model", "m", "", "model to ask (default "+DefaultModel+")")
+	f.StringVar(&o.Provider, "provider", "", "API to use: openai or anthropic (default: anthropic for claude-* models, else openai)")
+	f.StringVar(&o.BaseURL, "base-url", "", "API base URL, e.g. http://localhost:11434/v1 for Ollama (default from OPENAI_BASE_URL / ANTHROPIC_BASE_URL)")
+	f.StringVar(&o.System, "system", "", "system prompt")
+	f.Float64Var(&o.Temperature, "temperature", 0, "sampling temperature (default: the server's)")
+	f.Int64Var(&o.MaxTokens, "max-tokens", 0, "cap on each answer's output tokens (default: 4096 for anthropic, the server's for openai)")
+	f.IntVar(&o.MaxRetries, "max-retries", 2, "retries of a failed model request (408, 409, 429, 5xx, connection errors), with backoff")
+	f.DurationVar(&o.Timeout, "timeout", 0, "time limit for the whole run, e.g. 5m (default: none)")
+}
+
+// check validates the flag values and notes which were given.
+func (o *modelOptions) check(c *cobra.Command) error {
+	o.setTemp = c.Flags().Changed("temperature")
+	if o.setTemp && (o.Temperature < 0 || o.Temperature > 2) {
+		return flagErrorf("--temperature %g is out of range: use a value from 0 to 2", o.Temperature)
+	}
+	if o.MaxTokens < 0 {
+		return flagErrorf("--max-tokens %d: must be positive", o.MaxTokens)
+	}
+	if o.MaxRetries < 0 {
+		return flagErrorf("--max-retries %d: must be 0 or more", o.MaxRetries)
+	}
+	if o.Timeout < 0 {
+		return flagErrorf("--timeout %s: must be positive", o.Timeout)
+	}
+	switch o.Provider {
+	case "", "openai", "anthropic":
+	default:
+		return flagErrorf("--provider %q: use openai or anthropic", o.Provider)
+	}
+	return nil
+}
+
+// providerName resolves the provider: the flag, else by model name.
+func (o *modelOptions) providerName() string {
+	if o.Provider != "" {
+		return o.Provider
+	}
+	if strings.HasPrefix(o.Model, "claude") {
+		return "anthropic"
+	}
+	return "openai"
+}
+
+// secrets are the key values to keep out of every file and message.
+func secrets(ios *IOStreams) *transcript.Redactor {
+	return transcript.NewRedactor(ios.Getenv("OPENAI_API_KEY"), ios.Getenv("ANTHROPIC_API_KEY"))
+}
+
+// newProvider builds the provider the options name.
+func newProvider(ios *IOStreams, o *modelOptions) (agent.Provider, string, error) {
+	if o.Model == "" {
+		o.Model = DefaultModel
+	}
+	switch o.providerName() {
+	case "openai":
+		baseURL := o.BaseURL
+		if baseURL == "" {
+			baseURL = ios.Getenv("OPENAI_BASE_URL")
+		}
+		cfg := agent.OpenAIConfig{
+			APIKey: ios.Getenv("OPENAI_API_KEY"), BaseURL: baseURL, Model: o.Model,
+			MaxRetries: o.MaxRetries, MaxTokens: o.MaxTokens,
+		}
+		if o.setTemp {
+			t := o.Temperature
+			cfg.Temperature = &t
+		}
+		p, err := agent.NewOpenAI(cfg)
+		if errors.Is(err, agent.ErrNoAPIKey) {
+			return nil, "", &ExitError{Code: ExitProvider, Err: err}
+		}
+		if err != nil {
+			return nil, "", err
+		}
+		return p, p.BaseURL(), nil
+	default:
+		return nil, "", fmt.Errorf("provider %q is not available in this build", o.providerName())
+	}
+}

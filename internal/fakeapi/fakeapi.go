@@ -1,0 +1,302 @@
+// Package fakeapi serves scripted model APIs for tests: an OpenAI Chat
+// Completions server and an Anthropic Messages server that play a
+// conversation step by step and check every request they receive the way the
+// real API does, answering a violation with the real API's 400 and its error
+// text. Tests read the violations back and fail on any.
+package fakeapi
+
+import (
+	"bytes"
+	"encoding/json"
+	"fmt"
+	"net/http"
+	"net/http/httptest"
+	"reflect"
+	"strings"
+	"sync"
+	"time"
+)
+
+// Duration is a time.Duration written as "250ms" in scripts.
+type Duration time.Duration
+
+// UnmarshalJSON reads "250ms" or a number of nanoseconds.
+func (d *Duration) UnmarshalJSON(b []byte) error {
+	var s string
+	if json.Unmarshal(b, &s) == nil {
+		v, err := time.ParseDuration(s)
+		*d = Duration(v)
+		return err
+	}
+	var n int64
+	err := json.Unmarshal(b, &n)
+	*d = Duration(n)
+	return err
+}
+
+// Step is one response of a scripted conversation.
+type Step struct {
+	// Status, when not 200, makes this step an error response with an API
+	// error body carrying Error (the server does not advance past a step
+	// until it answers 200... unless the step is an error: error steps are
+	// consumed like any other).
+	Status  int               `json:"status,omitempty"`
+	Error   string            `json:"error,omitempty"`
+	Headers map[string]string `json:"headers,omitempty"`
+	// Body is sent verbatim as a JSON response body; RawBody as any bytes.
+	Body    json.RawMessage `json:"body,omitempty"`
+	RawBody *string         `json:"raw_body,omitempty"`
+	// Delay holds the response back.
+	Delay Duration `json:"delay,omitempty"`
+	// Hang keeps the connection open without answering until the client
+	// gives up.
+	Hang bool `json:"hang,omitempty"`
+	// Cut sends the headers and part of the body, then drops the connection.
+	Cut bool `json:"cut,omitempty"`
+
+	// The assistant turn to return, when Body is empty.
+	Text      *string          `json:"text,omitempty"`
+	ToolCalls []ToolCall       `json:"tool_calls,omitempty"`
+	Extra     map[string]any   `json:"extra,omitempty"` // extra fields on the message
+	Thinking  []ThinkingBlock  `json:"thinking,omitempty"`
+	Finish    string           `json:"finish,omitempty"` // finish_reason / stop_reason override
+	Refusal   string           `json:"refusal,omitempty"`
+	Usage     map[string]int64 `json:"usage,omitempty"`
+
+	// Expect asserts on the request that this step answers.
+	Expect *Expect `json:"expect,omitempty"`
+}
+
+// ToolCall is one call in a scripted turn.
+type ToolCall struct {
+	ID        string         `json:"id"`
+	Name      string         `json:"name"`
+	Arguments string         `json:"arguments"` // JSON text (OpenAI: sent as a string; Anthropic: as the input object)
+	Extra     map[string]any `json:"extra,omitempty"`
+	OmitType  bool           `json:"omit_type,omitempty"`
+}
+
+// ThinkingBlock is an Anthropic thinking block placed before the text.
+type ThinkingBlock struct {
+	Thinking  string `json:"thinking,omitempty"`
+	Signature string `json:"signature,omitempty"`
+	Redacted  string `json:"redacted,omitempty"` // data of a redacted_thinking block
+}
+
+// Expect asserts on a request.
+type Expect struct {
+	// Results maps a call id to a substring its result's content must hold.
+	Results map[string]string `json:"results,omitempty"`
+	// Errors lists call ids whose result must be an error.
+	Errors []string `json:"errors,omitempty"`
+	// Messages is the exact number of messages.
+	Messages int `json:"messages,omitempty"`
+	// Contains are substrings of the raw request body.
+	Contains []string `json:"contains,omitempty"`
+	// Absent are substrings the raw body must not hold.
+	Absent []string `json:"absent,omitempty"`
+}
+
+// LoadScript reads a JSON array of steps.
+func LoadScript(b []byte) ([]Step, error) {
+	var steps []Step
+	dec := json.NewDecoder(bytes.NewReader(b))
+	dec.DisallowUnknownFields()
+	if err := dec.Decode(&steps); err != nil {
+		return nil, fmt.Errorf("fake API script: %w", err)
+	}
+	return steps, nil
+}
+
+// Request is a request the server received.
+type Request struct {
+	Header http.Header
+	Body   []byte
+}
+
+// server is what both fakes share: the script, the log, the violations.
+type server struct {
+	*httptest.Server
+	key string
+
+	mu         sync.Mutex
+	steps      []Step
+	next       int
+	requests   []Request
+	violations []string
+	handler    func(w http.ResponseWriter, r *http.Request, body []byte)
+}
+
+func (s *server) start(h func(w http.ResponseWriter, r *http.Request, body []byte)) {
+	s.handler = h
+	s.Server = httptest.NewServer(http.HandlerFunc(s.serve))
+}
+
+func (s *server) serve(w http.ResponseWriter, r *http.Request) {
+	var buf bytes.Buffer
+	if _, err := buf.ReadFrom(r.Body); err != nil {
+		http.Error(w, err.Error(), http.StatusBadRequest)
+		return
+	}
+	s.mu.Lock()
+	s.requests = append(s.requests, Request{Header: r.Header.Clone(), Body: buf.Bytes()})
+	s.mu.Unlock()
+	s.handler(w, r, buf.Bytes())
+}
+
+func (s *server) violatef(format string, args ...any) string {
+	msg := fmt.Sprintf(format, args...)
+	s.mu.Lock()
+	s.violations = append(s.violations, fmt.Sprintf("request %d: %s", len(s.requests), msg))
+	s.mu.Unlock()
+	return msg
+}
+
+// nextStep takes the next step, or nil when the script is done.
+func (s *server) nextStep() (*Step, int) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if s.next >= len(s.steps) {
+		return nil, s.next
+	}
+	s.next++
+	return &s.steps[s.next-1], s.next - 1
+}
+
+// Requests returns the bodies received, in order.
+func (s *server) Requests() []Request {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return append([]Request(nil), s.requests...)
+}
+
+// Violations returns every grammar or script violation seen.
+func (s *server) Violations() []string {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return append([]string(nil), s.violations...)
+}
+
+// Remaining is the number of steps not yet played.
+func (s *server) Remaining() int {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return len(s.steps) - s.next
+}
+
+// Check returns an error listing the violations, or nil.
+func (s *server) Check() error {
+	v := s.Violations()
+	if len(v) == 0 {
+		return nil
+	}
+	return fmt.Errorf("fake API saw %d violation(s):\n  %s", len(v), strings.Join(v, "\n  "))
+}
+
+// authorized checks the key; header is the header carrying it.
+func (s *server) authorized(r *http.Request) bool {
+	if s.key == "" {
+		return true
+	}
+	return r.Header.Get("Authorization") == "Bearer "+s.key || r.Header.Get("X-Api-Key") == s.key
+}
+
+// play handles the transport-level parts of a step: delay, hang, cut, raw
+// bodies, headers. It returns false when the step has been answered.
+func play(w http.ResponseWriter, r *http.Request, st *Step) bool {
+	if st.Delay > 0 {
+		select {
+		case <-time.After(time.Duration(st.Delay)):
+		case <-r.Context().Done():
+			return false
+		}
+	}
+	if st.Hang {
+		<-r.Context().Done()
+		return false
+	}
+	for k, v := range st.Headers {
+		w.Header().Set(k, v)
+	}
+	if st.Cut {
+		w.Header().Set("Content-Type", "application/json")
+		w.Header().Set("Content-Length", "1000")
+		w.WriteHeader(http.StatusOK)
+		_, _ = w.Write([]byte(`{"id":"x","choices":[{"index":0,"mess`))
+		if hj, ok := w.(http.Hijacker); ok {
+			if conn, _, err := hj.Hijack(); err == nil {
+				conn.Close()
+			}
+		}
+		return false
+	}
+	if st.RawBody != nil {
+		w.Header().Set("Content-Type", "application/json")
+		w.WriteHeader(statusOr(st.Status))
+		_, _ = w.Write([]byte(*st.RawBody))
+		return false
+	}
+	if len(st.Body) > 0 {
+		w.Header().Set("Content-Type", "application/json")
+		w.WriteHeader(statusOr(st.Status))
+		_, _ = w.Write(st.Body)
+		return false
+	}
+	return true
+}
+
+func statusOr(s int) int {
+	if s == 0 {
+		return http.StatusOK
+	}
+	return s
+}
+
+func writeJSON(w http.ResponseWriter, status int, v any) {
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(status)
+	_ = json.NewEncoder(w).Encode(v)
+}
+
+// jsonEqual compares two JSON documents by value.
+func jsonEqual(a, b []byte) bool {
+	var x, y any
+	if json.Unmarshal(a, &x) != nil || json.Unmarshal(b, &y) != nil {
+		return false
+	}
+	return reflect.DeepEqual(x, y)
+}
+
+// covers reports whether got holds every non-null field of want with the
+// same value (recursively for objects; arrays element by element).
+func covers(got, want any) bool {
+	switch w := want.(type) {
+	case map[string]any:
+		g, ok := got.(map[string]any)
+		if !ok {
+			return false
+		}
+		for k, wv := range w {
+			if wv == nil {
+				continue
+			}
+			if !covers(g[k], wv) {
+				return false
+			}
+		}
+		return true
+	case []any:
+		g, ok := got.([]any)
+		if !ok || len(g) != len(w) {
+			return false
+		}
+		for i := range w {
+			if !covers(g[i], w[i]) {
+				return false
+			}
+		}
+		return true
+	default:
+		return reflect.DeepEqual(got, want)
+	}
+}

@@ -1,0 +1,393 @@
+package fakeapi
+
+import (
+	"encoding/json"
+	"fmt"
+	"net/http"
+	"strings"
+	"time"
+)
+
+// OpenAI is a fake Chat Completions server.
+type OpenAI struct {
+	server
+	// lastOK is the request answered last with an assistant turn, and
+	// lastTurn that turn: the next request must repeat the one and carry
+	// the other back.
+	lastOK   []json.RawMessage
+	lastTurn json.RawMessage
+	// lastReq is the previous request; retrying marks that it got no turn,
+	// so the next request must repeat it.
+	lastReq  []json.RawMessage
+	retrying bool
+}
+
+// NewOpenAI starts a server playing steps. A non-empty key must come as
+// "Authorization: Bearer <key>". Its URL + "/v1" is the base URL.
+func NewOpenAI(steps []Step, key string) *OpenAI {
+	s := &OpenAI{}
+	s.steps, s.key = steps, key
+	s.start(s.handle)
+	return s
+}
+
+// BaseURL is the address to give the client.
+func (s *OpenAI) BaseURL() string { return s.URL + "/v1" }
+
+type oaiRequest struct {
+	Model    string            `json:"model"`
+	Messages []json.RawMessage `json:"messages"`
+	Tools    []json.RawMessage `json:"tools"`
+	Stream   bool              `json:"stream"`
+}
+
+type oaiMsg struct {
+	Role       string          `json:"role"`
+	Content    json.RawMessage `json:"content"`
+	ToolCallID *string         `json:"tool_call_id"`
+	ToolCalls  []struct {
+		ID       string          `json:"id"`
+		Type     string          `json:"type"`
+		Function json.RawMessage `json:"function"`
+	} `json:"tool_calls"`
+}
+
+func oaiError(w http.ResponseWriter, status int, msg, typ, param string) {
+	e := map[string]any{"message": msg, "type": typ, "param": nil, "code": nil}
+	if param != "" {
+		e["param"] = param
+	}
+	writeJSON(w, status, map[string]any{"error": e})
+}
+
+func (s *OpenAI) handle(w http.ResponseWriter, r *http.Request, body []byte) {
+	if !strings.HasSuffix(r.URL.Path, "/chat/completions") || r.Method != http.MethodPost {
+		s.violatef("unexpected %s %s", r.Method, r.URL.Path)
+		oaiError(w, http.StatusNotFound, "Invalid URL ("+r.Method+" "+r.URL.Path+")", "invalid_request_error", "")
+		return
+	}
+	if !s.authorized(r) {
+		oaiError(w, http.StatusUnauthorized, "Incorrect API key provided. You can find your API key at https://platform.openai.com/account/api-keys.", "invalid_request_error", "")
+		return
+	}
+	var req oaiRequest
+	if err := json.Unmarshal(body, &req); err != nil {
+		s.violatef("body is not JSON: %v", err)
+		oaiError(w, http.StatusBadRequest, "We could not parse the JSON body of your request.", "invalid_request_error", "")
+		return
+	}
+	if msg, param := checkOpenAIGrammar(req.Messages); msg != "" {
+		s.violatef("%s (param %s)", msg, param)
+		oaiError(w, http.StatusBadRequest, msg, "invalid_request_error", param)
+		return
+	}
+	s.checkContinuity(req.Messages)
+
+	st, n := s.nextStep()
+	if st == nil {
+		s.violatef("unexpected request: the script has %d steps", n)
+		oaiError(w, http.StatusInternalServerError, "script exhausted", "server_error", "")
+		return
+	}
+	if st.Expect != nil {
+		s.checkExpect(st.Expect, req.Messages, body)
+	}
+	s.mu.Lock()
+	s.lastReq, s.retrying = req.Messages, true
+	s.mu.Unlock()
+	if !play(w, r, st) {
+		return
+	}
+	if st.Status != 0 && st.Status != http.StatusOK {
+		for k, v := range st.Headers {
+			w.Header().Set(k, v)
+		}
+		msg := st.Error
+		if msg == "" {
+			msg = http.StatusText(st.Status)
+		}
+		oaiError(w, st.Status, msg, "server_error", "")
+		return
+	}
+	msg := s.turnMessage(st)
+	s.mu.Lock()
+	s.lastOK, s.lastTurn, s.retrying = req.Messages, msg, false
+	s.mu.Unlock()
+
+	finish := st.Finish
+	if finish == "" {
+		finish = "stop"
+		if len(st.ToolCalls) > 0 {
+			finish = "tool_calls"
+		}
+	}
+	usage := map[string]any{"prompt_tokens": int64(len(body) / 4), "completion_tokens": int64(10 + len(msg)/4)}
+	for k, v := range st.Usage {
+		usage[k] = v
+	}
+	usage["total_tokens"] = usage["prompt_tokens"].(int64) + usage["completion_tokens"].(int64)
+	if req.Stream {
+		s.stream(w, req.Model, msg, finish, usage)
+		return
+	}
+	writeJSON(w, http.StatusOK, map[string]any{
+		"id": fmt.Sprintf("chatcmpl-%d", n+1), "object": "chat.completion", "created": time.Now().Unix(),
+		"model": req.Model,
+		"choices": []any{map[string]any{
+			"index": 0, "message": json.RawMessage(msg), "finish_reason": finish, "logprobs": nil,
+		}},
+		"usage": usage,
+	})
+}
+
+// turnMessage builds the assistant message of a step.
+func (s *OpenAI) turnMessage(st *Step) json.RawMessage {
+	m := map[string]any{"role": "assistant", "content": nil, "refusal": nil, "annotations": []any{}}
+	if st.Text != nil {
+		m["content"] = *st.Text
+	}
+	if st.Refusal != "" {
+		m["refusal"] = st.Refusal
+	}
+	if len(st.ToolCalls) > 0 {
+		calls := make([]any, len(st.ToolCalls))
+		for i, tc := range st.ToolCalls {
+			c := map[string]any{"id": tc.ID, "type": "function", "function": map[string]any{"name": tc.Name, "arguments": tc.Arguments}}
+			if tc.OmitType {
+				delete(c, "type")
+			}
+			for k, v := range tc.Extra {
+				c[k] = v
+			}
+			calls[i] = c
+		}
+		m["tool_calls"] = calls
+	}
+	for k, v := range st.Extra {
+		m[k] = v
+	}
+	b, _ := json.Marshal(m)
+	return b
+}
+
+// stream answers as server-sent events: the text in a few deltas, then the
+// tool calls, then the finish reason and usage.
+func (s *OpenAI) stream(w http.ResponseWriter, model string, msg json.RawMessage, finish string, usage map[string]any) {
+	var m map[string]any
+	_ = json.Unmarshal(msg, &m)
+	w.Header().Set("Content-Type", "text/event-stream")
+	w.WriteHeader(http.StatusOK)
+	fl, _ := w.(http.Flusher)
+	send := func(delta map[string]any, finish any, usage any) {
+		chunk := map[string]any{"id": "chatcmpl-s", "object": "chat.completion.chunk", "created": time.Now().Unix(), "model": model,
+			"choices": []any{}}
+		if delta != nil {
+			chunk["choices"] = []any{map[string]any{"index": 0, "delta": delta, "finish_reason": finish}}
+		}
+		if usage != nil {
+			chunk["usage"] = usage
+		}
+		b, _ := json.Marshal(chunk)
+		fmt.Fprintf(w, "data: %s\n\n", b)
+		if fl != nil {
+			fl.Flush()
+		}
+	}
+	first := map[string]any{"role": "assistant", "content": ""}
+	for k, v := range m {
+		if k != "role" && k != "content" && k != "tool_calls" && k != "refusal" && k != "annotations" {
+			first[k] = v
+		}
+	}
+	send(first, nil, nil)
+	if text, ok := m["content"].(string); ok {
+		for len(text) > 0 {
+			n := min(len(text), 7)
+			send(map[string]any{"content": text[:n]}, nil, nil)
+			text = text[n:]
+		}
+	}
+	if calls, ok := m["tool_calls"].([]any); ok {
+		for i, c := range calls {
+			cm := c.(map[string]any)
+			fn := cm["function"].(map[string]any)
+			args, _ := fn["arguments"].(string)
+			head := map[string]any{"index": i, "id": cm["id"], "type": "function", "function": map[string]any{"name": fn["name"], "arguments": ""}}
+			send(map[string]any{"tool_calls": []any{head}}, nil, nil)
+			for len(args) > 0 {
+				n := min(len(args), 5)
+				send(map[string]any{"tool_calls": []any{map[string]any{"index": i, "function": map[string]any{"arguments": args[:n]}}}}, nil, nil)
+				args = args[n:]
+			}
+		}
+	}
+	send(map[string]any{}, finish, nil)
+	send(nil, nil, usage)
+	fmt.Fprint(w, "data: [DONE]\n\n")
+}
+
+// checkOpenAIGrammar applies rules 1–6 of the Chat Completions grammar and
+// returns the real API's error text and param for the first violation.
+func checkOpenAIGrammar(msgs []json.RawMessage) (msg, param string) {
+	var pending []string // calls of the last assistant turn not yet answered
+	callsOf := map[string]bool{}
+	answeredAt := map[string]int{}
+	inBlock := false
+	unanswered := func(i int) (string, string) {
+		return "An assistant message with 'tool_calls' must be followed by tool messages responding to each 'tool_call_id'. The following tool_call_ids did not have response messages: " + strings.Join(pending, ", "),
+			fmt.Sprintf("messages.[%d].role", i)
+	}
+	for i, raw := range msgs {
+		var m oaiMsg
+		if err := json.Unmarshal(raw, &m); err != nil {
+			return fmt.Sprintf("Invalid type for 'messages[%d]': expected an object.", i), fmt.Sprintf("messages[%d]", i)
+		}
+		switch m.Role {
+		case "tool":
+			if m.ToolCallID == nil {
+				return "Missing parameter 'tool_call_id': messages with role 'tool' must have a 'tool_call_id'.", fmt.Sprintf("messages.[%d].tool_call_id", i)
+			}
+			if !inBlock {
+				return "Invalid parameter: messages with role 'tool' must be a response to a preceeding message with 'tool_calls'.", fmt.Sprintf("messages.[%d].role", i)
+			}
+			id := *m.ToolCallID
+			if !callsOf[id] {
+				return fmt.Sprintf("Invalid parameter: 'tool_call_id' of '%s' not found in 'tool_calls' of previous message.", id), fmt.Sprintf("messages.[%d].tool_call_id", i)
+			}
+			if j, dup := answeredAt[id]; dup {
+				return fmt.Sprintf("Invalid parameter: Duplicate value for 'tool_call_id' of '%s', in messages[%d] and messages[%d].", id, j, i), fmt.Sprintf("messages.[%d].tool_call_id", i)
+			}
+			if len(m.Content) == 0 || string(m.Content) == "null" {
+				return "Invalid value for 'content': expected a string, got null.", fmt.Sprintf("messages.[%d].content", i)
+			}
+			answeredAt[id] = i
+			for k, p := range pending {
+				if p == id {
+					pending = append(pending[:k], pending[k+1:]...)
+					break
+				}
+			}
+			continue
+		}
+		if len(pending) > 0 {
+			return unanswered(i)
+		}
+		inBlock = false
+		if m.Role == "assistant" && len(m.ToolCalls) > 0 {
+			callsOf = map[string]bool{}
+			answeredAt = map[string]int{}
+			for j, tc := range m.ToolCalls {
+				var fn struct {
+					Name      string          `json:"name"`
+					Arguments json.RawMessage `json:"arguments"`
+				}
+				_ = json.Unmarshal(tc.Function, &fn)
+				if len(fn.Arguments) > 0 && fn.Arguments[0] != '"' {
+					return fmt.Sprintf("Invalid type for 'messages[%d].tool_calls[%d].function.arguments': expected a string, but got an object instead.", i, j), ""
+				}
+				if tc.ID == "" || tc.Type == "" || fn.Name == "" || len(fn.Arguments) == 0 {
+					return fmt.Sprintf("Missing required parameter: 'messages[%d].tool_calls[%d]'.", i, j), fmt.Sprintf("messages.[%d].tool_calls.[%d]", i, j)
+				}
+				callsOf[tc.ID] = true
+				pending = append(pending, tc.ID)
+			}
+			inBlock = true
+		} else if m.Role == "assistant" && (len(m.Content) == 0 || string(m.Content) == "null") {
+			return "Invalid value for 'content': expected a string, got null.", fmt.Sprintf("messages.[%d].content", i)
+		}
+	}
+	if len(pending) > 0 {
+		return unanswered(len(msgs))
+	}
+	return "", ""
+}
+
+// checkContinuity holds the client to the loop's contract: each request
+// repeats the previous conversation and appends the turn it was given, with
+// every field of that turn sent back; a retry repeats the request as it was.
+func (s *OpenAI) checkContinuity(msgs []json.RawMessage) {
+	s.mu.Lock()
+	lastOK, lastTurn, lastReq, retrying := s.lastOK, s.lastTurn, s.lastReq, s.retrying
+	s.mu.Unlock()
+	if retrying {
+		if !sameMessages(msgs, lastReq) {
+			s.violatef("a retry changed the conversation: %d messages, then %d", len(lastReq), len(msgs))
+		}
+		return
+	}
+	if lastOK == nil {
+		return
+	}
+	if len(msgs) <= len(lastOK) {
+		s.violatef("the conversation did not grow: %d messages after %d", len(msgs), len(lastOK))
+		return
+	}
+	for i := range lastOK {
+		if !jsonEqual(msgs[i], lastOK[i]) {
+			s.violatef("message %d changed between requests: was %s, now %s", i, lastOK[i], msgs[i])
+			return
+		}
+	}
+	var got, want any
+	_ = json.Unmarshal(msgs[len(lastOK)], &got)
+	_ = json.Unmarshal(lastTurn, &want)
+	if wm, ok := want.(map[string]any); ok {
+		delete(wm, "annotations") // response-only
+		delete(wm, "refusal")
+	}
+	if !covers(got, want) {
+		s.violatef("the assistant turn did not come back as returned: sent %s, got back %s", lastTurn, msgs[len(lastOK)])
+	}
+}
+
+func sameMessages(a, b []json.RawMessage) bool {
+	if len(a) != len(b) {
+		return false
+	}
+	for i := range a {
+		if !jsonEqual(a[i], b[i]) {
+			return false
+		}
+	}
+	return true
+}
+
+func (s *OpenAI) checkExpect(e *Expect, msgs []json.RawMessage, body []byte) {
+	if e.Messages != 0 && e.Messages != len(msgs) {
+		s.violatef("expected %d messages, got %d", e.Messages, len(msgs))
+	}
+	results := map[string]string{}
+	for _, raw := range msgs {
+		var m oaiMsg
+		if json.Unmarshal(raw, &m) == nil && m.Role == "tool" && m.ToolCallID != nil {
+			var c string
+			if json.Unmarshal(m.Content, &c) != nil {
+				c = string(m.Content)
+			}
+			results[*m.ToolCallID] = c
+		}
+	}
+	for id, sub := range e.Results {
+		c, ok := results[id]
+		if !ok {
+			s.violatef("expected a result for %s", id)
+		} else if !strings.Contains(c, sub) {
+			s.violatef("result for %s: %q does not contain %q", id, c, sub)
+		}
+	}
+	for _, id := range e.Errors {
+		if c, ok := results[id]; !ok || !strings.HasPrefix(c, `{"error":`) {
+			s.violatef("result for %s should be an error, got %q", id, c)
+		}
+	}
+	for _, sub := range e.Contains {
+		if !strings.Contains(string(body), sub) {
+			s.violatef("request body does not contain %q", sub)
+		}
+	}
+	for _, sub := range e.Absent {
+		if strings.Contains(string(body), sub) {
+			s.violatef("request body contains %q", sub)
+		}
+	}
+}

@@ -1,0 +1,125 @@
+// Package agent runs the ReAct tool-calling loop: it sends the conversation
+// to a model, runs the tools the model asks for, answers every call under its
+// id, and repeats until the model answers without calling a tool.
+//
+// Messages are kept in each provider's own wire shape (OpenAI Chat
+// Completions or Anthropic Messages) from the moment they arrive: the loop
+// never rebuilds one by hand. A Dialect knows one shape; a Provider is a
+// Dialect that can also talk to a model.
+package agent
+
+import (
+	"context"
+	"encoding/json"
+	"time"
+
+	"github.com/agentloop/agentloop/pkg/tools"
+	"github.com/agentloop/agentloop/pkg/transcript"
+)
+
+// Message is one provider-native message in its wire JSON form.
+type Message = json.RawMessage
+
+// Call is one tool call the model asked for.
+type Call struct {
+	ID   string
+	Name string
+	// Arguments is the JSON text of the arguments as the model produced it
+	// (OpenAI: the content of the arguments string; Anthropic: the input
+	// object). It may not be valid JSON; the executor says so.
+	Arguments []byte
+}
+
+// StopReason says why the model ended its turn, across providers.
+type StopReason string
+
+const (
+	StopEnd       StopReason = "end"        // a final answer (stop, end_turn, stop_sequence)
+	StopToolUse   StopReason = "tool_use"   // the turn asks for tools
+	StopMaxTokens StopReason = "max_tokens" // cut off by the output token limit
+	StopRefusal   StopReason = "refusal"    // the model refused
+)
+
+// Turn is one assistant message as the model returned it.
+type Turn struct {
+	// Message is the assistant message exactly as it goes back to the API.
+	Message Message
+	// Text is the message's text content (the plan, or the final answer).
+	Text  string
+	Calls []Call
+	Stop  StopReason
+	// FinishReason is the provider's own value (finish_reason, stop_reason).
+	FinishReason string
+	Usage        transcript.Usage
+	Latency      time.Duration
+}
+
+// CallResult is the answer to one call.
+type CallResult struct {
+	Call   Call
+	Result tools.Result
+}
+
+// ResultMessage is a message that answers calls: Results indexes the
+// CallResults it carries, in order.
+type ResultMessage struct {
+	Message Message
+	Results []int
+}
+
+// RecordedResult is a tool result read back from a message.
+type RecordedResult struct {
+	CallID  string
+	Content string
+	IsError bool
+}
+
+// Dialect is the message grammar of one API: how a prompt, tool results and
+// tool definitions are written, and how an assistant message is read.
+type Dialect interface {
+	// Name is the provider's name as recorded in a transcript header.
+	Name() string
+	// UserMessage is a user message holding text.
+	UserMessage(text string) Message
+	// ResultMessages answers one turn's calls, in call order: one tool
+	// message per call (OpenAI) or one user message of tool_result blocks
+	// (Anthropic).
+	ResultMessages(results []CallResult) ([]ResultMessage, error)
+	// ParseAssistant reads a recorded assistant message.
+	ParseAssistant(msg Message) (*Turn, error)
+	// ParseResults returns the tool results a message carries (none for a
+	// message that answers no call).
+	ParseResults(msg Message) []RecordedResult
+	// Role is the message's role ("user", "assistant", "tool", "system").
+	Role(msg Message) string
+	// ToolDefs are the tool definitions in the API's wire form.
+	ToolDefs(defs []*tools.Definition) ([]json.RawMessage, error)
+}
+
+// Request is one call to the model.
+type Request struct {
+	System   string
+	Messages []Message
+	// Tools are the tool definitions in wire form (from ToolDefs).
+	Tools []json.RawMessage
+	// OnText, when set, receives the answer's text as it is generated.
+	OnText func(delta string)
+}
+
+// Provider is a Dialect that can ask a model for the next turn.
+type Provider interface {
+	Dialect
+	// Model is the model asked.
+	Model() string
+	// Complete sends the conversation and returns the assistant's turn.
+	// Errors are *ProviderError unless the context ended.
+	Complete(ctx context.Context, req *Request) (*Turn, error)
+}
+
+// Executor runs tools; *tools.Registry is one. A tool's failure is a Result
+// with IsError set, never a panic.
+type Executor interface {
+	Call(ctx context.Context, name, callID string, args []byte) tools.Result
+}
+
+var _ Executor = (*tools.Registry)(nil)

@@ -1,0 +1,364 @@
+package agent
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"runtime/debug"
+	"sync"
+	"time"
+
+	"github.com/agentloop/agentloop/pkg/tools"
+	"github.com/agentloop/agentloop/pkg/transcript"
+)
+
+// Defaults of the loop's limits.
+const (
+	DefaultMaxSteps = 10
+	DefaultParallel = 8
+)
+
+// EventKind says what an Event reports.
+type EventKind int
+
+const (
+	EventRequest   EventKind = iota // a model request starts
+	EventTurn                       // the model answered
+	EventCallStart                  // a tool call starts
+	EventCallDone                   // a tool call finished
+)
+
+// Event reports the loop's progress. Events are delivered one at a time,
+// never concurrently.
+type Event struct {
+	Kind   EventKind
+	Step   int
+	Turn   *Turn         // EventTurn
+	Call   *Call         // EventCallStart, EventCallDone
+	Result *tools.Result // EventCallDone
+}
+
+// State is a conversation to continue.
+type State struct {
+	Messages []Message
+	// Steps and Usage are what earlier runs of this conversation spent.
+	Steps int
+	Usage transcript.Usage
+}
+
+// Outcome is how a run ended.
+type Outcome struct {
+	// Answer is the final answer's text (empty unless Reason is stop,
+	// max_tokens or refusal).
+	Answer string
+	// Reason is one of the transcript.Reason* values.
+	Reason string
+	// Steps counts all model calls of the conversation, earlier runs included.
+	Steps int
+	Usage transcript.Usage
+	// Messages is the whole conversation.
+	Messages []Message
+}
+
+// Loop runs the tool-calling loop. The zero values of MaxSteps and Parallel
+// mean their defaults.
+type Loop struct {
+	Provider Provider
+	Tools    Executor
+	// ToolDefs are the tools offered, in the provider's wire form.
+	ToolDefs []Message
+	System   string
+	// MaxSteps caps the model calls of this run (earlier runs not counted).
+	MaxSteps int
+	// Parallel caps the calls of one turn that run at once.
+	Parallel int
+	// Transcript records every message appended; nil records nothing.
+	Transcript *transcript.Writer
+	// OnEvent receives progress; nil ignores it.
+	OnEvent func(Event)
+	// OnText receives the final answer's text as it streams; nil asks for
+	// the whole turn at once.
+	OnText func(delta string)
+
+	eventMu sync.Mutex
+}
+
+// ErrResume is returned when a conversation cannot be continued as it is.
+var ErrResume = errors.New("cannot continue this conversation")
+
+// Prompt starts a conversation with one user message and runs it.
+func (l *Loop) Prompt(ctx context.Context, text string) (*Outcome, error) {
+	msg := l.Provider.UserMessage(text)
+	if err := l.record(transcript.Message{Step: 0, Message: msg}); err != nil {
+		return l.finish(&Outcome{Reason: transcript.ReasonError, Messages: []Message{msg}}, err)
+	}
+	return l.Run(ctx, State{Messages: []Message{msg}})
+}
+
+// Run continues a conversation until the model answers without tool calls,
+// the step budget runs out, or an error or cancellation stops it. Calls of
+// the last assistant message that no later message answers are run first.
+// The end record is written on every path; the returned error says why a
+// run ended in error or interruption.
+func (l *Loop) Run(ctx context.Context, st State) (*Outcome, error) {
+	out := &Outcome{Steps: st.Steps, Usage: st.Usage, Messages: append([]Message(nil), st.Messages...)}
+	maxSteps := l.MaxSteps
+	if maxSteps <= 0 {
+		maxSteps = DefaultMaxSteps
+	}
+
+	pending, step, err := l.pendingCalls(out.Messages)
+	if err != nil {
+		out.Reason = transcript.ReasonError
+		return l.finish(out, err)
+	}
+	if pending == nil {
+		step = out.Steps
+	}
+	for newSteps := 0; ; {
+		if len(pending) > 0 {
+			if err := l.answer(ctx, out, step, pending); err != nil {
+				out.Reason = reasonFor(ctx, err)
+				return l.finish(out, err)
+			}
+			pending = nil
+		}
+		if newSteps >= maxSteps {
+			out.Reason = transcript.ReasonMaxSteps
+			return l.finish(out, nil)
+		}
+		newSteps++
+		out.Steps++
+		step = out.Steps
+
+		turn, err := l.complete(ctx, step, out.Messages)
+		if err != nil {
+			out.Reason = reasonFor(ctx, err)
+			return l.finish(out, err)
+		}
+		out.Usage.Add(turn.Usage)
+		out.Messages = append(out.Messages, turn.Message)
+		usage := turn.Usage
+		if err := l.record(transcript.Message{
+			Step: step, Message: turn.Message, Usage: &usage,
+			LatencyMS: turn.Latency.Milliseconds(), FinishReason: turn.FinishReason,
+		}); err != nil {
+			out.Reason = transcript.ReasonError
+			return l.finish(out, err)
+		}
+		l.emit(Event{Kind: EventTurn, Step: step, Turn: turn})
+
+		switch {
+		case turn.Stop == StopRefusal:
+			// As the reference runners do, a refusal ends the run and its
+			// calls are not run; they are still answered, so the
+			// conversation stays one the API accepts.
+			out.Reason, out.Answer = transcript.ReasonRefusal, turn.Text
+			return l.finish(out, l.decline(out, step, turn.Calls, "not run: the model refused this turn"))
+		case turn.Stop == StopMaxTokens:
+			out.Reason, out.Answer = transcript.ReasonMaxTokens, turn.Text
+			return l.finish(out, l.decline(out, step, turn.Calls, "not run: the response was cut off by the output token limit, so the call may be incomplete"))
+		case len(turn.Calls) == 0:
+			out.Reason, out.Answer = transcript.ReasonStop, turn.Text
+			return l.finish(out, nil)
+		}
+		pending = turn.Calls
+	}
+}
+
+// complete asks the model for the next turn.
+func (l *Loop) complete(ctx context.Context, step int, msgs []Message) (*Turn, error) {
+	if err := ctx.Err(); err != nil {
+		return nil, err
+	}
+	l.emit(Event{Kind: EventRequest, Step: step})
+	start := time.Now()
+	turn, err := l.Provider.Complete(ctx, &Request{System: l.System, Messages: msgs, Tools: l.ToolDefs, OnText: l.OnText})
+	if err != nil {
+		if ctx.Err() != nil {
+			return nil, context.Cause(ctx)
+		}
+		return nil, err
+	}
+	if turn.Latency == 0 {
+		turn.Latency = time.Since(start)
+	}
+	return turn, nil
+}
+
+// answer runs calls concurrently and appends their results in call order.
+// When the context ends while tools run, nothing is appended: the calls stay
+// pending, to be run again when the conversation is resumed.
+func (l *Loop) answer(ctx context.Context, out *Outcome, step int, calls []Call) error {
+	results := l.runCalls(ctx, step, calls)
+	if ctx.Err() != nil {
+		return context.Cause(ctx)
+	}
+	return l.appendResults(out, step, results)
+}
+
+// decline answers calls without running them.
+func (l *Loop) decline(out *Outcome, step int, calls []Call, why string) error {
+	if len(calls) == 0 {
+		return nil
+	}
+	results := make([]CallResult, len(calls))
+	for i, c := range calls {
+		results[i] = CallResult{Call: c, Result: tools.Result{Content: why, IsError: true, Kind: "declined", ExitCode: -1}}
+	}
+	return l.appendResults(out, step, results)
+}
+
+func (l *Loop) appendResults(out *Outcome, step int, results []CallResult) error {
+	msgs, err := l.Provider.ResultMessages(results)
+	if err != nil {
+		return fmt.Errorf("encode tool results: %w", err)
+	}
+	for _, m := range msgs {
+		out.Messages = append(out.Messages, m.Message)
+		meta := make([]transcript.Result, len(m.Results))
+		for i, ri := range m.Results {
+			r := results[ri]
+			meta[i] = transcript.Result{
+				CallID: r.Call.ID, Name: r.Call.Name, ExitCode: r.Result.ExitCode,
+				DurationMS: r.Result.Duration.Milliseconds(), Truncated: r.Result.Truncated,
+				IsError: r.Result.IsError, Error: r.Result.Kind,
+			}
+		}
+		if err := l.record(transcript.Message{Step: step, Message: m.Message, Results: meta}); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+func (l *Loop) runCalls(ctx context.Context, step int, calls []Call) []CallResult {
+	parallel := l.Parallel
+	if parallel <= 0 {
+		parallel = DefaultParallel
+	}
+	results := make([]CallResult, len(calls))
+	sem := make(chan struct{}, parallel)
+	var wg sync.WaitGroup
+	for i := range calls {
+		c := &calls[i]
+		wg.Add(1)
+		sem <- struct{}{}
+		go func() {
+			defer wg.Done()
+			defer func() { <-sem }()
+			l.emit(Event{Kind: EventCallStart, Step: step, Call: c})
+			r := l.call(ctx, c)
+			results[i] = CallResult{Call: *c, Result: r}
+			l.emit(Event{Kind: EventCallDone, Step: step, Call: c, Result: &r})
+		}()
+	}
+	wg.Wait()
+	return results
+}
+
+// call runs one tool. An executor that panics is a bug, but it must not take
+// the run and its transcript down with it: the panic becomes the result.
+func (l *Loop) call(ctx context.Context, c *Call) (r tools.Result) {
+	defer func() {
+		if p := recover(); p != nil {
+			r = tools.Result{IsError: true, Kind: "panic", ExitCode: -1,
+				Content: fmt.Sprintf("internal error running %s: %v\n%s", c.Name, p, debug.Stack())}
+		}
+	}()
+	return l.Tools.Call(ctx, c.Name, c.ID, c.Arguments)
+}
+
+// pendingCalls finds the calls of the last assistant message that no later
+// message answers, and that message's step.
+func (l *Loop) pendingCalls(msgs []Message) ([]Call, int, error) {
+	last := -1
+	for i := len(msgs) - 1; i >= 0; i-- {
+		if l.Provider.Role(msgs[i]) == "assistant" {
+			last = i
+			break
+		}
+	}
+	if last < 0 {
+		return nil, 0, nil
+	}
+	turn, err := l.Provider.ParseAssistant(msgs[last])
+	if err != nil {
+		return nil, 0, fmt.Errorf("%w: message %d: %v", ErrResume, last+1, err)
+	}
+	if len(turn.Calls) == 0 {
+		return nil, 0, nil
+	}
+	answered := map[string]bool{}
+	for i, m := range msgs[last+1:] {
+		rs := l.Provider.ParseResults(m)
+		if len(rs) == 0 {
+			return nil, 0, fmt.Errorf("%w: message %d follows a turn with tool calls but answers none of them", ErrResume, last+2+i)
+		}
+		for _, r := range rs {
+			answered[r.CallID] = true
+		}
+	}
+	var pending []Call
+	for _, c := range turn.Calls {
+		if !answered[c.ID] {
+			pending = append(pending, c)
+		}
+	}
+	if len(pending) > 0 && len(msgs) > last+1 && l.Provider.Name() == "anthropic" {
+		// All results of a turn belong in the one user message after it.
+		return nil, 0, fmt.Errorf("%w: the message after the last assistant turn answers only some of its calls", ErrResume)
+	}
+	steps := 0
+	for _, m := range msgs[:last+1] {
+		if l.Provider.Role(m) == "assistant" {
+			steps++
+		}
+	}
+	return pending, steps, nil
+}
+
+func (l *Loop) record(m transcript.Message) error {
+	if l.Transcript == nil {
+		return nil
+	}
+	return l.Transcript.WriteMessage(m)
+}
+
+func (l *Loop) emit(e Event) {
+	if l.OnEvent == nil {
+		return
+	}
+	l.eventMu.Lock()
+	defer l.eventMu.Unlock()
+	l.OnEvent(e)
+}
+
+// finish writes the end record and returns the outcome.
+func (l *Loop) finish(out *Outcome, err error) (*Outcome, error) {
+	if err != nil && out.Reason == "" {
+		out.Reason = transcript.ReasonError
+	}
+	if l.Transcript != nil {
+		end := transcript.End{Reason: out.Reason, Steps: out.Steps, Usage: out.Usage}
+		if err != nil {
+			end.Error = err.Error()
+		}
+		if werr := l.Transcript.WriteEnd(end); werr != nil && err == nil {
+			err = werr
+			out.Reason = transcript.ReasonError
+		}
+	}
+	return out, err
+}
+
+// reasonFor names why an error ended the run.
+func reasonFor(ctx context.Context, err error) string {
+	if ctx.Err() != nil && (errors.Is(err, context.Canceled) || errors.Is(err, ctx.Err()) || errors.Is(err, context.Cause(ctx))) {
+		if errors.Is(ctx.Err(), context.DeadlineExceeded) {
+			return transcript.ReasonError
+		}
+		return transcript.ReasonInterrupted
+	}
+	return transcript.ReasonError
+}

@@ -1,0 +1,463 @@
+package agent
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"net/http"
+	"strings"
+
+	"github.com/openai/openai-go/v3"
+	"github.com/openai/openai-go/v3/option"
+	"github.com/openai/openai-go/v3/packages/param"
+	"github.com/openai/openai-go/v3/packages/respjson"
+
+	"github.com/agentloop/agentloop/pkg/tools"
+)
+
+// OpenAIBaseURL is the Chat Completions API's default address.
+const OpenAIBaseURL = "https://api.openai.com/v1"
+
+// OpenAIConfig configures the OpenAI provider.
+type OpenAIConfig struct {
+	// APIKey may be empty for a local server (BaseURL set).
+	APIKey  string
+	BaseURL string
+	Model   string
+	// MaxRetries is the SDK's retry budget for 408/409/429/5xx and
+	// connection errors, with backoff.
+	MaxRetries  int
+	Temperature *float64
+	// MaxTokens caps the answer's tokens; 0 leaves the server's default.
+	MaxTokens int64
+	// HTTPClient replaces the default client (tests, proxies).
+	HTTPClient *http.Client
+}
+
+// OpenAI talks to an OpenAI Chat Completions API or a compatible server
+// (Ollama, vLLM, llama.cpp server, …).
+type OpenAI struct {
+	OpenAIDialect
+	client openai.Client
+	cfg    OpenAIConfig
+}
+
+var _ Provider = (*OpenAI)(nil)
+
+// ErrNoAPIKey is returned for the default endpoint without a key.
+var ErrNoAPIKey = errors.New("no API key")
+
+// NewOpenAI builds the provider. It fails without an API key unless BaseURL
+// points at another server.
+func NewOpenAI(cfg OpenAIConfig) (*OpenAI, error) {
+	if cfg.Model == "" {
+		return nil, errors.New("openai: no model given")
+	}
+	isDefault := cfg.BaseURL == "" || strings.TrimRight(cfg.BaseURL, "/") == OpenAIBaseURL
+	if cfg.BaseURL == "" {
+		cfg.BaseURL = OpenAIBaseURL
+	}
+	if isDefault && cfg.APIKey == "" {
+		return nil, fmt.Errorf("%w: set OPENAI_API_KEY, or pass --base-url for a local server", ErrNoAPIKey)
+	}
+	opts := []option.RequestOption{
+		option.WithBaseURL(cfg.BaseURL),
+		option.WithMaxRetries(cfg.MaxRetries),
+	}
+	if cfg.APIKey != "" {
+		opts = append(opts, option.WithAPIKey(cfg.APIKey))
+	} else {
+		// A local server needs no key; send none rather than the SDK's
+		// default from the environment.
+		opts = append(opts, option.WithHeaderDel("Authorization"))
+	}
+	if cfg.HTTPClient != nil {
+		opts = append(opts, option.WithHTTPClient(cfg.HTTPClient))
+	}
+	return &OpenAI{client: openai.NewClient(opts...), cfg: cfg}, nil
+}
+
+// Model is the model asked.
+func (o *OpenAI) Model() string { return o.cfg.Model }
+
+// BaseURL is the server's address.
+func (o *OpenAI) BaseURL() string { return o.cfg.BaseURL }
+
+// Complete sends the conversation and returns the assistant's turn.
+func (o *OpenAI) Complete(ctx context.Context, req *Request) (*Turn, error) {
+	params := openai.ChatCompletionNewParams{Model: o.cfg.Model}
+	if req.System != "" {
+		params.Messages = append(params.Messages, openai.SystemMessage(req.System))
+	}
+	for _, m := range req.Messages {
+		params.Messages = append(params.Messages, param.Override[openai.ChatCompletionMessageParamUnion](json.RawMessage(m)))
+	}
+	for _, t := range req.Tools {
+		params.Tools = append(params.Tools, param.Override[openai.ChatCompletionToolUnionParam](json.RawMessage(t)))
+	}
+	if o.cfg.Temperature != nil {
+		params.Temperature = openai.Float(*o.cfg.Temperature)
+	}
+	if o.cfg.MaxTokens > 0 {
+		params.MaxCompletionTokens = openai.Int(o.cfg.MaxTokens)
+	}
+	if req.OnText != nil {
+		return o.stream(ctx, params, req.OnText)
+	}
+	comp, err := o.client.Chat.Completions.New(ctx, params)
+	if err != nil {
+		return nil, o.providerError(err)
+	}
+	if len(comp.Choices) == 0 {
+		return nil, &ProviderError{Provider: "openai", Message: "the response has no choices"}
+	}
+	m := comp.Choices[0].Message
+	extras := make([]map[string]any, len(m.ToolCalls))
+	for i, tc := range m.ToolCalls {
+		extras[i] = extraFields(tc.AsFunction().JSON.ExtraFields)
+	}
+	return o.turn(comp, extraFields(m.JSON.ExtraFields), extras)
+}
+
+func (o *OpenAI) stream(ctx context.Context, params openai.ChatCompletionNewParams, onText func(string)) (*Turn, error) {
+	params.StreamOptions.IncludeUsage = openai.Bool(true)
+	s := o.client.Chat.Completions.NewStreaming(ctx, params)
+	defer s.Close()
+	var acc openai.ChatCompletionAccumulator
+	// The accumulator keeps only the fields the SDK models; the rest
+	// (reasoning_content deltas, provider extensions on tool calls) are
+	// gathered here so the turn goes back whole.
+	msgExtra := extraAccumulator{}
+	callExtra := map[int64]extraAccumulator{}
+	for s.Next() {
+		chunk := s.Current()
+		acc.AddChunk(chunk)
+		for _, c := range chunk.Choices {
+			if c.Index != 0 {
+				continue
+			}
+			msgExtra.add(c.Delta.JSON.ExtraFields)
+			for _, tc := range c.Delta.ToolCalls {
+				if len(tc.JSON.ExtraFields) > 0 {
+					if callExtra[tc.Index] == nil {
+						callExtra[tc.Index] = extraAccumulator{}
+					}
+					callExtra[tc.Index].add(tc.JSON.ExtraFields)
+				}
+			}
+			if c.Delta.Content != "" {
+				onText(c.Delta.Content)
+			}
+		}
+	}
+	if err := s.Err(); err != nil {
+		return nil, o.providerError(err)
+	}
+	if len(acc.Choices) == 0 {
+		return nil, &ProviderError{Provider: "openai", Message: "the stream ended without a choice"}
+	}
+	extras := make([]map[string]any, len(acc.Choices[0].Message.ToolCalls))
+	for i, e := range callExtra {
+		if int(i) < len(extras) {
+			extras[i] = e.fields()
+		}
+	}
+	return o.turn(&acc.ChatCompletion, msgExtra.fields(), extras)
+}
+
+// extraAccumulator gathers a streamed message's unmodelled fields: string
+// values arrive as deltas and are joined, other values replace each other.
+type extraAccumulator map[string]json.RawMessage
+
+func (a extraAccumulator) add(fields map[string]respjson.Field) {
+	for k, f := range fields {
+		raw := f.Raw()
+		if raw == "" || raw == respjson.Omitted || raw == "null" {
+			continue
+		}
+		var delta, sofar string
+		if prev, ok := a[k]; ok && json.Unmarshal([]byte(raw), &delta) == nil && json.Unmarshal(prev, &sofar) == nil {
+			b, _ := json.Marshal(sofar + delta)
+			a[k] = b
+			continue
+		}
+		a[k] = json.RawMessage(raw)
+	}
+}
+
+func (a extraAccumulator) fields() map[string]any {
+	if len(a) == 0 {
+		return nil
+	}
+	out := make(map[string]any, len(a))
+	for k, v := range a {
+		out[k] = v
+	}
+	return out
+}
+
+// turn makes a Turn of the first choice; msgExtra and callExtra are the
+// message's and each tool call's unmodelled fields.
+func (o *OpenAI) turn(comp *openai.ChatCompletion, msgExtra map[string]any, callExtra []map[string]any) (*Turn, error) {
+	choice := comp.Choices[0]
+	msg, err := assistantMessage(choice.Message, msgExtra, callExtra)
+	if err != nil {
+		return nil, &ProviderError{Provider: "openai", Message: "cannot re-encode the assistant message: " + err.Error(), Err: err}
+	}
+	turn, err := o.ParseAssistant(msg)
+	if err != nil {
+		return nil, &ProviderError{Provider: "openai", Message: err.Error(), Err: err}
+	}
+	turn.FinishReason = choice.FinishReason
+	switch {
+	case choice.FinishReason == "length":
+		turn.Stop = StopMaxTokens
+	case choice.Message.Refusal != "" && len(turn.Calls) == 0:
+		turn.Stop = StopRefusal
+		if turn.Text == "" {
+			turn.Text = choice.Message.Refusal
+		}
+	case len(turn.Calls) > 0:
+		// Some servers say "stop" for a turn with tool calls; the calls decide.
+		turn.Stop = StopToolUse
+	default:
+		turn.Stop = StopEnd
+	}
+	u := comp.Usage
+	turn.Usage.InputTokens = u.PromptTokens
+	turn.Usage.OutputTokens = u.CompletionTokens
+	turn.Usage.CacheReadInputTokens = u.PromptTokensDetails.CachedTokens
+	turn.Usage.ReasoningTokens = u.CompletionTokensDetails.ReasoningTokens
+	return turn, nil
+}
+
+// assistantMessage converts a returned message into the message that goes
+// back, through the SDK's ToParam, then restores what ToParam cannot know:
+// fields the SDK does not model (reasoning_content from DeepSeek and vLLM,
+// provider extensions on tool calls such as Gemini's thought signatures),
+// which servers require to be sent back unchanged.
+func assistantMessage(m openai.ChatCompletionMessage, msgExtra map[string]any, callExtra []map[string]any) (Message, error) {
+	p := m.ToAssistantMessageParam()
+	for i, tc := range m.ToolCalls {
+		if i >= len(p.ToolCalls) {
+			break
+		}
+		if tc.Type != "function" && tc.Type != "" {
+			continue
+		}
+		fn := tc.AsFunction()
+		if p.ToolCalls[i].OfFunction == nil {
+			// A server that leaves out "type" (some local ones do) still
+			// made a function call; ToParam drops it without a type.
+			p.ToolCalls[i].OfFunction = &openai.ChatCompletionMessageFunctionToolCallParam{
+				ID:       fn.ID,
+				Function: openai.ChatCompletionMessageFunctionToolCallFunctionParam{Arguments: fn.Function.Arguments, Name: fn.Function.Name},
+			}
+		}
+		if i < len(callExtra) && callExtra[i] != nil {
+			p.ToolCalls[i].OfFunction.SetExtraFields(callExtra[i])
+		}
+		if extra := extraFields(fn.Function.JSON.ExtraFields); extra != nil {
+			p.ToolCalls[i].OfFunction.Function.SetExtraFields(extra)
+		}
+	}
+	if msgExtra != nil {
+		p.SetExtraFields(msgExtra)
+	}
+	return json.Marshal(openai.ChatCompletionMessageParamUnion{OfAssistant: &p})
+}
+
+func extraFields(fields map[string]respjson.Field) map[string]any {
+	var out map[string]any
+	for k, f := range fields {
+		raw := f.Raw()
+		if raw == "" || raw == respjson.Omitted || raw == "null" {
+			continue
+		}
+		if out == nil {
+			out = map[string]any{}
+		}
+		out[k] = json.RawMessage(raw)
+	}
+	return out
+}
+
+func (o *OpenAI) providerError(err error) error {
+	var apiErr *openai.Error
+	if !errors.As(err, &apiErr) {
+		return &ProviderError{Provider: "openai", Message: err.Error(), Err: err}
+	}
+	pe := &ProviderError{Provider: "openai", Status: apiErr.StatusCode, Message: apiErr.Message, Err: err}
+	if pe.Message == "" {
+		pe.Message = apiErr.RawJSON()
+	}
+	switch apiErr.StatusCode {
+	case http.StatusUnauthorized, http.StatusForbidden:
+		if o.cfg.APIKey == "" {
+			pe.Hint = "the server wants an API key: set OPENAI_API_KEY"
+		} else {
+			pe.Hint = "check OPENAI_API_KEY: the server refused the key"
+		}
+	case http.StatusNotFound:
+		pe.Hint = fmt.Sprintf("check --model %q and --base-url %s", o.cfg.Model, o.cfg.BaseURL)
+	case http.StatusTooManyRequests:
+		pe.Hint = fmt.Sprintf("rate limited after %d retries; raise --max-retries or try later", o.cfg.MaxRetries)
+	}
+	return pe
+}
+
+// OpenAIDialect is the Chat Completions message grammar.
+type OpenAIDialect struct{}
+
+var _ Dialect = OpenAIDialect{}
+
+// Name is "openai".
+func (OpenAIDialect) Name() string { return "openai" }
+
+// UserMessage is {"role":"user","content":text}.
+func (OpenAIDialect) UserMessage(text string) Message {
+	b, _ := json.Marshal(openai.UserMessage(text))
+	return b
+}
+
+// ResultMessages writes one tool message per call, in call order. A failed
+// call's content is {"error": "..."} so the model can tell it from output.
+func (OpenAIDialect) ResultMessages(results []CallResult) ([]ResultMessage, error) {
+	out := make([]ResultMessage, len(results))
+	for i, r := range results {
+		content := r.Result.Content
+		if r.Result.IsError {
+			b, err := json.Marshal(map[string]string{"error": content})
+			if err != nil {
+				return nil, err
+			}
+			content = string(b)
+		}
+		b, err := json.Marshal(openai.ToolMessage(content, r.Call.ID))
+		if err != nil {
+			return nil, err
+		}
+		out[i] = ResultMessage{Message: b, Results: []int{i}}
+	}
+	return out, nil
+}
+
+// oaiMessage holds the fields of a Chat Completions message the loop reads.
+type oaiMessage struct {
+	Role       string          `json:"role"`
+	Content    json.RawMessage `json:"content"`
+	ToolCallID string          `json:"tool_call_id"`
+	Refusal    *string         `json:"refusal"`
+	ToolCalls  []struct {
+		ID       string `json:"id"`
+		Type     string `json:"type"`
+		Function struct {
+			Name      string          `json:"name"`
+			Arguments json.RawMessage `json:"arguments"`
+		} `json:"function"`
+	} `json:"tool_calls"`
+}
+
+// ParseAssistant reads text and calls from an assistant message.
+func (OpenAIDialect) ParseAssistant(msg Message) (*Turn, error) {
+	var m oaiMessage
+	if err := json.Unmarshal(msg, &m); err != nil {
+		return nil, fmt.Errorf("assistant message is not a JSON object: %w", err)
+	}
+	if m.Role != "assistant" {
+		return nil, fmt.Errorf("message has role %q, want assistant", m.Role)
+	}
+	t := &Turn{Message: msg, Text: oaiText(m.Content), Stop: StopEnd}
+	for _, tc := range m.ToolCalls {
+		args := []byte(tc.Function.Arguments)
+		var s string
+		if json.Unmarshal(tc.Function.Arguments, &s) == nil {
+			args = []byte(s)
+		}
+		t.Calls = append(t.Calls, Call{ID: tc.ID, Name: tc.Function.Name, Arguments: args})
+	}
+	if len(t.Calls) > 0 {
+		t.Stop = StopToolUse
+	}
+	return t, nil
+}
+
+// ParseResults reads a tool message's result.
+func (OpenAIDialect) ParseResults(msg Message) []RecordedResult {
+	var m oaiMessage
+	if json.Unmarshal(msg, &m) != nil || m.Role != "tool" {
+		return nil
+	}
+	content := oaiText(m.Content)
+	var e struct {
+		Error *string `json:"error"`
+	}
+	isErr := strings.HasPrefix(content, `{"error":`) && json.Unmarshal([]byte(content), &e) == nil && e.Error != nil
+	return []RecordedResult{{CallID: m.ToolCallID, Content: content, IsError: isErr}}
+}
+
+// Role is the message's role.
+func (OpenAIDialect) Role(msg Message) string {
+	var m struct {
+		Role string `json:"role"`
+	}
+	_ = json.Unmarshal(msg, &m)
+	return m.Role
+}
+
+// oaiText is a content's text: the string, or the text parts joined.
+func oaiText(content json.RawMessage) string {
+	if len(content) == 0 || string(content) == "null" {
+		return ""
+	}
+	var s string
+	if json.Unmarshal(content, &s) == nil {
+		return s
+	}
+	var parts []struct {
+		Type string `json:"type"`
+		Text string `json:"text"`
+	}
+	if json.Unmarshal(content, &parts) != nil {
+		return ""
+	}
+	var b strings.Builder
+	for _, p := range parts {
+		if p.Type == "text" {
+			b.WriteString(p.Text)
+		}
+	}
+	return b.String()
+}
+
+// oaiTool is a function tool definition; its parameters stay raw so the
+// properties keep their order.
+type oaiTool struct {
+	Type     string `json:"type"`
+	Function struct {
+		Name        string          `json:"name"`
+		Description string          `json:"description,omitempty"`
+		Parameters  json.RawMessage `json:"parameters,omitempty"`
+		Strict      bool            `json:"strict,omitempty"`
+	} `json:"function"`
+}
+
+// ToolDefs writes {"type":"function","function":{…}} definitions.
+func (OpenAIDialect) ToolDefs(defs []*tools.Definition) ([]json.RawMessage, error) {
+	out := make([]json.RawMessage, 0, len(defs))
+	for _, d := range defs {
+		var t oaiTool
+		t.Type = "function"
+		t.Function.Name = d.Name
+		t.Function.Description = d.Description
+		t.Function.Parameters = d.Parameters
+		t.Function.Strict = d.Strict
+		b, err := marshalNoEscape(t)
+		if err != nil {
+			return nil, fmt.Errorf("tool %s: %w", d.Name, err)
+		}
+		out = append(out, b)
+	}
+	return out, nil
+}
