@@ -81,7 +81,7 @@ var fakeServers sync.Map // *testscript.TestScript → fakeServer
 
 // cmdFakeAPI runs a scripted model API inside the test process:
 //
-//	fakeapi openai script.json [KEY]   start it; $FAKE_URL is its base URL
+//	fakeapi openai|anthropic script.json [KEY]   start it; $FAKE_URL is its base URL
 //	fakeapi check                      no grammar violation, every step played
 //	fakeapi requests FILE              write the request bodies received, one a line
 //	fakeapi stop                       shut it down (a closed port for later commands)
@@ -97,9 +97,9 @@ func cmdFakeAPI(ts *testscript.TestScript, neg bool, args []string) {
 		return v.(fakeServer)
 	}
 	switch args[0] {
-	case "openai":
+	case "openai", "anthropic":
 		if len(args) < 2 {
-			ts.Fatalf("usage: fakeapi openai script.json [KEY]")
+			ts.Fatalf("usage: fakeapi %s script.json [KEY]", args[0])
 		}
 		steps, err := fakeapi.LoadScript([]byte(ts.ReadFile(args[1])))
 		ts.Check(err)
@@ -107,10 +107,18 @@ func cmdFakeAPI(ts *testscript.TestScript, neg bool, args []string) {
 		if len(args) > 2 {
 			key = args[2]
 		}
-		srv := fakeapi.NewOpenAI(steps, key)
-		fakeServers.Store(ts, fakeServer(srv))
+		var srv fakeServer
+		var url string
+		if args[0] == "openai" {
+			s := fakeapi.NewOpenAI(steps, key)
+			srv, url = s, s.BaseURL()
+		} else {
+			s := fakeapi.NewAnthropic(steps, key)
+			srv, url = s, s.BaseURL()
+		}
+		fakeServers.Store(ts, srv)
 		ts.Defer(func() { srv.Close(); fakeServers.Delete(ts) })
-		ts.Setenv("FAKE_URL", srv.BaseURL())
+		ts.Setenv("FAKE_URL", url)
 	case "check":
 		srv := get()
 		err := srv.Check()

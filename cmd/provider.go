@@ -2,8 +2,7 @@ package cmd
 
 import (
 	"errors"
-	"fmt"
-	"strings"
+		"strings"
 	"time"
 
 	"github.com/spf13/cobra"
@@ -108,6 +107,25 @@ func newProvider(ios *IOStreams, o *modelOptions) (agent.Provider, string, error
 		}
 		return p, p.BaseURL(), nil
 	default:
-		return nil, "", fmt.Errorf("provider %q is not available in this build", o.providerName())
+		baseURL := o.BaseURL
+		if baseURL == "" {
+			baseURL = ios.Getenv("ANTHROPIC_BASE_URL")
+		}
+		cfg := agent.AnthropicConfig{
+			APIKey: ios.Getenv("ANTHROPIC_API_KEY"), BaseURL: baseURL, Model: o.Model,
+			MaxRetries: o.MaxRetries, MaxTokens: o.MaxTokens,
+		}
+		if o.setTemp {
+			t := o.Temperature
+			cfg.Temperature = &t
+		}
+		p, err := agent.NewAnthropic(cfg)
+		if errors.Is(err, agent.ErrNoAPIKey) {
+			return nil, "", &ExitError{Code: ExitProvider, Err: err}
+		}
+		if err != nil {
+			return nil, "", err
+		}
+		return p, p.BaseURL(), nil
 	}
 }

@@ -125,6 +125,15 @@ type server struct {
 	requests   []Request
 	violations []string
 	handler    func(w http.ResponseWriter, r *http.Request, body []byte)
+
+	// lastOK is the request answered last with an assistant turn, and
+	// lastTurn that turn: the next request must repeat the one and carry
+	// the other back. lastReq is the previous request; retrying marks that
+	// it got no turn, so the next request must repeat it.
+	lastOK   []json.RawMessage
+	lastTurn json.RawMessage
+	lastReq  []json.RawMessage
+	retrying bool
 }
 
 func (s *server) start(h func(w http.ResponseWriter, r *http.Request, body []byte)) {
@@ -299,4 +308,70 @@ func covers(got, want any) bool {
 	default:
 		return reflect.DeepEqual(got, want)
 	}
+}
+
+// checkContinuity holds the client to the loop's contract: each request
+// repeats the previous conversation and appends the turn it was given, with
+// every field of that turn sent back (but the response-only ones named);
+// a retry repeats the request as it was.
+func (s *server) checkContinuity(msgs []json.RawMessage, responseOnly ...string) {
+	s.mu.Lock()
+	lastOK, lastTurn, lastReq, retrying := s.lastOK, s.lastTurn, s.lastReq, s.retrying
+	s.mu.Unlock()
+	if retrying {
+		if !sameMessages(msgs, lastReq) {
+			s.violatef("a retry changed the conversation: %d messages, then %d", len(lastReq), len(msgs))
+		}
+		return
+	}
+	if lastOK == nil {
+		return
+	}
+	if len(msgs) <= len(lastOK) {
+		s.violatef("the conversation did not grow: %d messages after %d", len(msgs), len(lastOK))
+		return
+	}
+	for i := range lastOK {
+		if !jsonEqual(msgs[i], lastOK[i]) {
+			s.violatef("message %d changed between requests: was %s, now %s", i, lastOK[i], msgs[i])
+			return
+		}
+	}
+	var got, want any
+	_ = json.Unmarshal(msgs[len(lastOK)], &got)
+	_ = json.Unmarshal(lastTurn, &want)
+	if wm, ok := want.(map[string]any); ok {
+		for _, k := range responseOnly {
+			delete(wm, k)
+		}
+	}
+	if !covers(got, want) {
+		s.violatef("the assistant turn did not come back as returned: sent %s, got back %s", lastTurn, msgs[len(lastOK)])
+	}
+}
+
+// requestStarted records the request's messages before a step plays.
+func (s *server) requestStarted(msgs []json.RawMessage) {
+	s.mu.Lock()
+	s.lastReq, s.retrying = msgs, true
+	s.mu.Unlock()
+}
+
+// turnReturned records the turn a request was answered with.
+func (s *server) turnReturned(msgs []json.RawMessage, turn json.RawMessage) {
+	s.mu.Lock()
+	s.lastOK, s.lastTurn, s.retrying = msgs, turn, false
+	s.mu.Unlock()
+}
+
+func sameMessages(a, b []json.RawMessage) bool {
+	if len(a) != len(b) {
+		return false
+	}
+	for i := range a {
+		if !jsonEqual(a[i], b[i]) {
+			return false
+		}
+	}
+	return true
 }

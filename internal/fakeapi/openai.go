@@ -11,15 +11,6 @@ import (
 // OpenAI is a fake Chat Completions server.
 type OpenAI struct {
 	server
-	// lastOK is the request answered last with an assistant turn, and
-	// lastTurn that turn: the next request must repeat the one and carry
-	// the other back.
-	lastOK   []json.RawMessage
-	lastTurn json.RawMessage
-	// lastReq is the previous request; retrying marks that it got no turn,
-	// so the next request must repeat it.
-	lastReq  []json.RawMessage
-	retrying bool
 }
 
 // NewOpenAI starts a server playing steps. A non-empty key must come as
@@ -81,7 +72,7 @@ func (s *OpenAI) handle(w http.ResponseWriter, r *http.Request, body []byte) {
 		oaiError(w, http.StatusBadRequest, msg, "invalid_request_error", param)
 		return
 	}
-	s.checkContinuity(req.Messages)
+	s.checkContinuity(req.Messages, "annotations", "refusal")
 
 	st, n := s.nextStep()
 	if st == nil {
@@ -92,9 +83,7 @@ func (s *OpenAI) handle(w http.ResponseWriter, r *http.Request, body []byte) {
 	if st.Expect != nil {
 		s.checkExpect(st.Expect, req.Messages, body)
 	}
-	s.mu.Lock()
-	s.lastReq, s.retrying = req.Messages, true
-	s.mu.Unlock()
+	s.requestStarted(req.Messages)
 	if !play(w, r, st) {
 		return
 	}
@@ -110,9 +99,7 @@ func (s *OpenAI) handle(w http.ResponseWriter, r *http.Request, body []byte) {
 		return
 	}
 	msg := s.turnMessage(st)
-	s.mu.Lock()
-	s.lastOK, s.lastTurn, s.retrying = req.Messages, msg, false
-	s.mu.Unlock()
+	s.turnReturned(req.Messages, msg)
 
 	finish := st.Finish
 	if finish == "" {
@@ -300,56 +287,6 @@ func checkOpenAIGrammar(msgs []json.RawMessage) (msg, param string) {
 		return unanswered(len(msgs))
 	}
 	return "", ""
-}
-
-// checkContinuity holds the client to the loop's contract: each request
-// repeats the previous conversation and appends the turn it was given, with
-// every field of that turn sent back; a retry repeats the request as it was.
-func (s *OpenAI) checkContinuity(msgs []json.RawMessage) {
-	s.mu.Lock()
-	lastOK, lastTurn, lastReq, retrying := s.lastOK, s.lastTurn, s.lastReq, s.retrying
-	s.mu.Unlock()
-	if retrying {
-		if !sameMessages(msgs, lastReq) {
-			s.violatef("a retry changed the conversation: %d messages, then %d", len(lastReq), len(msgs))
-		}
-		return
-	}
-	if lastOK == nil {
-		return
-	}
-	if len(msgs) <= len(lastOK) {
-		s.violatef("the conversation did not grow: %d messages after %d", len(msgs), len(lastOK))
-		return
-	}
-	for i := range lastOK {
-		if !jsonEqual(msgs[i], lastOK[i]) {
-			s.violatef("message %d changed between requests: was %s, now %s", i, lastOK[i], msgs[i])
-			return
-		}
-	}
-	var got, want any
-	_ = json.Unmarshal(msgs[len(lastOK)], &got)
-	_ = json.Unmarshal(lastTurn, &want)
-	if wm, ok := want.(map[string]any); ok {
-		delete(wm, "annotations") // response-only
-		delete(wm, "refusal")
-	}
-	if !covers(got, want) {
-		s.violatef("the assistant turn did not come back as returned: sent %s, got back %s", lastTurn, msgs[len(lastOK)])
-	}
-}
-
-func sameMessages(a, b []json.RawMessage) bool {
-	if len(a) != len(b) {
-		return false
-	}
-	for i := range a {
-		if !jsonEqual(a[i], b[i]) {
-			return false
-		}
-	}
-	return true
 }
 
 func (s *OpenAI) checkExpect(e *Expect, msgs []json.RawMessage, body []byte) {

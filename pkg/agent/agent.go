@@ -38,6 +38,7 @@ const (
 	StopToolUse   StopReason = "tool_use"   // the turn asks for tools
 	StopMaxTokens StopReason = "max_tokens" // cut off by the output token limit
 	StopRefusal   StopReason = "refusal"    // the model refused
+	StopPause     StopReason = "pause"      // a long turn paused; send it back to go on
 )
 
 // Turn is one assistant message as the model returned it.

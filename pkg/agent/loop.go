@@ -158,6 +158,9 @@ func (l *Loop) Run(ctx context.Context, st State) (*Outcome, error) {
 		case turn.Stop == StopMaxTokens:
 			out.Reason, out.Answer = transcript.ReasonMaxTokens, turn.Text
 			return l.finish(out, l.decline(out, step, turn.Calls, "not run: the response was cut off by the output token limit, so the call may be incomplete"))
+		case turn.Stop == StopPause && len(turn.Calls) == 0:
+			// The server paused a long turn; sending it back resumes it.
+			continue
 		case len(turn.Calls) == 0:
 			out.Reason, out.Answer = transcript.ReasonStop, turn.Text
 			return l.finish(out, nil)

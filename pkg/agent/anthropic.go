@@ -1,0 +1,373 @@
+package agent
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"net/http"
+	"strings"
+
+	"github.com/anthropics/anthropic-sdk-go/v2"
+	aoption "github.com/anthropics/anthropic-sdk-go/v2/option"
+	aparam "github.com/anthropics/anthropic-sdk-go/v2/packages/param"
+
+	"github.com/agentloop/agentloop/pkg/tools"
+)
+
+// AnthropicBaseURL is the Messages API's default address.
+const AnthropicBaseURL = "https://api.anthropic.com"
+
+// DefaultAnthropicMaxTokens is sent when no --max-tokens is given: the API
+// requires a value.
+const DefaultAnthropicMaxTokens = 4096
+
+// AnthropicConfig configures the Anthropic provider.
+type AnthropicConfig struct {
+	APIKey      string
+	BaseURL     string
+	Model       string
+	MaxRetries  int
+	MaxTokens   int64
+	Temperature *float64
+	HTTPClient  *http.Client
+}
+
+// Anthropic talks to the Anthropic Messages API.
+type Anthropic struct {
+	AnthropicDialect
+	client anthropic.Client
+	cfg    AnthropicConfig
+}
+
+var _ Provider = (*Anthropic)(nil)
+
+// NewAnthropic builds the provider. It fails without an API key unless
+// BaseURL points at another server.
+func NewAnthropic(cfg AnthropicConfig) (*Anthropic, error) {
+	if cfg.Model == "" {
+		return nil, errors.New("anthropic: no model given")
+	}
+	isDefault := cfg.BaseURL == "" || strings.TrimRight(cfg.BaseURL, "/") == AnthropicBaseURL
+	if cfg.BaseURL == "" {
+		cfg.BaseURL = AnthropicBaseURL
+	}
+	if isDefault && cfg.APIKey == "" {
+		return nil, fmt.Errorf("%w: set ANTHROPIC_API_KEY, or pass --base-url for another server", ErrNoAPIKey)
+	}
+	if cfg.MaxTokens <= 0 {
+		cfg.MaxTokens = DefaultAnthropicMaxTokens
+	}
+	// The SDK's environment defaults would read credentials and profile
+	// files on their own; agentloop passes what it was given, nothing else.
+	opts := []aoption.RequestOption{
+		aoption.WithoutEnvironmentDefaults(),
+		aoption.WithBaseURL(cfg.BaseURL),
+		aoption.WithMaxRetries(cfg.MaxRetries),
+	}
+	if cfg.APIKey != "" {
+		opts = append(opts, aoption.WithAPIKey(cfg.APIKey))
+	}
+	if cfg.HTTPClient != nil {
+		opts = append(opts, aoption.WithHTTPClient(cfg.HTTPClient))
+	}
+	return &Anthropic{client: anthropic.NewClient(opts...), cfg: cfg}, nil
+}
+
+// Model is the model asked.
+func (a *Anthropic) Model() string { return a.cfg.Model }
+
+// BaseURL is the server's address.
+func (a *Anthropic) BaseURL() string { return a.cfg.BaseURL }
+
+// Complete sends the conversation and returns the assistant's turn.
+func (a *Anthropic) Complete(ctx context.Context, req *Request) (*Turn, error) {
+	params := anthropic.MessageNewParams{Model: anthropic.Model(a.cfg.Model), MaxTokens: a.cfg.MaxTokens}
+	if req.System != "" {
+		// Marked for prompt caching: the system prompt is the same on every
+		// step of a run.
+		params.System = []anthropic.TextBlockParam{{Text: req.System, CacheControl: anthropic.NewCacheControlEphemeralParam()}}
+	}
+	for _, m := range req.Messages {
+		params.Messages = append(params.Messages, aparam.Override[anthropic.MessageParam](json.RawMessage(m)))
+	}
+	for _, t := range req.Tools {
+		params.Tools = append(params.Tools, aparam.Override[anthropic.ToolUnionParam](json.RawMessage(t)))
+	}
+	if a.cfg.Temperature != nil {
+		// This SDK version no longer models temperature; models that take it
+		// still read it from the body.
+		params.SetExtraFields(map[string]any{"temperature": *a.cfg.Temperature})
+	}
+	if req.OnText != nil {
+		return a.stream(ctx, params, req.OnText)
+	}
+	msg, err := a.client.Messages.New(ctx, params)
+	if err != nil {
+		return nil, a.providerError(err)
+	}
+	return a.turn(msg)
+}
+
+func (a *Anthropic) stream(ctx context.Context, params anthropic.MessageNewParams, onText func(string)) (*Turn, error) {
+	s := a.client.Messages.NewStreaming(ctx, params)
+	defer s.Close()
+	var msg anthropic.Message
+	for s.Next() {
+		ev := s.Current()
+		if err := msg.Accumulate(ev); err != nil {
+			return nil, &ProviderError{Provider: "anthropic", Message: "bad stream event: " + err.Error(), Err: err}
+		}
+		if d, ok := ev.AsAny().(anthropic.ContentBlockDeltaEvent); ok && d.Delta.Type == "text_delta" {
+			onText(d.Delta.Text)
+		}
+	}
+	if err := s.Err(); err != nil {
+		return nil, a.providerError(err)
+	}
+	if msg.StopReason == "" {
+		return nil, &ProviderError{Provider: "anthropic", Message: "the stream ended before the message was complete"}
+	}
+	return a.turn(&msg)
+}
+
+// turn makes a Turn of a response: the whole content array goes back, each
+// block through the SDK's ToParam, except thinking blocks, which go back as
+// the exact bytes received (the API checks their signatures).
+func (a *Anthropic) turn(msg *anthropic.Message) (*Turn, error) {
+	p := msg.ToParam()
+	for i, b := range msg.Content {
+		if (b.Type == "thinking" || b.Type == "redacted_thinking") && b.RawJSON() != "" {
+			p.OfAssistant.Content[i] = aparam.Override[anthropic.ContentBlockParamUnion](json.RawMessage(b.RawJSON()))
+		}
+	}
+	raw, err := json.Marshal(p)
+	if err != nil {
+		return nil, &ProviderError{Provider: "anthropic", Message: "cannot re-encode the assistant message: " + err.Error(), Err: err}
+	}
+	turn, err := a.ParseAssistant(raw)
+	if err != nil {
+		return nil, &ProviderError{Provider: "anthropic", Message: err.Error(), Err: err}
+	}
+	turn.FinishReason = string(msg.StopReason)
+	switch msg.StopReason {
+	case anthropic.StopReasonToolUse:
+		turn.Stop = StopToolUse
+	case anthropic.StopReasonMaxTokens, anthropic.StopReasonModelContextWindowExceeded:
+		turn.Stop = StopMaxTokens
+	case anthropic.StopReasonRefusal:
+		turn.Stop = StopRefusal
+	case anthropic.StopReasonPauseTurn:
+		turn.Stop = StopPause
+	default: // end_turn, stop_sequence
+		turn.Stop = StopEnd
+		if len(turn.Calls) > 0 {
+			turn.Stop = StopToolUse
+		}
+	}
+	u := msg.Usage
+	turn.Usage.InputTokens = u.InputTokens
+	turn.Usage.OutputTokens = u.OutputTokens
+	turn.Usage.CacheCreationInputTokens = u.CacheCreationInputTokens
+	turn.Usage.CacheReadInputTokens = u.CacheReadInputTokens
+	return turn, nil
+}
+
+func (a *Anthropic) providerError(err error) error {
+	var apiErr *anthropic.Error
+	if !errors.As(err, &apiErr) {
+		return &ProviderError{Provider: "anthropic", Message: err.Error(), Err: err}
+	}
+	pe := &ProviderError{Provider: "anthropic", Status: apiErr.StatusCode, Message: apiErr.Message, Err: err}
+	if pe.Message == "" {
+		pe.Message = apiErr.RawJSON()
+	}
+	switch apiErr.StatusCode {
+	case http.StatusUnauthorized, http.StatusForbidden:
+		if a.cfg.APIKey == "" {
+			pe.Hint = "the server wants an API key: set ANTHROPIC_API_KEY"
+		} else {
+			pe.Hint = "check ANTHROPIC_API_KEY: the server refused the key"
+		}
+	case http.StatusNotFound:
+		pe.Hint = fmt.Sprintf("check --model %q and --base-url %s", a.cfg.Model, a.cfg.BaseURL)
+	case http.StatusTooManyRequests, 529:
+		pe.Hint = fmt.Sprintf("overloaded or rate limited after %d retries; raise --max-retries or try later", a.cfg.MaxRetries)
+	}
+	return pe
+}
+
+// AnthropicDialect is the Messages message grammar.
+type AnthropicDialect struct{}
+
+var _ Dialect = AnthropicDialect{}
+
+// Name is "anthropic".
+func (AnthropicDialect) Name() string { return "anthropic" }
+
+// UserMessage is a user message with one text block.
+func (AnthropicDialect) UserMessage(text string) Message {
+	b, _ := json.Marshal(anthropic.NewUserMessage(anthropic.NewTextBlock(text)))
+	return b
+}
+
+// ResultMessages writes one user message whose content is a tool_result
+// block per call, in call order. Failures carry is_error and a non-empty
+// text; an empty success leaves the content out (an empty text block is
+// refused).
+func (AnthropicDialect) ResultMessages(results []CallResult) ([]ResultMessage, error) {
+	if len(results) == 0 {
+		return nil, nil
+	}
+	blocks := make([]anthropic.ContentBlockParamUnion, len(results))
+	idx := make([]int, len(results))
+	for i, r := range results {
+		b := anthropic.ToolResultBlockParam{ToolUseID: r.Call.ID}
+		content := r.Result.Content
+		if r.Result.IsError {
+			b.IsError = anthropic.Bool(true)
+			if strings.TrimSpace(content) == "" {
+				content = "the tool failed without a message"
+			}
+		}
+		if strings.TrimSpace(content) != "" {
+			b.Content = []anthropic.ToolResultBlockParamContentUnion{{OfText: &anthropic.TextBlockParam{Text: content}}}
+		}
+		blocks[i] = anthropic.ContentBlockParamUnion{OfToolResult: &b}
+		idx[i] = i
+	}
+	msg, err := json.Marshal(anthropic.NewUserMessage(blocks...))
+	if err != nil {
+		return nil, err
+	}
+	return []ResultMessage{{Message: msg, Results: idx}}, nil
+}
+
+// antMessage holds the fields of a Messages message the loop reads.
+type antMessage struct {
+	Role    string          `json:"role"`
+	Content json.RawMessage `json:"content"`
+}
+
+type antBlock struct {
+	Type      string          `json:"type"`
+	Text      string          `json:"text"`
+	ID        string          `json:"id"`
+	Name      string          `json:"name"`
+	Input     json.RawMessage `json:"input"`
+	ToolUseID string          `json:"tool_use_id"`
+	Content   json.RawMessage `json:"content"`
+	IsError   bool            `json:"is_error"`
+}
+
+func antBlocks(content json.RawMessage) ([]antBlock, string) {
+	var s string
+	if json.Unmarshal(content, &s) == nil {
+		return nil, s
+	}
+	var blocks []antBlock
+	_ = json.Unmarshal(content, &blocks)
+	return blocks, ""
+}
+
+// ParseAssistant reads text and tool_use blocks from an assistant message.
+func (AnthropicDialect) ParseAssistant(msg Message) (*Turn, error) {
+	var m antMessage
+	if err := json.Unmarshal(msg, &m); err != nil {
+		return nil, fmt.Errorf("assistant message is not a JSON object: %w", err)
+	}
+	if m.Role != "assistant" {
+		return nil, fmt.Errorf("message has role %q, want assistant", m.Role)
+	}
+	blocks, text := antBlocks(m.Content)
+	t := &Turn{Message: msg, Stop: StopEnd}
+	var b strings.Builder
+	b.WriteString(text)
+	for _, bl := range blocks {
+		switch bl.Type {
+		case "text":
+			b.WriteString(bl.Text)
+		case "tool_use":
+			args := []byte(bl.Input)
+			if len(args) == 0 {
+				args = []byte("{}")
+			}
+			t.Calls = append(t.Calls, Call{ID: bl.ID, Name: bl.Name, Arguments: args})
+		}
+	}
+	t.Text = b.String()
+	if len(t.Calls) > 0 {
+		t.Stop = StopToolUse
+	}
+	return t, nil
+}
+
+// ParseResults reads the tool_result blocks of a user message.
+func (AnthropicDialect) ParseResults(msg Message) []RecordedResult {
+	var m antMessage
+	if json.Unmarshal(msg, &m) != nil || m.Role != "user" {
+		return nil
+	}
+	blocks, _ := antBlocks(m.Content)
+	var out []RecordedResult
+	for _, bl := range blocks {
+		if bl.Type != "tool_result" {
+			continue
+		}
+		r := RecordedResult{CallID: bl.ToolUseID, IsError: bl.IsError}
+		inner, s := antBlocks(bl.Content)
+		var b strings.Builder
+		b.WriteString(s)
+		for _, ib := range inner {
+			if ib.Type == "text" {
+				b.WriteString(ib.Text)
+			}
+		}
+		r.Content = b.String()
+		out = append(out, r)
+	}
+	return out
+}
+
+// Role is the message's role.
+func (AnthropicDialect) Role(msg Message) string {
+	var m struct {
+		Role string `json:"role"`
+	}
+	_ = json.Unmarshal(msg, &m)
+	return m.Role
+}
+
+// antTool is a custom tool definition; the schema stays raw so the
+// properties keep their order.
+type antTool struct {
+	Name         string          `json:"name"`
+	Description  string          `json:"description,omitempty"`
+	InputSchema  json.RawMessage `json:"input_schema"`
+	CacheControl *cacheControl   `json:"cache_control,omitempty"`
+}
+
+type cacheControl struct {
+	Type string `json:"type"`
+}
+
+// ToolDefs writes {"name","description","input_schema"} definitions; the
+// last carries cache_control, which caches the whole tools array.
+func (AnthropicDialect) ToolDefs(defs []*tools.Definition) ([]json.RawMessage, error) {
+	out := make([]json.RawMessage, 0, len(defs))
+	for i, d := range defs {
+		t := antTool{Name: d.Name, Description: d.Description, InputSchema: d.Parameters}
+		if len(t.InputSchema) == 0 {
+			t.InputSchema = json.RawMessage(`{"type":"object","properties":{}}`)
+		}
+		if i == len(defs)-1 {
+			t.CacheControl = &cacheControl{Type: "ephemeral"}
+		}
+		b, err := marshalNoEscape(t)
+		if err != nil {
+			return nil, fmt.Errorf("tool %s: %w", d.Name, err)
+		}
+		out = append(out, b)
+	}
+	return out, nil
+}
