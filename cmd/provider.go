@@ -2,7 +2,7 @@ package cmd
 
 import (
 	"errors"
-		"strings"
+	"strings"
 	"time"
 
 	"github.com/spf13/cobra"

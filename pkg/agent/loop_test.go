@@ -384,7 +384,10 @@ func TestParallelCapAndConcurrency(t *testing.T) {
 		calls = append(calls, fakeapi.ToolCall{ID: fmt.Sprintf("c%d", i), Name: "sleep", Arguments: `{}`})
 	}
 	ex := &fakeTools{fns: map[string]func(map[string]any) tools.Result{
-		"sleep": func(map[string]any) tools.Result { time.Sleep(50 * time.Millisecond); return tools.Result{Content: "slept"} },
+		"sleep": func(map[string]any) tools.Result {
+			time.Sleep(50 * time.Millisecond)
+			return tools.Result{Content: "slept"}
+		},
 	}}
 	steps := []fakeapi.Step{{ToolCalls: calls}, {Text: text("done"), Expect: &fakeapi.Expect{Messages: 8}}}
 	if _, _, _, err := run(t, steps, ex, func(l *agent.Loop) { l.Parallel = 3 }); err != nil {
