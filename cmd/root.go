@@ -135,6 +135,7 @@ that can be checked with 'agentloop validate' and re-driven with 'agentloop repl
 	root.AddCommand(newVersionCmd(ios))
 	root.AddCommand(newCmdRun(ios, nil))
 	root.AddCommand(newCmdSchema(ios))
+	root.AddCommand(newCmdReplay(ios, nil))
 	return root
 }
 

@@ -35,6 +35,7 @@ type Event struct {
 	Step   int
 	Turn   *Turn         // EventTurn
 	Call   *Call         // EventCallStart, EventCallDone
+	Index  int           // the call's position in its turn
 	Result *tools.Result // EventCallDone
 }
 
@@ -79,6 +80,9 @@ type Loop struct {
 	// OnText receives the final answer's text as it streams; nil asks for
 	// the whole turn at once.
 	OnText func(delta string)
+	// NoEnd leaves the end record to the caller, who runs a conversation
+	// in several parts (replay of a log with several user turns).
+	NoEnd bool
 
 	eventMu sync.Mutex
 }
@@ -250,10 +254,10 @@ func (l *Loop) runCalls(ctx context.Context, step int, calls []Call) []CallResul
 		go func() {
 			defer wg.Done()
 			defer func() { <-sem }()
-			l.emit(Event{Kind: EventCallStart, Step: step, Call: c})
+			l.emit(Event{Kind: EventCallStart, Step: step, Call: c, Index: i})
 			r := l.call(ctx, c)
 			results[i] = CallResult{Call: *c, Result: r}
-			l.emit(Event{Kind: EventCallDone, Step: step, Call: c, Result: &r})
+			l.emit(Event{Kind: EventCallDone, Step: step, Call: c, Index: i, Result: &r})
 		}()
 	}
 	wg.Wait()
@@ -342,7 +346,7 @@ func (l *Loop) finish(out *Outcome, err error) (*Outcome, error) {
 	if err != nil && out.Reason == "" {
 		out.Reason = transcript.ReasonError
 	}
-	if l.Transcript != nil {
+	if l.Transcript != nil && !l.NoEnd {
 		end := transcript.End{Reason: out.Reason, Steps: out.Steps, Usage: out.Usage}
 		if err != nil {
 			end.Error = err.Error()

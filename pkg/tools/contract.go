@@ -40,3 +40,5 @@ func (r *Registry) Call(ctx context.Context, name, callID string, args []byte) R
 func (r *Registry) Definitions() []*Definition { return nil }
 
 func (r *Registry) Subset(names []string) (*Registry, error) { return r, nil }
+
+func (r *Registry) Has(name string) bool { return false }

