@@ -1,0 +1,228 @@
+package transcript
+
+import (
+	"bytes"
+	"encoding/json"
+	"errors"
+	"io"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+)
+
+func TestWriterOneLinePerRecordAndSeq(t *testing.T) {
+	var buf bytes.Buffer
+	w := NewWriter(&buf, nil)
+	if err := w.WriteHeader(Header{Provider: "openai", Model: "m"}); err != nil {
+		t.Fatal(err)
+	}
+	for _, m := range []string{`{"role":"user","content":"a <b> & c"}`, `{"role":"assistant","content":"d"}`} {
+		if err := w.WriteMessage(Message{Message: json.RawMessage(m)}); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if err := w.WriteEnd(End{Reason: ReasonStop, Steps: 1}); err != nil {
+		t.Fatal(err)
+	}
+	lines := strings.Split(strings.TrimSuffix(buf.String(), "\n"), "\n")
+	if len(lines) != 4 {
+		t.Fatalf("%d lines:\n%s", len(lines), buf.String())
+	}
+	if !strings.Contains(lines[1], `"content":"a <b> & c"`) {
+		t.Errorf("text should not be HTML-escaped: %s", lines[1])
+	}
+	r := NewReader(strings.NewReader(buf.String()))
+	var seqs []int
+	for {
+		rec, err := r.Next()
+		if err == io.EOF {
+			break
+		}
+		if err != nil {
+			t.Fatal(err)
+		}
+		if rec.Message != nil {
+			seqs = append(seqs, rec.Message.Seq)
+		}
+		if rec.Header != nil && (rec.Header.Version != Version || rec.Header.ID == "" || rec.Header.Time.IsZero()) {
+			t.Errorf("header not filled in: %+v", rec.Header)
+		}
+	}
+	if len(seqs) != 2 || seqs[0] != 1 || seqs[1] != 2 {
+		t.Errorf("seqs %v", seqs)
+	}
+}
+
+func TestCreateIsPrivate(t *testing.T) {
+	dir := filepath.Join(t.TempDir(), "a", "b")
+	path := filepath.Join(dir, "t.jsonl")
+	w, err := Create(path, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := w.Close(); err != nil {
+		t.Fatal(err)
+	}
+	fi, _ := os.Stat(path)
+	if fi.Mode().Perm() != 0o600 {
+		t.Errorf("file mode %v, want 0600", fi.Mode().Perm())
+	}
+	di, _ := os.Stat(dir)
+	if di.Mode().Perm() != 0o700 {
+		t.Errorf("directory mode %v, want 0700", di.Mode().Perm())
+	}
+	// An existing file with a wider mode is narrowed.
+	if err := os.Chmod(path, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	w, err = Create(path, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	w.Close()
+	if fi, _ := os.Stat(path); fi.Mode().Perm() != 0o600 {
+		t.Errorf("recreated file mode %v", fi.Mode().Perm())
+	}
+}
+
+type failingWriter struct{ n int }
+
+func (f *failingWriter) Write(p []byte) (int, error) {
+	f.n++
+	if f.n > 1 {
+		return 0, errors.New("no space left on device")
+	}
+	return len(p), nil
+}
+
+func TestWriterErrorsAreSticky(t *testing.T) {
+	w := NewWriter(&failingWriter{}, nil)
+	if err := w.WriteHeader(Header{}); err != nil {
+		t.Fatal(err)
+	}
+	err := w.WriteMessage(Message{Message: json.RawMessage(`{}`)})
+	if err == nil || !strings.Contains(err.Error(), "no space left on device") {
+		t.Fatalf("err = %v", err)
+	}
+	if err2 := w.WriteEnd(End{}); err2 != err {
+		t.Errorf("later write returned %v, want the first error", err2)
+	}
+}
+
+func TestRedactor(t *testing.T) {
+	r := NewRedactor("my-secret-value-123", "", "short")
+	tests := []struct{ in, want string }{
+		{`{"k":"my-secret-value-123"}`, `{"k":"[REDACTED]"}`},
+		{`key sk-proj-abcdefghijklmnopqrstuvwxyz0123 end`, `key [REDACTED] end`},
+		{`sk-ant-api03-abcdefghijklmnopqrstuvwxyz`, `[REDACTED]`},
+		{`Authorization: Bearer abcdefghijklmnop.qrstuv`, `Authorization: [REDACTED]`},
+		{`AKIAABCDEFGHIJKLMNOP`, `[REDACTED]`},
+		{`ghp_0123456789abcdefghijklmnopqrstuvwxyz`, `[REDACTED]`},
+		// Words that merely contain "sk-" are left alone.
+		{`task-management-framework-for-teams`, `task-management-framework-for-teams`},
+		{`the risk-assessment-and-mitigation plan`, `the risk-assessment-and-mitigation plan`},
+		{`short`, `short`},
+	}
+	for _, tt := range tests {
+		if got := r.RedactString(tt.in); got != tt.want {
+			t.Errorf("Redact(%q) = %q, want %q", tt.in, got, tt.want)
+		}
+	}
+	// A secret that JSON escapes differently is found in its escaped form.
+	q := NewRedactor(`abc"def\ghi-long`)
+	if got := q.RedactString(`{"v":"abc\"def\\ghi-long"}`); got != `{"v":"[REDACTED]"}` {
+		t.Errorf("escaped secret: %s", got)
+	}
+}
+
+func TestReaderTornLastLine(t *testing.T) {
+	in := `{"type":"header","version":1,"id":"x","time":"2026-01-01T00:00:00Z","provider":"openai","model":"m"}` + "\n" +
+		`{"type":"message","seq":1,"step":0,"time":"2026-01-01T00:00:00Z","message":{"role":"user","content":"hi"}}` + "\n" +
+		`{"type":"message","seq":2,"step":1,"time":"2026-01-01T00:00:00Z","mess`
+	r := NewReader(strings.NewReader(in))
+	var n int
+	for {
+		_, err := r.Next()
+		if err == io.EOF {
+			break
+		}
+		var le *LineError
+		if errors.As(err, &le) {
+			if !le.Torn || le.Line != 3 {
+				t.Errorf("error %+v, want a torn line 3", le)
+			}
+			continue
+		}
+		if err != nil {
+			t.Fatal(err)
+		}
+		n++
+	}
+	if n != 2 {
+		t.Errorf("%d records read, want 2", n)
+	}
+}
+
+func TestLineReaderLongLinesBOMAndCRLF(t *testing.T) {
+	long := strings.Repeat("x", 1<<20)
+	in := "\xef\xbb\xbf{\"a\":1}\r\n" + long + "\nlast"
+	lr := NewLineReader(strings.NewReader(in))
+	want := []struct {
+		text     string
+		complete bool
+	}{{`{"a":1}`, true}, {long, true}, {"last", false}}
+	for i, w := range want {
+		text, n, complete, err := lr.Next()
+		if err != nil {
+			t.Fatal(err)
+		}
+		if string(text) != w.text || complete != w.complete || n != i+1 {
+			t.Errorf("line %d: %d bytes, complete %v", n, len(text), complete)
+		}
+	}
+	if _, _, _, err := lr.Next(); err != io.EOF {
+		t.Errorf("want EOF, got %v", err)
+	}
+}
+
+func TestReadConversationsFormats(t *testing.T) {
+	tests := []struct {
+		name, in, format, shape string
+		convs, msgs             int
+	}{
+		{"agentloop", `{"type":"header","version":1,"id":"x","time":"2026-01-01T00:00:00Z","provider":"anthropic","model":"m"}
+{"type":"message","seq":1,"step":0,"time":"2026-01-01T00:00:00Z","message":{"role":"user","content":"hi"}}
+`, "agentloop", "anthropic", 1, 1},
+		{"messages", `{"role":"user","content":"q"}
+{"role":"assistant","content":null,"tool_calls":[{"id":"c","type":"function","function":{"name":"f","arguments":"{}"}}]}
+{"role":"tool","tool_call_id":"c","content":"r"}
+`, "messages", "openai", 1, 3},
+		{"request", "{\n  \"model\": \"m\",\n  \"system\": \"be brief\",\n  \"messages\": [\n    {\"role\": \"user\", \"content\": [{\"type\": \"text\", \"text\": \"q\"}]},\n    {\"role\": \"assistant\", \"content\": [{\"type\": \"tool_use\", \"id\": \"t\", \"name\": \"f\", \"input\": {}}]}\n  ]\n}\n", "request", "anthropic", 1, 2},
+		{"array", `[{"role":"user","content":"q"},{"role":"assistant","content":"a"}]`, "request", "openai", 1, 2},
+		{"conversations", `{"messages":[{"role":"user","content":"q"}]}
+{"messages":[{"role":"user","content":"r"},{"role":"assistant","content":"s"}]}
+`, "conversations", "openai", 2, 1},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			convs, err := ReadConversations(strings.NewReader(tt.in))
+			if err != nil {
+				t.Fatal(err)
+			}
+			if len(convs) != tt.convs {
+				t.Fatalf("%d conversations", len(convs))
+			}
+			c := convs[0]
+			if c.Format != tt.format || c.Shape != tt.shape || len(c.Messages) != tt.msgs {
+				t.Errorf("format %q shape %q, %d messages", c.Format, c.Shape, len(c.Messages))
+			}
+		})
+	}
+	if _, err := ReadConversations(strings.NewReader(`{"role":"user","content":"q"}` + "\n" + `{"type":"end","reason":"stop"}` + "\n")); err == nil {
+		t.Error("a file mixing messages and records should be refused")
+	}
+	if _, err := ReadConversations(strings.NewReader("\n\n")); err == nil {
+		t.Error("an empty file should be refused")
+	}
+}
