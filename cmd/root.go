@@ -133,6 +133,7 @@ that can be checked with 'agentloop validate' and re-driven with 'agentloop repl
 	root.CompletionOptions.HiddenDefaultCmd = true
 
 	root.AddCommand(newVersionCmd(ios))
+	root.AddCommand(newCmdValidate(ios, nil))
 	return root
 }
 

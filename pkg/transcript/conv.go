@@ -86,8 +86,8 @@ type conv struct {
 	// Chat Completions and Responses: the calls of the last assistant turn.
 	pending   []pend
 	missed    []uint64 // calls reported unanswered: their late results are not reported again
-	blockOpen bool // tool results may follow
-	resync    bool // a line was lost: do not blame the next results on it
+	blockOpen bool     // tool results may follow
+	resync    bool     // a line was lost: do not blame the next results on it
 
 	ids map[uint64]seenID
 
@@ -100,14 +100,20 @@ type conv struct {
 	emptyLast   *Finding // an empty assistant message: fine only if it is the last
 	serverIDs   map[uint64]struct{}
 	thinkSeen   bool
-	lastAsst    struct{ line, index int; toolUse, thinkingFirst bool }
-	haveAsst    bool
+	lastAsst    struct {
+		line, index            int
+		toolUse, thinkingFirst bool
+	}
+	haveAsst bool
 
 	// Responses.
 	previousResponse bool
 	orphanOutputs    []Finding // held until previous_response_id is known absent
-	reasoning        struct{ line, index int; id string }
-	reasoningOpen    bool
+	reasoning        struct {
+		line, index int
+		id          string
+	}
+	reasoningOpen bool
 
 	// Findings for plain messages seen before the shape was known, one list
 	// per candidate shape; the list of the shape that wins is emitted.

@@ -331,7 +331,7 @@ func classifyLine(text []byte) lineKind {
 			record = true
 		case "message":
 			record = s.peekKind() == kindObject || record
-		case "messages", "contents":
+		case "messages", "contents", "traj":
 			conv = true
 		case "input":
 			conv = s.peekKind() == kindArray || conv
@@ -416,7 +416,7 @@ func (v *validator) messageLine(text []byte, n int, complete bool) {
 // docInfo is what a conversation line or request body says outside its
 // messages.
 type docInfo struct {
-	messages, input, tools, contents int // offsets of the values; -1 if absent
+	messages, input, tools, contents  int // offsets of the values; -1 if absent
 	inputKind                         byte
 	model, previous, system, thinking bool
 }
@@ -444,6 +444,11 @@ func (v *validator) conversationLine(text []byte, n int, complete bool) {
 		switch string(key) {
 		case "messages":
 			info.messages = at
+		case "traj":
+			// tau-bench trajectories keep their messages here.
+			if info.messages < 0 {
+				info.messages = at
+			}
 		case "input":
 			info.input, info.inputKind = at, s.peekKind()
 		case "tools":
