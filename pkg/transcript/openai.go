@@ -215,6 +215,7 @@ func (c *conv) result(m *wireMsg, id []byte, what string) {
 	}
 	p := c.answer(h)
 	switch {
+	case p == nil && c.resync:
 	case p == nil:
 		if prev, ok := c.ids[h]; ok {
 			c.report(m.line, m.index, "unknown-result-id", []string{string(id)},

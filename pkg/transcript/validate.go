@@ -379,9 +379,7 @@ func (v *validator) notJSON(text []byte, n int, complete bool) {
 // lost forgets pending calls after an unreadable line: whatever it held
 // (a result, a call) is unknown, and guessing would cascade.
 func (c *conv) lost() {
-	for i := range c.pending {
-		c.pending[i].answered = true
-	}
+	c.pending = c.pending[:0]
 	c.resync = true
 }
 
