@@ -40,7 +40,7 @@ func (v *validator) record(text []byte, n int, complete bool) {
 		return
 	}
 	if v.conv.v == nil {
-		v.startConv(kindTranscript, "")
+		v.startConv(n, kindTranscript, "")
 	}
 	c := &v.conv
 	m := &v.msg

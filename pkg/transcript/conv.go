@@ -74,6 +74,8 @@ type conv struct {
 	kind   convKind
 	array  string // "messages" or "input" when messages are elements of an array
 	n      int    // messages seen
+	last   struct{ line, index int }
+	start  int // line where the conversation starts
 	openAI bool   // the target is known to be api.openai.com
 
 	tools      map[string]struct{}
@@ -249,6 +251,7 @@ func classify(m *wireMsg) shape {
 // add checks one message.
 func (c *conv) add(m *wireMsg) {
 	c.v.stats.Messages++
+	c.last.line, c.last.index = m.line, m.index
 	first := c.n == 0
 	c.n++
 	s := classify(m)
@@ -288,7 +291,11 @@ func (c *conv) decide(s shape) {
 			c.v.emitFinding(f)
 		}
 	case shapeForeign:
-		c.reportSev(-1, -1, Warning, "unknown-shape", nil,
+		line := c.start
+		if c.n > 0 {
+			line = c.last.line
+		}
+		c.reportSev(line, -1, Warning, "unknown-shape", nil,
 			"conversation is in neither the OpenAI nor the Anthropic shape (Gemini, Bedrock, …?); its messages are not checked")
 	}
 	c.early[0], c.early[1] = c.early[0][:0], c.early[1][:0]
@@ -350,15 +357,13 @@ func (c *conv) finish() {
 
 // pendingAtEnd reports the calls a conversation ends without answering.
 func (c *conv) pendingAtEnd(what string) {
+	// Reported where the conversation ends, which keeps findings in file order.
 	var ids []string
-	line, index := -1, -1
+	line, index := c.last.line, c.last.index
 	for i := range c.pending {
-		p := &c.pending[i]
-		if p.answered {
-			continue
+		if p := &c.pending[i]; !p.answered {
+			ids = append(ids, p.id)
 		}
-		ids = append(ids, p.id)
-		line, index = p.line, p.index
 	}
 	if len(ids) == 0 || c.v.opts.AllowPending {
 		return

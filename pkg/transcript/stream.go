@@ -153,7 +153,7 @@ func (v *validator) streamDoc(br *bufio.Reader) (int, bool, error) {
 	case '[':
 		st.consume()
 		v.kind = linesMessages
-		v.startConv(kindTranscript, "messages")
+		v.startConv(st.line, kindTranscript, "messages")
 		err = v.streamArray(st, func(line, i int) { v.streamMessage(line, i) })
 		if err == nil {
 			v.conv.finish()
@@ -264,7 +264,7 @@ func (v *validator) streamMessage(line, i int) {
 // streamObject checks a request body or {"messages": …} document whose '{'
 // is consumed.
 func (v *validator) streamObject(st *stream) error {
-	v.startConv(kindFineTune, "messages")
+	v.startConv(st.line, kindFineTune, "messages")
 	c := &v.conv
 	v.toolsMayFollow = true
 	defer func() { v.toolsMayFollow = false }()

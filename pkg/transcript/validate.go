@@ -383,8 +383,9 @@ func (c *conv) lost() {
 	c.resync = true
 }
 
-func (v *validator) startConv(kind convKind, array string) {
+func (v *validator) startConv(line int, kind convKind, array string) {
 	v.conv.reset(v, kind, array)
+	v.conv.start = line
 	v.stats.Conversations++
 }
 
@@ -393,7 +394,7 @@ func (v *validator) messageLine(text []byte, n int, complete bool) {
 	s := &v.sc
 	s.reset(text)
 	if v.conv.v == nil {
-		v.startConv(kindTranscript, "")
+		v.startConv(n, kindTranscript, "")
 	}
 	m := &v.msg
 	m.reset(n, v.conv.n)
@@ -478,7 +479,7 @@ func (v *validator) conversationLine(text []byte, n int, complete bool) {
 	if at < 0 && info.input >= 0 && info.inputKind == kindArray {
 		array, at = "input", info.input
 	}
-	v.startConv(kind, array)
+	v.startConv(n, kind, array)
 	c := &v.conv
 	c.requestLevel = kind == kindRequest
 	c.previousResponse = info.previous
