@@ -104,14 +104,13 @@ func (v *validator) record(text []byte, n int, complete bool) {
 		return
 	}
 	v.records++
-	typ := string(ri.typ)
-	if v.records == 1 && typ != TypeHeader {
+	if v.records == 1 && string(ri.typ) != TypeHeader {
 		v.fileFinding(n, Error, "missing-header", "the first record is not a header: the provider and tools are unknown")
 	}
 	if v.ended {
-		v.fileFinding(n, Error, "record-after-end", "%s record after the end record", recordName(typ))
+		v.fileFinding(n, Error, "record-after-end", "%s record after the end record", recordName(string(ri.typ)))
 	}
-	switch typ {
+	switch string(ri.typ) {
 	case TypeHeader:
 		if v.header {
 			v.fileFinding(n, Error, "duplicate-header", "second header record (the first was before line %d)", n)
@@ -231,7 +230,8 @@ func (v *validator) readResults() {
 // checkResults compares a record's results with the tool results in its
 // message: the same ids, in the same order.
 func (v *validator) checkResults(n int, m *wireMsg) {
-	var got [][]byte
+	got := v.gotIDs[:0]
+	defer func() { v.gotIDs = got[:0] }()
 	if string(m.role) == "tool" {
 		got = append(got, m.toolCallID)
 	} else {

@@ -1,20 +1,23 @@
 package transcript
 
-import "strings"
+import "bytes"
 
 // Anthropic Messages: rules 14–28 of transcript-rules.md. Consecutive
 // messages of one role are one turn to the API (rule 19), so pairing is
 // checked on turns, not messages.
 
 func (c *conv) addAnthropic(m *wireMsg, first bool) {
-	role := string(m.role)
-	switch role {
+	var role string
+	switch string(m.role) {
 	case "system":
 		// A provider extension that leaves the pairing around it alone.
 		c.report(m.line, m.index, "system-in-messages", nil,
 			"system message inside messages: accepted on Anthropic's beta endpoint only; use the top-level system field")
 		return
-	case "user", "assistant":
+	case "user":
+		role = "user"
+	case "assistant":
+		role = "assistant"
 	default:
 		if !m.hasRole {
 			c.report(m.line, m.index, "invalid-message", nil, "message has no role")
@@ -108,29 +111,29 @@ func (c *conv) anthropicAssistant(m *wireMsg) {
 		if !c.blockShape(m, i, b) {
 			continue
 		}
-		t := string(b.typ)
+		t := b.typ
 		switch {
-		case t == "tool_use":
+		case string(t) == "tool_use":
 			afterToolUse = true
 			c.lastAsst.toolUse = true
 			c.toolUse(m, i, b)
-		case t == "server_tool_use" || t == "mcp_tool_use":
+		case string(t) == "server_tool_use" || string(t) == "mcp_tool_use":
 			if b.hasID {
 				c.serverIDs[c.hash(b.id)] = struct{}{}
 			}
-		case t == "tool_result":
+		case string(t) == "tool_result":
 			c.report(m.line, m.index, "misplaced-block", []string{string(b.toolUseID)},
 				"content[%d]: tool_result in an assistant message; results go in the next user message", i)
-		case strings.HasSuffix(t, "_tool_result"):
+		case bytes.HasSuffix(t, []byte("_tool_result")):
 			if b.hasUseID {
 				if _, ok := c.serverIDs[c.hash(b.toolUseID)]; !ok {
 					c.report(m.line, m.index, "unknown-result-id", []string{string(b.toolUseID)},
 						"content[%d]: %s for %s, which no server_tool_use before it called", i, t, b.toolUseID)
 				}
 			}
-		case t == "thinking" || t == "redacted_thinking":
+		case string(t) == "thinking" || string(t) == "redacted_thinking":
 			c.thinkSeen = true
-		case t == "text":
+		case string(t) == "text":
 			if b.blankText {
 				c.report(m.line, m.index, "empty-content", nil, "content[%d]: text block of whitespace only", i)
 			} else if afterToolUse {
@@ -191,14 +194,14 @@ func (c *conv) anthropicUser(m *wireMsg) {
 			c.resultPhase = false
 			continue
 		}
-		t := string(b.typ)
-		if t != "tool_result" {
+		t := b.typ
+		if string(t) != "tool_result" {
 			c.resultPhase = false
 			switch {
-			case t == "tool_use" || t == "server_tool_use" || t == "mcp_tool_use":
+			case string(t) == "tool_use" || string(t) == "server_tool_use" || string(t) == "mcp_tool_use":
 				c.report(m.line, m.index, "misplaced-block", []string{string(b.id)},
 					"content[%d]: %s in a user message; calls belong to assistant messages", i, t)
-			case t == "text" && b.blankText:
+			case string(t) == "text" && b.blankText:
 				c.report(m.line, m.index, "empty-content", nil, "content[%d]: text block of whitespace only", i)
 			}
 			continue
@@ -256,7 +259,7 @@ func (c *conv) closeUserTurn() {
 	var ids []string
 	for i := range c.pending {
 		if p := &c.pending[i]; !p.answered && !p.late {
-			ids = append(ids, p.id)
+			ids = append(ids, string(p.id))
 		} else {
 			p.answered = true
 		}

@@ -45,7 +45,7 @@ const (
 // pend is a tool call waiting for its result.
 type pend struct {
 	hash     uint64
-	id, name string
+	id, name []byte // in conv.keep
 	line     int
 	index    int
 	answered bool
@@ -75,8 +75,8 @@ type conv struct {
 	array  string // "messages" or "input" when messages are elements of an array
 	n      int    // messages seen
 	last   struct{ line, index int }
-	start  int // line where the conversation starts
-	openAI bool   // the target is known to be api.openai.com
+	start  int  // line where the conversation starts
+	openAI bool // the target is known to be api.openai.com
 
 	tools      map[string]struct{}
 	toolsKnown bool
@@ -87,6 +87,7 @@ type conv struct {
 
 	// Chat Completions and Responses: the calls of the last assistant turn.
 	pending   []pend
+	keep      []byte // the ids and names of pending calls
 	missed    []uint64 // calls reported unanswered: their late results are not reported again
 	blockOpen bool     // tool results may follow
 	resync    bool     // a line was lost: do not blame the next results on it
@@ -127,12 +128,12 @@ type conv struct {
 const maxEarly = 100
 
 func (c *conv) reset(v *validator, kind convKind, array string) {
-	pending, deferred, missed := c.pending[:0], c.deferred[:0], c.missed[:0]
+	pending, deferred, missed, keep := c.pending[:0], c.deferred[:0], c.missed[:0], c.keep[:0]
 	early0, early1 := c.early[0][:0], c.early[1][:0]
 	ids, server := c.ids, c.serverIDs
 	clear(ids)
 	clear(server)
-	*c = conv{v: v, kind: kind, array: array, pending: pending, deferred: deferred, missed: missed, ids: ids, serverIDs: server}
+	*c = conv{v: v, kind: kind, array: array, pending: pending, deferred: deferred, missed: missed, keep: keep, ids: ids, serverIDs: server}
 	c.early[0], c.early[1] = early0, early1
 	if c.ids == nil {
 		c.ids = make(map[uint64]seenID)
@@ -362,7 +363,7 @@ func (c *conv) pendingAtEnd(what string) {
 	line, index := c.last.line, c.last.index
 	for i := range c.pending {
 		if p := &c.pending[i]; !p.answered {
-			ids = append(ids, p.id)
+			ids = append(ids, string(p.id))
 		}
 	}
 	if len(ids) == 0 || c.v.opts.AllowPending {
@@ -505,8 +506,22 @@ func (c *conv) answer(h uint64) *pend {
 }
 
 func (c *conv) addPending(m *wireMsg, id, name []byte, h uint64) {
-	c.pending = append(c.pending, pend{hash: h, id: string(id), name: string(name), line: m.line, index: m.index})
+	if len(c.pending) == 0 {
+		c.keep = c.keep[:0]
+	}
+	c.pending = append(c.pending, pend{hash: h, id: c.copyBytes(id), name: c.copyBytes(name), line: m.line, index: m.index})
 	c.v.stats.ToolCalls++
+}
+
+// copyBytes keeps b past the current line. A full buffer is replaced, not
+// grown, so earlier copies stay valid.
+func (c *conv) copyBytes(b []byte) []byte {
+	if cap(c.keep)-len(c.keep) < len(b) {
+		c.keep = make([]byte, 0, max(2*cap(c.keep), len(b)+1024))
+	}
+	start := len(c.keep)
+	c.keep = append(c.keep, b...)
+	return c.keep[start:len(c.keep):len(c.keep)]
 }
 
 // validName reports whether name matches ^[a-zA-Z0-9_-]{1,max}$ (max 0:

@@ -16,13 +16,13 @@ func (c *conv) addOpenAI(m *wireMsg) {
 		c.closeBlock(m)
 		return
 	}
-	role := string(m.role)
-	if m.nameK != kindAbsent && role != "tool" && role != "function" {
+	role := m.role
+	if m.nameK != kindAbsent && string(role) != "tool" && string(role) != "function" {
 		if m.nameK != kindString || !validName(m.name, 0) {
 			c.report(m.line, m.index, "invalid-message-name", nil, "name %q does not match ^[a-zA-Z0-9_-]+$", m.name)
 		}
 	}
-	switch role {
+	switch string(role) {
 	case "assistant":
 		c.closeBlock(m)
 		c.openAIAssistant(m)
@@ -56,7 +56,7 @@ func (c *conv) closeBlock(m *wireMsg) {
 	c.missed = c.missed[:0]
 	for i := range c.pending {
 		if !c.pending[i].answered {
-			ids = append(ids, c.pending[i].id)
+			ids = append(ids, string(c.pending[i].id))
 			c.missed = append(c.missed, c.pending[i].hash)
 		}
 	}
@@ -160,7 +160,7 @@ func (c *conv) openAIArgs(m *wireMsg, id []byte, tc *call) {
 		c.report(m.line, m.index, "arguments-not-string", []string{string(id)},
 			"arguments of call %s are %s; the API wants the JSON encoded as a string", id, kindName(tc.argsK))
 	default:
-		switch k := argsKind(tc.args); k {
+		switch k := c.v.argsKind(tc.args); k {
 		case kindInvalid:
 			c.report(m.line, m.index, "arguments-not-json", []string{string(id)}, "arguments of call %s are not valid JSON", id)
 		case kindObject:

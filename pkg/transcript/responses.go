@@ -79,7 +79,7 @@ func (c *conv) responsesCall(m *wireMsg, t string) {
 		case kindAbsent:
 			c.report(m.line, m.index, "invalid-tool-call", []string{string(id)}, "function_call %s has no arguments", id)
 		case kindString:
-			switch k := argsKind(m.args); k {
+			switch k := c.v.argsKind(m.args); k {
 			case kindInvalid:
 				c.report(m.line, m.index, "arguments-not-json", []string{string(id)}, "arguments of call %s are not valid JSON", id)
 			case kindObject:

@@ -144,6 +144,7 @@ type validator struct {
 	hold *[]Finding
 
 	sc   scanner
+	sub  scanner // for documents inside strings: arguments
 	msg  wireMsg
 	conv conv
 
@@ -156,6 +157,7 @@ type validator struct {
 	ended     bool
 	lastSeq   int64
 	resultIDs [][]byte
+	gotIDs    [][]byte
 	tmpNames  map[string]struct{}
 }
 

@@ -29,7 +29,9 @@ func oCall(id, name, args string) string {
 	return fmt.Sprintf(`{"role":"assistant","content":null,"tool_calls":[{"id":%q,"type":"function","function":{"name":%q,"arguments":%s}}]}`, id, name, args)
 }
 
-func oTool(id string) string { return fmt.Sprintf(`{"role":"tool","tool_call_id":%q,"content":"ok"}`, id) }
+func oTool(id string) string {
+	return fmt.Sprintf(`{"role":"tool","tool_call_id":%q,"content":"ok"}`, id)
+}
 
 func aCall(id, name, input string) string {
 	return fmt.Sprintf(`{"role":"assistant","content":[{"type":"tool_use","id":%q,"name":%q,"input":%s}]}`, id, name, input)

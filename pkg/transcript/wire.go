@@ -327,8 +327,8 @@ func (s *scanner) readFunction(c *call) {
 
 // argsKind scans a decoded arguments string as a JSON document of its own
 // and returns the kind of its top-level value (kindInvalid if it is not JSON).
-func argsKind(args []byte) byte {
-	var sub scanner
+func (v *validator) argsKind(args []byte) byte {
+	sub := &v.sub
 	sub.reset(args)
 	k := sub.peekKind()
 	sub.skip()
