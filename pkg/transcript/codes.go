@@ -42,7 +42,7 @@ type Code struct {
 // Codes is every finding the checker reports, in the order of the rules.
 var Codes = []Code{
 	{"unanswered-call", "1, 12, 14", Error, Error, "", "a tool call is not answered before the next message"},
-	{"pending-call", "1, 14, 29", Error, Error, "warning in fine-tuning files (conversations input); not reported with --allow-pending", "the conversation ends with tool calls still unanswered"},
+	{"pending-call", "1, 14, 29", Error, Error, "a warning in fine-tuning files; not reported with --allow-pending", "the conversation ends with tool calls still unanswered"},
 	{"orphan-result", "2, 15", Error, Error, "", "a tool result follows no message with tool calls"},
 	{"unknown-result-id", "3, 12, 15", Error, Error, "", "a tool result answers an id the previous assistant message did not call"},
 	{"duplicate-result", "4, 18", Error, Error, "", "a tool call is answered more than once"},
@@ -53,7 +53,7 @@ var Codes = []Code{
 	{"arguments-not-json", "6", Warning, 0, "", "function.arguments is not valid JSON"},
 	{"arguments-not-object", "6", Warning, 0, "", "function.arguments is JSON but not an object"},
 	{"invalid-tool-call", "7", Error, 0, "", "a tool call lacks id, type, function.name or function.arguments, or has an unknown type"},
-	{"call-id-too-long", "8", Error, 0, "error for a known OpenAI target (agentloop header with an OpenAI base_url), warning otherwise", "a tool call id longer than 40 characters (64 for Responses)"},
+	{"call-id-too-long", "8", Error, 0, "an error when the target is known to be api.openai.com, a warning otherwise", "a tool call id longer than 40 characters (64 for Responses)"},
 	{"invalid-tool-name", "9, 23", Error, Error, "", "a tool name that does not match ^[a-zA-Z0-9_-]{1,64}$"},
 	{"undefined-tool", "9", Warning, Warning, "", "a call to a tool the conversation's tools list does not define"},
 	{"invalid-message-name", "10", Error, 0, "", "a message name that does not match ^[a-zA-Z0-9_-]+$"},
@@ -79,7 +79,7 @@ var Codes = []Code{
 	{"unknown-tool", "", Error, Error, "only with --tools-dir", "a call to a tool the tools directories do not define"},
 	{"arguments-invalid", "", Error, Error, "only with --tools-dir", "arguments that do not match the tool's schema"},
 	{"not-json", "", Error, Error, "", "a line (or file) that is not JSON"},
-	{"truncated-line", "", Error, Error, "warning in agentloop transcripts, whose writer was killed mid-line", "the last line is cut off before its end"},
+	{"truncated-line", "", Error, Error, "a warning in agentloop transcripts, whose writer was killed mid-line", "the last line is cut off before its end"},
 	{"not-a-conversation", "", Error, Error, "", "a JSON value that holds no messages"},
 	{"missing-header", "", Error, Error, "", "an agentloop transcript whose first record is not a header"},
 	{"duplicate-header", "", Error, Error, "", "a second header record"},
