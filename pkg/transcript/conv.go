@@ -87,7 +87,7 @@ type conv struct {
 
 	// Chat Completions and Responses: the calls of the last assistant turn.
 	pending   []pend
-	keep      []byte // the ids and names of pending calls
+	keep      []byte   // the ids and names of pending calls
 	missed    []uint64 // calls reported unanswered: their late results are not reported again
 	blockOpen bool     // tool results may follow
 	resync    bool     // a line was lost: do not blame the next results on it
@@ -120,9 +120,8 @@ type conv struct {
 
 	// Findings for plain messages seen before the shape was known, one list
 	// per candidate shape; the list of the shape that wins is emitted.
-	early      [2][]Finding
-	mixed      bool
-	foreignMsg bool
+	early [2][]Finding
+	mixed bool
 }
 
 const maxEarly = 100

@@ -56,19 +56,18 @@ type block struct {
 
 // call is one element of an OpenAI tool_calls array.
 type call struct {
-	notObject   bool
-	id, typ     []byte
-	hasID       bool
-	idK         byte
-	hasType     bool
-	function    byte // kind of "function" (or "custom")
-	name        []byte
-	hasName     bool
-	argsK       byte
-	args        []byte // decoded arguments (custom: input)
-	hasArgs     bool
-	custom      bool
-	extraFields bool
+	notObject bool
+	id, typ   []byte
+	hasID     bool
+	idK       byte
+	hasType   bool
+	function  byte // kind of "function" (or "custom")
+	name      []byte
+	hasName   bool
+	argsK     byte
+	args      []byte // decoded arguments (custom: input)
+	hasArgs   bool
+	custom    bool
 }
 
 func (m *wireMsg) reset(line, index int) {
