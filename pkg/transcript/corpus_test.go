@@ -191,3 +191,27 @@ func TestCorpusFiles(t *testing.T) {
 		}
 	}
 }
+
+// TestCorpusPaths: a request body gets the same findings streamed as a
+// whole-file document and read as one JSONL line.
+func TestCorpusPaths(t *testing.T) {
+	for _, r := range loadCorpus(t) {
+		if r.Input != InputRequest || bytes.HasPrefix(r.Body, []byte("[")) {
+			continue
+		}
+		streamed, _ := validateBytes(t, r.name(), r.Body, Options{Input: InputRequest})
+		line, _ := validateBytes(t, r.name(), append(slices.Clip(r.Body), '\n'), Options{Input: InputConversations})
+		if a, b := codesOf(streamed), codesOf(line); !slices.Equal(a, b) {
+			t.Errorf("%s: streamed %v, as a line %v", r.name(), a, b)
+		}
+	}
+}
+
+func codesOf(fs []Finding) []string {
+	var out []string
+	for _, f := range fs {
+		out = append(out, f.Severity.String()+" "+f.Code+" "+f.Path)
+	}
+	slices.Sort(out)
+	return out
+}

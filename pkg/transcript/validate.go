@@ -248,9 +248,10 @@ func detectStream(br *bufio.Reader) (bool, error) {
 	}
 	j := bytes.IndexByte(peek[i:], '\n')
 	if j < 0 {
-		// No newline in the window: one long line. A long line that ends
-		// the file is read whole; a longer one is streamed.
-		return len(peek) == detectWindow, nil
+		// No newline in the window: one long line. A line that ends the
+		// file is read whole. A longer one is streamed if it is a document,
+		// but a huge first message or record is one JSONL line like any.
+		return len(peek) == detectWindow && !startsRecord(peek[i:]), nil
 	}
 	first := bytes.TrimSuffix(peek[i:i+j], []byte("\r"))
 	var s scanner
@@ -259,6 +260,25 @@ func detectStream(br *bufio.Reader) (bool, error) {
 	s.end()
 	// A first line that stops short is the start of a pretty-printed document.
 	return s.err != nil && s.err.off >= len(first), nil
+}
+
+// startsRecord reports whether the top-level keys visible in the start of
+// an object are those of a message or an agentloop record rather than of a
+// request body.
+func startsRecord(b []byte) bool {
+	var s scanner
+	s.reset(b)
+	s.enter('{')
+	for n := 0; s.next('}', &n) && s.err == nil; {
+		switch string(s.key()) {
+		case "role", "content", "type", "seq", "tool_calls", "tool_call_id", "parts", "message":
+			return true
+		case "messages", "input", "model", "tools", "system", "contents", "traj":
+			return false
+		}
+		s.skip()
+	}
+	return false
 }
 
 // finishFile ends the file's last conversation.

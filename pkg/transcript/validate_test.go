@@ -352,3 +352,20 @@ func TestReadError(t *testing.T) {
 		t.Errorf("got %v", err)
 	}
 }
+
+// TestHugeFirstLine: a first line longer than the detection window is still
+// read as what it is, a message or a streamed request body.
+func TestHugeFirstLine(t *testing.T) {
+	big := strings.Repeat("y", detectWindow+10)
+	msgs := lines(`{"content":"`+big+`","role":"user"}`, oCall1, oUser)
+	fs, st := validateBytes(t, "m.jsonl", []byte(msgs), Options{})
+	if st.Messages != 3 || len(fs) != 1 || fs[0].Code != "unanswered-call" || fs[0].Line != 3 {
+		t.Errorf("messages: %+v\n%s", st, dump(fs))
+	}
+	req := `{"model":"m","messages":[{"role":"user","content":"` + big + `"},` + oCall1 + `,` + oUser + `]}` + "\n" +
+		`{"model":"m","messages":[` + oUser + `]}` + "\n"
+	fs, st = validateBytes(t, "r.jsonl", []byte(req), Options{})
+	if st.Conversations != 2 || st.Messages != 4 || len(fs) != 1 || fs[0].Code != "unanswered-call" || fs[0].Path != "messages[2]" {
+		t.Errorf("requests: %+v\n%s", st, dump(fs))
+	}
+}
