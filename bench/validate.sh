@@ -16,8 +16,8 @@ mkdir -p "$OUT"
 TIME=/usr/bin/time
 [ -x "$TIME" ] || { echo "validate.sh: needs GNU time at /usr/bin/time" >&2; exit 1; }
 
-# seconds SECONDS_FILE: elapsed wall time of the last run, from GNU time.
-mbps() { awk -v b="$1" -v s="$2" 'BEGIN { if (s <= 0) s = 0.001; printf "%.0f", b / 1048576 / s }'; }
+# mbps BYTES NANOSECONDS
+mbps() { awk -v b="$1" -v ns="$2" 'BEGIN { if (ns <= 0) ns = 1; printf "%.0f", b / 1048576 / (ns / 1e9) }'; }
 
 printf '%-10s %10s %12s %12s %12s\n' shape size "cat MB/s" "validate MB/s" "peak RSS"
 for shape in openai anthropic; do
@@ -25,12 +25,12 @@ for shape in openai anthropic; do
   [ -s "$f" ] || go run ./bench/gen -shape "$shape" -size "$SIZE" -o "$f"
   bytes=$(stat -c %s "$f")
   cat "$f" > /dev/null # warm the page cache so both runs read from memory
-  $TIME -f '%e %M' -o "$OUT/cat.time" cat "$f" > /dev/null
-  # One core, as the target is stated.
-  $TIME -f '%e %M' -o "$OUT/validate.time" taskset -c 0 "$BIN" validate "$f" > "$OUT/validate.out" || true
-  read -r cs _ < "$OUT/cat.time"
-  read -r vs rss < "$OUT/validate.time"
+  t0=$(date +%s%N); cat "$f" > /dev/null; t1=$(date +%s%N)
+  # One core, as the target is stated; GNU time for the peak RSS.
+  $TIME -f '%M' -o "$OUT/validate.rss" taskset -c 0 "$BIN" validate "$f" > "$OUT/validate.out" || true
+  t2=$(date +%s%N)
+  rss=$(tail -n 1 "$OUT/validate.rss")
   printf '%-10s %9.0fM %12s %12s %10.1fMB\n' "$shape" "$(awk -v b="$bytes" 'BEGIN{print b/1048576}')" \
-    "$(mbps "$bytes" "$cs")" "$(mbps "$bytes" "$vs")" "$(awk -v k="$rss" 'BEGIN{print k/1024}')"
+    "$(mbps "$bytes" $((t1 - t0)))" "$(mbps "$bytes" $((t2 - t1)))" "$(awk -v k="$rss" 'BEGIN{print k/1024}')"
   tail -n 1 "$OUT/validate.out"
 done
