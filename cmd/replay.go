@@ -468,17 +468,10 @@ func printReplayReport(ios *IOStreams, rows []replayRow) bool {
 	}
 	summary := "no tool calls to replay"
 	if len(rows) > 0 {
-		summary = fmt.Sprintf("%d call%s: %s", len(rows), plural(len(rows)), strings.Join(parts, ", "))
+		summary = fmt.Sprintf("%d call%s: %s", len(rows), plural(len(rows), "", "s"), strings.Join(parts, ", "))
 	}
 	fmt.Fprintf(ios.ErrOut, "replay: %s\n", summary)
 	return failed
-}
-
-func plural(n int) string {
-	if n == 1 {
-		return ""
-	}
-	return "s"
 }
 
 // recordedAnswer is the final answer the recording ended with, if it ended

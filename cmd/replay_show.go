@@ -178,14 +178,14 @@ func renderTranscript(w io.Writer, name string, conv *transcript.Conversation, s
 	end := conv.End
 	switch {
 	case end != nil:
-		line := fmt.Sprintf("end: %s after %d step%s", end.Reason, end.Steps, plural(end.Steps))
+		line := fmt.Sprintf("end: %s after %d step%s", end.Reason, end.Steps, plural(end.Steps, "", "s"))
 		if end.Error != "" {
 			line += ": " + oneLineText(end.Error, 300)
 		}
 		p.line(0, st.bold(line))
 		total = end.Usage
 	case conv.Format == "agentloop":
-		p.line(0, st.bold(fmt.Sprintf("no end record: the run was stopped or is still going (%d step%s)", step, plural(step))))
+		p.line(0, st.bold(fmt.Sprintf("no end record: the run was stopped or is still going (%d step%s)", step, plural(step, "", "s"))))
 	}
 	if total != (transcript.Usage{}) {
 		p.line(2, "tokens: "+usageText(total))
@@ -237,7 +237,7 @@ func (p *printer) excerpt(indent int, s string, n int) {
 	lines := strings.Split(strings.TrimRight(s, "\n"), "\n")
 	for i, l := range lines {
 		if i == n {
-			p.line(indent, p.st.dim(fmt.Sprintf("… %d more line%s", len(lines)-n, plural(len(lines)-n))))
+			p.line(indent, p.st.dim(fmt.Sprintf("… %d more line%s", len(lines)-n, plural(len(lines)-n, "", "s"))))
 			return
 		}
 		p.line(indent, p.st.cut(indent, l))

@@ -134,8 +134,9 @@ that can be checked with 'agentloop validate' and re-driven with 'agentloop repl
 
 	root.AddCommand(newVersionCmd(ios))
 	root.AddCommand(newCmdRun(ios, nil))
-	root.AddCommand(newCmdSchema(ios))
+	root.AddCommand(newCmdValidate(ios, nil))
 	root.AddCommand(newCmdReplay(ios, nil))
+	root.AddCommand(newCmdSchema(ios))
 	return root
 }
 

@@ -1,0 +1,62 @@
+// Command gen writes a large, realistic agentloop transcript for benchmarks:
+//
+//	go run ./bench/gen -shape openai -size 1GB -o /tmp/t.jsonl
+//
+// See internal/benchgen for what the transcript holds.
+package main
+
+import (
+	"flag"
+	"fmt"
+	"os"
+	"strconv"
+	"strings"
+
+	"github.com/agentloop/agentloop/internal/benchgen"
+)
+
+func main() {
+	shape := flag.String("shape", "openai", "message shape: openai or anthropic")
+	size := flag.String("size", "100MB", "approximate output size (KB, MB, GB)")
+	out := flag.String("o", "", "output file (default: standard output)")
+	seed := flag.Uint64("seed", 1, "random seed")
+	flag.Parse()
+	n, err := parseSize(*size)
+	if err != nil {
+		fmt.Fprintln(os.Stderr, "gen:", err)
+		os.Exit(2)
+	}
+	w := os.Stdout
+	if *out != "" {
+		f, err := os.Create(*out)
+		if err != nil {
+			fmt.Fprintln(os.Stderr, "gen:", err)
+			os.Exit(1)
+		}
+		defer f.Close()
+		w = f
+	}
+	if err := benchgen.Write(w, *shape, n, *seed); err != nil {
+		fmt.Fprintln(os.Stderr, "gen:", err)
+		os.Exit(1)
+	}
+}
+
+func parseSize(s string) (int64, error) {
+	mult := int64(1)
+	u := strings.ToUpper(strings.TrimSpace(s))
+	for _, suf := range []struct {
+		s string
+		m int64
+	}{{"GB", 1 << 30}, {"MB", 1 << 20}, {"KB", 1 << 10}, {"B", 1}} {
+		if strings.HasSuffix(u, suf.s) {
+			mult, u = suf.m, strings.TrimSuffix(u, suf.s)
+			break
+		}
+	}
+	v, err := strconv.ParseFloat(strings.TrimSpace(u), 64)
+	if err != nil || v <= 0 {
+		return 0, fmt.Errorf("bad -size %q (want e.g. 500MB or 1GB)", s)
+	}
+	return int64(v * float64(mult)), nil
+}

@@ -1,0 +1,108 @@
+package transcript
+
+import "fmt"
+
+// Severity says whether a finding makes a transcript one the API would
+// refuse (Error) or one that is accepted but risky (Warning).
+type Severity int
+
+// Severities, in increasing order.
+const (
+	Warning Severity = iota + 1
+	Error
+)
+
+func (s Severity) String() string {
+	switch s {
+	case Warning:
+		return "warning"
+	case Error:
+		return "error"
+	}
+	return fmt.Sprintf("severity(%d)", int(s))
+}
+
+// MarshalText writes the severity as "error" or "warning".
+func (s Severity) MarshalText() ([]byte, error) { return []byte(s.String()), nil }
+
+// Code describes one kind of finding. Codes are stable: scripts match on them.
+type Code struct {
+	Code string
+	// Rules are the numbers of the rules in transcript-rules.md the code
+	// stands for; empty for checks of the file and of agentloop's own records.
+	Rules string
+	// OpenAI and Anthropic are the severities in each shape (OpenAI covers
+	// Chat Completions and Responses); zero where the code does not apply.
+	OpenAI, Anthropic Severity
+	// Note qualifies the severities where context changes them.
+	Note    string
+	Summary string
+}
+
+// Codes is every finding the checker reports, in the order of the rules.
+var Codes = []Code{
+	{"unanswered-call", "1, 12, 14", Error, Error, "", "a tool call is not answered before the next message"},
+	{"pending-call", "1, 14, 29", Error, Error, "a warning in fine-tuning files; not reported with --allow-pending", "the conversation ends with tool calls still unanswered"},
+	{"orphan-result", "2, 15", Error, Error, "", "a tool result follows no message with tool calls"},
+	{"unknown-result-id", "3, 12, 15", Error, Error, "", "a tool result answers an id the previous assistant message did not call"},
+	{"duplicate-result", "4, 18", Error, Error, "", "a tool call is answered more than once"},
+	{"duplicate-call-id", "4, 17", Warning, Error, "", "the same id twice in one assistant message"},
+	{"reused-call-id", "4, 17", Warning, Error, "", "an id already used by an earlier tool call"},
+	{"missing-tool-call-id", "5", Error, 0, "", "a tool message without tool_call_id"},
+	{"arguments-not-string", "6", Error, 0, "", "function.arguments is not a string"},
+	{"arguments-not-json", "6", Warning, 0, "", "function.arguments is not valid JSON"},
+	{"arguments-not-object", "6", Warning, 0, "", "function.arguments is JSON but not an object"},
+	{"invalid-tool-call", "7", Error, 0, "", "a tool call lacks id, type, function.name or function.arguments, or has an unknown type"},
+	{"call-id-too-long", "8", Error, 0, "an error when the target is known to be api.openai.com, a warning otherwise", "a tool call id longer than 40 characters (64 for Responses)"},
+	{"invalid-tool-name", "9, 23", Error, Error, "", "a tool name that does not match ^[a-zA-Z0-9_-]{1,64}$"},
+	{"undefined-tool", "9", Warning, Warning, "", "a call to a tool the conversation's tools list does not define"},
+	{"invalid-message-name", "10", Error, 0, "", "a message name that does not match ^[a-zA-Z0-9_-]+$"},
+	{"tool-message-name", "10", Warning, 0, "", "a name on a tool message (rejected by some providers)"},
+	{"missing-content", "11, 20", Error, Error, "", "a message without content where content is required"},
+	{"empty-content", "11, 20", Warning, Error, "", "empty content, or a text block of whitespace only"},
+	{"content-with-tool-calls", "11", Warning, 0, "", "text content beside tool_calls (rejected by some providers)"},
+	{"orphan-reasoning", "12", Error, 0, "", "a Responses reasoning item without the output item that followed it"},
+	{"result-not-first", "16", 0, Error, "", "a tool_result block after other content in its message"},
+	{"role-order", "19", 0, Warning, "", "two messages of the same role in a row (the API merges them)"},
+	{"error-result-empty", "21", 0, Error, "", "a tool_result with is_error true and no content"},
+	{"invalid-call-id", "22", 0, Error, "", "a tool_use id that does not match ^[a-zA-Z0-9_-]+$"},
+	{"input-not-object", "24", 0, Error, "", "a tool_use input that is not a JSON object"},
+	{"misplaced-block", "25", 0, Error, "", "a tool_use in a user message or a tool_result in an assistant message"},
+	{"invalid-block", "25", 0, Error, "", "a content block that is not an object, has no type, or lacks a required field"},
+	{"text-after-tool-use", "25", 0, Warning, "", "text after a tool_use block in the same message"},
+	{"thinking-not-first", "26", 0, Error, "", "thinking is in use but the final assistant message does not start with a thinking block"},
+	{"system-in-messages", "28", 0, Warning, "", "a system message inside messages (a provider extension)"},
+	{"first-not-user", "28", 0, Warning, "", "the first message is not a user message"},
+	{"mixed-shapes", "30", Warning, Warning, "", "OpenAI and Anthropic tool calls in one conversation"},
+	{"unknown-shape", "", Warning, Warning, "", "a conversation in neither the OpenAI nor the Anthropic shape (Gemini, Bedrock, …): not checked"},
+	{"invalid-message", "", Error, Error, "", "a message that is not an object, has no role or an unknown one, or fields of the wrong type"},
+	{"unknown-tool", "", Error, Error, "only with --tools-dir", "a call to a tool the tools directories do not define"},
+	{"arguments-invalid", "", Error, Error, "only with --tools-dir", "arguments that do not match the tool's schema"},
+	{"not-json", "", Error, Error, "", "a line (or file) that is not JSON"},
+	{"truncated-line", "", Error, Error, "a warning in agentloop transcripts, whose writer was killed mid-line", "the last line is cut off before its end"},
+	{"not-a-conversation", "", Error, Error, "", "a JSON value that holds no messages"},
+	{"missing-header", "", Error, Error, "", "an agentloop transcript whose first record is not a header"},
+	{"duplicate-header", "", Error, Error, "", "a second header record"},
+	{"seq-order", "", Error, Error, "", "message records whose seq does not increase"},
+	{"record-after-end", "", Error, Error, "", "a record after the end record"},
+	{"invalid-record", "", Error, Error, "", "an agentloop record of unknown type or with fields of the wrong type"},
+	{"results-mismatch", "", Error, Error, "", "a record's results do not name the tool results its message holds"},
+	{"empty-input", "", Warning, Warning, "", "a file with no messages"},
+}
+
+var codeIndex = func() map[string]*Code {
+	m := make(map[string]*Code, len(Codes))
+	for i := range Codes {
+		m[Codes[i].Code] = &Codes[i]
+	}
+	return m
+}()
+
+// LookupCode returns the description of a code.
+func LookupCode(code string) (Code, bool) {
+	c, ok := codeIndex[code]
+	if !ok {
+		return Code{}, false
+	}
+	return *c, true
+}

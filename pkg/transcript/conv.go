@@ -1,0 +1,538 @@
+package transcript
+
+import (
+	"bytes"
+	"fmt"
+	"hash/maphash"
+	"strings"
+)
+
+// shape is the wire shape of a conversation.
+type shape int
+
+const (
+	shapeUnknown shape = iota
+	shapeOpenAI
+	shapeAnthropic
+	shapeResponses
+	shapeForeign
+)
+
+func (s shape) String() string {
+	switch s {
+	case shapeOpenAI:
+		return "OpenAI Chat Completions"
+	case shapeAnthropic:
+		return "Anthropic Messages"
+	case shapeResponses:
+		return "OpenAI Responses"
+	case shapeForeign:
+		return "unknown"
+	}
+	return "undetermined"
+}
+
+// convKind is where a conversation comes from; it changes what a trailing
+// unanswered call means.
+type convKind int
+
+const (
+	kindTranscript convKind = iota // agentloop transcript or bare messages
+	kindRequest                    // a request body: the API will see it as is
+	kindFineTune                   // a fine-tuning record (rule 29)
+)
+
+// pend is a tool call waiting for its result.
+type pend struct {
+	hash     uint64
+	id, name []byte // in conv.keep
+	line     int
+	index    int
+	answered bool
+	late     bool // answered, but not where the rules want it
+}
+
+// seenID is the first use of a call id in a conversation; only a hash of
+// the id is kept, so memory stays small however long the transcript.
+type seenID struct {
+	line, index int32
+}
+
+// deferredCall is a call to a tool whose definition may still come, for
+// request bodies whose "tools" follow their messages.
+type deferredCall struct {
+	name        string
+	line, index int
+	count       int
+}
+
+// conv checks one conversation, a message at a time.
+type conv struct {
+	v      *validator
+	shape  shape
+	hint   shape // what the context suggests, used if the messages never say
+	kind   convKind
+	array  string // "messages" or "input" when messages are elements of an array
+	n      int    // messages seen
+	last   struct{ line, index int }
+	start  int  // line where the conversation starts
+	openAI bool // the target is known to be api.openai.com
+
+	tools      map[string]struct{}
+	toolsKnown bool
+	deferred   []deferredCall
+
+	thinkingOn   shape // shapeAnthropic when the request enables thinking
+	requestLevel bool  // request-level keys (thinking, previous_response_id) are authoritative
+
+	// Chat Completions and Responses: the calls of the last assistant turn.
+	pending   []pend
+	keep      []byte   // the ids and names of pending calls
+	missed    []uint64 // calls reported unanswered: their late results are not reported again
+	blockOpen bool     // tool results may follow
+	resync    bool     // a line was lost: do not blame the next results on it
+
+	ids map[uint64]seenID
+
+	// Anthropic turns.
+	lastRole    string
+	turnStart   int // line of the first message of the current user turn
+	turnIndex   int
+	resultPhase bool
+	inUserTurn  bool
+	emptyLast   *Finding // an empty assistant message: fine only if it is the last
+	serverIDs   map[uint64]struct{}
+	thinkSeen   bool
+	lastAsst    struct {
+		line, index            int
+		toolUse, thinkingFirst bool
+	}
+	haveAsst bool
+
+	// Responses.
+	previousResponse bool
+	orphanOutputs    []Finding // held until previous_response_id is known absent
+	reasoning        struct {
+		line, index int
+		id          string
+	}
+	reasoningOpen bool
+
+	// Findings for plain messages seen before the shape was known, one list
+	// per candidate shape; the list of the shape that wins is emitted.
+	early [2][]Finding
+	mixed bool
+}
+
+const maxEarly = 100
+
+func (c *conv) reset(v *validator, kind convKind, array string) {
+	pending, deferred, missed, keep := c.pending[:0], c.deferred[:0], c.missed[:0], c.keep[:0]
+	early0, early1 := c.early[0][:0], c.early[1][:0]
+	ids, server := c.ids, c.serverIDs
+	clear(ids)
+	clear(server)
+	*c = conv{v: v, kind: kind, array: array, pending: pending, deferred: deferred, missed: missed, keep: keep, ids: ids, serverIDs: server}
+	c.early[0], c.early[1] = early0, early1
+	if c.ids == nil {
+		c.ids = make(map[uint64]seenID)
+		c.serverIDs = make(map[uint64]struct{})
+	}
+	c.turnStart = -1
+	switch v.opts.Shape {
+	case "openai":
+		c.shape = shapeOpenAI
+	case "anthropic":
+		c.shape = shapeAnthropic
+	}
+}
+
+// setTools records the tool names a conversation defines.
+func (c *conv) setTools(names map[string]struct{}) {
+	c.tools, c.toolsKnown = names, true
+}
+
+func (c *conv) hash(b []byte) uint64 { return maphash.Bytes(c.v.seed, b) }
+
+// where names a message for the text of a finding about another message.
+func (c *conv) where(line, index int) string {
+	if c.array != "" {
+		return fmt.Sprintf("%s[%d]", c.array, index)
+	}
+	return fmt.Sprintf("line %d", line)
+}
+
+func (c *conv) path(index int) string {
+	if c.array == "" || index < 0 {
+		return ""
+	}
+	return fmt.Sprintf("%s[%d]", c.array, index)
+}
+
+// severity picks the severity of a code in this conversation's shape.
+func (c *conv) severity(code string) Severity {
+	info := codeIndex[code]
+	if info == nil {
+		panic("transcript: unknown code " + code)
+	}
+	if c.shape == shapeAnthropic {
+		if info.Anthropic != 0 {
+			return info.Anthropic
+		}
+		return info.OpenAI
+	}
+	if info.OpenAI != 0 {
+		return info.OpenAI
+	}
+	return info.Anthropic
+}
+
+// report emits a finding about the message at line/index.
+func (c *conv) report(line, index int, code string, ids []string, format string, args ...any) {
+	c.reportSev(line, index, c.severity(code), code, ids, format, args...)
+}
+
+func (c *conv) reportSev(line, index int, sev Severity, code string, ids []string, format string, args ...any) {
+	c.v.emitFinding(Finding{
+		File:     c.v.name,
+		Line:     line,
+		Index:    index,
+		Path:     c.path(index),
+		Severity: sev,
+		Code:     code,
+		Message:  fmt.Sprintf(format, args...),
+		IDs:      ids,
+	})
+}
+
+// classify reads the shape a message is written in, or shapeUnknown for a
+// plain message that would fit any.
+func classify(m *wireMsg) shape {
+	if m.foreign {
+		return shapeForeign
+	}
+	if len(m.typ) > 0 {
+		return shapeResponses
+	}
+	if !m.hasRole && (m.callIDK != kindAbsent || m.output != kindAbsent) {
+		return shapeResponses
+	}
+	switch string(m.role) {
+	case "tool", "function":
+		return shapeOpenAI
+	case "model":
+		return shapeForeign
+	}
+	if bytes.HasPrefix(m.role, []byte("ROLE_")) {
+		return shapeForeign
+	}
+	if m.toolCalls != kindAbsent || m.toolCallIDK != kindAbsent || m.functionCall {
+		return shapeOpenAI
+	}
+	for i := range m.blocks {
+		b := &m.blocks[i]
+		if b.foreign || (!b.notObject && b.typ == nil && !b.hasText) {
+			return shapeForeign
+		}
+		switch t := string(b.typ); {
+		case t == "tool_use", t == "tool_result", t == "thinking", t == "redacted_thinking",
+			t == "image", t == "document", t == "search_result",
+			strings.HasSuffix(t, "_tool_use"), strings.HasSuffix(t, "_tool_result"):
+			return shapeAnthropic
+		case t == "image_url", t == "input_audio", t == "refusal", t == "file":
+			return shapeOpenAI
+		case t == "input_text", t == "output_text", t == "input_image", t == "input_file":
+			return shapeResponses
+		}
+	}
+	return shapeUnknown
+}
+
+// add checks one message.
+func (c *conv) add(m *wireMsg) {
+	c.v.stats.Messages++
+	c.last.line, c.last.index = m.line, m.index
+	first := c.n == 0
+	c.n++
+	s := classify(m)
+	if c.shape == shapeUnknown && s != shapeUnknown {
+		c.decide(s)
+	} else if s != shapeUnknown && s != c.shape && !c.mixed && c.shape != shapeForeign &&
+		!(c.shape == shapeOpenAI && s == shapeResponses) {
+		c.mixed = true
+		c.report(m.line, m.index, "mixed-shapes", nil,
+			"this message is in the %s shape, the conversation so far in the %s shape; converters turn such mixes into duplicate ids",
+			s, c.shape)
+	}
+	switch c.shape {
+	case shapeOpenAI:
+		c.addOpenAI(m)
+	case shapeAnthropic:
+		c.addAnthropic(m, first)
+	case shapeResponses:
+		c.addResponses(m)
+	case shapeForeign:
+		// Counted, not checked: one unknown-shape warning was enough.
+	default:
+		c.addPlain(m, first)
+	}
+}
+
+// decide fixes the shape of the conversation and emits what was held for it.
+func (c *conv) decide(s shape) {
+	c.shape = s
+	switch s {
+	case shapeOpenAI, shapeResponses:
+		for _, f := range c.early[0] {
+			c.v.emitFinding(f)
+		}
+	case shapeAnthropic:
+		for _, f := range c.early[1] {
+			c.v.emitFinding(f)
+		}
+	case shapeForeign:
+		line := c.start
+		if c.n > 0 {
+			line = c.last.line
+		}
+		c.reportSev(line, -1, Warning, "unknown-shape", nil,
+			"conversation is in neither the OpenAI nor the Anthropic shape (Gemini, Bedrock, …?); its messages are not checked")
+	}
+	c.early[0], c.early[1] = c.early[0][:0], c.early[1][:0]
+}
+
+// addPlain checks a message that says nothing of its shape: both shapes'
+// verdicts are kept until the conversation shows which one applies.
+func (c *conv) addPlain(m *wireMsg, first bool) {
+	for i, s := range [2]shape{shapeOpenAI, shapeAnthropic} {
+		c.shape = s
+		saved := c.v.hold
+		c.v.hold = &c.early[i]
+		switch s {
+		case shapeOpenAI:
+			c.addOpenAI(m)
+		case shapeAnthropic:
+			c.addAnthropic(m, first)
+		}
+		c.v.hold = saved
+		if len(c.early[i]) > maxEarly {
+			c.early[i] = c.early[i][:maxEarly]
+		}
+	}
+	c.shape = shapeUnknown
+}
+
+// finish ends the conversation: calls still pending, shape-level checks.
+func (c *conv) finish() {
+	if c.shape == shapeUnknown {
+		s := c.hint
+		if s == shapeUnknown {
+			s = shapeOpenAI
+		}
+		c.decide(s)
+	}
+	switch c.shape {
+	case shapeOpenAI:
+		c.pendingAtEnd("tool message")
+	case shapeAnthropic:
+		if c.inUserTurn {
+			c.closeUserTurn()
+		}
+		c.pendingAtEnd("tool_result")
+		c.checkThinking()
+	case shapeResponses:
+		if c.reasoningOpen {
+			c.reportOrphanReasoning()
+		}
+		c.pendingAtEnd("function_call_output")
+		if !c.previousResponse {
+			for _, f := range c.orphanOutputs {
+				c.v.emitFinding(f)
+			}
+		}
+	}
+	c.orphanOutputs = c.orphanOutputs[:0]
+	c.flushDeferred()
+}
+
+// pendingAtEnd reports the calls a conversation ends without answering.
+func (c *conv) pendingAtEnd(what string) {
+	// Reported where the conversation ends, which keeps findings in file order.
+	var ids []string
+	line, index := c.last.line, c.last.index
+	for i := range c.pending {
+		if p := &c.pending[i]; !p.answered {
+			ids = append(ids, string(p.id))
+		}
+	}
+	if len(ids) == 0 || c.v.opts.AllowPending {
+		return
+	}
+	sev := Error
+	hint := " (a run still in progress? use --allow-pending)"
+	switch c.kind {
+	case kindFineTune:
+		sev, hint = Warning, " (fine for fine-tuning data; a request would be refused)"
+	case kindRequest:
+		hint = ""
+	}
+	c.reportSev(line, index, sev, "pending-call", ids, "the conversation ends before %s %s answered with a %s%s",
+		describePending(c.pending, c.where), plural(len(ids), "is", "are"), what, hint)
+	c.pending = c.pending[:0]
+}
+
+func describePending(ps []pend, where func(int, int) string) string {
+	var b strings.Builder
+	n := 0
+	for i := range ps {
+		p := &ps[i]
+		if p.answered {
+			continue
+		}
+		if n > 0 {
+			b.WriteString(", ")
+		}
+		if n == 5 {
+			fmt.Fprintf(&b, "and %d more", countUnanswered(ps)-5)
+			break
+		}
+		fmt.Fprintf(&b, "%s (%s, %s)", p.id, p.name, where(p.line, p.index))
+		n++
+	}
+	return b.String()
+}
+
+func countUnanswered(ps []pend) int {
+	n := 0
+	for i := range ps {
+		if !ps[i].answered {
+			n++
+		}
+	}
+	return n
+}
+
+func plural(n int, one, many string) string {
+	if n == 1 {
+		return one
+	}
+	return many
+}
+
+// flushDeferred reports calls to tools missing from a tools list that came
+// after the messages.
+func (c *conv) flushDeferred() {
+	if c.toolsKnown {
+		for _, d := range c.deferred {
+			if _, ok := c.tools[d.name]; !ok {
+				more := ""
+				if d.count > 1 {
+					more = fmt.Sprintf(" (and %d more calls)", d.count-1)
+				}
+				c.report(d.line, d.index, "undefined-tool", []string{d.name}, "call to %s, which the tools list does not define%s", d.name, more)
+			}
+		}
+	}
+	c.deferred = c.deferred[:0]
+}
+
+// checkName applies the tool-name rules to a call and the tools given.
+func (c *conv) checkCallName(m *wireMsg, id, name []byte) {
+	if !validName(name, 64) {
+		c.report(m.line, m.index, "invalid-tool-name", []string{string(id)},
+			"tool name %q of call %s does not match ^[a-zA-Z0-9_-]{1,64}$", name, id)
+		return
+	}
+	if c.v.opts.Tools != nil && !c.v.opts.Tools.Has(string(name)) {
+		c.report(m.line, m.index, "unknown-tool", []string{string(id)},
+			"call %s names tool %s, which the tools directories do not define", id, name)
+	}
+	if c.toolsKnown {
+		if _, ok := c.tools[string(name)]; !ok {
+			c.report(m.line, m.index, "undefined-tool", []string{string(id)},
+				"call %s names tool %s, which the tools list does not define", id, name)
+		}
+		return
+	}
+	if c.v.toolsMayFollow {
+		for i := range c.deferred {
+			if c.deferred[i].name == string(name) {
+				c.deferred[i].count++
+				return
+			}
+		}
+		if len(c.deferred) < 1000 {
+			c.deferred = append(c.deferred, deferredCall{name: string(name), line: m.line, index: m.index, count: 1})
+		}
+	}
+}
+
+// checkArgs runs the tools' schema check on a call's arguments.
+func (c *conv) checkArgs(m *wireMsg, id, name, args []byte) {
+	t := c.v.opts.Tools
+	if t == nil || !validName(name, 64) || !t.Has(string(name)) {
+		return
+	}
+	if err := t.CheckArgs(string(name), args); err != nil {
+		c.report(m.line, m.index, "arguments-invalid", []string{string(id)},
+			"arguments of call %s do not match the schema of %s: %v", id, name, err)
+	}
+}
+
+// noteID records a call id and reports its reuse.
+func (c *conv) noteID(m *wireMsg, id []byte, h uint64, turnStart int) {
+	if prev, ok := c.ids[h]; ok {
+		if int(prev.index) >= turnStart && turnStart >= 0 {
+			c.report(m.line, m.index, "duplicate-call-id", []string{string(id)},
+				"call id %s appears twice in this message", id)
+		} else {
+			c.report(m.line, m.index, "reused-call-id", []string{string(id)},
+				"call id %s was already used at %s; results keyed by id become ambiguous", id, c.where(int(prev.line), int(prev.index)))
+		}
+		return
+	}
+	c.ids[h] = seenID{line: int32(m.line), index: int32(m.index)}
+}
+
+// answer finds the pending call a result names.
+func (c *conv) answer(h uint64) *pend {
+	for i := range c.pending {
+		if c.pending[i].hash == h {
+			return &c.pending[i]
+		}
+	}
+	return nil
+}
+
+func (c *conv) addPending(m *wireMsg, id, name []byte, h uint64) {
+	if len(c.pending) == 0 {
+		c.keep = c.keep[:0]
+	}
+	c.pending = append(c.pending, pend{hash: h, id: c.copyBytes(id), name: c.copyBytes(name), line: m.line, index: m.index})
+	c.v.stats.ToolCalls++
+}
+
+// copyBytes keeps b past the current line. A full buffer is replaced, not
+// grown, so earlier copies stay valid.
+func (c *conv) copyBytes(b []byte) []byte {
+	if cap(c.keep)-len(c.keep) < len(b) {
+		c.keep = make([]byte, 0, max(2*cap(c.keep), len(b)+1024))
+	}
+	start := len(c.keep)
+	c.keep = append(c.keep, b...)
+	return c.keep[start:len(c.keep):len(c.keep)]
+}
+
+// validName reports whether name matches ^[a-zA-Z0-9_-]{1,max}$ (max 0:
+// any length).
+func validName(name []byte, max int) bool {
+	if len(name) == 0 || (max > 0 && len(name) > max) {
+		return false
+	}
+	for _, ch := range name {
+		if !(ch >= 'a' && ch <= 'z' || ch >= 'A' && ch <= 'Z' || ch >= '0' && ch <= '9' || ch == '_' || ch == '-') {
+			return false
+		}
+	}
+	return true
+}

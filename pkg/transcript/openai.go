@@ -1,0 +1,247 @@
+package transcript
+
+import (
+	"slices"
+	"unicode/utf8"
+)
+
+// OpenAI Chat Completions: rules 1–13 of transcript-rules.md.
+
+// maxCallID is the Chat Completions limit on a tool call id (rule 8).
+const maxCallID = 40
+
+func (c *conv) addOpenAI(m *wireMsg) {
+	if !m.hasRole {
+		c.report(m.line, m.index, "invalid-message", nil, "message has no role")
+		c.closeBlock(m)
+		return
+	}
+	role := m.role
+	if m.nameK != kindAbsent && string(role) != "tool" && string(role) != "function" {
+		if m.nameK != kindString || !validName(m.name, 0) {
+			c.report(m.line, m.index, "invalid-message-name", nil, "name %q does not match ^[a-zA-Z0-9_-]+$", m.name)
+		}
+	}
+	switch string(role) {
+	case "assistant":
+		c.closeBlock(m)
+		c.openAIAssistant(m)
+	case "tool":
+		c.openAITool(m)
+	case "user", "system", "developer":
+		c.closeBlock(m)
+		if m.content == kindAbsent || m.content == kindNull {
+			c.report(m.line, m.index, "missing-content", nil, "%s message has no content", role)
+		} else if m.content != kindString && m.content != kindArray {
+			c.report(m.line, m.index, "invalid-message", nil, "content of a %s message is %s; want a string or an array of parts", role, kindName(m.content))
+		}
+	case "function":
+		// The legacy function-calling protocol pairs by name, not id.
+		c.closeBlock(m)
+	default:
+		c.closeBlock(m)
+		c.report(m.line, m.index, "invalid-message", nil, "unknown role %q (want system, developer, user, assistant or tool)", m.role)
+	}
+}
+
+// closeBlock ends the run of tool messages after an assistant turn: any
+// call not answered by now never will be, where the API is concerned.
+func (c *conv) closeBlock(m *wireMsg) {
+	c.resync = false
+	if !c.blockOpen {
+		return
+	}
+	c.blockOpen = false
+	var ids []string
+	c.missed = c.missed[:0]
+	for i := range c.pending {
+		if !c.pending[i].answered {
+			ids = append(ids, string(c.pending[i].id))
+			c.missed = append(c.missed, c.pending[i].hash)
+		}
+	}
+	if len(ids) > 0 {
+		what := "a tool message"
+		if c.shape == shapeResponses {
+			what = "a function_call_output"
+		}
+		c.report(m.line, m.index, "unanswered-call", ids, "%s %s no answer: %s %s before %s",
+			describePending(c.pending, c.where), plural(len(ids), "has", "have"), plural(len(ids), "it needs", "each needs"), what, c.where(m.line, m.index))
+	}
+	c.pending = c.pending[:0]
+}
+
+func (c *conv) openAIAssistant(m *wireMsg) {
+	hasCalls := m.toolCalls == kindArray && len(m.calls) > 0
+	switch m.content {
+	case kindAbsent, kindNull:
+		if !hasCalls && !m.functionCall {
+			c.report(m.line, m.index, "missing-content", nil, "assistant message has neither content nor tool_calls")
+		}
+	case kindString, kindArray:
+		if hasCalls && m.content == kindString && m.blankString {
+			c.report(m.line, m.index, "empty-content", nil, `content "" beside tool_calls: some gateways refuse empty text; leave content null`)
+		} else if hasCalls && m.contentText {
+			c.report(m.line, m.index, "content-with-tool-calls", nil, "text content beside tool_calls: accepted by OpenAI, refused by some providers (Mistral)")
+		}
+	default:
+		c.report(m.line, m.index, "invalid-message", nil, "content is %s; want a string, an array of parts or null", kindName(m.content))
+	}
+	if m.toolCalls != kindAbsent && m.toolCalls != kindNull && m.toolCalls != kindArray {
+		c.report(m.line, m.index, "invalid-message", nil, "tool_calls is %s; want an array", kindName(m.toolCalls))
+		return
+	}
+	if !hasCalls {
+		return
+	}
+	c.blockOpen = true
+	for i := range m.calls {
+		c.openAICall(m, i, &m.calls[i])
+	}
+}
+
+func (c *conv) openAICall(m *wireMsg, i int, tc *call) {
+	if tc.notObject {
+		c.report(m.line, m.index, "invalid-tool-call", nil, "tool_calls[%d] is not an object", i)
+		return
+	}
+	id := tc.id
+	switch {
+	case !tc.hasID || tc.idK != kindString:
+		c.report(m.line, m.index, "invalid-tool-call", nil, "tool_calls[%d] has no string id", i)
+		id = nil
+	case len(id) == 0:
+		c.report(m.line, m.index, "invalid-tool-call", nil, "tool_calls[%d] has an empty id", i)
+	}
+	if n := utf8.RuneCount(id); n > maxCallID {
+		sev := Warning
+		target := "OpenAI's limit; other endpoints accept longer ids"
+		if c.openAI {
+			sev, target = Error, "api.openai.com refuses it"
+		}
+		c.reportSev(m.line, m.index, sev, "call-id-too-long", []string{string(id)},
+			"call id %s is %d characters, over the %d allowed by OpenAI (%s)", id, n, maxCallID, target)
+	}
+	label := id
+	if label == nil {
+		label = []byte("tool_calls[" + itoa(i) + "]")
+	}
+	switch {
+	case !tc.hasType:
+		c.report(m.line, m.index, "invalid-tool-call", []string{string(id)}, `call %s has no type (want "function")`, label)
+	case string(tc.typ) != "function" && string(tc.typ) != "custom":
+		c.report(m.line, m.index, "invalid-tool-call", []string{string(id)}, `call %s has type %q (want "function")`, label, tc.typ)
+	}
+	if tc.function != kindObject {
+		c.report(m.line, m.index, "invalid-tool-call", []string{string(id)}, "call %s has no function object", label)
+	} else if !tc.hasName {
+		c.report(m.line, m.index, "invalid-tool-call", []string{string(id)}, "call %s has no function.name", label)
+	} else {
+		c.checkCallName(m, label, tc.name)
+		c.openAIArgs(m, label, tc)
+	}
+	if id != nil {
+		h := c.hash(id)
+		c.noteID(m, id, h, m.index)
+		c.addPending(m, id, tc.name, h)
+	} else {
+		c.v.stats.ToolCalls++
+	}
+}
+
+func (c *conv) openAIArgs(m *wireMsg, id []byte, tc *call) {
+	if tc.custom {
+		return // custom tools take free text
+	}
+	switch {
+	case !tc.hasArgs:
+		c.report(m.line, m.index, "invalid-tool-call", []string{string(id)}, "call %s has no function.arguments", id)
+	case tc.argsK != kindString:
+		c.report(m.line, m.index, "arguments-not-string", []string{string(id)},
+			"arguments of call %s are %s; the API wants the JSON encoded as a string", id, kindName(tc.argsK))
+	default:
+		switch k := c.v.argsKind(tc.args); k {
+		case kindInvalid:
+			c.report(m.line, m.index, "arguments-not-json", []string{string(id)}, "arguments of call %s are not valid JSON", id)
+		case kindObject:
+			c.checkArgs(m, id, tc.name, tc.args)
+		default:
+			c.report(m.line, m.index, "arguments-not-object", []string{string(id)},
+				"arguments of call %s decode to %s, not an object (double-encoded?)", id, kindName(k))
+		}
+	}
+}
+
+func (c *conv) openAITool(m *wireMsg) {
+	if m.nameK != kindAbsent {
+		c.report(m.line, m.index, "tool-message-name", nil, "name on a tool message: accepted by OpenAI, refused by some providers (xAI)")
+	}
+	if m.content == kindAbsent || m.content == kindNull {
+		c.report(m.line, m.index, "missing-content", nil, "tool message has no content")
+	}
+	switch m.toolCallIDK {
+	case kindAbsent:
+		c.report(m.line, m.index, "missing-tool-call-id", nil, "tool message has no tool_call_id")
+		return
+	case kindString:
+	default:
+		c.report(m.line, m.index, "invalid-message", nil, "tool_call_id is %s; want a string", kindName(m.toolCallIDK))
+		return
+	}
+	id := m.toolCallID
+	c.result(m, id, "tool message")
+}
+
+// result pairs a tool result (OpenAI tool message, Responses output) with
+// the pending calls.
+func (c *conv) result(m *wireMsg, id []byte, what string) {
+	h := c.hash(id)
+	if slices.Contains(c.missed, h) {
+		return // reported as unanswered where it was missing
+	}
+	if !c.blockOpen {
+		if c.resync {
+			return
+		}
+		if prev, ok := c.ids[h]; ok {
+			c.report(m.line, m.index, "orphan-result", []string{string(id)},
+				"%s for %s does not follow the assistant message that called it (%s): results must come right after their call",
+				what, id, c.where(int(prev.line), int(prev.index)))
+			return
+		}
+		c.report(m.line, m.index, "orphan-result", []string{string(id)},
+			"%s for %s follows no message with tool calls", what, id)
+		return
+	}
+	p := c.answer(h)
+	switch {
+	case p == nil && c.resync:
+	case p == nil:
+		if prev, ok := c.ids[h]; ok {
+			c.report(m.line, m.index, "unknown-result-id", []string{string(id)},
+				"%s answers %s, a call of an earlier turn (%s), not of the assistant message before it", what, id, c.where(int(prev.line), int(prev.index)))
+			return
+		}
+		c.report(m.line, m.index, "unknown-result-id", []string{string(id)},
+			"%s answers %s, which the assistant message before it did not call", what, id)
+	case p.answered:
+		c.report(m.line, m.index, "duplicate-result", []string{string(id)},
+			"%s answers %s (%s) a second time", what, id, p.name)
+	default:
+		p.answered = true
+	}
+}
+
+func itoa(i int) string {
+	if i == 0 {
+		return "0"
+	}
+	var b [20]byte
+	n := len(b)
+	for i > 0 {
+		n--
+		b[n] = byte('0' + i%10)
+		i /= 10
+	}
+	return string(b[n:])
+}

@@ -1,0 +1,630 @@
+package transcript
+
+import (
+	"bufio"
+	"bytes"
+	"fmt"
+	"hash/maphash"
+	"io"
+	"strconv"
+)
+
+// ToolChecker knows the tools a run may call. The checker asks it about
+// every call when tool definitions are at hand (agentloop validate
+// --tools-dir); *tools.Registry implements it.
+type ToolChecker interface {
+	Has(name string) bool
+	// CheckArgs validates a call's arguments, given as a JSON document,
+	// against the tool's schema.
+	CheckArgs(name string, args []byte) error
+}
+
+// Input formats.
+const (
+	InputAgentloop     = "agentloop"     // agentloop transcript: header, message and end records
+	InputMessages      = "messages"      // JSONL, one message a line: one conversation
+	InputConversations = "conversations" // JSONL, one {"messages": […]} (or request body) a line
+	InputRequest       = "request"       // one JSON request body, or an array of messages, for the whole file
+)
+
+// Options say how to read and judge the input. The zero value detects the
+// input format and the shape of each conversation.
+type Options struct {
+	// Input forces the input format (one of the Input constants); "" detects it.
+	Input string
+	// Shape forces the shape of every conversation: "openai" or "anthropic";
+	// "" detects it per conversation.
+	Shape string
+	// Strict reports warnings as errors.
+	Strict bool
+	// AllowPending accepts a conversation that ends with calls not yet
+	// answered (a run in progress).
+	AllowPending bool
+	// Tools, when set, must define every tool called, and validates the
+	// arguments of each call.
+	Tools ToolChecker
+}
+
+// Finding is one problem found.
+type Finding struct {
+	File string `json:"file"`
+	// Line is the 1-based line the finding is about; 0 when it is about the
+	// file as a whole.
+	Line int `json:"line"`
+	// Index is the 0-based position of the message in its conversation, or
+	// -1 when the finding is not about one message.
+	Index int `json:"index"`
+	// Path locates the message inside a JSON document ("messages[3]",
+	// "input[2]") when a line or file holds many; empty otherwise.
+	Path     string   `json:"path,omitempty"`
+	Severity Severity `json:"severity"`
+	Code     string   `json:"code"`
+	Message  string   `json:"message"`
+	// IDs are the tool call ids involved, if any.
+	IDs []string `json:"ids,omitempty"`
+}
+
+// String formats the finding like a compiler message:
+// "file:line: error: messages[3]: message [code]".
+func (f Finding) String() string {
+	loc := f.File
+	if f.Line > 0 {
+		loc += ":" + strconv.Itoa(f.Line)
+	}
+	where := ""
+	if f.Path != "" {
+		where = f.Path + ": "
+	}
+	return fmt.Sprintf("%s: %s: %s%s [%s]", loc, f.Severity, where, f.Message, f.Code)
+}
+
+// Stats count what was checked.
+type Stats struct {
+	Files         int `json:"files"`
+	Conversations int `json:"conversations"`
+	Messages      int `json:"messages"`
+	ToolCalls     int `json:"tool_calls"`
+	Errors        int `json:"errors"`
+	Warnings      int `json:"warnings"`
+}
+
+// Add adds o to s.
+func (s *Stats) Add(o Stats) {
+	s.Files += o.Files
+	s.Conversations += o.Conversations
+	s.Messages += o.Messages
+	s.ToolCalls += o.ToolCalls
+	s.Errors += o.Errors
+	s.Warnings += o.Warnings
+}
+
+// Validate checks the transcript or message log read from r, named name in
+// findings, and calls emit for each finding in file order. Memory stays
+// bounded by the largest line (or, for a whole-file JSON document, the
+// largest message) whatever the size of the input. The error is non-nil
+// only when r cannot be read or opts are invalid; what is wrong with the
+// content is reported through emit.
+func Validate(name string, r io.Reader, opts Options, emit func(Finding)) (Stats, error) {
+	switch opts.Input {
+	case "", InputAgentloop, InputMessages, InputConversations, InputRequest:
+	default:
+		return Stats{}, fmt.Errorf("unknown input format %q (want agentloop, messages, conversations or request)", opts.Input)
+	}
+	switch opts.Shape {
+	case "", "openai", "anthropic":
+	default:
+		return Stats{}, fmt.Errorf("unknown shape %q (want openai or anthropic)", opts.Shape)
+	}
+	if emit == nil {
+		emit = func(Finding) {}
+	}
+	v := &validator{name: name, opts: opts, emit: emit, seed: maphash.MakeSeed()}
+	v.stats.Files = 1
+	err := v.run(r)
+	return v.stats, err
+}
+
+// lineKind is the format of a JSONL file.
+type lineKind int
+
+const (
+	linesUnknown lineKind = iota
+	linesAgentloop
+	linesMessages
+	linesConversations
+)
+
+type validator struct {
+	name  string
+	opts  Options
+	emit  func(Finding)
+	seed  maphash.Seed
+	stats Stats
+	// hold, when set, collects findings instead of emitting them.
+	hold *[]Finding
+
+	sc   scanner
+	sub  scanner // for documents inside strings: arguments
+	msg  wireMsg
+	conv conv
+
+	kind           lineKind
+	toolsMayFollow bool
+
+	// agentloop records.
+	records   int
+	header    bool
+	ended     bool
+	lastSeq   int64
+	resultIDs [][]byte
+	gotIDs    [][]byte
+	tmpNames  map[string]struct{}
+}
+
+func (v *validator) emitFinding(f Finding) {
+	if v.hold != nil {
+		*v.hold = append(*v.hold, f)
+		return
+	}
+	if v.opts.Strict && f.Severity == Warning {
+		f.Severity = Error
+	}
+	if f.Severity == Error {
+		v.stats.Errors++
+	} else {
+		v.stats.Warnings++
+	}
+	v.emit(f)
+}
+
+// fileFinding reports something about a line rather than a message.
+func (v *validator) fileFinding(line int, sev Severity, code, format string, args ...any) {
+	v.emitFinding(Finding{File: v.name, Line: line, Index: -1, Severity: sev, Code: code, Message: fmt.Sprintf(format, args...)})
+}
+
+const detectWindow = 1 << 20
+
+func (v *validator) run(r io.Reader) error {
+	br := bufio.NewReaderSize(r, detectWindow)
+	if b, _ := br.Peek(3); bytes.Equal(b, []byte("\xef\xbb\xbf")) {
+		br.Discard(3)
+	}
+	stream := false
+	switch v.opts.Input {
+	case InputAgentloop:
+		v.kind = linesAgentloop
+	case InputMessages:
+		v.kind = linesMessages
+	case InputConversations:
+		v.kind = linesConversations
+	case InputRequest:
+		stream = true
+	default:
+		var err error
+		stream, err = detectStream(br)
+		if err != nil {
+			return err
+		}
+	}
+	line := 0
+	if stream {
+		var more bool
+		var err error
+		line, more, err = v.streamDoc(br)
+		if err != nil || !more {
+			v.finishFile()
+			return err
+		}
+	}
+	lr := NewLineReader(br)
+	lr.line = line
+	if line > 0 {
+		lr.line = line - 1 // the rest of the document's last line comes first
+	}
+	return v.lines(lr)
+}
+
+// detectStream tells a whole-file JSON document from JSONL by the first
+// line: an array, or an object whose first line is not a whole JSON value,
+// is one document.
+func detectStream(br *bufio.Reader) (bool, error) {
+	peek, err := br.Peek(detectWindow)
+	if err != nil && err != io.EOF && err != bufio.ErrBufferFull {
+		return false, err
+	}
+	i := 0
+	for i < len(peek) && (peek[i] == ' ' || peek[i] == '\t' || peek[i] == '\n' || peek[i] == '\r') {
+		i++
+	}
+	if i == len(peek) {
+		return false, nil
+	}
+	switch peek[i] {
+	case '[':
+		return true, nil
+	case '{':
+	default:
+		return false, nil
+	}
+	j := bytes.IndexByte(peek[i:], '\n')
+	if j < 0 {
+		// No newline in the window: one long line. A line that ends the
+		// file is read whole. A longer one is streamed if it is a document,
+		// but a huge first message or record is one JSONL line like any.
+		return len(peek) == detectWindow && !startsRecord(peek[i:]), nil
+	}
+	first := bytes.TrimSuffix(peek[i:i+j], []byte("\r"))
+	var s scanner
+	s.reset(first)
+	s.skip()
+	s.end()
+	// A first line that stops short is the start of a pretty-printed document.
+	return s.err != nil && s.err.off >= len(first), nil
+}
+
+// startsRecord reports whether the top-level keys visible in the start of
+// an object are those of a message or an agentloop record rather than of a
+// request body.
+func startsRecord(b []byte) bool {
+	var s scanner
+	s.reset(b)
+	s.enter('{')
+	for n := 0; s.next('}', &n) && s.err == nil; {
+		switch string(s.key()) {
+		case "role", "content", "type", "seq", "tool_calls", "tool_call_id", "parts", "message":
+			return true
+		case "messages", "input", "model", "tools", "system", "contents", "traj":
+			return false
+		}
+		s.skip()
+	}
+	return false
+}
+
+// finishFile ends the file's last conversation.
+func (v *validator) finishFile() {
+	if v.kind == linesAgentloop || v.kind == linesMessages {
+		if v.conv.v != nil && v.conv.n > 0 {
+			v.conv.finish()
+		}
+	}
+	if v.stats.Messages == 0 && v.stats.Errors == 0 && v.stats.Warnings == 0 {
+		v.fileFinding(0, Warning, "empty-input", "no messages found")
+	}
+}
+
+// lines checks a JSONL file, one line at a time.
+func (v *validator) lines(lr *LineReader) error {
+	for {
+		text, n, complete, err := lr.Next()
+		if err == io.EOF {
+			v.finishFile()
+			return nil
+		}
+		if err != nil {
+			return fmt.Errorf("read %s: %w", v.name, err)
+		}
+		if len(bytes.TrimSpace(text)) == 0 {
+			continue
+		}
+		v.sc.arena = v.sc.arena[:0]
+		if v.kind == linesUnknown {
+			v.kind = classifyLine(text)
+			if v.kind == linesUnknown {
+				v.notJSON(text, n, complete)
+				continue
+			}
+		}
+		switch v.kind {
+		case linesAgentloop:
+			v.record(text, n, complete)
+		case linesMessages:
+			v.messageLine(text, n, complete)
+		case linesConversations:
+			v.conversationLine(text, n, complete)
+		}
+	}
+}
+
+// classifyLine picks the JSONL format from its first readable line.
+func classifyLine(text []byte) lineKind {
+	var s scanner
+	s.reset(text)
+	if s.peekKind() != kindObject {
+		s.skip()
+		s.end()
+		if s.err != nil {
+			return linesUnknown
+		}
+		return linesMessages
+	}
+	s.enter('{')
+	var typ []byte
+	record, conv := false, false
+	for n := 0; s.next('}', &n); {
+		k := s.key()
+		switch string(k) {
+		case "type":
+			if s.peekKind() == kindString {
+				typ = s.text()
+				continue
+			}
+		case "seq", "reason", "provider":
+			record = true
+		case "message":
+			record = s.peekKind() == kindObject || record
+		case "messages", "contents", "traj":
+			conv = true
+		case "input":
+			conv = s.peekKind() == kindArray || conv
+		}
+		s.skip()
+	}
+	s.end()
+	switch {
+	case s.err != nil:
+		return linesUnknown
+	case conv:
+		return linesConversations
+	case string(typ) == TypeHeader, (string(typ) == TypeMessage || string(typ) == TypeEnd) && record:
+		return linesAgentloop
+	}
+	return linesMessages
+}
+
+// notJSON reports a line that does not parse, and makes the conversation
+// forget what the lost line might have said.
+func (v *validator) notJSON(text []byte, n int, complete bool) {
+	var s scanner
+	s.reset(text)
+	s.skip()
+	s.end()
+	msg := "not JSON"
+	if s.err != nil {
+		msg = fmt.Sprintf("%s at column %d", s.err.msg, s.err.off+1)
+	}
+	if !complete {
+		sev := Error
+		why := "the file ends in the middle of a line"
+		if v.kind == linesAgentloop {
+			sev, why = Warning, "the writer was stopped mid-record"
+		}
+		v.fileFinding(n, sev, "truncated-line", "last line is incomplete (%s): %s", why, msg)
+	} else {
+		v.fileFinding(n, Error, "not-json", "line is not JSON: %s", msg)
+	}
+	if v.conv.v != nil {
+		v.conv.lost()
+	}
+}
+
+// lost forgets pending calls after an unreadable line: whatever it held
+// (a result, a call) is unknown, and guessing would cascade.
+func (c *conv) lost() {
+	c.pending = c.pending[:0]
+	c.resync = true
+}
+
+func (v *validator) startConv(line int, kind convKind, array string) {
+	v.conv.reset(v, kind, array)
+	v.conv.start = line
+	v.stats.Conversations++
+}
+
+// messageLine checks one line of a JSONL file of bare messages.
+func (v *validator) messageLine(text []byte, n int, complete bool) {
+	s := &v.sc
+	s.reset(text)
+	if v.conv.v == nil {
+		v.startConv(n, kindTranscript, "")
+	}
+	m := &v.msg
+	m.reset(n, v.conv.n)
+	isObj := s.peekKind() == kindObject
+	s.readMsg(m)
+	s.end()
+	if s.err != nil {
+		v.notJSON(text, n, complete)
+		return
+	}
+	if !isObj {
+		v.conv.report(n, m.index, "invalid-message", nil, "line is %s, not a message object", kindName(kindOf(bytes.TrimSpace(text)[0])))
+		return
+	}
+	v.conv.add(m)
+}
+
+// docInfo is what a conversation line or request body says outside its
+// messages.
+type docInfo struct {
+	messages, input, tools, contents  int // offsets of the values; -1 if absent
+	inputKind                         byte
+	model, previous, system, thinking bool
+}
+
+// conversationLine checks one {"messages": […]} line: its own conversation.
+func (v *validator) conversationLine(text []byte, n int, complete bool) {
+	s := &v.sc
+	s.reset(text)
+	if s.peekKind() != kindObject {
+		s.skip()
+		s.end()
+		if s.err != nil {
+			v.notJSON(text, n, complete)
+			return
+		}
+		v.fileFinding(n, Error, "not-a-conversation", "line is %s; want an object with messages", kindName(kindOf(bytes.TrimSpace(text)[0])))
+		return
+	}
+	info := docInfo{messages: -1, input: -1, tools: -1, contents: -1}
+	s.enter('{')
+	for k := 0; s.next('}', &k); {
+		key := s.key()
+		s.ws()
+		at := s.i
+		switch string(key) {
+		case "messages":
+			info.messages = at
+		case "traj":
+			// tau-bench trajectories keep their messages here.
+			if info.messages < 0 {
+				info.messages = at
+			}
+		case "input":
+			info.input, info.inputKind = at, s.peekKind()
+		case "tools":
+			info.tools = at
+		case "contents":
+			info.contents = at
+		case "model":
+			info.model = true
+		case "system":
+			info.system = true
+		case "previous_response_id", "conversation":
+			info.previous = s.peekKind() != kindNull
+		case "thinking":
+			info.thinking = thinkingEnabled(s)
+			continue
+		}
+		s.skip()
+	}
+	s.end()
+	if s.err != nil {
+		v.notJSON(text, n, complete)
+		return
+	}
+	kind := kindFineTune
+	if info.model {
+		kind = kindRequest
+	}
+	array, at := "messages", info.messages
+	if at < 0 && info.input >= 0 && info.inputKind == kindArray {
+		array, at = "input", info.input
+	}
+	v.startConv(n, kind, array)
+	c := &v.conv
+	c.requestLevel = kind == kindRequest
+	c.previousResponse = info.previous
+	if info.thinking {
+		c.thinkingOn = shapeAnthropic
+	}
+	if info.system {
+		c.hint = shapeAnthropic
+	}
+	if info.tools >= 0 {
+		s.reset(text)
+		s.i = info.tools
+		c.setTools(v.readTools(n))
+	}
+	switch {
+	case at >= 0:
+		if array == "input" && c.shape == shapeUnknown {
+			c.shape = shapeResponses
+		}
+		s.reset(text)
+		s.i = at
+		if s.peekKind() != kindArray {
+			c.report(n, -1, "invalid-message", nil, "%s is %s; want an array", array, kindName(s.peekKind()))
+			break
+		}
+		s.enter('[')
+		for i := 0; s.next(']', &i); {
+			m := &v.msg
+			m.reset(n, i-1)
+			if s.peekKind() != kindObject {
+				s.skip()
+				c.report(n, m.index, "invalid-message", nil, "message is not an object")
+				continue
+			}
+			s.readMsg(m)
+			c.add(m)
+		}
+	case info.contents >= 0:
+		c.decide(shapeForeign)
+	case info.input >= 0:
+		// A plain prompt string: nothing to pair.
+	default:
+		v.fileFinding(n, Error, "not-a-conversation", "object has no messages array")
+	}
+	c.finish()
+}
+
+// thinkingEnabled reads a request's "thinking" setting.
+func thinkingEnabled(s *scanner) bool {
+	if s.peekKind() != kindObject {
+		s.skip()
+		return false
+	}
+	on := false
+	s.enter('{')
+	for n := 0; s.next('}', &n); {
+		if string(s.key()) == "type" && s.peekKind() == kindString {
+			t := string(s.text())
+			on = t == "enabled" || t == "adaptive"
+			continue
+		}
+		s.skip()
+	}
+	return on
+}
+
+// readTools reads the tools array at the cursor into a set of names,
+// checking each name. The set is reused by the next call.
+func (v *validator) readTools(line int) map[string]struct{} {
+	if v.tmpNames == nil {
+		v.tmpNames = make(map[string]struct{})
+	}
+	names := v.tmpNames
+	clear(names)
+	s := &v.sc
+	if s.peekKind() != kindArray {
+		s.skip()
+		return names
+	}
+	s.enter('[')
+	for i := 0; s.next(']', &i); {
+		v.readTool(line, i-1, names)
+	}
+	return names
+}
+
+func (v *validator) readTool(line, i int, names map[string]struct{}) {
+	s := &v.sc
+	if s.peekKind() != kindObject {
+		s.skip()
+		return
+	}
+	var name []byte
+	has := false
+	s.enter('{')
+	for n := 0; s.next('}', &n); {
+		switch string(s.key()) {
+		case "name":
+			if s.peekKind() == kindString {
+				name, has = s.text(), true
+				continue
+			}
+		case "function", "custom":
+			if s.peekKind() == kindObject {
+				s.enter('{')
+				for n2 := 0; s.next('}', &n2); {
+					if string(s.key()) == "name" && s.peekKind() == kindString {
+						name, has = s.text(), true
+						continue
+					}
+					s.skip()
+				}
+				continue
+			}
+		}
+		s.skip()
+	}
+	if !has || s.err != nil {
+		return
+	}
+	if !validName(name, 64) {
+		v.emitFinding(Finding{File: v.name, Line: line, Index: -1, Path: fmt.Sprintf("tools[%d]", i), Severity: Error,
+			Code: "invalid-tool-name", Message: fmt.Sprintf("tool name %q does not match ^[a-zA-Z0-9_-]{1,64}$", name), IDs: nil})
+	}
+	names[string(name)] = struct{}{}
+}

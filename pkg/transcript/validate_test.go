@@ -1,0 +1,371 @@
+package transcript
+
+import (
+	"errors"
+	"fmt"
+	"slices"
+	"strings"
+	"testing"
+)
+
+// Building blocks for one-message-a-line inputs.
+const (
+	oUser  = `{"role":"user","content":"What is the weather in Paris?"}`
+	oCall1 = `{"role":"assistant","content":null,"tool_calls":[{"id":"call_1","type":"function","function":{"name":"get_weather","arguments":"{\"city\":\"Paris\"}"}}]}`
+	oTool1 = `{"role":"tool","tool_call_id":"call_1","content":"sunny"}`
+	oDone  = `{"role":"assistant","content":"It is sunny."}`
+
+	aUser   = `{"role":"user","content":[{"type":"text","text":"What is the weather in Paris?"}]}`
+	aCall1  = `{"role":"assistant","content":[{"type":"text","text":"Let me check."},{"type":"tool_use","id":"toolu_1","name":"get_weather","input":{"city":"Paris"}}]}`
+	aRes1   = `{"role":"user","content":[{"type":"tool_result","tool_use_id":"toolu_1","content":"sunny"}]}`
+	aDone   = `{"role":"assistant","content":[{"type":"text","text":"It is sunny."}]}`
+	aCall12 = `{"role":"assistant","content":[{"type":"tool_use","id":"toolu_1","name":"get_weather","input":{"city":"Paris"}},{"type":"tool_use","id":"toolu_2","name":"get_weather","input":{"city":"Rome"}}]}`
+	aRes12  = `{"role":"user","content":[{"type":"tool_result","tool_use_id":"toolu_1","content":"sunny"},{"type":"tool_result","tool_use_id":"toolu_2","content":"rain"}]}`
+)
+
+func lines(msgs ...string) string { return strings.Join(msgs, "\n") + "\n" }
+
+func oCall(id, name, args string) string {
+	return fmt.Sprintf(`{"role":"assistant","content":null,"tool_calls":[{"id":%q,"type":"function","function":{"name":%q,"arguments":%s}}]}`, id, name, args)
+}
+
+func oTool(id string) string {
+	return fmt.Sprintf(`{"role":"tool","tool_call_id":%q,"content":"ok"}`, id)
+}
+
+func aCall(id, name, input string) string {
+	return fmt.Sprintf(`{"role":"assistant","content":[{"type":"tool_use","id":%q,"name":%q,"input":%s}]}`, id, name, input)
+}
+
+func aRes(id string) string {
+	return fmt.Sprintf(`{"role":"user","content":[{"type":"tool_result","tool_use_id":%q,"content":"ok"}]}`, id)
+}
+
+const header = `{"type":"header","version":1,"id":"t","time":"2026-01-01T00:00:00Z","provider":"openai","model":"gpt-4o"}`
+
+func rec(seq int, msg string) string {
+	return fmt.Sprintf(`{"type":"message","seq":%d,"step":1,"time":"2026-01-01T00:00:00Z","message":%s}`, seq, msg)
+}
+
+const end = `{"type":"end","time":"2026-01-01T00:00:00Z","reason":"stop","steps":1}`
+
+// fakeTools defines get_weather, whose arguments need a city.
+type fakeTools struct{}
+
+func (fakeTools) Has(name string) bool { return name == "get_weather" }
+func (fakeTools) CheckArgs(name string, args []byte) error {
+	if !strings.Contains(string(args), `"city"`) {
+		return errors.New("missing properties: 'city'")
+	}
+	return nil
+}
+
+type codeCase struct {
+	name  string
+	code  string
+	sev   Severity
+	opts  Options
+	bad   string // input that must get code with sev
+	fixed string // the minimal fix: no error, and not code
+}
+
+var codeCases = []codeCase{
+	{"openai", "unanswered-call", Error, Options{}, lines(oUser, oCall1, oUser), lines(oUser, oCall1, oTool1, oUser)},
+	{"anthropic", "unanswered-call", Error, Options{}, lines(aUser, aCall1, aUser), lines(aUser, aCall1, aRes1)},
+	{"anthropic parallel", "unanswered-call", Error, Options{}, lines(aUser, aCall12, aRes1), lines(aUser, aCall12, aRes12)},
+	{"responses interleaved", "unanswered-call", Error, Options{Input: InputRequest},
+		`{"input":[{"type":"function_call","call_id":"a","name":"read","arguments":"{}"},{"role":"assistant","content":"x"},{"type":"function_call_output","call_id":"a","output":"ok"}]}`,
+		`{"input":[{"role":"assistant","content":"x"},{"type":"function_call","call_id":"a","name":"read","arguments":"{}"},{"type":"function_call_output","call_id":"a","output":"ok"}]}`},
+	{"openai", "pending-call", Error, Options{}, lines(oUser, oCall1), lines(oUser, oCall1, oTool1)},
+	{"anthropic", "pending-call", Error, Options{}, lines(aUser, aCall1), lines(aUser, aCall1, aRes1)},
+	{"openai allowed", "pending-call", Error, Options{}, lines(oUser, oCall1), lines(oUser, oCall1)},
+	{"fine-tuning", "pending-call", Warning, Options{}, `{"messages":[` + oUser + `,` + oCall1 + `]}` + "\n", `{"messages":[` + oUser + `,` + oCall1 + `,` + oTool1 + `]}` + "\n"},
+	{"openai", "orphan-result", Error, Options{}, lines(oUser, oTool1), lines(oUser, oCall1, oTool1)},
+	{"openai late", "orphan-result", Error, Options{}, lines(oUser, oCall1, oTool1, oDone, oTool1), lines(oUser, oCall1, oTool1, oDone)},
+	{"anthropic", "orphan-result", Error, Options{}, lines(aRes1), lines(aUser, aCall1, aRes1)},
+	{"responses", "orphan-result", Error, Options{Input: InputRequest},
+		`{"input":[{"type":"function_call_output","call_id":"a","output":"ok"}]}`,
+		`{"previous_response_id":"resp_1","input":[{"type":"function_call_output","call_id":"a","output":"ok"}]}`},
+	{"openai", "unknown-result-id", Error, Options{}, lines(oUser, oCall1, oTool("call_2")), lines(oUser, oCall1, oTool1)},
+	{"anthropic", "unknown-result-id", Error, Options{}, lines(aUser, aCall1, aRes("toolu_2")), lines(aUser, aCall1, aRes1)},
+	{"anthropic server tool", "unknown-result-id", Error, Options{},
+		lines(aUser, `{"role":"assistant","content":[{"type":"web_search_tool_result","tool_use_id":"srvtoolu_1","content":[]}]}`),
+		lines(aUser, `{"role":"assistant","content":[{"type":"server_tool_use","id":"srvtoolu_1","name":"web_search","input":{"query":"x"}},{"type":"web_search_tool_result","tool_use_id":"srvtoolu_1","content":[]}]}`)},
+	{"openai", "duplicate-result", Error, Options{}, lines(oUser, oCall1, oTool1, oTool1), lines(oUser, oCall1, oTool1)},
+	{"anthropic", "duplicate-result", Error, Options{},
+		lines(aUser, aCall1, `{"role":"user","content":[{"type":"tool_result","tool_use_id":"toolu_1","content":"a"},{"type":"tool_result","tool_use_id":"toolu_1","content":"b"}]}`),
+		lines(aUser, aCall1, aRes1)},
+	{"openai", "duplicate-call-id", Warning, Options{},
+		lines(oUser, `{"role":"assistant","tool_calls":[{"id":"call_1","type":"function","function":{"name":"f","arguments":"{}"}},{"id":"call_1","type":"function","function":{"name":"f","arguments":"{}"}}]}`, oTool1),
+		lines(oUser, `{"role":"assistant","tool_calls":[{"id":"call_1","type":"function","function":{"name":"f","arguments":"{}"}},{"id":"call_2","type":"function","function":{"name":"f","arguments":"{}"}}]}`, oTool1, oTool("call_2"))},
+	{"anthropic", "duplicate-call-id", Error, Options{},
+		lines(aUser, strings.ReplaceAll(aCall12, "toolu_2", "toolu_1"), aRes1),
+		lines(aUser, aCall12, aRes12)},
+	{"openai", "reused-call-id", Warning, Options{}, lines(oUser, oCall1, oTool1, oUser, oCall1, oTool1), lines(oUser, oCall1, oTool1, oUser, oCall("call_2", "get_weather", `"{}"`), oTool("call_2"))},
+	{"anthropic", "reused-call-id", Error, Options{}, lines(aUser, aCall1, aRes1, aCall1, aRes1), lines(aUser, aCall1, aRes1, aCall("toolu_2", "get_weather", "{}"), aRes("toolu_2"))},
+	{"openai", "missing-tool-call-id", Error, Options{}, lines(oUser, oCall1, `{"role":"tool","content":"sunny"}`), lines(oUser, oCall1, oTool1)},
+	{"openai", "arguments-not-string", Error, Options{}, lines(oUser, oCall("call_1", "f", `{"city":"Paris"}`), oTool1), lines(oUser, oCall("call_1", "f", `"{\"city\":\"Paris\"}"`), oTool1)},
+	{"openai", "arguments-not-json", Warning, Options{}, lines(oUser, oCall("call_1", "f", `"{city: Paris}"`), oTool1), lines(oUser, oCall("call_1", "f", `"{\"city\":\"Paris\"}"`), oTool1)},
+	{"openai", "arguments-not-object", Warning, Options{}, lines(oUser, oCall("call_1", "f", `"\"{\\\"city\\\":1}\""`), oTool1), lines(oUser, oCall("call_1", "f", `"{\"city\":1}"`), oTool1)},
+	{"responses", "arguments-not-object", Warning, Options{Input: InputRequest},
+		`{"input":[{"type":"function_call","call_id":"a","name":"f","arguments":"[]"},{"type":"function_call_output","call_id":"a","output":"ok"}]}`,
+		`{"input":[{"type":"function_call","call_id":"a","name":"f","arguments":"{}"},{"type":"function_call_output","call_id":"a","output":"ok"}]}`},
+	{"openai", "invalid-tool-call", Error, Options{},
+		lines(oUser, `{"role":"assistant","tool_calls":[{"id":"call_1","function":{"name":"f","arguments":"{}"}}]}`, oTool1),
+		lines(oUser, `{"role":"assistant","tool_calls":[{"id":"call_1","type":"function","function":{"name":"f","arguments":"{}"}}]}`, oTool1)},
+	{"openai unknown target", "call-id-too-long", Warning, Options{},
+		lines(oUser, oCall(strings.Repeat("x", 41), "f", `"{}"`), oTool(strings.Repeat("x", 41))),
+		lines(oUser, oCall(strings.Repeat("x", 40), "f", `"{}"`), oTool(strings.Repeat("x", 40)))},
+	{"openai api.openai.com", "call-id-too-long", Error, Options{},
+		lines(header, rec(1, oUser), rec(2, oCall(strings.Repeat("x", 41), "f", `"{}"`)), rec(3, oTool(strings.Repeat("x", 41))), end),
+		lines(header, rec(1, oUser), rec(2, oCall(strings.Repeat("x", 40), "f", `"{}"`)), rec(3, oTool(strings.Repeat("x", 40))), end)},
+	{"openai", "invalid-tool-name", Error, Options{}, lines(oUser, oCall("call_1", "get weather", `"{}"`), oTool1), lines(oUser, oCall("call_1", "get_weather", `"{}"`), oTool1)},
+	{"anthropic", "invalid-tool-name", Error, Options{}, lines(aUser, aCall("toolu_1", "get.weather", "{}"), aRes1), lines(aUser, aCall("toolu_1", "get_weather", "{}"), aRes1)},
+	{"openai", "undefined-tool", Warning, Options{},
+		`{"tools":[{"type":"function","function":{"name":"get_weather"}}],"messages":[` + oUser + `,` + oCall("call_1", "get_time", `"{}"`) + `,` + oTool1 + `]}` + "\n",
+		`{"tools":[{"type":"function","function":{"name":"get_weather"}}],"messages":[` + oUser + `,` + oCall1 + `,` + oTool1 + `]}` + "\n"},
+	{"anthropic tools after messages", "undefined-tool", Warning, Options{Input: InputRequest},
+		"{\"messages\":[\n" + aUser + ",\n" + aCall("toolu_1", "get_time", "{}") + ",\n" + aRes1 + "\n],\n\"tools\":[{\"name\":\"get_weather\"}]}\n",
+		"{\"messages\":[\n" + aUser + ",\n" + aCall1 + ",\n" + aRes1 + "\n],\n\"tools\":[{\"name\":\"get_weather\"}]}\n"},
+	{"openai", "invalid-message-name", Error, Options{}, lines(`{"role":"user","name":"Jane Doe","content":"hi"}`), lines(`{"role":"user","name":"Jane_Doe","content":"hi"}`)},
+	{"openai", "tool-message-name", Warning, Options{}, lines(oUser, oCall1, `{"role":"tool","tool_call_id":"call_1","name":"get_weather","content":"sunny"}`), lines(oUser, oCall1, oTool1)},
+	{"openai", "missing-content", Error, Options{}, lines(oUser, `{"role":"assistant","content":null}`), lines(oUser, oDone)},
+	{"openai tool", "missing-content", Error, Options{}, lines(oUser, oCall1, `{"role":"tool","tool_call_id":"call_1"}`), lines(oUser, oCall1, oTool1)},
+	{"anthropic", "missing-content", Error, Options{}, lines(aUser, aCall1, `{"role":"user"}`, aRes1), lines(aUser, aCall1, aRes1)},
+	{"openai", "empty-content", Warning, Options{}, lines(oUser, strings.Replace(oCall1, `"content":null`, `"content":""`, 1), oTool1), lines(oUser, oCall1, oTool1)},
+	{"anthropic", "empty-content", Error, Options{}, lines(aUser, aCall1, aRes1, `{"role":"assistant","content":[]}`, aUser), lines(aUser, aCall1, aRes1, aDone, aUser)},
+	{"anthropic blank text", "empty-content", Error, Options{}, lines(`{"role":"user","content":[{"type":"text","text":" \n"}]}`, aCall1, aRes1), lines(aUser, aCall1, aRes1)},
+	{"openai", "content-with-tool-calls", Warning, Options{}, lines(oUser, strings.Replace(oCall1, `"content":null`, `"content":"Checking."`, 1), oTool1), lines(oUser, oCall1, oTool1)},
+	{"responses", "orphan-reasoning", Error, Options{Input: InputRequest},
+		`{"input":[{"role":"user","content":"hi"},{"type":"reasoning","id":"rs_1","summary":[]},{"role":"assistant","content":"42"}]}`,
+		`{"input":[{"role":"user","content":"hi"},{"type":"reasoning","id":"rs_1","summary":[]},{"type":"message","id":"msg_1","role":"assistant","content":[{"type":"output_text","text":"42"}]}]}`},
+	{"anthropic", "result-not-first", Error, Options{},
+		lines(aUser, aCall1, `{"role":"user","content":[{"type":"text","text":"here"},{"type":"tool_result","tool_use_id":"toolu_1","content":"sunny"}]}`),
+		lines(aUser, aCall1, `{"role":"user","content":[{"type":"tool_result","tool_use_id":"toolu_1","content":"sunny"},{"type":"text","text":"here"}]}`)},
+	{"anthropic merged turn", "result-not-first", Error, Options{},
+		lines(aUser, aCall1, aUser, aRes1),
+		lines(aUser, aCall1, aRes1, aUser)},
+	{"anthropic", "role-order", Warning, Options{}, lines(aUser, aUser, aCall1, aRes1), lines(aUser, aCall1, aRes1)},
+	{"anthropic", "error-result-empty", Error, Options{},
+		lines(aUser, aCall1, `{"role":"user","content":[{"type":"tool_result","tool_use_id":"toolu_1","is_error":true}]}`),
+		lines(aUser, aCall1, `{"role":"user","content":[{"type":"tool_result","tool_use_id":"toolu_1","is_error":true,"content":"exit 1: no such city"}]}`)},
+	{"anthropic", "invalid-call-id", Error, Options{}, lines(aUser, aCall("toolu.1", "f", "{}"), aRes("toolu.1")), lines(aUser, aCall("toolu_1", "f", "{}"), aRes("toolu_1"))},
+	{"anthropic", "input-not-object", Error, Options{}, lines(aUser, aCall("toolu_1", "f", `"{}"`), aRes1), lines(aUser, aCall("toolu_1", "f", "{}"), aRes1)},
+	{"anthropic", "misplaced-block", Error, Options{},
+		lines(aUser, `{"role":"assistant","content":[{"type":"tool_result","tool_use_id":"toolu_1","content":"x"}]}`),
+		lines(aUser, aCall1, aRes1)},
+	{"anthropic", "invalid-block", Error, Options{}, lines(aUser, `{"role":"assistant","content":[{"type":"tool_use","name":"f","input":{}}]}`), lines(aUser, aCall1, aRes1)},
+	{"anthropic", "text-after-tool-use", Warning, Options{},
+		lines(aUser, `{"role":"assistant","content":[{"type":"tool_use","id":"toolu_1","name":"f","input":{}},{"type":"text","text":"done"}]}`, aRes1),
+		lines(aUser, `{"role":"assistant","content":[{"type":"text","text":"done"},{"type":"tool_use","id":"toolu_1","name":"f","input":{}}]}`, aRes1)},
+	{"anthropic", "thinking-not-first", Error, Options{},
+		lines(aUser, `{"role":"assistant","content":[{"type":"thinking","thinking":"hm","signature":"s"},{"type":"text","text":"a"}]}`, aUser, aCall1, aRes1),
+		lines(aUser, `{"role":"assistant","content":[{"type":"thinking","thinking":"hm","signature":"s"},{"type":"text","text":"a"}]}`, aUser,
+			`{"role":"assistant","content":[{"type":"thinking","thinking":"hm","signature":"s"},{"type":"tool_use","id":"toolu_1","name":"get_weather","input":{}}]}`, aRes1)},
+	{"anthropic", "system-in-messages", Warning, Options{}, lines(aUser, aCall1, aRes1, `{"role":"system","content":[{"type":"text","text":"be brief"}]}`), lines(aUser, aCall1, aRes1)},
+	{"anthropic", "first-not-user", Warning, Options{}, lines(aDone, aUser, aCall1, aRes1), lines(aUser, aCall1, aRes1)},
+	{"openai", "mixed-shapes", Warning, Options{}, lines(oUser, oCall1, oTool1, aCall("toolu_1", "f", "{}")), lines(oUser, oCall1, oTool1, oDone)},
+	{"gemini", "unknown-shape", Warning, Options{},
+		lines(`{"role":"user","parts":[{"text":"hi"}]}`, `{"role":"model","parts":[{"functionCall":{"name":"f","args":{}}}]}`),
+		lines(oUser, oDone)},
+	{"openai", "invalid-message", Error, Options{}, lines(`{"role":"robot","content":"hi"}`), lines(oUser)},
+	{"anthropic", "invalid-message", Error, Options{}, lines(aUser, aCall1, aRes1, `{"role":"robot","content":"hi"}`), lines(aUser, aCall1, aRes1)},
+	{"openai", "unknown-tool", Error, Options{Tools: fakeTools{}}, lines(oUser, oCall("call_1", "get_time", `"{}"`), oTool1), lines(oUser, oCall1, oTool1)},
+	{"anthropic", "unknown-tool", Error, Options{Tools: fakeTools{}}, lines(aUser, aCall("toolu_1", "get_time", "{}"), aRes1), lines(aUser, aCall1, aRes1)},
+	{"openai", "arguments-invalid", Error, Options{Tools: fakeTools{}}, lines(oUser, oCall("call_1", "get_weather", `"{\"town\":\"Paris\"}"`), oTool1), lines(oUser, oCall1, oTool1)},
+	{"anthropic", "arguments-invalid", Error, Options{Tools: fakeTools{}}, lines(aUser, aCall("toolu_1", "get_weather", `{"town":"Paris"}`), aRes1), lines(aUser, aCall1, aRes1)},
+	{"messages", "not-json", Error, Options{}, lines(oUser, `{"role":"assistant",`, oDone), lines(oUser, oDone)},
+	{"messages", "truncated-line", Error, Options{}, lines(oUser, oDone) + `{"role":"us`, lines(oUser, oDone)},
+	{"agentloop", "truncated-line", Warning, Options{}, lines(header, rec(1, oUser)) + `{"type":"message","seq":2,"mess`, lines(header, rec(1, oUser))},
+	{"request", "truncated-line", Error, Options{}, "{\"messages\": [\n" + oUser + ",\n" + oDone, "{\"messages\": [\n" + oUser + ",\n" + oDone + "]}\n"},
+	{"request", "not-a-conversation", Error, Options{Input: InputRequest}, "{\n\"model\": \"gpt-4o\"\n}\n", "{\n\"model\": \"gpt-4o\",\n\"messages\": [" + oUser + "]\n}\n"},
+	{"agentloop", "missing-header", Error, Options{Input: InputAgentloop}, lines(rec(1, oUser), end), lines(header, rec(1, oUser), end)},
+	{"agentloop", "duplicate-header", Error, Options{}, lines(header, rec(1, oUser), header, end), lines(header, rec(1, oUser), end)},
+	{"agentloop", "seq-order", Error, Options{}, lines(header, rec(2, oUser), rec(1, oDone), end), lines(header, rec(1, oUser), rec(2, oDone), end)},
+	{"agentloop", "record-after-end", Error, Options{}, lines(header, rec(1, oUser), end, rec(2, oDone)), lines(header, rec(1, oUser), rec(2, oDone), end)},
+	{"agentloop", "invalid-record", Error, Options{}, lines(header, rec(1, oUser), `{"type":"note","seq":2}`, end), lines(header, rec(1, oUser), end)},
+	{"agentloop", "results-mismatch", Error, Options{},
+		lines(header, rec(1, oUser), rec(2, oCall1), strings.TrimSuffix(rec(3, oTool1), "}")+`,"results":[{"call_id":"call_9","name":"get_weather"}]}`, rec(4, oDone), end),
+		lines(header, rec(1, oUser), rec(2, oCall1), strings.TrimSuffix(rec(3, oTool1), "}")+`,"results":[{"call_id":"call_1","name":"get_weather"}]}`, rec(4, oDone), end)},
+	{"empty", "empty-input", Warning, Options{}, "\n\n", lines(oUser)},
+}
+
+// TestCodes checks every code in each shape it applies to, with a passing
+// twin: the minimal fix of the failing input.
+func TestCodes(t *testing.T) {
+	for _, tc := range codeCases {
+		t.Run(tc.code+"/"+tc.name, func(t *testing.T) {
+			fs, _ := validateBytes(t, "t.jsonl", []byte(tc.bad), tc.opts)
+			found := false
+			for _, f := range fs {
+				if f.Code == tc.code && f.Severity == tc.sev {
+					found = true
+				}
+			}
+			if !found {
+				t.Errorf("bad input: want a %s [%s], got:\n%s", tc.sev, tc.code, dump(fs))
+			}
+			opts := tc.opts
+			if tc.name == "openai allowed" {
+				opts.AllowPending = true
+			}
+			fs, _ = validateBytes(t, "t.jsonl", []byte(tc.fixed), opts)
+			for _, f := range fs {
+				if f.Code == tc.code || f.Severity == Error {
+					t.Errorf("fixed input: unexpected %v", f)
+				}
+			}
+		})
+	}
+}
+
+// TestEveryCodeTested keeps the table of codes and the tests in step.
+func TestEveryCodeTested(t *testing.T) {
+	tested := map[string]bool{}
+	for _, tc := range codeCases {
+		tested[tc.code] = true
+		if _, ok := LookupCode(tc.code); !ok {
+			t.Errorf("test of %s, which is not in Codes", tc.code)
+		}
+	}
+	for _, c := range Codes {
+		if !tested[c.Code] {
+			t.Errorf("code %s has no test", c.Code)
+		}
+		if c.OpenAI != 0 && c.Anthropic != 0 && c.Rules != "" {
+			continue
+		}
+	}
+}
+
+func dump(fs []Finding) string {
+	var b strings.Builder
+	for _, f := range fs {
+		b.WriteString(f.String())
+		b.WriteByte('\n')
+	}
+	return b.String()
+}
+
+func TestFindingFormat(t *testing.T) {
+	fs, st := validateBytes(t, "t.jsonl", []byte(lines(oUser, oCall1, oUser)), Options{})
+	if len(fs) != 1 {
+		t.Fatalf("got %d findings:\n%s", len(fs), dump(fs))
+	}
+	want := "t.jsonl:3: error: call_1 (get_weather, line 2) has no answer: it needs a tool message before line 3 [unanswered-call]"
+	if got := fs[0].String(); got != want {
+		t.Errorf("got  %s\nwant %s", got, want)
+	}
+	if !slices.Equal(fs[0].IDs, []string{"call_1"}) || fs[0].Index != 2 {
+		t.Errorf("ids %v index %d", fs[0].IDs, fs[0].Index)
+	}
+	if st != (Stats{Files: 1, Conversations: 1, Messages: 3, ToolCalls: 1, Errors: 1}) {
+		t.Errorf("stats %+v", st)
+	}
+}
+
+func TestStrict(t *testing.T) {
+	in := []byte(lines(oUser, oCall1, `{"role":"tool","tool_call_id":"call_1","name":"get_weather","content":"x"}`))
+	_, st := validateBytes(t, "t", in, Options{})
+	if st.Errors != 0 || st.Warnings != 1 {
+		t.Errorf("default: %+v", st)
+	}
+	fs, st := validateBytes(t, "t", in, Options{Strict: true})
+	if st.Errors != 1 || st.Warnings != 0 || fs[0].Severity != Error {
+		t.Errorf("strict: %+v", st)
+	}
+}
+
+// TestWholeFileLocations checks line numbers and message indexes in a
+// pretty-printed request body.
+func TestWholeFileLocations(t *testing.T) {
+	body := `{
+  "model": "gpt-4o",
+  "messages": [
+    {"role": "user", "content": "hi"},
+    {
+      "role": "assistant",
+      "tool_calls": [{"id": "call_1", "type": "function", "function": {"name": "f", "arguments": "{}"}}]
+    },
+    {"role": "user", "content": "well?"}
+  ]
+}
+`
+	fs, _ := validateBytes(t, "req.json", []byte(body), Options{})
+	if len(fs) != 1 {
+		t.Fatalf("got:\n%s", dump(fs))
+	}
+	f := fs[0]
+	if f.Line != 9 || f.Index != 2 || f.Path != "messages[2]" || f.Code != "unanswered-call" {
+		t.Errorf("got %v (line %d index %d)", f, f.Line, f.Index)
+	}
+	if !strings.Contains(f.Message, "messages[1]") {
+		t.Errorf("message does not name the call's message: %s", f.Message)
+	}
+}
+
+// TestLongLines reads lines far beyond bufio.Scanner's 64 KiB.
+func TestLongLines(t *testing.T) {
+	big := strings.Repeat("x", 3<<20)
+	in := lines(oUser, oCall1, `{"role":"tool","tool_call_id":"call_1","content":"`+big+`"}`, oDone)
+	fs, st := validateBytes(t, "t", []byte(in), Options{})
+	if len(fs) != 0 || st.Messages != 4 {
+		t.Errorf("got %+v\n%s", st, dump(fs))
+	}
+}
+
+// TestTornLineOnce: a crashed writer's last line is one finding, not a
+// cascade about the calls it might have answered.
+func TestTornLineOnce(t *testing.T) {
+	in := lines(header, rec(1, oUser), rec(2, oCall1)) + rec(3, oTool1)[:40]
+	fs, _ := validateBytes(t, "t", []byte(in), Options{AllowPending: true})
+	if len(fs) != 1 || fs[0].Code != "truncated-line" || fs[0].Line != 4 {
+		t.Errorf("got:\n%s", dump(fs))
+	}
+}
+
+// TestNotJSONResync: an unreadable line does not make the lines after it
+// wrong.
+func TestNotJSONResync(t *testing.T) {
+	in := lines(oUser, oCall1, `{"role":"tool",`, oTool1, oDone)
+	fs, _ := validateBytes(t, "t", []byte(in), Options{})
+	if len(fs) != 1 || fs[0].Code != "not-json" || fs[0].Line != 3 {
+		t.Errorf("got:\n%s", dump(fs))
+	}
+}
+
+func TestBadOptions(t *testing.T) {
+	if _, err := Validate("x", strings.NewReader(""), Options{Input: "yaml"}, nil); err == nil {
+		t.Error("unknown input format accepted")
+	}
+	if _, err := Validate("x", strings.NewReader(""), Options{Shape: "gemini"}, nil); err == nil {
+		t.Error("unknown shape accepted")
+	}
+}
+
+type failReader struct{}
+
+func (failReader) Read([]byte) (int, error) { return 0, errors.New("disk on fire") }
+
+func TestReadError(t *testing.T) {
+	if _, err := Validate("x", failReader{}, Options{}, nil); err == nil || !strings.Contains(err.Error(), "disk on fire") {
+		t.Errorf("got %v", err)
+	}
+}
+
+// TestHugeFirstLine: a first line longer than the detection window is still
+// read as what it is, a message or a streamed request body.
+func TestHugeFirstLine(t *testing.T) {
+	big := strings.Repeat("y", detectWindow+10)
+	msgs := lines(`{"content":"`+big+`","role":"user"}`, oCall1, oUser)
+	fs, st := validateBytes(t, "m.jsonl", []byte(msgs), Options{})
+	if st.Messages != 3 || len(fs) != 1 || fs[0].Code != "unanswered-call" || fs[0].Line != 3 {
+		t.Errorf("messages: %+v\n%s", st, dump(fs))
+	}
+	req := `{"model":"m","messages":[{"role":"user","content":"` + big + `"},` + oCall1 + `,` + oUser + `]}` + "\n" +
+		`{"model":"m","messages":[` + oUser + `]}` + "\n"
+	fs, st = validateBytes(t, "r.jsonl", []byte(req), Options{})
+	if st.Conversations != 2 || st.Messages != 4 || len(fs) != 1 || fs[0].Code != "unanswered-call" || fs[0].Path != "messages[2]" {
+		t.Errorf("requests: %+v\n%s", st, dump(fs))
+	}
+}

@@ -1,0 +1,339 @@
+package transcript
+
+// wireMsg is what the rules need to know about one message (or one Responses
+// input item), read in a single pass whatever the shape. Byte slices point
+// into the document or the scanner's arena and are valid until the next
+// document.
+type wireMsg struct {
+	line, index int
+
+	role, typ []byte // "role"; "type" (Responses items)
+	hasRole   bool
+
+	content     byte // kind of "content"
+	contentText bool // a string or a text part with non-blank text
+	blankString bool // content is a string of whitespace only
+	blocks      []block
+
+	toolCalls    byte // kind of "tool_calls"
+	calls        []call
+	toolCallID   []byte
+	toolCallIDK  byte // kind of "tool_call_id"
+	name         []byte
+	nameK        byte
+	functionCall bool
+
+	// Responses items.
+	id, callID []byte
+	callIDK    byte
+	argsK      byte
+	args       []byte
+	output     byte
+
+	// Shape signals that belong to neither OpenAI nor Anthropic.
+	foreign bool
+}
+
+// block is one element of a content array: an Anthropic block, an OpenAI
+// content part or a Responses content part.
+type block struct {
+	typ        []byte
+	notObject  bool
+	id, name   []byte
+	hasID      bool
+	hasName    bool
+	toolUseID  []byte
+	hasUseID   bool
+	inputK     byte
+	input      []byte
+	isError    bool
+	content    byte // kind of a tool_result's "content"
+	emptyValue bool // tool_result content "" or [], or blank text
+	hasText    bool
+	blankText  bool
+	foreign    bool // Bedrock-style block: toolUse/toolResult keys, no type
+}
+
+// call is one element of an OpenAI tool_calls array.
+type call struct {
+	notObject bool
+	id, typ   []byte
+	hasID     bool
+	idK       byte
+	hasType   bool
+	function  byte // kind of "function" (or "custom")
+	name      []byte
+	hasName   bool
+	argsK     byte
+	args      []byte // decoded arguments (custom: input)
+	hasArgs   bool
+	custom    bool
+}
+
+func (m *wireMsg) reset(line, index int) {
+	blocks, calls := m.blocks[:0], m.calls[:0]
+	*m = wireMsg{line: line, index: index, blocks: blocks, calls: calls}
+}
+
+// readMsg reads the message object at the scanner's cursor into m.
+func (s *scanner) readMsg(m *wireMsg) {
+	if s.peekKind() != kindObject {
+		s.skip()
+		return
+	}
+	s.enter('{')
+	for n := 0; s.next('}', &n); {
+		k := s.key()
+		switch string(k) {
+		case "role":
+			if s.peekKind() == kindString {
+				m.role, m.hasRole = s.text(), true
+			} else {
+				m.hasRole = true
+				s.skip()
+			}
+		case "type":
+			if s.peekKind() == kindString {
+				m.typ = s.text()
+			} else {
+				s.skip()
+			}
+		case "content":
+			s.readContent(m)
+		case "tool_calls":
+			m.toolCalls = s.peekKind()
+			if m.toolCalls == kindArray {
+				s.readCalls(m)
+			} else {
+				s.skip()
+			}
+		case "tool_call_id":
+			m.toolCallIDK = s.peekKind()
+			if m.toolCallIDK == kindString {
+				m.toolCallID = s.text()
+			} else {
+				s.skip()
+			}
+		case "name":
+			m.nameK = s.peekKind()
+			if m.nameK == kindString {
+				m.name = s.text()
+			} else {
+				s.skip()
+			}
+		case "function_call":
+			m.functionCall = s.peekKind() == kindObject
+			s.skip()
+		case "id":
+			if s.peekKind() == kindString {
+				m.id = s.text()
+			} else {
+				s.skip()
+			}
+		case "call_id":
+			m.callIDK = s.peekKind()
+			if m.callIDK == kindString {
+				m.callID = s.text()
+			} else {
+				s.skip()
+			}
+		case "arguments", "input":
+			m.argsK = s.peekKind()
+			if m.argsK == kindString {
+				m.args = s.text()
+			} else {
+				s.skip()
+			}
+		case "output":
+			m.output = s.peekKind()
+			s.skip()
+		case "parts", "toolUse", "toolResult":
+			m.foreign = true
+			s.skip()
+		default:
+			s.skip()
+		}
+	}
+}
+
+func (s *scanner) readContent(m *wireMsg) {
+	m.content = s.peekKind()
+	switch m.content {
+	case kindString:
+		raw, _ := s.str()
+		m.blankString = isBlank(raw)
+		m.contentText = !m.blankString
+	case kindArray:
+		s.enter('[')
+		for n := 0; s.next(']', &n); {
+			m.blocks = append(m.blocks, block{})
+			b := &m.blocks[len(m.blocks)-1]
+			s.readBlock(b)
+			if b.hasText && !b.blankText {
+				m.contentText = true
+			}
+		}
+	default:
+		s.skip()
+	}
+}
+
+func (s *scanner) readBlock(b *block) {
+	if s.peekKind() != kindObject {
+		b.notObject = true
+		s.skip()
+		return
+	}
+	s.enter('{')
+	for n := 0; s.next('}', &n); {
+		k := s.key()
+		switch string(k) {
+		case "type":
+			if s.peekKind() == kindString {
+				b.typ = s.text()
+			} else {
+				s.skip()
+			}
+		case "id":
+			b.hasID = true
+			if s.peekKind() == kindString {
+				b.id = s.text()
+			} else {
+				s.skip()
+			}
+		case "name":
+			b.hasName = true
+			if s.peekKind() == kindString {
+				b.name = s.text()
+			} else {
+				s.skip()
+			}
+		case "tool_use_id":
+			b.hasUseID = true
+			if s.peekKind() == kindString {
+				b.toolUseID = s.text()
+			} else {
+				s.skip()
+			}
+		case "input":
+			b.inputK = s.peekKind()
+			b.input = s.skipRaw()
+		case "is_error":
+			b.isError = s.peekKind() == kindBool && s.d[s.i] == 't'
+			s.skip()
+		case "content":
+			b.content = s.peekKind()
+			switch b.content {
+			case kindString:
+				raw, _ := s.str()
+				b.emptyValue = len(raw) == 0
+			case kindArray:
+				s.enter('[')
+				cnt := 0
+				for s.next(']', &cnt) {
+					s.skip()
+				}
+				b.emptyValue = cnt == 0
+			default:
+				s.skip()
+			}
+		case "text":
+			b.hasText = true
+			if s.peekKind() == kindString {
+				raw, _ := s.str()
+				b.blankText = isBlank(raw)
+			} else {
+				s.skip()
+			}
+		case "toolUse", "toolResult", "functionCall", "functionResponse":
+			b.foreign = true
+			s.skip()
+		default:
+			s.skip()
+		}
+	}
+}
+
+func (s *scanner) readCalls(m *wireMsg) {
+	s.enter('[')
+	for n := 0; s.next(']', &n); {
+		m.calls = append(m.calls, call{})
+		c := &m.calls[len(m.calls)-1]
+		if s.peekKind() != kindObject {
+			c.notObject = true
+			s.skip()
+			continue
+		}
+		s.enter('{')
+		for n2 := 0; s.next('}', &n2); {
+			k := s.key()
+			switch string(k) {
+			case "id":
+				c.hasID = true
+				c.idK = s.peekKind()
+				if c.idK == kindString {
+					c.id = s.text()
+				} else {
+					s.skip()
+				}
+			case "type":
+				c.hasType = true
+				if s.peekKind() == kindString {
+					c.typ = s.text()
+				} else {
+					s.skip()
+				}
+			case "function", "custom":
+				c.custom = string(k) == "custom"
+				c.function = s.peekKind()
+				if c.function == kindObject {
+					s.readFunction(c)
+				} else {
+					s.skip()
+				}
+			default:
+				s.skip()
+			}
+		}
+	}
+}
+
+func (s *scanner) readFunction(c *call) {
+	s.enter('{')
+	for n := 0; s.next('}', &n); {
+		k := s.key()
+		switch string(k) {
+		case "name":
+			c.hasName = true
+			if s.peekKind() == kindString {
+				c.name = s.text()
+			} else {
+				s.skip()
+			}
+		case "arguments", "input":
+			c.hasArgs = true
+			c.argsK = s.peekKind()
+			if c.argsK == kindString {
+				c.args = s.text()
+			} else {
+				s.skip()
+			}
+		default:
+			s.skip()
+		}
+	}
+}
+
+// argsKind scans a decoded arguments string as a JSON document of its own
+// and returns the kind of its top-level value (kindInvalid if it is not JSON).
+func (v *validator) argsKind(args []byte) byte {
+	sub := &v.sub
+	sub.reset(args)
+	k := sub.peekKind()
+	sub.skip()
+	sub.end()
+	if sub.err != nil {
+		return kindInvalid
+	}
+	return k
+}
