@@ -538,7 +538,28 @@ func recordPrefix(w *transcript.Writer, msgs []transcript.Message) error {
 	return nil
 }
 
-// checkConversations refuses a file that fails validation.
+// checkConversations refuses a file that fails validation, printing the
+// findings as validate does; calls left pending by an interrupt are fine.
+// With force the findings are printed as warnings and the replay goes on.
 func checkConversations(ios *IOStreams, file string, data []byte, convs []*transcript.Conversation, force bool) error {
-	return nil
+	var errs []transcript.Finding
+	_, err := transcript.Validate(file, bytes.NewReader(data), transcript.Options{AllowPending: true}, func(f transcript.Finding) {
+		if f.Severity == transcript.Error && f.Code != "truncated-line" {
+			errs = append(errs, f)
+		}
+	})
+	if err != nil {
+		return err
+	}
+	if len(errs) == 0 {
+		return nil
+	}
+	for _, f := range errs {
+		fmt.Fprintln(ios.ErrOut, f.String())
+	}
+	if force {
+		fmt.Fprintf(ios.ErrOut, "agentloop: warning: %s fails validation (%d error%s); going on because of --force\n", file, len(errs), plural(len(errs), "", "s"))
+		return nil
+	}
+	return fmt.Errorf("%s fails validation (%d error%s): a replay of it would not mean much; fix it, or pass --force", file, len(errs), plural(len(errs), "", "s"))
 }
