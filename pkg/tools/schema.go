@@ -3,6 +3,7 @@ package tools
 import (
 	"bytes"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"math"
 	"slices"
@@ -369,7 +370,7 @@ func (f *fileLoader) rawSchema(t *tool, raw pair) {
 	}
 	s, doc, err := f.compile(buf.Bytes())
 	if err != nil {
-		f.errorf(raw.val, "schema: not a valid JSON Schema: %s", oneLine(err.Error()))
+		f.errorf(raw.val, "schema: not a valid JSON Schema: %s", describeSchemaError(err))
 		return
 	}
 	m := doc.(map[string]any)
@@ -419,6 +420,16 @@ func strictProblem(s map[string]any, at string) string {
 		return strictProblem(items, at+"/items")
 	}
 	return ""
+}
+
+// describeSchemaError words a schema that fails its metaschema by the
+// keywords at fault rather than the library's nested account.
+func describeSchemaError(err error) string {
+	var sve *jsonschema.SchemaValidationError
+	if errors.As(err, &sve) {
+		return describeValidation(sve.Err, "", nil)
+	}
+	return oneLine(err.Error())
 }
 
 func oneLine(s string) string {
