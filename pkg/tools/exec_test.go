@@ -281,8 +281,8 @@ func TestOutputMadeValidUTF8(t *testing.T) {
 func TestStdinClosedEarly(t *testing.T) {
 	big := strings.Repeat("x", 1<<20)
 	for name, script := range map[string]string{
-		"closes":  "#!/bin/sh\nexec 0<&-\necho ok\n",
-		"ignores": "#!/bin/sh\necho ok\n",
+		"closes":         "#!/bin/sh\nexec 0<&-\necho ok\n",
+		"ignores":        "#!/bin/sh\necho ok\n",
 		"reads a little": "#!/bin/sh\nhead -c 10 >/dev/null\necho ok\n",
 	} {
 		t.Run(name, func(t *testing.T) {
