@@ -19,11 +19,25 @@ tmp=$(mktemp -d) || die "cannot create a temporary folder"
 trap 'rm -rf "$tmp"' EXIT
 
 # --max-filesize only works when the server sends a length, so the body is
-# also cut by head; curl then stops on the closed pipe.
-curl -sS -L --max-redirs 5 --connect-timeout 10 --max-time 20 \
-	--max-filesize "$max_bytes" --proto =http,https --proto-redir =http,https \
-	-A "agentloop-http_get/1" -D "$tmp/headers" -o - -- "$url" 2>"$tmp/err" |
-	head -c "$((max_bytes + 1))" >"$tmp/body"
+# also cut by head; curl then stops on the closed pipe. Its status goes
+# through a file, as a pipe keeps only the last one.
+{
+	curl -sS -L --max-redirs 5 --connect-timeout 10 --max-time 20 \
+		--max-filesize "$max_bytes" --proto =http,https --proto-redir =http,https \
+		-A "agentloop-http_get/1" -D "$tmp/headers" -o - -- "$url" 2>"$tmp/err"
+	echo $? >"$tmp/status"
+} | head -c "$((max_bytes + 1))" >"$tmp/body"
+
+# 23 is curl failing to write once head has all it wants: a body to cut,
+# not a failure.
+case $(cat "$tmp/status") in
+0 | 23) ;;
+63) die "the response is larger than $max_bytes bytes (its Content-Length says so); not fetched" ;;
+*)
+	msg=$(sed 's/^curl: ([0-9]*) //' "$tmp/err")
+	die "request failed: ${msg:-curl exited with status $(cat "$tmp/status")}"
+	;;
+esac
 
 # The status and type of the last response, after any redirects.
 status=$(awk '/^HTTP\// { code = $2 } END { print code }' "$tmp/headers" 2>/dev/null)
@@ -31,11 +45,7 @@ ctype=$(awk '
 /^HTTP\// { ct = "" }
 tolower($1) == "content-type:" { sub(/\r$/, ""); sub(/^[^:]*:[ \t]*/, ""); ct = $0 }
 END { print ct }' "$tmp/headers" 2>/dev/null)
-
-if [ -z "$status" ]; then
-	msg=$(sed 's/^curl: ([0-9]*) //' "$tmp/err")
-	die "request failed: ${msg:-no response}"
-fi
+[ -n "$status" ] || die "request failed: no response"
 
 size=$(wc -c <"$tmp/body")
 case $ctype in
