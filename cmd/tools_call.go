@@ -104,7 +104,8 @@ func runToolsCall(ctx context.Context, opts *ToolsCallOptions) error {
 		return nil
 	}
 	if res.IsError {
-		if res.Kind == tools.KindUnknownTool {
+		// Some texts already name the tool.
+		if res.Kind == tools.KindUnknownTool || strings.HasPrefix(res.Content, "invalid arguments for ") {
 			return errors.New(res.Content)
 		}
 		return fmt.Errorf("%s: %s", opts.Name, res.Content)

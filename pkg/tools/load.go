@@ -123,6 +123,7 @@ type loader struct {
 	opts     Options
 	errs     []*LoadError
 	tools    []*tool
+	named    []*tool // every tool with a name, valid or not, for duplicates
 	compiler *jsonschema.Compiler
 	nschemas int
 }
@@ -448,6 +449,9 @@ func (f *fileLoader) tool(n *yaml.Node) {
 	f.executable(n, t, fields)
 	f.schema(n, t, fields)
 
+	if t.def.Name != "" {
+		f.named = append(f.named, t)
+	}
 	if len(f.errs) == nerrs {
 		f.tools = append(f.tools, t)
 	}
@@ -585,7 +589,7 @@ func checkInterpreter(path string) string {
 // checkDuplicates reports a name defined more than once, naming both places.
 func (l *loader) checkDuplicates() {
 	first := map[string]*tool{}
-	for _, t := range l.tools {
+	for _, t := range l.named {
 		if prev, ok := first[t.def.Name]; ok {
 			l.fail(t.def.File, t.nameLine, nil, "duplicate tool name %q (also defined at %s:%d)", t.def.Name, prev.def.File, prev.nameLine)
 			continue
