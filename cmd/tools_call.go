@@ -104,8 +104,7 @@ func runToolsCall(ctx context.Context, opts *ToolsCallOptions) error {
 		return nil
 	}
 	if res.IsError {
-		// Some texts already name the tool.
-		if res.Kind == tools.KindUnknownTool || strings.HasPrefix(res.Content, "invalid arguments for ") {
+		if res.Kind == tools.KindUnknownTool {
 			return errors.New(res.Content)
 		}
 		return fmt.Errorf("%s: %s", opts.Name, res.Content)
