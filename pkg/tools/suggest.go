@@ -32,15 +32,16 @@ func didYouMean(s string, candidates []string) string {
 	return ""
 }
 
-// editDistance is the Levenshtein distance between a and b, counted in
-// bytes: keys and names are ASCII.
+// editDistance is the optimal string alignment distance between a and b:
+// insertions, deletions, substitutions and swaps of two neighbours ("ehco"
+// for "echo") each count one. Counted in bytes: keys and names are ASCII.
 func editDistance(a, b string) int {
-	prev := make([]int, len(b)+1)
-	cur := make([]int, len(b)+1)
-	for j := range prev {
-		prev[j] = j
+	rows := [3][]int{make([]int, len(b)+1), make([]int, len(b)+1), make([]int, len(b)+1)}
+	for j := range rows[1] {
+		rows[1][j] = j
 	}
 	for i := 1; i <= len(a); i++ {
+		prev2, prev, cur := rows[(i+2)%3], rows[i%3], rows[(i+1)%3]
 		cur[0] = i
 		for j := 1; j <= len(b); j++ {
 			cost := 1
@@ -48,8 +49,10 @@ func editDistance(a, b string) int {
 				cost = 0
 			}
 			cur[j] = min(prev[j]+1, cur[j-1]+1, prev[j-1]+cost)
+			if i > 1 && j > 1 && a[i-1] == b[j-2] && a[i-2] == b[j-1] {
+				cur[j] = min(cur[j], prev2[j-2]+1)
+			}
 		}
-		prev, cur = cur, prev
 	}
-	return prev[len(b)]
+	return rows[(len(a)+1)%3][len(b)]
 }
