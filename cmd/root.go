@@ -132,7 +132,8 @@ that can be checked with 'agentloop validate' and re-driven with 'agentloop repl
 	root.SetFlagErrorFunc(func(c *cobra.Command, err error) error { return &FlagError{Err: err} })
 	root.CompletionOptions.HiddenDefaultCmd = true
 
-	root.AddCommand(newVersionCmd(ios), newCmdTools(ios))
+	root.AddCommand(newVersionCmd(ios))
+	root.AddCommand(newCmdTools(ios))
 	return root
 }
 

@@ -96,15 +96,15 @@ func printToolTable(ios *IOStreams, defs []*tools.Definition) error {
 		desc := firstLine(d.Description)
 		// On a terminal a long line is cut to the width; piped, it is whole.
 		if ios.IsStdoutTTY() {
-			desc = truncate(desc, ios.Width()-nameWidth-2)
+			desc = fitWidth(desc, ios.Width()-nameWidth-2)
 		}
 		fmt.Fprintf(tw, "%s\t%s\n", d.Name, desc)
 	}
 	return tw.Flush()
 }
 
-// truncate cuts s to at most width characters, marking the cut.
-func truncate(s string, width int) string {
+// fitWidth cuts s to at most width characters, marking the cut.
+func fitWidth(s string, width int) string {
 	if width < 4 || utf8.RuneCountInString(s) <= width {
 		return s
 	}

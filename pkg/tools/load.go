@@ -44,14 +44,12 @@ const maxFileSize = 1 << 20
 
 // LoadError is one problem in the tool definitions, located by file and
 // line. Load returns every LoadError it found, joined with errors.Join and
-// sorted by file and line; range over them with
+// sorted by file and line, so err.Error() reads one problem a line; the
+// joined error's Unwrap() []error gives them one by one.
 //
-//	var le *tools.LoadError
-//	if j, ok := err.(interface{ Unwrap() []error }); ok { ... }
-//
-// A path given to Load that does not exist yields a LoadError whose Err is
-// the *fs.PathError, so errors.Is(err, fs.ErrNotExist) reports it; callers
-// with optional default folders should drop those before calling Load.
+// A path given to Load that does not exist is a LoadError too, whose Err is
+// the *fs.PathError: errors.Is(err, fs.ErrNotExist) reports it. Callers with
+// optional default folders leave out the ones that do not exist.
 type LoadError struct {
 	File string
 	Line int // 0 when the problem is with the file as a whole

@@ -217,7 +217,7 @@ parameters:
 `},
 			want: []string{
 				"x.yaml:7: unknown parameter key 'descripton' (did you mean 'description'?)",
-				`x.yaml:8: required: want true or false, got "maybe"`,
+				`x.yaml:8: parameter 'b': required: want true or false, got "maybe"`,
 				`x.yaml:9: parameter name "bad name": use 1 to 64 letters, digits, '_' or '-'`,
 			},
 		},

@@ -224,6 +224,8 @@ func (f *fileLoader) param(name string, n *yaml.Node, canBeOptional bool) (*para
 	if r, ok := fields["required"]; ok {
 		if !canBeOptional {
 			f.errorf(r.key, "parameter '%s': 'required' has no meaning for the items of an array", name)
+		} else if r.val.Kind != yaml.ScalarNode || r.val.Tag != "!!bool" {
+			f.errorf(r.val, "parameter '%s': required: want true or false, got %s", name, kindName(r.val))
 		} else if b, ok := f.boolean(r); ok {
 			p.optional = !b
 		}
