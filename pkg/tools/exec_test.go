@@ -435,3 +435,31 @@ func TestCallRecordsDuration(t *testing.T) {
 		t.Errorf("result = %+v", res)
 	}
 }
+
+// A call waiting for a free process slot gives up when its context ends.
+func TestCancelWhileWaitingForASlot(t *testing.T) {
+	dir := t.TempDir()
+	r := loadOne(t, "name: hold\ndescription: d\nrun: tool.sh\n", "#!/bin/sh\ntouch '"+dir+"/started'\nsleep 1\n", Options{MaxProcs: 1})
+	var first sync.WaitGroup
+	defer first.Wait()
+	first.Go(func() { r.Call(context.Background(), "hold", "first", nil) })
+	for i := 0; ; i++ {
+		if _, err := os.Stat(dir + "/started"); err == nil {
+			break
+		}
+		if i > 200 {
+			t.Fatal("the first call never started")
+		}
+		time.Sleep(10 * time.Millisecond)
+	}
+	ctx, cancel := context.WithTimeout(context.Background(), 100*time.Millisecond)
+	defer cancel()
+	start := time.Now()
+	res := r.Call(ctx, "hold", "second", nil)
+	if res.Kind != KindCanceled || !strings.HasPrefix(res.Content, "canceled before the tool started") {
+		t.Errorf("result = %+v", res)
+	}
+	if time.Since(start) > time.Second {
+		t.Errorf("waited %v for a slot after the context ended", time.Since(start))
+	}
+}
