@@ -27,6 +27,10 @@ type param struct {
 	items       *param
 	props       []*param
 	line        int
+	// ptr is where the parameter's schema is within the tool's schema, as
+	// a JSON pointer; defNode is where its default was written.
+	ptr     string
+	defNode *yaml.Node
 }
 
 // schema builds the JSON Schema of p. In strict mode an optional parameter
@@ -89,22 +93,23 @@ func (noLoader) Load(url string) (any, error) {
 	return nil, fmt.Errorf("references outside the schema are not supported: %s", url)
 }
 
-// compile compiles a JSON Schema document.
-func (l *loader) compile(doc []byte) (*jsonschema.Schema, any, error) {
+// compile compiles a JSON Schema document, which stays known to the
+// compiler under the returned URL.
+func (l *loader) compile(doc []byte) (*jsonschema.Schema, any, string, error) {
 	v, err := jsonschema.UnmarshalJSON(bytes.NewReader(doc))
 	if err != nil {
-		return nil, nil, err
+		return nil, nil, "", err
 	}
 	l.nschemas++
 	url := fmt.Sprintf("mem:///schema%d.json", l.nschemas)
 	if err := l.compiler.AddResource(url, v); err != nil {
-		return nil, nil, err
+		return nil, nil, "", err
 	}
 	s, err := l.compiler.Compile(url)
 	if err != nil {
-		return nil, nil, err
+		return nil, nil, "", err
 	}
-	return s, v, nil
+	return s, v, url, nil
 }
 
 // schema decodes parameters: or schema: and sets the tool's schemas.
@@ -127,10 +132,10 @@ func (f *fileLoader) schema(n *yaml.Node, t *tool, fields map[string]pair) {
 			f.errorf(params.val, "parameters: want a mapping of parameter names to {type: ..., description: ...}, got %s", kindName(params.val))
 			return
 		default:
-			var ok bool
-			if props, ok = f.params(params.val, "parameter"); !ok {
-				return
-			}
+			// A tool with a bad parameter is not registered, but the schema
+			// of the others is still built, so that one pass over the file
+			// reports their problems too (wrong defaults, clashing names).
+			props, _ = f.params(params.val, "parameter", "")
 		}
 	}
 	f.checkArgNames(props)
@@ -150,22 +155,25 @@ func (f *fileLoader) schema(n *yaml.Node, t *tool, fields map[string]pair) {
 			f.errorf(n, "cannot build the schema: %v", err)
 			return
 		}
-		if _, _, err := f.compile(sent); err != nil {
+		if _, _, _, err := f.compile(sent); err != nil {
 			f.errorf(n, "the strict schema does not compile: %v", err)
 			return
 		}
 		t.stripNulls = true
 	}
-	s, doc, err := f.compile(check)
+	s, doc, url, err := f.compile(check)
 	if err != nil {
 		f.errorf(n, "the schema does not compile: %v", err)
+		return
+	}
+	if !f.checkDefaults(url, props) {
 		return
 	}
 	t.validator, t.schemaDoc = s, doc.(map[string]any)
 }
 
 // params decodes a mapping of parameter names to specs.
-func (f *fileLoader) params(n *yaml.Node, what string) ([]*param, bool) {
+func (f *fileLoader) params(n *yaml.Node, what, base string) ([]*param, bool) {
 	pairs, _ := f.fields(n, nil, what+" name")
 	var props []*param
 	ok := true
@@ -175,7 +183,7 @@ func (f *fileLoader) params(n *yaml.Node, what string) ([]*param, bool) {
 			ok = false
 			continue
 		}
-		pp, good := f.param(p.key.Value, p.val, true)
+		pp, good := f.param(p.key.Value, p.val, true, base+"/properties/"+p.key.Value)
 		if !good {
 			ok = false
 			continue
@@ -186,14 +194,14 @@ func (f *fileLoader) params(n *yaml.Node, what string) ([]*param, bool) {
 }
 
 // param decodes one parameter spec. In items: there is no 'required'.
-func (f *fileLoader) param(name string, n *yaml.Node, canBeOptional bool) (*param, bool) {
+func (f *fileLoader) param(name string, n *yaml.Node, canBeOptional bool, ptr string) (*param, bool) {
 	if n.Kind != yaml.MappingNode {
 		f.errorf(n, "parameter '%s': want a mapping such as {type: string, description: ...}, got %s", name, kindName(n))
 		return nil, false
 	}
 	nerrs := len(f.errs)
 	_, fields := f.fields(n, paramKeys, "parameter key")
-	p := &param{name: name, line: n.Line}
+	p := &param{name: name, line: n.Line, ptr: ptr}
 
 	typ, hasType := fields["type"]
 	if !hasType {
@@ -234,7 +242,7 @@ func (f *fileLoader) param(name string, n *yaml.Node, canBeOptional bool) (*para
 		if p.typ != "array" {
 			f.errorf(it.key, "parameter '%s': 'items' is only for type array", name)
 		} else {
-			p.items, _ = f.param(name+"[]", it.val, false)
+			p.items, _ = f.param(name+"[]", it.val, false, ptr+"/items")
 		}
 	} else if p.typ == "array" {
 		f.errorf(n, "parameter '%s': type array needs 'items', e.g. items: {type: string}", name)
@@ -246,7 +254,7 @@ func (f *fileLoader) param(name string, n *yaml.Node, canBeOptional bool) (*para
 		case pr.val.Kind != yaml.MappingNode || len(pr.val.Content) == 0:
 			f.errorf(pr.val, "parameter '%s': properties: want a non-empty mapping of names to parameter specs", name)
 		default:
-			p.props, _ = f.params(pr.val, "property")
+			p.props, _ = f.params(pr.val, "property", ptr)
 		}
 	} else if p.typ == "object" {
 		f.errorf(n, "parameter '%s': type object needs 'properties'", name)
@@ -266,11 +274,8 @@ func (f *fileLoader) param(name string, n *yaml.Node, canBeOptional bool) (*para
 		if !ok {
 			return nil, false
 		}
-		if msg := f.checkValue(p, v); msg != "" {
-			f.errorf(d.val, "parameter '%s': default %s", name, msg)
-			return nil, false
-		}
-		p.def, p.hasDefault = v, true
+		// Checked against the schema once the whole tool's is compiled.
+		p.def, p.hasDefault, p.defNode = v, true, d.val
 	}
 	return p, true
 }
@@ -326,21 +331,31 @@ func scalarHasType(n *yaml.Node, typ string) bool {
 	return false
 }
 
-// checkValue validates v against p's own schema, with the same validator as
-// call arguments, and returns what is wrong or "".
-func (f *fileLoader) checkValue(p *param, v any) string {
-	doc, err := json.Marshal(p.schema(false, false))
-	if err != nil {
-		return err.Error()
+// checkDefaults validates every default against its parameter's schema,
+// with the same validator as call arguments. The parameter's schema is a
+// fragment of the tool's, already compiled under url, so this costs no
+// second compilation.
+func (f *fileLoader) checkDefaults(url string, props []*param) bool {
+	ok := true
+	for _, p := range props {
+		if p.hasDefault {
+			s, err := f.compiler.Compile(url + "#" + p.ptr)
+			if err == nil {
+				err = s.Validate(p.def)
+			}
+			if err != nil {
+				f.errorf(p.defNode, "parameter '%s': default %s", p.name, describeValidation(err, "", nil))
+				ok = false
+			}
+		}
+		if p.items != nil && !f.checkDefaults(url, []*param{p.items}) {
+			ok = false
+		}
+		if !f.checkDefaults(url, p.props) {
+			ok = false
+		}
 	}
-	s, _, err := f.compile(doc)
-	if err != nil {
-		return err.Error()
-	}
-	if err := s.Validate(v); err != nil {
-		return describeValidation(err, "", nil)
-	}
-	return ""
+	return ok
 }
 
 // checkArgNames reports two parameters that would share an ARG_ variable.
@@ -370,7 +385,7 @@ func (f *fileLoader) rawSchema(t *tool, raw pair) {
 	if !f.encodeJSON(&buf, raw.val) {
 		return
 	}
-	s, doc, err := f.compile(buf.Bytes())
+	s, doc, _, err := f.compile(buf.Bytes())
 	if err != nil {
 		f.errorf(raw.val, "schema: not a valid JSON Schema: %s", describeSchemaError(err))
 		return
