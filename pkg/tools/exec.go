@@ -100,6 +100,9 @@ func (r *Registry) exec(ctx context.Context, t *tool, callID string, p *prepared
 	sweepGroup(pgid)
 	drain(&streams, pr)
 
+	if cmd.ProcessState == nil {
+		return failure(KindStart, "lost track of the tool's process: its exit status is unknown")
+	}
 	res := Result{ExitCode: cmd.ProcessState.ExitCode(), Bytes: out.total}
 	shown, truncated := out.content()
 	res.Truncated = truncated

@@ -5,6 +5,7 @@ import (
 	"cmp"
 	"errors"
 	"fmt"
+	"io"
 	"io/fs"
 	"os"
 	"path/filepath"
@@ -67,9 +68,9 @@ func (e *LoadError) Error() string {
 func (e *LoadError) Unwrap() error { return e.Err }
 
 var (
-	namePattern   = regexp.MustCompile(`^[a-zA-Z0-9_-]{1,64}$`)
-	envNamePatten = regexp.MustCompile(`^[A-Za-z_][A-Za-z0-9_]*$`)
-	yamlErrLine   = regexp.MustCompile(`^yaml: line (\d+): (.*)$`)
+	namePattern    = regexp.MustCompile(`^[a-zA-Z0-9_-]{1,64}$`)
+	envNamePattern = regexp.MustCompile(`^[A-Za-z_][A-Za-z0-9_]*$`)
+	yamlErrLine    = regexp.MustCompile(`^yaml: line (\d+): (.*)$`)
 )
 
 var toolKeys = []string{"name", "description", "parameters", "schema", "run", "command", "timeout", "max_output", "env", "confirm", "strict"}
@@ -226,7 +227,7 @@ func (f *fileLoader) load(data []byte) {
 	dec := yaml.NewDecoder(bytes.NewReader(data))
 	var doc yaml.Node
 	if err := dec.Decode(&doc); err != nil {
-		if err.Error() == "EOF" {
+		if errors.Is(err, io.EOF) {
 			f.errorf(nil, "no tool defined: the file is empty")
 			return
 		}
@@ -237,7 +238,7 @@ func (f *fileLoader) load(data []byte) {
 	if err := dec.Decode(&extra); err == nil {
 		f.errorf(&extra, "more than one YAML document; put several tools in one file as a list under 'tools:'")
 		return
-	} else if err.Error() != "EOF" {
+	} else if !errors.Is(err, io.EOF) {
 		f.yamlError(err)
 		return
 	}
@@ -462,7 +463,7 @@ func (f *fileLoader) env(p pair) []string {
 	}
 	var names []string
 	for _, n := range p.val.Content {
-		if n.Kind != yaml.ScalarNode || !envNamePatten.MatchString(n.Value) {
+		if n.Kind != yaml.ScalarNode || !envNamePattern.MatchString(n.Value) {
 			f.errorf(n, "env: %s is not a variable name", kindName(n))
 			continue
 		}
