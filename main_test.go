@@ -39,6 +39,7 @@ func TestScript(t *testing.T) {
 		Cmds: map[string]func(ts *testscript.TestScript, neg bool, args []string){
 			"exitcode": cmdExitCode,
 			"fakeapi":  cmdFakeAPI,
+			"maxrss":   cmdMaxRSS,
 		},
 	})
 }

@@ -200,9 +200,9 @@ func renderTranscript(w io.Writer, name string, conv *transcript.Conversation, s
 
 // printer writes indented lines and remembers the first error.
 type printer struct {
-	w     io.Writer
-	st    showStyle
-	err   error
+	w   io.Writer
+	st  showStyle
+	err error
 	// gap is a blank line owed before the next line: never two in a row,
 	// never one at the end.
 	gap bool

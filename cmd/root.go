@@ -137,6 +137,7 @@ that can be checked with 'agentloop validate' and re-driven with 'agentloop repl
 	root.AddCommand(newCmdValidate(ios, nil))
 	root.AddCommand(newCmdReplay(ios, nil))
 	root.AddCommand(newCmdSchema(ios))
+	root.AddCommand(newCmdTools(ios))
 	return root
 }
 

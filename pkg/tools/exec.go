@@ -1,0 +1,500 @@
+package tools
+
+import (
+	"bytes"
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"io/fs"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strings"
+	"sync"
+	"syscall"
+	"time"
+	"unicode/utf8"
+)
+
+const (
+	// killGrace is how long a process group has between SIGTERM and SIGKILL.
+	killGrace = 500 * time.Millisecond
+	// drainWait bounds how long output is still read once the tool's group
+	// is gone: only a process that left the group (setsid) can hold the
+	// pipes open that long, and its output is not waited for.
+	drainWait = 500 * time.Millisecond
+	// stderrKeep is how much of the end of stderr is kept for error results.
+	stderrKeep = 8 << 10
+	// errorLines and errorBytes bound the stderr and stdout quoted in an
+	// error result.
+	errorLines = 20
+	errorBytes = 2 << 10
+	// defaultPath is the PATH a tool gets when agentloop itself has none.
+	defaultPath = "/usr/local/bin:/usr/bin:/bin"
+)
+
+// exec runs a tool whose arguments are prepared.
+func (r *Registry) exec(ctx context.Context, t *tool, callID string, p *prepared) Result {
+	if ctx.Err() != nil {
+		return failure(KindCanceled, fmt.Sprintf("canceled before the tool started: %v", context.Cause(ctx)))
+	}
+	select {
+	case r.sem <- struct{}{}:
+		defer func() { <-r.sem }()
+	case <-ctx.Done():
+		return failure(KindCanceled, fmt.Sprintf("canceled before the tool started: %v", context.Cause(ctx)))
+	}
+
+	path, argv, err := r.resolve(t)
+	if err != nil {
+		return failure(KindStart, err.Error())
+	}
+	pr, err := newPipes()
+	if err != nil {
+		return failure(KindStart, fmt.Sprintf("cannot start the tool: %v", err))
+	}
+	defer pr.closeAll()
+
+	cmd, err := startProcess(path, argv, r.env(t, callID, p), r.opts.Dir, pr)
+	pr.closeChildEnds()
+	if err != nil {
+		return failure(KindStart, startErrorText(path, err))
+	}
+	// Setpgid made the tool the leader of a new group whose id is its pid.
+	pgid := cmd.Process.Pid
+
+	out := &capture{max: t.def.MaxOutput}
+	errTail := &tail{max: stderrKeep}
+	var streams sync.WaitGroup
+	streams.Go(func() {
+		// A tool that does not read its stdin, or exits early, makes this
+		// write fail with EPIPE; that is its right, not an error.
+		_, _ = pr.stdinW.Write(p.stdin)
+		_ = pr.stdinW.Close()
+	})
+	streams.Go(func() { out.readFrom(pr.stdoutR) })
+	streams.Go(func() { errTail.readFrom(pr.stderrR) })
+
+	waited := make(chan struct{})
+	go func() {
+		_ = cmd.Wait() // the status is in cmd.ProcessState
+		close(waited)
+	}()
+
+	timer := time.NewTimer(t.def.Timeout)
+	defer timer.Stop()
+	var stopped string
+	select {
+	case <-waited:
+	case <-timer.C:
+		stopped = KindTimeout
+	case <-ctx.Done():
+		stopped = KindCanceled
+	}
+	if stopped != "" {
+		stopGroup(cmd.Process, pgid, waited)
+	}
+	// The tool is done; so is anything it left running in its group, which
+	// would otherwise outlive the call and could hold its stdout open.
+	sweepGroup(pgid)
+	drain(&streams, pr)
+
+	if cmd.ProcessState == nil {
+		return failure(KindStart, "lost track of the tool's process: its exit status is unknown")
+	}
+	res := Result{ExitCode: cmd.ProcessState.ExitCode(), Bytes: out.total}
+	shown, truncated := out.content()
+	res.Truncated = truncated
+	switch stopped {
+	case KindTimeout:
+		res.IsError, res.Kind = true, KindTimeout
+		res.Content = fmt.Sprintf("timed out after %s; the tool's process group was killed", t.def.Timeout) + quoteStderr(errTail.bytes())
+		return res
+	case KindCanceled:
+		res.IsError, res.Kind = true, KindCanceled
+		res.Content = fmt.Sprintf("canceled before the tool finished (%v); the tool's process group was killed", context.Cause(ctx))
+		return res
+	}
+	status, _ := cmd.ProcessState.Sys().(syscall.WaitStatus)
+	switch {
+	case status.Signaled():
+		res.IsError, res.Kind = true, KindExit
+		res.Content = fmt.Sprintf("tool was killed by signal %d (%s)", status.Signal(), status.Signal()) + quoteStderr(errTail.bytes()) + quoteStdout(out.buf, out.total)
+	case res.ExitCode != 0:
+		res.IsError, res.Kind = true, KindExit
+		res.Content = fmt.Sprintf("tool exited with code %d", res.ExitCode) + quoteStderr(errTail.bytes()) + quoteStdout(out.buf, out.total)
+	default:
+		res.Content = shown
+	}
+	return res
+}
+
+// resolve finds the program to run. A command: name is looked up on PATH
+// at each call, as a shell would.
+func (r *Registry) resolve(t *tool) (string, []string, error) {
+	if t.def.Run != "" {
+		return t.def.Run, []string{t.def.Run}, nil
+	}
+	argv := t.def.Command
+	if strings.ContainsRune(argv[0], '/') {
+		return argv[0], argv, nil
+	}
+	path, err := lookPath(argv[0], r.childPath())
+	if err != nil {
+		return "", nil, fmt.Errorf("cannot start the tool: %q not found on PATH", argv[0])
+	}
+	return path, argv, nil
+}
+
+func (r *Registry) childPath() string {
+	if p := r.opts.Getenv("PATH"); p != "" {
+		return p
+	}
+	return defaultPath
+}
+
+// env is the whole environment of a tool process: a few variables a
+// program needs to behave, the ones the tool asked for, and the call's.
+// Nothing else of agentloop's environment, API keys included, gets through.
+func (r *Registry) env(t *tool, callID string, p *prepared) []string {
+	env := []string{"PATH=" + r.childPath()}
+	for _, k := range append([]string{"HOME", "LANG", "TMPDIR"}, t.def.Env...) {
+		if k == "PATH" {
+			continue
+		}
+		if v := r.opts.Getenv(k); v != "" && !strings.ContainsRune(v, 0) {
+			env = append(env, k+"="+v)
+		}
+	}
+	env = append(env, "AGENTLOOP_TOOL="+t.def.Name, "AGENTLOOP_CALL_ID="+strings.ReplaceAll(callID, "\x00", ""))
+	return append(env, p.env...)
+}
+
+// lookPath finds an executable file on a PATH list. Relative entries are
+// skipped: a tool must not run whatever a working directory happens to hold.
+func lookPath(name, pathList string) (string, error) {
+	for _, dir := range filepath.SplitList(pathList) {
+		if dir == "" || !filepath.IsAbs(dir) {
+			continue
+		}
+		p := filepath.Join(dir, name)
+		fi, err := os.Stat(p)
+		if err != nil || !fi.Mode().IsRegular() || fi.Mode().Perm()&0o111 == 0 {
+			continue
+		}
+		if syscall.Access(p, 1 /* X_OK */) == nil {
+			return p, nil
+		}
+	}
+	return "", fs.ErrNotExist
+}
+
+// pipes are the tool's standard streams. They are plain os.Pipe files, not
+// exec.Cmd's own copying, so that Wait returns when the process exits even
+// if a child of it still holds a pipe, and the reading stays ours to bound.
+type pipes struct {
+	stdinR, stdinW   *os.File
+	stdoutR, stdoutW *os.File
+	stderrR, stderrW *os.File
+}
+
+func newPipes() (*pipes, error) {
+	p := &pipes{}
+	var err error
+	if p.stdinR, p.stdinW, err = os.Pipe(); err != nil {
+		return nil, err
+	}
+	if p.stdoutR, p.stdoutW, err = os.Pipe(); err != nil {
+		p.closeAll()
+		return nil, err
+	}
+	if p.stderrR, p.stderrW, err = os.Pipe(); err != nil {
+		p.closeAll()
+		return nil, err
+	}
+	return p, nil
+}
+
+// closeChildEnds closes this process's copies of the ends the child uses,
+// so that the child's exit is seen as end of file.
+func (p *pipes) closeChildEnds() {
+	for _, f := range []*os.File{p.stdinR, p.stdoutW, p.stderrW} {
+		if f != nil {
+			_ = f.Close()
+		}
+	}
+}
+
+func (p *pipes) closeAll() {
+	for _, f := range []*os.File{p.stdinR, p.stdinW, p.stdoutR, p.stdoutW, p.stderrR, p.stderrW} {
+		if f != nil {
+			_ = f.Close() // closing twice only reports os.ErrClosed
+		}
+	}
+}
+
+// startProcess starts the tool in a process group of its own. "Text file
+// busy" is retried: it means that another goroutine forked while the script
+// was open for writing (a tool being installed or edited), which passes.
+func startProcess(path string, argv, env []string, dir string, p *pipes) (*exec.Cmd, error) {
+	var err error
+	for attempt := range 5 {
+		cmd := &exec.Cmd{
+			Path:        path,
+			Args:        argv,
+			Env:         env,
+			Dir:         dir,
+			Stdin:       p.stdinR,
+			Stdout:      p.stdoutW,
+			Stderr:      p.stderrW,
+			SysProcAttr: &syscall.SysProcAttr{Setpgid: true},
+		}
+		if err = cmd.Start(); err == nil {
+			return cmd, nil
+		}
+		if !errors.Is(err, syscall.ETXTBSY) {
+			return nil, err
+		}
+		time.Sleep(time.Duration(attempt+1) * 10 * time.Millisecond)
+	}
+	return nil, err
+}
+
+func startErrorText(path string, err error) string {
+	switch {
+	case errors.Is(err, fs.ErrNotExist):
+		if _, serr := os.Stat(path); serr != nil {
+			return fmt.Sprintf("cannot start the tool: %s does not exist (was it removed after loading?)", path)
+		}
+		return fmt.Sprintf("cannot start the tool: %v (is the #! interpreter or the working directory missing?)", unwrapPathError(err))
+	case errors.Is(err, fs.ErrPermission):
+		return fmt.Sprintf("cannot start the tool: %s is not executable", path)
+	}
+	return fmt.Sprintf("cannot start the tool: %v", err)
+}
+
+// stopGroup ends a tool that is still running: SIGTERM to its whole group,
+// then SIGKILL to what is left after killGrace. It returns once the leader
+// has been reaped.
+func stopGroup(leader *os.Process, pgid int, waited <-chan struct{}) {
+	_ = syscall.Kill(-pgid, syscall.SIGTERM)
+	_ = leader.Signal(syscall.SIGTERM) // in case it left its group
+	grace := time.NewTimer(killGrace)
+	defer grace.Stop()
+	select {
+	case <-waited:
+		return
+	case <-grace.C:
+	}
+	_ = syscall.Kill(-pgid, syscall.SIGKILL)
+	_ = leader.Kill()
+	<-waited
+}
+
+// sweepGroup ends whatever is left in a group whose leader has exited.
+func sweepGroup(pgid int) {
+	if !groupAlive(pgid) {
+		return
+	}
+	_ = syscall.Kill(-pgid, syscall.SIGTERM)
+	deadline := time.Now().Add(killGrace)
+	for time.Now().Before(deadline) {
+		time.Sleep(5 * time.Millisecond)
+		if !groupAlive(pgid) {
+			return
+		}
+	}
+	_ = syscall.Kill(-pgid, syscall.SIGKILL)
+}
+
+// groupAlive reports whether a process group has a live member. Zombies
+// count as gone: they run nothing and are reaped by their new parent.
+func groupAlive(pgid int) bool {
+	if err := syscall.Kill(-pgid, 0); errors.Is(err, syscall.ESRCH) {
+		return false
+	}
+	members, err := groupMembers(pgid)
+	if err != nil {
+		return true // no /proc: trust kill(2)
+	}
+	return len(members) > 0
+}
+
+// groupMembers lists the live (not zombie) processes of a group from /proc.
+func groupMembers(pgid int) ([]int, error) {
+	entries, err := os.ReadDir("/proc")
+	if err != nil {
+		return nil, err
+	}
+	var pids []int
+	for _, e := range entries {
+		var pid int
+		if _, err := fmt.Sscan(e.Name(), &pid); err != nil {
+			continue
+		}
+		stat, err := os.ReadFile("/proc/" + e.Name() + "/stat")
+		if err != nil {
+			continue // it exited meanwhile
+		}
+		// pid (comm) state ppid pgrp ...; comm may hold spaces and parens.
+		i := bytes.LastIndexByte(stat, ')')
+		if i < 0 {
+			continue
+		}
+		var state string
+		var ppid, pgrp int
+		if _, err := fmt.Sscan(string(stat[i+1:]), &state, &ppid, &pgrp); err != nil {
+			continue
+		}
+		if pgrp == pgid && state != "Z" && state != "X" {
+			pids = append(pids, pid)
+		}
+	}
+	return pids, nil
+}
+
+// drain waits for the readers and the stdin writer, closing the pipes if a
+// process that escaped the group keeps them open.
+func drain(wg *sync.WaitGroup, p *pipes) {
+	done := make(chan struct{})
+	go func() {
+		wg.Wait()
+		close(done)
+	}()
+	select {
+	case <-done:
+		return
+	case <-time.After(drainWait):
+	}
+	_ = p.stdinW.Close()
+	_ = p.stdoutR.Close()
+	_ = p.stderrR.Close()
+	<-done
+}
+
+// capture keeps the first max bytes of a stream and counts the rest, which
+// it reads and drops so that the writer never blocks on a full pipe.
+type capture struct {
+	max   int64
+	buf   []byte
+	total int64
+}
+
+func (c *capture) readFrom(r io.Reader) {
+	chunk := make([]byte, 32<<10)
+	for {
+		n, err := r.Read(chunk)
+		if n > 0 {
+			c.total += int64(n)
+			if room := c.max - int64(len(c.buf)); room > 0 {
+				c.buf = append(c.buf, chunk[:min(int64(n), room)]...)
+			}
+		}
+		if err != nil {
+			return
+		}
+	}
+}
+
+// content is the output as the model sees it: valid UTF-8, NULs visible,
+// and a marker when bytes were dropped.
+func (c *capture) content() (string, bool) {
+	if c.total <= int64(len(c.buf)) {
+		return sanitize(c.buf), false
+	}
+	kept := cutAtRune(c.buf)
+	s := sanitize(kept)
+	if !strings.HasSuffix(s, "\n") {
+		s += "\n"
+	}
+	return s + fmt.Sprintf("[output truncated: %d of %d bytes shown]", len(kept), c.total), true
+}
+
+// cutAtRune drops a multi-byte character that the cap split in two, so
+// the cut does not show as a replacement character.
+func cutAtRune(b []byte) []byte {
+	for i := len(b) - 1; i >= 0 && i >= len(b)-utf8.UTFMax; i-- {
+		if utf8.RuneStart(b[i]) {
+			if !utf8.FullRune(b[i:]) {
+				return b[:i]
+			}
+			break
+		}
+	}
+	return b
+}
+
+// sanitize makes tool output safe to put in a JSON string a model reads:
+// invalid UTF-8 becomes U+FFFD, and NUL, which some APIs reject and every
+// terminal hides, becomes the visible U+2400 (␀).
+func sanitize(b []byte) string {
+	s := strings.ToValidUTF8(string(b), "\uFFFD")
+	return strings.ReplaceAll(s, "\x00", "\u2400")
+}
+
+// tail keeps the last max bytes of a stream.
+type tail struct {
+	max int
+	buf []byte
+}
+
+func (t *tail) readFrom(r io.Reader) {
+	chunk := make([]byte, 32<<10)
+	for {
+		n, err := r.Read(chunk)
+		if n > 0 {
+			t.buf = append(t.buf, chunk[:n]...)
+			if len(t.buf) > 2*t.max {
+				t.buf = append(t.buf[:0], t.buf[len(t.buf)-t.max:]...)
+			}
+		}
+		if err != nil {
+			return
+		}
+	}
+}
+
+func (t *tail) bytes() []byte {
+	if len(t.buf) > t.max {
+		return t.buf[len(t.buf)-t.max:]
+	}
+	return t.buf
+}
+
+// quoteStderr renders the last lines of stderr for an error result.
+func quoteStderr(b []byte) string {
+	s := strings.TrimRight(sanitize(b), "\n")
+	if strings.TrimSpace(s) == "" {
+		return ""
+	}
+	lines := strings.Split(s, "\n")
+	cut := false
+	if len(lines) > errorLines {
+		lines, cut = lines[len(lines)-errorLines:], true
+	}
+	s = strings.Join(lines, "\n")
+	if len(s) > errorBytes {
+		s, cut = strings.ToValidUTF8(s[len(s)-errorBytes:], ""), true
+	}
+	if cut {
+		s = "…\n" + s
+	}
+	return "\nstderr:\n" + s
+}
+
+// quoteStdout renders the start of stdout for an error result.
+func quoteStdout(b []byte, total int64) string {
+	if len(bytes.TrimSpace(b)) == 0 {
+		return ""
+	}
+	cut := total > int64(len(b))
+	if len(b) > errorBytes {
+		b, cut = cutAtRune(b[:errorBytes]), true
+	}
+	s := strings.TrimRight(sanitize(b), "\n")
+	if cut {
+		s += "\n…"
+	}
+	return "\nstdout:\n" + s
+}

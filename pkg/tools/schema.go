@@ -1,0 +1,584 @@
+package tools
+
+import (
+	"bytes"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"math"
+	"slices"
+	"strconv"
+	"strings"
+
+	invopop "github.com/invopop/jsonschema"
+	"github.com/santhosh-tekuri/jsonschema/v6"
+	"gopkg.in/yaml.v3"
+)
+
+// param is one parameter of a tool, as written under parameters:.
+type param struct {
+	name        string
+	typ         string
+	description string
+	enum        []any
+	def         any
+	hasDefault  bool
+	optional    bool
+	items       *param
+	props       []*param
+	line        int
+	// ptr is where the parameter's schema is within the tool's schema, as
+	// a JSON pointer; defNode is where its default was written.
+	ptr     string
+	defNode *yaml.Node
+}
+
+// schema builds the JSON Schema of p. In strict mode an optional parameter
+// becomes nullable instead of omittable, and loses its "default" keyword,
+// which strict mode does not accept: the default is said in the description
+// and filled in when the model sends null.
+func (p *param) schema(strict, optional bool) *invopop.Schema {
+	s := &invopop.Schema{Type: p.typ, Description: p.description, Enum: slices.Clone(p.enum)}
+	if p.hasDefault {
+		s.Default = p.def
+	}
+	switch p.typ {
+	case "array":
+		s.Items = p.items.schema(strict, false)
+	case "object":
+		o := objectSchema(p.props, strict)
+		s.Properties, s.Required, s.AdditionalProperties = o.Properties, o.Required, o.AdditionalProperties
+	}
+	if strict && optional {
+		s.Type = ""
+		s.Extras = map[string]any{"type": []string{p.typ, "null"}}
+		if s.Enum != nil {
+			s.Enum = append(s.Enum, nil)
+		}
+		if p.hasDefault {
+			s.Default = nil
+			d, _ := json.Marshal(p.def)
+			s.Description = strings.TrimSpace(s.Description + " (null means the default, " + string(d) + ")")
+		}
+	}
+	return s
+}
+
+// objectSchema is the schema of an object with the given properties, in
+// order. Additional properties are refused so that a misspelt argument is an
+// error the model sees rather than a value the tool silently ignores.
+func objectSchema(props []*param, strict bool) *invopop.Schema {
+	s := &invopop.Schema{Type: "object", Properties: invopop.NewProperties(), AdditionalProperties: invopop.FalseSchema}
+	for _, p := range props {
+		s.Properties.Set(p.name, p.schema(strict, p.optional))
+		if strict || !p.optional {
+			s.Required = append(s.Required, p.name)
+		}
+	}
+	return s
+}
+
+// newCompiler returns a JSON Schema compiler that never reads a file or the
+// network: tool schemas are self-contained.
+func newCompiler() *jsonschema.Compiler {
+	c := jsonschema.NewCompiler()
+	c.DefaultDraft(jsonschema.Draft2020)
+	c.UseLoader(noLoader{})
+	return c
+}
+
+type noLoader struct{}
+
+func (noLoader) Load(url string) (any, error) {
+	return nil, fmt.Errorf("references outside the schema are not supported: %s", url)
+}
+
+// compile compiles a JSON Schema document, which stays known to the
+// compiler under the returned URL.
+func (l *loader) compile(doc []byte) (*jsonschema.Schema, any, string, error) {
+	v, err := jsonschema.UnmarshalJSON(bytes.NewReader(doc))
+	if err != nil {
+		return nil, nil, "", err
+	}
+	l.nschemas++
+	url := fmt.Sprintf("mem:///schema%d.json", l.nschemas)
+	if err := l.compiler.AddResource(url, v); err != nil {
+		return nil, nil, "", err
+	}
+	s, err := l.compiler.Compile(url)
+	if err != nil {
+		return nil, nil, "", err
+	}
+	return s, v, url, nil
+}
+
+// schema decodes parameters: or schema: and sets the tool's schemas.
+func (f *fileLoader) schema(n *yaml.Node, t *tool, fields map[string]pair) {
+	params, hasParams := fields["parameters"]
+	raw, hasRaw := fields["schema"]
+	if hasParams && hasRaw {
+		f.errorf(raw.key, "give either 'parameters:' or 'schema:', not both")
+		return
+	}
+	if hasRaw {
+		f.rawSchema(t, raw)
+		return
+	}
+	var props []*param
+	if hasParams {
+		switch {
+		case params.val.Kind == yaml.ScalarNode && params.val.Tag == "!!null":
+		case params.val.Kind != yaml.MappingNode:
+			f.errorf(params.val, "parameters: want a mapping of parameter names to {type: ..., description: ...}, got %s", kindName(params.val))
+			return
+		default:
+			// A tool with a bad parameter is not registered, but the schema
+			// of the others is still built, so that one pass over the file
+			// reports their problems too (wrong defaults, clashing names).
+			props, _ = f.params(params.val, "parameter", "")
+		}
+	}
+	f.checkArgNames(props)
+
+	sent, err := json.Marshal(objectSchema(props, t.def.Strict))
+	if err != nil {
+		f.errorf(n, "cannot build the schema: %v", err)
+		return
+	}
+	t.def.Parameters = sent
+	// Arguments are checked against the plain form even for a strict tool:
+	// nulls of optional parameters are dropped first, so both what a strict
+	// model sends and a hand-written call that leaves them out are accepted.
+	check := sent
+	if t.def.Strict {
+		if check, err = json.Marshal(objectSchema(props, false)); err != nil {
+			f.errorf(n, "cannot build the schema: %v", err)
+			return
+		}
+		if _, _, _, err := f.compile(sent); err != nil {
+			f.errorf(n, "the strict schema does not compile: %v", err)
+			return
+		}
+		t.stripNulls = true
+	}
+	s, doc, url, err := f.compile(check)
+	if err != nil {
+		f.errorf(n, "the schema does not compile: %v", err)
+		return
+	}
+	if !f.checkDefaults(url, props) {
+		return
+	}
+	t.validator, t.schemaDoc = s, doc.(map[string]any)
+}
+
+// params decodes a mapping of parameter names to specs.
+func (f *fileLoader) params(n *yaml.Node, what, base string) ([]*param, bool) {
+	pairs, _ := f.fields(n, nil, what+" name")
+	var props []*param
+	ok := true
+	for _, p := range pairs {
+		if !namePattern.MatchString(p.key.Value) {
+			f.errorf(p.key, "%s name %q: use 1 to 64 letters, digits, '_' or '-'", what, p.key.Value)
+			ok = false
+			continue
+		}
+		pp, good := f.param(p.key.Value, p.val, true, base+"/properties/"+p.key.Value)
+		if !good {
+			ok = false
+			continue
+		}
+		props = append(props, pp)
+	}
+	return props, ok && len(pairs)*2 == len(n.Content)
+}
+
+// param decodes one parameter spec. In items: there is no 'required'.
+func (f *fileLoader) param(name string, n *yaml.Node, canBeOptional bool, ptr string) (*param, bool) {
+	if n.Kind != yaml.MappingNode {
+		f.errorf(n, "parameter '%s': want a mapping such as {type: string, description: ...}, got %s", name, kindName(n))
+		return nil, false
+	}
+	nerrs := len(f.errs)
+	_, fields := f.fields(n, paramKeys, "parameter key")
+	p := &param{name: name, line: n.Line, ptr: ptr}
+
+	typ, hasType := fields["type"]
+	if !hasType {
+		if slices.Contains(f.suggested, "type") {
+			return nil, false
+		}
+		f.errorf(n, "parameter '%s': missing 'type' (one of %s)", name, strings.Join(paramTypes, ", "))
+		return nil, false
+	}
+	if s, ok := f.scalar(typ, "a type"); ok {
+		switch {
+		case slices.Contains(paramTypes, s):
+			p.typ = s
+		case typeAliases[s] != "":
+			f.errorf(typ.val, "parameter '%s': unknown type '%s' (did you mean '%s'?)", name, s, typeAliases[s])
+		default:
+			f.errorf(typ.val, "parameter '%s': unknown type '%s'%s; use one of %s", name, s, didYouMean(s, paramTypes), strings.Join(paramTypes, ", "))
+		}
+	}
+	if p.typ == "" {
+		return nil, false
+	}
+	if d, ok := fields["description"]; ok {
+		if s, ok := f.scalar(d, "text"); ok {
+			p.description = strings.TrimSpace(s)
+		}
+	}
+	if r, ok := fields["required"]; ok {
+		if !canBeOptional {
+			f.errorf(r.key, "parameter '%s': 'required' has no meaning for the items of an array", name)
+		} else if r.val.Kind != yaml.ScalarNode || r.val.Tag != "!!bool" {
+			f.errorf(r.val, "parameter '%s': required: want true or false, got %s", name, kindName(r.val))
+		} else if b, ok := f.boolean(r); ok {
+			p.optional = !b
+		}
+	}
+	if it, ok := fields["items"]; ok {
+		if p.typ != "array" {
+			f.errorf(it.key, "parameter '%s': 'items' is only for type array", name)
+		} else {
+			p.items, _ = f.param(name+"[]", it.val, false, ptr+"/items")
+		}
+	} else if p.typ == "array" {
+		f.errorf(n, "parameter '%s': type array needs 'items', e.g. items: {type: string}", name)
+	}
+	if pr, ok := fields["properties"]; ok {
+		switch {
+		case p.typ != "object":
+			f.errorf(pr.key, "parameter '%s': 'properties' is only for type object", name)
+		case pr.val.Kind != yaml.MappingNode || len(pr.val.Content) == 0:
+			f.errorf(pr.val, "parameter '%s': properties: want a non-empty mapping of names to parameter specs", name)
+		default:
+			p.props, _ = f.params(pr.val, "property", ptr)
+		}
+	} else if p.typ == "object" {
+		f.errorf(n, "parameter '%s': type object needs 'properties'", name)
+	}
+	if e, ok := fields["enum"]; ok {
+		p.enum = f.enum(name, p.typ, e)
+	}
+	if len(f.errs) != nerrs {
+		return nil, false
+	}
+	if d, ok := fields["default"]; ok {
+		if !p.optional {
+			f.errorf(d.key, "parameter '%s': a default only applies to an optional parameter; add 'required: false'", name)
+			return nil, false
+		}
+		v, ok := f.value(d.val)
+		if !ok {
+			return nil, false
+		}
+		// Checked against the schema once the whole tool's is compiled.
+		p.def, p.hasDefault, p.defNode = v, true, d.val
+	}
+	return p, true
+}
+
+// enum decodes enum values, each of which must have the parameter's type.
+func (f *fileLoader) enum(name, typ string, e pair) []any {
+	if typ == "array" || typ == "object" {
+		f.errorf(e.key, "parameter '%s': 'enum' is only for string, integer, number and boolean", name)
+		return nil
+	}
+	if e.val.Kind != yaml.SequenceNode || len(e.val.Content) == 0 {
+		f.errorf(e.val, "parameter '%s': enum: want a non-empty list of values", name)
+		return nil
+	}
+	var vals []any
+	seen := map[string]bool{}
+	for _, n := range e.val.Content {
+		if n.Kind != yaml.ScalarNode || !scalarHasType(n, typ) {
+			hint := ""
+			if typ == "string" && n.Kind == yaml.ScalarNode {
+				hint = fmt.Sprintf(" (quote it: \"%s\")", n.Value)
+			}
+			f.errorf(n, "parameter '%s': enum value %s is not of type %s%s", name, kindName(n), typ, hint)
+			continue
+		}
+		v, ok := f.value(n)
+		if !ok {
+			continue
+		}
+		key, _ := json.Marshal(v)
+		if seen[string(key)] {
+			f.errorf(n, "parameter '%s': enum value %s is listed twice", name, key)
+			continue
+		}
+		seen[string(key)] = true
+		vals = append(vals, v)
+	}
+	return vals
+}
+
+// scalarHasType reports whether a YAML scalar is a value of the JSON type.
+func scalarHasType(n *yaml.Node, typ string) bool {
+	switch typ {
+	case "string":
+		return n.Tag == "!!str"
+	case "integer":
+		return n.Tag == "!!int"
+	case "number":
+		return n.Tag == "!!int" || n.Tag == "!!float"
+	case "boolean":
+		return n.Tag == "!!bool"
+	}
+	return false
+}
+
+// checkDefaults validates every default against its parameter's schema,
+// with the same validator as call arguments. The parameter's schema is a
+// fragment of the tool's, already compiled under url, so this costs no
+// second compilation.
+func (f *fileLoader) checkDefaults(url string, props []*param) bool {
+	ok := true
+	for _, p := range props {
+		if p.hasDefault {
+			s, err := f.compiler.Compile(url + "#" + p.ptr)
+			if err == nil {
+				err = s.Validate(p.def)
+			}
+			if err != nil {
+				f.errorf(p.defNode, "parameter '%s': default %s", p.name, describeValidation(err, "", nil))
+				ok = false
+			}
+		}
+		if p.items != nil && !f.checkDefaults(url, []*param{p.items}) {
+			ok = false
+		}
+		if !f.checkDefaults(url, p.props) {
+			ok = false
+		}
+	}
+	return ok
+}
+
+// checkArgNames reports two parameters that would share an ARG_ variable.
+func (f *fileLoader) checkArgNames(props []*param) {
+	seen := map[string]*param{}
+	for _, p := range props {
+		env := argEnvName(p.name)
+		if prev, ok := seen[env]; ok {
+			f.fail(f.file, p.line, nil, "parameters '%s' and '%s' would both be passed as %s; rename one", prev.name, p.name, env)
+			continue
+		}
+		seen[env] = p
+	}
+}
+
+// rawSchema takes a JSON Schema written out under schema:.
+func (f *fileLoader) rawSchema(t *tool, raw pair) {
+	if raw.val.Kind != yaml.MappingNode {
+		f.errorf(raw.val, "schema: want a JSON Schema object, got %s", kindName(raw.val))
+		return
+	}
+	if typ := mapValue(raw.val, "type"); typ == nil || typ.Value != "object" || typ.Kind != yaml.ScalarNode {
+		f.errorf(raw.val, "schema: the top level must have 'type: object' (tool arguments are a JSON object)")
+		return
+	}
+	var buf bytes.Buffer
+	if !f.encodeJSON(&buf, raw.val) {
+		return
+	}
+	s, doc, _, err := f.compile(buf.Bytes())
+	if err != nil {
+		f.errorf(raw.val, "schema: not a valid JSON Schema: %s", describeSchemaError(err))
+		return
+	}
+	m := doc.(map[string]any)
+	if t.def.Strict {
+		if msg := strictProblem(m, ""); msg != "" {
+			f.errorf(raw.val, "schema: strict: true needs the schema in strict form: %s", msg)
+			return
+		}
+	}
+	var names []*param
+	if props, ok := m["properties"].(map[string]any); ok {
+		for name := range props {
+			names = append(names, &param{name: name, line: raw.val.Line})
+		}
+		slices.SortFunc(names, func(a, b *param) int { return strings.Compare(a.name, b.name) })
+	}
+	f.checkArgNames(names)
+	t.def.Parameters = buf.Bytes()
+	t.validator, t.schemaDoc = s, m
+}
+
+// strictProblem checks the rules OpenAI's strict mode puts on every object
+// of a schema written by hand.
+func strictProblem(s map[string]any, at string) string {
+	if props, ok := s["properties"].(map[string]any); ok {
+		if ap, ok := s["additionalProperties"].(bool); !ok || ap {
+			return fmt.Sprintf("%s/additionalProperties must be false", at)
+		}
+		req, _ := s["required"].([]any)
+		names := make([]string, 0, len(props))
+		for name := range props {
+			names = append(names, name)
+		}
+		slices.Sort(names)
+		for _, name := range names {
+			if !slices.Contains(req, any(name)) {
+				return fmt.Sprintf("%s/required must list %q (make it nullable to keep it optional)", at, name)
+			}
+			if sub, ok := props[name].(map[string]any); ok {
+				if msg := strictProblem(sub, at+"/properties/"+name); msg != "" {
+					return msg
+				}
+			}
+		}
+	}
+	if items, ok := s["items"].(map[string]any); ok {
+		return strictProblem(items, at+"/items")
+	}
+	return ""
+}
+
+// describeSchemaError words a schema that fails its metaschema by the
+// keywords at fault rather than the library's nested account.
+func describeSchemaError(err error) string {
+	var sve *jsonschema.SchemaValidationError
+	if errors.As(err, &sve) {
+		return describeValidation(sve.Err, "", nil)
+	}
+	return oneLine(err.Error())
+}
+
+func oneLine(s string) string {
+	return strings.Join(strings.Fields(s), " ")
+}
+
+// value converts a YAML node to a JSON value (numbers as json.Number).
+func (f *fileLoader) value(n *yaml.Node) (any, bool) {
+	switch n.Kind {
+	case yaml.ScalarNode:
+		return f.scalarValue(n)
+	case yaml.SequenceNode:
+		out := make([]any, 0, len(n.Content))
+		for _, c := range n.Content {
+			v, ok := f.value(c)
+			if !ok {
+				return nil, false
+			}
+			out = append(out, v)
+		}
+		return out, true
+	case yaml.MappingNode:
+		out := make(map[string]any, len(n.Content)/2)
+		for i := 0; i+1 < len(n.Content); i += 2 {
+			k := n.Content[i]
+			if k.Kind != yaml.ScalarNode {
+				f.errorf(k, "a key must be a plain value, got %s", kindName(k))
+				return nil, false
+			}
+			if _, dup := out[k.Value]; dup {
+				f.errorf(k, "key '%s' given twice", k.Value)
+				return nil, false
+			}
+			v, ok := f.value(n.Content[i+1])
+			if !ok {
+				return nil, false
+			}
+			out[k.Value] = v
+		}
+		return out, true
+	}
+	f.errorf(n, "unsupported YAML value")
+	return nil, false
+}
+
+func (f *fileLoader) scalarValue(n *yaml.Node) (any, bool) {
+	switch n.Tag {
+	case "!!null":
+		return nil, true
+	case "!!bool":
+		var b bool
+		if err := n.Decode(&b); err != nil {
+			f.errorf(n, "%v", err)
+			return nil, false
+		}
+		return b, true
+	case "!!int":
+		var i int64
+		if err := n.Decode(&i); err == nil {
+			return json.Number(strconv.FormatInt(i, 10)), true
+		}
+		var u uint64
+		if err := n.Decode(&u); err == nil {
+			return json.Number(strconv.FormatUint(u, 10)), true
+		}
+		f.errorf(n, "integer %s is out of range", n.Value)
+		return nil, false
+	case "!!float":
+		var x float64
+		if err := n.Decode(&x); err != nil || math.IsInf(x, 0) || math.IsNaN(x) {
+			f.errorf(n, "%s is not a number JSON can hold", n.Value)
+			return nil, false
+		}
+		return json.Number(strconv.FormatFloat(x, 'g', -1, 64)), true
+	case "!!str", "!!timestamp", "!!binary":
+		// A timestamp or binary is text to JSON; keep it as written.
+		return n.Value, true
+	}
+	f.errorf(n, "unsupported YAML tag %s", n.Tag)
+	return nil, false
+}
+
+// encodeJSON writes the YAML value n as JSON, keeping the order of mapping
+// keys, so a schema written by hand reaches the model as it was written.
+func (f *fileLoader) encodeJSON(buf *bytes.Buffer, n *yaml.Node) bool {
+	switch n.Kind {
+	case yaml.MappingNode:
+		buf.WriteByte('{')
+		seen := map[string]bool{}
+		for i := 0; i+1 < len(n.Content); i += 2 {
+			k := n.Content[i]
+			if k.Kind != yaml.ScalarNode {
+				f.errorf(k, "a key must be a plain value, got %s", kindName(k))
+				return false
+			}
+			if seen[k.Value] {
+				f.errorf(k, "key '%s' given twice", k.Value)
+				return false
+			}
+			seen[k.Value] = true
+			if i > 0 {
+				buf.WriteByte(',')
+			}
+			writeJSON(buf, k.Value)
+			buf.WriteByte(':')
+			if !f.encodeJSON(buf, n.Content[i+1]) {
+				return false
+			}
+		}
+		buf.WriteByte('}')
+	case yaml.SequenceNode:
+		buf.WriteByte('[')
+		for i, c := range n.Content {
+			if i > 0 {
+				buf.WriteByte(',')
+			}
+			if !f.encodeJSON(buf, c) {
+				return false
+			}
+		}
+		buf.WriteByte(']')
+	default:
+		v, ok := f.value(n)
+		if !ok {
+			return false
+		}
+		writeJSON(buf, v)
+	}
+	return true
+}
+
+func writeJSON(buf *bytes.Buffer, v any) {
+	b, _ := json.Marshal(v) // strings, numbers, booleans and null cannot fail
+	buf.Write(b)
+}

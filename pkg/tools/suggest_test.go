@@ -1,0 +1,36 @@
+package tools
+
+import "testing"
+
+func TestEditDistance(t *testing.T) {
+	tests := []struct {
+		a, b string
+		want int
+	}{
+		{"", "", 0},
+		{"", "abc", 3},
+		{"abc", "", 3},
+		{"echo", "echo", 0},
+		{"ehco", "echo", 1},
+		{"descripton", "description", 1},
+		{"kitten", "sitting", 3},
+		{"ca", "abc", 3},
+	}
+	for _, tt := range tests {
+		if got := editDistance(tt.a, tt.b); got != tt.want {
+			t.Errorf("editDistance(%q, %q) = %d, want %d", tt.a, tt.b, got, tt.want)
+		}
+	}
+}
+
+func TestNearest(t *testing.T) {
+	keys := []string{"name", "description", "parameters", "timeout", "max_output", "env"}
+	for in, want := range map[string]string{
+		"descripton": "description", "Name": "name", "paramters": "parameters",
+		"max-output": "max_output", "timout": "timeout", "foo": "", "environment": "",
+	} {
+		if got := nearest(in, keys); got != want {
+			t.Errorf("nearest(%q) = %q, want %q", in, got, want)
+		}
+	}
+}
