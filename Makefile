@@ -3,9 +3,8 @@ GO      ?= go
 BIN     ?= bin/agentloop
 VERSION ?= $(shell git describe --tags --always --dirty 2>/dev/null || echo dev)
 LDFLAGS := -s -w -X github.com/agentloop/agentloop/cmd.version=$(VERSION)
-# The packages that run goroutines of their own get a second pass under -race
-# (those of them that exist: a branch may not have them all yet).
-RACE_PKGS := $(addsuffix /...,$(wildcard ./pkg/agent ./pkg/tools))
+# The packages that run goroutines of their own get a second pass under -race.
+RACE_PKGS := ./pkg/agent/... ./pkg/tools/...
 FUZZTIME ?= 30s
 
 .PHONY: build test race lint bench fuzz man clean

@@ -9,6 +9,7 @@ import (
 	"fmt"
 	"os"
 	"os/signal"
+	"regexp"
 	"runtime/debug"
 	"strings"
 	"syscall"
@@ -85,6 +86,10 @@ func isExitError(err error) bool {
 	return errors.As(err, &ee)
 }
 
+// cobraUsageError matches the texts of the usage errors cobra and pflag
+// return themselves (flag errors arrive through SetFlagErrorFunc already).
+var cobraUsageError = regexp.MustCompile(`^(unknown command ".*" for ".*"|unknown (shorthand )?flag: |invalid argument ".*" for ".*" flag: |flag needs an argument: |accepts \d+ arg\(s\), received \d+|requires at (least|most) \d+ arg\(s\), only received \d+|bad flag syntax: )`)
+
 // normalizeCobraError turns cobra's own usage complaints into FlagErrors.
 func normalizeCobraError(err error) error {
 	if err == nil {
@@ -94,11 +99,8 @@ func normalizeCobraError(err error) error {
 	if errors.As(err, &fe) {
 		return err
 	}
-	msg := err.Error()
-	for _, p := range []string{"unknown command", "unknown flag", "unknown shorthand flag", "invalid argument", "flag needs an argument", "accepts ", "requires at least", "requires at most", "bad flag syntax"} {
-		if strings.HasPrefix(msg, p) {
-			return &FlagError{Err: err}
-		}
+	if cobraUsageError.MatchString(err.Error()) {
+		return &FlagError{Err: err}
 	}
 	return err
 }

@@ -79,6 +79,7 @@ func TestNewCmdToolsShowProvider(t *testing.T) {
 	ios, _, _, _ := Test()
 	c := newCmdToolsShow(ios, func(o *ToolsShowOptions) error { return nil })
 	c.SetArgs([]string{"calc", "--provider", "gemini"})
+	c.SilenceErrors, c.SilenceUsage = true, true
 	if _, ok := c.Execute().(*FlagError); !ok {
 		t.Error("an unknown provider is not a usage error")
 	}

@@ -15,10 +15,6 @@ import (
 	"github.com/agentloop/agentloop/pkg/transcript"
 )
 
-// loadToolChecker loads tool definitions for --tools-dir. It is set where
-// the tools package is linked in; without it --tools-dir cannot work.
-var loadToolChecker func(dirs []string) (transcript.ToolChecker, error)
-
 // ValidateOptions are the inputs of one `agentloop validate`.
 type ValidateOptions struct {
 	IO           *IOStreams
@@ -116,14 +112,11 @@ func runValidate(ctx context.Context, opts *ValidateOptions) error {
 		AllowPending: opts.AllowPending,
 	}
 	if len(opts.ToolsDirs) > 0 {
-		if loadToolChecker == nil {
-			return &ExitError{Code: ExitUsage, Err: errors.New("--tools-dir is not available in this build (it has no tool loader)")}
-		}
-		tc, err := loadToolChecker(opts.ToolsDirs)
+		reg, err := loadTools(opts.IO, opts.ToolsDirs, true)
 		if err != nil {
-			return &ExitError{Code: ExitUsage, Err: fmt.Errorf("load tools: %w", err)}
+			return &ExitError{Code: ExitUsage, Err: err}
 		}
-		topts.Tools = tc
+		topts.Tools = reg
 	}
 
 	out := bufio.NewWriterSize(opts.IO.Out, 64<<10)

@@ -45,32 +45,40 @@ func (fakeChecker) CheckArgs(string, []byte) error {
 
 func TestRunValidateToolsDir(t *testing.T) {
 	dir := t.TempDir()
+	os.WriteFile(filepath.Join(dir, "weather.yaml"), []byte(`name: get_weather
+description: Current weather for a city.
+parameters:
+  city: {type: string}
+command: [echo, sunny]
+`), 0o600)
 	f := filepath.Join(dir, "t.jsonl")
 	os.WriteFile(f, []byte(`{"role":"user","content":"hi"}
-{"role":"assistant","tool_calls":[{"id":"call_1","type":"function","function":{"name":"get_time","arguments":"{}"}}]}
+{"role":"assistant","tool_calls":[{"id":"call_1","type":"function","function":{"name":"get_time","arguments":"{}"}},{"id":"call_2","type":"function","function":{"name":"get_weather","arguments":"{\"city\":5}"}},{"id":"call_3","type":"function","function":{"name":"get_weather","arguments":"{\"city\":\"Paris\"}"}}]}
 {"role":"tool","tool_call_id":"call_1","content":"noon"}
+{"role":"tool","tool_call_id":"call_2","content":"?"}
+{"role":"tool","tool_call_id":"call_3","content":"sunny"}
 `), 0o600)
 
-	ios, _, _, _ := Test()
-	err := runValidate(context.Background(), &ValidateOptions{IO: ios, Files: []string{f}, ToolsDirs: []string{dir}})
-	var ee *ExitError
-	if !errors.As(err, &ee) || ee.Code != ExitUsage || !strings.Contains(err.Error(), "--tools-dir") {
-		t.Fatalf("without a loader: got %v, want a usage error naming --tools-dir", err)
-	}
-
-	var loaded []string
-	loadToolChecker = func(dirs []string) (transcript.ToolChecker, error) { loaded = dirs; return fakeChecker{}, nil }
-	defer func() { loadToolChecker = nil }()
 	ios, _, out, _ := Test()
-	err = runValidate(context.Background(), &ValidateOptions{IO: ios, Files: []string{f}, ToolsDirs: []string{dir}})
+	ios.SetEnv(os.Getenv) // the tool's command is looked up on PATH
+	err := runValidate(context.Background(), &ValidateOptions{IO: ios, Files: []string{f}, ToolsDirs: []string{dir}})
 	if !errors.Is(err, errSilent) {
 		t.Fatalf("got %v, want findings (exit 1)", err)
 	}
-	if len(loaded) != 1 || loaded[0] != dir {
-		t.Errorf("loader got %v", loaded)
+	for _, want := range []string{"[unknown-tool]", "[arguments-invalid]", "get_time", "call_2"} {
+		if !strings.Contains(out.String(), want) {
+			t.Errorf("output lacks %q:\n%s", want, out)
+		}
 	}
-	if !strings.Contains(out.String(), "[unknown-tool]") {
-		t.Errorf("output:\n%s", out)
+	if strings.Contains(out.String(), "call_3") {
+		t.Errorf("the valid call was flagged:\n%s", out)
+	}
+
+	ios, _, _, _ = Test()
+	err = runValidate(context.Background(), &ValidateOptions{IO: ios, Files: []string{f}, ToolsDirs: []string{filepath.Join(dir, "missing")}})
+	var ee *ExitError
+	if !errors.As(err, &ee) || ee.Code != ExitUsage {
+		t.Fatalf("a missing --tools-dir: got %v, want exit 2", err)
 	}
 }
 
