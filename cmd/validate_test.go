@@ -35,13 +35,6 @@ func TestValidateFlags(t *testing.T) {
 	}
 }
 
-// fakeChecker defines get_weather only.
-type fakeChecker struct{}
-
-func (fakeChecker) Has(name string) bool { return name == "get_weather" }
-func (fakeChecker) CheckArgs(string, []byte) error {
-	return nil
-}
 
 func TestRunValidateToolsDir(t *testing.T) {
 	dir := t.TempDir()
