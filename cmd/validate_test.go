@@ -35,7 +35,6 @@ func TestValidateFlags(t *testing.T) {
 	}
 }
 
-
 func TestRunValidateToolsDir(t *testing.T) {
 	dir := t.TempDir()
 	os.WriteFile(filepath.Join(dir, "weather.yaml"), []byte(`name: get_weather
