@@ -8,8 +8,8 @@ import (
 	"io"
 	"os"
 	"regexp"
+	"slices"
 	"strings"
-	"text/tabwriter"
 
 	"github.com/rogpeppe/go-internal/diff"
 	"github.com/spf13/cobra"
@@ -214,6 +214,7 @@ func recordedTurns(d agent.Dialect, conv *transcript.Conversation) ([]*agent.Tur
 type replayRow struct {
 	line   int // the conversation's line in a conversations file
 	step   int
+	index  int // the call's position in its turn
 	id     string
 	name   string
 	status string
@@ -315,6 +316,7 @@ func replayConversation(ctx context.Context, opts *ReplayOptions, conv *transcri
 	fresh := map[callKey]tools.Result{}
 	var order []callKey
 	names := map[callKey]string{}
+	index := map[callKey]int{}
 	scripted := agent.NewScripted(d, headerModel(conv), turns)
 	loop := &agent.Loop{
 		Provider: scripted, Tools: reg, Parallel: opts.Parallel, Transcript: w, NoEnd: true,
@@ -324,7 +326,7 @@ func replayConversation(ctx context.Context, opts *ReplayOptions, conv *transcri
 				if _, dup := fresh[k]; !dup {
 					order = append(order, k)
 				}
-				fresh[k], names[k] = *e.Result, e.Call.Name
+				fresh[k], names[k], index[k] = *e.Result, e.Call.Name, e.Index
 			}
 		},
 	}
@@ -379,8 +381,17 @@ func replayConversation(ctx context.Context, opts *ReplayOptions, conv *transcri
 
 	rows := make([]replayRow, 0, len(order))
 	for _, k := range order {
-		rows = append(rows, compareCall(d, k, names[k], fresh[k], recorded, reg, opts.Ignore, redact))
+		row := compareCall(d, k, names[k], fresh[k], recorded, reg, opts.Ignore, redact)
+		row.index = index[k]
+		rows = append(rows, row)
 	}
+	// Calls finish in any order; the report follows the order they were made.
+	slices.SortStableFunc(rows, func(a, b replayRow) int {
+		if a.step != b.step {
+			return a.step - b.step
+		}
+		return a.index - b.index
+	})
 	if w != nil {
 		end := transcript.End{Reason: transcript.ReasonStop, Steps: scripted.Played()}
 		if out != nil {
@@ -437,29 +448,47 @@ func compareCall(d agent.Dialect, k callKey, name string, res tools.Result, reco
 	default:
 		row.status = statusDifferent
 	}
-	row.diff = diff.Diff("recorded", []byte(want+"\n"), "replayed", []byte(got+"\n"))
+	row.diff = unifiedDiff(want, got)
 	return row
 }
 
-// printReplayReport writes the rows and the summary on stderr and says
-// whether any call diverged.
+// unifiedDiff is a unified diff of the recorded and the replayed content.
+func unifiedDiff(recorded, replayed string) []byte {
+	nl := func(s string) []byte {
+		if !strings.HasSuffix(s, "\n") {
+			s += "\n"
+		}
+		return []byte(s)
+	}
+	d := diff.Diff("recorded", nl(recorded), "replayed", nl(replayed))
+	// The first line repeats the two names; the ---/+++ lines say them.
+	if i := bytes.IndexByte(d, '\n'); i >= 0 && bytes.HasPrefix(d, []byte("diff ")) {
+		d = d[i+1:]
+	}
+	return d
+}
+
+// printReplayReport writes the rows, each difference's diff after its row,
+// and the summary on stderr, and says whether any call diverged.
 func printReplayReport(ios *IOStreams, rows []replayRow) bool {
-	tw := tabwriter.NewWriter(ios.ErrOut, 0, 4, 2, ' ', 0)
+	idW, nameW := 0, 0
+	for _, r := range rows {
+		idW, nameW = max(idW, len(r.id)), max(nameW, len(r.name))
+	}
 	counts := map[string]int{}
 	failed := false
 	for _, r := range rows {
+		prefix := ""
 		if r.line > 0 {
-			fmt.Fprintf(tw, "line %d ", r.line)
+			prefix = fmt.Sprintf("line %d ", r.line)
 		}
-		fmt.Fprintf(tw, "step %d\t%s\t%s\t%s\n", r.step, r.id, r.name, r.status)
+		fmt.Fprintf(ios.ErrOut, "%sstep %d  %-*s  %-*s  %s\n", prefix, r.step, idW, r.id, nameW, r.name, r.status)
 		counts[r.status]++
 		if r.status != statusSame && r.status != statusUnrecorded {
 			failed = true
-			tw.Flush()
 			ios.ErrOut.Write(r.diff)
 		}
 	}
-	tw.Flush()
 	var parts []string
 	for _, s := range []string{statusSame, statusDifferent, statusMissing, statusNowError, statusUnrecorded} {
 		if counts[s] > 0 {
