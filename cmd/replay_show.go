@@ -6,6 +6,7 @@ import (
 	"io"
 	"strings"
 	"time"
+	"unicode/utf8"
 
 	"github.com/agentloop/agentloop/pkg/agent"
 	"github.com/agentloop/agentloop/pkg/transcript"
@@ -60,12 +61,46 @@ func (s showStyle) cyan(t string) string  { return s.paint("36", t) }
 func (s showStyle) red(t string) string   { return s.paint("31", t) }
 func (s showStyle) green(t string) string { return s.paint("32", t) }
 
-// cut fits a line to the width, counting the indent.
-func (s showStyle) cut(indent int, line string) string {
+// fit makes a line fit the terminal: tabs expanded, cut at the width
+// counting only the characters that show (not colour escapes).
+func (s showStyle) fit(line string) string {
 	if s.width <= 0 {
 		return line
 	}
-	return truncate(line, s.width-indent)
+	var b strings.Builder
+	col, cut := 0, false
+	for i := 0; i < len(line); {
+		if line[i] == 0x1b { // an escape sequence takes no column
+			j := strings.IndexByte(line[i:], 'm')
+			if j < 0 {
+				break
+			}
+			b.WriteString(line[i : i+j+1])
+			i += j + 1
+			continue
+		}
+		r, size := utf8.DecodeRuneInString(line[i:])
+		i += size
+		if cut {
+			continue
+		}
+		w := 1
+		if r == '\t' {
+			w = 8 - col%8
+		}
+		if col+w > s.width-1 && i < len(line) || col+w > s.width {
+			b.WriteString("…")
+			cut = true
+			continue
+		}
+		if r == '\t' {
+			b.WriteString(strings.Repeat(" ", w))
+		} else {
+			b.WriteRune(r)
+		}
+		col += w
+	}
+	return b.String()
 }
 
 // renderTranscript writes a readable account of a conversation.
@@ -131,7 +166,7 @@ func renderTranscript(w io.Writer, name string, conv *transcript.Conversation, s
 			}
 			for _, c := range t.Calls {
 				callNames[c.ID] = c.Name
-				p.line(2, st.cut(2, fmt.Sprintf("→ %s %s %s", st.cyan(c.Name), st.dim(c.ID), oneLineText(string(c.Arguments), 1<<20))))
+				p.line(2, fmt.Sprintf("→ %s %s %s", st.cyan(c.Name), st.dim(c.ID), oneLineText(string(c.Arguments), 1<<20)))
 			}
 			lastText = ""
 			if len(t.Calls) == 0 {
@@ -216,7 +251,7 @@ func (p *printer) line(indent int, s string) {
 		_, p.err = fmt.Fprintln(p.w)
 		p.gap = false
 	}
-	_, p.err = fmt.Fprintf(p.w, "%s%s\n", strings.Repeat(" ", indent), s)
+	_, p.err = fmt.Fprintf(p.w, "%s\n", p.st.fit(strings.Repeat(" ", indent)+s))
 }
 
 func (p *printer) blank() { p.gap = true }
@@ -224,7 +259,7 @@ func (p *printer) blank() { p.gap = true }
 // text prints every line of a text.
 func (p *printer) text(indent int, s string) {
 	for _, l := range strings.Split(strings.TrimRight(s, "\n"), "\n") {
-		p.line(indent, p.st.cut(indent, l))
+		p.line(indent, l)
 	}
 }
 
@@ -240,7 +275,7 @@ func (p *printer) excerpt(indent int, s string, n int) {
 			p.line(indent, p.st.dim(fmt.Sprintf("… %d more line%s", len(lines)-n, plural(len(lines)-n, "", "s"))))
 			return
 		}
-		p.line(indent, p.st.cut(indent, l))
+		p.line(indent, l)
 	}
 }
 

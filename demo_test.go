@@ -1,0 +1,106 @@
+package main
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"flag"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/agentloop/agentloop/cmd"
+	"github.com/agentloop/agentloop/internal/fakeapi"
+	"github.com/agentloop/agentloop/pkg/agent"
+	"github.com/agentloop/agentloop/pkg/tools"
+	"github.com/agentloop/agentloop/pkg/transcript"
+)
+
+var updateDemo = flag.Bool("update-demo", false, "record testdata/demo/session.jsonl again against the scripted fake server")
+
+const demoPath = "testdata/demo/session.jsonl"
+
+// demoScript is the conversation the demo transcript records: the model's
+// turns are scripted (no real model was reachable when it was recorded);
+// the tool results are real, from the tools shipped in tools.d.
+func demoScript() []fakeapi.Step {
+	text := func(s string) *string { return &s }
+	return []fakeapi.Step{
+		{Text: text("I'll read the notes and work out the sum at the same time."), ToolCalls: []fakeapi.ToolCall{
+			{ID: "call_notes", Name: "read_file", Arguments: `{"path":"testdata/demo/notes.txt"}`},
+			{ID: "call_sum", Name: "calc", Arguments: `{"expression":"17.5 * 4 - 3"}`},
+		}},
+		{Text: text("Now let me find the open items."), ToolCalls: []fakeapi.ToolCall{
+			{ID: "call_todo", Name: "grep_files", Arguments: `{"pattern":"TODO","path":"testdata/demo","glob":"*.txt"}`},
+		}},
+		{Text: text("The checklist has 5 steps; 2 are still TODO (regenerate the man page, attach the demo transcript). 17.5 × 4 − 3 = 67.")},
+	}
+}
+
+// TestDemoTranscript keeps the shipped demo honest: it validates, and every
+// recorded tool result replays the same with the tools of tools.d.
+func TestDemoTranscript(t *testing.T) {
+	if *updateDemo {
+		recordDemo(t)
+	}
+	for _, args := range [][]string{
+		{"validate", demoPath},
+		{"replay", demoPath},
+		{"replay", "--show", demoPath},
+	} {
+		ios, _, out, errOut := cmd.Test()
+		ios.SetEnv(os.Getenv)
+		if code := cmd.Execute(context.Background(), ios, args); code != 0 {
+			t.Errorf("agentloop %s: exit %d\n%s%s", strings.Join(args, " "), code, out, errOut)
+		}
+	}
+}
+
+func recordDemo(t *testing.T) {
+	srv := fakeapi.NewOpenAI(demoScript(), "")
+	defer srv.Close()
+	reg, err := tools.Load([]string{"tools.d"}, tools.Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	p, err := agent.NewOpenAI(agent.OpenAIConfig{BaseURL: srv.BaseURL(), Model: "scripted-demo"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defs, err := p.ToolDefs(reg.Definitions())
+	if err != nil {
+		t.Fatal(err)
+	}
+	var buf bytes.Buffer
+	w := transcript.NewWriter(&buf, nil)
+	err = w.WriteHeader(transcript.Header{
+		Command: "run", Provider: "openai", Model: "scripted-demo",
+		BaseURL:   "http://127.0.0.1/v1 (scripted fake server: the model's turns are scripted, the tool results are real)",
+		ToolsDirs: []string{"tools.d"}, Tools: defs, MaxSteps: agent.DefaultMaxSteps, Agentloop: cmd.Version(),
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	loop := &agent.Loop{Provider: p, Tools: reg, ToolDefs: defs, Transcript: w}
+	if _, err := loop.Prompt(context.Background(), "How many steps are in testdata/demo/notes.txt, which are still TODO, and what is 17.5 * 4 - 3?"); err != nil {
+		t.Fatal(err)
+	}
+	if err := srv.Check(); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.MkdirAll(filepath.Dir(demoPath), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(demoPath, buf.Bytes(), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	// The header says where the turns came from; check it survived.
+	var h struct {
+		BaseURL string `json:"base_url"`
+	}
+	line, _, _ := bytes.Cut(buf.Bytes(), []byte("\n"))
+	if json.Unmarshal(line, &h) != nil || !strings.Contains(h.BaseURL, "scripted") {
+		t.Fatalf("demo header lost its label: %s", line)
+	}
+}
