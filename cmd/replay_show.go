@@ -161,6 +161,9 @@ func renderTranscript(w io.Writer, name string, conv *transcript.Conversation, s
 				head = append(head, (time.Duration(rec.LatencyMS) * time.Millisecond).String())
 			}
 			p.line(0, strings.Join(head, " · "))
+			for _, b := range otherBlocks(rec.Message) {
+				p.line(2, st.dim(b))
+			}
 			if t.Text != "" {
 				p.text(2, t.Text)
 			}
@@ -173,6 +176,7 @@ func renderTranscript(w io.Writer, name string, conv *transcript.Conversation, s
 				lastText = t.Text
 			}
 		default:
+			lastText = "" // the conversation went on after it
 			results := d.ParseResults(rec.Message)
 			if len(results) == 0 {
 				p.line(0, st.bold(role))
@@ -326,6 +330,37 @@ func toolNames(defs []json.RawMessage) []string {
 		names = append(names, t.Name)
 	}
 	return names
+}
+
+// otherBlocks describes an Anthropic assistant message's blocks that are
+// neither text nor tool_use: thinking, and server-side tools run by the API.
+func otherBlocks(msg agent.Message) []string {
+	var m struct {
+		Content []struct {
+			Type     string          `json:"type"`
+			Thinking string          `json:"thinking"`
+			Name     string          `json:"name"`
+			Input    json.RawMessage `json:"input"`
+		} `json:"content"`
+	}
+	if json.Unmarshal(msg, &m) != nil {
+		return nil
+	}
+	var out []string
+	for _, b := range m.Content {
+		switch {
+		case b.Type == "text" || b.Type == "tool_use":
+		case b.Type == "thinking":
+			out = append(out, "thinking: "+oneLineText(b.Thinking, 160))
+		case b.Type == "redacted_thinking":
+			out = append(out, "thinking (redacted)")
+		case b.Type == "server_tool_use" || b.Type == "mcp_tool_use":
+			out = append(out, fmt.Sprintf("⚙ %s %s (run by the API)", b.Name, oneLineText(string(b.Input), 200)))
+		default:
+			out = append(out, "⚙ "+b.Type)
+		}
+	}
+	return out
 }
 
 // messageText is the text of a non-assistant message of either shape.

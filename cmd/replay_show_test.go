@@ -1,6 +1,7 @@
 package cmd
 
 import (
+	"encoding/json"
 	"flag"
 	"os"
 	"path/filepath"
@@ -77,4 +78,68 @@ func stripANSI(s string) string {
 		b.WriteByte(s[i])
 	}
 	return b.String()
+}
+
+// Every Anthropic request of the recorded corpus reads with --show: each
+// tool_use of the conversation appears with its id.
+func TestReplayShowCorpusAnthropic(t *testing.T) {
+	data, err := os.ReadFile(filepath.Join("..", "testdata", "corpus", "pydantic-ai-anthropic.jsonl"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	shown := 0
+	for i, line := range strings.Split(strings.TrimSpace(string(data)), "\n") {
+		var rec struct {
+			Request json.RawMessage `json:"request"`
+		}
+		if err := json.Unmarshal([]byte(line), &rec); err != nil {
+			t.Fatalf("line %d: %v", i+1, err)
+		}
+		file := filepath.Join(t.TempDir(), "request.json")
+		if err := os.WriteFile(file, rec.Request, 0o600); err != nil {
+			t.Fatal(err)
+		}
+		ios, _, out, errOut := Test()
+		if err := runReplayShow(&ReplayOptions{IO: ios, File: file}); err != nil {
+			t.Errorf("line %d: %v\n%s", i+1, err, errOut)
+			continue
+		}
+		for _, id := range toolUseIDs(t, rec.Request) {
+			if !strings.Contains(out.String(), id) {
+				t.Errorf("line %d: tool_use %s is not shown", i+1, id)
+			}
+		}
+		if !strings.Contains(out.String(), "anthropic messages") {
+			t.Errorf("line %d: not read as Anthropic messages:\n%s", i+1, out)
+		}
+		shown++
+	}
+	if shown < 50 {
+		t.Errorf("only %d records shown", shown)
+	}
+}
+
+func toolUseIDs(t *testing.T, request []byte) []string {
+	t.Helper()
+	var body struct {
+		Messages []struct {
+			Content json.RawMessage `json:"content"`
+		} `json:"messages"`
+	}
+	if err := json.Unmarshal(request, &body); err != nil {
+		t.Fatal(err)
+	}
+	var ids []string
+	for _, m := range body.Messages {
+		var blocks []struct{ Type, ID string }
+		if json.Unmarshal(m.Content, &blocks) != nil {
+			continue
+		}
+		for _, b := range blocks {
+			if b.Type == "tool_use" {
+				ids = append(ids, b.ID)
+			}
+		}
+	}
+	return ids
 }

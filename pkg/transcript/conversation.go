@@ -31,6 +31,10 @@ type Conversation struct {
 	// Torn is set when the last line was cut off (the writer was killed);
 	// it was left out.
 	Torn *LineError
+
+	// systemField is set for a request body with a top-level system field,
+	// which only the Messages API has.
+	systemField bool
 }
 
 // ReadConversations reads recorded conversations whole: one for every
@@ -88,6 +92,7 @@ func readRequest(b []byte) (*Conversation, bool, error) {
 		}
 		msgs = body.Messages
 		c.System = systemText(body.System)
+		c.systemField = len(body.System) > 0
 	}
 	for i, m := range msgs {
 		c.Messages = append(c.Messages, Message{Type: TypeMessage, Seq: i + 1, Message: m})
@@ -207,6 +212,9 @@ func (c *Conversation) finish() {
 		c.Shape = c.Header.Provider
 	} else {
 		c.Shape = DetectShape(c.Messages)
+		if c.Shape == "openai" && c.systemField && !hasOpenAISigns(c.Messages) {
+			c.Shape = "anthropic"
+		}
 	}
 	if c.Format == "agentloop" {
 		return
@@ -222,6 +230,21 @@ func (c *Conversation) finish() {
 		}
 		c.Messages[i].Step = step
 	}
+}
+
+// hasOpenAISigns reports whether any message is unmistakably Chat
+// Completions: tool calls, a tool message, or a system message.
+func hasOpenAISigns(msgs []Message) bool {
+	for _, m := range msgs {
+		var probe struct {
+			Role      string          `json:"role"`
+			ToolCalls json.RawMessage `json:"tool_calls"`
+		}
+		if json.Unmarshal(m.Message, &probe) == nil && (len(probe.ToolCalls) > 0 || probe.Role == "tool" || probe.Role == "system" || probe.Role == "developer") {
+			return true
+		}
+	}
+	return false
 }
 
 // DetectShape tells the wire shape of messages: "anthropic" when a content
@@ -245,15 +268,24 @@ func DetectShape(msgs []Message) string {
 			var blk struct {
 				Type string `json:"type"`
 			}
-			if json.Unmarshal(b, &blk) == nil {
-				switch blk.Type {
-				case "tool_use", "tool_result", "thinking", "redacted_thinking":
-					return "anthropic"
-				}
+			if json.Unmarshal(b, &blk) == nil && anthropicBlock(blk.Type) {
+				return "anthropic"
 			}
 		}
 	}
 	return "openai"
+}
+
+// anthropicBlock reports whether a content block type exists only in the
+// Messages API (OpenAI content parts are text, image_url, input_audio,
+// file and refusal).
+func anthropicBlock(typ string) bool {
+	switch typ {
+	case "tool_use", "tool_result", "thinking", "redacted_thinking", "server_tool_use", "mcp_tool_use",
+		"document", "image", "search_result", "container_upload":
+		return true
+	}
+	return strings.HasSuffix(typ, "_tool_result")
 }
 
 func systemText(raw json.RawMessage) string {
