@@ -115,6 +115,8 @@ func (p *progress) Event(e agent.Event) {
 		p.step = e.Step
 		p.streaming = false
 	case agent.EventTurn:
+		// The turn's streamed text, if any, has ended with its line.
+		p.streaming = false
 		if p.verbose {
 			t := e.Turn
 			line := fmt.Sprintf("step %d: %s, %d call(s), %d→%d tokens, %s", e.Step, t.FinishReason, len(t.Calls), t.Usage.InputTokens, t.Usage.OutputTokens, t.Latency.Round(time.Millisecond))

@@ -41,6 +41,8 @@ type ReplayOptions struct {
 	JSON         bool
 	Verbose      bool
 	Quiet        bool
+	Stream       bool
+	NoStream     bool
 }
 
 func newCmdReplay(ios *IOStreams, runF func(context.Context, *ReplayOptions) error) *cobra.Command {
@@ -88,7 +90,7 @@ refused unless --force.`,
 				return flagErrorf("--max-steps %d: must be at least 1", opts.MaxSteps)
 			}
 			if !opts.Resume {
-				for _, name := range []string{"model", "provider", "base-url", "system", "temperature", "max-tokens", "max-retries", "timeout", "max-steps", "json", "no-transcript"} {
+				for _, name := range []string{"model", "provider", "base-url", "system", "temperature", "max-tokens", "max-retries", "timeout", "max-steps", "json", "no-transcript", "stream", "no-stream", "verbose", "quiet"} {
 					if c.Flags().Changed(name) {
 						return flagErrorf("--%s applies to --resume only", name)
 					}
@@ -125,6 +127,7 @@ refused unless --force.`,
 	f.BoolVar(&opts.JSON, "json", false, "with --resume: print one JSON object instead of the answer")
 	f.BoolVarP(&opts.Verbose, "verbose", "v", false, "with --resume: show each model turn and tool call on stderr")
 	f.BoolVarP(&opts.Quiet, "quiet", "q", false, "with --resume: show nothing on stderr but errors")
+	addStreamFlags(c, &opts.Stream, &opts.NoStream)
 	return c
 }
 

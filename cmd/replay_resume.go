@@ -111,12 +111,7 @@ func runReplayResume(ctx context.Context, opts *ReplayOptions) error {
 		Provider: prov, Tools: reg, ToolDefs: defs, System: mo.System,
 		MaxSteps: opts.MaxSteps, Parallel: opts.Parallel, Transcript: w, OnEvent: prog.Event,
 	}
+	stream := attachStream(ios, loop, prog, wantStream(ios, opts.Stream, opts.NoStream, opts.JSON))
 	out, err := loop.Run(ctx, agent.State{Messages: msgs, Steps: steps, Usage: usage})
-	prog.Close()
-	if w != nil {
-		if cerr := w.Close(); cerr != nil && err == nil {
-			err = cerr
-		}
-	}
-	return finishRun(ios, out, err, w, opts.JSON, opts.MaxSteps, secrets(ios))
+	return finishRun(ios, out, err, runEnd{w: w, prog: prog, stream: stream, asJSON: opts.JSON, maxSteps: opts.MaxSteps, redact: secrets(ios)})
 }

@@ -38,6 +38,8 @@ type RunOptions struct {
 	JSON         bool
 	Verbose      bool
 	Quiet        bool
+	Stream       bool
+	NoStream     bool
 }
 
 func newCmdRun(ios *IOStreams, runF func(context.Context, *RunOptions) error) *cobra.Command {
@@ -77,6 +79,9 @@ Exit codes: 0 answered, 1 failure, 2 usage, 3 step budget exhausted,
 			if opts.Verbose && opts.Quiet {
 				return flagErrorf("-v and -q cannot be used together")
 			}
+			if opts.Stream && (opts.NoStream || opts.JSON) {
+				return flagErrorf("--stream cannot be used with --no-stream or --json")
+			}
 			if runF != nil {
 				return runF(c.Context(), opts)
 			}
@@ -94,7 +99,13 @@ Exit codes: 0 answered, 1 failure, 2 usage, 3 step budget exhausted,
 	f.BoolVar(&opts.JSON, "json", false, "print one JSON object {answer, reason, steps, usage, transcript} instead of the answer")
 	f.BoolVarP(&opts.Verbose, "verbose", "v", false, "show each model turn and tool call on stderr")
 	f.BoolVarP(&opts.Quiet, "quiet", "q", false, "show nothing on stderr but errors")
+	addStreamFlags(c, &opts.Stream, &opts.NoStream)
 	return c
+}
+
+func addStreamFlags(c *cobra.Command, stream, noStream *bool) {
+	c.Flags().BoolVar(stream, "stream", false, "print the model's text as it is generated, also when stdout is not a terminal (text written before tool calls included)")
+	c.Flags().BoolVar(noStream, "no-stream", false, "print the answer only when it is complete, also on a terminal")
 }
 
 // runResult is what --json prints.
@@ -163,28 +174,55 @@ func runRun(ctx context.Context, opts *RunOptions) error {
 		Provider: prov, Tools: reg, ToolDefs: defs, System: opts.Model.System,
 		MaxSteps: opts.MaxSteps, Parallel: opts.Parallel, Transcript: w, OnEvent: prog.Event,
 	}
+	stream := attachStream(ios, loop, prog, wantStream(ios, opts.Stream, opts.NoStream, opts.JSON))
 	out, err := loop.Prompt(ctx, prompt)
-	prog.Close()
-	if w != nil {
-		if cerr := w.Close(); cerr != nil && err == nil {
+	return finishRun(ios, out, err, runEnd{w: w, prog: prog, stream: stream, asJSON: opts.JSON, maxSteps: opts.MaxSteps, redact: redact})
+}
+
+// attachStream makes the loop stream the model's text to stdout; it
+// returns nil when not streaming.
+func attachStream(ios *IOStreams, loop *agent.Loop, prog *progress, on bool) *answerStream {
+	if !on {
+		return nil
+	}
+	s := &answerStream{out: ios.Out, prog: prog}
+	loop.OnText = s.Text
+	loop.OnEvent = func(e agent.Event) {
+		s.Event(e)
+		prog.Event(e)
+	}
+	return s
+}
+
+// runEnd is what a run (or a resumed run) needs to finish.
+type runEnd struct {
+	w        *transcript.Writer
+	prog     *progress
+	stream   *answerStream
+	asJSON   bool
+	maxSteps int
+	redact   *transcript.Redactor
+}
+
+// finishRun closes the transcript, prints the outcome and maps it to an
+// exit status; run and replay --resume end the same way.
+func finishRun(ios *IOStreams, out *agent.Outcome, err error, e runEnd) error {
+	if e.stream != nil {
+		e.stream.Close()
+	}
+	e.prog.Close()
+	path := ""
+	if e.w != nil {
+		path = e.w.Path()
+		if cerr := e.w.Close(); cerr != nil && err == nil {
 			err = cerr
 		}
 	}
-	return finishRun(ios, out, err, w, opts.JSON, opts.MaxSteps, redact)
-}
-
-// finishRun prints the outcome and maps it to an exit status; run and
-// replay --resume end the same way.
-func finishRun(ios *IOStreams, out *agent.Outcome, err error, w *transcript.Writer, asJSON bool, maxSteps int, redact *transcript.Redactor) error {
-	path := ""
-	if w != nil {
-		path = w.Path()
-	}
-	err = outcomeError(out, err, path, maxSteps)
+	err = outcomeError(out, err, path, e.maxSteps)
 	if err != nil {
-		err = redactError(err, redact)
+		err = redactError(err, e.redact)
 	}
-	if asJSON {
+	if e.asJSON {
 		res := runResult{Answer: out.Answer, Reason: out.Reason, Steps: out.Steps, Usage: out.Usage, Transcript: path}
 		if err != nil {
 			res.Error = err.Error()
@@ -194,7 +232,7 @@ func finishRun(ios *IOStreams, out *agent.Outcome, err error, w *transcript.Writ
 		if e := enc.Encode(res); e != nil {
 			return e
 		}
-	} else if out.Answer != "" && (out.Reason == transcript.ReasonStop || out.Reason == transcript.ReasonMaxTokens || out.Reason == transcript.ReasonRefusal) {
+	} else if out.Answer != "" && !e.stream.answered() && (out.Reason == transcript.ReasonStop || out.Reason == transcript.ReasonMaxTokens || out.Reason == transcript.ReasonRefusal) {
 		fmt.Fprintln(ios.Out, strings.TrimRight(out.Answer, "\n"))
 	}
 	return err

@@ -1,0 +1,77 @@
+package cmd
+
+import (
+	"fmt"
+	"io"
+	"strings"
+
+	"github.com/agentloop/agentloop/pkg/agent"
+)
+
+// answerStream writes the model's text to stdout as it is generated. Text a
+// model writes before calling tools streams too (on a terminal that is the
+// plan, worth seeing); it is ended with a blank line, and only the last
+// turn's text is the answer. The status line on stderr is cleared before
+// any text goes out, so the two never share a line.
+type answerStream struct {
+	out  io.Writer
+	prog *progress
+	// open is set while a turn's text is being written; final when the
+	// answer went out this way.
+	open, final bool
+	lastNL      bool
+}
+
+// wantStream decides whether run streams: asked for with --stream, or by
+// default on a terminal, never with --json.
+func wantStream(ios *IOStreams, stream, noStream, asJSON bool) bool {
+	if asJSON || noStream {
+		return false
+	}
+	return stream || ios.IsStdoutTTY()
+}
+
+// Text is the loop's OnText.
+func (s *answerStream) Text(delta string) {
+	if delta == "" {
+		return
+	}
+	if !s.open {
+		s.prog.PauseForText()
+		s.open, s.final = true, false
+	}
+	io.WriteString(s.out, delta)
+	s.lastNL = strings.HasSuffix(delta, "\n")
+}
+
+// Event ends a turn's text when the turn is complete.
+func (s *answerStream) Event(e agent.Event) {
+	if e.Kind != agent.EventTurn || !s.open {
+		return
+	}
+	s.endLine()
+	if len(e.Turn.Calls) > 0 {
+		fmt.Fprintln(s.out)
+	} else {
+		s.final = true
+	}
+	s.open = false
+}
+
+// Close ends a line cut off by an error.
+func (s *answerStream) Close() {
+	if s.open {
+		s.endLine()
+		s.open = false
+	}
+}
+
+func (s *answerStream) endLine() {
+	if !s.lastNL {
+		fmt.Fprintln(s.out)
+		s.lastNL = true
+	}
+}
+
+// answered reports whether the final answer already went to stdout.
+func (s *answerStream) answered() bool { return s != nil && s.final }

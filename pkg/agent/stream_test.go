@@ -1,0 +1,74 @@
+package agent_test
+
+import (
+	"strings"
+	"testing"
+
+	"github.com/agentloop/agentloop/internal/fakeapi"
+	"github.com/agentloop/agentloop/pkg/agent"
+	"github.com/agentloop/agentloop/pkg/tools"
+)
+
+// The grammar scenarios pass with streaming on too: the turn appended is
+// the accumulated one, and the fake servers check every request as before.
+func TestScenariosWithStreaming(t *testing.T) {
+	failing := &fakeTools{fns: map[string]func(map[string]any) tools.Result{
+		"get_weather": weatherTools().fns["get_weather"],
+		"slow": func(map[string]any) tools.Result {
+			return tools.Result{IsError: true, Kind: "timeout", ExitCode: -1, Content: "timed out after 1s"}
+		},
+	}}
+	scenarios := []struct {
+		name     string
+		steps    []fakeapi.Step
+		ex       agent.Executor
+		maxSteps int
+		reason   string
+		answer   string
+	}{
+		{"parallel calls", []fakeapi.Step{
+			{Text: text("Checking both."), ToolCalls: []fakeapi.ToolCall{
+				{ID: "c_1", Name: "get_weather", Arguments: `{"city":"Paris"}`},
+				{ID: "c_2", Name: "get_weather", Arguments: `{"city":"Dublin"}`}}},
+			{Text: text("Paris is warmer."), Expect: &fakeapi.Expect{Results: map[string]string{"c_1": "Paris", "c_2": "Dublin"}}},
+		}, weatherTools(), 0, "stop", "Paris is warmer."},
+		{"failures", []fakeapi.Step{
+			{ToolCalls: []fakeapi.ToolCall{
+				{ID: "c_1", Name: "nope", Arguments: `{}`},
+				{ID: "c_2", Name: "get_weather", Arguments: `{"city":"Atlantis"}`},
+				{ID: "c_3", Name: "slow", Arguments: `{}`}}},
+			{Text: text("Nothing worked."), Expect: &fakeapi.Expect{Errors: []string{"c_1", "c_2", "c_3"}}},
+		}, failing, 0, "stop", "Nothing worked."},
+		{"max steps", []fakeapi.Step{
+			{ToolCalls: []fakeapi.ToolCall{{ID: "c_1", Name: "get_weather", Arguments: `{"city":"Paris"}`}}},
+			{ToolCalls: []fakeapi.ToolCall{{ID: "c_2", Name: "get_weather", Arguments: `{"city":"Paris"}`}}},
+		}, weatherTools(), 2, "max_steps", ""},
+	}
+	for _, sc := range scenarios {
+		for _, provider := range []string{"openai", "anthropic"} {
+			t.Run(sc.name+"/"+provider, func(t *testing.T) {
+				var streamed strings.Builder
+				configure := func(l *agent.Loop) {
+					l.OnText = func(s string) { streamed.WriteString(s) }
+					l.MaxSteps = sc.maxSteps
+				}
+				var out *agent.Outcome
+				var err error
+				if provider == "openai" {
+					out, _, _, err = run(t, sc.steps, sc.ex, configure)
+				} else {
+					out, _, _, err = runAnt(t, sc.steps, sc.ex, configure)
+				}
+				if err != nil {
+					t.Fatal(err)
+				}
+				if out.Reason != sc.reason || out.Answer != sc.answer {
+					t.Errorf("outcome %+v", out)
+				}
+				if !strings.HasSuffix(streamed.String(), sc.answer) {
+					t.Errorf("streamed %q", streamed.String())
+				}
+			})
+		}
+	}
+}
