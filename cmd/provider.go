@@ -92,6 +92,7 @@ func newProvider(ios *IOStreams, o *modelOptions) (agent.Provider, string, error
 		}
 		cfg := agent.OpenAIConfig{
 			APIKey: ios.Getenv("OPENAI_API_KEY"), BaseURL: baseURL, Model: o.Model,
+			Organization: ios.Getenv("OPENAI_ORG_ID"), Project: ios.Getenv("OPENAI_PROJECT_ID"),
 			MaxRetries: o.MaxRetries, MaxTokens: o.MaxTokens,
 		}
 		if o.setTemp {

@@ -36,8 +36,8 @@ type AnthropicConfig struct {
 // Anthropic talks to the Anthropic Messages API.
 type Anthropic struct {
 	AnthropicDialect
-	client anthropic.Client
-	cfg    AnthropicConfig
+	messages anthropic.MessageService
+	cfg      AnthropicConfig
 }
 
 var _ Provider = (*Anthropic)(nil)
@@ -58,20 +58,21 @@ func NewAnthropic(cfg AnthropicConfig) (*Anthropic, error) {
 	if cfg.MaxTokens <= 0 {
 		cfg.MaxTokens = DefaultAnthropicMaxTokens
 	}
-	// The SDK's environment defaults would read credentials and profile
-	// files on their own; agentloop passes what it was given, nothing else.
+	httpClient := cfg.HTTPClient
+	if httpClient == nil {
+		httpClient = defaultHTTPClient()
+	}
 	opts := []aoption.RequestOption{
-		aoption.WithoutEnvironmentDefaults(),
+		aoption.WithEnvironmentProduction(),
+		aoption.WithHTTPClient(httpClient),
 		aoption.WithBaseURL(cfg.BaseURL),
 		aoption.WithMaxRetries(cfg.MaxRetries),
 	}
 	if cfg.APIKey != "" {
 		opts = append(opts, aoption.WithAPIKey(cfg.APIKey))
 	}
-	if cfg.HTTPClient != nil {
-		opts = append(opts, aoption.WithHTTPClient(cfg.HTTPClient))
-	}
-	return &Anthropic{client: anthropic.NewClient(opts...), cfg: cfg}, nil
+	// Only the Messages service, for the reasons given in NewOpenAI.
+	return &Anthropic{messages: anthropic.NewMessageService(opts...), cfg: cfg}, nil
 }
 
 // Model is the model asked.
@@ -102,7 +103,7 @@ func (a *Anthropic) Complete(ctx context.Context, req *Request) (*Turn, error) {
 	if req.OnText != nil {
 		return a.stream(ctx, params, req.OnText)
 	}
-	msg, err := a.client.Messages.New(ctx, params)
+	msg, err := a.messages.New(ctx, params)
 	if err != nil {
 		return nil, a.providerError(err)
 	}
@@ -110,7 +111,7 @@ func (a *Anthropic) Complete(ctx context.Context, req *Request) (*Turn, error) {
 }
 
 func (a *Anthropic) stream(ctx context.Context, params anthropic.MessageNewParams, onText func(string)) (*Turn, error) {
-	s := a.client.Messages.NewStreaming(ctx, params)
+	s := a.messages.NewStreaming(ctx, params)
 	defer s.Close()
 	var msg anthropic.Message
 	for s.Next() {

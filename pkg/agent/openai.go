@@ -7,6 +7,7 @@ import (
 	"fmt"
 	"net/http"
 	"strings"
+	"time"
 
 	"github.com/openai/openai-go/v3"
 	"github.com/openai/openai-go/v3/option"
@@ -31,6 +32,9 @@ type OpenAIConfig struct {
 	Temperature *float64
 	// MaxTokens caps the answer's tokens; 0 leaves the server's default.
 	MaxTokens int64
+	// Organization and Project are sent as OpenAI-Organization and
+	// OpenAI-Project when set.
+	Organization, Project string
 	// HTTPClient replaces the default client (tests, proxies).
 	HTTPClient *http.Client
 }
@@ -39,8 +43,8 @@ type OpenAIConfig struct {
 // (Ollama, vLLM, llama.cpp server, …).
 type OpenAI struct {
 	OpenAIDialect
-	client openai.Client
-	cfg    OpenAIConfig
+	chat openai.ChatCompletionService
+	cfg  OpenAIConfig
 }
 
 var _ Provider = (*OpenAI)(nil)
@@ -61,21 +65,39 @@ func NewOpenAI(cfg OpenAIConfig) (*OpenAI, error) {
 	if isDefault && cfg.APIKey == "" {
 		return nil, fmt.Errorf("%w: set OPENAI_API_KEY, or pass --base-url for a local server", ErrNoAPIKey)
 	}
+	httpClient := cfg.HTTPClient
+	if httpClient == nil {
+		httpClient = defaultHTTPClient()
+	}
 	opts := []option.RequestOption{
+		option.WithEnvironmentProduction(),
+		option.WithHTTPClient(httpClient),
 		option.WithBaseURL(cfg.BaseURL),
 		option.WithMaxRetries(cfg.MaxRetries),
 	}
 	if cfg.APIKey != "" {
 		opts = append(opts, option.WithAPIKey(cfg.APIKey))
-	} else {
-		// A local server needs no key; send none rather than the SDK's
-		// default from the environment.
-		opts = append(opts, option.WithHeaderDel("Authorization"))
 	}
-	if cfg.HTTPClient != nil {
-		opts = append(opts, option.WithHTTPClient(cfg.HTTPClient))
+	if cfg.Organization != "" {
+		opts = append(opts, option.WithOrganization(cfg.Organization))
 	}
-	return &OpenAI{client: openai.NewClient(opts...), cfg: cfg}, nil
+	if cfg.Project != "" {
+		opts = append(opts, option.WithProject(cfg.Project))
+	}
+	// Only the Chat Completions service: the SDK's NewClient builds every
+	// service of the API and reads credentials from the environment on its
+	// own, which links in (and pages in at start-up) code agentloop never
+	// runs. The key and the address are the ones agentloop was given.
+	return &OpenAI{chat: openai.NewChatCompletionService(opts...), cfg: cfg}, nil
+}
+
+// defaultHTTPClient is the SDKs' default: a connection pool of its own, and
+// a response header timeout so a server that accepts a request and never
+// answers it is retried rather than waited on for ever.
+func defaultHTTPClient() *http.Client {
+	t := http.DefaultTransport.(*http.Transport).Clone()
+	t.ResponseHeaderTimeout = 10 * time.Minute
+	return &http.Client{Transport: t}
 }
 
 // Model is the model asked.
@@ -105,7 +127,7 @@ func (o *OpenAI) Complete(ctx context.Context, req *Request) (*Turn, error) {
 	if req.OnText != nil {
 		return o.stream(ctx, params, req.OnText)
 	}
-	comp, err := o.client.Chat.Completions.New(ctx, params)
+	comp, err := o.chat.New(ctx, params)
 	if err != nil {
 		return nil, o.providerError(err)
 	}
@@ -122,7 +144,7 @@ func (o *OpenAI) Complete(ctx context.Context, req *Request) (*Turn, error) {
 
 func (o *OpenAI) stream(ctx context.Context, params openai.ChatCompletionNewParams, onText func(string)) (*Turn, error) {
 	params.StreamOptions.IncludeUsage = openai.Bool(true)
-	s := o.client.Chat.Completions.NewStreaming(ctx, params)
+	s := o.chat.NewStreaming(ctx, params)
 	defer s.Close()
 	var acc openai.ChatCompletionAccumulator
 	// The accumulator keeps only the fields the SDK models; the rest
