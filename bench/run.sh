@@ -4,4 +4,5 @@ set -euo pipefail
 cd "$(dirname "$0")/.."
 COUNT=${COUNT:-5}
 go test -run '^$' -bench . -benchmem -count "$COUNT" ./... | tee bench/out.txt
+./bench/startup.sh | tee -a bench/out.txt
 ./bench/validate.sh | tee -a bench/out.txt

@@ -102,3 +102,41 @@ func BenchmarkHTTPRoundTrip(b *testing.B) {
 		resp.Body.Close()
 	}
 }
+
+// BenchmarkParallelCalls is one turn of 8 calls of a tool that sleeps half a
+// second: the calls run at once, so a turn takes little more than 0.5 s.
+func BenchmarkParallelCalls(b *testing.B) {
+	var calls []string
+	for i := range 8 {
+		calls = append(calls, `{"id":"call_`+string(rune('a'+i))+`","type":"function","function":{"name":"nap","arguments":"{}"}}`)
+	}
+	turn := []byte(`{"id":"c1","object":"chat.completion","created":1,"model":"m","choices":[{"index":0,"message":{"role":"assistant","content":null,"tool_calls":[` + strings.Join(calls, ",") + `]},"finish_reason":"tool_calls"}],"usage":{"prompt_tokens":1,"completion_tokens":1,"total_tokens":2}}`)
+	answer := []byte(`{"id":"c2","object":"chat.completion","created":1,"model":"m","choices":[{"index":0,"message":{"role":"assistant","content":"rested"},"finish_reason":"stop"}],"usage":{"prompt_tokens":1,"completion_tokens":1,"total_tokens":2}}`)
+	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		body, _ := io.ReadAll(r.Body)
+		w.Header().Set("Content-Type", "application/json")
+		if strings.Contains(string(body), `"role":"tool"`) {
+			w.Write(answer)
+		} else {
+			w.Write(turn)
+		}
+	}))
+	defer srv.Close()
+	dir := b.TempDir()
+	os.WriteFile(filepath.Join(dir, "nap.sh"), []byte("#!/bin/sh\nsleep 0.5\necho rested\n"), 0o755)
+	os.WriteFile(filepath.Join(dir, "nap.yaml"), []byte("name: nap\ndescription: Sleeps half a second.\nparameters: {}\nrun: nap.sh\n"), 0o644)
+	reg, err := tools.Load([]string{dir}, tools.Options{})
+	if err != nil {
+		b.Fatal(err)
+	}
+	p, _ := agent.NewOpenAI(agent.OpenAIConfig{BaseURL: srv.URL + "/v1", Model: "m"})
+	l := &agent.Loop{Provider: p, Tools: reg}
+	b.ResetTimer()
+	start := time.Now()
+	for b.Loop() {
+		if out, err := l.Prompt(context.Background(), "rest"); err != nil || out.Answer != "rested" {
+			b.Fatalf("%v %+v", err, out)
+		}
+	}
+	b.ReportMetric(time.Since(start).Seconds()/float64(b.N), "s/turn")
+}

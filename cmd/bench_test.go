@@ -1,0 +1,56 @@
+package cmd
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"fmt"
+	"os"
+	"path/filepath"
+	"testing"
+	"time"
+
+	"github.com/agentloop/agentloop/pkg/transcript"
+)
+
+// writeLongTranscript records a run of n steps, each one call of the echo
+// tool, then the answer.
+func writeLongTranscript(b *testing.B, dir string, n int) string {
+	var buf bytes.Buffer
+	w := transcript.NewWriter(&buf, nil)
+	w.WriteHeader(transcript.Header{Provider: "openai", Model: "m"})
+	w.WriteMessage(transcript.Message{Message: json.RawMessage(`{"role":"user","content":"echo a thousand times"}`)})
+	for i := 1; i <= n; i++ {
+		id := fmt.Sprintf("call_%04d", i)
+		w.WriteMessage(transcript.Message{Step: i, FinishReason: "tool_calls", Usage: &transcript.Usage{InputTokens: int64(100 * i), OutputTokens: 10},
+			Message: json.RawMessage(`{"role":"assistant","content":null,"tool_calls":[{"id":"` + id + `","type":"function","function":{"name":"echo","arguments":"{\"text\":\"hello\"}"}}]}`)})
+		w.WriteMessage(transcript.Message{Step: i, Message: json.RawMessage(`{"role":"tool","tool_call_id":"` + id + `","content":"hello\n"}`),
+			Results: []transcript.Result{{CallID: id, Name: "echo"}}})
+	}
+	w.WriteMessage(transcript.Message{Step: n + 1, FinishReason: "stop", Message: json.RawMessage(`{"role":"assistant","content":"done"}`)})
+	w.WriteEnd(transcript.End{Reason: "stop", Steps: n + 1})
+	path := filepath.Join(dir, "long.jsonl")
+	if err := os.WriteFile(path, buf.Bytes(), 0o600); err != nil {
+		b.Fatal(err)
+	}
+	return path
+}
+
+// BenchmarkReplay1000Steps replays a recorded run of 1,000 steps, each
+// running a real tool process again, and compares every result.
+func BenchmarkReplay1000Steps(b *testing.B) {
+	dir := b.TempDir()
+	os.MkdirAll(filepath.Join(dir, "tools.d"), 0o755)
+	os.WriteFile(filepath.Join(dir, "tools.d", "echo.yaml"), []byte("name: echo\ndescription: Says it back.\nparameters:\n  text: {type: string}\ncommand: [echo, hello]\n"), 0o644)
+	file := writeLongTranscript(b, dir, 1000)
+	b.ResetTimer()
+	start := time.Now()
+	for b.Loop() {
+		ios, _, out, errOut := Test()
+		ios.SetEnv(os.Getenv)
+		if code := Execute(context.Background(), ios, []string{"replay", "--tools-dir", filepath.Join(dir, "tools.d"), file}); code != 0 {
+			b.Fatalf("exit %d\n%s\n%s", code, out, errOut.String()[max(0, errOut.Len()-2000):])
+		}
+	}
+	b.ReportMetric(float64(time.Since(start).Microseconds())/float64(1000*b.N), "µs/step")
+}
