@@ -1,0 +1,52 @@
+package cmd
+
+import (
+	"os"
+	"path/filepath"
+	"regexp"
+	"strconv"
+	"strings"
+	"testing"
+)
+
+// The schema in docs/transcript.md is the one the code generates.
+func TestTranscriptDocSchema(t *testing.T) {
+	path := filepath.Join("..", "docs", "transcript.md")
+	doc, err := os.ReadFile(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	schema, err := TranscriptSchema()
+	if err != nil {
+		t.Fatal(err)
+	}
+	block := "<!-- schema:begin -->\n```json\n" + string(schema) + "\n```\n<!-- schema:end -->"
+	re := regexp.MustCompile("(?s)<!-- schema:begin -->.*<!-- schema:end -->")
+	if !re.Match(doc) {
+		t.Fatal("docs/transcript.md has no schema markers")
+	}
+	if *update {
+		if err := os.WriteFile(path, re.ReplaceAllLiteral(doc, []byte(block)), 0o644); err != nil {
+			t.Fatal(err)
+		}
+		return
+	}
+	if !strings.Contains(string(doc), block) {
+		t.Error("the schema in docs/transcript.md is out of date (go test ./cmd -update rewrites it)")
+	}
+}
+
+// docs/exit-codes.md lists every exit code the program uses.
+func TestExitCodesDoc(t *testing.T) {
+	doc, err := os.ReadFile(filepath.Join("..", "docs", "exit-codes.md"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, code := range []int{ExitOK, ExitFailure, ExitUsage, ExitMaxSteps, ExitProvider, ExitInterrupted} {
+		row := regexp.MustCompile(`(?m)^\| ` + strconv.Itoa(code) + ` \|`)
+		if !row.Match(doc) {
+			t.Errorf("exit code %d is not in docs/exit-codes.md", code)
+		}
+	}
+}
+
