@@ -1,12 +1,15 @@
 package cmd
 
 import (
+	"bytes"
 	"os"
 	"path/filepath"
 	"regexp"
 	"strconv"
 	"strings"
 	"testing"
+
+	"github.com/santhosh-tekuri/jsonschema/v6"
 )
 
 // The schema in docs/transcript.md is the one the code generates.
@@ -50,3 +53,40 @@ func TestExitCodesDoc(t *testing.T) {
 	}
 }
 
+
+// Every record agentloop writes is valid against the schema it publishes.
+func TestTranscriptSchemaAcceptsRecords(t *testing.T) {
+	schema, err := TranscriptSchema()
+	if err != nil {
+		t.Fatal(err)
+	}
+	doc, err := jsonschema.UnmarshalJSON(bytes.NewReader(schema))
+	if err != nil {
+		t.Fatal(err)
+	}
+	c := jsonschema.NewCompiler()
+	if err := c.AddResource("transcript.schema.json", doc); err != nil {
+		t.Fatal(err)
+	}
+	sch, err := c.Compile("transcript.schema.json")
+	if err != nil {
+		t.Fatal(err)
+	}
+	data, err := os.ReadFile(filepath.Join("..", "testdata", "demo", "session.jsonl"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	for i, line := range strings.Split(strings.TrimSpace(string(data)), "\n") {
+		v, err := jsonschema.UnmarshalJSON(strings.NewReader(line))
+		if err != nil {
+			t.Fatal(err)
+		}
+		if err := sch.Validate(v); err != nil {
+			t.Errorf("line %d: %v", i+1, err)
+		}
+	}
+	bad, _ := jsonschema.UnmarshalJSON(strings.NewReader(`{"type":"end","reason":"finished"}`))
+	if sch.Validate(bad) == nil {
+		t.Error("an end record with an unknown reason passed")
+	}
+}
