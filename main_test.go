@@ -34,7 +34,7 @@ func TestScript(t *testing.T) {
 			env.Setenv("XDG_CONFIG_HOME", env.WorkDir+"/.config")
 			env.Setenv("XDG_STATE_HOME", env.WorkDir+"/.state")
 			env.Setenv("NO_COLOR", "1")
-			return nil
+			return writeDocBlocks(env.WorkDir)
 		},
 		Cmds: map[string]func(ts *testscript.TestScript, neg bool, args []string){
 			"exitcode": cmdExitCode,
