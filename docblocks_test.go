@@ -4,6 +4,7 @@ import (
 	"os"
 	"path/filepath"
 	"regexp"
+	"strings"
 	"sync"
 	"testing"
 )
@@ -61,5 +62,40 @@ func TestDocBlocksFound(t *testing.T) {
 		if _, ok := blocks[want]; !ok {
 			t.Errorf("no doc block %s", want)
 		}
+	}
+}
+
+// Every command the README shows is run, as written, by doc_readme.txtar.
+func TestReadmeExamplesAreScripted(t *testing.T) {
+	readme, err := os.ReadFile("README.md")
+	if err != nil {
+		t.Fatal(err)
+	}
+	script, err := os.ReadFile("testdata/script/doc_readme.txtar")
+	if err != nil {
+		t.Fatal(err)
+	}
+	prefix := regexp.MustCompile(`^(OPENAI_API_KEY=\S+ )?(git diff \| )?`)
+	found := 0
+	for _, line := range strings.Split(string(readme), "\n") {
+		if !strings.HasPrefix(line, "    ") {
+			continue
+		}
+		cmd := strings.TrimSpace(line)
+		if i := strings.Index(cmd, "   #"); i >= 0 {
+			cmd = strings.TrimSpace(cmd[:i])
+		}
+		cmd = prefix.ReplaceAllString(cmd, "")
+		cmd = strings.Replace(cmd, "go run . ", "agentloop ", 1)
+		if !strings.HasPrefix(cmd, "agentloop ") {
+			continue
+		}
+		found++
+		if !strings.Contains(string(script), "exec "+cmd+"\n") && !strings.Contains(string(script), " "+cmd+"\n") {
+			t.Errorf("README example not run by testdata/script/doc_readme.txtar: %s", cmd)
+		}
+	}
+	if found < 8 {
+		t.Errorf("only %d README examples found", found)
 	}
 }

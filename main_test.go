@@ -34,6 +34,10 @@ func TestScript(t *testing.T) {
 			env.Setenv("XDG_CONFIG_HOME", env.WorkDir+"/.config")
 			env.Setenv("XDG_STATE_HOME", env.WorkDir+"/.state")
 			env.Setenv("NO_COLOR", "1")
+			// The repository, for scripts that run the README's commands in it.
+			if wd, err := os.Getwd(); err == nil {
+				env.Setenv("REPO", wd)
+			}
 			return writeDocBlocks(env.WorkDir)
 		},
 		Cmds: map[string]func(ts *testscript.TestScript, neg bool, args []string){
@@ -82,7 +86,7 @@ var fakeServers sync.Map // *testscript.TestScript → fakeServer
 
 // cmdFakeAPI runs a scripted model API inside the test process:
 //
-//	fakeapi openai|anthropic script.json [KEY]   start it; $FAKE_URL is its base URL
+//	fakeapi openai|anthropic script.json [KEY [ADDR]]   start it; $FAKE_URL is its base URL
 //	fakeapi check                      no grammar violation, every step played
 //	fakeapi requests FILE              write the request bodies received, one a line
 //	fakeapi stop                       shut it down (a closed port for later commands)
@@ -108,10 +112,17 @@ func cmdFakeAPI(ts *testscript.TestScript, neg bool, args []string) {
 		if len(args) > 2 {
 			key = args[2]
 		}
+		addr := ""
+		if len(args) > 3 {
+			addr = args[3]
+		}
 		var srv fakeServer
 		var url string
 		if args[0] == "openai" {
-			s := fakeapi.NewOpenAI(steps, key)
+			s, err := fakeapi.NewOpenAIAt(addr, steps, key)
+			if err != nil {
+				ts.Fatalf("fakeapi: %v", err)
+			}
 			srv, url = s, s.BaseURL()
 		} else {
 			s := fakeapi.NewAnthropic(steps, key)

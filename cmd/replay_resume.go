@@ -26,7 +26,13 @@ func runReplayResume(ctx context.Context, opts *ReplayOptions) error {
 		if mo.Provider == "" {
 			mo.Provider = h.Provider
 		}
-		if mo.BaseURL == "" && h.BaseURL != "" && h.BaseURL != agent.OpenAIBaseURL && h.BaseURL != agent.AnthropicBaseURL {
+		// The recorded address stands in for a configuration value: a flag
+		// or the provider's environment variable still wins.
+		envURL := ios.Getenv("OPENAI_BASE_URL")
+		if h.Provider == "anthropic" {
+			envURL = ios.Getenv("ANTHROPIC_BASE_URL")
+		}
+		if mo.BaseURL == "" && envURL == "" && h.BaseURL != "" && h.BaseURL != agent.OpenAIBaseURL && h.BaseURL != agent.AnthropicBaseURL {
 			mo.BaseURL = h.BaseURL
 		}
 		if mo.System == "" {

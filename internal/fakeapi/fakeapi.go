@@ -9,6 +9,7 @@ import (
 	"bytes"
 	"encoding/json"
 	"fmt"
+	"net"
 	"net/http"
 	"net/http/httptest"
 	"reflect"
@@ -139,6 +140,20 @@ type server struct {
 func (s *server) start(h func(w http.ResponseWriter, r *http.Request, body []byte)) {
 	s.handler = h
 	s.Server = httptest.NewServer(http.HandlerFunc(s.serve))
+}
+
+// startAt serves on a given address (a documented example's fixed port).
+func (s *server) startAt(addr string, h func(w http.ResponseWriter, r *http.Request, body []byte)) error {
+	l, err := net.Listen("tcp", addr)
+	if err != nil {
+		return err
+	}
+	s.handler = h
+	s.Server = httptest.NewUnstartedServer(http.HandlerFunc(s.serve))
+	s.Server.Listener.Close()
+	s.Server.Listener = l
+	s.Server.Start()
+	return nil
 }
 
 func (s *server) serve(w http.ResponseWriter, r *http.Request) {

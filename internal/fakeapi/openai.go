@@ -22,6 +22,19 @@ func NewOpenAI(steps []Step, key string) *OpenAI {
 	return s
 }
 
+// NewOpenAIAt is NewOpenAI listening on addr ("" for any free port).
+func NewOpenAIAt(addr string, steps []Step, key string) (*OpenAI, error) {
+	if addr == "" {
+		return NewOpenAI(steps, key), nil
+	}
+	s := &OpenAI{}
+	s.steps, s.key = steps, key
+	if err := s.startAt(addr, s.handle); err != nil {
+		return nil, err
+	}
+	return s, nil
+}
+
 // BaseURL is the address to give the client.
 func (s *OpenAI) BaseURL() string { return s.URL + "/v1" }
 
