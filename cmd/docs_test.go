@@ -53,7 +53,6 @@ func TestExitCodesDoc(t *testing.T) {
 	}
 }
 
-
 // Every record agentloop writes is valid against the schema it publishes.
 func TestTranscriptSchemaAcceptsRecords(t *testing.T) {
 	schema, err := TranscriptSchema()
