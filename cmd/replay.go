@@ -35,12 +35,16 @@ type ReplayOptions struct {
 	Parallel     int
 
 	// For --resume.
-	Model        modelOptions
-	MaxSteps     int
-	NoTranscript bool
-	JSON         bool
-	Verbose      bool
-	Quiet        bool
+	Model         modelOptions
+	MaxSteps      int
+	NoTranscript  bool
+	JSON          bool
+	Verbose       bool
+	Quiet         bool
+	TranscriptDir string
+	// Config fills the model settings that neither a flag nor the
+	// transcript gives.
+	Config *Config
 }
 
 func newCmdReplay(ios *IOStreams, runF func(context.Context, *ReplayOptions) error) *cobra.Command {
@@ -71,6 +75,9 @@ refused unless --force.`,
 		RunE: func(c *cobra.Command, args []string) error {
 			opts.File = args[0]
 			opts.toolsDirsSet = c.Flags().Changed("tools-dir")
+			if err := opts.useConfig(c); err != nil {
+				return err
+			}
 			if opts.Show && opts.Resume {
 				return flagErrorf("--show and --resume cannot be used together")
 			}
@@ -278,7 +285,7 @@ func replayConversation(ctx context.Context, opts *ReplayOptions, conv *transcri
 	if !explicit && conv.Header != nil && len(conv.Header.ToolsDirs) > 0 {
 		dirs = conv.Header.ToolsDirs
 	}
-	reg, err := loadTools(ios, dirs, explicit)
+	reg, err := loadTools(ios, opts.ToolsDirs, explicit)
 	if err != nil {
 		return nil, "", err
 	}

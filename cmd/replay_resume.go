@@ -42,6 +42,10 @@ func runReplayResume(ctx context.Context, opts *ReplayOptions) error {
 	if mo.Provider != conv.Shape {
 		return flagErrorf("the transcript's messages are in the %s shape; it can be resumed only with --provider %s", conv.Shape, conv.Shape)
 	}
+	// Then what the environment and the configuration file say.
+	if opts.Config != nil {
+		opts.Config.fillModel(&mo)
+	}
 
 	msgs := make([]agent.Message, len(conv.Messages))
 	steps := 0
@@ -65,7 +69,7 @@ func runReplayResume(ctx context.Context, opts *ReplayOptions) error {
 	if !explicit && conv.Header != nil && len(conv.Header.ToolsDirs) > 0 {
 		dirs = conv.Header.ToolsDirs
 	}
-	reg, err := loadTools(ios, dirs, explicit)
+	reg, err := loadTools(ios, opts.ToolsDirs, explicit)
 	if err != nil {
 		return err
 	}
@@ -82,7 +86,7 @@ func runReplayResume(ctx context.Context, opts *ReplayOptions) error {
 	if !opts.NoTranscript {
 		path := opts.Output
 		if path == "" {
-			path = defaultTranscriptPath(ios, transcript.NewID())
+			path = defaultTranscriptPath(ios, opts.TranscriptDir, transcript.NewID())
 		}
 		h := transcript.Header{
 			Command: "resume", Provider: prov.Name(), Model: prov.Model(), BaseURL: baseURL,
