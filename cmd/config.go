@@ -46,17 +46,17 @@ Keys (file / environment / flag):
   model           AGENTLOOP_MODEL           --model
   provider        AGENTLOOP_PROVIDER        --provider
   base_url        AGENTLOOP_BASE_URL        --base-url
-  tools_dirs      AGENTLOOP_TOOLS_DIRS      --tools-dir (colon-separated in the variable)
+  tools_dirs      AGENTLOOP_TOOLS_DIRS      --tools-dir
   max_steps       AGENTLOOP_MAX_STEPS       --max-steps
   parallel        AGENTLOOP_PARALLEL        --parallel
   transcript_dir  AGENTLOOP_TRANSCRIPT_DIR
   max_retries     AGENTLOOP_MAX_RETRIES     --max-retries
   timeout         AGENTLOOP_TIMEOUT         --timeout
   system          AGENTLOOP_SYSTEM          --system
-  models          (file only: model names offered by shell completion)
-  profiles        (file only: named sets of the keys above)
+  models          (file only) model names offered by shell completion
+  profiles        (file only) named sets of the keys above
 
-base_url falls back to OPENAI_BASE_URL or ANTHROPIC_BASE_URL (the chosen
+AGENTLOOP_TOOLS_DIRS separates folders with colons. base_url falls back to OPENAI_BASE_URL or ANTHROPIC_BASE_URL (the chosen
 provider's) after AGENTLOOP_BASE_URL and before the file. API keys are read
 from OPENAI_API_KEY and ANTHROPIC_API_KEY only, never from the file.
 See docs/configuration.md.`,

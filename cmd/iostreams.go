@@ -39,11 +39,13 @@ func System() *IOStreams {
 		stderrTTY: isTerminal(os.Stderr),
 		getenv:    os.Getenv,
 	}
+	// The width of the terminal stdout is on, else of the one stderr is on
+	// (progress lines go there while the answer is piped), else $COLUMNS.
 	ios.width = 80
-	if ios.stdoutTTY {
-		if w, _, err := term.GetSize(int(os.Stdout.Fd())); err == nil && w > 0 {
-			ios.width = w
-		}
+	if w, _, err := term.GetSize(int(os.Stdout.Fd())); ios.stdoutTTY && err == nil && w > 0 {
+		ios.width = w
+	} else if w, _, err := term.GetSize(int(os.Stderr.Fd())); ios.stderrTTY && err == nil && w > 0 {
+		ios.width = w
 	} else if c, err := strconv.Atoi(os.Getenv("COLUMNS")); err == nil && c > 0 {
 		ios.width = c
 	}
@@ -91,7 +93,7 @@ func (s *IOStreams) SetTTY(stdin, stdout, stderr bool) {
 	s.stdinTTY, s.stdoutTTY, s.stderrTTY = stdin, stdout, stderr
 }
 
-// Width is the terminal width, or 80 when stdout is not a terminal.
+// Width is the terminal width: stdout's, else stderr's, else $COLUMNS, else 80.
 func (s *IOStreams) Width() int { return s.width }
 
 // SetWidth sets the width; tests use it.
