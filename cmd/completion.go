@@ -168,7 +168,7 @@ func completeModels(ios *IOStreams) cobra.CompletionFunc {
 			seen[name] = true
 			out = append(out, cobra.CompletionWithDesc(name, desc))
 		}
-		add(cfg.Model, "the current model ("+cfg.source("model").describe(ios.Getenv("HOME"))+")")
+		add(cfg.Model, "the current model")
 		for _, m := range cfg.Models {
 			add(m, "from the configuration's models")
 		}
@@ -197,6 +197,10 @@ func completeProfiles(ios *IOStreams) cobra.CompletionFunc {
 				if v, ok := f.profiles[name].values[k]; ok {
 					desc = append(desc, v.value.(string))
 				}
+			}
+			if len(desc) == 0 {
+				out = append(out, name)
+				continue
 			}
 			out = append(out, cobra.CompletionWithDesc(name, strings.Join(desc, " at ")))
 		}

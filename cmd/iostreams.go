@@ -49,9 +49,15 @@ func System() *IOStreams {
 	} else if c, err := strconv.Atoi(os.Getenv("COLUMNS")); err == nil && c > 0 {
 		ios.width = c
 	}
-	_, noColor := os.LookupEnv("NO_COLOR")
-	ios.color = ios.stdoutTTY && !noColor && os.Getenv("TERM") != "dumb"
+	ios.color = colorWanted(ios.stdoutTTY, os.Getenv)
 	return ios
+}
+
+// colorWanted reports whether output takes ANSI colours: on a terminal,
+// unless NO_COLOR is set to anything but "" (https://no-color.org) or the
+// terminal is dumb.
+func colorWanted(tty bool, getenv func(string) string) bool {
+	return tty && getenv("NO_COLOR") == "" && getenv("TERM") != "dumb"
 }
 
 // Test returns streams backed by buffers: stdin, stdout and stderr.
