@@ -914,8 +914,12 @@ func (o *RunOptions) useConfig(c *cobra.Command) error {
 
 // useConfig fills replay's options from the configuration. The model
 // settings wait in Config: with --resume the transcript's header comes
-// between a flag and the configuration.
+// between a flag and the configuration. --show uses no setting, so it
+// reads a transcript whatever state the configuration is in.
 func (o *ReplayOptions) useConfig(c *cobra.Command) error {
+	if o.Show {
+		return nil
+	}
 	cfg, err := configFor(c, o.IO)
 	if err != nil {
 		return err
