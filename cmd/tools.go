@@ -42,9 +42,9 @@ func addToolsDirFlag(c *cobra.Command, dirs *[]string) {
 }
 
 // configToolsDirs returns the folders of --tools-dir, else those of the
-// configuration (nil for the default ones).
-// The tools commands' other flags (tools show --provider names a wire form)
-// are not settings.
+// configuration (nil for the default ones). Only --tools-dir and --profile
+// are read as settings: tools show --provider names a wire form, not the
+// provider to use.
 func configToolsDirs(c *cobra.Command, ios *IOStreams) ([]string, error) {
 	cfg, err := resolveConfig(ios, onlyFlags(c.Flags(), "tools-dir", "profile"))
 	if err != nil {
