@@ -31,5 +31,10 @@ bench: build
 fuzz:
 	./bench/fuzz.sh $(FUZZTIME)
 
+# Man pages, one per command, from the commands' help. The date in them is
+# the last commit's, so that the same source gives the same pages.
+man:
+	SOURCE_DATE_EPOCH=$$(git log -1 --format=%ct 2>/dev/null || date +%s) $(GO) run ./internal/mangen man
+
 clean:
-	rm -rf bin
+	rm -rf bin man

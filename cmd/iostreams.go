@@ -39,17 +39,25 @@ func System() *IOStreams {
 		stderrTTY: isTerminal(os.Stderr),
 		getenv:    os.Getenv,
 	}
+	// The width of the terminal stdout is on, else of the one stderr is on
+	// (progress lines go there while the answer is piped), else $COLUMNS.
 	ios.width = 80
-	if ios.stdoutTTY {
-		if w, _, err := term.GetSize(int(os.Stdout.Fd())); err == nil && w > 0 {
-			ios.width = w
-		}
+	if w, _, err := term.GetSize(int(os.Stdout.Fd())); ios.stdoutTTY && err == nil && w > 0 {
+		ios.width = w
+	} else if w, _, err := term.GetSize(int(os.Stderr.Fd())); ios.stderrTTY && err == nil && w > 0 {
+		ios.width = w
 	} else if c, err := strconv.Atoi(os.Getenv("COLUMNS")); err == nil && c > 0 {
 		ios.width = c
 	}
-	_, noColor := os.LookupEnv("NO_COLOR")
-	ios.color = ios.stdoutTTY && !noColor && os.Getenv("TERM") != "dumb"
+	ios.color = colorWanted(ios.stdoutTTY, os.Getenv)
 	return ios
+}
+
+// colorWanted reports whether output takes ANSI colours: on a terminal,
+// unless NO_COLOR is set to anything but "" (https://no-color.org) or the
+// terminal is dumb.
+func colorWanted(tty bool, getenv func(string) string) bool {
+	return tty && getenv("NO_COLOR") == "" && getenv("TERM") != "dumb"
 }
 
 // Test returns streams backed by buffers: stdin, stdout and stderr.
@@ -91,7 +99,7 @@ func (s *IOStreams) SetTTY(stdin, stdout, stderr bool) {
 	s.stdinTTY, s.stdoutTTY, s.stderrTTY = stdin, stdout, stderr
 }
 
-// Width is the terminal width, or 80 when stdout is not a terminal.
+// Width is the terminal width: stdout's, else stderr's, else $COLUMNS, else 80.
 func (s *IOStreams) Width() int { return s.width }
 
 // SetWidth sets the width; tests use it.

@@ -36,7 +36,7 @@ func addModelFlags(c *cobra.Command, o *modelOptions) {
 	f.StringVar(&o.System, "system", "", "system prompt")
 	f.Float64Var(&o.Temperature, "temperature", 0, "sampling temperature (default: the server's)")
 	f.Int64Var(&o.MaxTokens, "max-tokens", 0, "cap on each answer's output tokens (default: 4096 for anthropic, the server's for openai)")
-	f.IntVar(&o.MaxRetries, "max-retries", 2, "retries of a failed model request (408, 409, 429, 5xx, connection errors), with backoff")
+	f.IntVar(&o.MaxRetries, "max-retries", defaultMaxRetries, "retries of a failed model request (408, 409, 429, 5xx, connection errors), with backoff")
 	f.DurationVar(&o.Timeout, "timeout", 0, "time limit for the whole run, e.g. 5m (default: none)")
 }
 

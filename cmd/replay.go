@@ -35,14 +35,18 @@ type ReplayOptions struct {
 	Parallel     int
 
 	// For --resume.
-	Model        modelOptions
-	MaxSteps     int
-	NoTranscript bool
-	JSON         bool
-	Verbose      bool
-	Quiet        bool
-	Stream       bool
-	NoStream     bool
+	Model         modelOptions
+	MaxSteps      int
+	NoTranscript  bool
+	JSON          bool
+	Verbose       bool
+	Quiet         bool
+	Stream        bool
+	NoStream      bool
+	TranscriptDir string
+	// Config fills the model settings that neither a flag nor the
+	// transcript gives.
+	Config *Config
 }
 
 func newCmdReplay(ios *IOStreams, runF func(context.Context, *ReplayOptions) error) *cobra.Command {
@@ -73,6 +77,9 @@ refused unless --force.`,
 		RunE: func(c *cobra.Command, args []string) error {
 			opts.File = args[0]
 			opts.toolsDirsSet = c.Flags().Changed("tools-dir")
+			if err := opts.useConfig(c); err != nil {
+				return err
+			}
 			if opts.Show && opts.Resume {
 				return flagErrorf("--show and --resume cannot be used together")
 			}
@@ -277,6 +284,9 @@ func replayConversation(ctx context.Context, opts *ReplayOptions, conv *transcri
 	if err != nil {
 		return nil, "", fmt.Errorf("%s: %w", opts.File, err)
 	}
+	// --tools-dir, else the folders the run recorded (those that still
+	// exist: a tool gone since is a "missing tool" row), else the
+	// configured ones.
 	dirs, explicit := opts.ToolsDirs, opts.toolsDirsSet
 	if !explicit && conv.Header != nil && len(conv.Header.ToolsDirs) > 0 {
 		dirs = conv.Header.ToolsDirs

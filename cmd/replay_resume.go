@@ -26,13 +26,10 @@ func runReplayResume(ctx context.Context, opts *ReplayOptions) error {
 		if mo.Provider == "" {
 			mo.Provider = h.Provider
 		}
-		// The recorded address stands in for a configuration value: a flag
-		// or the provider's environment variable still wins.
-		envURL := ios.Getenv("OPENAI_BASE_URL")
-		if h.Provider == "anthropic" {
-			envURL = ios.Getenv("ANTHROPIC_BASE_URL")
-		}
-		if mo.BaseURL == "" && envURL == "" && h.BaseURL != "" && h.BaseURL != agent.OpenAIBaseURL && h.BaseURL != agent.AnthropicBaseURL {
+		// The recorded address stands in for the configuration file: a
+		// flag or an environment variable still wins.
+		if mo.BaseURL == "" && !baseURLFromEnv(ios, opts.Config, h.Provider) &&
+			h.BaseURL != "" && h.BaseURL != agent.OpenAIBaseURL && h.BaseURL != agent.AnthropicBaseURL {
 			mo.BaseURL = h.BaseURL
 		}
 		if mo.System == "" {
@@ -47,6 +44,10 @@ func runReplayResume(ctx context.Context, opts *ReplayOptions) error {
 	}
 	if mo.Provider != conv.Shape {
 		return flagErrorf("the transcript's messages are in the %s shape; it can be resumed only with --provider %s", conv.Shape, conv.Shape)
+	}
+	// Then what the environment and the configuration file say.
+	if opts.Config != nil {
+		opts.Config.fillModel(&mo)
 	}
 
 	msgs := make([]agent.Message, len(conv.Messages))
@@ -67,6 +68,9 @@ func runReplayResume(ctx context.Context, opts *ReplayOptions) error {
 		}
 	}
 
+	// --tools-dir, else the folders the run recorded (those that still
+	// exist: a tool gone since is a "missing tool" row), else the
+	// configured ones.
 	dirs, explicit := opts.ToolsDirs, opts.toolsDirsSet
 	if !explicit && conv.Header != nil && len(conv.Header.ToolsDirs) > 0 {
 		dirs = conv.Header.ToolsDirs
@@ -88,7 +92,7 @@ func runReplayResume(ctx context.Context, opts *ReplayOptions) error {
 	if !opts.NoTranscript {
 		path := opts.Output
 		if path == "" {
-			path = defaultTranscriptPath(ios, transcript.NewID())
+			path = defaultTranscriptPath(ios, opts.TranscriptDir, transcript.NewID())
 		}
 		h := transcript.Header{
 			Command: "resume", Provider: prov.Name(), Model: prov.Model(), BaseURL: baseURL,
@@ -120,4 +124,18 @@ func runReplayResume(ctx context.Context, opts *ReplayOptions) error {
 	stream := attachStream(ios, loop, prog, wantStream(ios, opts.Stream, opts.NoStream, opts.JSON))
 	out, err := loop.Run(ctx, agent.State{Messages: msgs, Steps: steps, Usage: usage})
 	return finishRun(ios, out, err, runEnd{w: w, prog: prog, stream: stream, asJSON: opts.JSON, maxSteps: opts.MaxSteps, redact: secrets(ios)})
+}
+
+// baseURLFromEnv reports whether AGENTLOOP_BASE_URL or the provider's own
+// *_BASE_URL variable sets the address.
+func baseURLFromEnv(ios *IOStreams, cfg *Config, provider string) bool {
+	if cfg != nil {
+		_, src := cfg.baseURL(provider)
+		return src.kind == sourceEnv || src.kind == sourceFlag
+	}
+	env := "OPENAI_BASE_URL"
+	if provider == "anthropic" {
+		env = "ANTHROPIC_BASE_URL"
+	}
+	return ios.Getenv(env) != ""
 }

@@ -71,10 +71,14 @@ func Execute(ctx context.Context, ios *IOStreams, args []string) int {
 	if err != nil && context.Cause(ctx) == errInterrupted && !isExitError(err) {
 		err = &ExitError{Code: ExitInterrupted, Err: err}
 	}
-	code, msg := exitCode(normalizeCobraError(err))
+	err = normalizeCobraError(err)
+	code, msg := exitCode(err)
 	if msg != "" {
 		fmt.Fprintf(ios.ErrOut, "agentloop: %s\n", msg)
-		if code == ExitUsage {
+		// Only a mistake on the command line points at --help; a bad
+		// configuration file or unreadable input exits 2 without it.
+		var fe *FlagError
+		if errors.As(err, &fe) {
 			fmt.Fprintf(ios.ErrOut, "Run '%s --help' for usage.\n", commandPathFor(root, args))
 		}
 	}
@@ -122,7 +126,14 @@ func NewRootCmd(ios *IOStreams) *cobra.Command {
 		Long: `agentloop sends a prompt to a model, runs the tools it asks for (shell-script
 executors defined in tools.d/*.yaml), answers every tool call under its id, and
 prints the final answer on stdout. Every message is written to a JSONL transcript
-that can be checked with 'agentloop validate' and re-driven with 'agentloop replay'.`,
+that can be checked with 'agentloop validate' and re-driven with 'agentloop replay'.
+
+Settings come from flags, AGENTLOOP_* environment variables and
+$XDG_CONFIG_HOME/agentloop/config.yaml, in that order; see 'agentloop config --help'.`,
+		Example: `  agentloop run "What is the capital of France?"
+  git diff | agentloop run "Review this change"
+  agentloop --profile ollama run "What time is it in Tokyo?"
+  agentloop validate run.jsonl && agentloop replay run.jsonl`,
 		Version:       Version(),
 		SilenceErrors: true,
 		SilenceUsage:  true,
@@ -132,7 +143,9 @@ that can be checked with 'agentloop validate' and re-driven with 'agentloop repl
 	root.SetErr(ios.ErrOut)
 	root.SetVersionTemplate("agentloop {{.Version}}\n")
 	root.SetFlagErrorFunc(func(c *cobra.Command, err error) error { return &FlagError{Err: err} })
-	root.CompletionOptions.HiddenDefaultCmd = true
+	// agentloop completion is a command of its own, with examples.
+	root.CompletionOptions.DisableDefaultCmd = true
+	root.PersistentFlags().String("profile", "", "use the settings of profile `NAME` in the configuration file (default $"+profileEnv+")")
 
 	root.AddCommand(newVersionCmd(ios))
 	root.AddCommand(newCmdRun(ios, nil))
@@ -140,14 +153,19 @@ that can be checked with 'agentloop validate' and re-driven with 'agentloop repl
 	root.AddCommand(newCmdReplay(ios, nil))
 	root.AddCommand(newCmdSchema(ios))
 	root.AddCommand(newCmdTools(ios))
+	root.AddCommand(newCmdConfig(ios))
+	root.AddCommand(newCmdCompletion(ios, nil))
+	addCompletions(root, ios)
+	wrapHelp(root, ios.Width())
 	return root
 }
 
 func newVersionCmd(ios *IOStreams) *cobra.Command {
 	return &cobra.Command{
-		Use:   "version",
-		Short: "Print the version",
-		Args:  noArgs,
+		Use:     "version",
+		Short:   "Print the version",
+		Example: "  agentloop version\n  agentloop --version",
+		Args:    noArgs,
 		RunE: func(c *cobra.Command, args []string) error {
 			fmt.Fprintf(ios.Out, "agentloop %s\n", Version())
 			return nil

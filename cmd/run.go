@@ -40,6 +40,9 @@ type RunOptions struct {
 	Quiet        bool
 	Stream       bool
 	NoStream     bool
+	// TranscriptDir holds the transcripts written without -o; "" is the
+	// default folder.
+	TranscriptDir string
 }
 
 func newCmdRun(ios *IOStreams, runF func(context.Context, *RunOptions) error) *cobra.Command {
@@ -53,7 +56,11 @@ stdin is a pipe or a file it is read too: as the prompt when there are no
 arguments, else appended to them as context.
 
 Every message is written to a JSONL transcript (-o, or a new file under
-$XDG_STATE_HOME/agentloop/transcripts).
+$XDG_STATE_HOME/agentloop/transcripts or the configured transcript_dir).
+
+Defaults for the model, provider, base URL, tools folders, step budget and the
+rest come from AGENTLOOP_* variables and the configuration file; see
+'agentloop config --help'.
 
 Exit codes: 0 answered, 1 failure, 2 usage, 3 step budget exhausted,
 4 provider/API error, 130 interrupted.`,
@@ -64,6 +71,9 @@ Exit codes: 0 answered, 1 failure, 2 usage, 3 step budget exhausted,
 		RunE: func(c *cobra.Command, args []string) error {
 			opts.Prompt = args
 			opts.toolsDirsSet = c.Flags().Changed("tools-dir")
+			if err := opts.useConfig(c); err != nil {
+				return err
+			}
 			if err := opts.Model.check(c); err != nil {
 				return err
 			}
@@ -148,7 +158,7 @@ func runRun(ctx context.Context, opts *RunOptions) error {
 	if !opts.NoTranscript {
 		path := opts.Output
 		if path == "" {
-			path = defaultTranscriptPath(ios, id)
+			path = defaultTranscriptPath(ios, opts.TranscriptDir, id)
 		}
 		if w, err = transcript.Create(path, redact); err != nil {
 			return err
@@ -338,9 +348,13 @@ func fence(text string) string {
 	return f + "\n" + text + "\n" + f
 }
 
-// defaultTranscriptPath is $XDG_STATE_HOME/agentloop/transcripts/<time>-<id>.jsonl.
-func defaultTranscriptPath(ios *IOStreams, id string) string {
-	return filepath.Join(stateDir(ios), "transcripts", time.Now().UTC().Format("20060102T150405Z")+"-"+id+".jsonl")
+// defaultTranscriptPath is dir/<time>-<id>.jsonl; dir "" is
+// $XDG_STATE_HOME/agentloop/transcripts.
+func defaultTranscriptPath(ios *IOStreams, dir, id string) string {
+	if dir == "" {
+		dir = filepath.Join(stateDir(ios), "transcripts")
+	}
+	return filepath.Join(dir, time.Now().UTC().Format("20060102T150405Z")+"-"+id+".jsonl")
 }
 
 func stateDir(ios *IOStreams) string {

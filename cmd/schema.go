@@ -12,8 +12,9 @@ import (
 
 func newCmdSchema(ios *IOStreams) *cobra.Command {
 	c := &cobra.Command{
-		Use:   "schema",
-		Short: "Print JSON Schemas of agentloop's file formats",
+		Use:     "schema",
+		Short:   "Print JSON Schemas of agentloop's file formats",
+		Example: `  agentloop schema transcript > transcript.schema.json`,
 	}
 	c.AddCommand(&cobra.Command{
 		Use:     "transcript",

@@ -21,7 +21,11 @@ func newCmdTools(ios *IOStreams) *cobra.Command {
 		Short: "List, show and call the tools offered to the model",
 		Long: `Tools are YAML definitions in tools.d folders, each backed by an executable.
 By default agentloop reads ./tools.d and, when it exists, the tools.d folder in
-the user's config directory ($XDG_CONFIG_HOME/agentloop/tools.d). See docs/tools.md.`,
+the user's config directory ($XDG_CONFIG_HOME/agentloop/tools.d); tools_dirs in
+the configuration or AGENTLOOP_TOOLS_DIRS name other folders. See docs/tools.md.`,
+		Example: `  agentloop tools list
+  agentloop tools show get_weather --provider anthropic
+  agentloop tools call calc '{"expression": "6*7"}'`,
 		Args: noArgs,
 		RunE: func(c *cobra.Command, args []string) error { return c.Help() },
 	}
@@ -37,14 +41,32 @@ func addToolsDirFlag(c *cobra.Command, dirs *[]string) {
 	c.Flags().StringArrayVar(dirs, "tools-dir", nil, "read tool definitions from `DIR` (repeatable; default ./tools.d and the user config's agentloop/tools.d)")
 }
 
-// toolsDirs returns the folders to load tools from. Given folders are used
-// as they are; without them, the default folders that exist.
+// configToolsDirs returns the folders of --tools-dir, else those of the
+// configuration (nil for the default ones). Only --tools-dir and --profile
+// are read as settings: tools show --provider names a wire form, not the
+// provider to use.
+func configToolsDirs(c *cobra.Command, ios *IOStreams) ([]string, error) {
+	cfg, err := resolveConfig(ios, onlyFlags(c.Flags(), "tools-dir", "profile"))
+	if err != nil {
+		return nil, err
+	}
+	return cfg.ToolsDirs, nil
+}
+
+// toolsDirs returns the folders to load tools from. Folders given with
+// --tools-dir (explicit) are used as they are. Otherwise dirs are the
+// configured folders, or nil for the default ones, and those that do not
+// exist are left out: a configured tools.d is relative to the folder
+// agentloop runs in, and not every folder has one.
 func toolsDirs(ios *IOStreams, dirs []string, explicit bool) []string {
 	if explicit {
 		return dirs
 	}
+	if dirs == nil {
+		dirs = defaultToolsDirs(ios)
+	}
 	var out []string
-	for _, d := range defaultToolsDirs(ios) {
+	for _, d := range dirs {
 		if fi, err := os.Stat(d); err == nil && fi.IsDir() {
 			out = append(out, d)
 		}

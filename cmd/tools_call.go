@@ -51,6 +51,11 @@ ARGS_JSON is a JSON object and defaults to {}; "-" reads it from stdin.`,
 				opts.Args = args[1]
 			}
 			opts.ExplicitDirs = c.Flags().Changed("tools-dir")
+			dirs, err := configToolsDirs(c, ios)
+			if err != nil {
+				return err
+			}
+			opts.ToolsDirs = dirs
 			if runF != nil {
 				return runF(opts)
 			}

@@ -27,9 +27,16 @@ func newCmdToolsList(ios *IOStreams, runF func(*ToolsListOptions) error) *cobra.
 		Short: "List the loaded tools",
 		Long: `List the loaded tools: the name and the first line of the description of each,
 in name order. --json prints every field of every definition instead.`,
+		Example: `  agentloop tools list
+  agentloop tools list --tools-dir ./more-tools --json | jq -r '.[].name'`,
 		Args: noArgs,
 		RunE: func(c *cobra.Command, args []string) error {
 			opts.ExplicitDirs = c.Flags().Changed("tools-dir")
+			dirs, err := configToolsDirs(c, ios)
+			if err != nil {
+				return err
+			}
+			opts.ToolsDirs = dirs
 			if runF != nil {
 				return runF(opts)
 			}

@@ -24,10 +24,17 @@ func newCmdToolsShow(ios *IOStreams, runF func(*ToolsShowOptions) error) *cobra.
 		Long: `Print the function definition of one tool as it is sent to the model: the
 OpenAI form {"type":"function","function":{...}} by default, or the Anthropic
 form {"name","description","input_schema"} with --provider anthropic.`,
+		Example: `  agentloop tools show get_weather
+  agentloop tools show get_weather --provider anthropic | jq .input_schema`,
 		Args: exactArgs(1, "NAME"),
 		RunE: func(c *cobra.Command, args []string) error {
 			opts.Name = args[0]
 			opts.ExplicitDirs = c.Flags().Changed("tools-dir")
+			dirs, err := configToolsDirs(c, ios)
+			if err != nil {
+				return err
+			}
+			opts.ToolsDirs = dirs
 			if opts.Provider != "openai" && opts.Provider != "anthropic" {
 				return flagErrorf("--provider must be openai or anthropic, got %q", opts.Provider)
 			}

@@ -1,0 +1,280 @@
+package cmd
+
+import (
+	"os"
+	"path/filepath"
+	"slices"
+	"strings"
+
+	"github.com/spf13/cobra"
+	"github.com/spf13/pflag"
+
+	"github.com/agentloop/agentloop/pkg/tools"
+)
+
+// CompletionOptions are the inputs of `agentloop completion`.
+type CompletionOptions struct {
+	IO             *IOStreams
+	Root           *cobra.Command
+	Shell          string
+	NoDescriptions bool
+}
+
+var completionShells = []string{"bash", "zsh", "fish", "powershell"}
+
+func newCmdCompletion(ios *IOStreams, runF func(*CompletionOptions) error) *cobra.Command {
+	opts := &CompletionOptions{IO: ios}
+	c := &cobra.Command{
+		Use:   "completion bash|zsh|fish|powershell",
+		Short: "Print a shell completion script",
+		Long: `Print the script that teaches a shell to complete agentloop's commands and
+flags, the names of the loaded tools (tools show, tools call, run --tool), model
+names (--model: the configuration's models list and the current model),
+profiles (--profile), providers, and transcript files (replay, validate).
+
+bash (with the bash-completion package installed):
+  source <(agentloop completion bash)          # in this shell
+  agentloop completion bash > ~/.local/share/bash-completion/completions/agentloop
+
+zsh (with "autoload -U compinit; compinit" in ~/.zshrc):
+  agentloop completion zsh > "${fpath[1]}/_agentloop"
+
+fish:
+  agentloop completion fish > ~/.config/fish/completions/agentloop.fish
+
+PowerShell:
+  agentloop completion powershell | Out-String | Invoke-Expression
+
+Open a new shell afterwards.`,
+		Example: `  source <(agentloop completion bash)
+  agentloop completion zsh > "${fpath[1]}/_agentloop"
+  agentloop completion fish > ~/.config/fish/completions/agentloop.fish`,
+		ValidArgs: completionShells,
+		Args:      exactArgs(1, "SHELL"),
+		RunE: func(c *cobra.Command, args []string) error {
+			opts.Shell, opts.Root = args[0], c.Root()
+			if !slices.Contains(completionShells, opts.Shell) {
+				return flagErrorf("no completion for %q: use bash, zsh, fish or powershell", opts.Shell)
+			}
+			if runF != nil {
+				return runF(opts)
+			}
+			return runCompletion(opts)
+		},
+	}
+	c.Flags().BoolVar(&opts.NoDescriptions, "no-descriptions", false, "complete without the descriptions shown beside each choice")
+	return c
+}
+
+func runCompletion(opts *CompletionOptions) error {
+	w, root, desc := opts.IO.Out, opts.Root, !opts.NoDescriptions
+	switch opts.Shell {
+	case "bash":
+		return root.GenBashCompletionV2(w, desc)
+	case "zsh":
+		if desc {
+			return root.GenZshCompletion(w)
+		}
+		return root.GenZshCompletionNoDesc(w)
+	case "fish":
+		return root.GenFishCompletion(w, desc)
+	default:
+		if desc {
+			return root.GenPowerShellCompletionWithDesc(w)
+		}
+		return root.GenPowerShellCompletion(w)
+	}
+}
+
+// addCompletions attaches the dynamic completions to the command tree: the
+// arguments of each command and the values of flags, by flag name. A
+// command with no completion of its own offers no files.
+func addCompletions(root *cobra.Command, ios *IOStreams) {
+	args := map[string]cobra.CompletionFunc{
+		"agentloop tools show": completeToolArg(ios),
+		"agentloop tools call": completeToolArg(ios),
+		"agentloop replay":     completeTranscripts,
+		"agentloop validate":   completeTranscripts,
+	}
+	noFiles := cobra.NoFileCompletions
+	flags := map[string]cobra.CompletionFunc{
+		"model":     completeModels(ios),
+		"provider":  completeProviders,
+		"tool":      completeToolFlag(ios),
+		"tools-dir": completeDirs,
+		"input": cobra.FixedCompletions([]string{
+			"agentloop\tan agentloop transcript", "messages\tJSONL of bare messages",
+			"conversations\tJSONL of {\"messages\": [...]}", "request\ta JSON request body",
+		}, cobra.ShellCompDirectiveNoFileComp),
+		"shape": cobra.FixedCompletions([]string{"openai", "anthropic"}, cobra.ShellCompDirectiveNoFileComp),
+	}
+	for _, name := range []string{"base-url", "system", "temperature", "max-tokens", "max-retries", "timeout", "max-steps", "parallel", "ignore", "call-id"} {
+		flags[name] = noFiles
+	}
+	_ = root.RegisterFlagCompletionFunc("profile", completeProfiles(ios))
+
+	var walk func(c *cobra.Command)
+	walk = func(c *cobra.Command) {
+		if f, ok := args[c.CommandPath()]; ok {
+			c.ValidArgsFunction = f
+		} else if c.ValidArgsFunction == nil && len(c.ValidArgs) == 0 {
+			c.ValidArgsFunction = noFiles
+		}
+		c.Flags().VisitAll(func(fl *pflag.Flag) {
+			if f, ok := flags[fl.Name]; ok {
+				_ = c.RegisterFlagCompletionFunc(fl.Name, f)
+			}
+		})
+		for _, sub := range c.Commands() {
+			walk(sub)
+		}
+	}
+	walk(root)
+}
+
+// completeTranscripts offers transcript files.
+func completeTranscripts(c *cobra.Command, args []string, toComplete string) ([]cobra.Completion, cobra.ShellCompDirective) {
+	return []string{"jsonl", "json"}, cobra.ShellCompDirectiveFilterFileExt
+}
+
+// completeDirs offers folders.
+func completeDirs(c *cobra.Command, args []string, toComplete string) ([]cobra.Completion, cobra.ShellCompDirective) {
+	return nil, cobra.ShellCompDirectiveFilterDirs
+}
+
+func completeProviders(c *cobra.Command, args []string, toComplete string) ([]cobra.Completion, cobra.ShellCompDirective) {
+	if c.Name() == "show" && c.Parent() != nil && c.Parent().Name() == "tools" {
+		return []string{"openai\tthe Chat Completions form", "anthropic\tthe Messages API form"}, cobra.ShellCompDirectiveNoFileComp
+	}
+	return []string{
+		"openai\tChat Completions: OpenAI and compatible servers (Ollama, vLLM, llama.cpp)",
+		"anthropic\tthe Anthropic Messages API",
+	}, cobra.ShellCompDirectiveNoFileComp
+}
+
+// completeModels offers the configuration's models and the current model.
+func completeModels(ios *IOStreams) cobra.CompletionFunc {
+	return func(c *cobra.Command, args []string, toComplete string) ([]cobra.Completion, cobra.ShellCompDirective) {
+		cfg, err := loadConfig(ios, c.Flags())
+		if err != nil {
+			return nil, cobra.ShellCompDirectiveNoFileComp
+		}
+		var out []string
+		seen := map[string]bool{}
+		add := func(name, desc string) {
+			if seen[name] || !strings.HasPrefix(name, toComplete) {
+				return
+			}
+			seen[name] = true
+			out = append(out, cobra.CompletionWithDesc(name, desc))
+		}
+		add(cfg.Model, "the current model")
+		for _, m := range cfg.Models {
+			add(m, "from the configuration's models")
+		}
+		return out, cobra.ShellCompDirectiveNoFileComp | cobra.ShellCompDirectiveKeepOrder
+	}
+}
+
+// completeProfiles offers the profiles of the configuration file.
+func completeProfiles(ios *IOStreams) cobra.CompletionFunc {
+	return func(c *cobra.Command, args []string, toComplete string) ([]cobra.Completion, cobra.ShellCompDirective) {
+		path := configPath(ios)
+		if path == "" {
+			return nil, cobra.ShellCompDirectiveNoFileComp
+		}
+		f, err := readConfigFile(path, ios.Getenv("HOME"))
+		if err != nil || f == nil {
+			return nil, cobra.ShellCompDirectiveNoFileComp
+		}
+		var out []string
+		for _, name := range f.profileOrder {
+			if !strings.HasPrefix(name, toComplete) {
+				continue
+			}
+			var desc []string
+			for _, k := range []string{"model", "base_url"} {
+				if v, ok := f.profiles[name].values[k]; ok {
+					desc = append(desc, v.value.(string))
+				}
+			}
+			if len(desc) == 0 {
+				out = append(out, name)
+				continue
+			}
+			out = append(out, cobra.CompletionWithDesc(name, strings.Join(desc, " at ")))
+		}
+		return out, cobra.ShellCompDirectiveNoFileComp
+	}
+}
+
+// completeToolArg offers tool names for the first argument.
+func completeToolArg(ios *IOStreams) cobra.CompletionFunc {
+	return func(c *cobra.Command, args []string, toComplete string) ([]cobra.Completion, cobra.ShellCompDirective) {
+		if len(args) > 0 {
+			return nil, cobra.ShellCompDirectiveNoFileComp
+		}
+		return toolCompletions(ios, c, toComplete, nil), cobra.ShellCompDirectiveNoFileComp
+	}
+}
+
+// completeToolFlag offers the tool names not given yet for run --tool.
+func completeToolFlag(ios *IOStreams) cobra.CompletionFunc {
+	return func(c *cobra.Command, args []string, toComplete string) ([]cobra.Completion, cobra.ShellCompDirective) {
+		given, _ := c.Flags().GetStringArray("tool")
+		return toolCompletions(ios, c, toComplete, given), cobra.ShellCompDirectiveNoFileComp
+	}
+}
+
+// toolCompletions are the names, with descriptions, of the tools the
+// command would load.
+func toolCompletions(ios *IOStreams, c *cobra.Command, prefix string, exclude []string) []string {
+	var dirs []string
+	fl := c.Flags().Lookup("tools-dir")
+	explicit := fl != nil && fl.Changed
+	if explicit {
+		dirs, _ = c.Flags().GetStringArray("tools-dir")
+	} else if cfg, err := loadConfig(ios, onlyFlags(c.Flags(), "profile")); err == nil {
+		dirs = cfg.ToolsDirs
+	}
+	var out []string
+	for _, d := range quietDefinitions(ios, toolsDirs(ios, dirs, explicit)) {
+		if strings.HasPrefix(d.Name, prefix) && !slices.Contains(exclude, d.Name) {
+			out = append(out, cobra.CompletionWithDesc(d.Name, firstLine(d.Description)))
+		}
+	}
+	return out
+}
+
+// quietDefinitions loads the tool definitions of dirs without a word: when
+// some files have problems, the tools of the others are still offered.
+func quietDefinitions(ios *IOStreams, dirs []string) []*tools.Definition {
+	opts := tools.Options{Getenv: ios.Getenv}
+	if reg, err := tools.Load(dirs, opts); err == nil {
+		return reg.Definitions()
+	}
+	var defs []*tools.Definition
+	seen := map[string]bool{}
+	for _, d := range dirs {
+		files := []string{d}
+		if fi, err := os.Stat(d); err == nil && fi.IsDir() {
+			yml, _ := filepath.Glob(filepath.Join(d, "*.yml"))
+			files, _ = filepath.Glob(filepath.Join(d, "*.yaml"))
+			files = append(files, yml...)
+		}
+		for _, f := range files {
+			reg, err := tools.Load([]string{f}, opts)
+			if err != nil {
+				continue
+			}
+			for _, def := range reg.Definitions() {
+				if !seen[def.Name] {
+					seen[def.Name] = true
+					defs = append(defs, def)
+				}
+			}
+		}
+	}
+	slices.SortFunc(defs, func(a, b *tools.Definition) int { return strings.Compare(a.Name, b.Name) })
+	return defs
+}

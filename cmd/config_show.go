@@ -1,0 +1,259 @@
+package cmd
+
+import (
+	"bytes"
+	"encoding/json"
+	"fmt"
+	"net/url"
+	"strconv"
+	"strings"
+	"text/tabwriter"
+	"unicode/utf8"
+
+	"github.com/spf13/cobra"
+
+	"github.com/agentloop/agentloop/pkg/agent"
+)
+
+// ConfigShowOptions are the inputs of `agentloop config show`.
+type ConfigShowOptions struct {
+	IO     *IOStreams
+	JSON   bool
+	Config *Config
+}
+
+func newCmdConfigShow(ios *IOStreams, runF func(*ConfigShowOptions) error) *cobra.Command {
+	opts := &ConfigShowOptions{IO: ios}
+	c := &cobra.Command{
+		Use:   "show",
+		Short: "Print the effective configuration and where each value comes from",
+		Long: `Print each setting's value as run would use it and where it comes from: a flag,
+an environment variable, the configuration file (and its profile), or the
+built-in default. The flags are those of run, so a command line can be checked
+before it is run. API keys are shown as set or unset, never their values.`,
+		Example: `  agentloop config show
+  agentloop --profile ollama config show
+  AGENTLOOP_MAX_STEPS=20 agentloop config show --model gpt-4o
+  agentloop config show --json | jq -r .settings.model.value`,
+		Args: noArgs,
+		RunE: func(c *cobra.Command, args []string) error {
+			cfg, err := configFor(c, ios)
+			if err != nil {
+				return err
+			}
+			opts.Config = cfg
+			if runF != nil {
+				return runF(opts)
+			}
+			return runConfigShow(opts)
+		},
+	}
+	f := c.Flags()
+	f.BoolVar(&opts.JSON, "json", false, "print the configuration as JSON")
+	// The settings' flags, as run takes them: read by the resolver.
+	f.StringP("model", "m", "", "model to ask")
+	f.String("provider", "", "API to use: openai or anthropic")
+	f.String("base-url", "", "API base URL")
+	f.String("system", "", "system prompt")
+	f.StringArray("tools-dir", nil, "read tool definitions from `DIR` (repeatable)")
+	f.Int("max-steps", agent.DefaultMaxSteps, "cap on model calls")
+	f.Int("parallel", agent.DefaultParallel, "tool calls of one turn run at once")
+	f.Int("max-retries", defaultMaxRetries, "retries of a failed model request")
+	f.Duration("timeout", 0, "time limit for the whole run")
+	return c
+}
+
+// configRow is one line of config show.
+type configRow struct {
+	key   string
+	value any // string, int or []string
+	src   source
+	path  bool // the value is a path or paths: written with ~ on a terminal
+}
+
+// rows are the settings in the order config show prints them.
+func (c *Config) rows(ios *IOStreams) []configRow {
+	provider := c.providerName()
+	baseURL, baseSrc := c.baseURL(provider)
+	if baseURL == "" {
+		baseURL = agent.OpenAIBaseURL
+		if provider == "anthropic" {
+			baseURL = agent.AnthropicBaseURL
+		}
+	} else if u, err := url.Parse(baseURL); err == nil {
+		baseURL = u.Redacted()
+	}
+	dirs := c.ToolsDirs
+	if dirs == nil {
+		dirs = defaultToolsDirs(ios)
+	}
+	models := c.Models
+	if models == nil {
+		models = []string{}
+	}
+	return []configRow{
+		{key: "profile", value: c.Profile, src: c.source("profile")},
+		{key: "model", value: c.Model, src: c.source("model")},
+		{key: "provider", value: provider, src: c.source("provider")},
+		{key: "base_url", value: baseURL, src: baseSrc},
+		{key: "tools_dirs", value: dirs, src: c.source("tools_dirs"), path: true},
+		{key: "max_steps", value: c.MaxSteps, src: c.source("max_steps")},
+		{key: "parallel", value: c.Parallel, src: c.source("parallel")},
+		{key: "transcript_dir", value: c.TranscriptDir, src: c.source("transcript_dir"), path: true},
+		{key: "max_retries", value: c.MaxRetries, src: c.source("max_retries")},
+		{key: "timeout", value: c.Timeout.String(), src: c.source("timeout")},
+		{key: "system", value: c.System, src: c.source("system")},
+		{key: "models", value: models, src: c.source("models")},
+	}
+}
+
+// credentialVars are the provider keys config show reports as set or unset.
+var credentialVars = []string{"OPENAI_API_KEY", "ANTHROPIC_API_KEY"}
+
+func runConfigShow(opts *ConfigShowOptions) error {
+	ios, cfg := opts.IO, opts.Config
+	rows := cfg.rows(ios)
+	redact := secrets(ios)
+	if opts.JSON {
+		return writeConfigJSON(ios, cfg, rows)
+	}
+	home := ios.Getenv("HOME")
+	type line struct{ key, value, src string }
+	lines := make([]line, 0, len(rows)+len(credentialVars))
+	for _, r := range rows {
+		lines = append(lines, line{r.key, redact.RedactString(displayValue(r.value, r.path, home, r.key == "profile")), r.src.describe(home)})
+	}
+	for _, v := range credentialVars {
+		state := "unset"
+		if ios.Getenv(v) != "" {
+			state = "set"
+		}
+		lines = append(lines, line{v, state, sourceEnv})
+	}
+	keyW, srcW := 0, 0
+	for _, l := range lines {
+		keyW, srcW = max(keyW, len(l.key)), max(srcW, utf8.RuneCountInString(l.src))
+	}
+	tw := tabwriter.NewWriter(ios.Out, 0, 8, 2, ' ', 0)
+	for _, l := range lines {
+		v := l.value
+		// On a terminal a long value (a system prompt) is cut so that the
+		// source stays on the line; piped, it is whole.
+		if ios.IsStdoutTTY() {
+			v = fitWidth(v, max(20, ios.Width()-keyW-srcW-4))
+		}
+		fmt.Fprintf(tw, "%s\t%s\t%s\n", l.key, v, l.src)
+	}
+	return tw.Flush()
+}
+
+// displayValue writes a value for config show's text output.
+func displayValue(v any, isPath bool, home string, isProfile bool) string {
+	tilde := func(s string) string {
+		if isPath {
+			return tildePath(s, home)
+		}
+		return s
+	}
+	switch v := v.(type) {
+	case string:
+		switch {
+		case v == "" && isProfile:
+			return "(none)"
+		case v == "" || strings.TrimSpace(v) != v || strings.ContainsAny(v, "\n\r\t") || !utf8.ValidString(v):
+			return strconv.Quote(v)
+		}
+		return tilde(v)
+	case int:
+		return strconv.Itoa(v)
+	case []string:
+		parts := make([]string, len(v))
+		for i, s := range v {
+			parts[i] = tilde(s)
+		}
+		return "[" + strings.Join(parts, ", ") + "]"
+	}
+	return fmt.Sprint(v)
+}
+
+// settingJSON is one setting as config show --json prints it.
+type settingJSON struct {
+	Value   any    `json:"value"`
+	Source  string `json:"source"` // flag, env, file or default
+	Flag    string `json:"flag,omitempty"`
+	Env     string `json:"env,omitempty"`
+	File    string `json:"file,omitempty"`
+	Line    int    `json:"line,omitempty"`
+	Profile string `json:"profile,omitempty"`
+}
+
+// configJSON is what config show --json prints.
+type configJSON struct {
+	File        string            `json:"file"`
+	FileFound   bool              `json:"file_found"`
+	Profiles    []string          `json:"profiles"`
+	Settings    orderedSettings   `json:"settings"`
+	Credentials map[string]string `json:"credentials"`
+}
+
+// orderedSettings encode as a JSON object whose keys keep config show's
+// order.
+type orderedSettings struct {
+	keys   []string
+	values []settingJSON
+}
+
+func (o orderedSettings) MarshalJSON() ([]byte, error) {
+	var b bytes.Buffer
+	b.WriteByte('{')
+	for i, k := range o.keys {
+		if i > 0 {
+			b.WriteByte(',')
+		}
+		kb, _ := json.Marshal(k)
+		b.Write(kb)
+		b.WriteByte(':')
+		var vb bytes.Buffer
+		enc := json.NewEncoder(&vb)
+		enc.SetEscapeHTML(false)
+		if err := enc.Encode(o.values[i]); err != nil {
+			return nil, err
+		}
+		b.Write(bytes.TrimRight(vb.Bytes(), "\n"))
+	}
+	b.WriteByte('}')
+	return b.Bytes(), nil
+}
+
+func writeConfigJSON(ios *IOStreams, cfg *Config, rows []configRow) error {
+	redact := secrets(ios)
+	out := configJSON{
+		File: cfg.Path, FileFound: cfg.Found, Profiles: cfg.Profiles,
+		Credentials: map[string]string{},
+	}
+	if out.Profiles == nil {
+		out.Profiles = []string{}
+	}
+	for _, r := range rows {
+		v := r.value
+		if s, ok := v.(string); ok {
+			v = redact.RedactString(s)
+		}
+		sj := settingJSON{Value: v, Source: r.src.kind, File: r.src.file, Line: r.src.line, Profile: r.src.profile}
+		switch r.src.kind {
+		case sourceFlag:
+			sj.Flag = r.src.name
+		case sourceEnv:
+			sj.Env = r.src.name
+		}
+		out.Settings.keys = append(out.Settings.keys, r.key)
+		out.Settings.values = append(out.Settings.values, sj)
+	}
+	for _, v := range credentialVars {
+		out.Credentials[v] = "unset"
+		if ios.Getenv(v) != "" {
+			out.Credentials[v] = "set"
+		}
+	}
+	return writeJSON(ios, out)
+}

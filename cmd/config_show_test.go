@@ -1,0 +1,142 @@
+package cmd
+
+import (
+	"encoding/json"
+	"strings"
+	"testing"
+)
+
+func TestRunConfigShow(t *testing.T) {
+	e := newConfigEnv(t, `model: gpt-4o
+system: "  padded, with sk-secret-0123456789abcdef inside"
+profiles:
+  ollama:
+    base_url: http://user:pass@localhost:11434/v1
+    model: llama3.2
+`, "AGENTLOOP_MAX_STEPS", "20", "OPENAI_API_KEY", "sk-secret-0123456789abcdef")
+	cfg, err := showConfig(t, e, "--profile", "ollama", "--parallel", "2")
+	if err != nil {
+		t.Fatal(err)
+	}
+	ios, _, out, _ := Test()
+	ios.SetEnv(func(k string) string { return e.vars[k] })
+	if err := runConfigShow(&ConfigShowOptions{IO: ios, Config: cfg}); err != nil {
+		t.Fatal(err)
+	}
+	file := "file ~/cfg/agentloop/config.yaml"
+	want := `profile            ollama                                flag
+model              llama3.2                              ` + file + ` (profile ollama)
+provider           openai                                default
+base_url           http://user:xxxxx@localhost:11434/v1  ` + file + ` (profile ollama)
+tools_dirs         [tools.d, ~/cfg/agentloop/tools.d]    default
+max_steps          20                                    env AGENTLOOP_MAX_STEPS
+parallel           2                                     flag
+transcript_dir     ~/state/agentloop/transcripts         default
+max_retries        2                                     default
+timeout            0s                                    default
+system             "  padded, with [REDACTED] inside"    ` + file + `
+models             []                                    default
+OPENAI_API_KEY     set                                   env
+ANTHROPIC_API_KEY  unset                                 env
+`
+	if got := out.String(); got != want {
+		t.Errorf("got\n%s\nwant\n%s", got, want)
+	}
+	if strings.Contains(out.String(), "sk-secret") || strings.Contains(out.String(), "pass@") {
+		t.Error("a secret is shown")
+	}
+
+	out.Reset()
+	if err := runConfigShow(&ConfigShowOptions{IO: ios, Config: cfg, JSON: true}); err != nil {
+		t.Fatal(err)
+	}
+	if strings.Contains(out.String(), "sk-secret") {
+		t.Error("--json shows a secret")
+	}
+	var got struct {
+		File      string   `json:"file"`
+		FileFound bool     `json:"file_found"`
+		Profiles  []string `json:"profiles"`
+		Settings  map[string]struct {
+			Value   any    `json:"value"`
+			Source  string `json:"source"`
+			Flag    string `json:"flag"`
+			Env     string `json:"env"`
+			File    string `json:"file"`
+			Line    int    `json:"line"`
+			Profile string `json:"profile"`
+		} `json:"settings"`
+		Credentials map[string]string `json:"credentials"`
+	}
+	if err := json.Unmarshal(out.Bytes(), &got); err != nil {
+		t.Fatalf("%v\n%s", err, out)
+	}
+	m := got.Settings["model"]
+	if got.File != e.path || !got.FileFound || len(got.Profiles) != 1 ||
+		m.Value != "llama3.2" || m.Source != "file" || m.File != e.path || m.Line != 6 || m.Profile != "ollama" ||
+		got.Settings["max_steps"].Value != float64(20) || got.Settings["max_steps"].Env != "AGENTLOOP_MAX_STEPS" ||
+		got.Settings["parallel"].Flag != "--parallel" || got.Settings["profile"].Source != "flag" ||
+		got.Credentials["OPENAI_API_KEY"] != "set" || got.Credentials["ANTHROPIC_API_KEY"] != "unset" {
+		t.Errorf("%s", out)
+	}
+	// The settings keep config show's order.
+	order := []string{`"profile"`, `"model"`, `"provider"`, `"base_url"`, `"tools_dirs"`, `"max_steps"`, `"parallel"`,
+		`"transcript_dir"`, `"max_retries"`, `"timeout"`, `"system"`, `"models"`}
+	last := -1
+	for _, k := range order {
+		i := strings.Index(out.String(), k+": {")
+		if i < last {
+			t.Errorf("%s out of order", k)
+		}
+		last = i
+	}
+}
+
+// On a terminal a long value is cut so that its source stays on the line.
+func TestRunConfigShowWidth(t *testing.T) {
+	e := newConfigEnv(t, "system: "+strings.Repeat("word ", 40)+"\n")
+	cfg, err := showConfig(t, e)
+	if err != nil {
+		t.Fatal(err)
+	}
+	ios, _, out, _ := Test()
+	ios.SetEnv(func(k string) string { return e.vars[k] })
+	ios.SetTTY(false, true, true)
+	ios.SetWidth(100)
+	if err := runConfigShow(&ConfigShowOptions{IO: ios, Config: cfg}); err != nil {
+		t.Fatal(err)
+	}
+	for _, line := range strings.Split(strings.TrimSpace(out.String()), "\n") {
+		if n := len([]rune(line)); n > 100 {
+			t.Errorf("%d columns: %s", n, line)
+		}
+		if strings.HasPrefix(line, "system") && (!strings.Contains(line, "…") || !strings.HasSuffix(line, "config.yaml")) {
+			t.Errorf("system line: %s", line)
+		}
+	}
+}
+
+func TestDisplayValue(t *testing.T) {
+	tests := []struct {
+		v       any
+		path    bool
+		profile bool
+		want    string
+	}{
+		{"", false, false, `""`},
+		{"", false, true, "(none)"},
+		{"plain words", false, false, "plain words"},
+		{"two\nlines", false, false, `"two\nlines"`},
+		{" lead", false, false, `" lead"`},
+		{"/home/me/x", true, false, "~/x"},
+		{"/home/me/x", false, false, "/home/me/x"},
+		{[]string{"a", "/home/me/b"}, true, false, "[a, ~/b]"},
+		{[]string{}, false, false, "[]"},
+		{7, false, false, "7"},
+	}
+	for _, tt := range tests {
+		if got := displayValue(tt.v, tt.path, "/home/me", tt.profile); got != tt.want {
+			t.Errorf("%#v: %q, want %q", tt.v, got, tt.want)
+		}
+	}
+}

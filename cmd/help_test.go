@@ -1,0 +1,174 @@
+package cmd
+
+import (
+	"strings"
+	"testing"
+
+	"github.com/spf13/cobra"
+)
+
+// commands walks the tree the user sees: every command that is not hidden.
+func commands(root *cobra.Command) []*cobra.Command {
+	out := []*cobra.Command{root}
+	for _, c := range root.Commands() {
+		if !c.Hidden && c.Name() != "help" {
+			out = append(out, commands(c)...)
+		}
+	}
+	return out
+}
+
+// Every command's --help shows examples.
+func TestEveryCommandHasExamples(t *testing.T) {
+	ios, _, _, _ := Test()
+	for _, c := range commands(NewRootCmd(ios)) {
+		if c.Example == "" {
+			t.Errorf("%s has no Example", c.CommandPath())
+		}
+		if c.Short == "" {
+			t.Errorf("%s has no Short", c.CommandPath())
+		}
+	}
+}
+
+// Every example parses: the command exists, its flags exist, the number of
+// arguments is right. An example that would fail with a usage error is
+// worse than none.
+func TestExamplesParse(t *testing.T) {
+	ios, _, _, _ := Test()
+	for _, c := range commands(NewRootCmd(ios)) {
+		for _, line := range strings.Split(c.Example, "\n") {
+			for _, args := range exampleCommands(line) {
+				t.Run(strings.Join(args, " "), func(t *testing.T) {
+					ios, _, _, _ := Test()
+					root := NewRootCmd(ios)
+					root.InitDefaultVersionFlag()
+					cmd, rest, err := root.Find(args)
+					cmd.InitDefaultHelpFlag()
+					if err != nil {
+						t.Fatalf("%s: %v", c.CommandPath(), err)
+					}
+					if err := cmd.ParseFlags(rest); err != nil {
+						t.Fatalf("%s: %v", c.CommandPath(), err)
+					}
+					if cmd.Args != nil {
+						if err := cmd.Args(cmd, cmd.Flags().Args()); err != nil {
+							t.Fatalf("%s: %v", c.CommandPath(), err)
+						}
+					}
+				})
+			}
+		}
+	}
+}
+
+// exampleCommands splits an example line into the agentloop command lines
+// it holds (a pipeline may hold two, a $(...) another), without the
+// agentloop word.
+func exampleCommands(line string) [][]string {
+	var out [][]string
+	var cur []string
+	flush := func() {
+		for len(cur) > 0 && strings.Contains(cur[0], "=") { // VAR=value agentloop ...
+			cur = cur[1:]
+		}
+		if len(cur) > 0 && cur[0] == "agentloop" {
+			out = append(out, cur[1:])
+		}
+		cur = nil
+	}
+	var word strings.Builder
+	inWord := false
+	var quote rune
+	endWord := func() {
+		if inWord {
+			cur = append(cur, word.String())
+		}
+		word.Reset()
+		inWord = false
+	}
+	// A command substitution is a command line of its own.
+	line = strings.NewReplacer(`"$(`, " ; ", `)"`, " ; ", "$(", " ; ", "<(", " ; ").Replace(line)
+	rs := []rune(line)
+	for i := 0; i < len(rs); i++ {
+		r := rs[i]
+		switch {
+		case quote != 0:
+			if r == quote {
+				quote = 0
+			} else {
+				word.WriteRune(r)
+			}
+		case r == '\'' || r == '"':
+			quote, inWord = r, true
+		case r == '#' && !inWord:
+			endWord()
+			flush()
+			return out
+		case r == ' ' || r == '\t':
+			endWord()
+		case strings.ContainsRune("|;&<>)", r):
+			endWord()
+			flush()
+			if r == '<' || r == '>' { // the redirection's target is no argument
+				for i+1 < len(rs) && rs[i+1] == ' ' {
+					i++
+				}
+				for i+1 < len(rs) && rs[i+1] != ' ' {
+					i++
+				}
+			}
+		default:
+			word.WriteRune(r)
+			inWord = true
+		}
+	}
+	endWord()
+	flush()
+	return out
+}
+
+func TestExampleCommands(t *testing.T) {
+	got := exampleCommands(`  git diff | agentloop run "Review this change" -o review.jsonl < x # comment`)
+	if len(got) != 1 || strings.Join(got[0], "|") != "run|Review this change|-o|review.jsonl" {
+		t.Errorf("%q", got)
+	}
+	got = exampleCommands(`  $EDITOR "$(agentloop config path)"`)
+	if len(got) != 1 || strings.Join(got[0], "|") != "config|path" {
+		t.Errorf("%q", got)
+	}
+	got = exampleCommands(`  agentloop validate run.jsonl && agentloop replay run.jsonl`)
+	if len(got) != 2 {
+		t.Errorf("%q", got)
+	}
+	got = exampleCommands(`  AGENTLOOP_MAX_STEPS=20 agentloop config show; source <(agentloop completion bash)`)
+	if len(got) != 2 || strings.Join(got[1], "|") != "completion|bash" {
+		t.Errorf("%q", got)
+	}
+}
+
+// --help wraps flag descriptions to the terminal's width.
+func TestHelpWraps(t *testing.T) {
+	for _, width := range []int{60, 100} {
+		ios, _, out, _ := Test()
+		ios.SetWidth(width)
+		root := NewRootCmd(ios)
+		root.SetArgs([]string{"run", "--help"})
+		if err := root.Execute(); err != nil {
+			t.Fatal(err)
+		}
+		inFlags := false
+		for _, line := range strings.Split(out.String(), "\n") {
+			if strings.HasSuffix(line, "Flags:") {
+				inFlags = true
+				continue
+			}
+			if inFlags && len([]rune(line)) > width {
+				t.Errorf("width %d: %d columns: %q", width, len([]rune(line)), line)
+			}
+		}
+		if !strings.Contains(out.String(), "Examples:") {
+			t.Errorf("no examples in run --help")
+		}
+	}
+}
