@@ -68,9 +68,7 @@ func NewAnthropic(cfg AnthropicConfig) (*Anthropic, error) {
 	if cfg.APIKey != "" {
 		opts = append(opts, aoption.WithAPIKey(cfg.APIKey))
 	}
-	if cfg.HTTPClient != nil {
-		opts = append(opts, aoption.WithHTTPClient(cfg.HTTPClient))
-	}
+	opts = append(opts, aoption.WithHTTPClient(withFaultTransport(cfg.HTTPClient)))
 	return &Anthropic{client: anthropic.NewClient(opts...), cfg: cfg}, nil
 }
 
@@ -165,6 +163,9 @@ func (a *Anthropic) turn(msg *anthropic.Message) (*Turn, error) {
 			turn.Stop = StopToolUse
 		}
 	}
+	if turn.Stop == StopEnd && isEmpty(turn) {
+		return nil, &ProviderError{Provider: "anthropic", Message: "the response has no content: neither text nor tool calls"}
+	}
 	u := msg.Usage
 	turn.Usage.InputTokens = u.InputTokens
 	turn.Usage.OutputTokens = u.OutputTokens
@@ -176,11 +177,11 @@ func (a *Anthropic) turn(msg *anthropic.Message) (*Turn, error) {
 func (a *Anthropic) providerError(err error) error {
 	var apiErr *anthropic.Error
 	if !errors.As(err, &apiErr) {
-		return &ProviderError{Provider: "anthropic", Message: err.Error(), Err: err}
+		return transportError("anthropic", a.cfg.BaseURL, err)
 	}
 	pe := &ProviderError{Provider: "anthropic", Status: apiErr.StatusCode, Message: apiErr.Message, Err: err}
 	if pe.Message == "" {
-		pe.Message = apiErr.RawJSON()
+		pe.Message = bodyText(apiErr.Response)
 	}
 	switch apiErr.StatusCode {
 	case http.StatusUnauthorized, http.StatusForbidden:
@@ -193,6 +194,9 @@ func (a *Anthropic) providerError(err error) error {
 		pe.Hint = fmt.Sprintf("check --model %q and --base-url %s", a.cfg.Model, a.cfg.BaseURL)
 	case http.StatusTooManyRequests, 529:
 		pe.Hint = fmt.Sprintf("overloaded or rate limited after %d retries; raise --max-retries or try later", a.cfg.MaxRetries)
+	}
+	if h := tooLongHint(apiErr.Response); h != "" {
+		pe.Hint = h
 	}
 	return pe
 }
