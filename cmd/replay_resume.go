@@ -69,6 +69,10 @@ func runReplayResume(ctx context.Context, opts *ReplayOptions) error {
 	if err != nil {
 		return err
 	}
+	if err := opts.Approval.check(reg); err != nil {
+		return err
+	}
+	reg = reg.Without(opts.Approval.Deny...)
 	prov, baseURL, err := newProvider(ios, &mo)
 	if err != nil {
 		return err
@@ -107,8 +111,10 @@ func runReplayResume(ctx context.Context, opts *ReplayOptions) error {
 	}
 	ctx, cancel := withRunTimeout(ctx, mo.Timeout)
 	defer cancel()
+	ap := newApprover(ios, reg, opts.Approval, false, prog.hold)
+	defer ap.Close()
 	loop := &agent.Loop{
-		Provider: prov, Tools: reg, ToolDefs: defs, System: mo.System,
+		Provider: prov, Tools: ap, ToolDefs: defs, System: mo.System,
 		MaxSteps: opts.MaxSteps, Parallel: opts.Parallel, Transcript: w, OnEvent: prog.Event,
 	}
 	out, err := loop.Run(ctx, agent.State{Messages: msgs, Steps: steps, Usage: usage})

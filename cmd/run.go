@@ -38,6 +38,7 @@ type RunOptions struct {
 	JSON         bool
 	Verbose      bool
 	Quiet        bool
+	Approval     approvalOptions
 }
 
 func newCmdRun(ios *IOStreams, runF func(context.Context, *RunOptions) error) *cobra.Command {
@@ -94,6 +95,7 @@ Exit codes: 0 answered, 1 failure, 2 usage, 3 step budget exhausted,
 	f.BoolVar(&opts.JSON, "json", false, "print one JSON object {answer, reason, steps, usage, transcript} instead of the answer")
 	f.BoolVarP(&opts.Verbose, "verbose", "v", false, "show each model turn and tool call on stderr")
 	f.BoolVarP(&opts.Quiet, "quiet", "q", false, "show nothing on stderr but errors")
+	addApprovalFlags(c, &opts.Approval)
 	return c
 }
 
@@ -117,11 +119,15 @@ func runRun(ctx context.Context, opts *RunOptions) error {
 	if err != nil {
 		return err
 	}
+	if err := opts.Approval.check(reg); err != nil {
+		return err
+	}
 	if len(opts.Tools) > 0 {
 		if reg, err = reg.Subset(opts.Tools); err != nil {
 			return flagErrorf("--tool: %v", err)
 		}
 	}
+	reg = reg.Without(opts.Approval.Deny...)
 	prov, baseURL, err := newProvider(ios, &opts.Model)
 	if err != nil {
 		return err
@@ -159,8 +165,10 @@ func runRun(ctx context.Context, opts *RunOptions) error {
 	}
 	ctx, cancel := withRunTimeout(ctx, opts.Model.Timeout)
 	defer cancel()
+	ap := newApprover(ios, reg, opts.Approval, false, prog.hold)
+	defer ap.Close()
 	loop := &agent.Loop{
-		Provider: prov, Tools: reg, ToolDefs: defs, System: opts.Model.System,
+		Provider: prov, Tools: ap, ToolDefs: defs, System: opts.Model.System,
 		MaxSteps: opts.MaxSteps, Parallel: opts.Parallel, Transcript: w, OnEvent: prog.Event,
 	}
 	out, err := loop.Prompt(ctx, prompt)
