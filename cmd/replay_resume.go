@@ -3,6 +3,7 @@ package cmd
 import (
 	"context"
 	"fmt"
+	"strings"
 
 	"github.com/agentloop/agentloop/pkg/agent"
 	"github.com/agentloop/agentloop/pkg/transcript"
@@ -27,6 +28,9 @@ func runReplayResume(ctx context.Context, opts *ReplayOptions) error {
 			mo.Provider = h.Provider
 		}
 		if mo.BaseURL == "" && h.BaseURL != "" && h.BaseURL != agent.OpenAIBaseURL && h.BaseURL != agent.AnthropicBaseURL {
+			if strings.Contains(h.BaseURL, transcript.Redacted) {
+				return flagErrorf("%s was recorded against %s, whose password a transcript does not keep; give the address again with --base-url", opts.File, h.BaseURL)
+			}
 			mo.BaseURL = h.BaseURL
 		}
 		if mo.System == "" {

@@ -51,3 +51,22 @@ func TestCreateOnDevNull(t *testing.T) {
 		t.Errorf("Close = %v", err)
 	}
 }
+
+func TestRedactorURLPasswords(t *testing.T) {
+	r := NewRedactor()
+	tests := []struct{ in, want string }{
+		{`{"base_url":"http://user:hunter2@127.0.0.1:8080/v1"}`, `{"base_url":"http://user:[REDACTED]@127.0.0.1:8080/v1"}`},
+		{`see https://:tok3n@example.com/x`, `see https://:[REDACTED]@example.com/x`},
+		// No password, or no userinfo: nothing to hide.
+		{`http://user@host/v1`, `http://user@host/v1`},
+		{`http://host:8080/v1`, `http://host:8080/v1`},
+		{`mailto:someone@example.com`, `mailto:someone@example.com`},
+		// The replacement stays inside the JSON string.
+		{`{"u":"http://a:b\"c@d"}`, `{"u":"http://a:b\"c@d"}`},
+	}
+	for _, tt := range tests {
+		if got := r.RedactString(tt.in); got != tt.want {
+			t.Errorf("Redact(%q) = %q, want %q", tt.in, got, tt.want)
+		}
+	}
+}
