@@ -72,6 +72,9 @@ Exit codes: 0 answered, 1 failure, 2 usage, 3 step budget exhausted,
 			if opts.Parallel < 1 {
 				return flagErrorf("--parallel %d: must be at least 1", opts.Parallel)
 			}
+			if c.Flags().Changed("output") && opts.Output == "" {
+				return flagErrorf("-o needs a file name (--no-transcript writes none)")
+			}
 			if opts.Output != "" && opts.NoTranscript {
 				return flagErrorf("-o and --no-transcript cannot be used together")
 			}
@@ -263,6 +266,11 @@ func redactError(err error, r *transcript.Redactor) error {
 
 // readPrompt joins the arguments and, when stdin holds data, reads it too.
 func readPrompt(ios *IOStreams, args []string) (string, error) {
+	for i, a := range args {
+		if !utf8.ValidString(a) {
+			return "", flagErrorf("the prompt is not text: argument %d is not valid UTF-8", i+1)
+		}
+	}
 	prompt := strings.TrimSpace(strings.Join(args, " "))
 	if ios.HasStdinData() && !ios.IsStdinTTY() {
 		data, err := io.ReadAll(io.LimitReader(ios.In, maxStdinPrompt+1))

@@ -14,6 +14,8 @@ func newCmdSchema(ios *IOStreams) *cobra.Command {
 	c := &cobra.Command{
 		Use:   "schema",
 		Short: "Print JSON Schemas of agentloop's file formats",
+		Args:  noArgs,
+		RunE:  func(c *cobra.Command, args []string) error { return c.Help() },
 	}
 	c.AddCommand(&cobra.Command{
 		Use:     "transcript",

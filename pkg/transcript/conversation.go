@@ -134,7 +134,7 @@ func readLines(data []byte) ([]*Conversation, error) {
 			Msgs json.RawMessage `json:"messages"`
 		}
 		if err := json.Unmarshal(text, &probe); err != nil {
-			if e := lineErr(fmt.Errorf("not a JSON object: %w", err)); e != nil {
+			if e := lineErr(probeError(err)); e != nil {
 				return nil, e
 			}
 			continue
@@ -186,19 +186,27 @@ func readLines(data []byte) ([]*Conversation, error) {
 			}
 		}
 	}
+	// With nothing else read, a torn last line is why: say what it was.
 	if c.Format == "conversations" {
 		if len(convs) == 0 {
-			return nil, errors.New("no conversations")
+			return nil, nothingRead("no conversations", torn)
 		}
 		convs[len(convs)-1].Torn = torn
 		return convs, nil
 	}
 	if len(c.Messages) == 0 {
-		return nil, errors.New("no messages")
+		return nil, nothingRead("no messages", torn)
 	}
 	c.Torn = torn
 	c.finish()
 	return []*Conversation{c}, nil
+}
+
+func nothingRead(what string, torn *LineError) error {
+	if torn != nil {
+		return fmt.Errorf("%s: %w", what, torn)
+	}
+	return errors.New(what)
 }
 
 // finish fills in the shape and, for logs without records, the steps.
