@@ -172,6 +172,8 @@ func TestMalformedTranscripts(t *testing.T) {
 		{"objects nested 100,000 deep", func() []byte { return []byte(strings.Repeat(`{"a":`, 100000) + "1" + strings.Repeat("}", 100000)) }, 1,
 			`nested too deeply`, 1, `exceeded max depth`},
 		{"an empty file", func() []byte { return nil }, 0, `warning: no messages found`, 1, `empty file: no messages`},
+		{"an empty array of messages", func() []byte { return []byte("[]") }, 0, `warning: no messages found`, 1, `(?m): no messages$`},
+		{"a request body without messages", func() []byte { return []byte(`{"model":"m","messages":[]}`) }, 0, `warning: no messages found`, 1, `(?m): no messages$`},
 		{"binary", func() []byte { return []byte("\x89PNG\r\n\x1a\n\x00\x00\x00\rIHDR\xff\xfe") }, 1, `:1: error: line is not JSON`, 1, `line 1: not a JSON object`},
 	}
 	for _, tc := range cases {
@@ -190,6 +192,14 @@ func TestMalformedTranscripts(t *testing.T) {
 			}
 			if bytes.Contains([]byte(out+errOut), []byte("goroutine ")) {
 				t.Errorf("a panic:\n%s%s", out, errOut)
+			}
+			// Resume reads the same way (it once indexed the last of no
+			// messages); these cases have nothing to resume.
+			if tc.replay != 0 {
+				code, _, errOut = execTest("replay", "--resume", "--base-url", "http://127.0.0.1:1", "--tools-dir", tools, p)
+				if code != 1 || !regexp.MustCompile(tc.replayRe).MatchString(errOut) {
+					t.Errorf("replay --resume: exit %d, want 1 matching %s\n%.2000s", code, tc.replayRe, errOut)
+				}
 			}
 		})
 	}

@@ -89,6 +89,10 @@ func readRequest(b []byte) (*Conversation, bool, error) {
 		msgs = body.Messages
 		c.System = systemText(body.System)
 	}
+	if len(msgs) == 0 {
+		// Nothing to replay or resume; callers count on a message.
+		return nil, true, errors.New("no messages")
+	}
 	for i, m := range msgs {
 		c.Messages = append(c.Messages, Message{Type: TypeMessage, Seq: i + 1, Message: m})
 	}
