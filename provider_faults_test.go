@@ -145,6 +145,18 @@ var providerFaults = []providerFault{
 		},
 		args: []string{"--max-retries", "0"}, wantCode: 4, wantErr: `^the response has no (choices|content: neither text nor tool calls)$`,
 	},
+	{
+		name:  "a tool call without an id",
+		steps: same(fakeapi.Step{ToolCalls: []fakeapi.ToolCall{{ID: "", Name: "look", Arguments: `{}`}}}),
+		args:  []string{"--max-retries", "0"}, wantCode: 4,
+		wantErr: `^the response is malformed: tool call 1 of the turn \(look\) has no id, so it cannot be answered$`,
+	},
+	{
+		name:  "two tool calls with one id",
+		steps: same(fakeapi.Step{ToolCalls: []fakeapi.ToolCall{{ID: "c1", Name: "look", Arguments: `{}`}, {ID: "c1", Name: "look", Arguments: `{"again":true}`}}}),
+		args:  []string{"--max-retries", "0"}, wantCode: 4,
+		wantErr: `^the response is malformed: two tool calls of the turn have the id "c1", so they cannot be answered apart$`,
+	},
 }
 
 // TestProviderFaults runs agentloop against a model API that misbehaves in
@@ -224,4 +236,31 @@ func closedURL(t *testing.T) string {
 	addr := l.Addr().String()
 	l.Close()
 	return "http://" + addr + "/v1"
+}
+
+// TestEmptyTruncatedAnswer: the output token limit spent before any text
+// (a reasoning model's budget) ends the run with exit 1 and the hint to
+// raise --max-tokens; the empty turn is left out of the transcript, which
+// stays a conversation the API accepts.
+func TestEmptyTruncatedAnswer(t *testing.T) {
+	for provider, finish := range map[string]string{"openai": "length", "anthropic": "max_tokens"} {
+		t.Run(provider, func(t *testing.T) {
+			dir := t.TempDir()
+			srv, url := startFake(t, provider, []fakeapi.Step{{Text: strp(""), Finish: finish}})
+			p := runAgentloop(t, dir, nil, nil, "run", "--provider", provider, "-m", "m", "--base-url", url, "--tools-dir", ".", "-o", "t.jsonl", "hi")
+			if p.code != 1 || p.stderr != "agentloop: the answer was cut off by the output token limit (raise --max-tokens)\n" || p.stdout != "" {
+				t.Errorf("exit %d\nstdout %q\nstderr %q", p.code, p.stdout, p.stderr)
+			}
+			recs := checkTranscript(t, filepath.Join(dir, "t.jsonl"), false)
+			if end := endOf(t, recs); end.Reason != transcript.ReasonMaxTokens || end.Steps != 1 || end.Usage.OutputTokens == 0 {
+				t.Errorf("end %+v", end)
+			}
+			if len(recs) != 3 { // header, prompt, end
+				t.Errorf("%d records, want 3", len(recs))
+			}
+			if err := srv.Check(); err != nil {
+				t.Error(err)
+			}
+		})
+	}
 }
