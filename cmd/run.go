@@ -54,6 +54,10 @@ arguments, else appended to them as context.
 Every message is written to a JSONL transcript (-o, or a new file under
 $XDG_STATE_HOME/agentloop/transcripts).
 
+A tool marked confirm: true asks before each call (y/N, on the terminal); with
+no terminal to ask on the call is denied, and the model is told so. --yes and
+--allow NAME run such calls without asking; --deny NAME leaves a tool out.
+
 Exit codes: 0 answered, 1 failure, 2 usage, 3 step budget exhausted,
 4 provider/API error, 130 interrupted.`,
 		Example: `  agentloop run "Is it warmer in Paris or Dublin right now?"
