@@ -5,7 +5,7 @@ import (
 	"os"
 )
 
-// openControllingTerminal opens /dev/tty, the terminal of the session,
+// openControllingTerminal opens /dev/tty, the process's controlling terminal,
 // which stays a terminal when stdin is a pipe (`git diff | agentloop run`).
 func openControllingTerminal() (io.ReadWriteCloser, error) {
 	return os.OpenFile("/dev/tty", os.O_RDWR, 0)
