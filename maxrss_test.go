@@ -40,9 +40,15 @@ func cmdMaxRSS(ts *testscript.TestScript, neg bool, args []string) {
 	for _, k := range []string{"HOME", "TMPDIR", "WORK", "XDG_CONFIG_HOME", "XDG_STATE_HOME"} {
 		cmd.Env = append(cmd.Env, k+"="+ts.Getenv(k))
 	}
+	var stderr strings.Builder
+	cmd.Stderr = &stderr
 	_ = cmd.Run() // the exit status is not what this checks
 	if cmd.ProcessState == nil {
 		ts.Fatalf("maxrss: %s did not run", args[1])
+	}
+	ts.Logf("%s: exit status %d", args[1], cmd.ProcessState.ExitCode())
+	if stderr.Len() > 0 {
+		ts.Logf("%s stderr:\n%s", args[1], stderr.String())
 	}
 	ru, ok := cmd.ProcessState.SysUsage().(*syscall.Rusage)
 	if !ok {

@@ -5,7 +5,6 @@ import (
 	"fmt"
 	"io"
 	"io/fs"
-	"net/url"
 	"os"
 	"path/filepath"
 	"regexp"
@@ -107,7 +106,7 @@ type settingKey struct {
 var settingKeys = []settingKey{
 	{name: "model", env: "AGENTLOOP_MODEL", flag: "model", kind: kindString, check: notEmpty},
 	{name: "provider", env: "AGENTLOOP_PROVIDER", flag: "provider", kind: kindString, check: checkProvider},
-	{name: "base_url", env: "AGENTLOOP_BASE_URL", flag: "base-url", kind: kindString, check: checkBaseURL},
+	{name: "base_url", env: "AGENTLOOP_BASE_URL", flag: "base-url", kind: kindString, check: checkBaseURLSetting},
 	{name: "tools_dirs", env: "AGENTLOOP_TOOLS_DIRS", flag: "tools-dir", kind: kindPathList, check: noEmptyItem},
 	{name: "max_steps", env: "AGENTLOOP_MAX_STEPS", flag: "max-steps", kind: kindInt, check: atLeast(1, "must be at least 1")},
 	{name: "parallel", env: "AGENTLOOP_PARALLEL", flag: "parallel", kind: kindInt, check: atLeast(1, "must be at least 1")},
@@ -145,17 +144,7 @@ func checkProvider(v any) string {
 	return "use openai or anthropic"
 }
 
-func checkBaseURL(v any) string {
-	s := v.(string)
-	if s == "" {
-		return "" // the provider's default
-	}
-	u, err := url.Parse(s)
-	if err != nil || (u.Scheme != "http" && u.Scheme != "https") || u.Host == "" {
-		return "want an http:// or https:// URL, e.g. http://localhost:11434/v1"
-	}
-	return ""
-}
+func checkBaseURLSetting(v any) string { return baseURLProblem(v.(string)) }
 
 func noEmptyItem(v any) string {
 	for _, s := range v.([]string) {
@@ -467,7 +456,7 @@ func resolveKey(k settingKey, flags *pflag.FlagSet, getenv func(string) string, 
 			}
 		}
 		if err != nil {
-			return setting{}, fmt.Errorf("%s=%s: %v", k.env, raw, err)
+			return setting{}, fmt.Errorf("%s=%s: %v", k.env, redactURL(raw), err)
 		}
 		return setting{v, source{kind: sourceEnv, name: k.env}}, nil
 	}
@@ -565,7 +554,7 @@ func asList(v any) []string {
 func shownValue(v any) string {
 	switch v := v.(type) {
 	case string:
-		return strconv.Quote(v)
+		return strconv.Quote(redactURL(v))
 	case []string:
 		return "[" + strings.Join(v, ", ") + "]"
 	}

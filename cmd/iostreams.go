@@ -25,6 +25,8 @@ type IOStreams struct {
 
 	// getenv reads the process environment; tests replace it.
 	getenv func(string) string
+	// openTTY opens the controlling terminal (see terminal.go); nil in tests.
+	openTTY func() (io.ReadWriteCloser, error)
 }
 
 // System returns the process's own streams.
@@ -38,6 +40,7 @@ func System() *IOStreams {
 		stdoutTTY: isTerminal(os.Stdout),
 		stderrTTY: isTerminal(os.Stderr),
 		getenv:    os.Getenv,
+		openTTY:   openControllingTerminal,
 	}
 	// The width of the terminal stdout is on, else of the one stderr is on
 	// (progress lines go there while the answer is piped), else $COLUMNS.

@@ -32,6 +32,10 @@ type progress struct {
 	// streaming is set while answer text is going to stdout; the status
 	// line stays off the screen so the two never share a line.
 	streaming bool
+	// held counts the questions being asked on the terminal; while one is,
+	// the status line stays off and -v lines wait in queued.
+	held   int
+	queued []string
 }
 
 func newProgress(ios *IOStreams, verbose, quiet bool) *progress {
@@ -89,8 +93,39 @@ func (p *progress) clearLocked() {
 	}
 }
 
+// hold takes the status line off the screen and keeps stderr quiet until
+// release is called, so that a question asked on the terminal is not
+// overwritten or split by progress.
+func (p *progress) hold() (release func()) {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	p.clearLocked()
+	p.held++
+	return func() {
+		p.mu.Lock()
+		defer p.mu.Unlock()
+		p.held--
+		if p.held == 0 {
+			for _, line := range p.queued {
+				fmt.Fprintln(p.w, line)
+			}
+			p.queued = nil
+		}
+	}
+}
+
+// printlnLocked writes a -v line, or queues it while a question is asked.
+func (p *progress) printlnLocked(line string) {
+	line = p.redact.RedactString(line)
+	if p.held > 0 {
+		p.queued = append(p.queued, line)
+		return
+	}
+	fmt.Fprintln(p.w, line)
+}
+
 func (p *progress) drawLocked() {
-	if !p.live || p.streaming || p.step == 0 {
+	if !p.live || p.streaming || p.step == 0 || p.held > 0 {
 		return
 	}
 	status := fmt.Sprintf("step %d · thinking", p.step)
@@ -120,15 +155,15 @@ func (p *progress) Event(e agent.Event) {
 		if p.verbose {
 			t := e.Turn
 			line := fmt.Sprintf("step %d: %s, %d call(s), %d→%d tokens, %s", e.Step, t.FinishReason, len(t.Calls), t.Usage.InputTokens, t.Usage.OutputTokens, t.Latency.Round(time.Millisecond))
-			fmt.Fprintln(p.w, p.redact.RedactString(line))
+			p.printlnLocked(line)
 			if t.Text != "" && len(t.Calls) > 0 {
-				fmt.Fprintln(p.w, p.redact.RedactString("  says: "+oneLineText(t.Text, 400)))
+				p.printlnLocked("  says: " + oneLineText(t.Text, 400))
 			}
 		}
 	case agent.EventCallStart:
 		p.running[e.Call.ID] = e.Call.Name
 		if p.verbose {
-			fmt.Fprintln(p.w, p.redact.RedactString(fmt.Sprintf("  → %s %s %s", e.Call.ID, e.Call.Name, oneLineText(string(e.Call.Arguments), 300))))
+			p.printlnLocked(fmt.Sprintf("  → %s %s %s", e.Call.ID, e.Call.Name, oneLineText(string(e.Call.Arguments), 300)))
 		}
 	case agent.EventCallDone:
 		delete(p.running, e.Call.ID)
@@ -141,8 +176,7 @@ func (p *progress) Event(e agent.Event) {
 					state = "error (" + r.Kind + ")"
 				}
 			}
-			line := fmt.Sprintf("  ← %s %s: %s, %s, %d bytes: %s", e.Call.ID, e.Call.Name, state, r.Duration.Round(time.Millisecond), len(r.Content), oneLineText(r.Content, 200))
-			fmt.Fprintln(p.w, p.redact.RedactString(line))
+			p.printlnLocked(fmt.Sprintf("  ← %s %s: %s, %s, %d bytes: %s", e.Call.ID, e.Call.Name, state, r.Duration.Round(time.Millisecond), len(r.Content), oneLineText(r.Content, 200)))
 		}
 	}
 	p.drawLocked()

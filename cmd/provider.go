@@ -43,7 +43,7 @@ func addModelFlags(c *cobra.Command, o *modelOptions) {
 // check validates the flag values and notes which were given.
 func (o *modelOptions) check(c *cobra.Command) error {
 	o.setTemp = c.Flags().Changed("temperature")
-	if o.setTemp && (o.Temperature < 0 || o.Temperature > 2) {
+	if o.setTemp && !(o.Temperature >= 0 && o.Temperature <= 2) { // NaN too
 		return flagErrorf("--temperature %g is out of range: use a value from 0 to 2", o.Temperature)
 	}
 	if o.MaxTokens < 0 {
@@ -90,6 +90,9 @@ func newProvider(ios *IOStreams, o *modelOptions) (agent.Provider, string, error
 		if baseURL == "" {
 			baseURL = ios.Getenv("OPENAI_BASE_URL")
 		}
+		if err := checkBaseURL(baseURL, baseURLSource(o.BaseURL, "openai")); err != nil {
+			return nil, "", err
+		}
 		cfg := agent.OpenAIConfig{
 			APIKey: ios.Getenv("OPENAI_API_KEY"), BaseURL: baseURL, Model: o.Model,
 			Organization: ios.Getenv("OPENAI_ORG_ID"), Project: ios.Getenv("OPENAI_PROJECT_ID"),
@@ -111,6 +114,9 @@ func newProvider(ios *IOStreams, o *modelOptions) (agent.Provider, string, error
 		baseURL := o.BaseURL
 		if baseURL == "" {
 			baseURL = ios.Getenv("ANTHROPIC_BASE_URL")
+		}
+		if err := checkBaseURL(baseURL, baseURLSource(o.BaseURL, "anthropic")); err != nil {
+			return nil, "", err
 		}
 		cfg := agent.AnthropicConfig{
 			APIKey: ios.Getenv("ANTHROPIC_API_KEY"), BaseURL: baseURL, Model: o.Model,

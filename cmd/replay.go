@@ -47,6 +47,10 @@ type ReplayOptions struct {
 	// Config fills the model settings that neither a flag nor the
 	// transcript gives.
 	Config *Config
+
+	// Approval holds --yes, --allow and --deny. A replay asks nobody: the
+	// calls of confirm: true tools are re-run only when these allow them.
+	Approval approvalOptions
 }
 
 func newCmdReplay(ios *IOStreams, runF func(context.Context, *ReplayOptions) error) *cobra.Command {
@@ -65,6 +69,11 @@ final answer to stdout; the exit status is 1 when any result differs.
 the live model and continues the loop where it stopped (after --max-steps, an
 API error or an interrupt), answering calls left pending first, into a new
 transcript; the old file is never modified.
+
+A replay asks nobody: the calls of tools marked confirm: true are skipped
+(reported, not a difference) unless --allow NAME or --yes lets them run again;
+--deny NAME skips the calls of NAME too. With --resume these flags work as for
+'agentloop run'.
 
 FILE is an agentloop transcript, a JSONL file of bare messages, or a JSON
 request body; "-" reads stdin. A transcript that fails 'agentloop validate' is
@@ -105,8 +114,8 @@ refused unless --force.`,
 			} else if err := opts.Model.check(c); err != nil {
 				return err
 			}
-			if opts.Show && (opts.Output != "" || len(ignore) > 0) {
-				return flagErrorf("--show takes neither -o nor --ignore")
+			if opts.Show && (opts.Output != "" || len(ignore) > 0 || opts.Approval.given()) {
+				return flagErrorf("--show takes none of -o, --ignore, --yes, --allow and --deny")
 			}
 			if runF != nil {
 				return runF(c.Context(), opts)
@@ -135,6 +144,7 @@ refused unless --force.`,
 	f.BoolVarP(&opts.Verbose, "verbose", "v", false, "with --resume: show each model turn and tool call on stderr")
 	f.BoolVarP(&opts.Quiet, "quiet", "q", false, "with --resume: show nothing on stderr but errors")
 	addStreamFlags(c, &opts.Stream, &opts.NoStream)
+	addApprovalFlags(c, &opts.Approval)
 	return c
 }
 
@@ -237,6 +247,8 @@ const (
 	statusMissing    = "missing tool"
 	statusNowError   = "now an error"
 	statusUnrecorded = "not recorded"
+	// statusSkipped: not re-run, for want of approval (see approve.go).
+	statusSkipped = "skipped"
 )
 
 type callKey struct {
@@ -295,6 +307,9 @@ func replayConversation(ctx context.Context, opts *ReplayOptions, conv *transcri
 	if err != nil {
 		return nil, "", err
 	}
+	if err := opts.Approval.check(reg); err != nil {
+		return nil, "", err
+	}
 	redact := secrets(ios)
 	// What the recording says each call returned, by step and id.
 	recorded := map[callKey]agent.RecordedResult{}
@@ -332,7 +347,7 @@ func replayConversation(ctx context.Context, opts *ReplayOptions, conv *transcri
 	index := map[callKey]int{}
 	scripted := agent.NewScripted(d, headerModel(conv), turns)
 	loop := &agent.Loop{
-		Provider: scripted, Tools: reg, Parallel: opts.Parallel, Transcript: w, NoEnd: true,
+		Provider: scripted, Tools: newApprover(ios, reg, opts.Approval, true, nil), Parallel: opts.Parallel, Transcript: w, NoEnd: true,
 		OnEvent: func(e agent.Event) {
 			if e.Kind == agent.EventCallDone {
 				k := callKey{e.Step, e.Call.ID}
@@ -431,6 +446,10 @@ func replayConversation(ctx context.Context, opts *ReplayOptions, conv *transcri
 // compareCall compares a call's fresh result with the recorded one.
 func compareCall(d agent.Dialect, k callKey, name string, res tools.Result, recorded map[callKey]agent.RecordedResult, reg *tools.Registry, ignore []*regexp.Regexp, redact *transcript.Redactor) replayRow {
 	row := replayRow{step: k.step, id: k.id, name: name}
+	if res.Kind == kindSkipped {
+		row.status = statusSkipped
+		return row
+	}
 	rec, ok := recorded[k]
 	if !ok {
 		row.status = statusUnrecorded
@@ -497,13 +516,13 @@ func printReplayReport(ios *IOStreams, rows []replayRow) bool {
 		}
 		fmt.Fprintf(ios.ErrOut, "%sstep %d  %-*s  %-*s  %s\n", prefix, r.step, idW, r.id, nameW, r.name, r.status)
 		counts[r.status]++
-		if r.status != statusSame && r.status != statusUnrecorded {
+		if r.status != statusSame && r.status != statusUnrecorded && r.status != statusSkipped {
 			failed = true
 			ios.ErrOut.Write(r.diff)
 		}
 	}
 	var parts []string
-	for _, s := range []string{statusSame, statusDifferent, statusMissing, statusNowError, statusUnrecorded} {
+	for _, s := range []string{statusSame, statusDifferent, statusMissing, statusNowError, statusUnrecorded, statusSkipped} {
 		if counts[s] > 0 {
 			parts = append(parts, fmt.Sprintf("%d %s", counts[s], strings.ToLower(s)))
 		}

@@ -3,6 +3,7 @@ package cmd
 import (
 	"context"
 	"fmt"
+	"strings"
 
 	"github.com/agentloop/agentloop/pkg/agent"
 	"github.com/agentloop/agentloop/pkg/transcript"
@@ -30,6 +31,9 @@ func runReplayResume(ctx context.Context, opts *ReplayOptions) error {
 		// flag or an environment variable still wins.
 		if mo.BaseURL == "" && !baseURLFromEnv(ios, opts.Config, h.Provider) &&
 			h.BaseURL != "" && h.BaseURL != agent.OpenAIBaseURL && h.BaseURL != agent.AnthropicBaseURL {
+			if strings.Contains(h.BaseURL, transcript.Redacted) {
+				return flagErrorf("%s was recorded against %s, whose password a transcript does not keep; give the address again with --base-url", opts.File, h.BaseURL)
+			}
 			mo.BaseURL = h.BaseURL
 		}
 		if mo.System == "" {
@@ -79,6 +83,10 @@ func runReplayResume(ctx context.Context, opts *ReplayOptions) error {
 	if err != nil {
 		return err
 	}
+	if err := opts.Approval.check(reg); err != nil {
+		return err
+	}
+	reg = reg.Without(opts.Approval.Deny...)
 	prov, baseURL, err := newProvider(ios, &mo)
 	if err != nil {
 		return err
@@ -117,8 +125,10 @@ func runReplayResume(ctx context.Context, opts *ReplayOptions) error {
 	}
 	ctx, cancel := withRunTimeout(ctx, mo.Timeout)
 	defer cancel()
+	ap := newApprover(ios, reg, opts.Approval, false, prog.hold)
+	defer ap.Close()
 	loop := &agent.Loop{
-		Provider: prov, Tools: reg, ToolDefs: defs, System: mo.System,
+		Provider: prov, Tools: ap, ToolDefs: defs, System: mo.System,
 		MaxSteps: opts.MaxSteps, Parallel: opts.Parallel, Transcript: w, OnEvent: prog.Event,
 	}
 	stream := attachStream(ios, loop, prog, wantStream(ios, opts.Stream, opts.NoStream, opts.JSON))

@@ -15,6 +15,8 @@ import (
 	"syscall"
 
 	"github.com/spf13/cobra"
+
+	"github.com/agentloop/agentloop/pkg/tools"
 )
 
 // version is set at build time with -ldflags "-X github.com/agentloop/agentloop/cmd.version=v1.2.3".
@@ -43,19 +45,25 @@ func Main() int {
 	sigs := make(chan os.Signal, 2)
 	signal.Notify(sigs, os.Interrupt, syscall.SIGTERM)
 	defer signal.Stop(sigs)
+	// done, not ctx: the first signal cancels ctx, and the second must
+	// still be waited for.
+	done := make(chan struct{})
+	defer close(done)
 	go func() {
 		select {
 		case <-sigs:
-		case <-ctx.Done():
+		case <-done:
 			return
 		}
 		cancel(errInterrupted)
-		// A second signal means "now": no end record, no cleanup.
+		// A second signal means "now": no end record, no cleanup but the
+		// tools' process groups, which nothing else would stop.
 		select {
 		case <-sigs:
 			fmt.Fprintln(os.Stderr, "agentloop: interrupted again, exiting at once")
+			tools.KillRunning()
 			os.Exit(ExitInterrupted)
-		case <-ctx.Done():
+		case <-done:
 		}
 	}()
 

@@ -43,6 +43,7 @@ type RunOptions struct {
 	// TranscriptDir holds the transcripts written without -o; "" is the
 	// default folder.
 	TranscriptDir string
+	Approval      approvalOptions
 }
 
 func newCmdRun(ios *IOStreams, runF func(context.Context, *RunOptions) error) *cobra.Command {
@@ -61,6 +62,10 @@ $XDG_STATE_HOME/agentloop/transcripts or the configured transcript_dir).
 Defaults for the model, provider, base URL, tools folders, step budget and the
 rest come from AGENTLOOP_* variables and the configuration file; see
 'agentloop config --help'.
+
+A tool marked confirm: true asks before each call (y/N, on the terminal); with
+no terminal to ask on the call is denied, and the model is told so. --yes and
+--allow NAME run such calls without asking; --deny NAME leaves a tool out.
 
 Exit codes: 0 answered, 1 failure, 2 usage, 3 step budget exhausted,
 4 provider/API error, 130 interrupted.`,
@@ -82,6 +87,9 @@ Exit codes: 0 answered, 1 failure, 2 usage, 3 step budget exhausted,
 			}
 			if opts.Parallel < 1 {
 				return flagErrorf("--parallel %d: must be at least 1", opts.Parallel)
+			}
+			if c.Flags().Changed("output") && opts.Output == "" {
+				return flagErrorf("-o needs a file name (--no-transcript writes none)")
 			}
 			if opts.Output != "" && opts.NoTranscript {
 				return flagErrorf("-o and --no-transcript cannot be used together")
@@ -110,6 +118,7 @@ Exit codes: 0 answered, 1 failure, 2 usage, 3 step budget exhausted,
 	f.BoolVarP(&opts.Verbose, "verbose", "v", false, "show each model turn and tool call on stderr")
 	f.BoolVarP(&opts.Quiet, "quiet", "q", false, "show nothing on stderr but errors")
 	addStreamFlags(c, &opts.Stream, &opts.NoStream)
+	addApprovalFlags(c, &opts.Approval)
 	return c
 }
 
@@ -138,11 +147,15 @@ func runRun(ctx context.Context, opts *RunOptions) error {
 	if err != nil {
 		return err
 	}
+	if err := opts.Approval.check(reg); err != nil {
+		return err
+	}
 	if len(opts.Tools) > 0 {
 		if reg, err = reg.Subset(opts.Tools); err != nil {
 			return flagErrorf("--tool: %v", err)
 		}
 	}
+	reg = reg.Without(opts.Approval.Deny...)
 	prov, baseURL, err := newProvider(ios, &opts.Model)
 	if err != nil {
 		return err
@@ -180,8 +193,10 @@ func runRun(ctx context.Context, opts *RunOptions) error {
 	}
 	ctx, cancel := withRunTimeout(ctx, opts.Model.Timeout)
 	defer cancel()
+	ap := newApprover(ios, reg, opts.Approval, false, prog.hold)
+	defer ap.Close()
 	loop := &agent.Loop{
-		Provider: prov, Tools: reg, ToolDefs: defs, System: opts.Model.System,
+		Provider: prov, Tools: ap, ToolDefs: defs, System: opts.Model.System,
 		MaxSteps: opts.MaxSteps, Parallel: opts.Parallel, Transcript: w, OnEvent: prog.Event,
 	}
 	stream := attachStream(ios, loop, prog, wantStream(ios, opts.Stream, opts.NoStream, opts.JSON))
@@ -303,6 +318,11 @@ func redactError(err error, r *transcript.Redactor) error {
 
 // readPrompt joins the arguments and, when stdin holds data, reads it too.
 func readPrompt(ios *IOStreams, args []string) (string, error) {
+	for i, a := range args {
+		if !utf8.ValidString(a) {
+			return "", flagErrorf("the prompt is not text: argument %d is not valid UTF-8", i+1)
+		}
+	}
 	prompt := strings.TrimSpace(strings.Join(args, " "))
 	if ios.HasStdinData() && !ios.IsStdinTTY() {
 		data, err := io.ReadAll(io.LimitReader(ios.In, maxStdinPrompt+1))

@@ -15,6 +15,8 @@ func newCmdSchema(ios *IOStreams) *cobra.Command {
 		Use:     "schema",
 		Short:   "Print JSON Schemas of agentloop's file formats",
 		Example: `  agentloop schema transcript > transcript.schema.json`,
+		Args:    noArgs,
+		RunE:    func(c *cobra.Command, args []string) error { return c.Help() },
 	}
 	c.AddCommand(&cobra.Command{
 		Use:     "transcript",

@@ -106,7 +106,7 @@ func loadTools(ios *IOStreams, dirs []string, explicit bool) (*tools.Registry, e
 	dirs = toolsDirs(ios, dirs, explicit)
 	for _, d := range dirs {
 		if _, err := os.Stat(d); errors.Is(err, fs.ErrNotExist) {
-			return nil, fmt.Errorf("--tools-dir %s: no such file or folder", d)
+			return nil, flagErrorf("--tools-dir %s: no such file or folder", d)
 		}
 	}
 	reg, err := tools.Load(dirs, tools.Options{Getenv: ios.Getenv})

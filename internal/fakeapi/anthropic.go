@@ -141,7 +141,7 @@ func (s *Anthropic) handle(w http.ResponseWriter, r *http.Request, body []byte) 
 		usage[k] = v
 	}
 	if req.Stream {
-		s.stream(w, req.Model, content, stop, usage)
+		s.stream(w, req.Model, content, stop, usage, newEventBudget(st))
 		return
 	}
 	writeJSON(w, http.StatusOK, map[string]any{
@@ -186,11 +186,14 @@ func (s *Anthropic) turnContent(st *Step) []json.RawMessage {
 }
 
 // stream answers as the Messages API's server-sent events.
-func (s *Anthropic) stream(w http.ResponseWriter, model string, content []json.RawMessage, stop string, usage map[string]int64) {
+func (s *Anthropic) stream(w http.ResponseWriter, model string, content []json.RawMessage, stop string, usage map[string]int64, budget *eventBudget) {
 	w.Header().Set("Content-Type", "text/event-stream")
 	w.WriteHeader(http.StatusOK)
 	fl, _ := w.(http.Flusher)
 	send := func(event string, v any) {
+		if !budget.take() {
+			return
+		}
 		b, _ := json.Marshal(v)
 		fmt.Fprintf(w, "event: %s\ndata: %s\n\n", event, b)
 		if fl != nil {

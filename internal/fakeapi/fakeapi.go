@@ -8,6 +8,7 @@ package fakeapi
 import (
 	"bytes"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"net"
 	"net/http"
@@ -54,6 +55,10 @@ type Step struct {
 	Hang bool `json:"hang,omitempty"`
 	// Cut sends the headers and part of the body, then drops the connection.
 	Cut bool `json:"cut,omitempty"`
+	// StreamStop ends a streamed answer after this many events, without
+	// the events that finish the message: a proxy or server that gave up
+	// mid-stream.
+	StreamStop int `json:"stream_stop,omitempty"`
 
 	// The assistant turn to return, when Body is empty.
 	Text      *string          `json:"text,omitempty"`
@@ -113,6 +118,8 @@ func LoadScript(b []byte) ([]Step, error) {
 type Request struct {
 	Header http.Header
 	Body   []byte
+	// Time is when it arrived, for tests of the waits between retries.
+	Time time.Time
 }
 
 // server is what both fakes share: the script, the log, the violations.
@@ -163,7 +170,7 @@ func (s *server) serve(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	s.mu.Lock()
-	s.requests = append(s.requests, Request{Header: r.Header.Clone(), Body: buf.Bytes()})
+	s.requests = append(s.requests, Request{Header: r.Header.Clone(), Body: buf.Bytes(), Time: time.Now()})
 	s.mu.Unlock()
 	s.handler(w, r, buf.Bytes())
 }
@@ -267,6 +274,46 @@ func play(w http.ResponseWriter, r *http.Request, st *Step) bool {
 		return false
 	}
 	return true
+}
+
+// eventBudget counts the events of a stream a step lets out: all of them
+// unless StreamStop is set.
+type eventBudget struct{ left int }
+
+func newEventBudget(st *Step) *eventBudget {
+	if st.StreamStop > 0 {
+		return &eventBudget{left: st.StreamStop}
+	}
+	return &eventBudget{left: -1}
+}
+
+// take reports whether one more event may be sent.
+func (b *eventBudget) take() bool {
+	if b.left == 0 {
+		return false
+	}
+	if b.left > 0 {
+		b.left--
+	}
+	return true
+}
+
+// CheckOpenAIMessages applies the Chat Completions pairing rules to a
+// conversation and returns the real API's error for the first violation.
+func CheckOpenAIMessages(msgs []json.RawMessage) error {
+	if msg, param := checkOpenAIGrammar(msgs); msg != "" {
+		return fmt.Errorf("%s (param %s)", msg, param)
+	}
+	return nil
+}
+
+// CheckAnthropicMessages applies the Messages pairing rules to a
+// conversation and returns the real API's error for the first violation.
+func CheckAnthropicMessages(msgs []json.RawMessage) error {
+	if msg := checkAnthropicGrammar(msgs); msg != "" {
+		return errors.New(msg)
+	}
+	return nil
 }
 
 func statusOr(s int) int {

@@ -127,7 +127,7 @@ func (s *OpenAI) handle(w http.ResponseWriter, r *http.Request, body []byte) {
 	}
 	usage["total_tokens"] = usage["prompt_tokens"].(int64) + usage["completion_tokens"].(int64)
 	if req.Stream {
-		s.stream(w, req.Model, msg, finish, usage)
+		s.stream(w, req.Model, msg, finish, usage, newEventBudget(st))
 		return
 	}
 	writeJSON(w, http.StatusOK, map[string]any{
@@ -172,13 +172,16 @@ func (s *OpenAI) turnMessage(st *Step) json.RawMessage {
 
 // stream answers as server-sent events: the text in a few deltas, then the
 // tool calls, then the finish reason and usage.
-func (s *OpenAI) stream(w http.ResponseWriter, model string, msg json.RawMessage, finish string, usage map[string]any) {
+func (s *OpenAI) stream(w http.ResponseWriter, model string, msg json.RawMessage, finish string, usage map[string]any, budget *eventBudget) {
 	var m map[string]any
 	_ = json.Unmarshal(msg, &m)
 	w.Header().Set("Content-Type", "text/event-stream")
 	w.WriteHeader(http.StatusOK)
 	fl, _ := w.(http.Flusher)
 	send := func(delta map[string]any, finish any, usage any) {
+		if !budget.take() {
+			return
+		}
 		chunk := map[string]any{"id": "chatcmpl-s", "object": "chat.completion.chunk", "created": time.Now().Unix(), "model": model,
 			"choices": []any{}}
 		if delta != nil {
@@ -223,7 +226,9 @@ func (s *OpenAI) stream(w http.ResponseWriter, model string, msg json.RawMessage
 	}
 	send(map[string]any{}, finish, nil)
 	send(nil, nil, usage)
-	fmt.Fprint(w, "data: [DONE]\n\n")
+	if budget.take() {
+		fmt.Fprint(w, "data: [DONE]\n\n")
+	}
 }
 
 // checkOpenAIGrammar applies rules 1–6 of the Chat Completions grammar and

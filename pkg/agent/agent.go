@@ -11,6 +11,7 @@ package agent
 import (
 	"context"
 	"encoding/json"
+	"strings"
 	"time"
 
 	"github.com/agentloop/agentloop/pkg/tools"
@@ -53,6 +54,13 @@ type Turn struct {
 	FinishReason string
 	Usage        transcript.Usage
 	Latency      time.Duration
+}
+
+// isEmpty reports whether a turn says nothing: no text, no calls. As a
+// final answer it would print nothing and exit 0, a silent failure for a
+// script reading the answer; and an API refuses it in a later request.
+func isEmpty(t *Turn) bool {
+	return len(t.Calls) == 0 && strings.TrimSpace(t.Text) == ""
 }
 
 // CallResult is the answer to one call.

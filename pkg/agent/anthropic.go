@@ -64,7 +64,7 @@ func NewAnthropic(cfg AnthropicConfig) (*Anthropic, error) {
 	}
 	opts := []aoption.RequestOption{
 		aoption.WithEnvironmentProduction(),
-		aoption.WithHTTPClient(httpClient),
+		aoption.WithHTTPClient(withFaultTransport(httpClient)),
 		aoption.WithBaseURL(cfg.BaseURL),
 		aoption.WithMaxRetries(cfg.MaxRetries),
 	}
@@ -166,6 +166,9 @@ func (a *Anthropic) turn(msg *anthropic.Message) (*Turn, error) {
 			turn.Stop = StopToolUse
 		}
 	}
+	if turn.Stop == StopEnd && isEmpty(turn) {
+		return nil, &ProviderError{Provider: "anthropic", Message: "the response has no content: neither text nor tool calls"}
+	}
 	u := msg.Usage
 	turn.Usage.InputTokens = u.InputTokens
 	turn.Usage.OutputTokens = u.OutputTokens
@@ -177,11 +180,11 @@ func (a *Anthropic) turn(msg *anthropic.Message) (*Turn, error) {
 func (a *Anthropic) providerError(err error) error {
 	var apiErr *anthropic.Error
 	if !errors.As(err, &apiErr) {
-		return &ProviderError{Provider: "anthropic", Message: err.Error(), Err: err}
+		return transportError("anthropic", a.cfg.BaseURL, err)
 	}
 	pe := &ProviderError{Provider: "anthropic", Status: apiErr.StatusCode, Message: apiErr.Message, Err: err}
 	if pe.Message == "" {
-		pe.Message = apiErr.RawJSON()
+		pe.Message = bodyText(apiErr.Response)
 	}
 	switch apiErr.StatusCode {
 	case http.StatusUnauthorized, http.StatusForbidden:
@@ -194,6 +197,9 @@ func (a *Anthropic) providerError(err error) error {
 		pe.Hint = fmt.Sprintf("check --model %q and --base-url %s", a.cfg.Model, a.cfg.BaseURL)
 	case http.StatusTooManyRequests, 529:
 		pe.Hint = fmt.Sprintf("overloaded or rate limited after %d retries; raise --max-retries or try later", a.cfg.MaxRetries)
+	}
+	if h := tooLongHint(apiErr.Response); h != "" {
+		pe.Hint = h
 	}
 	return pe
 }

@@ -1,9 +1,17 @@
 package agent
 
 import (
+	"encoding/json"
+	"errors"
 	"fmt"
+	"io"
+	"net"
 	"net/http"
+	"net/url"
+	"os"
+	"regexp"
 	"strings"
+	"time"
 )
 
 // ProviderError is a model request that failed after the retries: an API
@@ -50,3 +58,92 @@ func oneLine(s string) string {
 	}
 	return s
 }
+
+// transportError is a request that got no usable response: the server
+// could not be reached, or the connection broke.
+func transportError(provider, baseURL string, err error) *ProviderError {
+	pe := &ProviderError{Provider: provider, Err: err}
+	// The SDK's *url.Error repeats the method and the whole URL.
+	inner := err
+	var ue *url.Error
+	if errors.As(err, &ue) {
+		inner = ue.Err
+	}
+	var op *net.OpError
+	if errors.As(inner, &op) && op.Op == "dial" {
+		pe.Message = fmt.Sprintf("cannot connect to %s: %v", redactURL(baseURL), dialReason(op))
+		pe.Hint = "is the server running? check --base-url"
+		return pe
+	}
+	var dns *net.DNSError
+	if errors.As(inner, &dns) {
+		pe.Message = fmt.Sprintf("cannot connect to %s: %v", redactURL(baseURL), dns)
+		pe.Hint = "check --base-url and the network"
+		return pe
+	}
+	var syn *json.SyntaxError
+	switch {
+	case ue != nil:
+	case errors.Is(inner, io.ErrUnexpectedEOF):
+		pe.Message = "the response body is cut short: it ends inside its JSON"
+		return pe
+	case errors.Is(inner, io.EOF):
+		pe.Message = "the response body is empty"
+		return pe
+	case errors.As(inner, &syn):
+		pe.Message = fmt.Sprintf("the response body is not valid JSON: %v at offset %d", syn, syn.Offset)
+		return pe
+	}
+	pe.Message = inner.Error()
+	return pe
+}
+
+// tooLongHint explains an error response that was not retried because the
+// wait it asked for was longer than MaxRetryWait.
+func tooLongHint(res *http.Response) string {
+	if res == nil {
+		return ""
+	}
+	wait, ok := retryAfter(res.Header)
+	if !ok || wait <= MaxRetryWait {
+		return ""
+	}
+	return fmt.Sprintf("the server asks to retry in %s, longer than agentloop waits (%s); try again later", wait.Round(time.Second), MaxRetryWait)
+}
+
+// dialReason is why a connection was not made, without the addresses.
+func dialReason(op *net.OpError) error {
+	var sys *os.SyscallError
+	if errors.As(op.Err, &sys) {
+		return sys.Err
+	}
+	return op.Err
+}
+
+// redactURL hides a password in a URL's userinfo.
+func redactURL(s string) string {
+	u, err := url.Parse(s)
+	if err != nil {
+		return s
+	}
+	return u.Redacted()
+}
+
+// bodyText is an error response's body as one line of text, for an error
+// that carries no message of its own (an HTML page from a proxy).
+func bodyText(res *http.Response) string {
+	if res == nil || res.Body == nil {
+		return ""
+	}
+	b, err := io.ReadAll(io.LimitReader(res.Body, 4<<10))
+	if err != nil {
+		return ""
+	}
+	s := string(b)
+	if strings.HasPrefix(strings.TrimSpace(s), "<") {
+		s = htmlTags.ReplaceAllString(s, " ")
+	}
+	return strings.ToValidUTF8(oneLine(s), "\uFFFD")
+}
+
+var htmlTags = regexp.MustCompile(`<[^>]*>`)

@@ -4,7 +4,6 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"runtime/debug"
 	"sync"
 	"time"
 
@@ -136,11 +135,30 @@ func (l *Loop) Run(ctx context.Context, st State) (*Outcome, error) {
 		step = out.Steps
 
 		turn, err := l.complete(ctx, step, out.Messages)
+		if err == nil {
+			err = l.checkCalls(turn.Calls)
+		}
 		if err != nil {
 			out.Reason = reasonFor(ctx, err)
 			return l.finish(out, err)
 		}
 		out.Usage.Add(turn.Usage)
+		if isEmpty(turn) && turn.Stop != StopPause {
+			// A turn that says nothing (the output token limit spent on
+			// reasoning before any text) ends the run as its kind does, but
+			// joins neither the conversation nor the transcript: an
+			// assistant message without content is one the API refuses.
+			switch turn.Stop {
+			case StopMaxTokens:
+				out.Reason = transcript.ReasonMaxTokens
+				return l.finish(out, nil)
+			case StopRefusal:
+				out.Reason = transcript.ReasonRefusal
+				return l.finish(out, nil)
+			}
+			out.Reason = transcript.ReasonError
+			return l.finish(out, &ProviderError{Provider: l.Provider.Name(), Message: "the response has no content: neither text nor tool calls"})
+		}
 		out.Messages = append(out.Messages, turn.Message)
 		usage := turn.Usage
 		if err := l.record(transcript.Message{
@@ -171,6 +189,31 @@ func (l *Loop) Run(ctx context.Context, st State) (*Outcome, error) {
 		}
 		pending = turn.Calls
 	}
+}
+
+// checkCalls refuses a turn whose calls cannot each be answered under an
+// id of its own. Answered as they are, the conversation would be one the
+// API refuses (a result without an id, two results for one id), and it
+// cannot be mended without rewriting the model's message, so the turn is
+// a provider error: it is neither run nor appended.
+func (l *Loop) checkCalls(calls []Call) error {
+	seen := make(map[string]bool, len(calls))
+	for i, c := range calls {
+		var why string
+		switch {
+		case c.ID == "":
+			why = fmt.Sprintf("tool call %d of the turn (%s) has no id, so it cannot be answered", i+1, c.Name)
+		case seen[c.ID]:
+			why = fmt.Sprintf("two tool calls of the turn have the id %q, so they cannot be answered apart", c.ID)
+		case c.Name == "":
+			why = fmt.Sprintf("tool call %s has no tool name", c.ID)
+		}
+		if why != "" {
+			return &ProviderError{Provider: l.Provider.Name(), Message: "the response is malformed: " + why}
+		}
+		seen[c.ID] = true
+	}
+	return nil
 }
 
 // complete asks the model for the next turn.
@@ -269,8 +312,9 @@ func (l *Loop) runCalls(ctx context.Context, step int, calls []Call) []CallResul
 func (l *Loop) call(ctx context.Context, c *Call) (r tools.Result) {
 	defer func() {
 		if p := recover(); p != nil {
+			// The model gets what went wrong, not agentloop's stack.
 			r = tools.Result{IsError: true, Kind: "panic", ExitCode: -1,
-				Content: fmt.Sprintf("internal error running %s: %v\n%s", c.Name, p, debug.Stack())}
+				Content: fmt.Sprintf("internal error running %s: %v", c.Name, p)}
 		}
 	}()
 	return l.Tools.Call(ctx, c.Name, c.ID, c.Arguments)

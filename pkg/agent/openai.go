@@ -71,7 +71,7 @@ func NewOpenAI(cfg OpenAIConfig) (*OpenAI, error) {
 	}
 	opts := []option.RequestOption{
 		option.WithEnvironmentProduction(),
-		option.WithHTTPClient(httpClient),
+		option.WithHTTPClient(withFaultTransport(httpClient)),
 		option.WithBaseURL(cfg.BaseURL),
 		option.WithMaxRetries(cfg.MaxRetries),
 	}
@@ -179,6 +179,12 @@ func (o *OpenAI) stream(ctx context.Context, params openai.ChatCompletionNewPara
 	if len(acc.Choices) == 0 {
 		return nil, &ProviderError{Provider: "openai", Message: "the stream ended without a choice"}
 	}
+	// A stream that stops without a finish reason (the server or a proxy
+	// gave up, the connection closed cleanly) holds part of a message:
+	// taken as the answer it would be a shorter, wrong one.
+	if acc.Choices[0].FinishReason == "" {
+		return nil, &ProviderError{Provider: "openai", Message: "the stream ended before the message was complete"}
+	}
 	extras := make([]map[string]any, len(acc.Choices[0].Message.ToolCalls))
 	for i, e := range callExtra {
 		if int(i) < len(extras) {
@@ -246,6 +252,9 @@ func (o *OpenAI) turn(comp *openai.ChatCompletion, msgExtra map[string]any, call
 	default:
 		turn.Stop = StopEnd
 	}
+	if turn.Stop == StopEnd && isEmpty(turn) {
+		return nil, &ProviderError{Provider: "openai", Message: "the response has no content: neither text nor tool calls"}
+	}
 	u := comp.Usage
 	turn.Usage.InputTokens = u.PromptTokens
 	turn.Usage.OutputTokens = u.CompletionTokens
@@ -308,11 +317,11 @@ func extraFields(fields map[string]respjson.Field) map[string]any {
 func (o *OpenAI) providerError(err error) error {
 	var apiErr *openai.Error
 	if !errors.As(err, &apiErr) {
-		return &ProviderError{Provider: "openai", Message: err.Error(), Err: err}
+		return transportError("openai", o.cfg.BaseURL, err)
 	}
 	pe := &ProviderError{Provider: "openai", Status: apiErr.StatusCode, Message: apiErr.Message, Err: err}
 	if pe.Message == "" {
-		pe.Message = apiErr.RawJSON()
+		pe.Message = bodyText(apiErr.Response)
 	}
 	switch apiErr.StatusCode {
 	case http.StatusUnauthorized, http.StatusForbidden:
@@ -325,6 +334,9 @@ func (o *OpenAI) providerError(err error) error {
 		pe.Hint = fmt.Sprintf("check --model %q and --base-url %s", o.cfg.Model, o.cfg.BaseURL)
 	case http.StatusTooManyRequests:
 		pe.Hint = fmt.Sprintf("rate limited after %d retries; raise --max-retries or try later", o.cfg.MaxRetries)
+	}
+	if h := tooLongHint(apiErr.Response); h != "" {
+		pe.Hint = h
 	}
 	return pe
 }

@@ -63,6 +63,8 @@ func (r *Registry) exec(ctx context.Context, t *tool, callID string, p *prepared
 	}
 	// Setpgid made the tool the leader of a new group whose id is its pid.
 	pgid := cmd.Process.Pid
+	trackGroup(pgid)
+	defer untrackGroup(pgid)
 
 	out := &capture{max: t.def.MaxOutput}
 	errTail := &tail{max: stderrKeep}

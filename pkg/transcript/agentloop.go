@@ -2,9 +2,11 @@ package transcript
 
 import (
 	"bytes"
+	"encoding/json"
 	"fmt"
 	"strconv"
 	"strings"
+	"time"
 )
 
 // The record layer of agentloop's own transcripts: a header first and once,
@@ -24,6 +26,121 @@ type recordInfo struct {
 	baseURL    []byte
 	reason     []byte
 	hasTools   bool
+	toolsKind  byte // the kind of a "tools" that is not an array
+}
+
+// rawField is a record field the record layer checks for its type only.
+type rawField struct{ key, raw []byte }
+
+// fieldType is the JSON type a record field decodes from (null, which
+// leaves a field unset, goes with all of them).
+type fieldType byte
+
+const (
+	fieldString fieldType = iota
+	fieldInt
+	fieldBool
+	fieldTime
+	fieldStrings
+	fieldUsage
+)
+
+// recordFields are the types of the fields of each record type that the
+// record layer does not read for itself, as the Go record types decode
+// them: a file that validates is one replay and resume can read.
+var recordFields = map[string]map[string]fieldType{
+	TypeHeader: {
+		"version": fieldInt, "id": fieldString, "time": fieldTime, "command": fieldString, "model": fieldString,
+		"base_url": fieldString, "tools_dirs": fieldStrings, "system": fieldString, "max_steps": fieldInt,
+		"parent": fieldString, "parent_id": fieldString, "agentloop": fieldString,
+	},
+	TypeMessage: {
+		"step": fieldInt, "time": fieldTime, "usage": fieldUsage, "latency_ms": fieldInt, "finish_reason": fieldString,
+	},
+	TypeEnd: {
+		"time": fieldTime, "error": fieldString, "steps": fieldInt, "usage": fieldUsage,
+	},
+}
+
+// resultFields are the types of the fields of an entry of "results".
+var resultFields = map[string]fieldType{
+	"call_id": fieldString, "name": fieldString, "exit_code": fieldInt, "duration_ms": fieldInt,
+	"truncated": fieldBool, "is_error": fieldBool, "error": fieldString,
+}
+
+// checkFields reports the fields of a record whose values are of the wrong
+// type.
+func (v *validator) checkFields(n int, typ string, ri *recordInfo) {
+	want, ok := recordFields[typ]
+	if !ok {
+		return // an unknown type is reported on its own
+	}
+	if ri.toolsKind != kindAbsent {
+		v.fileFinding(n, Error, "invalid-record", "%s record: \"tools\" is %s; want an array", typ, kindName(ri.toolsKind))
+	}
+	for _, f := range v.fields {
+		if t, ok := want[string(f.key)]; ok {
+			if why := fieldProblem(t, f.raw); why != "" {
+				v.fileFinding(n, Error, "invalid-record", "%s record: %q %s", typ, f.key, why)
+			}
+		}
+	}
+	if typ == TypeMessage {
+		for _, p := range v.resultProblems {
+			v.fileFinding(n, Error, "invalid-record", "message record: %s", p)
+		}
+	}
+}
+
+// fieldProblem says what is wrong with a value for a field of type t, or
+// returns "".
+func fieldProblem(t fieldType, raw []byte) string {
+	k := kindAbsent
+	if len(raw) > 0 {
+		k = kindOf(raw[0])
+	}
+	if k == kindNull {
+		return ""
+	}
+	switch t {
+	case fieldString:
+		if k != kindString {
+			return "is " + kindName(k) + "; want a string"
+		}
+	case fieldInt:
+		if k != kindNumber {
+			return "is " + kindName(k) + "; want a whole number"
+		}
+		if _, err := strconv.ParseInt(string(raw), 10, 64); err != nil {
+			return fmt.Sprintf("is %s; want a whole number", raw)
+		}
+	case fieldBool:
+		if k != kindBool {
+			return "is " + kindName(k) + "; want true or false"
+		}
+	case fieldTime:
+		if k != kindString {
+			return "is " + kindName(k) + "; want a time such as \"2026-01-02T15:04:05Z\""
+		}
+		var tm time.Time
+		if err := tm.UnmarshalJSON(raw); err != nil {
+			return fmt.Sprintf("is %s; want an RFC 3339 time such as \"2026-01-02T15:04:05Z\"", raw)
+		}
+	case fieldStrings:
+		var ss []string
+		if k != kindArray || json.Unmarshal(raw, &ss) != nil {
+			return "is " + kindName(k) + "; want an array of strings"
+		}
+	case fieldUsage:
+		if k != kindObject {
+			return "is " + kindName(k) + "; want an object of token counts"
+		}
+		var u Usage
+		if err := json.Unmarshal(raw, &u); err != nil {
+			return "holds a count that is not a whole number"
+		}
+	}
+	return ""
 }
 
 func (v *validator) record(text []byte, n int, complete bool) {
@@ -48,9 +165,12 @@ func (v *validator) record(text []byte, n int, complete bool) {
 	var ri recordInfo
 	v.resultIDs = v.resultIDs[:0]
 	var names map[string]struct{}
+	v.fields = v.fields[:0]
+	v.resultProblems = v.resultProblems[:0]
 	s.enter('{')
 	for k := 0; s.next('}', &k); {
-		switch string(s.key()) {
+		key := s.key()
+		switch string(key) {
 		case "type":
 			ri.hasType = true
 			if s.peekKind() == kindString {
@@ -92,17 +212,24 @@ func (v *validator) record(text []byte, n int, complete bool) {
 				continue
 			}
 		case "tools":
+			if k := s.peekKind(); k != kindArray && k != kindNull {
+				ri.toolsKind = k
+				break
+			}
 			ri.hasTools = true
 			names = v.readTools(n)
 			continue
 		}
-		s.skip()
+		// Every other field is checked for its type once the record's
+		// type is known (it may come last).
+		v.fields = append(v.fields, rawField{key: key, raw: s.skipRaw()})
 	}
 	s.end()
 	if s.err != nil {
 		v.notJSON(text, n, complete)
 		return
 	}
+	v.checkFields(n, string(ri.typ), &ri)
 	v.records++
 	if v.records == 1 && string(ri.typ) != TypeHeader {
 		v.fileFinding(n, Error, "missing-header", "the first record is not a header: the provider and tools are unknown")
@@ -205,23 +332,33 @@ func (v *validator) messageRecord(n int, ri *recordInfo) {
 	v.checkResults(n, m)
 }
 
-// readResults collects the call_id of each entry of a record's results.
+// readResults collects the call_id of each entry of a record's results,
+// and what is wrong with the types of the entries' fields.
 func (v *validator) readResults() {
 	s := &v.sc
 	s.enter('[')
 	for i := 0; s.next(']', &i); {
 		var id []byte
-		if s.peekKind() == kindObject {
+		if k := s.peekKind(); k == kindObject {
 			s.enter('{')
 			for k := 0; s.next('}', &k); {
-				if string(s.key()) == "call_id" && s.peekKind() == kindString {
+				key := s.key()
+				if string(key) == "call_id" && s.peekKind() == kindString {
 					id = s.text()
 					continue
 				}
-				s.skip()
+				raw := s.skipRaw()
+				if t, ok := resultFields[string(key)]; ok {
+					if why := fieldProblem(t, raw); why != "" {
+						v.resultProblems = append(v.resultProblems, fmt.Sprintf("results[%d].%s %s", i-1, key, why))
+					}
+				}
 			}
 		} else {
 			s.skip()
+			if k != kindNull {
+				v.resultProblems = append(v.resultProblems, fmt.Sprintf("results[%d] is %s; want an object", i-1, kindName(k)))
+			}
 		}
 		v.resultIDs = append(v.resultIDs, id)
 	}

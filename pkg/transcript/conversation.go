@@ -94,6 +94,10 @@ func readRequest(b []byte) (*Conversation, bool, error) {
 		c.System = systemText(body.System)
 		c.systemField = len(body.System) > 0
 	}
+	if len(msgs) == 0 {
+		// Nothing to replay or resume; callers count on a message.
+		return nil, true, errors.New("no messages")
+	}
 	for i, m := range msgs {
 		c.Messages = append(c.Messages, Message{Type: TypeMessage, Seq: i + 1, Message: m})
 	}
@@ -139,7 +143,7 @@ func readLines(data []byte) ([]*Conversation, error) {
 			Msgs json.RawMessage `json:"messages"`
 		}
 		if err := json.Unmarshal(text, &probe); err != nil {
-			if e := lineErr(fmt.Errorf("not a JSON object: %w", err)); e != nil {
+			if e := lineErr(probeError(err)); e != nil {
 				return nil, e
 			}
 			continue
@@ -191,19 +195,27 @@ func readLines(data []byte) ([]*Conversation, error) {
 			}
 		}
 	}
+	// With nothing else read, a torn last line is why: say what it was.
 	if c.Format == "conversations" {
 		if len(convs) == 0 {
-			return nil, errors.New("no conversations")
+			return nil, nothingRead("no conversations", torn)
 		}
 		convs[len(convs)-1].Torn = torn
 		return convs, nil
 	}
 	if len(c.Messages) == 0 {
-		return nil, errors.New("no messages")
+		return nil, nothingRead("no messages", torn)
 	}
 	c.Torn = torn
 	c.finish()
 	return []*Conversation{c}, nil
+}
+
+func nothingRead(what string, torn *LineError) error {
+	if torn != nil {
+		return fmt.Errorf("%s: %w", what, torn)
+	}
+	return errors.New(what)
 }
 
 // finish fills in the shape and, for logs without records, the steps.

@@ -75,7 +75,9 @@ func (c *conv) openAIAssistant(m *wireMsg) {
 	hasCalls := m.toolCalls == kindArray && len(m.calls) > 0
 	switch m.content {
 	case kindAbsent, kindNull:
-		if !hasCalls && !m.functionCall {
+		// A refused turn comes back from the API with content null beside
+		// its refusal, and goes back as it came.
+		if !hasCalls && !m.functionCall && !m.refusal {
 			c.report(m.line, m.index, "missing-content", nil, "assistant message has neither content nor tool_calls")
 		}
 	case kindString, kindArray:

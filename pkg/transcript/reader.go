@@ -7,6 +7,9 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"reflect"
+	"strings"
+	"time"
 )
 
 // LineReader reads lines of any length (there is no 64 KiB limit), strips the
@@ -132,7 +135,7 @@ func decodeRecord(text []byte) (*Record, error) {
 		Type *string `json:"type"`
 	}
 	if err := json.Unmarshal(text, &probe); err != nil {
-		return nil, fmt.Errorf("not a JSON object: %w", err)
+		return nil, probeError(err)
 	}
 	if probe.Type == nil {
 		return nil, errors.New(`no "type" field: not an agentloop record`)
@@ -156,7 +159,57 @@ func decodeRecord(text []byte) (*Record, error) {
 		return nil, fmt.Errorf("unknown record type %q (want header, message or end)", rec.Type)
 	}
 	if err != nil {
-		return nil, fmt.Errorf("%s record: %w", rec.Type, err)
+		return nil, fmt.Errorf("%s record: %w", rec.Type, fieldTypeError(err))
 	}
 	return rec, nil
+}
+
+// probeError explains why a line's "type" could not be read: it is not
+// JSON, or its "type" is not a string.
+func probeError(err error) error {
+	var te *json.UnmarshalTypeError
+	if errors.As(err, &te) {
+		return fieldTypeError(err)
+	}
+	return fmt.Errorf("not a JSON object: %w", err)
+}
+
+// fieldTypeError says which field of a record has a value of the wrong
+// type in the words validate uses, rather than in Go's.
+func fieldTypeError(err error) error {
+	// "time" is the only time.Time of the records; its decoder's errors
+	// name no field.
+	var pe *time.ParseError
+	if errors.As(err, &pe) || strings.HasPrefix(err.Error(), "Time.UnmarshalJSON") {
+		return fmt.Errorf(`"time" is not an RFC 3339 time such as "2026-01-02T15:04:05Z": %w`, err)
+	}
+	var te *json.UnmarshalTypeError
+	if !errors.As(err, &te) || te.Field == "" || te.Type == nil {
+		return err
+	}
+	want := "a " + te.Type.String()
+	switch te.Type.Kind() {
+	case reflect.Int, reflect.Int64:
+		want = "a whole number"
+	case reflect.String:
+		want = "a string"
+	case reflect.Bool:
+		want = "true or false"
+	case reflect.Slice:
+		want = "an array"
+	case reflect.Struct, reflect.Map:
+		want = "an object"
+	}
+	got := te.Value
+	switch {
+	case got == "array" || got == "object":
+		got = "an " + got
+	case got == "bool":
+		got = "a boolean"
+	case strings.HasPrefix(got, "number "):
+		got = strings.TrimPrefix(got, "number ")
+	default:
+		got = "a " + got
+	}
+	return fmt.Errorf("%q is %s; want %s", te.Field, got, want)
 }

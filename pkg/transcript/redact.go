@@ -24,6 +24,10 @@ var keyPatterns = regexp.MustCompile(`\b(?:` + strings.Join([]string{
 	`(?i:bearer)\s+[A-Za-z0-9._~+/-]{16,}=*`,          // Authorization: Bearer …
 }, "|") + `)`)
 
+// urlPassword matches the password of a URL's userinfo
+// (scheme://user:password@host), a credential put in --base-url.
+var urlPassword = regexp.MustCompile(`([a-zA-Z][a-zA-Z0-9+.-]*://[^/\s:@"\\]*:)[^/\s@"\\]+@`)
+
 // Redactor removes secrets from text: the exact values it was given (API keys
 // from the environment) and anything shaped like a common credential.
 // The zero value redacts patterns only.
@@ -64,6 +68,9 @@ func (r *Redactor) Redact(b []byte) []byte {
 	}
 	if keyPatterns.Match(b) {
 		b = keyPatterns.ReplaceAll(b, []byte(Redacted))
+	}
+	if urlPassword.Match(b) {
+		b = urlPassword.ReplaceAll(b, []byte("${1}"+Redacted+"@"))
 	}
 	return b
 }

@@ -159,6 +159,9 @@ type validator struct {
 	resultIDs [][]byte
 	gotIDs    [][]byte
 	tmpNames  map[string]struct{}
+	// fields and resultProblems hold a record's fields to type-check.
+	fields         []rawField
+	resultProblems []string
 }
 
 func (v *validator) emitFinding(f Finding) {

@@ -1,5 +1,7 @@
 package transcript
 
+import "bytes"
+
 // wireMsg is what the rules need to know about one message (or one Responses
 // input item), read in a single pass whatever the shape. Byte slices point
 // into the document or the scanner's arena and are valid until the next
@@ -22,6 +24,7 @@ type wireMsg struct {
 	name         []byte
 	nameK        byte
 	functionCall bool
+	refusal      bool // a non-blank "refusal": what a refused turn says
 
 	// Responses items.
 	id, callID []byte
@@ -124,6 +127,12 @@ func (s *scanner) readMsg(m *wireMsg) {
 		case "function_call":
 			m.functionCall = s.peekKind() == kindObject
 			s.skip()
+		case "refusal":
+			if s.peekKind() == kindString {
+				m.refusal = len(bytes.TrimSpace(s.text())) > 0
+			} else {
+				s.skip()
+			}
 		case "id":
 			if s.peekKind() == kindString {
 				m.id = s.text()

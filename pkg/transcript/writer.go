@@ -5,8 +5,10 @@ import (
 	"crypto/rand"
 	"encoding/hex"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"io"
+	"io/fs"
 	"os"
 	"path/filepath"
 	"sync"
@@ -19,15 +21,17 @@ import (
 // later write returns that error: a run must stop rather than go on
 // unrecorded.
 type Writer struct {
-	mu     sync.Mutex
-	w      io.Writer
-	f      *os.File
-	path   string
-	redact *Redactor
-	seq    int
-	err    error
-	buf    bytes.Buffer
-	now    func() time.Time
+	mu   sync.Mutex
+	w    io.Writer
+	f    *os.File
+	path string
+	// regular is set for a regular file, the only kind Close syncs.
+	regular bool
+	redact  *Redactor
+	seq     int
+	err     error
+	buf     bytes.Buffer
+	now     func() time.Time
 }
 
 // Create creates (or truncates) the transcript file at path with mode 0600,
@@ -42,13 +46,23 @@ func Create(path string, redact *Redactor) (*Writer, error) {
 	if err != nil {
 		return nil, fmt.Errorf("create transcript: %w", err)
 	}
-	// An existing file keeps its mode through O_TRUNC; a transcript is private.
-	if err := f.Chmod(0o600); err != nil {
+	fi, err := f.Stat()
+	if err != nil {
 		f.Close()
 		return nil, fmt.Errorf("create transcript: %w", err)
 	}
+	// An existing file keeps its mode through O_TRUNC; a transcript is
+	// private. A device or a pipe (-o /dev/stderr, a FIFO) is not ours to
+	// change: run as root, a chmod would narrow /dev/full for every user.
+	regular := fi.Mode().IsRegular()
+	if regular {
+		if err := f.Chmod(0o600); err != nil {
+			f.Close()
+			return nil, fmt.Errorf("create transcript: %w", err)
+		}
+	}
 	w := NewWriter(f, redact)
-	w.f, w.path = f, path
+	w.f, w.path, w.regular = f, path, regular
 	return w, nil
 }
 
@@ -141,7 +155,7 @@ func (w *Writer) write(rec any) error {
 	}
 	line := w.redact.Redact(w.buf.Bytes())
 	if _, err := w.w.Write(line); err != nil {
-		w.err = fmt.Errorf("write transcript %s: %w", w.name(), err)
+		w.err = fmt.Errorf("write transcript %s: %w", w.name(), bare(err))
 		return w.err
 	}
 	return nil
@@ -162,16 +176,31 @@ func (w *Writer) Close() error {
 	if w.f == nil {
 		return w.err
 	}
-	serr := w.f.Sync()
+	var serr error
+	if w.regular {
+		// fsync of a terminal or a pipe fails with EINVAL; there is
+		// nothing on disk to make durable.
+		serr = w.f.Sync()
+	}
 	cerr := w.f.Close()
 	w.f = nil
 	switch {
 	case w.err != nil:
 		return w.err
 	case serr != nil:
-		return fmt.Errorf("sync transcript %s: %w", w.path, serr)
+		return fmt.Errorf("sync transcript %s: %w", w.path, bare(serr))
 	case cerr != nil:
-		return fmt.Errorf("close transcript %s: %w", w.path, cerr)
+		return fmt.Errorf("close transcript %s: %w", w.path, bare(cerr))
 	}
 	return nil
+}
+
+// bare drops the operation and path an *os.File error repeats, so that a
+// message names the file once.
+func bare(err error) error {
+	var pe *fs.PathError
+	if errors.As(err, &pe) {
+		return pe.Err
+	}
+	return err
 }

@@ -1,0 +1,263 @@
+package cmd
+
+import (
+	"context"
+	"errors"
+	"io"
+	"os"
+	"path/filepath"
+	"regexp"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/agentloop/agentloop/pkg/tools"
+)
+
+// approvalTools loads "delete" (confirm: true, leaves a file "ran-<call
+// id>" behind) and "look" (no confirmation needed).
+func approvalTools(t *testing.T) (*tools.Registry, string) {
+	t.Helper()
+	dir := t.TempDir()
+	files := map[string]string{
+		"delete.yaml": "name: delete\ndescription: d\nparameters:\n  path: {type: string}\nrun: delete.sh\nconfirm: true\n",
+		"delete.sh":   "#!/bin/sh\ntouch \"$(dirname \"$0\")/ran-$AGENTLOOP_CALL_ID\"\necho deleted\n",
+		"look.yaml":   "name: look\ndescription: d\nparameters: {}\nrun: look.sh\n",
+		"look.sh":     "#!/bin/sh\necho looked\n",
+	}
+	for name, content := range files {
+		mode := os.FileMode(0o644)
+		if strings.HasSuffix(name, ".sh") {
+			mode = 0o755
+		}
+		if err := os.WriteFile(filepath.Join(dir, name), []byte(content), mode); err != nil {
+			t.Fatal(err)
+		}
+	}
+	reg, err := tools.Load([]string{dir}, tools.Options{Getenv: func(k string) string {
+		if k == "PATH" {
+			return os.Getenv("PATH")
+		}
+		return ""
+	}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	return reg, dir
+}
+
+func TestApprover(t *testing.T) {
+	const args = `{"path": "notes.txt"}`
+	question := "agentloop: the model asks to run delete (call c1) with:\n  {\"path\":\"notes.txt\"}\nRun it? [y/N] "
+	tests := []struct {
+		name     string
+		tool     string
+		args     string
+		stdinTTY bool
+		input    string
+		opts     approvalOptions
+		offline  bool
+		wantRan  bool
+		wantKind string
+		wantText string
+		wantErr  string // stderr
+	}{
+		{name: "yes on the terminal", tool: "delete", stdinTTY: true, input: "y\n", wantRan: true, wantText: "deleted\n", wantErr: question},
+		{name: "YES, spaced", tool: "delete", stdinTTY: true, input: "  YES \n", wantRan: true, wantText: "deleted\n", wantErr: question},
+		{name: "no on the terminal", tool: "delete", stdinTTY: true, input: "n\n", wantKind: kindDenied,
+			wantText: "not run: the user declined this call to delete", wantErr: question},
+		{name: "an empty answer is no", tool: "delete", stdinTTY: true, input: "\n", wantKind: kindDenied, wantErr: question},
+		{name: "end of input is no", tool: "delete", stdinTTY: true, input: "", wantKind: kindDenied, wantErr: question + "\n"},
+		{name: "no terminal", tool: "delete", input: "y\n", wantKind: kindDenied,
+			wantText: "not run: delete needs a person's approval (confirm: true) and there was no terminal to ask on; the user can allow it with --allow delete or --yes"},
+		{name: "--yes", tool: "delete", opts: approvalOptions{Yes: true}, wantRan: true},
+		{name: "--allow", tool: "delete", opts: approvalOptions{Allow: []string{"delete"}}, wantRan: true},
+		{name: "--allow another tool", tool: "delete", opts: approvalOptions{Allow: []string{"look"}}, wantKind: kindDenied},
+		{name: "no confirmation needed", tool: "look", args: `{}`, stdinTTY: true, wantText: "looked\n"},
+		{name: "bad arguments are not asked about", tool: "delete", args: `{"path": 5}`, stdinTTY: true, input: "y\n", wantKind: tools.KindBadArguments},
+		{name: "unknown tool", tool: "nope", stdinTTY: true, input: "y\n", wantKind: tools.KindUnknownTool},
+		{name: "offline replay", tool: "delete", stdinTTY: true, input: "y\n", offline: true, wantKind: kindSkipped,
+			wantText: "not replayed: delete needs a person's approval (confirm: true); replay runs it with --allow delete or --yes"},
+		{name: "offline replay with --allow", tool: "delete", offline: true, opts: approvalOptions{Allow: []string{"delete"}}, wantRan: true},
+		{name: "offline replay with --deny", tool: "look", args: `{}`, offline: true, opts: approvalOptions{Deny: []string{"look"}}, wantKind: kindSkipped,
+			wantText: "not replayed: --deny look"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			reg, dir := approvalTools(t)
+			ios, in, _, errOut := Test()
+			in.WriteString(tt.input)
+			ios.SetTTY(tt.stdinTTY, false, false)
+			a := newApprover(ios, reg, tt.opts, tt.offline, nil)
+			defer a.Close()
+			callArgs := tt.args
+			if callArgs == "" {
+				callArgs = args
+			}
+			res := a.Call(context.Background(), tt.tool, "c1", []byte(callArgs))
+			_, err := os.Stat(filepath.Join(dir, "ran-c1"))
+			if ran := err == nil; ran != tt.wantRan {
+				t.Errorf("ran = %v, want %v (result %+v)", ran, tt.wantRan, res)
+			}
+			if res.Kind != tt.wantKind || res.IsError != (tt.wantKind != "") {
+				t.Errorf("result %+v, want kind %q", res, tt.wantKind)
+			}
+			if tt.wantText != "" && res.Content != tt.wantText {
+				t.Errorf("content %q\nwant    %q", res.Content, tt.wantText)
+			}
+			if errOut.String() != tt.wantErr {
+				t.Errorf("stderr %q\nwant   %q", errOut.String(), tt.wantErr)
+			}
+		})
+	}
+}
+
+// Parallel calls are asked about one at a time: each question is whole,
+// and each answer goes to its question.
+func TestApproverOneQuestionAtATime(t *testing.T) {
+	reg, dir := approvalTools(t)
+	ios, in, _, errOut := Test()
+	in.WriteString("y\nn\ny\nn\ny\nn\n")
+	ios.SetTTY(true, false, false)
+	var mu sync.Mutex
+	holds := 0
+	a := newApprover(ios, reg, approvalOptions{}, false, func() func() {
+		mu.Lock()
+		holds++
+		mu.Unlock()
+		return func() {}
+	})
+	defer a.Close()
+	var wg sync.WaitGroup
+	results := make([]tools.Result, 6)
+	for i := range results {
+		wg.Go(func() {
+			results[i] = a.Call(context.Background(), "delete", "c"+string(rune('1'+i)), []byte(`{"path":"x"}`))
+		})
+	}
+	wg.Wait()
+	block := `agentloop: the model asks to run delete \(call c[1-6]\) with:\n  \{"path":"x"\}\nRun it\? \[y/N\] `
+	if !regexp.MustCompile(`^(` + block + `){6}$`).MatchString(errOut.String()) {
+		t.Errorf("questions interleaved:\n%s", errOut)
+	}
+	ran, denied := 0, 0
+	for i, r := range results {
+		_, err := os.Stat(filepath.Join(dir, "ran-c"+string(rune('1'+i))))
+		switch {
+		case err == nil && !r.IsError:
+			ran++
+		case err != nil && r.Kind == kindDenied:
+			denied++
+		default:
+			t.Errorf("call %d: result %+v, ran %v", i, r, err == nil)
+		}
+	}
+	if ran != 3 || denied != 3 || holds != 6 {
+		t.Errorf("%d ran, %d denied, progress held %d times; want 3, 3, 6", ran, denied, holds)
+	}
+}
+
+// Ctrl-C while a question waits for its answer ends the call at once.
+func TestApproverCanceledWhileAsking(t *testing.T) {
+	reg, dir := approvalTools(t)
+	ios, _, _, errOut := Test()
+	r, w := io.Pipe()
+	defer w.Close()
+	ios.In = r
+	ios.SetTTY(true, false, false)
+	a := newApprover(ios, reg, approvalOptions{}, false, nil)
+	defer a.Close()
+	ctx, cancel := context.WithCancelCause(context.Background())
+	go func() {
+		time.Sleep(100 * time.Millisecond)
+		cancel(errInterrupted)
+	}()
+	start := time.Now()
+	res := a.Call(ctx, "delete", "c1", []byte(`{"path":"x"}`))
+	if res.Kind != tools.KindCanceled || res.Content != "canceled while waiting for approval: interrupted" {
+		t.Errorf("result %+v", res)
+	}
+	if time.Since(start) > 2*time.Second {
+		t.Errorf("took %v", time.Since(start))
+	}
+	if _, err := os.Stat(filepath.Join(dir, "ran-c1")); err == nil {
+		t.Error("the tool ran")
+	}
+	if !strings.HasSuffix(errOut.String(), "Run it? [y/N] \n") {
+		t.Errorf("stderr %q", errOut)
+	}
+	// Later calls are canceled without a question.
+	errOut.Reset()
+	if res := a.Call(ctx, "delete", "c2", []byte(`{"path":"x"}`)); res.Kind != tools.KindCanceled || errOut.Len() > 0 {
+		t.Errorf("after the cancel: result %+v, stderr %q", res, errOut)
+	}
+}
+
+func TestDisplayArgs(t *testing.T) {
+	tests := []struct{ in, want string }{
+		{``, `{}`},
+		{`  `, `{}`},
+		{`{ "a" : 1 }`, `{"a":1}`},
+		{"{\"a\":\"x\u202ey\"}", `{"a":"x\u202ey"}`},           // right-to-left override
+		{"{\"a\":\"x\u009b2Jy\"}", `{"a":"x\u009b2Jy"}`},       // C1 control sequence introducer
+		{"{\"a\":\"\u2066x\u2069\"}", `{"a":"\u2066x\u2069"}`}, // isolates
+		{"not json \x1b[2K\xff", `not json \u001b[2K\xff`},     // not JSON: shown as it is, escaped
+		{`{"a":"été 日本"}`, `{"a":"été 日本"}`},
+		{`{"a":"` + strings.Repeat("x", 5000) + `"}`, `{"a":"` + strings.Repeat("x", maxShownArgs-6) + `… (1008 more bytes not shown)`},
+	}
+	for _, tt := range tests {
+		if got := displayArgs([]byte(tt.in)); got != tt.want {
+			t.Errorf("displayArgs(%.80q…)\n got %.80q…\nwant %.80q…", tt.in, got, tt.want)
+		}
+	}
+}
+
+func TestApprovalFlagNames(t *testing.T) {
+	reg, _ := approvalTools(t)
+	tests := []struct {
+		opts approvalOptions
+		want string
+	}{
+		{approvalOptions{Allow: []string{"delete"}, Deny: []string{"look"}}, ""},
+		{approvalOptions{Deny: []string{"delet"}}, `--deny delet: unknown tool "delet" (did you mean "delete"?) (available: delete, look)`},
+		{approvalOptions{Allow: []string{"rm"}}, `--allow rm: unknown tool "rm" (available: delete, look)`},
+		{approvalOptions{Allow: []string{"look"}, Deny: []string{"look"}}, `--allow look and --deny look: a tool cannot be both`},
+	}
+	for _, tt := range tests {
+		err := tt.opts.check(reg)
+		var fe *FlagError
+		switch {
+		case tt.want == "" && err != nil:
+			t.Errorf("%+v: %v", tt.opts, err)
+		case tt.want != "" && (!errors.As(err, &fe) || err.Error() != tt.want):
+			t.Errorf("%+v: err %v, want the usage error %q", tt.opts, err, tt.want)
+		}
+	}
+}
+
+func TestApprovalFlagsParse(t *testing.T) {
+	ios, _, _, _ := Test()
+	var got *RunOptions
+	c := newCmdRun(ios, func(_ context.Context, o *RunOptions) error { got = o; return nil })
+	c.SetArgs([]string{"--yes", "--allow", "a", "--allow", "b", "--deny", "c", "hi"})
+	if err := c.Execute(); err != nil {
+		t.Fatal(err)
+	}
+	if !got.Approval.Yes || strings.Join(got.Approval.Allow, ",") != "a,b" || strings.Join(got.Approval.Deny, ",") != "c" {
+		t.Errorf("approval %+v", got.Approval)
+	}
+	var rgot *ReplayOptions
+	rc := newCmdReplay(ios, func(_ context.Context, o *ReplayOptions) error { rgot = o; return nil })
+	rc.SetArgs([]string{"--resume", "--deny", "x", "f.jsonl"})
+	if err := rc.Execute(); err != nil {
+		t.Fatal(err)
+	}
+	if strings.Join(rgot.Approval.Deny, ",") != "x" {
+		t.Errorf("replay approval %+v", rgot.Approval)
+	}
+	ios, _, _, errOut := Test()
+	if code := Execute(context.Background(), ios, []string{"replay", "--show", "--yes", "f.jsonl"}); code != ExitUsage || !strings.Contains(errOut.String(), "--show takes none of -o, --ignore, --yes, --allow and --deny") {
+		t.Errorf("replay --show --yes: exit %d, %s", code, errOut)
+	}
+}

@@ -1,0 +1,64 @@
+package cmd
+
+import (
+	"fmt"
+	"net/url"
+	"strings"
+)
+
+// baseURLProblem says what makes a base URL one no request can be made to,
+// or "" when it is usable. The SDKs would report such an address as an API
+// error, exit 4, in their own words; agentloop refuses it before any
+// request, wherever it came from (a flag, a variable, the configuration
+// file, a transcript).
+func baseURLProblem(raw string) string {
+	if raw == "" {
+		return "" // the provider's default
+	}
+	u, err := url.Parse(raw)
+	switch {
+	case err != nil:
+		return fmt.Sprintf("is not a URL: %v", unwrapURLError(err))
+	case u.Scheme != "http" && u.Scheme != "https":
+		return "want an http:// or https:// URL, e.g. http://localhost:11434/v1"
+	case u.Hostname() == "":
+		return "has no host"
+	}
+	return ""
+}
+
+// checkBaseURL refuses an unusable base URL, naming where it came from.
+func checkBaseURL(raw, source string) error {
+	if p := baseURLProblem(raw); p != "" {
+		return flagErrorf("%s %q: %s", source, redactURL(raw), p)
+	}
+	return nil
+}
+
+// redactURL hides the password of a URL that has one, as url.Redacted
+// does; anything else is returned as it is.
+func redactURL(raw string) string {
+	if u, err := url.Parse(raw); err == nil && u.User != nil {
+		if _, ok := u.User.Password(); ok {
+			return u.Redacted()
+		}
+	}
+	return raw
+}
+
+// unwrapURLError drops the *url.Error wrapping, which repeats the URL.
+func unwrapURLError(err error) error {
+	if ue, ok := err.(*url.Error); ok {
+		return ue.Err
+	}
+	return err
+}
+
+// baseURLSource names where a base URL came from: the flag, else the
+// provider's variable.
+func baseURLSource(flag string, provider string) string {
+	if flag != "" {
+		return "--base-url"
+	}
+	return strings.ToUpper(provider) + "_BASE_URL"
+}

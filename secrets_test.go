@@ -1,0 +1,184 @@
+package main
+
+import (
+	"encoding/json"
+	"io/fs"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/agentloop/agentloop/internal/fakeapi"
+)
+
+// Planted secrets. The OpenAI key has a known key's shape; the Anthropic
+// one does not, so only its exact value can find it. The rest are shapes a
+// tool or a model might print.
+const (
+	plantedOpenAI    = "sk-proj-PLANTEDopenai0123456789abcdefXYZ"
+	plantedAnthropic = "PLANTED-anthropic-exact-value-42"
+	plantedGitHub    = "ghp_PLANTED0123456789abcdefghijklmnopqrstu"
+	plantedAWS       = "AKIAPLNTD0123456789A"
+	plantedBearer    = "PLANTEDbearer0123456789abcdef"
+	plantedURLPass   = "PLANTEDurlpassword"
+)
+
+var planted = []string{plantedOpenAI, plantedAnthropic, plantedGitHub, plantedAWS, plantedBearer, plantedURLPass}
+
+const leakTool = `name: leak
+description: Prints credentials, and the environment it was given.
+parameters:
+  note: {type: string}
+run: leak.sh
+`
+
+// The tool prints credential-shaped strings, and every variable it was
+// given: the API keys must not be among them.
+const leakScript = `#!/bin/sh
+echo "token ` + plantedGitHub + `"
+echo "aws ` + plantedAWS + `"
+echo "Authorization: Bearer ` + plantedBearer + `"
+env
+`
+
+// TestSecretsNeverWritten plants API keys in the environment, credentials
+// in a tool's output, a key in the prompt and in the model's text and call
+// arguments, a key in a provider's error message and a password in
+// --base-url, runs agentloop with -v, --json and the default transcript
+// path, and finds none of them in any file the runs wrote, nor on stdout
+// or stderr. The tool never sees the keys.
+func TestSecretsNeverWritten(t *testing.T) {
+	dir := t.TempDir()
+	toolsDir := t.TempDir() // outside dir: the script holds the planted values
+	for name, content := range map[string]string{"leak.yaml": leakTool, "leak.sh": leakScript} {
+		if err := os.WriteFile(filepath.Join(toolsDir, name), []byte(content), 0o755); err != nil {
+			t.Fatal(err)
+		}
+	}
+	env := []string{"OPENAI_API_KEY=" + plantedOpenAI, "ANTHROPIC_API_KEY=" + plantedAnthropic}
+	var outputs []string
+
+	// A run with -v: the model says a key, passes one to a tool, the tool
+	// prints credentials. The request after the tool shows the tool saw
+	// neither API key.
+	srv := fakeapi.NewOpenAI([]fakeapi.Step{
+		{Text: strp("I will use " + plantedAnthropic + " and " + plantedOpenAI + "."),
+			ToolCalls: []fakeapi.ToolCall{{ID: "c1", Name: "leak", Arguments: `{"note":"` + plantedOpenAI + `"}`}}},
+		{Text: strp("done"), Expect: &fakeapi.Expect{Results: map[string]string{"c1": "PATH="}, Absent: []string{"OPENAI_API_KEY", "ANTHROPIC_API_KEY"}}},
+	}, plantedOpenAI)
+	defer srv.Close()
+	p := runAgentloop(t, dir, env, nil, "run", "-v", "--base-url", srv.BaseURL(), "--tools-dir", toolsDir, "-o", "t.jsonl",
+		"my key is "+plantedOpenAI+" and "+plantedAnthropic)
+	if p.code != 0 || p.stdout != "done\n" {
+		t.Fatalf("run -v: exit %d\n%s%s", p.code, p.stdout, p.stderr)
+	}
+	if err := srv.Check(); err != nil {
+		t.Error(err)
+	}
+	if !strings.Contains(p.stderr, "  ← c1 leak: ok") || !strings.Contains(p.stderr, "[REDACTED]") {
+		t.Errorf("the -v trace does not show the call, redacted:\n%s", p.stderr)
+	}
+	outputs = append(outputs, p.stdout, p.stderr)
+	checkTranscript(t, filepath.Join(dir, "t.jsonl"), false)
+
+	// A provider error that echoes the key, with --json and without.
+	for _, args := range [][]string{{"-o", "err.jsonl"}, {"--json", "-o", "err-json.jsonl"}} {
+		srv := fakeapi.NewOpenAI([]fakeapi.Step{{Status: 400, Error: "Incorrect API key provided: " + plantedOpenAI + " (also tried " + plantedAnthropic + ")"}}, "")
+		p := runAgentloop(t, dir, env, nil, append([]string{"run", "--base-url", srv.BaseURL(), "--tools-dir", toolsDir, "--max-retries", "0"}, append(args, "hi")...)...)
+		srv.Close()
+		if p.code != 4 || !strings.Contains(p.stderr+p.stdout, "400 Bad Request: Incorrect API key provided: [REDACTED] (also tried [REDACTED])") {
+			t.Errorf("error run %v: exit %d\n%s%s", args, p.code, p.stdout, p.stderr)
+		}
+		outputs = append(outputs, p.stdout, p.stderr)
+	}
+
+	// A password in --base-url, and the default transcript path.
+	srv2 := fakeapi.NewOpenAI([]fakeapi.Step{{Text: strp("ok")}}, "")
+	defer srv2.Close()
+	withPass := strings.Replace(srv2.BaseURL(), "http://", "http://user:"+plantedURLPass+"@", 1)
+	p = runAgentloop(t, dir, env, nil, "run", "-v", "--base-url", withPass, "--tools-dir", toolsDir, "hi")
+	if p.code != 0 {
+		t.Fatalf("run with a password in --base-url: exit %d\n%s", p.code, p.stderr)
+	}
+	if auth := srv2.Requests()[0].Header.Get("Authorization"); auth != "Bearer "+plantedOpenAI {
+		t.Errorf("the request's Authorization is %q: the key should go to the server, and only there", auth)
+	}
+	outputs = append(outputs, p.stdout, p.stderr)
+	checkPrivate(t, dir)
+
+	// Resuming that transcript needs the address again: its password was not kept.
+	var defaultPath string
+	filepath.WalkDir(filepath.Join(dir, ".state"), func(path string, d fs.DirEntry, err error) error {
+		if err == nil && !d.IsDir() {
+			defaultPath = path
+		}
+		return nil
+	})
+	p = runAgentloop(t, dir, env, nil, "replay", "--resume", "--no-transcript", defaultPath)
+	if p.code != 2 || !strings.Contains(p.stderr, "whose password a transcript does not keep; give the address again with --base-url") {
+		t.Errorf("resume: exit %d\n%s", p.code, p.stderr)
+	}
+	outputs = append(outputs, p.stdout, p.stderr)
+
+	// Nothing the runs wrote holds a planted secret.
+	files := 0
+	filepath.WalkDir(dir, func(path string, d fs.DirEntry, err error) error {
+		if err != nil || d.IsDir() {
+			return err
+		}
+		files++
+		b, err := os.ReadFile(path)
+		if err != nil {
+			t.Fatal(err)
+		}
+		for _, s := range planted {
+			if strings.Contains(string(b), s) {
+				t.Errorf("%s holds %s:\n%s", path, s, b)
+			}
+		}
+		if !json.Valid([]byte(strings.SplitN(string(b), "\n", 2)[0])) {
+			t.Errorf("%s: the first line is not JSON after redaction", path)
+		}
+		return nil
+	})
+	if files != 4 {
+		t.Errorf("%d files written, want 4 transcripts", files)
+	}
+	for _, out := range outputs {
+		for _, s := range planted {
+			if strings.Contains(out, s) {
+				t.Errorf("stdout or stderr holds %s:\n%s", s, out)
+			}
+		}
+	}
+}
+
+// checkPrivate asserts that every transcript under dir is 0600 and every
+// directory agentloop made for them (the default state path) 0700.
+func checkPrivate(t *testing.T, dir string) {
+	t.Helper()
+	state := filepath.Join(dir, ".state")
+	seen := 0
+	filepath.WalkDir(dir, func(path string, d fs.DirEntry, err error) error {
+		if err != nil {
+			return err
+		}
+		fi, _ := d.Info()
+		switch {
+		case d.IsDir() && strings.HasPrefix(path, state):
+			if fi.Mode().Perm() != 0o700 {
+				t.Errorf("%s: mode %v, want 0700", path, fi.Mode().Perm())
+			}
+		case !d.IsDir():
+			seen++
+			if fi.Mode().Perm() != 0o600 {
+				t.Errorf("%s: mode %v, want 0600", path, fi.Mode().Perm())
+			}
+		}
+		return nil
+	})
+	want := filepath.Join(state, "agentloop", "transcripts")
+	if _, err := os.Stat(want); err != nil || seen == 0 {
+		t.Errorf("no transcript under the default path %s: %v", want, err)
+	}
+}
