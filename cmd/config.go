@@ -16,6 +16,7 @@ import (
 	"github.com/spf13/pflag"
 	"gopkg.in/yaml.v3"
 
+	"github.com/agentloop/agentloop/internal/suggest"
 	"github.com/agentloop/agentloop/pkg/agent"
 )
 
@@ -422,7 +423,7 @@ func (c *Config) selectProfile(src source) (*fileProfile, error) {
 	if len(c.Profiles) > 0 {
 		defined = "it defines " + strings.Join(c.Profiles, ", ")
 	}
-	return nil, fmt.Errorf("%s: no such profile in %s%s; %s", given, c.Path, didYouMean(c.Profile, c.Profiles), defined)
+	return nil, fmt.Errorf("%s: no such profile in %s%s; %s", given, c.Path, suggest.DidYouMean(c.Profile, c.Profiles), defined)
 }
 
 // lookupFlag finds a flag; flags may be nil.
@@ -739,7 +740,7 @@ func (p *configParser) settings(m *yaml.Node, profile string, extra func(k, v *y
 		case name == "profiles":
 			p.errorf(kn, profile, "profiles cannot be nested: define each profile at the top level's profiles:")
 		default:
-			p.errorf(kn, profile, "unknown key '%s'%s", name, didYouMean(name, known))
+			p.errorf(kn, profile, "unknown key '%s'%s", name, suggest.DidYouMean(name, known))
 		}
 	}
 	return out
@@ -845,47 +846,6 @@ func isSecretKey(name string) bool {
 		}
 	}
 	return false
-}
-
-// didYouMean suggests the candidate nearest to s, or returns "".
-func didYouMean(s string, candidates []string) string {
-	best, bestDist := "", -1
-	for _, c := range candidates {
-		if d := editDistance(strings.ToLower(s), strings.ToLower(c)); bestDist < 0 || d < bestDist {
-			best, bestDist = c, d
-		}
-	}
-	// A third of the word may be wrong: "modle" → "model".
-	if bestDist < 0 || bestDist > max(1, len(s)/3) {
-		return ""
-	}
-	return fmt.Sprintf(" (did you mean '%s'?)", best)
-}
-
-// editDistance counts the insertions, deletions, substitutions and swaps of
-// neighbours that turn a into b.
-func editDistance(a, b string) int {
-	prev2 := make([]int, len(b)+1)
-	prev := make([]int, len(b)+1)
-	cur := make([]int, len(b)+1)
-	for j := range prev {
-		prev[j] = j
-	}
-	for i := 1; i <= len(a); i++ {
-		cur[0] = i
-		for j := 1; j <= len(b); j++ {
-			cost := 1
-			if a[i-1] == b[j-1] {
-				cost = 0
-			}
-			cur[j] = min(prev[j]+1, cur[j-1]+1, prev[j-1]+cost)
-			if i > 1 && j > 1 && a[i-1] == b[j-2] && a[i-2] == b[j-1] {
-				cur[j] = min(cur[j], prev2[j-2]+1)
-			}
-		}
-		prev2, prev, cur = prev, cur, prev2
-	}
-	return prev[len(b)]
 }
 
 // useConfig fills run's options from the configuration; a flag given is

@@ -9,6 +9,8 @@ import (
 	"strings"
 	"testing"
 	"time"
+
+	"github.com/agentloop/agentloop/internal/suggest"
 )
 
 // configEnv is a test's environment: a home, a config folder holding the
@@ -532,7 +534,7 @@ func TestDidYouMean(t *testing.T) {
 		"modle": " (did you mean 'model'?)", "max_step": " (did you mean 'max_steps'?)", "MODEL": " (did you mean 'model'?)",
 		"timeuot": " (did you mean 'timeout'?)", "colour": "", "x": "",
 	} {
-		if got := didYouMean(in, keys); got != want {
+		if got := suggest.DidYouMean(in, keys); got != want {
 			t.Errorf("%q: %q, want %q", in, got, want)
 		}
 	}

@@ -182,26 +182,9 @@ func (a *Anthropic) providerError(err error) error {
 	if !errors.As(err, &apiErr) {
 		return transportError("anthropic", a.cfg.BaseURL, err)
 	}
-	pe := &ProviderError{Provider: "anthropic", Status: apiErr.StatusCode, Message: apiErr.Message, Err: err}
-	if pe.Message == "" {
-		pe.Message = bodyText(apiErr.Response)
-	}
-	switch apiErr.StatusCode {
-	case http.StatusUnauthorized, http.StatusForbidden:
-		if a.cfg.APIKey == "" {
-			pe.Hint = "the server wants an API key: set ANTHROPIC_API_KEY"
-		} else {
-			pe.Hint = "check ANTHROPIC_API_KEY: the server refused the key"
-		}
-	case http.StatusNotFound:
-		pe.Hint = fmt.Sprintf("check --model %q and --base-url %s", a.cfg.Model, a.cfg.BaseURL)
-	case http.StatusTooManyRequests, 529:
-		pe.Hint = fmt.Sprintf("overloaded or rate limited after %d retries; raise --max-retries or try later", a.cfg.MaxRetries)
-	}
-	if h := tooLongHint(apiErr.Response); h != "" {
-		pe.Hint = h
-	}
-	return pe
+	return apiError(endpoint{provider: "anthropic", keyVar: "ANTHROPIC_API_KEY", hasKey: a.cfg.APIKey != "",
+		model: a.cfg.Model, baseURL: a.cfg.BaseURL, retries: a.cfg.MaxRetries},
+		apiErr.StatusCode, apiErr.Message, apiErr.Response, err)
 }
 
 // AnthropicDialect is the Messages message grammar.

@@ -147,3 +147,38 @@ func bodyText(res *http.Response) string {
 }
 
 var htmlTags = regexp.MustCompile(`<[^>]*>`)
+
+// endpoint is what an API error's hint needs to know about the request.
+type endpoint struct {
+	provider string // "openai" or "anthropic"
+	keyVar   string // the variable the key comes from
+	hasKey   bool
+	model    string
+	baseURL  string
+	retries  int
+}
+
+// apiError makes a ProviderError of an error status the SDK reported, with
+// a hint for the statuses a user can do something about.
+func apiError(e endpoint, status int, message string, res *http.Response, err error) *ProviderError {
+	pe := &ProviderError{Provider: e.provider, Status: status, Message: message, Err: err}
+	if pe.Message == "" {
+		pe.Message = bodyText(res)
+	}
+	switch status {
+	case http.StatusUnauthorized, http.StatusForbidden:
+		if !e.hasKey {
+			pe.Hint = "the server wants an API key: set " + e.keyVar
+		} else {
+			pe.Hint = "check " + e.keyVar + ": the server refused the key"
+		}
+	case http.StatusNotFound:
+		pe.Hint = fmt.Sprintf("check --model %q and --base-url %s", e.model, e.baseURL)
+	case http.StatusTooManyRequests, 529: // 529: Anthropic's "overloaded"
+		pe.Hint = fmt.Sprintf("rate limited or overloaded after %d retries; raise --max-retries or try later", e.retries)
+	}
+	if h := tooLongHint(res); h != "" {
+		pe.Hint = h
+	}
+	return pe
+}

@@ -319,26 +319,9 @@ func (o *OpenAI) providerError(err error) error {
 	if !errors.As(err, &apiErr) {
 		return transportError("openai", o.cfg.BaseURL, err)
 	}
-	pe := &ProviderError{Provider: "openai", Status: apiErr.StatusCode, Message: apiErr.Message, Err: err}
-	if pe.Message == "" {
-		pe.Message = bodyText(apiErr.Response)
-	}
-	switch apiErr.StatusCode {
-	case http.StatusUnauthorized, http.StatusForbidden:
-		if o.cfg.APIKey == "" {
-			pe.Hint = "the server wants an API key: set OPENAI_API_KEY"
-		} else {
-			pe.Hint = "check OPENAI_API_KEY: the server refused the key"
-		}
-	case http.StatusNotFound:
-		pe.Hint = fmt.Sprintf("check --model %q and --base-url %s", o.cfg.Model, o.cfg.BaseURL)
-	case http.StatusTooManyRequests:
-		pe.Hint = fmt.Sprintf("rate limited after %d retries; raise --max-retries or try later", o.cfg.MaxRetries)
-	}
-	if h := tooLongHint(apiErr.Response); h != "" {
-		pe.Hint = h
-	}
-	return pe
+	return apiError(endpoint{provider: "openai", keyVar: "OPENAI_API_KEY", hasKey: o.cfg.APIKey != "",
+		model: o.cfg.Model, baseURL: o.cfg.BaseURL, retries: o.cfg.MaxRetries},
+		apiErr.StatusCode, apiErr.Message, apiErr.Response, err)
 }
 
 // OpenAIDialect is the Chat Completions message grammar.

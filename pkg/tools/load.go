@@ -18,6 +18,8 @@ import (
 
 	"github.com/santhosh-tekuri/jsonschema/v6"
 	"gopkg.in/yaml.v3"
+
+	"github.com/agentloop/agentloop/internal/suggest"
 )
 
 // Options configure how a Registry runs its tools.
@@ -346,8 +348,8 @@ func (f *fileLoader) fields(n *yaml.Node, known []string, what string) ([]pair, 
 		}
 		p := pair{k, v}
 		if known != nil && !slices.Contains(known, k.Value) {
-			f.errorf(k, "unknown %s '%s'%s", what, k.Value, didYouMean(k.Value, known))
-			f.suggested = append(f.suggested, nearest(k.Value, known))
+			f.errorf(k, "unknown %s '%s'%s", what, k.Value, suggest.DidYouMean(k.Value, known))
+			f.suggested = append(f.suggested, suggest.Nearest(k.Value, known))
 			byKey[k.Value] = p
 			continue
 		}

@@ -10,6 +10,8 @@ import (
 	"time"
 
 	"github.com/santhosh-tekuri/jsonschema/v6"
+
+	"github.com/agentloop/agentloop/internal/suggest"
 )
 
 // tool is a loaded definition with what it takes to check and run a call.
@@ -106,7 +108,7 @@ func (r *Registry) derive(keep map[string]*tool) *Registry {
 // unknownText says that a tool does not exist and what exists instead.
 func (r *Registry) unknownText(name string) string {
 	msg := fmt.Sprintf("unknown tool %q", name)
-	if n := nearest(name, r.names); n != "" {
+	if n := suggest.Nearest(name, r.names); n != "" {
 		msg += fmt.Sprintf(" (did you mean %q?)", n)
 	}
 	if len(r.names) == 0 {

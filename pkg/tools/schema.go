@@ -13,6 +13,8 @@ import (
 	invopop "github.com/invopop/jsonschema"
 	"github.com/santhosh-tekuri/jsonschema/v6"
 	"gopkg.in/yaml.v3"
+
+	"github.com/agentloop/agentloop/internal/suggest"
 )
 
 // param is one parameter of a tool, as written under parameters:.
@@ -218,7 +220,7 @@ func (f *fileLoader) param(name string, n *yaml.Node, canBeOptional bool, ptr st
 		case typeAliases[s] != "":
 			f.errorf(typ.val, "parameter '%s': unknown type '%s' (did you mean '%s'?)", name, s, typeAliases[s])
 		default:
-			f.errorf(typ.val, "parameter '%s': unknown type '%s'%s; use one of %s", name, s, didYouMean(s, paramTypes), strings.Join(paramTypes, ", "))
+			f.errorf(typ.val, "parameter '%s': unknown type '%s'%s; use one of %s", name, s, suggest.DidYouMean(s, paramTypes), strings.Join(paramTypes, ", "))
 		}
 	}
 	if p.typ == "" {

@@ -96,11 +96,7 @@ func (s *scanner) readMsg(m *wireMsg) {
 				s.skip()
 			}
 		case "type":
-			if s.peekKind() == kindString {
-				m.typ = s.text()
-			} else {
-				s.skip()
-			}
+			m.typ = s.stringOrSkip()
 		case "content":
 			s.readContent(m)
 		case "tool_calls":
@@ -134,11 +130,7 @@ func (s *scanner) readMsg(m *wireMsg) {
 				s.skip()
 			}
 		case "id":
-			if s.peekKind() == kindString {
-				m.id = s.text()
-			} else {
-				s.skip()
-			}
+			m.id = s.stringOrSkip()
 		case "call_id":
 			m.callIDK = s.peekKind()
 			if m.callIDK == kindString {
@@ -198,32 +190,16 @@ func (s *scanner) readBlock(b *block) {
 		k := s.key()
 		switch string(k) {
 		case "type":
-			if s.peekKind() == kindString {
-				b.typ = s.text()
-			} else {
-				s.skip()
-			}
+			b.typ = s.stringOrSkip()
 		case "id":
 			b.hasID = true
-			if s.peekKind() == kindString {
-				b.id = s.text()
-			} else {
-				s.skip()
-			}
+			b.id = s.stringOrSkip()
 		case "name":
 			b.hasName = true
-			if s.peekKind() == kindString {
-				b.name = s.text()
-			} else {
-				s.skip()
-			}
+			b.name = s.stringOrSkip()
 		case "tool_use_id":
 			b.hasUseID = true
-			if s.peekKind() == kindString {
-				b.toolUseID = s.text()
-			} else {
-				s.skip()
-			}
+			b.toolUseID = s.stringOrSkip()
 		case "input":
 			b.inputK = s.peekKind()
 			b.input = s.skipRaw()
@@ -287,11 +263,7 @@ func (s *scanner) readCalls(m *wireMsg) {
 				}
 			case "type":
 				c.hasType = true
-				if s.peekKind() == kindString {
-					c.typ = s.text()
-				} else {
-					s.skip()
-				}
+				c.typ = s.stringOrSkip()
 			case "function", "custom":
 				c.custom = string(k) == "custom"
 				c.function = s.peekKind()
@@ -314,11 +286,7 @@ func (s *scanner) readFunction(c *call) {
 		switch string(k) {
 		case "name":
 			c.hasName = true
-			if s.peekKind() == kindString {
-				c.name = s.text()
-			} else {
-				s.skip()
-			}
+			c.name = s.stringOrSkip()
 		case "arguments", "input":
 			c.hasArgs = true
 			c.argsK = s.peekKind()
@@ -345,4 +313,14 @@ func (v *validator) argsKind(args []byte) byte {
 		return kindInvalid
 	}
 	return k
+}
+
+// stringOrSkip returns the string at the cursor, or skips a value of any
+// other kind and returns nil.
+func (s *scanner) stringOrSkip() []byte {
+	if s.peekKind() == kindString {
+		return s.text()
+	}
+	s.skip()
+	return nil
 }

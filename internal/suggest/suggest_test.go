@@ -1,4 +1,4 @@
-package tools
+package suggest
 
 import "testing"
 
@@ -29,8 +29,8 @@ func TestNearest(t *testing.T) {
 		"descripton": "description", "Name": "name", "paramters": "parameters",
 		"max-output": "max_output", "timout": "timeout", "foo": "", "environment": "",
 	} {
-		if got := nearest(in, keys); got != want {
-			t.Errorf("nearest(%q) = %q, want %q", in, got, want)
+		if got := Nearest(in, keys); got != want {
+			t.Errorf("Nearest(%q) = %q, want %q", in, got, want)
 		}
 	}
 }

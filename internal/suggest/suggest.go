@@ -1,13 +1,15 @@
-package tools
+// Package suggest finds the name a mistyped one was meant to be, for the
+// "did you mean" of an error message.
+package suggest
 
 import (
 	"fmt"
 	"strings"
 )
 
-// nearest returns the candidate closest to s by edit distance, or "" when
+// Nearest returns the candidate closest to s by edit distance, or "" when
 // none is close enough to be a likely typo.
-func nearest(s string, candidates []string) string {
+func Nearest(s string, candidates []string) string {
 	best, bestDist := "", -1
 	for _, c := range candidates {
 		d := editDistance(strings.ToLower(s), strings.ToLower(c))
@@ -24,9 +26,10 @@ func nearest(s string, candidates []string) string {
 	return best
 }
 
-// didYouMean formats a suggestion for s, or returns "".
-func didYouMean(s string, candidates []string) string {
-	if n := nearest(s, candidates); n != "" {
+// DidYouMean formats a suggestion for s, " (did you mean 'x'?)", or
+// returns "".
+func DidYouMean(s string, candidates []string) string {
+	if n := Nearest(s, candidates); n != "" {
 		return fmt.Sprintf(" (did you mean '%s'?)", n)
 	}
 	return ""
