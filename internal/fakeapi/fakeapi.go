@@ -437,3 +437,39 @@ func sameMessages(a, b []json.RawMessage) bool {
 	}
 	return true
 }
+
+// result is a tool result found in a request.
+type result struct {
+	text    string
+	isError bool
+}
+
+// checkExpect holds a request to a step's expectations.
+func (s *server) checkExpect(e *Expect, messages int, results map[string]result, body []byte) {
+	if e.Messages != 0 && e.Messages != messages {
+		s.violatef("expected %d messages, got %d", e.Messages, messages)
+	}
+	for id, sub := range e.Results {
+		r, ok := results[id]
+		if !ok {
+			s.violatef("expected a result for %s", id)
+		} else if !strings.Contains(r.text, sub) {
+			s.violatef("result for %s: %q does not contain %q", id, r.text, sub)
+		}
+	}
+	for _, id := range e.Errors {
+		if r, ok := results[id]; !ok || !r.isError {
+			s.violatef("result for %s should be an error, got %+v", id, r)
+		}
+	}
+	for _, sub := range e.Contains {
+		if !strings.Contains(string(body), sub) {
+			s.violatef("request body does not contain %q", sub)
+		}
+	}
+	for _, sub := range e.Absent {
+		if strings.Contains(string(body), sub) {
+			s.violatef("request body contains %q", sub)
+		}
+	}
+}
