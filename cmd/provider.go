@@ -79,60 +79,51 @@ func secrets(ios *IOStreams) *transcript.Redactor {
 	return transcript.NewRedactor(ios.Getenv("OPENAI_API_KEY"), ios.Getenv("ANTHROPIC_API_KEY"))
 }
 
-// newProvider builds the provider the options name.
+// newProvider builds the provider the options name, and says the address it
+// talks to.
 func newProvider(ios *IOStreams, o *modelOptions) (agent.Provider, string, error) {
 	if o.Model == "" {
 		o.Model = DefaultModel
 	}
-	switch o.providerName() {
-	case "openai":
-		baseURL := o.BaseURL
-		if baseURL == "" {
-			baseURL = ios.Getenv("OPENAI_BASE_URL")
+	name := o.providerName()
+	prefix := strings.ToUpper(name) // OPENAI_…, ANTHROPIC_…
+	baseURL := o.BaseURL
+	if baseURL == "" {
+		baseURL = ios.Getenv(prefix + "_BASE_URL")
+	}
+	if err := checkBaseURL(baseURL, baseURLSource(o.BaseURL, name)); err != nil {
+		return nil, "", err
+	}
+	var temp *float64
+	if o.setTemp {
+		t := o.Temperature
+		temp = &t
+	}
+	key := ios.Getenv(prefix + "_API_KEY")
+	var (
+		p interface {
+			agent.Provider
+			BaseURL() string
 		}
-		if err := checkBaseURL(baseURL, baseURLSource(o.BaseURL, "openai")); err != nil {
-			return nil, "", err
-		}
-		cfg := agent.OpenAIConfig{
-			APIKey: ios.Getenv("OPENAI_API_KEY"), BaseURL: baseURL, Model: o.Model,
+		err error
+	)
+	if name == "openai" {
+		p, err = agent.NewOpenAI(agent.OpenAIConfig{
+			APIKey: key, BaseURL: baseURL, Model: o.Model, Temperature: temp,
 			Organization: ios.Getenv("OPENAI_ORG_ID"), Project: ios.Getenv("OPENAI_PROJECT_ID"),
 			MaxRetries: o.MaxRetries, MaxTokens: o.MaxTokens,
-		}
-		if o.setTemp {
-			t := o.Temperature
-			cfg.Temperature = &t
-		}
-		p, err := agent.NewOpenAI(cfg)
-		if errors.Is(err, agent.ErrNoAPIKey) {
-			return nil, "", &ExitError{Code: ExitProvider, Err: err}
-		}
-		if err != nil {
-			return nil, "", err
-		}
-		return p, p.BaseURL(), nil
-	default:
-		baseURL := o.BaseURL
-		if baseURL == "" {
-			baseURL = ios.Getenv("ANTHROPIC_BASE_URL")
-		}
-		if err := checkBaseURL(baseURL, baseURLSource(o.BaseURL, "anthropic")); err != nil {
-			return nil, "", err
-		}
-		cfg := agent.AnthropicConfig{
-			APIKey: ios.Getenv("ANTHROPIC_API_KEY"), BaseURL: baseURL, Model: o.Model,
+		})
+	} else {
+		p, err = agent.NewAnthropic(agent.AnthropicConfig{
+			APIKey: key, BaseURL: baseURL, Model: o.Model, Temperature: temp,
 			MaxRetries: o.MaxRetries, MaxTokens: o.MaxTokens,
-		}
-		if o.setTemp {
-			t := o.Temperature
-			cfg.Temperature = &t
-		}
-		p, err := agent.NewAnthropic(cfg)
-		if errors.Is(err, agent.ErrNoAPIKey) {
-			return nil, "", &ExitError{Code: ExitProvider, Err: err}
-		}
-		if err != nil {
-			return nil, "", err
-		}
-		return p, p.BaseURL(), nil
+		})
 	}
+	if errors.Is(err, agent.ErrNoAPIKey) {
+		return nil, "", &ExitError{Code: ExitProvider, Err: err}
+	}
+	if err != nil {
+		return nil, "", err
+	}
+	return p, p.BaseURL(), nil
 }
