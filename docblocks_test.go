@@ -2,11 +2,14 @@ package main
 
 import (
 	"os"
+	"os/exec"
 	"path/filepath"
 	"regexp"
 	"strings"
 	"sync"
 	"testing"
+
+	"github.com/agentloop/agentloop/pkg/tools"
 )
 
 // Code blocks of the docs preceded by <!-- file: NAME --> are written into
@@ -97,5 +100,58 @@ func TestReadmeExamplesAreScripted(t *testing.T) {
 	}
 	if found < 8 {
 		t.Errorf("only %d README examples found", found)
+	}
+}
+
+// docs/tools.md: the first tool's definition loads, and the commands of
+// "Testing a tool" print what the doc says, run in the repository on its
+// tools.d.
+func TestToolsDoc(t *testing.T) {
+	doc, err := os.ReadFile("docs/tools.md")
+	if err != nil {
+		t.Fatal(err)
+	}
+	yamlBlock := regexp.MustCompile("(?s)## A first tool\\s*```yaml\\n(.*?)```").FindSubmatch(doc)
+	if yamlBlock == nil {
+		t.Fatal("docs/tools.md has no first tool")
+	}
+	dir := t.TempDir()
+	os.WriteFile(filepath.Join(dir, "get_weather.yaml"), yamlBlock[1], 0o644)
+	os.WriteFile(filepath.Join(dir, "get_weather.sh"), []byte("#!/bin/sh\necho sunny\n"), 0o755)
+	if _, err := tools.Load([]string{dir}, tools.Options{}); err != nil {
+		t.Errorf("the first tool of docs/tools.md does not load: %v", err)
+	}
+
+	section := regexp.MustCompile("(?s)## Testing a tool.*?```console\\n(.*?)```").FindSubmatch(doc)
+	if section == nil {
+		t.Fatal("docs/tools.md has no console example under Testing a tool")
+	}
+	type example struct {
+		cmd  string
+		want []string
+	}
+	var examples []example
+	for _, line := range strings.Split(string(section[1]), "\n") {
+		switch {
+		case strings.HasPrefix(line, "$ "):
+			examples = append(examples, example{cmd: strings.TrimPrefix(line, "$ ")})
+		case line != "" && line != "..." && len(examples) > 0:
+			last := &examples[len(examples)-1]
+			last.want = append(last.want, line)
+		}
+	}
+	if len(examples) < 5 {
+		t.Fatalf("only %d examples found", len(examples))
+	}
+	home := t.TempDir()
+	for _, ex := range examples {
+		c := exec.Command("sh", "-c", ex.cmd)
+		c.Env = []string{"PATH=" + os.Getenv("PATH"), "HOME=" + home, "XDG_CONFIG_HOME=" + home, "XDG_STATE_HOME=" + home, "NO_COLOR=1"}
+		out, _ := c.CombinedOutput()
+		for _, w := range ex.want {
+			if !strings.Contains(string(out), w) {
+				t.Errorf("$ %s\nprints:\n%s\nwhich lacks the doc's line:\n%s", ex.cmd, out, w)
+			}
+		}
 	}
 }
