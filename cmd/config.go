@@ -389,6 +389,12 @@ func loadConfig(ios *IOStreams, flags *pflag.FlagSet) (*Config, error) {
 	if len(probs) > 0 {
 		return nil, probs
 	}
+	// The default model is the chosen provider's: Anthropic is not asked
+	// for an OpenAI model.
+	if m := cfg.settings["model"]; m.src.kind == sourceDefault {
+		m.value = defaultModelFor(cfg.settings["provider"].value.(string))
+		cfg.settings["model"] = m
+	}
 
 	cfg.Model = cfg.settings["model"].value.(string)
 	cfg.Provider = cfg.settings["provider"].value.(string)

@@ -11,8 +11,20 @@ import (
 	"github.com/agentloop/agentloop/pkg/transcript"
 )
 
-// DefaultModel is asked when neither a flag nor the configuration names one.
-const DefaultModel = "gpt-4o-mini"
+// The models asked when neither a flag nor the configuration names one: the
+// provider's, and OpenAI's when no provider is named either.
+const (
+	DefaultModel          = "gpt-4o-mini"
+	DefaultAnthropicModel = "claude-sonnet-4-5"
+)
+
+// defaultModelFor is the default model of a provider.
+func defaultModelFor(provider string) string {
+	if provider == "anthropic" {
+		return DefaultAnthropicModel
+	}
+	return DefaultModel
+}
 
 // modelOptions are the flags that choose and tune the model, shared by run
 // and replay --resume.
@@ -30,7 +42,7 @@ type modelOptions struct {
 
 func addModelFlags(c *cobra.Command, o *modelOptions) {
 	f := c.Flags()
-	f.StringVarP(&o.Model, "model", "m", "", "model to ask (default "+DefaultModel+")")
+	f.StringVarP(&o.Model, "model", "m", "", "model to ask (default "+DefaultModel+", or "+DefaultAnthropicModel+" with --provider anthropic)")
 	f.StringVar(&o.Provider, "provider", "", "API to use: openai or anthropic (default: anthropic for claude-* models, else openai)")
 	f.StringVar(&o.BaseURL, "base-url", "", "API base URL, e.g. http://localhost:11434/v1 for Ollama (default from OPENAI_BASE_URL / ANTHROPIC_BASE_URL)")
 	f.StringVar(&o.System, "system", "", "system prompt")
@@ -82,10 +94,10 @@ func secrets(ios *IOStreams) *transcript.Redactor {
 // newProvider builds the provider the options name, and says the address it
 // talks to.
 func newProvider(ios *IOStreams, o *modelOptions) (agent.Provider, string, error) {
-	if o.Model == "" {
-		o.Model = DefaultModel
-	}
 	name := o.providerName()
+	if o.Model == "" {
+		o.Model = defaultModelFor(name)
+	}
 	prefix := strings.ToUpper(name) // OPENAI_…, ANTHROPIC_…
 	baseURL := o.BaseURL
 	if baseURL == "" {

@@ -289,7 +289,7 @@ func runReplay(ctx context.Context, opts *ReplayOptions) error {
 
 // replayConversation plays one recorded conversation against the tools and
 // returns a row for each call and the recorded final answer.
-func replayConversation(ctx context.Context, opts *ReplayOptions, conv *transcript.Conversation) ([]replayRow, string, error) {
+func replayConversation(ctx context.Context, opts *ReplayOptions, conv *transcript.Conversation) (rows []replayRow, answer string, err error) {
 	ios := opts.IO
 	d := dialectFor(conv.Shape)
 	turns, err := recordedTurns(d, conv)
@@ -311,20 +311,7 @@ func replayConversation(ctx context.Context, opts *ReplayOptions, conv *transcri
 		return nil, "", err
 	}
 	redact := secrets(ios)
-	// What the recording says each call returned, by step and id.
-	recorded := map[callKey]agent.RecordedResult{}
-	msgs := make([]agent.Message, len(conv.Messages))
-	step := 0
-	for i, rec := range conv.Messages {
-		msgs[i] = rec.Message
-		if d.Role(rec.Message) == "assistant" {
-			step++
-			continue
-		}
-		for _, r := range d.ParseResults(rec.Message) {
-			recorded[callKey{step, r.CallID}] = r
-		}
-	}
+	rec := readRecording(d, conv)
 
 	var w *transcript.Writer
 	if opts.Output != "" {
@@ -346,8 +333,14 @@ func replayConversation(ctx context.Context, opts *ReplayOptions, conv *transcri
 	names := map[callKey]string{}
 	index := map[callKey]int{}
 	scripted := agent.NewScripted(d, headerModel(conv), turns)
+	ap := newApprover(ios, reg, opts.Approval, true, nil)
+	defer ap.Close()
 	loop := &agent.Loop{
-		Provider: scripted, Tools: newApprover(ios, reg, opts.Approval, true, nil), Parallel: opts.Parallel, Transcript: w, NoEnd: true,
+		Provider: scripted, Tools: ap, Parallel: opts.Parallel, Transcript: w, NoEnd: true,
+		// One recorded turn at a time, so that the messages the recording
+		// holds between one turn's results and the next turn go back in
+		// where they were.
+		MaxSteps: 1,
 		OnEvent: func(e agent.Event) {
 			if e.Kind == agent.EventCallDone {
 				k := callKey{e.Step, e.Call.ID}
@@ -359,20 +352,40 @@ func replayConversation(ctx context.Context, opts *ReplayOptions, conv *transcri
 		},
 	}
 
-	// The recording may hold several user turns: the loop plays each part
-	// up to a turn without calls, and the recorded messages that follow it
-	// are put back before the next part.
-	next := 0 // index in msgs of the first message not yet in the conversation
-	for next < len(msgs) && d.Role(msgs[next]) != "assistant" {
-		next++
+	var out *agent.Outcome
+	if w != nil {
+		// The replay's own transcript ends with an end record whatever
+		// happens, as a run's does.
+		defer func() {
+			end := transcript.End{Reason: transcript.ReasonStop, Steps: scripted.Played()}
+			if out != nil {
+				end.Steps, end.Usage, end.Reason = out.Steps, out.Usage, out.Reason
+			}
+			if conv.End != nil {
+				end.Reason = conv.End.Reason
+			}
+			if err != nil {
+				end.Reason, end.Error = transcript.ReasonError, err.Error()
+				var ee *ExitError
+				if errors.As(err, &ee) && ee.Code == ExitInterrupted {
+					end.Reason = transcript.ReasonInterrupted
+				}
+			}
+			werr := w.WriteEnd(end)
+			if cerr := w.Close(); werr == nil {
+				werr = cerr
+			}
+			if err == nil {
+				err = werr
+			}
+		}()
 	}
-	state := agent.State{Messages: append([]agent.Message(nil), msgs[:next]...)}
-	if err := recordPrefix(w, conv.Messages[:next]); err != nil {
+
+	state := agent.State{Messages: append([]agent.Message(nil), rec.msgs[:rec.turnAt(0)]...)}
+	if err := recordPrefix(w, conv.Messages[:rec.turnAt(0)]); err != nil {
 		return nil, "", err
 	}
-	var out *agent.Outcome
-	for scripted.Played() < len(turns) {
-		loop.MaxSteps = len(turns) - scripted.Played()
+	for t := range turns {
 		out, err = loop.Run(ctx, state)
 		if err != nil {
 			if errors.Is(err, errInterrupted) {
@@ -380,22 +393,12 @@ func replayConversation(ctx context.Context, opts *ReplayOptions, conv *transcri
 			}
 			return nil, "", fmt.Errorf("replay: %w", err)
 		}
-		// Find the recorded assistant turn just played and put back the
-		// messages between it and the next turn that are not its results.
-		seen := 0
-		for next = 0; next < len(msgs); next++ {
-			if d.Role(msgs[next]) == "assistant" {
-				seen++
-				if seen == scripted.Played() {
-					break
-				}
-			}
-		}
-		next++
+		// Put back what the recording holds after this turn (and its
+		// results) before the next one: a user's follow-up, say.
 		var extra []transcript.Message
-		for ; next < len(msgs) && d.Role(msgs[next]) != "assistant"; next++ {
-			if len(d.ParseResults(msgs[next])) == 0 {
-				extra = append(extra, conv.Messages[next])
+		for i := rec.turnAt(t) + 1; i < rec.turnAt(t+1); i++ {
+			if len(d.ParseResults(rec.msgs[i])) == 0 {
+				extra = append(extra, conv.Messages[i])
 			}
 		}
 		if err := recordPrefix(w, extra); err != nil {
@@ -407,10 +410,10 @@ func replayConversation(ctx context.Context, opts *ReplayOptions, conv *transcri
 		}
 	}
 
-	rows := make([]replayRow, 0, len(order))
+	rows = make([]replayRow, 0, len(order))
 	for _, k := range order {
-		row := compareCall(d, k, names[k], fresh[k], recorded, reg, opts.Ignore, redact)
-		row.index = index[k]
+		row := compareCall(d, k, names[k], fresh[k], rec, reg, opts.Ignore, redact)
+		row.index, row.line = index[k], conv.Line
 		rows = append(rows, row)
 	}
 	// Calls finish in any order; the report follows the order they were made.
@@ -420,47 +423,73 @@ func replayConversation(ctx context.Context, opts *ReplayOptions, conv *transcri
 		}
 		return a.index - b.index
 	})
-	if w != nil {
-		end := transcript.End{Reason: transcript.ReasonStop, Steps: scripted.Played()}
-		if out != nil {
-			end.Steps, end.Usage = out.Steps, out.Usage
-			end.Reason = out.Reason
-		}
-		if conv.End != nil {
-			end.Reason = conv.End.Reason
-		}
-		if werr := w.WriteEnd(end); werr != nil {
-			return nil, "", werr
-		}
-		if err := w.Close(); err != nil {
-			return nil, "", err
-		}
-	}
-
-	for i := range rows {
-		rows[i].line = conv.Line
-	}
 	return rows, recordedAnswer(conv, turns), nil
 }
 
+// recording is what a conversation recorded, arranged for a replay.
+type recording struct {
+	msgs []agent.Message
+	// turns are the indexes in msgs of the assistant messages.
+	turns []int
+	// results are the recorded results by step and call id; errKnown
+	// marks those whose is_error the transcript's metadata gives (an
+	// OpenAI tool message does not say it: it is guessed from its text).
+	results  map[callKey]agent.RecordedResult
+	errKnown map[callKey]bool
+}
+
+func readRecording(d agent.Dialect, conv *transcript.Conversation) *recording {
+	r := &recording{results: map[callKey]agent.RecordedResult{}, errKnown: map[callKey]bool{}}
+	for i, m := range conv.Messages {
+		r.msgs = append(r.msgs, m.Message)
+		if d.Role(m.Message) == "assistant" {
+			r.turns = append(r.turns, i)
+			continue
+		}
+		for j, res := range d.ParseResults(m.Message) {
+			k := callKey{len(r.turns), res.CallID}
+			if j < len(m.Results) && m.Results[j].CallID == res.CallID {
+				res.IsError = m.Results[j].IsError
+				r.errKnown[k] = true
+			}
+			r.results[k] = res
+		}
+	}
+	return r
+}
+
+// turnAt is the index of assistant turn t in msgs, or len(msgs) past the
+// last one.
+func (r *recording) turnAt(t int) int {
+	if t < len(r.turns) {
+		return r.turns[t]
+	}
+	return len(r.msgs)
+}
+
 // compareCall compares a call's fresh result with the recorded one.
-func compareCall(d agent.Dialect, k callKey, name string, res tools.Result, recorded map[callKey]agent.RecordedResult, reg *tools.Registry, ignore []*regexp.Regexp, redact *transcript.Redactor) replayRow {
+func compareCall(d agent.Dialect, k callKey, name string, res tools.Result, recorded *recording, reg *tools.Registry, ignore []*regexp.Regexp, redact *transcript.Redactor) replayRow {
 	row := replayRow{step: k.step, id: k.id, name: name}
 	if res.Kind == kindSkipped {
 		row.status = statusSkipped
 		return row
 	}
-	rec, ok := recorded[k]
+	rec, ok := recorded.results[k]
 	if !ok {
 		row.status = statusUnrecorded
 		return row
 	}
-	// The fresh result, written as the recording wrote results.
+	// The fresh result, written as the recording wrote results. Without
+	// the transcript's word on is_error, the recorded one was read from
+	// the text, and so is the fresh one.
 	msgs, err := d.ResultMessages([]agent.CallResult{{Call: agent.Call{ID: k.id, Name: name}, Result: res}})
-	got := res.Content
+	got, gotErr := res.Content, res.IsError
 	if err == nil && len(msgs) == 1 {
 		if rs := d.ParseResults(msgs[0].Message); len(rs) == 1 {
 			got = rs[0].Content
+			if !recorded.errKnown[k] {
+				gotErr = rs[0].IsError
+			}
 		}
 	}
 	got = redact.RedactString(got)
@@ -470,12 +499,12 @@ func compareCall(d agent.Dialect, k callKey, name string, res tools.Result, reco
 		want = rx.ReplaceAllString(want, "<ignored>")
 	}
 	switch {
-	case got == want && res.IsError == rec.IsError:
+	case got == want && gotErr == rec.IsError:
 		row.status = statusSame
 		return row
 	case res.Kind == "unknown_tool" && !reg.Has(name) && !rec.IsError:
 		row.status = statusMissing
-	case res.IsError && !rec.IsError:
+	case gotErr && !rec.IsError:
 		row.status = statusNowError
 	default:
 		row.status = statusDifferent

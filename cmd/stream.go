@@ -50,10 +50,13 @@ func (s *answerStream) Event(e agent.Event) {
 		return
 	}
 	s.endLine()
-	if len(e.Turn.Calls) > 0 {
-		fmt.Fprintln(s.out)
-	} else {
+	// A turn that ends the run is the answer, calls or not: the loop does
+	// not run the calls of a refused or cut-off turn.
+	switch {
+	case len(e.Turn.Calls) == 0, e.Turn.Stop == agent.StopMaxTokens, e.Turn.Stop == agent.StopRefusal:
 		s.final = true
+	default:
+		fmt.Fprintln(s.out)
 	}
 	s.open = false
 }

@@ -105,3 +105,24 @@ func TestRunStreamsOnATerminalWithoutMixingLines(t *testing.T) {
 		t.Errorf("the answer was printed %d times", strings.Count(raw, "Paris is warmer today."))
 	}
 }
+
+// A streamed turn that ends the run with calls it will not run (cut off by
+// the token limit) is the answer: printed once, not again at the end.
+func TestStreamedCutOffAnswerPrintedOnce(t *testing.T) {
+	text := func(s string) *string { return &s }
+	srv := fakeapi.NewOpenAI([]fakeapi.Step{
+		{Text: text("Partial answer here."), Finish: "length",
+			ToolCalls: []fakeapi.ToolCall{{ID: "call_1", Name: "nope", Arguments: `{}`}}},
+	}, "")
+	defer srv.Close()
+	ios, _, out, errOut := Test()
+	opts := &RunOptions{IO: ios, Prompt: []string{"q"}, ToolsDirs: []string{t.TempDir()}, toolsDirsSet: true,
+		MaxSteps: 10, Parallel: 8, NoTranscript: true, Stream: true, Model: modelOptions{BaseURL: srv.BaseURL()}}
+	err := runRun(context.Background(), opts)
+	if err == nil || !strings.Contains(err.Error(), "cut off by the output token limit") {
+		t.Fatalf("err = %v\n%s", err, errOut)
+	}
+	if got := out.String(); got != "Partial answer here.\n" {
+		t.Errorf("stdout %q, want the streamed answer once", got)
+	}
+}
