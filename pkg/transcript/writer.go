@@ -109,25 +109,31 @@ func (w *Writer) WriteHeader(h Header) error {
 	if h.Time.IsZero() {
 		h.Time = w.now().UTC()
 	}
-	return w.write(h)
+	w.mu.Lock()
+	defer w.mu.Unlock()
+	return w.writeLocked(h)
 }
 
 // WriteMessage writes a message record. A zero Seq is replaced by the next
 // sequence number; a zero Time by the current time.
+// The number is taken and the line written under one lock, so concurrent
+// writers cannot put the lines out of order, and a record that fails to
+// encode uses no number.
 func (w *Writer) WriteMessage(m Message) error {
 	m.Type = TypeMessage
 	w.mu.Lock()
+	defer w.mu.Unlock()
 	if m.Seq == 0 {
 		m.Seq = w.seq + 1
 	}
-	if m.Seq > w.seq {
-		w.seq = m.Seq
-	}
-	w.mu.Unlock()
 	if m.Time.IsZero() {
 		m.Time = w.now().UTC()
 	}
-	return w.write(m)
+	if err := w.writeLocked(m); err != nil {
+		return err
+	}
+	w.seq = max(w.seq, m.Seq)
+	return nil
 }
 
 // WriteEnd writes the end record.
@@ -136,12 +142,13 @@ func (w *Writer) WriteEnd(e End) error {
 	if e.Time.IsZero() {
 		e.Time = w.now().UTC()
 	}
-	return w.write(e)
-}
-
-func (w *Writer) write(rec any) error {
 	w.mu.Lock()
 	defer w.mu.Unlock()
+	return w.writeLocked(e)
+}
+
+// writeLocked encodes, redacts and writes one record; w.mu is held.
+func (w *Writer) writeLocked(rec any) error {
 	if w.err != nil {
 		return w.err
 	}

@@ -8,6 +8,7 @@ import (
 	"os"
 	"path/filepath"
 	"strings"
+	"sync"
 	"testing"
 )
 
@@ -119,8 +120,15 @@ func TestRedactor(t *testing.T) {
 		{`Authorization: Bearer abcdefghijklmnop.qrstuv`, `Authorization: [REDACTED]`},
 		{`AKIAABCDEFGHIJKLMNOP`, `[REDACTED]`},
 		{`ghp_0123456789abcdefghijklmnopqrstuvwxyz`, `[REDACTED]`},
-		// Words that merely contain "sk-" are left alone.
+		// Keys at the start of a line of tool output, as an encoded record
+		// has them: after a JSON escape.
+		{`{"content":"first line\nsk-proj-abcdefghijklmnopqrstuvwxyz0123\n\tAKIAABCDEFGHIJKLMNOP\u000bghp_0123456789abcdefghijklmnopqrstuvwxyz"}`,
+			`{"content":"first line\n[REDACTED]\n\t[REDACTED]\u000b[REDACTED]"}`},
+		{`authorization: bearer abcdefghijklmnop0123`, `authorization: [REDACTED]`},
+		// Words that merely contain "sk-" or "bearer", or a slug that
+		// starts with "sk-", are left alone.
 		{`task-management-framework-for-teams`, `task-management-framework-for-teams`},
+		{`slug: sk-hynix-memory-prices-2024-q3 and the bearer /usr/local/bin/agentloop`, `slug: sk-hynix-memory-prices-2024-q3 and the bearer /usr/local/bin/agentloop`},
 		{`the risk-assessment-and-mitigation plan`, `the risk-assessment-and-mitigation plan`},
 		{`short`, `short`},
 	}
@@ -224,5 +232,47 @@ func TestReadConversationsFormats(t *testing.T) {
 	}
 	if _, err := ReadConversations(strings.NewReader("\n\n")); err == nil {
 		t.Error("an empty file should be refused")
+	}
+}
+
+// Messages written from several goroutines keep their lines in seq order.
+func TestWriterConcurrentSeqInOrder(t *testing.T) {
+	for trial := 0; trial < 50; trial++ {
+		var buf bytes.Buffer
+		w := NewWriter(&buf, nil)
+		var wg sync.WaitGroup
+		for range 8 {
+			wg.Go(func() {
+				w.WriteMessage(Message{Message: json.RawMessage(`{"role":"tool","tool_call_id":"c","content":"x"}`)})
+			})
+		}
+		wg.Wait()
+		r := NewReader(&buf)
+		for want := 1; ; want++ {
+			rec, err := r.Next()
+			if err == io.EOF {
+				break
+			}
+			if err != nil {
+				t.Fatal(err)
+			}
+			if rec.Message.Seq != want {
+				t.Fatalf("trial %d: line %d has seq %d", trial, want, rec.Message.Seq)
+			}
+		}
+	}
+}
+
+// A key printed at the start of a line of tool output is kept out of the
+// record written.
+func TestWriterRedactsKeyAfterNewline(t *testing.T) {
+	var buf bytes.Buffer
+	w := NewWriter(&buf, nil)
+	msg, _ := json.Marshal(map[string]string{"role": "tool", "tool_call_id": "c", "content": "config:\nsk-proj-abcdefghijklmnopqrstuvwxyz0123456789\n"})
+	if err := w.WriteMessage(Message{Message: msg}); err != nil {
+		t.Fatal(err)
+	}
+	if strings.Contains(buf.String(), "abcdefghijklmnop") || !strings.Contains(buf.String(), `config:\n[REDACTED]\n`) {
+		t.Errorf("record: %s", buf.String())
 	}
 }
