@@ -104,6 +104,10 @@ func badFlagCases() []badFlag {
 		{args: []string{"replay", "--resume", "--provider", "anthropic", "T"}, code: 2, err: `^the transcript's messages are in the openai shape; it can be resumed only with --provider openai$`},
 		{args: []string{"replay", "--resume", "--base-url", "localhost:8080", "--tools-dir", "DIR", "T"}, code: 2, err: `^--base-url "localhost:8080": want an http:// or https:// URL`},
 		{args: []string{"replay", "--resume", "--deny", "nope", "--tools-dir", "DIR", "T"}, code: 2, err: `^--deny nope: unknown tool "nope"`},
+		{args: []string{"replay", "--resume", "-o", "x.jsonl", "--no-transcript", "T"}, code: 2, err: `^-o and --no-transcript cannot be used together$`},
+		{args: []string{"replay", "--resume", "-v", "-q", "T"}, code: 2, err: `^-v and -q cannot be used together$`},
+		{args: []string{"replay", "--resume", "--stream", "--json", "T"}, code: 2, err: `^--stream cannot be used with --no-stream or --json$`},
+		{args: []string{"replay", "--resume", "--ignore", "x", "T"}, code: 2, err: `^--ignore compares replayed results; it does not apply to --resume$`},
 
 		// validate
 		{args: []string{"validate"}, code: 2, err: `^validate needs at least one FILE \(use - for standard input\)$`},

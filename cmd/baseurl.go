@@ -4,6 +4,8 @@ import (
 	"fmt"
 	"net/url"
 	"strings"
+
+	"github.com/agentloop/agentloop/pkg/transcript"
 )
 
 // baseURLProblem says what makes a base URL one no request can be made to,
@@ -30,20 +32,9 @@ func baseURLProblem(raw string) string {
 // checkBaseURL refuses an unusable base URL, naming where it came from.
 func checkBaseURL(raw, source string) error {
 	if p := baseURLProblem(raw); p != "" {
-		return flagErrorf("%s %q: %s", source, redactURL(raw), p)
+		return flagErrorf("%s %q: %s", source, transcript.RedactURL(raw), p)
 	}
 	return nil
-}
-
-// redactURL hides the password of a URL that has one, as url.Redacted
-// does; anything else is returned as it is.
-func redactURL(raw string) string {
-	if u, err := url.Parse(raw); err == nil && u.User != nil {
-		if _, ok := u.User.Password(); ok {
-			return u.Redacted()
-		}
-	}
-	return raw
 }
 
 // unwrapURLError drops the *url.Error wrapping, which repeats the URL.

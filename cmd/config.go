@@ -18,6 +18,7 @@ import (
 
 	"github.com/agentloop/agentloop/internal/suggest"
 	"github.com/agentloop/agentloop/pkg/agent"
+	"github.com/agentloop/agentloop/pkg/transcript"
 )
 
 // The configuration of a command comes, setting by setting, from the first
@@ -463,7 +464,7 @@ func resolveKey(k settingKey, flags *pflag.FlagSet, getenv func(string) string, 
 			}
 		}
 		if err != nil {
-			return setting{}, fmt.Errorf("%s=%s: %v", k.env, redactURL(raw), err)
+			return setting{}, fmt.Errorf("%s=%s: %v", k.env, transcript.RedactURL(raw), err)
 		}
 		return setting{v, source{kind: sourceEnv, name: k.env}}, nil
 	}
@@ -561,7 +562,7 @@ func asList(v any) []string {
 func shownValue(v any) string {
 	switch v := v.(type) {
 	case string:
-		return strconv.Quote(redactURL(v))
+		return strconv.Quote(transcript.RedactURL(v))
 	case []string:
 		return "[" + strings.Join(v, ", ") + "]"
 	}

@@ -27,8 +27,8 @@ func flagErrorf(format string, args ...any) error {
 	return &FlagError{Err: fmt.Errorf(format, args...)}
 }
 
-// ExitError carries an exit code other than 1. Err is printed unless it is nil
-// (the command has already said what happened).
+// ExitError carries an exit code. Err is printed unless it is nil (the
+// command has already said what happened).
 type ExitError struct {
 	Code int
 	Err  error

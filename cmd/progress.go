@@ -7,6 +7,7 @@ import (
 	"strings"
 	"sync"
 	"time"
+	"unicode"
 	"unicode/utf8"
 
 	"github.com/agentloop/agentloop/pkg/agent"
@@ -132,7 +133,7 @@ func (p *progress) drawLocked() {
 	if len(p.running) > 0 {
 		names := make([]string, 0, len(p.running))
 		for _, n := range p.running {
-			names = append(names, n)
+			names = append(names, safeText(n))
 		}
 		status = fmt.Sprintf("step %d · running %s", p.step, strings.Join(sortedUnique(names), ", "))
 	}
@@ -163,7 +164,7 @@ func (p *progress) Event(e agent.Event) {
 	case agent.EventCallStart:
 		p.running[e.Call.ID] = e.Call.Name
 		if p.verbose {
-			p.printlnLocked(fmt.Sprintf("  → %s %s %s", e.Call.ID, e.Call.Name, oneLineText(string(e.Call.Arguments), 300)))
+			p.printlnLocked(fmt.Sprintf("  → %s %s %s", safeText(e.Call.ID), safeText(e.Call.Name), oneLineText(string(e.Call.Arguments), 300)))
 		}
 	case agent.EventCallDone:
 		delete(p.running, e.Call.ID)
@@ -176,7 +177,7 @@ func (p *progress) Event(e agent.Event) {
 					state = "error (" + r.Kind + ")"
 				}
 			}
-			p.printlnLocked(fmt.Sprintf("  ← %s %s: %s, %s, %d bytes: %s", e.Call.ID, e.Call.Name, state, r.Duration.Round(time.Millisecond), len(r.Content), oneLineText(r.Content, 200)))
+			p.printlnLocked(fmt.Sprintf("  ← %s %s: %s, %s, %d bytes: %s", safeText(e.Call.ID), safeText(e.Call.Name), state, r.Duration.Round(time.Millisecond), len(r.Content), oneLineText(r.Content, 200)))
 		}
 	}
 	p.drawLocked()
@@ -190,10 +191,43 @@ func (p *progress) Printf(format string, args ...any) {
 	fmt.Fprintln(p.w, p.redact.RedactString(fmt.Sprintf(format, args...)))
 }
 
-// oneLineText folds text onto one line and cuts it at max runes.
+// oneLineText folds text onto one line, makes it safe to print, and cuts
+// it at max runes.
 func oneLineText(s string, max int) string {
 	s = strings.Join(strings.Fields(s), " ")
-	return truncate(s, max)
+	return truncate(safeText(s), max)
+}
+
+// safeText makes text written by a model or a tool safe for a terminal:
+// control characters other than newline and tab (an escape sequence could
+// move the cursor, retitle the window or hide what follows), bidirectional
+// overrides and invalid UTF-8 are shown as escapes instead of sent as they
+// are.
+func safeText(s string) string {
+	clean := true
+	for _, r := range s {
+		if r == utf8.RuneError || (!unicode.IsGraphic(r) && r != '\n' && r != '\t') || unicode.Is(unicode.Bidi_Control, r) {
+			clean = false
+			break
+		}
+	}
+	if clean {
+		return s
+	}
+	var b strings.Builder
+	for i := 0; i < len(s); {
+		r, size := utf8.DecodeRuneInString(s[i:])
+		switch {
+		case r == utf8.RuneError && size == 1:
+			fmt.Fprintf(&b, "\\x%02x", s[i])
+		case r == '\n' || r == '\t' || (unicode.IsGraphic(r) && !unicode.Is(unicode.Bidi_Control, r)):
+			b.WriteRune(r)
+		default:
+			fmt.Fprintf(&b, "\\u%04x", r)
+		}
+		i += size
+	}
+	return b.String()
 }
 
 func truncate(s string, max int) string {

@@ -38,6 +38,9 @@ type modelOptions struct {
 	MaxTokens   int64
 	MaxRetries  int
 	Timeout     time.Duration
+	// baseURLFrom names where BaseURL came from when neither the flag nor
+	// the provider's variable gave it, for error messages.
+	baseURLFrom string
 }
 
 func addModelFlags(c *cobra.Command, o *modelOptions) {
@@ -103,7 +106,11 @@ func newProvider(ios *IOStreams, o *modelOptions) (agent.Provider, string, error
 	if baseURL == "" {
 		baseURL = ios.Getenv(prefix + "_BASE_URL")
 	}
-	if err := checkBaseURL(baseURL, baseURLSource(o.BaseURL, name)); err != nil {
+	from := o.baseURLFrom
+	if from == "" {
+		from = baseURLSource(o.BaseURL, name)
+	}
+	if err := checkBaseURL(baseURL, from); err != nil {
 		return nil, "", err
 	}
 	var temp *float64

@@ -111,8 +111,16 @@ refused unless --force.`,
 						return flagErrorf("--%s applies to --resume only", name)
 					}
 				}
-			} else if err := opts.Model.check(c); err != nil {
-				return err
+			} else {
+				if err := opts.Model.check(c); err != nil {
+					return err
+				}
+				if err := checkOutputFlags(c, opts.Output, opts.NoTranscript, opts.Verbose, opts.Quiet, opts.Stream, opts.NoStream, opts.JSON); err != nil {
+					return err
+				}
+				if len(ignore) > 0 {
+					return flagErrorf("--ignore compares replayed results; it does not apply to --resume")
+				}
 			}
 			if opts.Show && (opts.Output != "" || len(ignore) > 0 || opts.Approval.given()) {
 				return flagErrorf("--show takes none of -o, --ignore, --yes, --allow and --deny")
@@ -164,7 +172,7 @@ func loadConversations(ios *IOStreams, file string, force bool) ([]*transcript.C
 		}
 	}
 	if err != nil {
-		return nil, fmt.Errorf("read %s: %w", file, err)
+		return nil, &ExitError{Code: ExitUsage, Err: fmt.Errorf("read %s: %w", file, err)}
 	}
 	convs, err := transcript.ReadConversations(bytes.NewReader(data))
 	if err != nil {

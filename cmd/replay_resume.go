@@ -34,7 +34,7 @@ func runReplayResume(ctx context.Context, opts *ReplayOptions) error {
 			if strings.Contains(h.BaseURL, transcript.Redacted) {
 				return flagErrorf("%s was recorded against %s, whose password a transcript does not keep; give the address again with --base-url", opts.File, h.BaseURL)
 			}
-			mo.BaseURL = h.BaseURL
+			mo.BaseURL, mo.baseURLFrom = h.BaseURL, "the transcript's base_url"
 		}
 		if mo.System == "" {
 			mo.System = h.System

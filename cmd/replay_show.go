@@ -169,7 +169,7 @@ func renderTranscript(w io.Writer, name string, conv *transcript.Conversation, s
 			}
 			for _, c := range t.Calls {
 				callNames[c.ID] = c.Name
-				p.line(2, fmt.Sprintf("→ %s %s %s", st.cyan(c.Name), st.dim(c.ID), oneLineText(string(c.Arguments), 1<<20)))
+				p.line(2, fmt.Sprintf("→ %s %s %s", st.cyan(safeText(c.Name)), st.dim(safeText(c.ID)), oneLineText(string(c.Arguments), 1<<20)))
 			}
 			lastText = ""
 			if len(t.Calls) == 0 {
@@ -200,7 +200,7 @@ func renderTranscript(w io.Writer, name string, conv *transcript.Conversation, s
 					}
 					state = st.red(state)
 				}
-				info := []string{"← " + st.cyan(name) + " " + st.dim(r.CallID), state}
+				info := []string{"← " + st.cyan(safeText(name)) + " " + st.dim(safeText(r.CallID)), state}
 				if meta.DurationMS > 0 || len(rec.Results) > 0 {
 					info = append(info, (time.Duration(meta.DurationMS) * time.Millisecond).String())
 				}
@@ -262,7 +262,7 @@ func (p *printer) blank() { p.gap = true }
 
 // text prints every line of a text.
 func (p *printer) text(indent int, s string) {
-	for _, l := range strings.Split(strings.TrimRight(s, "\n"), "\n") {
+	for _, l := range strings.Split(strings.TrimRight(safeText(s), "\n"), "\n") {
 		p.line(indent, l)
 	}
 }
@@ -273,7 +273,7 @@ func (p *printer) excerpt(indent int, s string, n int) {
 		p.line(indent, p.st.dim("(empty)"))
 		return
 	}
-	lines := strings.Split(strings.TrimRight(s, "\n"), "\n")
+	lines := strings.Split(strings.TrimRight(safeText(s), "\n"), "\n")
 	for i, l := range lines {
 		if i == n {
 			p.line(indent, p.st.dim(fmt.Sprintf("… %d more line%s", len(lines)-n, plural(len(lines)-n, "", "s"))))

@@ -143,3 +143,27 @@ func toolUseIDs(t *testing.T, request []byte) []string {
 	}
 	return ids
 }
+
+// Text a model or a tool wrote reaches the terminal as text: escape
+// sequences and bidirectional overrides are shown, not obeyed.
+func TestReplayShowEscapesControlCharacters(t *testing.T) {
+	file := filepath.Join(t.TempDir(), "t.jsonl")
+	os.WriteFile(file, []byte(`{"role":"user","content":"hi"}
+{"role":"assistant","content":"evil \u001b]0;pwned\u0007 \u202eoof","tool_calls":[{"id":"c\u001b[2J","type":"function","function":{"name":"f","arguments":"{}"}}]}
+{"role":"tool","tool_call_id":"c\u001b[2J","content":"line\u001b[31mred"}
+`), 0o600)
+	ios, _, out, _ := Test()
+	ios.SetTTY(false, true, true)
+	if err := runReplayShow(&ReplayOptions{IO: ios, File: file}); err != nil {
+		t.Fatal(err)
+	}
+	// Colours are off, so no escape at all may be written.
+	if strings.ContainsAny(out.String(), "\x1b\x07\u202e") {
+		t.Errorf("control characters reached the terminal:\n%q", out.String())
+	}
+	for _, want := range []string{`evil \u001b]0;pwned\u0007 \u202eoof`, `c\u001b[2J`, `line\u001b[31mred`} {
+		if !strings.Contains(out.String(), want) {
+			t.Errorf("output lacks %q:\n%s", want, out)
+		}
+	}
+}

@@ -15,7 +15,6 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/agentloop/agentloop/pkg/agent"
-	"github.com/agentloop/agentloop/pkg/tools"
 	"github.com/agentloop/agentloop/pkg/transcript"
 )
 
@@ -88,17 +87,8 @@ Exit codes: 0 answered, 1 failure, 2 usage, 3 step budget exhausted,
 			if opts.Parallel < 1 {
 				return flagErrorf("--parallel %d: must be at least 1", opts.Parallel)
 			}
-			if c.Flags().Changed("output") && opts.Output == "" {
-				return flagErrorf("-o needs a file name (--no-transcript writes none)")
-			}
-			if opts.Output != "" && opts.NoTranscript {
-				return flagErrorf("-o and --no-transcript cannot be used together")
-			}
-			if opts.Verbose && opts.Quiet {
-				return flagErrorf("-v and -q cannot be used together")
-			}
-			if opts.Stream && (opts.NoStream || opts.JSON) {
-				return flagErrorf("--stream cannot be used with --no-stream or --json")
+			if err := checkOutputFlags(c, opts.Output, opts.NoTranscript, opts.Verbose, opts.Quiet, opts.Stream, opts.NoStream, opts.JSON); err != nil {
+				return err
 			}
 			if runF != nil {
 				return runF(c.Context(), opts)
@@ -125,6 +115,22 @@ Exit codes: 0 answered, 1 failure, 2 usage, 3 step budget exhausted,
 func addStreamFlags(c *cobra.Command, stream, noStream *bool) {
 	c.Flags().BoolVar(stream, "stream", false, "print the model's text as it is generated, also when stdout is not a terminal (text written before tool calls included)")
 	c.Flags().BoolVar(noStream, "no-stream", false, "print the answer only when it is complete, also on a terminal")
+}
+
+// checkOutputFlags refuses the combinations of run's output flags that
+// contradict each other; replay --resume takes the same flags.
+func checkOutputFlags(c *cobra.Command, output string, noTranscript, verbose, quiet, stream, noStream, asJSON bool) error {
+	switch {
+	case c.Flags().Changed("output") && output == "":
+		return flagErrorf("-o needs a file name (--no-transcript writes none)")
+	case output != "" && noTranscript:
+		return flagErrorf("-o and --no-transcript cannot be used together")
+	case verbose && quiet:
+		return flagErrorf("-v and -q cannot be used together")
+	case stream && (noStream || asJSON):
+		return flagErrorf("--stream cannot be used with --no-stream or --json")
+	}
+	return nil
 }
 
 // runResult is what --json prints.
@@ -284,7 +290,7 @@ func outcomeError(out *agent.Outcome, err error, path string, maxSteps int) erro
 	}
 	switch out.Reason {
 	case transcript.ReasonMaxSteps:
-		return &ExitError{Code: ExitMaxSteps, Err: fmt.Errorf("step budget exhausted after %d steps (--max-steps %d)%s", out.Steps, maxSteps, resume)}
+		return &ExitError{Code: ExitMaxSteps, Err: fmt.Errorf("step budget exhausted after %d step%s (--max-steps %d)%s", out.Steps, plural(out.Steps, "", "s"), maxSteps, resume)}
 	case transcript.ReasonMaxTokens:
 		return fmt.Errorf("the answer was cut off by the output token limit (raise --max-tokens)")
 	case transcript.ReasonRefusal:
@@ -394,5 +400,3 @@ func toolsDirsForHeader(dirs []string) []string {
 	}
 	return dirs
 }
-
-var _ agent.Executor = (*tools.Registry)(nil)

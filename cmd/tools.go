@@ -101,7 +101,8 @@ func userConfigDir(ios *IOStreams) string {
 
 // loadTools loads the tools of the given folders (see toolsDirs). Every
 // problem in the definitions is printed on stderr as file:line: message,
-// and the error returned exits 1.
+// and the error returned exits 1; a folder given that does not exist is a
+// usage error (exit 2).
 func loadTools(ios *IOStreams, dirs []string, explicit bool) (*tools.Registry, error) {
 	dirs = toolsDirs(ios, dirs, explicit)
 	for _, d := range dirs {

@@ -1,7 +1,6 @@
 package cmd
 
 import (
-	"encoding/json"
 	"fmt"
 
 	"github.com/spf13/cobra"
@@ -49,26 +48,6 @@ form {"name","description","input_schema"} with --provider anthropic.`,
 	return c
 }
 
-// openAITool is a Chat Completions tool definition.
-type openAITool struct {
-	Type     string         `json:"type"`
-	Function openAIFunction `json:"function"`
-}
-
-type openAIFunction struct {
-	Name        string          `json:"name"`
-	Description string          `json:"description"`
-	Parameters  json.RawMessage `json:"parameters"`
-	Strict      bool            `json:"strict,omitempty"`
-}
-
-// anthropicTool is a Messages API tool definition.
-type anthropicTool struct {
-	Name        string          `json:"name"`
-	Description string          `json:"description"`
-	InputSchema json.RawMessage `json:"input_schema"`
-}
-
 func runToolsShow(opts *ToolsShowOptions) error {
 	reg, err := loadTools(opts.IO, opts.ToolsDirs, opts.ExplicitDirs)
 	if err != nil {
@@ -77,14 +56,16 @@ func runToolsShow(opts *ToolsShowOptions) error {
 	if _, err := reg.Subset([]string{opts.Name}); err != nil {
 		return err // names the tools there are
 	}
-	d, _ := reg.Lookup(opts.Name)
-	switch opts.Provider {
-	case "anthropic":
-		return writeJSON(opts.IO, anthropicTool{Name: d.Name, Description: d.Description, InputSchema: d.Parameters})
-	case "openai":
-		return writeJSON(opts.IO, openAITool{Type: "function", Function: openAIFunction{
-			Name: d.Name, Description: d.Description, Parameters: d.Parameters, Strict: d.Strict,
-		}})
+	// The definitions of every tool, made as a run makes them (Anthropic's
+	// last one carries the cache mark), and this one picked out.
+	defs, err := dialectFor(opts.Provider).ToolDefs(reg.Definitions())
+	if err != nil {
+		return err
 	}
-	return fmt.Errorf("unknown provider %q", opts.Provider)
+	for i, d := range reg.Definitions() {
+		if d.Name == opts.Name {
+			return writeJSON(opts.IO, defs[i])
+		}
+	}
+	return fmt.Errorf("no tool %q", opts.Name)
 }

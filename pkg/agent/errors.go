@@ -12,6 +12,8 @@ import (
 	"regexp"
 	"strings"
 	"time"
+
+	"github.com/agentloop/agentloop/pkg/transcript"
 )
 
 // ProviderError is a model request that failed after the retries: an API
@@ -71,13 +73,13 @@ func transportError(provider, baseURL string, err error) *ProviderError {
 	}
 	var op *net.OpError
 	if errors.As(inner, &op) && op.Op == "dial" {
-		pe.Message = fmt.Sprintf("cannot connect to %s: %v", redactURL(baseURL), dialReason(op))
+		pe.Message = fmt.Sprintf("cannot connect to %s: %v", transcript.RedactURL(baseURL), dialReason(op))
 		pe.Hint = "is the server running? check --base-url"
 		return pe
 	}
 	var dns *net.DNSError
 	if errors.As(inner, &dns) {
-		pe.Message = fmt.Sprintf("cannot connect to %s: %v", redactURL(baseURL), dns)
+		pe.Message = fmt.Sprintf("cannot connect to %s: %v", transcript.RedactURL(baseURL), dns)
 		pe.Hint = "check --base-url and the network"
 		return pe
 	}
@@ -118,15 +120,6 @@ func dialReason(op *net.OpError) error {
 		return sys.Err
 	}
 	return op.Err
-}
-
-// redactURL hides a password in a URL's userinfo.
-func redactURL(s string) string {
-	u, err := url.Parse(s)
-	if err != nil {
-		return s
-	}
-	return u.Redacted()
 }
 
 // bodyText is an error response's body as one line of text, for an error

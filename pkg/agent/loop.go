@@ -76,8 +76,9 @@ type Loop struct {
 	Transcript *transcript.Writer
 	// OnEvent receives progress; nil ignores it.
 	OnEvent func(Event)
-	// OnText receives the final answer's text as it streams; nil asks for
-	// the whole turn at once.
+	// OnText receives the text of every turn as it streams (a turn that
+	// goes on to call tools included; EventTurn says how each ended); nil
+	// asks for each turn whole.
 	OnText func(delta string)
 	// NoEnd leaves the end record to the caller, who runs a conversation
 	// in several parts (replay of a log with several user turns).
@@ -114,9 +115,6 @@ func (l *Loop) Run(ctx context.Context, st State) (*Outcome, error) {
 	if err != nil {
 		out.Reason = transcript.ReasonError
 		return l.finish(out, err)
-	}
-	if pending == nil {
-		step = out.Steps
 	}
 	for newSteps := 0; ; {
 		if len(pending) > 0 {
@@ -341,10 +339,11 @@ func (l *Loop) pendingCalls(msgs []Message) ([]Call, int, error) {
 		return nil, 0, nil
 	}
 	answered := map[string]bool{}
+	other := -1 // the first message after the turn that answers no call
 	for i, m := range msgs[last+1:] {
 		rs := l.Provider.ParseResults(m)
-		if len(rs) == 0 {
-			return nil, 0, fmt.Errorf("%w: message %d follows a turn with tool calls but answers none of them", ErrResume, last+2+i)
+		if len(rs) == 0 && other < 0 {
+			other = last + 1 + i
 		}
 		for _, r := range rs {
 			answered[r.CallID] = true
@@ -356,8 +355,14 @@ func (l *Loop) pendingCalls(msgs []Message) ([]Call, int, error) {
 			pending = append(pending, c)
 		}
 	}
-	if len(pending) > 0 && len(msgs) > last+1 && l.Provider.Name() == "anthropic" {
-		// All results of a turn belong in the one user message after it.
+	// Answered calls may be followed by anything (a user's follow-up); a
+	// call still pending can be answered only if nothing but results came
+	// after its turn (and, Anthropic's results being one message, nothing).
+	switch {
+	case len(pending) == 0:
+	case other >= 0:
+		return nil, 0, fmt.Errorf("%w: message %d follows a turn whose calls are not all answered", ErrResume, other+1)
+	case len(msgs) > last+1 && l.Provider.Name() == "anthropic":
 		return nil, 0, fmt.Errorf("%w: the message after the last assistant turn answers only some of its calls", ErrResume)
 	}
 	steps := 0
@@ -405,7 +410,7 @@ func (l *Loop) finish(out *Outcome, err error) (*Outcome, error) {
 
 // reasonFor names why an error ended the run.
 func reasonFor(ctx context.Context, err error) string {
-	if ctx.Err() != nil && (errors.Is(err, context.Canceled) || errors.Is(err, ctx.Err()) || errors.Is(err, context.Cause(ctx))) {
+	if ctx.Err() != nil && (errors.Is(err, ctx.Err()) || errors.Is(err, context.Cause(ctx))) {
 		if errors.Is(ctx.Err(), context.DeadlineExceeded) {
 			return transcript.ReasonError
 		}

@@ -93,7 +93,8 @@ func NewOpenAI(cfg OpenAIConfig) (*OpenAI, error) {
 
 // defaultHTTPClient is the SDKs' default: a connection pool of its own, and
 // a response header timeout so a server that accepts a request and never
-// answers it is retried rather than waited on for ever.
+// starts its answer is retried rather than waited on for ever. A response
+// that stalls after its headers is bounded only by --timeout.
 func defaultHTTPClient() *http.Client {
 	t := http.DefaultTransport.(*http.Transport).Clone()
 	t.ResponseHeaderTimeout = 10 * time.Minute

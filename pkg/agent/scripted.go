@@ -39,9 +39,6 @@ func (s *Scripted) Complete(ctx context.Context, req *Request) (*Turn, error) {
 	}
 	t := *s.turns[s.next]
 	s.next++
-	if req.OnText != nil && len(t.Calls) == 0 && t.Text != "" {
-		req.OnText(t.Text)
-	}
 	return &t, nil
 }
 

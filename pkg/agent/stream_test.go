@@ -25,24 +25,25 @@ func TestScenariosWithStreaming(t *testing.T) {
 		maxSteps int
 		reason   string
 		answer   string
+		streamed string // every turn's text, in order
 	}{
 		{"parallel calls", []fakeapi.Step{
 			{Text: text("Checking both."), ToolCalls: []fakeapi.ToolCall{
 				{ID: "c_1", Name: "get_weather", Arguments: `{"city":"Paris"}`},
 				{ID: "c_2", Name: "get_weather", Arguments: `{"city":"Dublin"}`}}},
 			{Text: text("Paris is warmer."), Expect: &fakeapi.Expect{Results: map[string]string{"c_1": "Paris", "c_2": "Dublin"}}},
-		}, weatherTools(), 0, "stop", "Paris is warmer."},
+		}, weatherTools(), 0, "stop", "Paris is warmer.", "Checking both.Paris is warmer."},
 		{"failures", []fakeapi.Step{
 			{ToolCalls: []fakeapi.ToolCall{
 				{ID: "c_1", Name: "nope", Arguments: `{}`},
 				{ID: "c_2", Name: "get_weather", Arguments: `{"city":"Atlantis"}`},
 				{ID: "c_3", Name: "slow", Arguments: `{}`}}},
 			{Text: text("Nothing worked."), Expect: &fakeapi.Expect{Errors: []string{"c_1", "c_2", "c_3"}}},
-		}, failing, 0, "stop", "Nothing worked."},
+		}, failing, 0, "stop", "Nothing worked.", "Nothing worked."},
 		{"max steps", []fakeapi.Step{
 			{ToolCalls: []fakeapi.ToolCall{{ID: "c_1", Name: "get_weather", Arguments: `{"city":"Paris"}`}}},
 			{ToolCalls: []fakeapi.ToolCall{{ID: "c_2", Name: "get_weather", Arguments: `{"city":"Paris"}`}}},
-		}, weatherTools(), 2, "max_steps", ""},
+		}, weatherTools(), 2, "max_steps", "", ""},
 	}
 	for _, sc := range scenarios {
 		for _, provider := range []string{"openai", "anthropic"} {
@@ -65,8 +66,8 @@ func TestScenariosWithStreaming(t *testing.T) {
 				if out.Reason != sc.reason || out.Answer != sc.answer {
 					t.Errorf("outcome %+v", out)
 				}
-				if !strings.HasSuffix(streamed.String(), sc.answer) {
-					t.Errorf("streamed %q", streamed.String())
+				if streamed.String() != sc.streamed {
+					t.Errorf("streamed %q, want %q", streamed.String(), sc.streamed)
 				}
 			})
 		}

@@ -3,6 +3,7 @@ package transcript
 import (
 	"bytes"
 	"encoding/json"
+	"net/url"
 	"regexp"
 	"slices"
 	"strings"
@@ -85,4 +86,15 @@ func (r *Redactor) Redact(b []byte) []byte {
 // RedactString is Redact for strings.
 func (r *Redactor) RedactString(s string) string {
 	return string(r.Redact([]byte(s)))
+}
+
+// RedactURL hides the password of a URL that has one, as url.Redacted
+// does; anything else (not a URL, no password) is returned as it is.
+func RedactURL(raw string) string {
+	if u, err := url.Parse(raw); err == nil && u.User != nil {
+		if _, ok := u.User.Password(); ok {
+			return u.Redacted()
+		}
+	}
+	return raw
 }
