@@ -142,15 +142,18 @@ func (r *Registry) resolve(t *tool) (string, []string, error) {
 	if strings.ContainsRune(argv[0], '/') {
 		return argv[0], argv, nil
 	}
-	path, err := lookPath(argv[0], r.childPath())
+	path, err := lookPath(argv[0], r.opts.toolPath())
 	if err != nil {
 		return "", nil, fmt.Errorf("cannot start the tool: %q not found on PATH", argv[0])
 	}
 	return path, argv, nil
 }
 
-func (r *Registry) childPath() string {
-	if p := r.opts.Getenv("PATH"); p != "" {
+// toolPath is the PATH a tool process gets, and so the one a command:
+// program is looked up on, both when it is loaded and at each call:
+// agentloop's own, or defaultPath when that is empty.
+func (o *Options) toolPath() string {
+	if p := o.Getenv("PATH"); p != "" {
 		return p
 	}
 	return defaultPath
@@ -160,7 +163,7 @@ func (r *Registry) childPath() string {
 // program needs to behave, the ones the tool asked for, and the call's.
 // Nothing else of agentloop's environment, API keys included, gets through.
 func (r *Registry) env(t *tool, callID string, p *prepared) []string {
-	env := []string{"PATH=" + r.childPath()}
+	env := []string{"PATH=" + r.opts.toolPath()}
 	for _, k := range append([]string{"HOME", "LANG", "TMPDIR"}, t.def.Env...) {
 		if k == "PATH" {
 			continue

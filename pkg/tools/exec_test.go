@@ -383,6 +383,20 @@ func TestCommand(t *testing.T) {
 	}
 }
 
+// With no PATH, a tool gets the default one, and a command: program is
+// looked up on that one when loading too: it loads if it would run.
+func TestCommandWithoutPath(t *testing.T) {
+	dir := t.TempDir()
+	writeFiles(t, dir, map[string]string{"t.yaml": "name: c\ndescription: d\ncommand: [sh, -c, 'echo \"$PATH\"']\n"})
+	r, err := Load([]string{dir}, Options{Getenv: testEnv(map[string]string{"PATH": ""})})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if res := mustCall(t, r, "c", `{}`); res.Content != defaultPath+"\n" {
+		t.Errorf("content = %q, want the default PATH", res.Content)
+	}
+}
+
 // A command: program is looked up on PATH at each call.
 func TestCommandMissingAtCallTime(t *testing.T) {
 	bin := t.TempDir()

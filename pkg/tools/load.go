@@ -28,8 +28,9 @@ type Options struct {
 	// working directory of this process.
 	Dir string
 	// Getenv is the source of PATH, HOME, LANG, TMPDIR and the variables a
-	// tool's env: list names; nil means os.Getenv. It is also the PATH that
-	// command: tools are looked up on.
+	// tool's env: list names; nil means os.Getenv. Its PATH, or
+	// /usr/local/bin:/usr/bin:/bin when that is empty, is also the one
+	// command: programs are looked up on.
 	Getenv func(string) string
 	// MaxProcs caps the tool processes of one Registry that run at once, so
 	// that a model asking for hundreds of calls in one turn cannot fork
@@ -631,7 +632,7 @@ func (f *fileLoader) executable(n *yaml.Node, t *tool, fields map[string]pair) {
 				return
 			}
 			argv[0] = path
-		} else if _, err := lookPath(argv[0], f.opts.Getenv("PATH")); err != nil {
+		} else if _, err := lookPath(argv[0], f.opts.toolPath()); err != nil {
 			f.errorf(command.val.Content[0], "command: %q not found on PATH", argv[0])
 			return
 		}
