@@ -154,6 +154,11 @@ func TestLoadErrors(t *testing.T) {
 			want:  []string{`x.yaml:4: max_output: "lots" is not a size; write a number of bytes with an optional unit: 512, 16KiB, 1MB`},
 		},
 		{
+			name:  "max_output past int64",
+			files: map[string]string{"x.yaml": "name: x\ndescription: d\nrun: ok.sh\nmax_output: 8589934592GiB\n"},
+			want:  []string{`x.yaml:4: max_output: "8589934592GiB" is too large`},
+		},
+		{
 			name:  "max_output too large",
 			files: map[string]string{"x.yaml": "name: x\ndescription: d\nrun: ok.sh\nmax_output: 1GiB\n"},
 			want:  []string{"x.yaml:4: max_output: 1GiB is more than the limit of 64MiB"},
@@ -606,6 +611,10 @@ func TestParseSize(t *testing.T) {
 		{"1.5", 0, true},
 		{"12 parsecs", 0, true},
 		{"1e3", 0, true},
+		{"8589934591GiB", 8589934591 << 30, false},
+		{"8589934592GiB", 0, true}, // 2^63
+		{"9223372036854775808", 0, true},
+		{"99999999999999999999GB", 0, true},
 	}
 	for _, tt := range tests {
 		t.Run(tt.in, func(t *testing.T) {
