@@ -108,14 +108,17 @@ func (r *Registry) exec(ctx context.Context, t *tool, callID string, p *prepared
 	res := Result{ExitCode: cmd.ProcessState.ExitCode(), Bytes: out.total}
 	shown, truncated := out.content()
 	res.Truncated = truncated
+	// An error result quotes the end of stderr and the start of stdout: what
+	// a tool printed before it failed, timed out or was canceled is seen,
+	// and Truncated and Bytes describe output that the result shows.
 	switch stopped {
 	case KindTimeout:
 		res.IsError, res.Kind = true, KindTimeout
-		res.Content = fmt.Sprintf("timed out after %s; the tool's process group was killed", t.def.Timeout) + quoteStderr(errTail.bytes())
+		res.Content = fmt.Sprintf("timed out after %s; the tool's process group was killed", t.def.Timeout) + quoteStderr(errTail.bytes()) + quoteStdout(out.buf, out.total)
 		return res
 	case KindCanceled:
 		res.IsError, res.Kind = true, KindCanceled
-		res.Content = fmt.Sprintf("canceled before the tool finished (%v); the tool's process group was killed", context.Cause(ctx))
+		res.Content = fmt.Sprintf("canceled before the tool finished (%v); the tool's process group was killed", context.Cause(ctx)) + quoteStderr(errTail.bytes()) + quoteStdout(out.buf, out.total)
 		return res
 	}
 	status, _ := cmd.ProcessState.Sys().(syscall.WaitStatus)

@@ -152,8 +152,10 @@ func TestTimeoutKillsTheGroup(t *testing.T) {
 			if elapsed > 3*time.Second {
 				t.Errorf("Call took %v, want under timeout + 2s", elapsed)
 			}
-			if res.Kind != KindTimeout || !res.IsError || res.Content != "timed out after 1s; the tool's process group was killed" {
-				t.Errorf("result = %+v", res)
+			// The start of what it printed is shown, cut as it is more
+			// than is quoted.
+			if want := "timed out after 1s; the tool's process group was killed\nstdout:\nspam spam spam\n"; res.Kind != KindTimeout || !res.IsError || !strings.HasPrefix(res.Content, want) || !strings.HasSuffix(res.Content, "\n…") {
+				t.Errorf("result = %+v\nwant content starting %q and ending with …", res, want)
 			}
 			if !res.Truncated || res.Bytes <= DefaultMaxOutput {
 				t.Errorf("truncated = %v, bytes = %d", res.Truncated, res.Bytes)
@@ -188,6 +190,36 @@ func TestCancelKillsTheGroup(t *testing.T) {
 	}
 	if _, err := os.Stat(marker); err == nil {
 		t.Error("a canceled call ran the tool")
+	}
+}
+
+// What a tool printed before it timed out or was canceled is in the result,
+// as it is for a tool that exits with an error.
+func TestStoppedToolShowsItsOutput(t *testing.T) {
+	script := "#!/bin/sh\necho 'half an answer'\necho 'still working' >&2\nsleep 300\n"
+	r := loadOne(t, "name: slow\ndescription: d\nrun: tool.sh\ntimeout: 500ms\n", script, Options{})
+	res := r.Call(context.Background(), "slow", "c", nil)
+	want := "timed out after 500ms; the tool's process group was killed\nstderr:\nstill working\nstdout:\nhalf an answer"
+	if res.Kind != KindTimeout || res.Content != want || res.Truncated || res.Bytes != int64(len("half an answer\n")) {
+		t.Errorf("timeout: result = %+v\nwant content %q", res, want)
+	}
+
+	r = loadOne(t, "name: slow\ndescription: d\nrun: tool.sh\n", script, Options{})
+	ctx, cancel := context.WithCancelCause(context.Background())
+	time.AfterFunc(300*time.Millisecond, func() { cancel(errors.New("interrupted")) })
+	res = r.Call(ctx, "slow", "c", nil)
+	want = "canceled before the tool finished (interrupted); the tool's process group was killed\nstderr:\nstill working\nstdout:\nhalf an answer"
+	if res.Kind != KindCanceled || res.Content != want {
+		t.Errorf("cancel: result = %+v\nwant content %q", res, want)
+	}
+
+	// Truncated says that stdout went past max_output; what is shown of it
+	// says so too.
+	r = loadOne(t, "name: big\ndescription: d\nrun: tool.sh\ntimeout: 500ms\nmax_output: 10\n", "#!/bin/sh\necho 0123456789abcdef\nsleep 300\n", Options{})
+	res = r.Call(context.Background(), "big", "c", nil)
+	want = "timed out after 500ms; the tool's process group was killed\nstdout:\n0123456789\n…"
+	if res.Content != want || !res.Truncated || res.Bytes != 17 {
+		t.Errorf("capped: result = %+v\nwant content %q", res, want)
 	}
 }
 
