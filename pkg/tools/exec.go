@@ -10,6 +10,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"slices"
 	"strings"
 	"sync"
 	"syscall"
@@ -167,10 +168,14 @@ func (o *Options) toolPath() string {
 // Nothing else of agentloop's environment, API keys included, gets through.
 func (r *Registry) env(t *tool, callID string, p *prepared) []string {
 	env := []string{"PATH=" + r.opts.toolPath()}
-	for _, k := range append([]string{"HOME", "LANG", "TMPDIR"}, t.def.Env...) {
-		if k == "PATH" {
-			continue
+	names := []string{"HOME", "LANG", "TMPDIR"}
+	for _, k := range t.def.Env {
+		// PATH is set above; HOME and the others may be listed as well.
+		if k != "PATH" && !slices.Contains(names, k) {
+			names = append(names, k)
 		}
+	}
+	for _, k := range names {
 		if v := r.opts.Getenv(k); v != "" && !strings.ContainsRune(v, 0) {
 			env = append(env, k+"="+v)
 		}

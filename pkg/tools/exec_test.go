@@ -7,6 +7,7 @@ import (
 	"os"
 	"path/filepath"
 	"runtime"
+	"slices"
 	"strconv"
 	"strings"
 	"sync"
@@ -51,6 +52,18 @@ env | cut -d= -f1 | sort | tr '\n' ' '
 			t.Errorf("content = %q", res.Content)
 		}
 	})
+}
+
+// A variable every tool gets may be listed in env: as well; it is still
+// set once.
+func TestEnvListsAVariableOnce(t *testing.T) {
+	getenv := testEnv(map[string]string{"HOME": "/home/u", "PATH": "/bin", "GITHUB_TOKEN": "ghp_x"})
+	r := loadOne(t, "name: e\ndescription: d\nrun: tool.sh\nenv: [HOME, PATH, GITHUB_TOKEN]\n", okScript, Options{Getenv: getenv})
+	env := r.env(r.tools["e"], "c", &prepared{})
+	want := []string{"PATH=/bin", "HOME=/home/u", "GITHUB_TOKEN=ghp_x", "AGENTLOOP_TOOL=e", "AGENTLOOP_CALL_ID=c"}
+	if !slices.Equal(env, want) {
+		t.Errorf("env = %q, want %q", env, want)
+	}
 }
 
 func TestExitError(t *testing.T) {
