@@ -327,24 +327,24 @@ func groupAlive(pgid int) bool {
 	if err := syscall.Kill(-pgid, 0); errors.Is(err, syscall.ESRCH) {
 		return false
 	}
-	members, err := groupMembers(pgid)
+	live, err := hasLiveMember(pgid)
 	if err != nil {
 		return true // no /proc: trust kill(2)
 	}
-	return len(members) > 0
+	return live
 }
 
-// groupMembers lists the live (not zombie) processes of a group from /proc.
-func groupMembers(pgid int) ([]int, error) {
+// hasLiveMember reports from /proc whether a process group has a live (not
+// zombie) process.
+func hasLiveMember(pgid int) (bool, error) {
 	entries, err := os.ReadDir("/proc")
 	if err != nil {
-		return nil, err
+		return false, err
 	}
-	var pids []int
 	for _, e := range entries {
 		var pid int
 		if _, err := fmt.Sscan(e.Name(), &pid); err != nil {
-			continue
+			continue // not a process
 		}
 		stat, err := os.ReadFile("/proc/" + e.Name() + "/stat")
 		if err != nil {
@@ -361,10 +361,10 @@ func groupMembers(pgid int) ([]int, error) {
 			continue
 		}
 		if pgrp == pgid && state != "Z" && state != "X" {
-			pids = append(pids, pid)
+			return true, nil
 		}
 	}
-	return pids, nil
+	return false, nil
 }
 
 // drain waits for the readers and the stdin writer, closing the pipes if a

@@ -117,21 +117,21 @@ func assertGone(t *testing.T, pgid int, pids ...int) {
 	// Killed processes may linger a moment as zombies until reaped.
 	deadline := time.Now().Add(2 * time.Second)
 	for {
-		members, err := groupMembers(pgid)
+		live, err := hasLiveMember(pgid)
 		if err != nil {
 			t.Fatal(err)
 		}
-		alive := members
+		var alive []int
 		for _, pid := range pids {
 			if processAlive(pid) {
 				alive = append(alive, pid)
 			}
 		}
-		if len(alive) == 0 {
+		if !live && len(alive) == 0 {
 			break
 		}
 		if time.Now().After(deadline) {
-			t.Fatalf("processes still running: %v", alive)
+			t.Fatalf("still running: group %d has a live process: %v; of pids %v: %v", pgid, live, pids, alive)
 		}
 		time.Sleep(20 * time.Millisecond)
 	}

@@ -473,14 +473,12 @@ func (f *fileLoader) scalar(p pair, want string) (string, bool) {
 	return p.val.Value, true
 }
 
-func (f *fileLoader) boolean(p pair) (bool, bool) {
-	if p.val.Kind != yaml.ScalarNode || p.val.Tag != "!!bool" {
-		f.errorf(p.val, "%s: want true or false, got %s", p.key.Value, kindName(p.val))
-		return false, false
-	}
+// boolean returns the value of a true-or-false key, which what names in
+// an error.
+func (f *fileLoader) boolean(p pair, what string) (bool, bool) {
 	var b bool
-	if err := p.val.Decode(&b); err != nil {
-		f.errorf(p.val, "%s: want true or false, got %s", p.key.Value, kindName(p.val))
+	if p.val.Kind != yaml.ScalarNode || p.val.Tag != "!!bool" || p.val.Decode(&b) != nil {
+		f.errorf(p.val, "%s: want true or false, got %s", what, kindName(p.val))
 		return false, false
 	}
 	return b, true
@@ -510,7 +508,7 @@ func (f *fileLoader) tool(n *yaml.Node) {
 		if !slices.Contains(f.suggested, "description") {
 			f.errorf(n, "missing 'description': say what the tool does and when the model should use it")
 		}
-	} else if p.val.Kind == yaml.ScalarNode && p.val.Tag == "!!null" || strings.TrimSpace(p.val.Value) == "" && p.val.Kind == yaml.ScalarNode {
+	} else if p.val.Kind == yaml.ScalarNode && (p.val.Tag == "!!null" || strings.TrimSpace(p.val.Value) == "") {
 		f.errorf(p.val, "description is empty: say what the tool does and when the model should use it")
 	} else if d, ok := f.scalar(p, "text"); ok {
 		t.def.Description = strings.TrimSpace(d)
@@ -547,10 +545,10 @@ func (f *fileLoader) tool(n *yaml.Node) {
 		t.def.Env = f.env(p)
 	}
 	if p, ok := fields["confirm"]; ok {
-		t.def.Confirm, _ = f.boolean(p)
+		t.def.Confirm, _ = f.boolean(p, "confirm")
 	}
 	if p, ok := fields["strict"]; ok {
-		t.def.Strict, _ = f.boolean(p)
+		t.def.Strict, _ = f.boolean(p, "strict")
 	}
 	f.executable(n, t, fields)
 	f.schema(n, t, fields)

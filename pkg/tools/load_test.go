@@ -71,6 +71,11 @@ func TestLoadErrors(t *testing.T) {
 			want:  []string{"x.yaml:2: description is empty: say what the tool does and when the model should use it"},
 		},
 		{
+			name:  "description not text",
+			files: map[string]string{"x.yaml": "name: x\ndescription: {}\nrun: ok.sh\n"},
+			want:  []string{"x.yaml:2: description: want text, got a mapping"},
+		},
+		{
 			name: "duplicate name across files",
 			files: map[string]string{
 				"a.yaml": "name: x\ndescription: d\nrun: ok.sh\n",
@@ -219,11 +224,13 @@ parameters:
     descripton: typo
   b: {type: string, required: maybe}
   "bad name": {type: string}
+  c: {type: string, required: !!bool maybe}
 `},
 			want: []string{
 				"x.yaml:7: unknown parameter key 'descripton' (did you mean 'description'?)",
 				`x.yaml:8: parameter 'b': required: want true or false, got "maybe"`,
 				`x.yaml:9: parameter name "bad name": use 1 to 64 letters, digits, '_' or '-'`,
+				`x.yaml:10: parameter 'c': required: want true or false, got "maybe"`,
 			},
 		},
 		{
