@@ -27,11 +27,11 @@ const (
 	drainWait = 500 * time.Millisecond
 	// stderrKeep is how much of the end of stderr is kept for error results.
 	stderrKeep = 8 << 10
-	// errorLines and errorBytes bound the stderr and stdout quoted in an
-	// error result.
+	// errorLines and errorBytes bound the stderr quoted in an error
+	// result, and errorBytes the stdout.
 	errorLines = 20
 	errorBytes = 2 << 10
-	// defaultPath is the PATH a tool gets when agentloop itself has none.
+	// defaultPath is the PATH a tool gets when agentloop's own is empty.
 	defaultPath = "/usr/local/bin:/usr/bin:/bin"
 )
 
@@ -136,8 +136,8 @@ func (r *Registry) exec(ctx context.Context, t *tool, callID string, p *prepared
 	return res
 }
 
-// resolve finds the program to run. A command: name is looked up on PATH
-// at each call, as a shell would.
+// resolve finds the program to run. A command: name without a '/' is
+// looked up on the tool's PATH at each call, as a shell would.
 func (r *Registry) resolve(t *tool) (string, []string, error) {
 	if t.def.Run != "" {
 		return t.def.Run, []string{t.def.Run}, nil
@@ -288,8 +288,9 @@ func startErrorText(path string, err error) string {
 }
 
 // stopGroup ends a tool that is still running: SIGTERM to its whole group,
-// then SIGKILL to what is left after killGrace. It returns once the leader
-// has been reaped.
+// then, if the leader has not exited within killGrace, SIGKILL to the
+// group. It returns once the leader has been reaped; the rest of a group
+// whose leader exited on SIGTERM is left to sweepGroup.
 func stopGroup(leader *os.Process, pgid int, waited <-chan struct{}) {
 	_ = syscall.Kill(-pgid, syscall.SIGTERM)
 	_ = leader.Signal(syscall.SIGTERM) // in case it left its group
