@@ -46,7 +46,7 @@ func (t *tool) prepare(args []byte) (*prepared, error) {
 		stripNulls(t.schemaDoc, obj)
 	}
 	if err := t.validator.Validate(obj); err != nil {
-		return nil, fmt.Errorf("invalid arguments for %s: %s", t.def.Name, describeValidation(err, "", t.schemaDoc))
+		return nil, fmt.Errorf("invalid arguments for %s: %s", t.def.Name, describeValidation(err, t.schemaDoc))
 	}
 	fillDefaults(t.schemaDoc, obj)
 
@@ -119,7 +119,7 @@ func jsonTypeName(v any) string {
 // describeValidation turns a schema validation error into one line that
 // names each offending field by its JSON pointer. schema, when given, is
 // used to list the accepted fields of an object that got an unknown one.
-func describeValidation(err error, prefix string, schema map[string]any) string {
+func describeValidation(err error, schema map[string]any) string {
 	var ve *jsonschema.ValidationError
 	if !errors.As(err, &ve) {
 		return err.Error()
@@ -133,7 +133,7 @@ func describeValidation(err error, prefix string, schema map[string]any) string 
 			}
 			return
 		}
-		at := prefix + pointer(e.InstanceLocation)
+		at := pointer(e.InstanceLocation)
 		switch k := e.ErrorKind.(type) {
 		case *kind.Required:
 			for _, m := range k.Missing {
@@ -165,7 +165,7 @@ func describeValidation(err error, prefix string, schema map[string]any) string 
 	walk(ve)
 	slices.Sort(msgs)
 	msgs = slices.Compact(msgs)
-	if prefix == "" && schema == nil {
+	if schema == nil {
 		// A default value checked at load: there is no field to name.
 		for i, m := range msgs {
 			msgs[i] = strings.TrimPrefix(m, "(value): ")

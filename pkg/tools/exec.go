@@ -10,6 +10,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"slices"
 	"strings"
 	"sync"
 	"syscall"
@@ -26,11 +27,11 @@ const (
 	drainWait = 500 * time.Millisecond
 	// stderrKeep is how much of the end of stderr is kept for error results.
 	stderrKeep = 8 << 10
-	// errorLines and errorBytes bound the stderr and stdout quoted in an
-	// error result.
+	// errorLines and errorBytes bound the stderr quoted in an error
+	// result, and errorBytes the stdout.
 	errorLines = 20
 	errorBytes = 2 << 10
-	// defaultPath is the PATH a tool gets when agentloop itself has none.
+	// defaultPath is the PATH a tool gets when agentloop's own is empty.
 	defaultPath = "/usr/local/bin:/usr/bin:/bin"
 )
 
@@ -108,14 +109,17 @@ func (r *Registry) exec(ctx context.Context, t *tool, callID string, p *prepared
 	res := Result{ExitCode: cmd.ProcessState.ExitCode(), Bytes: out.total}
 	shown, truncated := out.content()
 	res.Truncated = truncated
+	// An error result quotes the end of stderr and the start of stdout: what
+	// a tool printed before it failed, timed out or was canceled is seen,
+	// and Truncated and Bytes describe output that the result shows.
 	switch stopped {
 	case KindTimeout:
 		res.IsError, res.Kind = true, KindTimeout
-		res.Content = fmt.Sprintf("timed out after %s; the tool's process group was killed", t.def.Timeout) + quoteStderr(errTail.bytes())
+		res.Content = fmt.Sprintf("timed out after %s; the tool's process group was killed", t.def.Timeout) + quoteStderr(errTail.bytes()) + quoteStdout(out.buf, out.total)
 		return res
 	case KindCanceled:
 		res.IsError, res.Kind = true, KindCanceled
-		res.Content = fmt.Sprintf("canceled before the tool finished (%v); the tool's process group was killed", context.Cause(ctx))
+		res.Content = fmt.Sprintf("canceled before the tool finished (%v); the tool's process group was killed", context.Cause(ctx)) + quoteStderr(errTail.bytes()) + quoteStdout(out.buf, out.total)
 		return res
 	}
 	status, _ := cmd.ProcessState.Sys().(syscall.WaitStatus)
@@ -132,8 +136,8 @@ func (r *Registry) exec(ctx context.Context, t *tool, callID string, p *prepared
 	return res
 }
 
-// resolve finds the program to run. A command: name is looked up on PATH
-// at each call, as a shell would.
+// resolve finds the program to run. A command: name without a '/' is
+// looked up on the tool's PATH at each call, as a shell would.
 func (r *Registry) resolve(t *tool) (string, []string, error) {
 	if t.def.Run != "" {
 		return t.def.Run, []string{t.def.Run}, nil
@@ -142,15 +146,18 @@ func (r *Registry) resolve(t *tool) (string, []string, error) {
 	if strings.ContainsRune(argv[0], '/') {
 		return argv[0], argv, nil
 	}
-	path, err := lookPath(argv[0], r.childPath())
+	path, err := lookPath(argv[0], r.opts.toolPath())
 	if err != nil {
 		return "", nil, fmt.Errorf("cannot start the tool: %q not found on PATH", argv[0])
 	}
 	return path, argv, nil
 }
 
-func (r *Registry) childPath() string {
-	if p := r.opts.Getenv("PATH"); p != "" {
+// toolPath is the PATH a tool process gets, and so the one a command:
+// program is looked up on, both when it is loaded and at each call:
+// agentloop's own, or defaultPath when that is empty.
+func (o *Options) toolPath() string {
+	if p := o.Getenv("PATH"); p != "" {
 		return p
 	}
 	return defaultPath
@@ -160,11 +167,15 @@ func (r *Registry) childPath() string {
 // program needs to behave, the ones the tool asked for, and the call's.
 // Nothing else of agentloop's environment, API keys included, gets through.
 func (r *Registry) env(t *tool, callID string, p *prepared) []string {
-	env := []string{"PATH=" + r.childPath()}
-	for _, k := range append([]string{"HOME", "LANG", "TMPDIR"}, t.def.Env...) {
-		if k == "PATH" {
-			continue
+	env := []string{"PATH=" + r.opts.toolPath()}
+	names := []string{"HOME", "LANG", "TMPDIR"}
+	for _, k := range t.def.Env {
+		// PATH is set above; HOME and the others may be listed as well.
+		if k != "PATH" && !slices.Contains(names, k) {
+			names = append(names, k)
 		}
+	}
+	for _, k := range names {
 		if v := r.opts.Getenv(k); v != "" && !strings.ContainsRune(v, 0) {
 			env = append(env, k+"="+v)
 		}
@@ -277,8 +288,9 @@ func startErrorText(path string, err error) string {
 }
 
 // stopGroup ends a tool that is still running: SIGTERM to its whole group,
-// then SIGKILL to what is left after killGrace. It returns once the leader
-// has been reaped.
+// then, if the leader has not exited within killGrace, SIGKILL to the
+// group. It returns once the leader has been reaped; the rest of a group
+// whose leader exited on SIGTERM is left to sweepGroup.
 func stopGroup(leader *os.Process, pgid int, waited <-chan struct{}) {
 	_ = syscall.Kill(-pgid, syscall.SIGTERM)
 	_ = leader.Signal(syscall.SIGTERM) // in case it left its group
@@ -316,24 +328,24 @@ func groupAlive(pgid int) bool {
 	if err := syscall.Kill(-pgid, 0); errors.Is(err, syscall.ESRCH) {
 		return false
 	}
-	members, err := groupMembers(pgid)
+	live, err := hasLiveMember(pgid)
 	if err != nil {
 		return true // no /proc: trust kill(2)
 	}
-	return len(members) > 0
+	return live
 }
 
-// groupMembers lists the live (not zombie) processes of a group from /proc.
-func groupMembers(pgid int) ([]int, error) {
+// hasLiveMember reports from /proc whether a process group has a live (not
+// zombie) process.
+func hasLiveMember(pgid int) (bool, error) {
 	entries, err := os.ReadDir("/proc")
 	if err != nil {
-		return nil, err
+		return false, err
 	}
-	var pids []int
 	for _, e := range entries {
 		var pid int
 		if _, err := fmt.Sscan(e.Name(), &pid); err != nil {
-			continue
+			continue // not a process
 		}
 		stat, err := os.ReadFile("/proc/" + e.Name() + "/stat")
 		if err != nil {
@@ -350,10 +362,10 @@ func groupMembers(pgid int) ([]int, error) {
 			continue
 		}
 		if pgrp == pgid && state != "Z" && state != "X" {
-			pids = append(pids, pid)
+			return true, nil
 		}
 	}
-	return pids, nil
+	return false, nil
 }
 
 // drain waits for the readers and the stdin writer, closing the pipes if a

@@ -7,6 +7,7 @@ import (
 	"os"
 	"path/filepath"
 	"runtime"
+	"slices"
 	"strconv"
 	"strings"
 	"sync"
@@ -51,6 +52,18 @@ env | cut -d= -f1 | sort | tr '\n' ' '
 			t.Errorf("content = %q", res.Content)
 		}
 	})
+}
+
+// A variable every tool gets may be listed in env: as well; it is still
+// set once.
+func TestEnvListsAVariableOnce(t *testing.T) {
+	getenv := testEnv(map[string]string{"HOME": "/home/u", "PATH": "/bin", "GITHUB_TOKEN": "ghp_x"})
+	r := loadOne(t, "name: e\ndescription: d\nrun: tool.sh\nenv: [HOME, PATH, GITHUB_TOKEN]\n", okScript, Options{Getenv: getenv})
+	env := r.env(r.tools["e"], "c", &prepared{})
+	want := []string{"PATH=/bin", "HOME=/home/u", "GITHUB_TOKEN=ghp_x", "AGENTLOOP_TOOL=e", "AGENTLOOP_CALL_ID=c"}
+	if !slices.Equal(env, want) {
+		t.Errorf("env = %q, want %q", env, want)
+	}
 }
 
 func TestExitError(t *testing.T) {
@@ -104,21 +117,21 @@ func assertGone(t *testing.T, pgid int, pids ...int) {
 	// Killed processes may linger a moment as zombies until reaped.
 	deadline := time.Now().Add(2 * time.Second)
 	for {
-		members, err := groupMembers(pgid)
+		live, err := hasLiveMember(pgid)
 		if err != nil {
 			t.Fatal(err)
 		}
-		alive := members
+		var alive []int
 		for _, pid := range pids {
 			if processAlive(pid) {
 				alive = append(alive, pid)
 			}
 		}
-		if len(alive) == 0 {
+		if !live && len(alive) == 0 {
 			break
 		}
 		if time.Now().After(deadline) {
-			t.Fatalf("processes still running: %v", alive)
+			t.Fatalf("still running: group %d has a live process: %v; of pids %v: %v", pgid, live, pids, alive)
 		}
 		time.Sleep(20 * time.Millisecond)
 	}
@@ -152,8 +165,10 @@ func TestTimeoutKillsTheGroup(t *testing.T) {
 			if elapsed > 3*time.Second {
 				t.Errorf("Call took %v, want under timeout + 2s", elapsed)
 			}
-			if res.Kind != KindTimeout || !res.IsError || res.Content != "timed out after 1s; the tool's process group was killed" {
-				t.Errorf("result = %+v", res)
+			// The start of what it printed is shown, cut as it is more
+			// than is quoted.
+			if want := "timed out after 1s; the tool's process group was killed\nstdout:\nspam spam spam\n"; res.Kind != KindTimeout || !res.IsError || !strings.HasPrefix(res.Content, want) || !strings.HasSuffix(res.Content, "\n…") {
+				t.Errorf("result = %+v\nwant content starting %q and ending with …", res, want)
 			}
 			if !res.Truncated || res.Bytes <= DefaultMaxOutput {
 				t.Errorf("truncated = %v, bytes = %d", res.Truncated, res.Bytes)
@@ -188,6 +203,36 @@ func TestCancelKillsTheGroup(t *testing.T) {
 	}
 	if _, err := os.Stat(marker); err == nil {
 		t.Error("a canceled call ran the tool")
+	}
+}
+
+// What a tool printed before it timed out or was canceled is in the result,
+// as it is for a tool that exits with an error.
+func TestStoppedToolShowsItsOutput(t *testing.T) {
+	script := "#!/bin/sh\necho 'half an answer'\necho 'still working' >&2\nsleep 300\n"
+	r := loadOne(t, "name: slow\ndescription: d\nrun: tool.sh\ntimeout: 500ms\n", script, Options{})
+	res := r.Call(context.Background(), "slow", "c", nil)
+	want := "timed out after 500ms; the tool's process group was killed\nstderr:\nstill working\nstdout:\nhalf an answer"
+	if res.Kind != KindTimeout || res.Content != want || res.Truncated || res.Bytes != int64(len("half an answer\n")) {
+		t.Errorf("timeout: result = %+v\nwant content %q", res, want)
+	}
+
+	r = loadOne(t, "name: slow\ndescription: d\nrun: tool.sh\n", script, Options{})
+	ctx, cancel := context.WithCancelCause(context.Background())
+	time.AfterFunc(300*time.Millisecond, func() { cancel(errors.New("interrupted")) })
+	res = r.Call(ctx, "slow", "c", nil)
+	want = "canceled before the tool finished (interrupted); the tool's process group was killed\nstderr:\nstill working\nstdout:\nhalf an answer"
+	if res.Kind != KindCanceled || res.Content != want {
+		t.Errorf("cancel: result = %+v\nwant content %q", res, want)
+	}
+
+	// Truncated says that stdout went past max_output; what is shown of it
+	// says so too.
+	r = loadOne(t, "name: big\ndescription: d\nrun: tool.sh\ntimeout: 500ms\nmax_output: 10\n", "#!/bin/sh\necho 0123456789abcdef\nsleep 300\n", Options{})
+	res = r.Call(context.Background(), "big", "c", nil)
+	want = "timed out after 500ms; the tool's process group was killed\nstdout:\n0123456789\n…"
+	if res.Content != want || !res.Truncated || res.Bytes != 17 {
+		t.Errorf("capped: result = %+v\nwant content %q", res, want)
 	}
 }
 
@@ -380,6 +425,20 @@ func TestCommand(t *testing.T) {
 	}
 	if res := mustCall(t, r, "greet", `{"who":"$(id)"}`); res.Content != "hello $(id)\n" {
 		t.Errorf("greet: content = %q", res.Content)
+	}
+}
+
+// With no PATH, a tool gets the default one, and a command: program is
+// looked up on that one when loading too: it loads if it would run.
+func TestCommandWithoutPath(t *testing.T) {
+	dir := t.TempDir()
+	writeFiles(t, dir, map[string]string{"t.yaml": "name: c\ndescription: d\ncommand: [sh, -c, 'echo \"$PATH\"']\n"})
+	r, err := Load([]string{dir}, Options{Getenv: testEnv(map[string]string{"PATH": ""})})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if res := mustCall(t, r, "c", `{}`); res.Content != defaultPath+"\n" {
+		t.Errorf("content = %q, want the default PATH", res.Content)
 	}
 }
 

@@ -57,9 +57,9 @@ func waitFor(t *testing.T, paths ...string) {
 }
 
 // Tool files that are not text, are nested without end, expand without
-// end, or loop: each is refused naming the file (and the line where the
-// parser knows it); none hangs, panics or recurses without bound. A byte
-// order mark and CRLF line ends are fine. (TestLoadErrors covers the
+// end, or loop: each is refused naming the file, and the line of what the
+// YAML decoder refuses; none hangs, panics or recurses without bound. A
+// byte order mark and CRLF line ends are fine. (TestLoadErrors covers the
 // content of well-formed YAML.)
 func TestLoadMalformedFiles(t *testing.T) {
 	deep := func(open, close string) string {
@@ -68,9 +68,9 @@ func TestLoadMalformedFiles(t *testing.T) {
 	tests := []struct{ name, yaml, want string }{
 		{"byte order mark", "\xef\xbb\xbfname: x\ndescription: d\nrun: ok.sh\n", ""},
 		{"CRLF line ends", "name: x\r\ndescription: d\r\nrun: ok.sh\r\n", ""},
-		{"a NUL byte", "name: x\x00\ndescription: d\nrun: ok.sh\n", "t.yaml: invalid YAML: control characters are not allowed"},
-		{"not UTF-8", "name: x\ndescription: caf\xe9\nrun: ok.sh\n", "t.yaml: invalid YAML: invalid trailing UTF-8 octet"},
-		{"binary", "\x89PNG\r\n\x1a\n\x00\x00", "t.yaml: invalid YAML: invalid leading UTF-8 octet"},
+		{"a NUL byte", "name: x\x00\ndescription: d\nrun: ok.sh\n", "t.yaml:1: invalid YAML: control characters are not allowed"},
+		{"not UTF-8", "name: x\ndescription: caf\xe9\nrun: ok.sh\n", "t.yaml:2: invalid YAML: invalid trailing UTF-8 octet"},
+		{"binary", "\x89PNG\r\n\x1a\n\x00\x00", "t.yaml:1: invalid YAML: invalid leading UTF-8 octet"},
 		{"sequences nested 100,000 deep", "name: x\ndescription: d\nrun: ok.sh\nparameters:\n  a: {type: array, default: " + deep("[", "]") + "}\n",
 			"t.yaml:5: invalid YAML: exceeded max depth of 10000"},
 		{"mappings nested 100,000 deep", "name: x\ndescription: d\nrun: ok.sh\nparameters:\n  a: " + deep("{a: ", "}") + "\n",

@@ -28,8 +28,9 @@ type Options struct {
 	// working directory of this process.
 	Dir string
 	// Getenv is the source of PATH, HOME, LANG, TMPDIR and the variables a
-	// tool's env: list names; nil means os.Getenv. It is also the PATH that
-	// command: tools are looked up on.
+	// tool's env: list names; nil means os.Getenv. Its PATH, or
+	// /usr/local/bin:/usr/bin:/bin when that is empty, is also the one
+	// command: programs are looked up on.
 	Getenv func(string) string
 	// MaxProcs caps the tool processes of one Registry that run at once, so
 	// that a model asking for hundreds of calls in one turn cannot fork
@@ -226,28 +227,22 @@ func (f *fileLoader) errorf(n *yaml.Node, format string, args ...any) {
 }
 
 func (f *fileLoader) load(data []byte) {
-	dec := yaml.NewDecoder(bytes.NewReader(data))
-	var doc yaml.Node
-	if err := dec.Decode(&doc); err != nil {
-		if errors.Is(err, io.EOF) {
-			f.errorf(nil, "no tool defined: the file is empty")
-			return
-		}
-		f.yamlError(err)
+	doc, extra, err := decodeYAML(data)
+	switch {
+	case err != nil:
+		f.yamlError(data, err)
+		return
+	case doc == nil:
+		f.errorf(nil, "no tool defined: the file is empty")
+		return
+	case extra != nil:
+		f.errorf(extra, "more than one YAML document; put several tools in one file as a list under 'tools:'")
 		return
 	}
-	var extra yaml.Node
-	if err := dec.Decode(&extra); err == nil {
-		f.errorf(&extra, "more than one YAML document; put several tools in one file as a list under 'tools:'")
-		return
-	} else if !errors.Is(err, io.EOF) {
-		f.yamlError(err)
+	if !f.noAliases(doc) {
 		return
 	}
-	if !f.noAliases(&doc) {
-		return
-	}
-	root := &doc
+	root := doc
 	if root.Kind == yaml.DocumentNode && len(root.Content) == 1 {
 		root = root.Content[0]
 	}
@@ -276,14 +271,124 @@ func (f *fileLoader) load(data []byte) {
 	f.tool(root)
 }
 
-func (f *fileLoader) yamlError(err error) {
+// decodeYAML reads the first document of data and, as a tool file holds
+// only one, the second if there is one. doc is nil when data holds none.
+func decodeYAML(data []byte) (doc, extra *yaml.Node, err error) {
+	dec := yaml.NewDecoder(bytes.NewReader(data))
+	doc = new(yaml.Node)
+	if err := dec.Decode(doc); err != nil {
+		if errors.Is(err, io.EOF) {
+			return nil, nil, nil
+		}
+		return nil, nil, err
+	}
+	extra = new(yaml.Node)
+	if err := dec.Decode(extra); err != nil {
+		if errors.Is(err, io.EOF) {
+			return doc, nil, nil
+		}
+		return nil, nil, err
+	}
+	return doc, extra, nil
+}
+
+// yamlError reports an error of the YAML decoder at the line to fix.
+func (f *fileLoader) yamlError(data []byte, err error) {
+	_, problem := splitYAMLError(err)
+	f.fail(f.file, syntaxErrorLine(data, err), err, "invalid YAML: %s", problem)
+}
+
+// splitYAMLError splits a yaml.v3 error into the line its message names,
+// 0 if none, and the problem.
+func splitYAMLError(err error) (int, string) {
 	msg := err.Error()
 	if m := yamlErrLine.FindStringSubmatch(msg); m != nil {
 		line, _ := strconv.Atoi(m[1])
-		f.fail(f.file, line, err, "invalid YAML: %s", m[2])
-		return
+		return line, m[2]
 	}
-	f.fail(f.file, 0, err, "invalid YAML: %s", strings.TrimPrefix(msg, "yaml: "))
+	return 0, strings.TrimPrefix(msg, "yaml: ")
+}
+
+// syntaxErrorLine finds the line of data that a yaml.v3 decoding error is
+// about. The line number in yaml.v3's message cannot be used as it is:
+//
+//   - its parser's errors ("did not find expected key", "did not find
+//     expected ',' or '}'", ...) count lines from 0; its scanner's (tabs,
+//     unterminated strings, "mapping values are not allowed ...") from 1;
+//   - the number is where the construct being read starts (the block
+//     mapping or list, the flow mapping, the plain or quoted scalar), not
+//     where the offending text is: a misindented key deep in a 'tools:'
+//     list is reported at the list's first item;
+//   - when that construct starts on the first line, the offending text's
+//     line is given instead, and when both are on the first line none is;
+//   - errors of its reader (invalid UTF-8, control characters) and
+//     unknown anchors name no line.
+//
+// So the number is only where to start looking. The line reported is the
+// first line L such that lines 1 to L alone already fail with the same
+// problem: for a misplaced key or list item, a tab or a bad byte that is
+// the line holding it; for an unclosed bracket or quote, the line where it
+// is opened (or, after a line ending in a comma, where the closing one is
+// missing).
+func syntaxErrorLine(data []byte, err error) int {
+	named, problem := splitYAMLError(err)
+	var ends []int // ends[i] is the offset just past line i+1
+	for i, b := range data {
+		if b == '\n' {
+			ends = append(ends, i+1)
+		}
+	}
+	if len(ends) == 0 || ends[len(ends)-1] < len(data) {
+		ends = append(ends, len(data))
+	}
+	fails := func(lines int) bool {
+		_, _, err := decodeYAML(data[:ends[lines-1]])
+		if err == nil {
+			return false
+		}
+		_, p := splitYAMLError(err)
+		return p == problem || slices.Contains(readerProblems, p) && slices.Contains(readerProblems, problem)
+	}
+	lo, hi := min(max(named, 1), len(ends)), len(ends)
+	if lo > 1 && fails(lo-1) {
+		// The construct starts on the first line and yaml.v3 named where
+		// it gave up on it.
+		lo, hi = 1, lo-1
+	}
+	return firstFailing(lo, hi, fails)
+}
+
+// readerProblems are the errors yaml.v3 finds in the bytes before reading
+// them as YAML. Which of them a bad byte gives depends on the bytes after
+// it, so lines cut short after one may give another.
+var readerProblems = []string{
+	"invalid leading UTF-8 octet", "incomplete UTF-8 octet sequence", "invalid trailing UTF-8 octet",
+	"invalid length of a UTF-8 sequence", "invalid Unicode character", "control characters are not allowed",
+	"incomplete UTF-16 character", "unexpected low surrogate area", "incomplete UTF-16 surrogate pair",
+	"expected low surrogate area",
+}
+
+// firstFailing returns the least n in [lo, hi] for which fails(n), given
+// fails(hi). It tries lo, lo+1, lo+3, lo+7, ... and then halves the last
+// gap, so an answer at or just after lo costs a parse or two and one far
+// from it a few dozen, on a file of any length.
+func firstFailing(lo, hi int, fails func(int) bool) int {
+	next, step := lo, 1
+	for next < hi && !fails(next) {
+		lo = next + 1
+		next = min(next+step, hi)
+		step *= 2
+	}
+	hi = next
+	for lo < hi {
+		mid := lo + (hi-lo)/2
+		if fails(mid) {
+			hi = mid
+		} else {
+			lo = mid + 1
+		}
+	}
+	return lo
 }
 
 // noAliases refuses anchors' aliases: a definition is small enough to write
@@ -368,14 +473,12 @@ func (f *fileLoader) scalar(p pair, want string) (string, bool) {
 	return p.val.Value, true
 }
 
-func (f *fileLoader) boolean(p pair) (bool, bool) {
-	if p.val.Kind != yaml.ScalarNode || p.val.Tag != "!!bool" {
-		f.errorf(p.val, "%s: want true or false, got %s", p.key.Value, kindName(p.val))
-		return false, false
-	}
+// boolean returns the value of a true-or-false key, which what names in
+// an error.
+func (f *fileLoader) boolean(p pair, what string) (bool, bool) {
 	var b bool
-	if err := p.val.Decode(&b); err != nil {
-		f.errorf(p.val, "%s: want true or false, got %s", p.key.Value, kindName(p.val))
+	if p.val.Kind != yaml.ScalarNode || p.val.Tag != "!!bool" || p.val.Decode(&b) != nil {
+		f.errorf(p.val, "%s: want true or false, got %s", what, kindName(p.val))
 		return false, false
 	}
 	return b, true
@@ -405,7 +508,7 @@ func (f *fileLoader) tool(n *yaml.Node) {
 		if !slices.Contains(f.suggested, "description") {
 			f.errorf(n, "missing 'description': say what the tool does and when the model should use it")
 		}
-	} else if p.val.Kind == yaml.ScalarNode && p.val.Tag == "!!null" || strings.TrimSpace(p.val.Value) == "" && p.val.Kind == yaml.ScalarNode {
+	} else if p.val.Kind == yaml.ScalarNode && (p.val.Tag == "!!null" || strings.TrimSpace(p.val.Value) == "") {
 		f.errorf(p.val, "description is empty: say what the tool does and when the model should use it")
 	} else if d, ok := f.scalar(p, "text"); ok {
 		t.def.Description = strings.TrimSpace(d)
@@ -442,10 +545,10 @@ func (f *fileLoader) tool(n *yaml.Node) {
 		t.def.Env = f.env(p)
 	}
 	if p, ok := fields["confirm"]; ok {
-		t.def.Confirm, _ = f.boolean(p)
+		t.def.Confirm, _ = f.boolean(p, "confirm")
 	}
 	if p, ok := fields["strict"]; ok {
-		t.def.Strict, _ = f.boolean(p)
+		t.def.Strict, _ = f.boolean(p, "strict")
 	}
 	f.executable(n, t, fields)
 	f.schema(n, t, fields)
@@ -527,7 +630,7 @@ func (f *fileLoader) executable(n *yaml.Node, t *tool, fields map[string]pair) {
 				return
 			}
 			argv[0] = path
-		} else if _, err := lookPath(argv[0], f.opts.Getenv("PATH")); err != nil {
+		} else if _, err := lookPath(argv[0], f.opts.toolPath()); err != nil {
 			f.errorf(command.val.Content[0], "command: %q not found on PATH", argv[0])
 			return
 		}

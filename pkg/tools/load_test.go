@@ -71,6 +71,11 @@ func TestLoadErrors(t *testing.T) {
 			want:  []string{"x.yaml:2: description is empty: say what the tool does and when the model should use it"},
 		},
 		{
+			name:  "description not text",
+			files: map[string]string{"x.yaml": "name: x\ndescription: {}\nrun: ok.sh\n"},
+			want:  []string{"x.yaml:2: description: want text, got a mapping"},
+		},
+		{
 			name: "duplicate name across files",
 			files: map[string]string{
 				"a.yaml": "name: x\ndescription: d\nrun: ok.sh\n",
@@ -154,6 +159,11 @@ func TestLoadErrors(t *testing.T) {
 			want:  []string{`x.yaml:4: max_output: "lots" is not a size; write a number of bytes with an optional unit: 512, 16KiB, 1MB`},
 		},
 		{
+			name:  "max_output past int64",
+			files: map[string]string{"x.yaml": "name: x\ndescription: d\nrun: ok.sh\nmax_output: 8589934592GiB\n"},
+			want:  []string{`x.yaml:4: max_output: "8589934592GiB" is too large`},
+		},
+		{
 			name:  "max_output too large",
 			files: map[string]string{"x.yaml": "name: x\ndescription: d\nrun: ok.sh\nmax_output: 1GiB\n"},
 			want:  []string{"x.yaml:4: max_output: 1GiB is more than the limit of 64MiB"},
@@ -214,11 +224,13 @@ parameters:
     descripton: typo
   b: {type: string, required: maybe}
   "bad name": {type: string}
+  c: {type: string, required: !!bool maybe}
 `},
 			want: []string{
 				"x.yaml:7: unknown parameter key 'descripton' (did you mean 'description'?)",
 				`x.yaml:8: parameter 'b': required: want true or false, got "maybe"`,
 				`x.yaml:9: parameter name "bad name": use 1 to 64 letters, digits, '_' or '-'`,
+				`x.yaml:10: parameter 'c': required: want true or false, got "maybe"`,
 			},
 		},
 		{
@@ -331,7 +343,7 @@ parameters:
 		{
 			name:  "invalid YAML",
 			files: map[string]string{"x.yaml": "name: x\ndescription: d\nparameters:\n  a: {type: string\nrun: ok.sh\n"},
-			want:  []string{"x.yaml:3: invalid YAML: did not find expected ',' or '}'"},
+			want:  []string{"x.yaml:4: invalid YAML: did not find expected ',' or '}'"},
 		},
 		{
 			name:  "tab indentation",
@@ -413,6 +425,70 @@ parameters:
 			var le *LoadError
 			if !errors.As(err, &le) {
 				t.Errorf("error is not a *LoadError: %T", err)
+			}
+		})
+	}
+}
+
+// A syntax error is reported at the line to fix, whichever line yaml.v3's
+// own message names (given in each comment).
+func TestSyntaxErrorLines(t *testing.T) {
+	tests := []struct{ name, yaml, want string }{
+		// yaml.v3: 3, where the flow mapping starts counted from 0.
+		{"flow mapping left open", "name: x\ndescription: d\nparameters:\n  a: {type: string\nrun: ok.sh\n",
+			"4: invalid YAML: did not find expected ',' or '}'"},
+		// yaml.v3: 5.
+		{"flow list left open", "name: x\ndescription: d\nrun: ok.sh\nstrict: true\nparameters: {}\nenv: [x, y\n",
+			"6: invalid YAML: did not find expected ',' or ']'"},
+		// yaml.v3: 3, the item's line counted from 0.
+		{"list item in a mapping", "name: x\ndescription: d\nrun: ok.sh\n- item\n",
+			"4: invalid YAML: did not find expected key"},
+		// yaml.v3: 1, where the list's first item starts counted from 0.
+		{"key misindented in a tools list", "tools:\n  - name: x\n    description: d\n    run: ok.sh\n    env: [A]\n   confirm: true\n",
+			"6: invalid YAML: did not find expected '-' indicator"},
+		// yaml.v3: 1, as above.
+		{"key misindented after 200 tools", "tools:\n" + strings.Repeat("  - name: x\n    description: d\n    run: ok.sh\n", 200) + "   confirm: true\n",
+			"602: invalid YAML: did not find expected '-' indicator"},
+		// yaml.v3: 3, where the parameter's mapping starts counted from 0.
+		{"key misindented in a parameter", "name: x\ndescription: d\nparameters:\n  a:\n     type: string\n    description: s\nrun: ok.sh\n",
+			"6: invalid YAML: did not find expected key"},
+		// yaml.v3: 2, the value before the tab.
+		{"tab after a value", "name: x\ndescription: d\n\trun: ok.sh\n",
+			"3: invalid YAML: found a tab character that violates indentation"},
+		// yaml.v3: 2, where the block scalar starts.
+		{"tab in a block scalar", "name: x\ndescription: |\n  one\n\ttwo\nrun: ok.sh\n",
+			"4: invalid YAML: found a tab character where an indentation space is expected"},
+		// yaml.v3: 2, the end of the file.
+		{"quote left open on line 1", "name: 'x\n",
+			"1: invalid YAML: found unexpected end of stream"},
+		// yaml.v3: 3, right already.
+		{"quote left open", "name: x\ndescription: d\nrun: \"ok.sh\n",
+			"3: invalid YAML: found unexpected end of stream"},
+		// yaml.v3: no line.
+		{"colon in a value on line 1", "name: x: y\ndescription: d\nrun: ok.sh\n",
+			"1: invalid YAML: mapping values are not allowed in this context"},
+		// yaml.v3: 2.
+		{"undefined tag handle", "name: x\ndescription: d\nrun: !e!sh ok.sh\n",
+			"3: invalid YAML: found undefined tag handle"},
+		// yaml.v3: 1.
+		{"directive twice", "%YAML 1.1\n%YAML 1.1\n---\nname: x\n",
+			"2: invalid YAML: found duplicate %YAML directive"},
+		// yaml.v3: no line.
+		{"unknown anchor", "name: x\ndescription: d\nrun: *script\n",
+			"3: invalid YAML: unknown anchor 'script' referenced"},
+		// yaml.v3: 4, where the second document's flow mapping starts
+		// counted from 0.
+		{"in a second document", "name: x\n---\nname: y\ndescription: d\nrun: {a\n",
+			"5: invalid YAML: did not find expected ',' or '}'"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			dir := t.TempDir()
+			writeFiles(t, dir, map[string]string{"x.yaml": tt.yaml, "ok.sh": okScript})
+			_, err := Load([]string{filepath.Join(dir, "x.yaml")}, Options{Getenv: testEnv(nil)})
+			got := loadErrors(t, err, dir)
+			if want := []string{"x.yaml:" + tt.want}; !slices.Equal(got, want) {
+				t.Errorf("got %q, want %q", got, want)
 			}
 		})
 	}
@@ -542,6 +618,10 @@ func TestParseSize(t *testing.T) {
 		{"1.5", 0, true},
 		{"12 parsecs", 0, true},
 		{"1e3", 0, true},
+		{"8589934591GiB", 8589934591 << 30, false},
+		{"8589934592GiB", 0, true}, // 2^63
+		{"9223372036854775808", 0, true},
+		{"99999999999999999999GB", 0, true},
 	}
 	for _, tt := range tests {
 		t.Run(tt.in, func(t *testing.T) {

@@ -137,7 +137,7 @@ func (f *fileLoader) schema(n *yaml.Node, t *tool, fields map[string]pair) {
 			// A tool with a bad parameter is not registered, but the schema
 			// of the others is still built, so that one pass over the file
 			// reports their problems too (wrong defaults, clashing names).
-			props, _ = f.params(params.val, "parameter", "")
+			props = f.params(params.val, "parameter", "")
 		}
 	}
 	f.checkArgNames(props)
@@ -174,25 +174,21 @@ func (f *fileLoader) schema(n *yaml.Node, t *tool, fields map[string]pair) {
 	t.validator, t.schemaDoc = s, doc.(map[string]any)
 }
 
-// params decodes a mapping of parameter names to specs.
-func (f *fileLoader) params(n *yaml.Node, what, base string) ([]*param, bool) {
+// params decodes a mapping of parameter names to specs. The ones in error
+// are reported and left out.
+func (f *fileLoader) params(n *yaml.Node, what, base string) []*param {
 	pairs, _ := f.fields(n, nil, what+" name")
 	var props []*param
-	ok := true
 	for _, p := range pairs {
 		if !namePattern.MatchString(p.key.Value) {
 			f.errorf(p.key, "%s name %q: use 1 to 64 letters, digits, '_' or '-'", what, p.key.Value)
-			ok = false
 			continue
 		}
-		pp, good := f.param(p.key.Value, p.val, true, base+"/properties/"+p.key.Value)
-		if !good {
-			ok = false
-			continue
+		if pp, ok := f.param(p.key.Value, p.val, true, base+"/properties/"+p.key.Value); ok {
+			props = append(props, pp)
 		}
-		props = append(props, pp)
 	}
-	return props, ok && len(pairs)*2 == len(n.Content)
+	return props
 }
 
 // param decodes one parameter spec. In items: there is no 'required'.
@@ -234,9 +230,7 @@ func (f *fileLoader) param(name string, n *yaml.Node, canBeOptional bool, ptr st
 	if r, ok := fields["required"]; ok {
 		if !canBeOptional {
 			f.errorf(r.key, "parameter '%s': 'required' has no meaning for the items of an array", name)
-		} else if r.val.Kind != yaml.ScalarNode || r.val.Tag != "!!bool" {
-			f.errorf(r.val, "parameter '%s': required: want true or false, got %s", name, kindName(r.val))
-		} else if b, ok := f.boolean(r); ok {
+		} else if b, ok := f.boolean(r, fmt.Sprintf("parameter '%s': required", name)); ok {
 			p.optional = !b
 		}
 	}
@@ -256,7 +250,7 @@ func (f *fileLoader) param(name string, n *yaml.Node, canBeOptional bool, ptr st
 		case pr.val.Kind != yaml.MappingNode || len(pr.val.Content) == 0:
 			f.errorf(pr.val, "parameter '%s': properties: want a non-empty mapping of names to parameter specs", name)
 		default:
-			p.props, _ = f.params(pr.val, "property", ptr)
+			p.props = f.params(pr.val, "property", ptr)
 		}
 	} else if p.typ == "object" {
 		f.errorf(n, "parameter '%s': type object needs 'properties'", name)
@@ -346,7 +340,7 @@ func (f *fileLoader) checkDefaults(url string, props []*param) bool {
 				err = s.Validate(p.def)
 			}
 			if err != nil {
-				f.errorf(p.defNode, "parameter '%s': default %s", p.name, describeValidation(err, "", nil))
+				f.errorf(p.defNode, "parameter '%s': default %s", p.name, describeValidation(err, nil))
 				ok = false
 			}
 		}
@@ -446,7 +440,7 @@ func strictProblem(s map[string]any, at string) string {
 func describeSchemaError(err error) string {
 	var sve *jsonschema.SchemaValidationError
 	if errors.As(err, &sve) {
-		return describeValidation(sve.Err, "", nil)
+		return describeValidation(sve.Err, nil)
 	}
 	return oneLine(err.Error())
 }

@@ -35,7 +35,9 @@ func parseSize(s string) (int64, error) {
 		return 0, fmt.Errorf("%q is not a size; write a number of bytes with an optional unit: 512, 16KiB, 1MB", s)
 	}
 	n := f * mult
-	if n > math.MaxInt64 {
+	// math.MaxInt64 is 2^63 as a float64, one more than the largest int64:
+	// n must be below it, or the conversion wraps.
+	if n >= math.MaxInt64 {
 		return 0, fmt.Errorf("%q is too large", s)
 	}
 	if n != math.Trunc(n) {
