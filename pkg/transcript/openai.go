@@ -198,39 +198,40 @@ func (c *conv) openAITool(m *wireMsg) {
 // the pending calls.
 func (c *conv) result(m *wireMsg, id []byte, what string) {
 	h := c.hash(id)
+	// A call of the open block comes first: its id may also be that of an
+	// earlier call reported unanswered, which this result does not answer.
+	if c.blockOpen {
+		if p := c.answer(h); p != nil {
+			if p.answered {
+				c.report(m.line, m.index, "duplicate-result", []string{string(id)},
+					"%s answers %s (%s) a second time", what, id, p.name)
+				return
+			}
+			p.answered = true
+			return
+		}
+	}
 	if slices.Contains(c.missed, h) {
 		return // reported as unanswered where it was missing
 	}
-	if !c.blockOpen {
-		if c.resync {
-			return
-		}
-		if prev, ok := c.ids[h]; ok {
-			c.report(m.line, m.index, "orphan-result", []string{string(id)},
-				"%s for %s does not follow the assistant message that called it (%s): results must come right after their call",
-				what, id, c.where(int(prev.line), int(prev.index)))
-			return
-		}
-		c.report(m.line, m.index, "orphan-result", []string{string(id)},
-			"%s for %s follows no message with tool calls", what, id)
+	if c.resync {
 		return
 	}
-	p := c.answer(h)
+	prev, seen := c.ids[h]
 	switch {
-	case p == nil && c.resync:
-	case p == nil:
-		if prev, ok := c.ids[h]; ok {
-			c.report(m.line, m.index, "unknown-result-id", []string{string(id)},
-				"%s answers %s, a call of an earlier turn (%s), not of the assistant message before it", what, id, c.where(int(prev.line), int(prev.index)))
-			return
-		}
+	case !c.blockOpen && seen:
+		c.report(m.line, m.index, "orphan-result", []string{string(id)},
+			"%s for %s does not follow the assistant message that called it (%s): results must come right after their call",
+			what, id, c.where(int(prev.line), int(prev.index)))
+	case !c.blockOpen:
+		c.report(m.line, m.index, "orphan-result", []string{string(id)},
+			"%s for %s follows no message with tool calls", what, id)
+	case seen:
+		c.report(m.line, m.index, "unknown-result-id", []string{string(id)},
+			"%s answers %s, a call of an earlier turn (%s), not of the assistant message before it", what, id, c.where(int(prev.line), int(prev.index)))
+	default:
 		c.report(m.line, m.index, "unknown-result-id", []string{string(id)},
 			"%s answers %s, which the assistant message before it did not call", what, id)
-	case p.answered:
-		c.report(m.line, m.index, "duplicate-result", []string{string(id)},
-			"%s answers %s (%s) a second time", what, id, p.name)
-	default:
-		p.answered = true
 	}
 }
 

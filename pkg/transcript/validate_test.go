@@ -369,3 +369,33 @@ func TestHugeFirstLine(t *testing.T) {
 		t.Errorf("requests: %+v\n%s", st, dump(fs))
 	}
 }
+
+// TestReusedIDAfterUnanswered: a call that reuses the id of an earlier call
+// left unanswered is answered by the tool message right after it; only the
+// earlier call is reported.
+func TestReusedIDAfterUnanswered(t *testing.T) {
+	call0 := oCall("call_0", "a", `"{}"`)
+	in := lines(oUser, call0, oUser, call0, oTool("call_0"), oDone)
+	fs, _ := validateBytes(t, "t.jsonl", []byte(in), Options{})
+	got := codesAt(fs)
+	want := []string{"3 error unanswered-call", "4 warning reused-call-id"}
+	if !slices.Equal(got, want) {
+		t.Errorf("got %v, want %v:\n%s", got, want, dump(fs))
+	}
+	// A late answer to the earlier call, after the block it belonged to,
+	// is still not reported twice.
+	in = lines(oUser, call0, oUser, oTool("call_0"), oDone)
+	fs, _ = validateBytes(t, "t.jsonl", []byte(in), Options{})
+	if got, want := codesAt(fs), []string{"3 error unanswered-call"}; !slices.Equal(got, want) {
+		t.Errorf("late answer: got %v, want %v:\n%s", got, want, dump(fs))
+	}
+}
+
+// codesAt lists findings as "line severity code".
+func codesAt(fs []Finding) []string {
+	var out []string
+	for _, f := range fs {
+		out = append(out, fmt.Sprintf("%d %s %s", f.Line, f.Severity, f.Code))
+	}
+	return out
+}
