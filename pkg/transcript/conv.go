@@ -61,7 +61,7 @@ type seenID struct {
 // deferredCall is a call to a tool whose definition may still come, for
 // request bodies whose "tools" follow their messages.
 type deferredCall struct {
-	name        string
+	name, id    string // the tool, and the id of its first call
 	line, index int
 	count       int
 }
@@ -78,9 +78,10 @@ type conv struct {
 	start  int  // line where the conversation starts
 	openAI bool // the target is known to be api.openai.com
 
-	tools      map[string]struct{}
-	toolsKnown bool
-	deferred   []deferredCall
+	tools          map[string]struct{}
+	toolsKnown     bool
+	toolsMayFollow bool // a request body's tools may come after its messages
+	deferred       []deferredCall
 
 	thinkingOn   shape // shapeAnthropic when the request enables thinking
 	requestLevel bool  // request-level keys (thinking, previous_response_id) are authoritative
@@ -427,9 +428,10 @@ func (c *conv) flushDeferred() {
 			if _, ok := c.tools[d.name]; !ok {
 				more := ""
 				if d.count > 1 {
-					more = fmt.Sprintf(" (and %d more calls)", d.count-1)
+					more = fmt.Sprintf(" (and %d more %s to it)", d.count-1, plural(d.count-1, "call", "calls"))
 				}
-				c.report(d.line, d.index, "undefined-tool", []string{d.name}, "call to %s, which the tools list does not define%s", d.name, more)
+				c.report(d.line, d.index, "undefined-tool", []string{d.id},
+					"call %s names tool %s, which the tools list does not define%s", d.id, d.name, more)
 			}
 		}
 	}
@@ -454,7 +456,7 @@ func (c *conv) checkCallName(m *wireMsg, id, name []byte) {
 		}
 		return
 	}
-	if c.v.toolsMayFollow {
+	if c.toolsMayFollow {
 		for i := range c.deferred {
 			if c.deferred[i].name == string(name) {
 				c.deferred[i].count++
@@ -462,7 +464,7 @@ func (c *conv) checkCallName(m *wireMsg, id, name []byte) {
 			}
 		}
 		if len(c.deferred) < 1000 {
-			c.deferred = append(c.deferred, deferredCall{name: string(name), line: m.line, index: m.index, count: 1})
+			c.deferred = append(c.deferred, deferredCall{name: string(name), id: string(id), line: m.line, index: m.index, count: 1})
 		}
 	}
 }
