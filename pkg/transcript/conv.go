@@ -253,7 +253,6 @@ func classify(m *wireMsg) shape {
 func (c *conv) add(m *wireMsg) {
 	c.v.stats.Messages++
 	c.last.line, c.last.index = m.line, m.index
-	first := c.n == 0
 	c.n++
 	s := classify(m)
 	if c.shape == shapeUnknown && s != shapeUnknown {
@@ -269,13 +268,13 @@ func (c *conv) add(m *wireMsg) {
 	case shapeOpenAI:
 		c.addOpenAI(m)
 	case shapeAnthropic:
-		c.addAnthropic(m, first)
+		c.addAnthropic(m)
 	case shapeResponses:
 		c.addResponses(m)
 	case shapeForeign:
 		// Counted, not checked: one unknown-shape warning was enough.
 	default:
-		c.addPlain(m, first)
+		c.addPlain(m)
 	}
 }
 
@@ -304,7 +303,7 @@ func (c *conv) decide(s shape) {
 
 // addPlain checks a message that says nothing of its shape: both shapes'
 // verdicts are kept until the conversation shows which one applies.
-func (c *conv) addPlain(m *wireMsg, first bool) {
+func (c *conv) addPlain(m *wireMsg) {
 	for i, s := range [2]shape{shapeOpenAI, shapeAnthropic} {
 		c.shape = s
 		saved := c.v.hold
@@ -313,7 +312,7 @@ func (c *conv) addPlain(m *wireMsg, first bool) {
 		case shapeOpenAI:
 			c.addOpenAI(m)
 		case shapeAnthropic:
-			c.addAnthropic(m, first)
+			c.addAnthropic(m)
 		}
 		c.v.hold = saved
 		if len(c.early[i]) > maxEarly {

@@ -178,9 +178,7 @@ func (c *conv) openAITool(m *wireMsg) {
 	if m.nameK != kindAbsent {
 		c.report(m.line, m.index, "tool-message-name", nil, "name on a tool message: accepted by OpenAI, refused by some providers (xAI)")
 	}
-	if m.content == kindAbsent || m.content == kindNull {
-		c.report(m.line, m.index, "missing-content", nil, "tool message has no content")
-	}
+	c.toolContent(m)
 	switch m.toolCallIDK {
 	case kindAbsent:
 		c.report(m.line, m.index, "missing-tool-call-id", nil, "tool message has no tool_call_id")
@@ -192,6 +190,33 @@ func (c *conv) openAITool(m *wireMsg) {
 	}
 	id := m.toolCallID
 	c.result(m, id, "tool message")
+}
+
+// toolContent checks the content of a tool message: a string or an array
+// of text parts (rule 11).
+func (c *conv) toolContent(m *wireMsg) {
+	switch m.content {
+	case kindAbsent, kindNull:
+		c.report(m.line, m.index, "missing-content", nil, "tool message has no content")
+	case kindString:
+	case kindArray:
+		for i := range m.blocks {
+			b := &m.blocks[i]
+			switch {
+			case b.notObject:
+				c.report(m.line, m.index, "invalid-message", nil, "content[%d] of a tool message is not an object; want a text part", i)
+			case b.typ == nil:
+				c.report(m.line, m.index, "invalid-message", nil, "content[%d] of a tool message has no type; want a text part", i)
+			case string(b.typ) != "text":
+				c.report(m.line, m.index, "invalid-message", nil, "content[%d] of a tool message is a %s part; a tool message takes text parts only", i, b.typ)
+			default:
+				continue
+			}
+			return
+		}
+	default:
+		c.report(m.line, m.index, "invalid-message", nil, "content of a tool message is %s; want a string or an array of text parts", kindName(m.content))
+	}
 }
 
 // result pairs a tool result (OpenAI tool message, Responses output) with

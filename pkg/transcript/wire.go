@@ -51,7 +51,7 @@ type block struct {
 	input      []byte
 	isError    bool
 	content    byte // kind of a tool_result's "content"
-	emptyValue bool // tool_result content "" or [], or blank text
+	emptyValue bool // tool_result content blank: "", [], or blank text only
 	hasText    bool
 	blankText  bool
 	foreign    bool // Bedrock-style block: toolUse/toolResult keys, no type
@@ -211,14 +211,17 @@ func (s *scanner) readBlock(b *block) {
 			switch b.content {
 			case kindString:
 				raw, _ := s.str()
-				b.emptyValue = len(raw) == 0
+				b.emptyValue = isBlank(raw)
 			case kindArray:
+				// Empty when it holds no block, or only text blocks with
+				// blank text.
+				b.emptyValue = true
 				s.enter('[')
-				cnt := 0
-				for s.next(']', &cnt) {
-					s.skip()
+				for cnt := 0; s.next(']', &cnt); {
+					var part block
+					s.readBlock(&part)
+					b.emptyValue = b.emptyValue && string(part.typ) == "text" && part.hasText && part.blankText
 				}
-				b.emptyValue = cnt == 0
 			default:
 				s.skip()
 			}
