@@ -52,8 +52,7 @@ type pend struct {
 	late     bool // answered, but not where the rules want it
 }
 
-// seenID is the first use of a call id in a conversation; only a hash of
-// the id is kept, so memory stays small however long the transcript.
+// seenID is where a call id was first used in a conversation.
 type seenID struct {
 	line, index int32
 }
@@ -93,6 +92,14 @@ type conv struct {
 	blockOpen bool     // tool results may follow
 	resync    bool     // a line was lost: do not blame the next results on it
 
+	// ids holds every call id the conversation has used, by a 64-bit hash
+	// of the id, with where it was first used: 30 to 40 bytes of heap a
+	// call, so it grows with the number of calls (a 1 GB transcript has
+	// about 200,000). It is exact rather than a fixed-size filter, whose
+	// false positives would be false errors: a reused id is an error in
+	// the Anthropic shape (rule 17), and a Responses output whose call id
+	// is known is paired rather than held for previous_response_id. Two
+	// different ids share a hash with odds of about n²/2⁶⁵ for n calls.
 	ids map[uint64]seenID
 
 	// Anthropic turns.

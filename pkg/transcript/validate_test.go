@@ -413,3 +413,26 @@ func codesAt(fs []Finding) []string {
 	}
 	return out
 }
+
+// TestReusedIDFarBack: the ids a conversation has used are kept exactly, not
+// in a filter that forgets or confuses them: a tool_use id reused after many
+// calls is still an error (rule 17), and none of the distinct ids before it
+// is taken for a reuse.
+func TestReusedIDFarBack(t *testing.T) {
+	var b strings.Builder
+	b.WriteString(aUser + "\n")
+	const n = 50_000
+	for i := range n {
+		id := fmt.Sprintf("toolu_%024d", i)
+		b.WriteString(aCall(id, "get_weather", "{}") + "\n" + aRes(id) + "\n")
+	}
+	first := fmt.Sprintf("toolu_%024d", 0)
+	b.WriteString(aCall(first, "get_weather", "{}") + "\n" + aRes(first) + "\n")
+	fs, st := validateBytes(t, "t.jsonl", []byte(b.String()), Options{})
+	if got, want := codesAt(fs), []string{fmt.Sprintf("%d error reused-call-id", 2*n+2)}; !slices.Equal(got, want) {
+		t.Errorf("got %v, want %v", got, want)
+	}
+	if st.ToolCalls != n+1 {
+		t.Errorf("stats %+v", st)
+	}
+}
