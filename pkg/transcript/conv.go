@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"fmt"
 	"hash/maphash"
+	"maps"
 	"strings"
 )
 
@@ -77,7 +78,7 @@ type conv struct {
 	start  int  // line where the conversation starts
 	openAI bool // the target is known to be api.openai.com
 
-	tools          map[string]struct{}
+	tools          map[string]struct{} // kept across conversations; valid when toolsKnown
 	toolsKnown     bool
 	toolsMayFollow bool // a request body's tools may come after its messages
 	deferred       []deferredCall
@@ -137,10 +138,10 @@ const maxEarly = 100
 func (c *conv) reset(v *validator, kind convKind, array string) {
 	pending, deferred, missed, keep := c.pending[:0], c.deferred[:0], c.missed[:0], c.keep[:0]
 	early0, early1 := c.early[0][:0], c.early[1][:0]
-	ids, server := c.ids, c.serverIDs
+	ids, server, tools := c.ids, c.serverIDs, c.tools
 	clear(ids)
 	clear(server)
-	*c = conv{v: v, kind: kind, array: array, pending: pending, deferred: deferred, missed: missed, keep: keep, ids: ids, serverIDs: server}
+	*c = conv{v: v, kind: kind, array: array, pending: pending, deferred: deferred, missed: missed, keep: keep, ids: ids, serverIDs: server, tools: tools}
 	c.early[0], c.early[1] = early0, early1
 	if c.ids == nil {
 		c.ids = make(map[uint64]seenID)
@@ -155,9 +156,15 @@ func (c *conv) reset(v *validator, kind convKind, array string) {
 	}
 }
 
-// setTools records the tool names a conversation defines.
+// setTools records the tool names a conversation defines. names is the
+// validator's toolNames, which the next tools array reuses: it is copied.
 func (c *conv) setTools(names map[string]struct{}) {
-	c.tools, c.toolsKnown = names, true
+	if c.tools == nil {
+		c.tools = make(map[string]struct{}, len(names))
+	}
+	clear(c.tools)
+	maps.Copy(c.tools, names)
+	c.toolsKnown = true
 }
 
 func (c *conv) hash(b []byte) uint64 { return maphash.Bytes(c.v.seed, b) }
@@ -444,7 +451,7 @@ func (c *conv) flushDeferred() {
 	c.deferred = c.deferred[:0]
 }
 
-// checkName applies the tool-name rules to a call and the tools given.
+// checkCallName applies the tool-name rules to a call and the tools given.
 func (c *conv) checkCallName(m *wireMsg, id, name []byte) {
 	if !validName(name, 64) {
 		c.report(m.line, m.index, "invalid-tool-name", []string{string(id)},

@@ -290,20 +290,11 @@ func (v *validator) streamObject(st *stream) error {
 			}
 		case key == "tools" && k == kindArray:
 			st.consume()
-			if v.tmpNames == nil {
-				v.tmpNames = make(map[string]struct{})
-			}
-			names := v.tmpNames
-			clear(names)
-			err := v.streamArray(st, func(line, i int) { v.readTool(line, i, names) })
-			if err != nil {
+			names := v.toolNames()
+			if err := v.streamArray(st, func(line, i int) { v.readTool(line, i, names) }); err != nil {
 				return err
 			}
-			own := make(map[string]struct{}, len(names))
-			for k := range names {
-				own[k] = struct{}{}
-			}
-			c.setTools(own)
+			c.setTools(names)
 		case k == kindArray:
 			// Read an element at a time: a second array of messages may be
 			// as large as the first.

@@ -99,9 +99,17 @@ func (s *Stats) Add(o Stats) {
 }
 
 // Validate checks the transcript or message log read from r, named name in
-// findings, and calls emit for each finding in file order. The error is
-// non-nil only when r cannot be read or opts are invalid; what is wrong
-// with the content is reported through emit.
+// findings, and calls emit for each finding. The error is non-nil only when
+// r cannot be read or opts are invalid; what is wrong with the content is
+// reported through emit.
+//
+// Findings come in file order, but for those that wait on what follows,
+// which come once it is read, still with the line they are about: calls a
+// merged Anthropic user turn leaves unanswered, at the end of the turn; and
+// at the end of a conversation or request body, a last assistant message
+// without its thinking block, Responses outputs that previous_response_id
+// might account for, and calls to tools that a later tools list might
+// define.
 //
 // Memory is the largest line (or, for a whole-file JSON document, the
 // largest message), plus what the current conversation has seen: the calls
@@ -156,13 +164,13 @@ type validator struct {
 	kind lineKind
 
 	// agentloop records.
-	records   int
-	header    bool
-	ended     bool
-	lastSeq   int64
-	resultIDs [][]byte
-	gotIDs    [][]byte
-	tmpNames  map[string]struct{}
+	records    int
+	headerLine int // line of the header record; 0 before it
+	ended      bool
+	lastSeq    int64
+	resultIDs  [][]byte
+	gotIDs     [][]byte
+	tmpNames   map[string]struct{} // see toolNames
 	// fields and resultProblems hold a record's fields to type-check.
 	fields         []rawField
 	resultProblems []string
@@ -617,14 +625,21 @@ func thinkingEnabled(s *scanner) bool {
 	return on
 }
 
-// readTools reads the tools array at the cursor into a set of names,
-// checking each name. The set is reused by the next call.
-func (v *validator) readTools(line int) map[string]struct{} {
+// toolNames returns the set that the names of one tools array are read
+// into, empty. There is one, reused by the next tools array: conv.setTools
+// copies what it keeps.
+func (v *validator) toolNames() map[string]struct{} {
 	if v.tmpNames == nil {
 		v.tmpNames = make(map[string]struct{})
 	}
-	names := v.tmpNames
-	clear(names)
+	clear(v.tmpNames)
+	return v.tmpNames
+}
+
+// readTools reads the tools array at the cursor into toolNames, checking
+// each name.
+func (v *validator) readTools(line int) map[string]struct{} {
+	names := v.toolNames()
 	s := &v.sc
 	if s.peekKind() != kindArray {
 		s.skip()

@@ -436,3 +436,18 @@ func TestReusedIDFarBack(t *testing.T) {
 		t.Errorf("stats %+v", st)
 	}
 }
+
+// TestDuplicateHeaderNamesFirst: each extra header names the line of the
+// first one.
+func TestDuplicateHeaderNamesFirst(t *testing.T) {
+	in := lines(header, rec(1, oUser), header, rec(2, oDone), header, end)
+	fs, _ := validateBytes(t, "t.jsonl", []byte(in), Options{})
+	if got, want := codesAt(fs), []string{"3 error duplicate-header", "5 error duplicate-header"}; !slices.Equal(got, want) {
+		t.Fatalf("got %v, want %v", got, want)
+	}
+	for _, f := range fs {
+		if !strings.Contains(f.Message, "line 1") {
+			t.Errorf("does not name the first header's line: %v", f)
+		}
+	}
+}
