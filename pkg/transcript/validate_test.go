@@ -4,6 +4,7 @@ import (
 	"errors"
 	"fmt"
 	"slices"
+	"strconv"
 	"strings"
 	"testing"
 )
@@ -61,7 +62,7 @@ func (fakeTools) CheckArgs(name string, args []byte) error {
 }
 
 type codeCase struct {
-	name  string
+	name  string // starts with the shape of the input (see caseShape)
 	code  string
 	sev   Severity
 	opts  Options
@@ -173,6 +174,7 @@ var codeCases = []codeCase{
 		lines(`{"role":"system","content":"be brief"}`, aDone, aUser, aCall1, aRes1),
 		lines(`{"role":"system","content":"be brief"}`, aUser, aCall1, aRes1)},
 	{"openai", "mixed-shapes", Warning, Options{}, lines(oUser, oCall1, oTool1, aCall("toolu_1", "f", "{}")), lines(oUser, oCall1, oTool1, oDone)},
+	{"anthropic", "mixed-shapes", Warning, Options{}, lines(aUser, aCall1, aRes1, oCall("call_2", "f", `"{}"`), oTool("call_2")), lines(aUser, aCall1, aRes1, aDone)},
 	{"gemini", "unknown-shape", Warning, Options{},
 		lines(`{"role":"user","parts":[{"text":"hi"}]}`, `{"role":"model","parts":[{"functionCall":{"name":"f","args":{}}}]}`),
 		lines(oUser, oDone)},
@@ -233,21 +235,90 @@ func TestCodes(t *testing.T) {
 	}
 }
 
-// TestEveryCodeTested keeps the table of codes and the tests in step.
+// caseShape is the shape a table case is in, from the start of its name:
+// openai (and responses, which share its column), anthropic, or "" for the
+// checks of files and records.
+func caseShape(name string) string {
+	switch {
+	case strings.HasPrefix(name, "openai"), strings.HasPrefix(name, "responses"):
+		return "openai"
+	case strings.HasPrefix(name, "anthropic"):
+		return "anthropic"
+	}
+	return ""
+}
+
+// TestEveryCodeTested keeps the table of codes and the tests in step. Every
+// code says where it comes from: rule numbers of transcript-rules.md, or a
+// note saying what it checks instead. It has a severity in each shape its
+// rules are about (1–13 OpenAI, 14–28 Anthropic, 29–30 both), and in at
+// least one. It has a table case in every shape it has a severity in (or,
+// for a check of the file, one case and one severity for both), and a case
+// in a shape expects the severity the table gives it there, unless a note
+// says when it differs.
 func TestEveryCodeTested(t *testing.T) {
-	tested := map[string]bool{}
+	tested := map[string]map[string]bool{}
 	for _, tc := range codeCases {
-		tested[tc.code] = true
-		if _, ok := LookupCode(tc.code); !ok {
+		c, ok := LookupCode(tc.code)
+		if !ok {
 			t.Errorf("test of %s, which is not in Codes", tc.code)
+			continue
+		}
+		sh := caseShape(tc.name)
+		if tested[tc.code] == nil {
+			tested[tc.code] = map[string]bool{}
+		}
+		tested[tc.code][sh] = true
+		if sh == "" {
+			continue
+		}
+		sev := c.OpenAI
+		if sh == "anthropic" {
+			sev = c.Anthropic
+		}
+		switch {
+		case sev == 0:
+			t.Errorf("%s/%s: a case in the %s shape, where Codes gives %s no severity", tc.code, tc.name, sh, tc.code)
+		case tc.sev != sev && c.Note == "":
+			t.Errorf("%s/%s: the case expects a %s, Codes gives a %s and no note says when", tc.code, tc.name, tc.sev, sev)
 		}
 	}
 	for _, c := range Codes {
-		if !tested[c.Code] {
-			t.Errorf("code %s has no test", c.Code)
+		if c.Summary == "" {
+			t.Errorf("code %s has no summary", c.Code)
 		}
-		if c.OpenAI != 0 && c.Anthropic != 0 && c.Rules != "" {
-			continue
+		if c.Rules == "" && c.Note == "" {
+			t.Errorf("code %s has neither rules nor a note", c.Code)
+		}
+		if c.OpenAI == 0 && c.Anthropic == 0 {
+			t.Errorf("code %s has no severity in either shape", c.Code)
+		}
+		if c.Rules != "" {
+			for r := range strings.SplitSeq(c.Rules, ", ") {
+				n, err := strconv.Atoi(r)
+				switch {
+				case err != nil || n < 1 || n > 30:
+					t.Errorf("code %s: rule %q is not a rule number (1–30)", c.Code, r)
+				case n <= 13 && c.OpenAI == 0, n >= 29 && c.OpenAI == 0:
+					t.Errorf("code %s: rule %d is about the OpenAI shape, where the code has no severity", c.Code, n)
+				case n >= 14 && c.Anthropic == 0:
+					t.Errorf("code %s: rule %d is about the Anthropic shape, where the code has no severity", c.Code, n)
+				}
+			}
+		}
+		shapes := tested[c.Code]
+		switch {
+		case shapes == nil:
+			t.Errorf("code %s has no test", c.Code)
+		case shapes["openai"] || shapes["anthropic"]:
+			if c.OpenAI != 0 && !shapes["openai"] {
+				t.Errorf("code %s has a severity in the OpenAI shape but no case there", c.Code)
+			}
+			if c.Anthropic != 0 && !shapes["anthropic"] {
+				t.Errorf("code %s has a severity in the Anthropic shape but no case there", c.Code)
+			}
+		case c.OpenAI != c.Anthropic && c.Note == "":
+			t.Errorf("code %s, a check of the file, has two severities and no note saying when each applies", c.Code)
 		}
 	}
 }
