@@ -218,9 +218,9 @@ func (s *scanner) readBlock(b *block) {
 				b.emptyValue = true
 				s.enter('[')
 				for cnt := 0; s.next(']', &cnt); {
-					var part block
-					s.readBlock(&part)
-					b.emptyValue = b.emptyValue && string(part.typ) == "text" && part.hasText && part.blankText
+					if !s.blankTextBlock() {
+						b.emptyValue = false
+					}
 				}
 			default:
 				s.skip()
@@ -240,6 +240,34 @@ func (s *scanner) readBlock(b *block) {
 			s.skip()
 		}
 	}
+}
+
+// blankTextBlock reads one block of a tool_result's content and reports
+// whether it is a text block whose text is blank.
+func (s *scanner) blankTextBlock() bool {
+	if s.peekKind() != kindObject {
+		s.skip()
+		return false
+	}
+	isText, blank := false, false
+	s.enter('{')
+	for n := 0; s.next('}', &n); {
+		switch string(s.key()) {
+		case "type":
+			if s.peekKind() == kindString {
+				isText = string(s.text()) == "text"
+				continue
+			}
+		case "text":
+			if s.peekKind() == kindString {
+				raw, _ := s.str()
+				blank = isBlank(raw)
+				continue
+			}
+		}
+		s.skip()
+	}
+	return isText && blank
 }
 
 func (s *scanner) readCalls(m *wireMsg) {
