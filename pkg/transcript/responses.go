@@ -114,11 +114,12 @@ func (c *conv) responsesOutput(m *wireMsg, t string) {
 		c.result(m, m.callID, t)
 		return
 	}
-	// The call may live on the server: previous_response_id and
-	// conversation carry earlier items the input does not repeat.
-	if c.previousResponse || c.resync {
+	if c.resync {
 		return
 	}
+	// The call may live on the server: previous_response_id and
+	// conversation carry earlier items the input does not repeat. They may
+	// follow the input, so the finding waits for the end of the body.
 	saved := c.v.hold
 	c.v.hold = &c.orphanOutputs
 	c.report(m.line, m.index, "orphan-result", []string{string(m.callID)},

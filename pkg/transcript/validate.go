@@ -508,8 +508,9 @@ func (d *docInfo) takeArray(c *conv, key string, k byte) bool {
 }
 
 // applyDoc applies what a body's keys said, once all are read (the messages
-// are checked by then), and ends its conversation. Everything it sets is
-// used only when the conversation ends.
+// are checked by then), and ends its conversation. What it sets is first
+// needed there; until then, findings that depend on it wait (see
+// responsesOutput, checkCallName).
 func (v *validator) applyDoc(d *docInfo) {
 	c := &v.conv
 	if d.model {
@@ -587,8 +588,8 @@ func (v *validator) conversationLine(text []byte, n int, complete bool) {
 	v.applyDoc(&d)
 }
 
-// docMessage checks the message at the scanner's cursor, element i of the
-// array of a body.
+// docMessage checks the message at the scanner's cursor, element i of an
+// array of messages: a body's, or a whole-file array.
 func (v *validator) docMessage(line, i int) {
 	s := &v.sc
 	m := &v.msg
