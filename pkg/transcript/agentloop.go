@@ -239,11 +239,11 @@ func (v *validator) record(text []byte, n int, complete bool) {
 	}
 	switch string(ri.typ) {
 	case TypeHeader:
-		if v.header {
-			v.fileFinding(n, Error, "duplicate-header", "second header record (the first was before line %d)", n)
+		if v.headerLine > 0 {
+			v.fileFinding(n, Error, "duplicate-header", "second header record (the first is at line %d)", v.headerLine)
 			return
 		}
-		v.header = true
+		v.headerLine = n
 		if v.records > 1 {
 			v.fileFinding(n, Error, "missing-header", "the header is not the first record")
 		}
@@ -290,12 +290,7 @@ func (v *validator) applyHeader(n int, ri *recordInfo, names map[string]struct{}
 		v.fileFinding(n, Error, "invalid-record", "header with provider %q (want openai or anthropic)", ri.provider)
 	}
 	if ri.hasTools {
-		// The header's tools outlive this line; copy the set.
-		own := make(map[string]struct{}, len(names))
-		for k := range names {
-			own[k] = struct{}{}
-		}
-		c.setTools(own)
+		c.setTools(names)
 	}
 }
 

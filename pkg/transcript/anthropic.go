@@ -6,7 +6,7 @@ import "bytes"
 // messages of one role are one turn to the API (rule 19), so pairing is
 // checked on turns, not messages.
 
-func (c *conv) addAnthropic(m *wireMsg, first bool) {
+func (c *conv) addAnthropic(m *wireMsg) {
 	var role string
 	switch string(m.role) {
 	case "system":
@@ -26,7 +26,10 @@ func (c *conv) addAnthropic(m *wireMsg, first bool) {
 		}
 		return
 	}
-	if first && role != "user" {
+	// No user or assistant message before this one: it is the first, as
+	// system messages inside messages are passed over here as they are
+	// for the pairing.
+	if c.lastRole == "" && role != "user" {
 		c.report(m.line, m.index, "first-not-user", nil, "the first message is from the %s; older API versions want a user message first", role)
 	}
 	if c.emptyLast != nil {

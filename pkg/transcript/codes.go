@@ -29,12 +29,14 @@ func (s Severity) MarshalText() ([]byte, error) { return []byte(s.String()), nil
 type Code struct {
 	Code string
 	// Rules are the numbers of the rules in transcript-rules.md the code
-	// stands for; empty for checks of the file and of agentloop's own records.
+	// stands for, ", "-separated; empty for checks no rule there states (of
+	// the file, of agentloop's own records, of the message schemas).
 	Rules string
 	// OpenAI and Anthropic are the severities in each shape (OpenAI covers
 	// Chat Completions and Responses); zero where the code does not apply.
 	OpenAI, Anthropic Severity
-	// Note qualifies the severities where context changes them.
+	// Note qualifies the severities where context changes them; a code
+	// without rules has one saying what it checks instead.
 	Note    string
 	Summary string
 }
@@ -74,20 +76,20 @@ var Codes = []Code{
 	{"system-in-messages", "28", 0, Warning, "", "a system message inside messages (a provider extension)"},
 	{"first-not-user", "28", 0, Warning, "", "the first message is not a user message"},
 	{"mixed-shapes", "30", Warning, Warning, "", "OpenAI and Anthropic tool calls in one conversation"},
-	{"unknown-shape", "", Warning, Warning, "", "a conversation in neither the OpenAI nor the Anthropic shape (Gemini, Bedrock, …): not checked"},
-	{"invalid-message", "", Error, Error, "", "a message that is not an object, has no role or an unknown one, or fields of the wrong type"},
+	{"unknown-shape", "", Warning, Warning, "the rules cover only these two shapes", "a conversation in neither the OpenAI nor the Anthropic shape (Gemini, Bedrock, …): not checked"},
+	{"invalid-message", "", Error, Error, "each API's message schema", "a message that is not an object, has no role or an unknown one, or fields of the wrong type"},
 	{"unknown-tool", "", Error, Error, "only with --tools-dir", "a call to a tool the tools directories do not define"},
 	{"arguments-invalid", "", Error, Error, "only with --tools-dir", "arguments that do not match the tool's schema"},
-	{"not-json", "", Error, Error, "", "a line (or file) that is not JSON"},
+	{"not-json", "", Error, Error, "a check of the file", "a line (or file) that is not JSON"},
 	{"truncated-line", "", Error, Error, "a warning in agentloop transcripts, whose writer was killed mid-line", "the last line is cut off before its end"},
-	{"not-a-conversation", "", Error, Error, "", "a JSON value that holds no messages"},
-	{"missing-header", "", Error, Error, "", "an agentloop transcript whose first record is not a header"},
-	{"duplicate-header", "", Error, Error, "", "a second header record"},
-	{"seq-order", "", Error, Error, "", "message records whose seq does not increase"},
-	{"record-after-end", "", Error, Error, "", "a record after the end record"},
-	{"invalid-record", "", Error, Error, "", "an agentloop record of unknown type or with fields of the wrong type"},
-	{"results-mismatch", "", Error, Error, "", "a record's results do not name the tool results its message holds"},
-	{"empty-input", "", Warning, Warning, "", "a file with no messages"},
+	{"not-a-conversation", "", Error, Error, "a check of the file", "a JSON value that holds no messages"},
+	{"missing-header", "", Error, Error, "agentloop transcripts only", "an agentloop transcript whose first record is not a header"},
+	{"duplicate-header", "", Error, Error, "agentloop transcripts only", "a second header record"},
+	{"seq-order", "", Error, Error, "agentloop transcripts only", "message records whose seq does not increase"},
+	{"record-after-end", "", Error, Error, "agentloop transcripts only", "a record after the end record"},
+	{"invalid-record", "", Error, Error, "agentloop transcripts only", "an agentloop record of unknown type or with fields of the wrong type"},
+	{"results-mismatch", "", Error, Error, "agentloop transcripts only", "a record's results do not name the tool results its message holds"},
+	{"empty-input", "", Warning, Warning, "a check of the file", "a file with no messages"},
 }
 
 var codeIndex = func() map[string]*Code {

@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"fmt"
 	"hash/maphash"
+	"maps"
 	"strings"
 )
 
@@ -52,8 +53,7 @@ type pend struct {
 	late     bool // answered, but not where the rules want it
 }
 
-// seenID is the first use of a call id in a conversation; only a hash of
-// the id is kept, so memory stays small however long the transcript.
+// seenID is where a call id was first used in a conversation.
 type seenID struct {
 	line, index int32
 }
@@ -61,7 +61,7 @@ type seenID struct {
 // deferredCall is a call to a tool whose definition may still come, for
 // request bodies whose "tools" follow their messages.
 type deferredCall struct {
-	name        string
+	name, id    string // the tool, and the id of its first call
 	line, index int
 	count       int
 }
@@ -78,9 +78,10 @@ type conv struct {
 	start  int  // line where the conversation starts
 	openAI bool // the target is known to be api.openai.com
 
-	tools      map[string]struct{}
-	toolsKnown bool
-	deferred   []deferredCall
+	tools          map[string]struct{} // kept across conversations; valid when toolsKnown
+	toolsKnown     bool
+	toolsMayFollow bool // a request body's tools may come after its messages
+	deferred       []deferredCall
 
 	thinkingOn   shape // shapeAnthropic when the request enables thinking
 	requestLevel bool  // request-level keys (thinking, previous_response_id) are authoritative
@@ -92,6 +93,14 @@ type conv struct {
 	blockOpen bool     // tool results may follow
 	resync    bool     // a line was lost: do not blame the next results on it
 
+	// ids holds every call id the conversation has used, by a 64-bit hash
+	// of the id, with where it was first used: 30 to 40 bytes of heap a
+	// call, so it grows with the number of calls (a 1 GB transcript has
+	// about 200,000). It is exact rather than a fixed-size filter, whose
+	// false positives would be false errors: a reused id is an error in
+	// the Anthropic shape (rule 17), and a Responses output whose call id
+	// is known is paired rather than held for previous_response_id. Two
+	// different ids share a hash with odds of about n²/2⁶⁵ for n calls.
 	ids map[uint64]seenID
 
 	// Anthropic turns.
@@ -129,10 +138,10 @@ const maxEarly = 100
 func (c *conv) reset(v *validator, kind convKind, array string) {
 	pending, deferred, missed, keep := c.pending[:0], c.deferred[:0], c.missed[:0], c.keep[:0]
 	early0, early1 := c.early[0][:0], c.early[1][:0]
-	ids, server := c.ids, c.serverIDs
+	ids, server, tools := c.ids, c.serverIDs, c.tools
 	clear(ids)
 	clear(server)
-	*c = conv{v: v, kind: kind, array: array, pending: pending, deferred: deferred, missed: missed, keep: keep, ids: ids, serverIDs: server}
+	*c = conv{v: v, kind: kind, array: array, pending: pending, deferred: deferred, missed: missed, keep: keep, ids: ids, serverIDs: server, tools: tools}
 	c.early[0], c.early[1] = early0, early1
 	if c.ids == nil {
 		c.ids = make(map[uint64]seenID)
@@ -147,9 +156,15 @@ func (c *conv) reset(v *validator, kind convKind, array string) {
 	}
 }
 
-// setTools records the tool names a conversation defines.
+// setTools records the tool names a conversation defines. names is the
+// validator's toolNames, which the next tools array reuses: it is copied.
 func (c *conv) setTools(names map[string]struct{}) {
-	c.tools, c.toolsKnown = names, true
+	if c.tools == nil {
+		c.tools = make(map[string]struct{}, len(names))
+	}
+	clear(c.tools)
+	maps.Copy(c.tools, names)
+	c.toolsKnown = true
 }
 
 func (c *conv) hash(b []byte) uint64 { return maphash.Bytes(c.v.seed, b) }
@@ -252,7 +267,6 @@ func classify(m *wireMsg) shape {
 func (c *conv) add(m *wireMsg) {
 	c.v.stats.Messages++
 	c.last.line, c.last.index = m.line, m.index
-	first := c.n == 0
 	c.n++
 	s := classify(m)
 	if c.shape == shapeUnknown && s != shapeUnknown {
@@ -268,13 +282,13 @@ func (c *conv) add(m *wireMsg) {
 	case shapeOpenAI:
 		c.addOpenAI(m)
 	case shapeAnthropic:
-		c.addAnthropic(m, first)
+		c.addAnthropic(m)
 	case shapeResponses:
 		c.addResponses(m)
 	case shapeForeign:
 		// Counted, not checked: one unknown-shape warning was enough.
 	default:
-		c.addPlain(m, first)
+		c.addPlain(m)
 	}
 }
 
@@ -303,7 +317,7 @@ func (c *conv) decide(s shape) {
 
 // addPlain checks a message that says nothing of its shape: both shapes'
 // verdicts are kept until the conversation shows which one applies.
-func (c *conv) addPlain(m *wireMsg, first bool) {
+func (c *conv) addPlain(m *wireMsg) {
 	for i, s := range [2]shape{shapeOpenAI, shapeAnthropic} {
 		c.shape = s
 		saved := c.v.hold
@@ -312,7 +326,7 @@ func (c *conv) addPlain(m *wireMsg, first bool) {
 		case shapeOpenAI:
 			c.addOpenAI(m)
 		case shapeAnthropic:
-			c.addAnthropic(m, first)
+			c.addAnthropic(m)
 		}
 		c.v.hold = saved
 		if len(c.early[i]) > maxEarly {
@@ -427,16 +441,17 @@ func (c *conv) flushDeferred() {
 			if _, ok := c.tools[d.name]; !ok {
 				more := ""
 				if d.count > 1 {
-					more = fmt.Sprintf(" (and %d more calls)", d.count-1)
+					more = fmt.Sprintf(" (and %d more %s to it)", d.count-1, plural(d.count-1, "call", "calls"))
 				}
-				c.report(d.line, d.index, "undefined-tool", []string{d.name}, "call to %s, which the tools list does not define%s", d.name, more)
+				c.report(d.line, d.index, "undefined-tool", []string{d.id},
+					"call %s names tool %s, which the tools list does not define%s", d.id, d.name, more)
 			}
 		}
 	}
 	c.deferred = c.deferred[:0]
 }
 
-// checkName applies the tool-name rules to a call and the tools given.
+// checkCallName applies the tool-name rules to a call and the tools given.
 func (c *conv) checkCallName(m *wireMsg, id, name []byte) {
 	if !validName(name, 64) {
 		c.report(m.line, m.index, "invalid-tool-name", []string{string(id)},
@@ -454,7 +469,7 @@ func (c *conv) checkCallName(m *wireMsg, id, name []byte) {
 		}
 		return
 	}
-	if c.v.toolsMayFollow {
+	if c.toolsMayFollow {
 		for i := range c.deferred {
 			if c.deferred[i].name == string(name) {
 				c.deferred[i].count++
@@ -462,7 +477,7 @@ func (c *conv) checkCallName(m *wireMsg, id, name []byte) {
 			}
 		}
 		if len(c.deferred) < 1000 {
-			c.deferred = append(c.deferred, deferredCall{name: string(name), line: m.line, index: m.index, count: 1})
+			c.deferred = append(c.deferred, deferredCall{name: string(name), id: string(id), line: m.line, index: m.index, count: 1})
 		}
 	}
 }

@@ -259,9 +259,10 @@ func hasOpenAISigns(msgs []Message) bool {
 	return false
 }
 
-// DetectShape tells the wire shape of messages: "anthropic" when a content
-// block is a tool_use or tool_result (or the content is an array of typed
-// blocks on an assistant message), else "openai".
+// DetectShape tells the wire shape of messages by the first message that
+// shows one: "openai" for tool_calls, a tool_call_id or the tool role,
+// "anthropic" for a content block of a type only the Messages API has (see
+// anthropicBlock); "openai" when no message shows either.
 func DetectShape(msgs []Message) string {
 	for _, m := range msgs {
 		var probe struct {

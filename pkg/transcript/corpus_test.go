@@ -192,26 +192,77 @@ func TestCorpusFiles(t *testing.T) {
 	}
 }
 
+// pathBodies are request bodies whose keys the two ways of reading a body
+// must agree on: messages under traj, more than one array of messages, a
+// top-level system that decides the shape, tools before and after the
+// messages, values of the wrong kind.
+var pathBodies = []string{
+	`{"task_id":1,"traj":[` + oUser + `,` + oCall1 + `,` + oUser + `]}`,
+	`{"traj":[` + oUser + `,` + oCall1 + `]}`,
+	`{"model":"m","traj":[` + oUser + `,` + oCall1 + `],"messages":[` + oUser + `]}`,
+	`{"model":"m","messages":[` + oUser + `,` + oCall1 + `,` + oTool1 + `],"input":[{"type":"function_call_output","call_id":"x","output":"o"}]}`,
+	`{"model":"m","input":[{"type":"function_call_output","call_id":"x","output":"o"}],"messages":[` + oUser + `,` + oCall1 + `,` + oTool1 + `]}`,
+	`{"model":"m","input":"hello"}`,
+	`{"model":"m","input":"hello","messages":[` + oUser + `,` + oCall1 + `]}`,
+	`{"model":"m","messages":"hello"}`,
+	`{"model":"m"}`,
+	`{"contents":[{"role":"user","parts":[{"text":"hi"}]}]}`,
+	`{"system":"be brief","messages":[{"role":"user","content":" "},{"role":"assistant","content":"ok"}]}`,
+	`{"messages":[{"role":"user","content":" "},{"role":"assistant","content":"ok"}],"system":"be brief"}`,
+	`{"messages":[{"role":"user","content":" "},{"role":"assistant","content":"ok"}]}`,
+	`{"tools":[{"type":"function","function":{"name":"get_weather"}}],"messages":[` + oUser + `,` + oCall("call_1", "f", `"{}"`) + `,` + oTool1 + `,` + oCall("call_2", "f", `"{}"`) + `,` + oTool("call_2") + `]}`,
+	`{"messages":[` + oUser + `,` + oCall("call_1", "f", `"{}"`) + `,` + oTool1 + `,` + oCall("call_2", "f", `"{}"`) + `,` + oTool("call_2") + `],"tools":[{"type":"function","function":{"name":"get_weather"}}]}`,
+	`{"tools":null,"messages":[` + oUser + `,` + oCall1 + `,` + oTool1 + `]}`,
+	`{"messages":[` + aUser + `,` + aCall1 + `,` + aRes1 + `],"thinking":{"type":"enabled","budget_tokens":1024},"model":"m"}`,
+	`{"input":[{"type":"function_call_output","call_id":"x","output":"o"}],"previous_response_id":"resp_1"}`,
+	`{"input":[{"type":"function_call_output","call_id":"x","output":"o"}],"previous_response_id":null}`,
+}
+
 // TestCorpusPaths: a request body gets the same findings streamed as a
-// whole-file document and read as one JSONL line.
+// whole-file document, pretty-printed or not, and read as one JSONL line.
 func TestCorpusPaths(t *testing.T) {
+	type body struct {
+		name string
+		data []byte
+	}
+	var bodies []body
+	for i, b := range pathBodies {
+		bodies = append(bodies, body{fmt.Sprintf("pathBodies[%d]", i), []byte(b)})
+	}
 	for _, r := range loadCorpus(t) {
-		if r.Input != InputRequest || bytes.HasPrefix(r.Body, []byte("[")) {
-			continue
+		if r.Input == InputRequest && !bytes.HasPrefix(r.Body, []byte("[")) {
+			bodies = append(bodies, body{r.name(), r.Body})
 		}
-		streamed, _ := validateBytes(t, r.name(), r.Body, Options{Input: InputRequest})
-		line, _ := validateBytes(t, r.name(), append(slices.Clip(r.Body), '\n'), Options{Input: InputConversations})
-		if a, b := codesOf(streamed), codesOf(line); !slices.Equal(a, b) {
-			t.Errorf("%s: streamed %v, as a line %v", r.name(), a, b)
+	}
+	for _, b := range bodies {
+		var flat, pretty bytes.Buffer
+		if err := json.Compact(&flat, b.data); err != nil {
+			t.Fatalf("%s: %v", b.name, err)
+		}
+		if err := json.Indent(&pretty, b.data, "", "  "); err != nil {
+			t.Fatalf("%s: %v", b.name, err)
+		}
+		line, _ := validateBytes(t, b.name, append(flat.Bytes(), '\n'), Options{Input: InputConversations})
+		streamed, _ := validateBytes(t, b.name, flat.Bytes(), Options{Input: InputRequest})
+		if a, b2 := findingsOf(streamed, true), findingsOf(line, true); !slices.Equal(a, b2) {
+			t.Errorf("%s: streamed\n%s\nas a line\n%s", b.name, strings.Join(a, "\n"), strings.Join(b2, "\n"))
+		}
+		streamed, _ = validateBytes(t, b.name, pretty.Bytes(), Options{Input: InputRequest})
+		if a, b2 := findingsOf(streamed, false), findingsOf(line, false); !slices.Equal(a, b2) {
+			t.Errorf("%s: pretty-printed\n%s\nas a line\n%s", b.name, strings.Join(a, "\n"), strings.Join(b2, "\n"))
 		}
 	}
 }
 
-func codesOf(fs []Finding) []string {
+// findingsOf lists what two readings of one body must agree on, in order;
+// the line only when both have the body on one line.
+func findingsOf(fs []Finding, withLine bool) []string {
 	var out []string
 	for _, f := range fs {
-		out = append(out, f.Severity.String()+" "+f.Code+" "+f.Path)
+		if !withLine {
+			f.Line = 0
+		}
+		out = append(out, fmt.Sprintf("%d %s %s %s %v", f.Line, f.Severity, f.Path, f.String(), f.IDs))
 	}
-	slices.Sort(out)
 	return out
 }

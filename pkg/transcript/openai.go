@@ -178,9 +178,7 @@ func (c *conv) openAITool(m *wireMsg) {
 	if m.nameK != kindAbsent {
 		c.report(m.line, m.index, "tool-message-name", nil, "name on a tool message: accepted by OpenAI, refused by some providers (xAI)")
 	}
-	if m.content == kindAbsent || m.content == kindNull {
-		c.report(m.line, m.index, "missing-content", nil, "tool message has no content")
-	}
+	c.toolContent(m)
 	switch m.toolCallIDK {
 	case kindAbsent:
 		c.report(m.line, m.index, "missing-tool-call-id", nil, "tool message has no tool_call_id")
@@ -194,43 +192,71 @@ func (c *conv) openAITool(m *wireMsg) {
 	c.result(m, id, "tool message")
 }
 
+// toolContent checks the content of a tool message: a string or an array
+// of text parts (rule 11).
+func (c *conv) toolContent(m *wireMsg) {
+	switch m.content {
+	case kindAbsent, kindNull:
+		c.report(m.line, m.index, "missing-content", nil, "tool message has no content")
+	case kindString:
+	case kindArray:
+		for i := range m.blocks {
+			b := &m.blocks[i]
+			switch {
+			case b.notObject:
+				c.report(m.line, m.index, "invalid-message", nil, "content[%d] of a tool message is not an object; want a text part", i)
+			case b.typ == nil:
+				c.report(m.line, m.index, "invalid-message", nil, "content[%d] of a tool message has no type; want a text part", i)
+			case string(b.typ) != "text":
+				c.report(m.line, m.index, "invalid-message", nil, "content[%d] of a tool message is a %s part; a tool message takes text parts only", i, b.typ)
+			default:
+				continue
+			}
+			return
+		}
+	default:
+		c.report(m.line, m.index, "invalid-message", nil, "content of a tool message is %s; want a string or an array of text parts", kindName(m.content))
+	}
+}
+
 // result pairs a tool result (OpenAI tool message, Responses output) with
 // the pending calls.
 func (c *conv) result(m *wireMsg, id []byte, what string) {
 	h := c.hash(id)
+	// A call of the open block comes first: its id may also be that of an
+	// earlier call reported unanswered, which this result does not answer.
+	if c.blockOpen {
+		if p := c.answer(h); p != nil {
+			if p.answered {
+				c.report(m.line, m.index, "duplicate-result", []string{string(id)},
+					"%s answers %s (%s) a second time", what, id, p.name)
+				return
+			}
+			p.answered = true
+			return
+		}
+	}
 	if slices.Contains(c.missed, h) {
 		return // reported as unanswered where it was missing
 	}
-	if !c.blockOpen {
-		if c.resync {
-			return
-		}
-		if prev, ok := c.ids[h]; ok {
-			c.report(m.line, m.index, "orphan-result", []string{string(id)},
-				"%s for %s does not follow the assistant message that called it (%s): results must come right after their call",
-				what, id, c.where(int(prev.line), int(prev.index)))
-			return
-		}
-		c.report(m.line, m.index, "orphan-result", []string{string(id)},
-			"%s for %s follows no message with tool calls", what, id)
+	if c.resync {
 		return
 	}
-	p := c.answer(h)
+	prev, seen := c.ids[h]
 	switch {
-	case p == nil && c.resync:
-	case p == nil:
-		if prev, ok := c.ids[h]; ok {
-			c.report(m.line, m.index, "unknown-result-id", []string{string(id)},
-				"%s answers %s, a call of an earlier turn (%s), not of the assistant message before it", what, id, c.where(int(prev.line), int(prev.index)))
-			return
-		}
+	case !c.blockOpen && seen:
+		c.report(m.line, m.index, "orphan-result", []string{string(id)},
+			"%s for %s does not follow the assistant message that called it (%s): results must come right after their call",
+			what, id, c.where(int(prev.line), int(prev.index)))
+	case !c.blockOpen:
+		c.report(m.line, m.index, "orphan-result", []string{string(id)},
+			"%s for %s follows no message with tool calls", what, id)
+	case seen:
+		c.report(m.line, m.index, "unknown-result-id", []string{string(id)},
+			"%s answers %s, a call of an earlier turn (%s), not of the assistant message before it", what, id, c.where(int(prev.line), int(prev.index)))
+	default:
 		c.report(m.line, m.index, "unknown-result-id", []string{string(id)},
 			"%s answers %s, which the assistant message before it did not call", what, id)
-	case p.answered:
-		c.report(m.line, m.index, "duplicate-result", []string{string(id)},
-			"%s answers %s (%s) a second time", what, id, p.name)
-	default:
-		p.answered = true
 	}
 }
 

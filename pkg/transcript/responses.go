@@ -110,24 +110,16 @@ func (c *conv) responsesOutput(m *wireMsg, t string) {
 	if m.output == kindAbsent {
 		c.report(m.line, m.index, "missing-content", []string{string(m.callID)}, "%s for %s has no output", t, m.callID)
 	}
-	h := c.hash(m.callID)
-	if p := c.answer(h); p != nil && c.blockOpen {
-		if p.answered {
-			c.report(m.line, m.index, "duplicate-result", []string{string(m.callID)}, "%s answers %s (%s) a second time", t, m.callID, p.name)
-			return
-		}
-		p.answered = true
-		return
-	}
-	if _, ok := c.ids[h]; ok {
+	if _, ok := c.ids[c.hash(m.callID)]; ok {
 		c.result(m, m.callID, t)
 		return
 	}
-	// The call may live on the server: previous_response_id and
-	// conversation carry earlier items the input does not repeat.
-	if c.previousResponse || c.resync {
+	if c.resync {
 		return
 	}
+	// The call may live on the server: previous_response_id and
+	// conversation carry earlier items the input does not repeat. They may
+	// follow the input, so the finding waits for the end of the body.
 	saved := c.v.hold
 	c.v.hold = &c.orphanOutputs
 	c.report(m.line, m.index, "orphan-result", []string{string(m.callID)},

@@ -474,22 +474,32 @@ func valid(d []byte) bool {
 
 // isBlank reports whether raw string contents (escapes not yet decoded) hold
 // only whitespace, the test the Messages API applies to text blocks.
+// Whitespace is space, tab, newline and carriage return, however written:
+// "\u0020" is as blank as " ".
 func isBlank(raw []byte) bool {
 	for i := 0; i < len(raw); i++ {
 		switch raw[i] {
 		case ' ', '\t', '\n', '\r':
+			continue
 		case '\\':
+			// The scanner has checked the escapes: \u has four hex digits.
 			if i+1 < len(raw) {
 				switch raw[i+1] {
 				case 'n', 't', 'r':
 					i++
 					continue
+				case 'u':
+					if i+5 < len(raw) && raw[i+2] == '0' && raw[i+3] == '0' {
+						switch hexVal(raw[i+4])<<4 | hexVal(raw[i+5]) {
+						case ' ', '\t', '\n', '\r':
+							i += 5
+							continue
+						}
+					}
 				}
 			}
-			return false
-		default:
-			return false
 		}
+		return false
 	}
 	return true
 }

@@ -154,7 +154,7 @@ func (v *validator) streamDoc(br *bufio.Reader) (int, bool, error) {
 		st.consume()
 		v.kind = linesMessages
 		v.startConv(st.line, kindTranscript, "messages")
-		err = v.streamArray(st, func(line, i int) { v.streamMessage(line, i) })
+		err = v.streamArray(st, v.docMessage)
 		if err == nil {
 			v.conv.finish()
 		}
@@ -243,34 +243,12 @@ func (v *validator) unexpected(st *stream, c byte, want string) error {
 	return v.broken(st, st.line, fmt.Sprintf("unexpected %q, want %s", c, want))
 }
 
-func (v *validator) streamMessage(line, i int) {
-	s := &v.sc
-	m := &v.msg
-	m.reset(line, i)
-	if s.peekKind() != kindObject {
-		s.skip()
-		if s.err == nil {
-			v.conv.report(line, i, "invalid-message", nil, "message is not an object")
-		}
-		return
-	}
-	s.readMsg(m)
-	s.end()
-	if s.err == nil {
-		v.conv.add(m)
-	}
-}
-
 // streamObject checks a request body or {"messages": …} document whose '{'
 // is consumed.
 func (v *validator) streamObject(st *stream) error {
-	v.startConv(st.line, kindFineTune, "messages")
+	v.startDoc(st.line)
 	c := &v.conv
-	v.toolsMayFollow = true
-	defer func() { v.toolsMayFollow = false }()
-	var info docInfo
-	var names map[string]struct{}
-	sawMessages := false
+	var d docInfo
 	for i := 0; ; i++ {
 		ch := st.peek()
 		if ch == '}' {
@@ -302,33 +280,28 @@ func (v *validator) streamObject(st *stream) error {
 		}
 		st.consume()
 		ch = st.peek()
+		k := kindOf(ch)
+		d.note(key, k)
 		switch {
-		case (key == "messages" || key == "input") && ch == '[' && !sawMessages:
-			sawMessages = true
+		case d.takeArray(c, key, k):
 			st.consume()
-			c.array = key
-			if key == "input" && c.shape == shapeUnknown {
-				c.shape = shapeResponses
-			}
-			if err := v.streamArray(st, func(line, i int) { v.streamMessage(line, i) }); err != nil {
+			if err := v.streamArray(st, v.docMessage); err != nil {
 				return err
 			}
-		case key == "tools" && ch == '[':
+		case key == "tools" && k == kindArray:
 			st.consume()
-			if v.tmpNames == nil {
-				v.tmpNames = make(map[string]struct{})
-			}
-			names = v.tmpNames
-			clear(names)
-			err := v.streamArray(st, func(line, i int) { v.readTool(line, i, names) })
-			if err != nil {
+			names := v.toolNames()
+			if err := v.streamArray(st, func(line, i int) { v.readTool(line, i, names) }); err != nil {
 				return err
 			}
-			own := make(map[string]struct{}, len(names))
-			for k := range names {
-				own[k] = struct{}{}
+			c.setTools(names)
+		case k == kindArray:
+			// Read an element at a time: a second array of messages may be
+			// as large as the first.
+			st.consume()
+			if err := v.streamArray(st, func(int, int) { v.sc.skip() }); err != nil {
+				return err
 			}
-			c.setTools(own)
 		default:
 			line := st.line
 			buf, ok := st.capture()
@@ -338,18 +311,9 @@ func (v *validator) streamObject(st *stream) error {
 			s := &v.sc
 			s.arena = s.arena[:0]
 			s.reset(buf)
-			switch key {
-			case "model":
-				info.model = true
-			case "system":
-				info.system = true
-			case "previous_response_id", "conversation":
-				info.previous = s.peekKind() != kindNull
-			case "thinking":
-				info.thinking = thinkingEnabled(s)
+			if key == "thinking" {
+				d.thinking = thinkingEnabled(s)
 				s.reset(buf)
-			case "contents":
-				info.contents = 1
 			}
 			s.skip()
 			s.end()
@@ -359,24 +323,6 @@ func (v *validator) streamObject(st *stream) error {
 			}
 		}
 	}
-	if info.model {
-		c.kind = kindRequest
-		c.requestLevel = true
-	}
-	c.previousResponse = info.previous
-	if info.thinking {
-		c.thinkingOn = shapeAnthropic
-	}
-	if info.system && c.hint == shapeUnknown {
-		c.hint = shapeAnthropic
-	}
-	switch {
-	case sawMessages:
-	case info.contents > 0:
-		c.decide(shapeForeign)
-	default:
-		v.fileFinding(1, Error, "not-a-conversation", "object has no messages array")
-	}
-	c.finish()
+	v.applyDoc(&d)
 	return nil
 }

@@ -99,11 +99,24 @@ func (s *Stats) Add(o Stats) {
 }
 
 // Validate checks the transcript or message log read from r, named name in
-// findings, and calls emit for each finding in file order. Memory stays
-// bounded by the largest line (or, for a whole-file JSON document, the
-// largest message) whatever the size of the input. The error is non-nil
-// only when r cannot be read or opts are invalid; what is wrong with the
-// content is reported through emit.
+// findings, and calls emit for each finding. The error is non-nil only when
+// r cannot be read or opts are invalid; what is wrong with the content is
+// reported through emit.
+//
+// Findings come in file order, but for those that wait on what follows,
+// which come once it is read, still with the line they are about: calls a
+// merged Anthropic user turn leaves unanswered, at the end of the turn; and
+// at the end of a conversation or request body, a last assistant message
+// without its thinking block, Responses outputs that previous_response_id
+// might account for, and calls to tools that a later tools list might
+// define.
+//
+// Memory is the largest line (or, for a whole-file JSON document, the
+// largest message), plus what the current conversation has seen: the calls
+// of its last turn, and every call id it has used, to find reused ids. The
+// ids grow with the number of calls, by 30 to 40 bytes of heap a call
+// (5.5 MiB for the 200,000 calls of a 1 GB agentloop transcript, 73 MiB for
+// 2 million); see conv.ids for why they are kept exactly.
 func Validate(name string, r io.Reader, opts Options, emit func(Finding)) (Stats, error) {
 	switch opts.Input {
 	case "", InputAgentloop, InputMessages, InputConversations, InputRequest:
@@ -148,17 +161,16 @@ type validator struct {
 	msg  wireMsg
 	conv conv
 
-	kind           lineKind
-	toolsMayFollow bool
+	kind lineKind
 
 	// agentloop records.
-	records   int
-	header    bool
-	ended     bool
-	lastSeq   int64
-	resultIDs [][]byte
-	gotIDs    [][]byte
-	tmpNames  map[string]struct{}
+	records    int
+	headerLine int // line of the header record; 0 before it
+	ended      bool
+	lastSeq    int64
+	resultIDs  [][]byte
+	gotIDs     [][]byte
+	tmpNames   map[string]struct{} // see toolNames
 	// fields and resultProblems hold a record's fields to type-check.
 	fields         []rawField
 	resultProblems []string
@@ -437,119 +449,162 @@ func (v *validator) messageLine(text []byte, n int, complete bool) {
 	v.conv.add(m)
 }
 
-// docInfo is what a conversation line or request body says outside its
-// messages.
+// docInfo is what a request body (or a conversation line) says outside its
+// messages and tools. A body is read in one of two ways, as a JSONL line
+// (conversationLine) or streamed from a whole-file document (streamObject);
+// both walk its keys in order, note each with note and takeArray, and end
+// with applyDoc, so that a body gets the same findings either way.
 type docInfo struct {
-	messages, input, tools, contents  int // offsets of the values; -1 if absent
-	inputKind                         byte
-	model, previous, system, thinking bool
+	array     string // the key whose array holds the messages: messages, traj or input; "" while none has
+	notArray  string // messages or traj, when its value is not an array
+	notArrayK byte   // the kind of that value
+	input     byte   // the kind of "input"; kindAbsent if absent
+	contents  bool   // a Gemini "contents": not a shape the rules cover
+	model     bool   // a request rather than a fine-tuning record
+	previous  bool   // previous_response_id or conversation: the server holds earlier items
+	system    bool   // a top-level system: the Anthropic shape
+	thinking  bool   // thinking enabled (read by thinkingEnabled)
+}
+
+// note records what a top-level key whose value is of kind k says.
+func (d *docInfo) note(key string, k byte) {
+	switch key {
+	case "messages", "traj":
+		if k != kindArray && d.notArray == "" {
+			d.notArray, d.notArrayK = key, k
+		}
+	case "input":
+		d.input = k
+	case "contents":
+		d.contents = true
+	case "model":
+		d.model = true
+	case "system":
+		d.system = true
+	case "previous_response_id", "conversation":
+		d.previous = k != kindNull
+	}
+}
+
+// takeArray reports whether the value of key, of kind k, holds the
+// conversation's messages: the first array under messages, traj (tau-bench
+// trajectories) or input (Responses items), whichever comes first. If so it
+// tells the conversation, which names its messages after the key.
+func (d *docInfo) takeArray(c *conv, key string, k byte) bool {
+	if d.array != "" || k != kindArray {
+		return false
+	}
+	switch key {
+	case "messages", "traj", "input":
+	default:
+		return false
+	}
+	d.array = key
+	c.array = key
+	if key == "input" && c.shape == shapeUnknown {
+		c.shape = shapeResponses
+	}
+	return true
+}
+
+// applyDoc applies what a body's keys said, once all are read (the messages
+// are checked by then), and ends its conversation. What it sets is first
+// needed there; until then, findings that depend on it wait (see
+// responsesOutput, checkCallName).
+func (v *validator) applyDoc(d *docInfo) {
+	c := &v.conv
+	if d.model {
+		c.kind = kindRequest
+		c.requestLevel = true
+	}
+	c.previousResponse = d.previous
+	if d.thinking {
+		c.thinkingOn = shapeAnthropic
+	}
+	if d.system {
+		c.hint = shapeAnthropic
+	}
+	switch {
+	case d.array != "":
+	case d.notArray != "":
+		c.report(c.start, -1, "invalid-message", nil, "%s is %s; want an array", d.notArray, kindName(d.notArrayK))
+	case d.contents:
+		c.decide(shapeForeign)
+	case d.input != kindAbsent:
+		// A plain prompt string: nothing to pair.
+	default:
+		v.fileFinding(c.start, Error, "not-a-conversation", "object has no messages array")
+	}
+	c.finish()
+}
+
+// startDoc starts the conversation of a request body whose first line is
+// line.
+func (v *validator) startDoc(line int) {
+	v.startConv(line, kindFineTune, "")
+	// A body's tools may follow its messages: calls to tools not yet
+	// defined are judged at the end.
+	v.conv.toolsMayFollow = true
 }
 
 // conversationLine checks one {"messages": […]} line: its own conversation.
 func (v *validator) conversationLine(text []byte, n int, complete bool) {
 	s := &v.sc
 	s.reset(text)
-	if s.peekKind() != kindObject {
-		s.skip()
-		s.end()
-		if s.err != nil {
-			v.notJSON(text, n, complete)
-			return
-		}
-		v.fileFinding(n, Error, "not-a-conversation", "line is %s; want an object with messages", kindName(kindOf(bytes.TrimSpace(text)[0])))
-		return
-	}
-	info := docInfo{messages: -1, input: -1, tools: -1, contents: -1}
-	s.enter('{')
-	for k := 0; s.next('}', &k); {
-		key := s.key()
-		s.ws()
-		at := s.i
-		switch string(key) {
-		case "messages":
-			info.messages = at
-		case "traj":
-			// tau-bench trajectories keep their messages here.
-			if info.messages < 0 {
-				info.messages = at
-			}
-		case "input":
-			info.input, info.inputKind = at, s.peekKind()
-		case "tools":
-			info.tools = at
-		case "contents":
-			info.contents = at
-		case "model":
-			info.model = true
-		case "system":
-			info.system = true
-		case "previous_response_id", "conversation":
-			info.previous = s.peekKind() != kindNull
-		case "thinking":
-			info.thinking = thinkingEnabled(s)
-			continue
-		}
-		s.skip()
-	}
+	isObj := s.peekKind() == kindObject
+	s.skip()
 	s.end()
 	if s.err != nil {
 		v.notJSON(text, n, complete)
 		return
 	}
-	kind := kindFineTune
-	if info.model {
-		kind = kindRequest
+	if !isObj {
+		v.fileFinding(n, Error, "not-a-conversation", "line is %s; want an object with messages", kindName(kindOf(bytes.TrimSpace(text)[0])))
+		return
 	}
-	array, at := "messages", info.messages
-	if at < 0 && info.input >= 0 && info.inputKind == kindArray {
-		array, at = "input", info.input
-	}
-	v.startConv(n, kind, array)
+	v.startDoc(n)
 	c := &v.conv
-	c.requestLevel = kind == kindRequest
-	c.previousResponse = info.previous
-	if info.thinking {
-		c.thinkingOn = shapeAnthropic
-	}
-	if info.system {
-		c.hint = shapeAnthropic
-	}
-	if info.tools >= 0 {
-		s.reset(text)
-		s.i = info.tools
-		c.setTools(v.readTools(n))
-	}
-	switch {
-	case at >= 0:
-		if array == "input" && c.shape == shapeUnknown {
-			c.shape = shapeResponses
-		}
-		s.reset(text)
-		s.i = at
-		if s.peekKind() != kindArray {
-			c.report(n, -1, "invalid-message", nil, "%s is %s; want an array", array, kindName(s.peekKind()))
-			break
-		}
-		s.enter('[')
-		for i := 0; s.next(']', &i); {
-			m := &v.msg
-			m.reset(n, i-1)
-			if s.peekKind() != kindObject {
-				s.skip()
-				c.report(n, m.index, "invalid-message", nil, "message is not an object")
-				continue
+	var d docInfo
+	s.reset(text)
+	s.enter('{')
+	for i := 0; s.next('}', &i); {
+		key := string(s.key())
+		k := s.peekKind()
+		d.note(key, k)
+		switch {
+		case d.takeArray(c, key, k):
+			s.enter('[')
+			for j := 0; s.next(']', &j); {
+				v.docMessage(n, j-1)
 			}
-			s.readMsg(m)
-			c.add(m)
+		case key == "tools" && k == kindArray:
+			c.setTools(v.readTools(n))
+		case key == "thinking":
+			d.thinking = thinkingEnabled(s)
+		default:
+			s.skip()
 		}
-	case info.contents >= 0:
-		c.decide(shapeForeign)
-	case info.input >= 0:
-		// A plain prompt string: nothing to pair.
-	default:
-		v.fileFinding(n, Error, "not-a-conversation", "object has no messages array")
 	}
-	c.finish()
+	v.applyDoc(&d)
+}
+
+// docMessage checks the message at the scanner's cursor, element i of an
+// array of messages: a body's, or a whole-file array.
+func (v *validator) docMessage(line, i int) {
+	s := &v.sc
+	m := &v.msg
+	m.reset(line, i)
+	if s.peekKind() != kindObject {
+		s.skip()
+		if s.err == nil {
+			v.conv.report(line, i, "invalid-message", nil, "message is not an object")
+		}
+		return
+	}
+	s.readMsg(m)
+	if s.err == nil {
+		v.conv.add(m)
+	}
 }
 
 // thinkingEnabled reads a request's "thinking" setting.
@@ -571,14 +626,21 @@ func thinkingEnabled(s *scanner) bool {
 	return on
 }
 
-// readTools reads the tools array at the cursor into a set of names,
-// checking each name. The set is reused by the next call.
-func (v *validator) readTools(line int) map[string]struct{} {
+// toolNames returns the set that the names of one tools array are read
+// into, empty. There is one, reused by the next tools array: conv.setTools
+// copies what it keeps.
+func (v *validator) toolNames() map[string]struct{} {
 	if v.tmpNames == nil {
 		v.tmpNames = make(map[string]struct{})
 	}
-	names := v.tmpNames
-	clear(names)
+	clear(v.tmpNames)
+	return v.tmpNames
+}
+
+// readTools reads the tools array at the cursor into toolNames, checking
+// each name.
+func (v *validator) readTools(line int) map[string]struct{} {
+	names := v.toolNames()
 	s := &v.sc
 	if s.peekKind() != kindArray {
 		s.skip()

@@ -4,6 +4,7 @@ import (
 	"errors"
 	"fmt"
 	"slices"
+	"strconv"
 	"strings"
 	"testing"
 )
@@ -61,7 +62,7 @@ func (fakeTools) CheckArgs(name string, args []byte) error {
 }
 
 type codeCase struct {
-	name  string
+	name  string // starts with the shape of the input (see caseShape)
 	code  string
 	sev   Severity
 	opts  Options
@@ -135,6 +136,8 @@ var codeCases = []codeCase{
 	{"openai", "empty-content", Warning, Options{}, lines(oUser, strings.Replace(oCall1, `"content":null`, `"content":""`, 1), oTool1), lines(oUser, oCall1, oTool1)},
 	{"anthropic", "empty-content", Error, Options{}, lines(aUser, aCall1, aRes1, `{"role":"assistant","content":[]}`, aUser), lines(aUser, aCall1, aRes1, aDone, aUser)},
 	{"anthropic blank text", "empty-content", Error, Options{}, lines(`{"role":"user","content":[{"type":"text","text":" \n"}]}`, aCall1, aRes1), lines(aUser, aCall1, aRes1)},
+	{"anthropic escaped blank text", "empty-content", Error, Options{}, lines(`{"role":"user","content":[{"type":"text","text":"\u0020\u000A\t"}]}`, aCall1, aRes1), lines(`{"role":"user","content":[{"type":"text","text":"\u0020x"}]}`, aCall1, aRes1)},
+	{"anthropic escaped blank string", "empty-content", Error, Options{}, lines(`{"role":"user","content":"\u0009\u000d"}`, aCall1, aRes1), lines(`{"role":"user","content":"\u0009\u00e9"}`, aCall1, aRes1)},
 	{"openai", "content-with-tool-calls", Warning, Options{}, lines(oUser, strings.Replace(oCall1, `"content":null`, `"content":"Checking."`, 1), oTool1), lines(oUser, oCall1, oTool1)},
 	{"responses", "orphan-reasoning", Error, Options{Input: InputRequest},
 		`{"input":[{"role":"user","content":"hi"},{"type":"reasoning","id":"rs_1","summary":[]},{"role":"assistant","content":"42"}]}`,
@@ -149,6 +152,9 @@ var codeCases = []codeCase{
 	{"anthropic", "error-result-empty", Error, Options{},
 		lines(aUser, aCall1, `{"role":"user","content":[{"type":"tool_result","tool_use_id":"toolu_1","is_error":true}]}`),
 		lines(aUser, aCall1, `{"role":"user","content":[{"type":"tool_result","tool_use_id":"toolu_1","is_error":true,"content":"exit 1: no such city"}]}`)},
+	{"anthropic empty text block", "error-result-empty", Error, Options{},
+		lines(aUser, aCall1, `{"role":"user","content":[{"type":"tool_result","tool_use_id":"toolu_1","is_error":true,"content":[{"type":"text","text":""}]}]}`),
+		lines(aUser, aCall1, `{"role":"user","content":[{"type":"tool_result","tool_use_id":"toolu_1","is_error":true,"content":[{"type":"text","text":"exit 1: no such city"}]}]}`)},
 	{"anthropic", "invalid-call-id", Error, Options{}, lines(aUser, aCall("toolu.1", "f", "{}"), aRes("toolu.1")), lines(aUser, aCall("toolu_1", "f", "{}"), aRes("toolu_1"))},
 	{"anthropic", "input-not-object", Error, Options{}, lines(aUser, aCall("toolu_1", "f", `"{}"`), aRes1), lines(aUser, aCall("toolu_1", "f", "{}"), aRes1)},
 	{"anthropic", "misplaced-block", Error, Options{},
@@ -164,12 +170,22 @@ var codeCases = []codeCase{
 			`{"role":"assistant","content":[{"type":"thinking","thinking":"hm","signature":"s"},{"type":"tool_use","id":"toolu_1","name":"get_weather","input":{}}]}`, aRes1)},
 	{"anthropic", "system-in-messages", Warning, Options{}, lines(aUser, aCall1, aRes1, `{"role":"system","content":[{"type":"text","text":"be brief"}]}`), lines(aUser, aCall1, aRes1)},
 	{"anthropic", "first-not-user", Warning, Options{}, lines(aDone, aUser, aCall1, aRes1), lines(aUser, aCall1, aRes1)},
+	{"anthropic after system", "first-not-user", Warning, Options{},
+		lines(`{"role":"system","content":"be brief"}`, aDone, aUser, aCall1, aRes1),
+		lines(`{"role":"system","content":"be brief"}`, aUser, aCall1, aRes1)},
 	{"openai", "mixed-shapes", Warning, Options{}, lines(oUser, oCall1, oTool1, aCall("toolu_1", "f", "{}")), lines(oUser, oCall1, oTool1, oDone)},
+	{"anthropic", "mixed-shapes", Warning, Options{}, lines(aUser, aCall1, aRes1, oCall("call_2", "f", `"{}"`), oTool("call_2")), lines(aUser, aCall1, aRes1, aDone)},
 	{"gemini", "unknown-shape", Warning, Options{},
 		lines(`{"role":"user","parts":[{"text":"hi"}]}`, `{"role":"model","parts":[{"functionCall":{"name":"f","args":{}}}]}`),
 		lines(oUser, oDone)},
 	{"openai", "invalid-message", Error, Options{}, lines(`{"role":"robot","content":"hi"}`), lines(oUser)},
 	{"anthropic", "invalid-message", Error, Options{}, lines(aUser, aCall1, aRes1, `{"role":"robot","content":"hi"}`), lines(aUser, aCall1, aRes1)},
+	{"openai tool content object", "invalid-message", Error, Options{},
+		lines(oUser, oCall1, `{"role":"tool","tool_call_id":"call_1","content":{"result":5}}`, oDone),
+		lines(oUser, oCall1, `{"role":"tool","tool_call_id":"call_1","content":"{\"result\":5}"}`, oDone)},
+	{"openai tool content image part", "invalid-message", Error, Options{},
+		lines(oUser, oCall1, `{"role":"tool","tool_call_id":"call_1","content":[{"type":"image_url","image_url":{"url":"https://example.com/a.png"}}]}`, oDone),
+		lines(oUser, oCall1, `{"role":"tool","tool_call_id":"call_1","content":[{"type":"text","text":"sunny"}]}`, oDone)},
 	{"openai", "unknown-tool", Error, Options{Tools: fakeTools{}}, lines(oUser, oCall("call_1", "get_time", `"{}"`), oTool1), lines(oUser, oCall1, oTool1)},
 	{"anthropic", "unknown-tool", Error, Options{Tools: fakeTools{}}, lines(aUser, aCall("toolu_1", "get_time", "{}"), aRes1), lines(aUser, aCall1, aRes1)},
 	{"openai", "arguments-invalid", Error, Options{Tools: fakeTools{}}, lines(oUser, oCall("call_1", "get_weather", `"{\"town\":\"Paris\"}"`), oTool1), lines(oUser, oCall1, oTool1)},
@@ -219,21 +235,90 @@ func TestCodes(t *testing.T) {
 	}
 }
 
-// TestEveryCodeTested keeps the table of codes and the tests in step.
+// caseShape is the shape a table case is in, from the start of its name:
+// openai (and responses, which share its column), anthropic, or "" for the
+// checks of files and records.
+func caseShape(name string) string {
+	switch {
+	case strings.HasPrefix(name, "openai"), strings.HasPrefix(name, "responses"):
+		return "openai"
+	case strings.HasPrefix(name, "anthropic"):
+		return "anthropic"
+	}
+	return ""
+}
+
+// TestEveryCodeTested keeps the table of codes and the tests in step. Every
+// code says where it comes from: rule numbers of transcript-rules.md, or a
+// note saying what it checks instead. It has a severity in each shape its
+// rules are about (1–13 OpenAI, 14–28 Anthropic, 29–30 both), and in at
+// least one. It has a table case in every shape it has a severity in (or,
+// for a check of the file, one case and one severity for both), and a case
+// in a shape expects the severity the table gives it there, unless a note
+// says when it differs.
 func TestEveryCodeTested(t *testing.T) {
-	tested := map[string]bool{}
+	tested := map[string]map[string]bool{}
 	for _, tc := range codeCases {
-		tested[tc.code] = true
-		if _, ok := LookupCode(tc.code); !ok {
+		c, ok := LookupCode(tc.code)
+		if !ok {
 			t.Errorf("test of %s, which is not in Codes", tc.code)
+			continue
+		}
+		sh := caseShape(tc.name)
+		if tested[tc.code] == nil {
+			tested[tc.code] = map[string]bool{}
+		}
+		tested[tc.code][sh] = true
+		if sh == "" {
+			continue
+		}
+		sev := c.OpenAI
+		if sh == "anthropic" {
+			sev = c.Anthropic
+		}
+		switch {
+		case sev == 0:
+			t.Errorf("%s/%s: a case in the %s shape, where Codes gives %s no severity", tc.code, tc.name, sh, tc.code)
+		case tc.sev != sev && c.Note == "":
+			t.Errorf("%s/%s: the case expects a %s, Codes gives a %s and no note says when", tc.code, tc.name, tc.sev, sev)
 		}
 	}
 	for _, c := range Codes {
-		if !tested[c.Code] {
-			t.Errorf("code %s has no test", c.Code)
+		if c.Summary == "" {
+			t.Errorf("code %s has no summary", c.Code)
 		}
-		if c.OpenAI != 0 && c.Anthropic != 0 && c.Rules != "" {
-			continue
+		if c.Rules == "" && c.Note == "" {
+			t.Errorf("code %s has neither rules nor a note", c.Code)
+		}
+		if c.OpenAI == 0 && c.Anthropic == 0 {
+			t.Errorf("code %s has no severity in either shape", c.Code)
+		}
+		if c.Rules != "" {
+			for r := range strings.SplitSeq(c.Rules, ", ") {
+				n, err := strconv.Atoi(r)
+				switch {
+				case err != nil || n < 1 || n > 30:
+					t.Errorf("code %s: rule %q is not a rule number (1–30)", c.Code, r)
+				case n <= 13 && c.OpenAI == 0, n >= 29 && c.OpenAI == 0:
+					t.Errorf("code %s: rule %d is about the OpenAI shape, where the code has no severity", c.Code, n)
+				case n >= 14 && c.Anthropic == 0:
+					t.Errorf("code %s: rule %d is about the Anthropic shape, where the code has no severity", c.Code, n)
+				}
+			}
+		}
+		shapes := tested[c.Code]
+		switch {
+		case shapes == nil:
+			t.Errorf("code %s has no test", c.Code)
+		case shapes["openai"] || shapes["anthropic"]:
+			if c.OpenAI != 0 && !shapes["openai"] {
+				t.Errorf("code %s has a severity in the OpenAI shape but no case there", c.Code)
+			}
+			if c.Anthropic != 0 && !shapes["anthropic"] {
+				t.Errorf("code %s has a severity in the Anthropic shape but no case there", c.Code)
+			}
+		case c.OpenAI != c.Anthropic && c.Note == "":
+			t.Errorf("code %s, a check of the file, has two severities and no note saying when each applies", c.Code)
 		}
 	}
 }
@@ -367,5 +452,73 @@ func TestHugeFirstLine(t *testing.T) {
 	fs, st = validateBytes(t, "r.jsonl", []byte(req), Options{})
 	if st.Conversations != 2 || st.Messages != 4 || len(fs) != 1 || fs[0].Code != "unanswered-call" || fs[0].Path != "messages[2]" {
 		t.Errorf("requests: %+v\n%s", st, dump(fs))
+	}
+}
+
+// TestReusedIDAfterUnanswered: a call that reuses the id of an earlier call
+// left unanswered is answered by the tool message right after it; only the
+// earlier call is reported.
+func TestReusedIDAfterUnanswered(t *testing.T) {
+	call0 := oCall("call_0", "a", `"{}"`)
+	in := lines(oUser, call0, oUser, call0, oTool("call_0"), oDone)
+	fs, _ := validateBytes(t, "t.jsonl", []byte(in), Options{})
+	got := codesAt(fs)
+	want := []string{"3 error unanswered-call", "4 warning reused-call-id"}
+	if !slices.Equal(got, want) {
+		t.Errorf("got %v, want %v:\n%s", got, want, dump(fs))
+	}
+	// A late answer to the earlier call, after the block it belonged to,
+	// is still not reported twice.
+	in = lines(oUser, call0, oUser, oTool("call_0"), oDone)
+	fs, _ = validateBytes(t, "t.jsonl", []byte(in), Options{})
+	if got, want := codesAt(fs), []string{"3 error unanswered-call"}; !slices.Equal(got, want) {
+		t.Errorf("late answer: got %v, want %v:\n%s", got, want, dump(fs))
+	}
+}
+
+// codesAt lists findings as "line severity code".
+func codesAt(fs []Finding) []string {
+	var out []string
+	for _, f := range fs {
+		out = append(out, fmt.Sprintf("%d %s %s", f.Line, f.Severity, f.Code))
+	}
+	return out
+}
+
+// TestReusedIDFarBack: the ids a conversation has used are kept exactly, not
+// in a filter that forgets or confuses them: a tool_use id reused after many
+// calls is still an error (rule 17), and none of the distinct ids before it
+// is taken for a reuse.
+func TestReusedIDFarBack(t *testing.T) {
+	var b strings.Builder
+	b.WriteString(aUser + "\n")
+	const n = 50_000
+	for i := range n {
+		id := fmt.Sprintf("toolu_%024d", i)
+		b.WriteString(aCall(id, "get_weather", "{}") + "\n" + aRes(id) + "\n")
+	}
+	first := fmt.Sprintf("toolu_%024d", 0)
+	b.WriteString(aCall(first, "get_weather", "{}") + "\n" + aRes(first) + "\n")
+	fs, st := validateBytes(t, "t.jsonl", []byte(b.String()), Options{})
+	if got, want := codesAt(fs), []string{fmt.Sprintf("%d error reused-call-id", 2*n+2)}; !slices.Equal(got, want) {
+		t.Errorf("got %v, want %v", got, want)
+	}
+	if st.ToolCalls != n+1 {
+		t.Errorf("stats %+v", st)
+	}
+}
+
+// TestDuplicateHeaderNamesFirst: each extra header names the line of the
+// first one.
+func TestDuplicateHeaderNamesFirst(t *testing.T) {
+	in := lines(header, rec(1, oUser), header, rec(2, oDone), header, end)
+	fs, _ := validateBytes(t, "t.jsonl", []byte(in), Options{})
+	if got, want := codesAt(fs), []string{"3 error duplicate-header", "5 error duplicate-header"}; !slices.Equal(got, want) {
+		t.Fatalf("got %v, want %v", got, want)
+	}
+	for _, f := range fs {
+		if !strings.Contains(f.Message, "line 1") {
+			t.Errorf("does not name the first header's line: %v", f)
+		}
 	}
 }

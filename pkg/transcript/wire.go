@@ -51,7 +51,7 @@ type block struct {
 	input      []byte
 	isError    bool
 	content    byte // kind of a tool_result's "content"
-	emptyValue bool // tool_result content "" or [], or blank text
+	emptyValue bool // tool_result content blank: "", [], or blank text only
 	hasText    bool
 	blankText  bool
 	foreign    bool // Bedrock-style block: toolUse/toolResult keys, no type
@@ -211,14 +211,17 @@ func (s *scanner) readBlock(b *block) {
 			switch b.content {
 			case kindString:
 				raw, _ := s.str()
-				b.emptyValue = len(raw) == 0
+				b.emptyValue = isBlank(raw)
 			case kindArray:
+				// Empty when it holds no block, or only text blocks with
+				// blank text.
+				b.emptyValue = true
 				s.enter('[')
-				cnt := 0
-				for s.next(']', &cnt) {
-					s.skip()
+				for cnt := 0; s.next(']', &cnt); {
+					if !s.blankTextBlock() {
+						b.emptyValue = false
+					}
 				}
-				b.emptyValue = cnt == 0
 			default:
 				s.skip()
 			}
@@ -237,6 +240,34 @@ func (s *scanner) readBlock(b *block) {
 			s.skip()
 		}
 	}
+}
+
+// blankTextBlock reads one block of a tool_result's content and reports
+// whether it is a text block whose text is blank.
+func (s *scanner) blankTextBlock() bool {
+	if s.peekKind() != kindObject {
+		s.skip()
+		return false
+	}
+	isText, blank := false, false
+	s.enter('{')
+	for n := 0; s.next('}', &n); {
+		switch string(s.key()) {
+		case "type":
+			if s.peekKind() == kindString {
+				isText = string(s.text()) == "text"
+				continue
+			}
+		case "text":
+			if s.peekKind() == kindString {
+				raw, _ := s.str()
+				blank = isBlank(raw)
+				continue
+			}
+		}
+		s.skip()
+	}
+	return isText && blank
 }
 
 func (s *scanner) readCalls(m *wireMsg) {
