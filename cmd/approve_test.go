@@ -26,15 +26,7 @@ func approvalTools(t *testing.T) (*tools.Registry, string) {
 		"look.yaml":   "name: look\ndescription: d\nparameters: {}\nrun: look.sh\n",
 		"look.sh":     "#!/bin/sh\necho looked\n",
 	}
-	for name, content := range files {
-		mode := os.FileMode(0o644)
-		if strings.HasSuffix(name, ".sh") {
-			mode = 0o755
-		}
-		if err := os.WriteFile(filepath.Join(dir, name), []byte(content), mode); err != nil {
-			t.Fatal(err)
-		}
-	}
+	writeFiles(t, dir, files)
 	reg, err := tools.Load([]string{dir}, tools.Options{Getenv: func(k string) string {
 		if k == "PATH" {
 			return os.Getenv("PATH")

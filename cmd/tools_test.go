@@ -96,15 +96,7 @@ func writeToolsDir(t *testing.T) string {
 		"fail.yaml": "name: fail\ndescription: Fail with a message that is long enough to be cut on a narrow terminal.\nrun: fail.sh\n",
 		"fail.sh":   "#!/bin/sh\necho broken >&2\nexit 4\n",
 	}
-	for name, content := range files {
-		mode := os.FileMode(0o644)
-		if strings.HasSuffix(name, ".sh") {
-			mode = 0o755
-		}
-		if err := os.WriteFile(filepath.Join(dir, name), []byte(content), mode); err != nil {
-			t.Fatal(err)
-		}
-	}
+	writeFiles(t, dir, files)
 	return dir
 }
 
@@ -216,5 +208,19 @@ func TestLoadToolsErrors(t *testing.T) {
 	_, err = loadTools(ios, []string{filepath.Join(dir, "nope")}, true)
 	if err == nil || err.Error() != "--tools-dir "+filepath.Join(dir, "nope")+": no such file or folder" {
 		t.Errorf("missing dir: %v", err)
+	}
+}
+
+// writeFiles writes files into dir; *.sh files are made executable.
+func writeFiles(t *testing.T, dir string, files map[string]string) {
+	t.Helper()
+	for name, content := range files {
+		mode := os.FileMode(0o644)
+		if strings.HasSuffix(name, ".sh") {
+			mode = 0o755
+		}
+		if err := os.WriteFile(filepath.Join(dir, name), []byte(content), mode); err != nil {
+			t.Fatal(err)
+		}
 	}
 }

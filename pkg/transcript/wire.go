@@ -108,18 +108,10 @@ func (s *scanner) readMsg(m *wireMsg) {
 			}
 		case "tool_call_id":
 			m.toolCallIDK = s.peekKind()
-			if m.toolCallIDK == kindString {
-				m.toolCallID = s.text()
-			} else {
-				s.skip()
-			}
+			m.toolCallID = s.stringOrSkip()
 		case "name":
 			m.nameK = s.peekKind()
-			if m.nameK == kindString {
-				m.name = s.text()
-			} else {
-				s.skip()
-			}
+			m.name = s.stringOrSkip()
 		case "function_call":
 			m.functionCall = s.peekKind() == kindObject
 			s.skip()
@@ -133,18 +125,10 @@ func (s *scanner) readMsg(m *wireMsg) {
 			m.id = s.stringOrSkip()
 		case "call_id":
 			m.callIDK = s.peekKind()
-			if m.callIDK == kindString {
-				m.callID = s.text()
-			} else {
-				s.skip()
-			}
+			m.callID = s.stringOrSkip()
 		case "arguments", "input":
 			m.argsK = s.peekKind()
-			if m.argsK == kindString {
-				m.args = s.text()
-			} else {
-				s.skip()
-			}
+			m.args = s.stringOrSkip()
 		case "output":
 			m.output = s.peekKind()
 			s.skip()
@@ -287,11 +271,7 @@ func (s *scanner) readCalls(m *wireMsg) {
 			case "id":
 				c.hasID = true
 				c.idK = s.peekKind()
-				if c.idK == kindString {
-					c.id = s.text()
-				} else {
-					s.skip()
-				}
+				c.id = s.stringOrSkip()
 			case "type":
 				c.hasType = true
 				c.typ = s.stringOrSkip()
@@ -321,11 +301,7 @@ func (s *scanner) readFunction(c *call) {
 		case "arguments", "input":
 			c.hasArgs = true
 			c.argsK = s.peekKind()
-			if c.argsK == kindString {
-				c.args = s.text()
-			} else {
-				s.skip()
-			}
+			c.args = s.stringOrSkip()
 		default:
 			s.skip()
 		}
