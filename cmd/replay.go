@@ -323,7 +323,7 @@ func replayConversation(ctx context.Context, opts *ReplayOptions, conv *transcri
 
 	var w *transcript.Writer
 	if opts.Output != "" {
-		defs, err := d.ToolDefs(reg.Definitions())
+		defs, err := d.ToolDefs(toolSpecs(reg.Definitions()))
 		if err != nil {
 			return nil, "", err
 		}
@@ -336,7 +336,7 @@ func replayConversation(ctx context.Context, opts *ReplayOptions, conv *transcri
 		}
 	}
 
-	fresh := map[callKey]tools.Result{}
+	fresh := map[callKey]agent.ToolResult{}
 	var order []callKey
 	names := map[callKey]string{}
 	index := map[callKey]int{}
@@ -476,9 +476,9 @@ func (r *recording) turnAt(t int) int {
 }
 
 // compareCall compares a call's fresh result with the recorded one.
-func compareCall(d agent.Dialect, k callKey, name string, res tools.Result, recorded *recording, reg *tools.Registry, ignore []*regexp.Regexp, redact *transcript.Redactor) replayRow {
+func compareCall(d agent.Dialect, k callKey, name string, res agent.ToolResult, recorded *recording, reg *tools.Registry, ignore []*regexp.Regexp, redact *transcript.Redactor) replayRow {
 	row := replayRow{step: k.step, id: k.id, name: name}
-	if res.Kind == kindSkipped {
+	if res.Kind == transcript.KindSkipped {
 		row.status = statusSkipped
 		return row
 	}
@@ -510,7 +510,7 @@ func compareCall(d agent.Dialect, k callKey, name string, res tools.Result, reco
 	case got == want && gotErr == rec.IsError:
 		row.status = statusSame
 		return row
-	case res.Kind == "unknown_tool" && !reg.Has(name) && !rec.IsError:
+	case res.Kind == transcript.KindUnknownTool && !reg.Has(name) && !rec.IsError:
 		row.status = statusMissing
 	case gotErr && !rec.IsError:
 		row.status = statusNowError

@@ -91,7 +91,7 @@ func runReplayResume(ctx context.Context, opts *ReplayOptions) error {
 	if err != nil {
 		return err
 	}
-	defs, err := prov.ToolDefs(reg.Definitions())
+	defs, err := prov.ToolDefs(toolSpecs(reg.Definitions()))
 	if err != nil {
 		return err
 	}

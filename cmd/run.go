@@ -166,7 +166,7 @@ func runRun(ctx context.Context, opts *RunOptions) error {
 	if err != nil {
 		return err
 	}
-	defs, err := prov.ToolDefs(reg.Definitions())
+	defs, err := prov.ToolDefs(toolSpecs(reg.Definitions()))
 	if err != nil {
 		return err
 	}

@@ -58,7 +58,7 @@ func runToolsShow(opts *ToolsShowOptions) error {
 	}
 	// The definitions of every tool, made as a run makes them (Anthropic's
 	// last one carries the cache mark), and this one picked out.
-	defs, err := dialectFor(opts.Provider).ToolDefs(reg.Definitions())
+	defs, err := dialectFor(opts.Provider).ToolDefs(toolSpecs(reg.Definitions()))
 	if err != nil {
 		return err
 	}
