@@ -10,6 +10,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/agentloop/agentloop/internal/config"
 	"github.com/agentloop/agentloop/internal/suggest"
 )
 
@@ -49,9 +50,9 @@ func (e *configEnv) ios() *IOStreams {
 
 // showConfig runs config show's flag parsing with args (and --profile, as
 // the root command has it) and returns the resolved configuration.
-func showConfig(t *testing.T, e *configEnv, args ...string) (*Config, error) {
+func showConfig(t *testing.T, e *configEnv, args ...string) (*config.Config, error) {
 	t.Helper()
-	var got *Config
+	var got *config.Config
 	c := newCmdConfigShow(e.ios(), func(o *ConfigShowOptions) error { got = o.Config; return nil })
 	c.PersistentFlags().String("profile", "", "")
 	c.SetArgs(args)
@@ -112,14 +113,14 @@ func TestConfigPrecedence(t *testing.T) {
 		file  string
 		env   []string
 		args  []string
-		check func(t *testing.T, e *configEnv, c *Config)
+		check func(t *testing.T, e *configEnv, c *config.Config)
 		want  func(home string) want
 	}{
 		{
 			name: "default",
 			want: func(home string) want {
-				return want{model: DefaultModel, transcriptDir: filepath.Join(home, "state", "agentloop", "transcripts"),
-					maxSteps: 10, parallel: 8, maxRetries: 2, src: sourceDefault}
+				return want{model: config.DefaultModel, transcriptDir: filepath.Join(home, "state", "agentloop", "transcripts"),
+					maxSteps: 10, parallel: 8, maxRetries: 2, src: config.SourceDefault}
 			},
 		},
 		{
@@ -128,7 +129,7 @@ func TestConfigPrecedence(t *testing.T) {
 			want: func(home string) want {
 				return want{model: "file-model", provider: "openai", system: "from the file",
 					transcriptDir: filepath.Join(home, "transcripts"), toolsDirs: []string{"file-tools", filepath.Join(home, "tools")},
-					maxSteps: 11, parallel: 3, maxRetries: 4, timeout: time.Minute, models: []string{"a", "b"}, src: sourceFile}
+					maxSteps: 11, parallel: 3, maxRetries: 4, timeout: time.Minute, models: []string{"a", "b"}, src: config.SourceFile}
 			},
 		},
 		{
@@ -138,7 +139,7 @@ func TestConfigPrecedence(t *testing.T) {
 			want: func(home string) want {
 				return want{model: "profile-model", provider: "anthropic", system: "from the profile",
 					transcriptDir: "/profile/transcripts", toolsDirs: []string{"profile-tools"},
-					maxSteps: 12, parallel: 5, maxRetries: 6, timeout: 2 * time.Minute, models: []string{"c"}, src: sourceFile}
+					maxSteps: 12, parallel: 5, maxRetries: 6, timeout: 2 * time.Minute, models: []string{"c"}, src: config.SourceFile}
 			},
 		},
 		{
@@ -148,7 +149,7 @@ func TestConfigPrecedence(t *testing.T) {
 			want: func(home string) want {
 				return want{model: "env-model", provider: "openai", system: "from the env",
 					transcriptDir: filepath.Join(home, "env-transcripts"), toolsDirs: []string{"e1", filepath.Join(home, "e2")},
-					maxSteps: 13, parallel: 7, maxRetries: 0, timeout: 90 * time.Second, models: []string{"c"}, src: sourceEnv}
+					maxSteps: 13, parallel: 7, maxRetries: 0, timeout: 90 * time.Second, models: []string{"c"}, src: config.SourceEnv}
 			},
 		},
 		{
@@ -160,7 +161,7 @@ func TestConfigPrecedence(t *testing.T) {
 				// transcript_dir has no flag: the variable still gives it.
 				return want{model: "flag-model", provider: "anthropic", system: "from the flag",
 					transcriptDir: filepath.Join(home, "env-transcripts"), toolsDirs: []string{"f1", "f2"},
-					maxSteps: 14, parallel: 9, maxRetries: 1, timeout: 3 * time.Minute, models: []string{"c"}, src: sourceFlag}
+					maxSteps: 14, parallel: 9, maxRetries: 1, timeout: 3 * time.Minute, models: []string{"c"}, src: config.SourceFlag}
 			},
 		},
 	}
@@ -178,34 +179,15 @@ func TestConfigPrecedence(t *testing.T) {
 			if !reflect.DeepEqual(got, w) {
 				t.Errorf("got  %+v\nwant %+v", got, w)
 			}
-			for _, k := range settingKeys {
-				if k.name == "models" || (k.name == "transcript_dir" && w.src == sourceFlag) || k.name == "base_url" {
+			for _, k := range config.Keys {
+				if k.Name == "models" || (k.Name == "transcript_dir" && w.src == config.SourceFlag) || k.Name == "base_url" {
 					continue
 				}
-				if s := c.source(k.name); s.kind != w.src {
-					t.Errorf("%s: source %+v, want %s", k.name, s, w.src)
+				if s := c.Source(k.Name); s.Kind != w.src {
+					t.Errorf("%s: source %+v, want %s", k.Name, s, w.src)
 				}
 			}
 		})
-	}
-}
-
-func TestConfigSourceDescribe(t *testing.T) {
-	home := "/home/me"
-	tests := []struct {
-		src  source
-		want string
-	}{
-		{source{kind: sourceDefault}, "default"},
-		{source{kind: sourceFlag, name: "--model"}, "flag"},
-		{source{kind: sourceEnv, name: "AGENTLOOP_MODEL"}, "env AGENTLOOP_MODEL"},
-		{source{kind: sourceFile, file: "/home/me/.config/agentloop/config.yaml", line: 3}, "file ~/.config/agentloop/config.yaml"},
-		{source{kind: sourceFile, file: "/etc/agentloop/config.yaml", profile: "ollama"}, "file /etc/agentloop/config.yaml (profile ollama)"},
-	}
-	for _, tt := range tests {
-		if got := tt.src.describe(home); got != tt.want {
-			t.Errorf("%+v: %q, want %q", tt.src, got, tt.want)
-		}
 	}
 }
 
@@ -235,81 +217,11 @@ func TestConfigBaseURL(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
-			got, src := c.baseURL(c.providerName())
-			if got != tt.want || !strings.HasPrefix(src.describe(e.home), tt.wantFrom) {
-				t.Errorf("base URL %q from %q, want %q from %q", got, src.describe(e.home), tt.want, tt.wantFrom)
+			got, src := c.BaseURL(c.ProviderName())
+			if got != tt.want || !strings.HasPrefix(src.Describe(e.home), tt.wantFrom) {
+				t.Errorf("base URL %q from %q, want %q from %q", got, src.Describe(e.home), tt.want, tt.wantFrom)
 			}
 		})
-	}
-}
-
-func TestConfigProblems(t *testing.T) {
-	tests := []struct {
-		name string
-		file string
-		want []string // the problems, after "config.yaml:"
-	}{
-		{"unknown key", "modle: x\n", []string{"1: unknown key 'modle' (did you mean 'model'?)"}},
-		{"unknown key without suggestion", "flavour: x\n", []string{"1: unknown key 'flavour'"}},
-		{"unknown key in a profile", "profiles:\n  a:\n    max_step: 3\n", []string{"3: profile 'a': unknown key 'max_step' (did you mean 'max_steps'?)"}},
-		{"api key", "api_key: sk-abc\n", []string{"1: api_key: API keys are never read from the configuration file; set OPENAI_API_KEY or ANTHROPIC_API_KEY in the environment"}},
-		{"api key in a profile", "profiles:\n  a:\n    openai_api_key: sk-abc\n", []string{"3: profile 'a': openai_api_key: API keys are never read"}},
-		{"negative steps", "max_steps: -1\n", []string{"1: max_steps -1: must be at least 1"}},
-		{"zero parallel", "parallel: 0\n", []string{"1: parallel 0: must be at least 1"}},
-		{"negative retries", "max_retries: -2\n", []string{"1: max_retries -2: must be 0 or more"}},
-		{"timeout soon", "timeout: soon\n", []string{`1: timeout "soon": not a duration`}},
-		{"negative timeout", "timeout: -5s\n", []string{"1: timeout -5s: must be positive"}},
-		{"quoted number", "max_steps: \"5\"\n", []string{`1: max_steps "5": not a whole number (write it without quotes)`}},
-		{"float", "max_steps: 2.5\n", []string{`1: max_steps "2.5": not a whole number`}},
-		{"provider", "provider: gemini\n", []string{`1: provider "gemini": use openai or anthropic`}},
-		{"base url", "base_url: localhost:11434\n", []string{`1: base_url "localhost:11434": want an http:// or https:// URL`}},
-		{"empty model", "model: \"\"\n", []string{`1: model "": must not be empty`}},
-		{"no value", "model:\n", []string{"1: model: no value"}},
-		{"list wanted", "tools_dirs: tools.d\n", []string{"1: tools_dirs: want a list, e.g. [tools.d, ~/agentloop-tools]"}},
-		{"list of lists", "models: [[a]]\n", []string{"1: models: each entry must be a string"}},
-		{"mapping for a scalar", "model: {a: b}\n", []string{"1: model: want a single value"}},
-		{"duplicate key", "model: a\nmodel: b\n", []string{"2: duplicate key 'model' (first at line 1)"}},
-		{"duplicate profile", "profiles:\n  a: {}\n  a: {}\n", []string{"3: duplicate profile 'a' (first at line 2)"}},
-		{"nested profiles", "profiles:\n  a:\n    profiles: {}\n", []string{"3: profile 'a': profiles cannot be nested"}},
-		{"profiles not a mapping", "profiles: [a]\n", []string{"1: profiles: want a mapping of profile names"}},
-		{"profile not a mapping", "profiles:\n  a: [1]\n", []string{"2: profile 'a': want a mapping of settings"}},
-		{"not a mapping", "- model\n", []string{"1: the file must be a mapping"}},
-		{"syntax", "model: [a\n", []string{"1: did not find expected ',' or ']'"}},
-		{"every problem at once", "modle: a\nmax_steps: 0\nprofiles:\n  x:\n    timeout: later\n", []string{
-			"1: unknown key 'modle'", "2: max_steps 0: must be at least 1", `5: profile 'x': timeout "later": not a duration`,
-		}},
-	}
-	for _, tt := range tests {
-		t.Run(tt.name, func(t *testing.T) {
-			_, probs := parseConfig("config.yaml", []byte(tt.file), "/home/me")
-			if len(probs) != len(tt.want) {
-				t.Fatalf("problems %q, want %d", probs, len(tt.want))
-			}
-			for i, w := range tt.want {
-				if !strings.HasPrefix(probs[i], "config.yaml:"+w) {
-					t.Errorf("problem %q, want it to start with %q", probs[i], "config.yaml:"+w)
-				}
-			}
-		})
-	}
-}
-
-func TestConfigFileAccepted(t *testing.T) {
-	for _, file := range []string{
-		"", "# nothing yet\n", "~\n", "profiles:\n", "profiles:\n  empty:\n",
-		"system: \"\"\nbase_url: \"\"\ntimeout: 0\n",
-		"defaults: &d {model: a}\nprofiles:\n  x: *d\n" + "", // an anchor is not a key: refused below
-	} {
-		_, probs := parseConfig("c.yaml", []byte(file), "")
-		if strings.HasPrefix(file, "defaults") {
-			if len(probs) != 1 || !strings.Contains(probs[0], "unknown key 'defaults'") {
-				t.Errorf("%q: %q", file, probs)
-			}
-			continue
-		}
-		if len(probs) > 0 {
-			t.Errorf("%q: %q", file, probs)
-		}
 	}
 }
 
@@ -368,8 +280,8 @@ func TestConfigProfileSelection(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		if c.Profile != "ollama" || c.Model != "llama3.2" || c.source("profile").kind != sourceFlag {
-			t.Errorf("profile %q (%+v), model %q", c.Profile, c.source("profile"), c.Model)
+		if c.Profile != "ollama" || c.Model != "llama3.2" || c.Source("profile").Kind != config.SourceFlag {
+			t.Errorf("profile %q (%+v), model %q", c.Profile, c.Source("profile"), c.Model)
 		}
 		if !reflect.DeepEqual(c.Profiles, []string{"ollama", "work"}) {
 			t.Errorf("profiles %q", c.Profiles)
@@ -381,8 +293,8 @@ func TestConfigProfileSelection(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		if c.Model != "gpt-4o" || c.source("profile").kind != sourceEnv {
-			t.Errorf("model %q, profile source %+v", c.Model, c.source("profile"))
+		if c.Model != "gpt-4o" || c.Source("profile").Kind != config.SourceEnv {
+			t.Errorf("model %q, profile source %+v", c.Model, c.Source("profile"))
 		}
 	})
 	t.Run("unknown", func(t *testing.T) {
@@ -436,7 +348,7 @@ func TestConfigNoHome(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if c.Path != "" || c.Found || c.Model != DefaultModel {
+	if c.Path != "" || c.Found || c.Model != config.DefaultModel {
 		t.Errorf("%+v", c)
 	}
 	if err := runConfigPath(&ConfigPathOptions{IO: ios}); err == nil {
@@ -477,13 +389,13 @@ func TestReplayResumeConfigOrder(t *testing.T) {
 	}
 	mo := got.Model
 	mo.Model, mo.Provider = "header-model", "openai" // as runReplayResume takes them from the header
-	got.Config.fillModel(&mo)
+	fillModel(got.Config, &mo)
 	if mo.Model != "header-model" || mo.System != "flag system" || mo.BaseURL != "http://file.example/v1" {
 		t.Errorf("after the header: %+v", mo)
 	}
 	mo = got.Model
 	mo.Provider = "openai"
-	got.Config.fillModel(&mo)
+	fillModel(got.Config, &mo)
 	if mo.Model != "env-model" {
 		t.Errorf("without a header: model %q, want the variable's", mo.Model)
 	}
@@ -536,17 +448,6 @@ func TestDidYouMean(t *testing.T) {
 	} {
 		if got := suggest.DidYouMean(in, keys); got != want {
 			t.Errorf("%q: %q, want %q", in, got, want)
-		}
-	}
-}
-
-func TestIsSecretKey(t *testing.T) {
-	for name, want := range map[string]bool{
-		"api_key": true, "apiKey": true, "OPENAI_API_KEY": true, "anthropic-key": true, "token": true, "auth_token": true,
-		"password": true, "model": false, "base_url": false, "max_steps": false,
-	} {
-		if isSecretKey(name) != want {
-			t.Errorf("%s: %v", name, !want)
 		}
 	}
 }

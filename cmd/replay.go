@@ -14,6 +14,7 @@ import (
 	"github.com/rogpeppe/go-internal/diff"
 	"github.com/spf13/cobra"
 
+	"github.com/agentloop/agentloop/internal/config"
 	"github.com/agentloop/agentloop/pkg/agent"
 	"github.com/agentloop/agentloop/pkg/tools"
 	"github.com/agentloop/agentloop/pkg/transcript"
@@ -46,7 +47,7 @@ type ReplayOptions struct {
 	TranscriptDir string
 	// Config fills the model settings that neither a flag nor the
 	// transcript gives.
-	Config *Config
+	Config *config.Config
 
 	// Approval holds --yes, --allow and --deny. A replay asks nobody: the
 	// calls of confirm: true tools are re-run only when these allow them.

@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"strings"
 
+	"github.com/agentloop/agentloop/internal/config"
 	"github.com/agentloop/agentloop/pkg/agent"
 	"github.com/agentloop/agentloop/pkg/transcript"
 )
@@ -51,7 +52,7 @@ func runReplayResume(ctx context.Context, opts *ReplayOptions) error {
 	}
 	// Then what the environment and the configuration file say.
 	if opts.Config != nil {
-		opts.Config.fillModel(&mo)
+		fillModel(opts.Config, &mo)
 	}
 
 	msgs := make([]agent.Message, len(conv.Messages))
@@ -138,14 +139,10 @@ func runReplayResume(ctx context.Context, opts *ReplayOptions) error {
 
 // baseURLFromEnv reports whether AGENTLOOP_BASE_URL or the provider's own
 // *_BASE_URL variable sets the address.
-func baseURLFromEnv(ios *IOStreams, cfg *Config, provider string) bool {
+func baseURLFromEnv(ios *IOStreams, cfg *config.Config, provider string) bool {
 	if cfg != nil {
-		_, src := cfg.baseURL(provider)
-		return src.kind == sourceEnv || src.kind == sourceFlag
+		_, src := cfg.BaseURL(provider)
+		return src.Kind == config.SourceEnv || src.Kind == config.SourceFlag
 	}
-	env := "OPENAI_BASE_URL"
-	if provider == "anthropic" {
-		env = "ANTHROPIC_BASE_URL"
-	}
-	return ios.Getenv(env) != ""
+	return ios.Getenv(config.ProviderBaseURLEnv(provider)) != ""
 }

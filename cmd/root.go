@@ -16,6 +16,7 @@ import (
 
 	"github.com/spf13/cobra"
 
+	"github.com/agentloop/agentloop/internal/config"
 	"github.com/agentloop/agentloop/pkg/tools"
 )
 
@@ -153,7 +154,7 @@ $XDG_CONFIG_HOME/agentloop/config.yaml, in that order; see 'agentloop config --h
 	root.SetFlagErrorFunc(func(c *cobra.Command, err error) error { return &FlagError{Err: err} })
 	// agentloop completion is a command of its own, with examples.
 	root.CompletionOptions.DisableDefaultCmd = true
-	root.PersistentFlags().String("profile", "", "use the settings of profile `NAME` in the configuration file (default $"+profileEnv+")")
+	root.PersistentFlags().String("profile", "", "use the settings of profile `NAME` in the configuration file (default $"+config.ProfileEnv+")")
 
 	root.AddCommand(newVersionCmd(ios))
 	root.AddCommand(newCmdRun(ios, nil))
