@@ -17,7 +17,7 @@ func runReplayResume(ctx context.Context, opts *ReplayOptions) error {
 	if err != nil {
 		return err
 	}
-	d := dialectFor(conv.Shape)
+	d := agent.DialectFor(conv.Shape)
 
 	// What the recording says, unless a flag says otherwise.
 	mo := opts.Model
