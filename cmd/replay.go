@@ -26,30 +26,17 @@ type ReplayOptions struct {
 	Show   bool
 	Resume bool
 	Force  bool
+	Ignore []*regexp.Regexp
 
-	ToolsDirs    []string
-	toolsDirsSet bool
-	Ignore       []*regexp.Regexp
-	Output       string
-	Parallel     int
-
-	// For --resume.
-	Model         modelOptions
-	MaxSteps      int
-	NoTranscript  bool
-	JSON          bool
-	Verbose       bool
-	Quiet         bool
-	Stream        bool
-	NoStream      bool
-	TranscriptDir string
+	// The options of a live run, for --resume; an offline replay takes
+	// the tools folders, --parallel, -o, -v and the approval flags of
+	// them. A replay asks nobody: the calls of confirm: true tools that
+	// ran in the recording are re-run only when --yes or --allow allows
+	// them.
+	liveOptions
 	// Config fills the model settings that neither a flag nor the
 	// transcript gives.
 	Config *config.Config
-
-	// Approval holds --yes, --allow and --deny. A replay asks nobody: the
-	// calls of confirm: true tools are re-run only when these allow them.
-	Approval approvalOptions
 }
 
 func newCmdReplay(ios *IOStreams, runF func(context.Context, *ReplayOptions) error) *cobra.Command {
@@ -71,7 +58,9 @@ transcript; the old file is never modified.
 
 A replay asks nobody: the calls of tools marked confirm: true are skipped
 (reported, not a difference) unless --allow NAME or --yes lets them run again;
---deny NAME skips the calls of NAME too. With --resume these flags work as for
+--deny NAME skips the calls of NAME too. A call the recording did not run (a
+person declined it, nobody could be asked, a replay skipped it) is not run now
+either, whatever these flags say. With --resume they work as for
 'agentloop run'.
 
 FILE is an agentloop transcript, a JSONL file of bare messages, or a JSON
@@ -85,11 +74,9 @@ refused unless --force.`,
 		RunE: func(c *cobra.Command, args []string) error {
 			opts.File = args[0]
 			opts.toolsDirsSet = c.Flags().Changed("tools-dir")
+			opts.Verbose = verbose(c)
 			if err := opts.useConfig(c); err != nil {
 				return err
-			}
-			if opts.Show && opts.Resume {
-				return flagErrorf("--show and --resume cannot be used together")
 			}
 			for _, re := range ignore {
 				rx, err := regexp.Compile(re)
@@ -98,31 +85,12 @@ refused unless --force.`,
 				}
 				opts.Ignore = append(opts.Ignore, rx)
 			}
-			if opts.Parallel < 1 {
-				return flagErrorf("--parallel %d: must be at least 1", opts.Parallel)
-			}
-			if opts.MaxSteps < 1 {
-				return flagErrorf("--max-steps %d: must be at least 1", opts.MaxSteps)
-			}
 			if !opts.Resume {
-				for _, name := range []string{"model", "provider", "base-url", "system", "temperature", "max-tokens", "max-retries", "timeout", "max-steps", "json", "no-transcript", "stream", "no-stream", "verbose", "quiet"} {
-					if c.Flags().Changed(name) {
-						return flagErrorf("--%s applies to --resume only", name)
-					}
+				if name := givenLiveOnly(c); name != "" {
+					return flagErrorf("--%s applies to --resume only", name)
 				}
-			} else {
-				if err := opts.Model.check(c); err != nil {
-					return err
-				}
-				if err := checkOutputFlags(c, opts.Output, opts.NoTranscript, opts.Verbose, opts.Quiet, opts.Stream, opts.NoStream, opts.JSON); err != nil {
-					return err
-				}
-				if len(ignore) > 0 {
-					return flagErrorf("--ignore compares replayed results; it does not apply to --resume")
-				}
-			}
-			if opts.Show && (opts.Output != "" || len(ignore) > 0 || opts.Approval.given()) {
-				return flagErrorf("--show takes none of -o, --ignore, --yes, --allow and --deny")
+			} else if err := opts.check(c); err != nil {
+				return err
 			}
 			if runF != nil {
 				return runF(c.Context(), opts)
@@ -140,18 +108,15 @@ refused unless --force.`,
 	f.BoolVar(&opts.Show, "show", false, "render the transcript for reading")
 	f.BoolVar(&opts.Resume, "resume", false, "continue the conversation with the live model, into a new transcript")
 	f.BoolVar(&opts.Force, "force", false, "replay a transcript even when it fails validation")
-	addToolsDirFlag(c, &opts.ToolsDirs)
 	f.StringArrayVar(&ignore, "ignore", nil, "mask text matching `REGEX` in both results before comparing (repeatable)")
-	f.StringVarP(&opts.Output, "output", "o", "", "record the replay (or the resumed run) to `FILE`")
-	f.IntVar(&opts.Parallel, "parallel", agent.DefaultParallel, "tool calls of one turn run at once")
-	addModelFlags(c, &opts.Model)
-	f.IntVar(&opts.MaxSteps, "max-steps", agent.DefaultMaxSteps, "with --resume: cap on new model calls")
-	f.BoolVar(&opts.NoTranscript, "no-transcript", false, "with --resume: write no transcript")
-	f.BoolVar(&opts.JSON, "json", false, "with --resume: print one JSON object instead of the answer")
-	f.BoolVarP(&opts.Verbose, "verbose", "v", false, "with --resume: show each model turn and tool call on stderr")
-	f.BoolVarP(&opts.Quiet, "quiet", "q", false, "with --resume: show nothing on stderr but errors")
-	addStreamFlags(c, &opts.Stream, &opts.NoStream)
-	addApprovalFlags(c, &opts.Approval)
+	addLiveFlags(c, &opts.liveOptions, "--resume")
+	f.Lookup("output").Usage = "record the replay (or the resumed run) to `FILE`"
+
+	c.MarkFlagsMutuallyExclusive("show", "resume")
+	c.MarkFlagsMutuallyExclusive("resume", "ignore")
+	for _, name := range []string{"output", "ignore", "yes", "allow", "deny"} {
+		c.MarkFlagsMutuallyExclusive("show", name)
+	}
 	return c
 }
 
