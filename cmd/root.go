@@ -19,6 +19,7 @@ import (
 	"github.com/spf13/pflag"
 
 	"github.com/agentloop/agentloop/internal/config"
+	"github.com/agentloop/agentloop/internal/english"
 	"github.com/agentloop/agentloop/pkg/tools"
 )
 
@@ -228,6 +229,9 @@ func newVersionCmd(ios *IOStreams) *cobra.Command {
 		},
 	}
 }
+
+// plural is the one helper every message uses: "1 call", "2 calls".
+var plural = english.Plural
 
 // noArgs rejects positional arguments as a usage error.
 func noArgs(c *cobra.Command, args []string) error {
