@@ -203,13 +203,8 @@ func runReplay(ctx context.Context, opts *ReplayOptions) error {
 // replays it.
 func replayConversation(ctx context.Context, opts *ReplayOptions, conv *transcript.Conversation) (*replay.Result, error) {
 	ios := opts.IO
-	// --tools-dir, else the folders the run recorded (those that still
-	// exist: a tool gone since is a "missing tool" row), else the
-	// configured ones.
-	dirs, explicit := opts.ToolsDirs, opts.toolsDirsSet
-	if !explicit && conv.Header != nil && len(conv.Header.ToolsDirs) > 0 {
-		dirs = conv.Header.ToolsDirs
-	}
+	// A tool gone since the recording is a "missing tool" row.
+	dirs, explicit := opts.recordedToolsDirs(conv)
 	reg, err := loadTools(ios, dirs, explicit)
 	if err != nil {
 		return nil, err
