@@ -86,6 +86,18 @@ type Config struct {
 	System        string
 	Models        []string
 
+	// The budgets of a run: 0 is no limit.
+	MaxTotalTokens int
+	MaxCost        float64
+	// The clearing of old tool results (see agent.ContextPolicy).
+	ContextLimit        int
+	ContextKeep         int
+	ContextKeepTools    []string
+	ContextClearAtLeast int
+	ContextEditing      string
+	// Prices are the file's prices: table, by model.
+	Prices map[string]Price
+
 	settings map[string]setting // by key name, and "profile"
 	file     *File
 	getenv   func(string) string
@@ -202,6 +214,16 @@ func Resolve(in Input) (*Config, error) {
 	cfg.Timeout = cfg.settings["timeout"].value.(time.Duration)
 	cfg.System = cfg.settings["system"].value.(string)
 	cfg.Models = asList(cfg.settings["models"].value)
+	cfg.MaxTotalTokens = cfg.settings["max_total_tokens"].value.(int)
+	cfg.MaxCost = cfg.settings["max_cost"].value.(float64)
+	cfg.ContextLimit = cfg.settings["context_limit"].value.(int)
+	cfg.ContextKeep = cfg.settings["context_keep"].value.(int)
+	cfg.ContextKeepTools = asList(cfg.settings["context_keep_tools"].value)
+	cfg.ContextClearAtLeast = cfg.settings["context_clear_at_least"].value.(int)
+	cfg.ContextEditing = cfg.settings["context_editing"].value.(string)
+	if cfg.file != nil {
+		cfg.Prices = cfg.file.Prices
+	}
 	return cfg, nil
 }
 
@@ -277,6 +299,8 @@ func flagValue(k Key, raw string, list []string) (any, error) {
 		return strconv.Atoi(raw)
 	case Duration:
 		return time.ParseDuration(raw)
+	case Number:
+		return parseNumber(raw)
 	case PathList, List:
 		if list != nil {
 			return list, nil
@@ -301,6 +325,8 @@ func envValue(k Key, raw, home string) (any, error) {
 			return nil, errors.New(durationHint)
 		}
 		return d, nil
+	case Number:
+		return parseNumber(strings.TrimSpace(raw))
 	case Path:
 		return ExpandHome(raw, home), nil
 	case PathList, List:

@@ -14,6 +14,9 @@ import (
 const (
 	DefaultMaxSteps = 10
 	DefaultParallel = 8
+	// DefaultContextKeep is how many of the latest tool results clearing
+	// never touches.
+	DefaultContextKeep = 3
 )
 
 // EventKind says what an Event reports.
