@@ -164,6 +164,7 @@ func (o *RunOptions) useConfig(c *cobra.Command) error {
 	useModel(cfg, &o.Model)
 	o.ToolsDirs, o.MaxSteps, o.Parallel = cfg.ToolsDirs, cfg.MaxSteps, cfg.Parallel
 	o.TranscriptDir = cfg.TranscriptDir
+	o.Limits.useConfig(cfg)
 	return nil
 }
 
@@ -183,5 +184,6 @@ func (o *ReplayOptions) useConfig(c *cobra.Command) error {
 	o.ToolsDirs, o.MaxSteps, o.Parallel = cfg.ToolsDirs, cfg.MaxSteps, cfg.Parallel
 	o.Model.MaxRetries, o.Model.Timeout = cfg.MaxRetries, cfg.Timeout
 	o.TranscriptDir = cfg.TranscriptDir
+	o.Limits.useConfig(cfg)
 	return nil
 }

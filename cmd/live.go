@@ -2,16 +2,13 @@ package cmd
 
 import (
 	"context"
-	"encoding/json"
-	"errors"
-	"fmt"
 	"path/filepath"
-	"strings"
 	"time"
 
 	"github.com/spf13/cobra"
 	"github.com/spf13/pflag"
 
+	"github.com/agentloop/agentloop/internal/config"
 	"github.com/agentloop/agentloop/pkg/agent"
 	"github.com/agentloop/agentloop/pkg/transcript"
 )
@@ -36,6 +33,7 @@ type liveOptions struct {
 	// default folder.
 	TranscriptDir string
 	Approval      approvalOptions
+	Limits        limitOptions
 }
 
 // liveOnly marks the flags that only a live run takes, on a command where
@@ -56,7 +54,8 @@ func addLiveFlags(c *cobra.Command, o *liveOptions, mode string) {
 
 	live := pflag.NewFlagSet("", pflag.ContinueOnError)
 	addModelFlags(live, &o.Model)
-	live.IntVar(&o.MaxSteps, "max-steps", agent.DefaultMaxSteps, "cap on this run's model calls; it exits 3 when it is reached")
+	live.IntVar(&o.MaxSteps, "max-steps", agent.DefaultMaxSteps, "cap on this run's model calls; the last is asked for an answer without tools, and it exits 3")
+	addLimitFlags(live, &o.Limits)
 	live.BoolVar(&o.NoTranscript, "no-transcript", false, "write no transcript")
 	live.BoolVar(&o.JSON, "json", false, "print one JSON object {answer, reason, steps, usage, transcript} instead of the answer")
 	live.BoolVarP(&o.Quiet, "quiet", "q", false, "show nothing on stderr but errors")
@@ -157,7 +156,17 @@ func startLive(ctx context.Context, ios *IOStreams, o *liveOptions, s liveSetup)
 		}
 	}
 	reg = reg.Without(o.Approval.Deny...)
-	prov, baseURL, err := newProvider(ios, s.model)
+	if s.model.Model == "" {
+		s.model.Model = config.DefaultModelFor(s.model.providerName())
+	}
+	if err := o.Limits.check(s.model.providerName(), s.model.Model); err != nil {
+		return nil, err
+	}
+	var serverClearing *agent.ContextPolicy
+	if o.Limits.serverClearing() {
+		serverClearing = o.Limits.policy()
+	}
+	prov, baseURL, err := newProvider(ios, s.model, serverClearing)
 	if err != nil {
 		return nil, err
 	}
@@ -178,6 +187,7 @@ func startLive(ctx context.Context, ios *IOStreams, o *liveOptions, s liveSetup)
 			ID: id, Command: s.command, Provider: prov.Name(), Model: prov.Model(), BaseURL: baseURL,
 			ToolsDirs: toolsDirsForHeader(s.dirs), Tools: defs, System: s.model.System, MaxSteps: o.MaxSteps,
 		}
+		o.Limits.record(&h)
 		if w, err = createTranscript(ios, path, s.parent, s.conv, h); err != nil {
 			return nil, err
 		}
@@ -197,8 +207,9 @@ func startLive(ctx context.Context, ios *IOStreams, o *liveOptions, s liveSetup)
 		Provider: prov, Tools: run.ap, ToolDefs: defs, System: s.model.System,
 		MaxSteps: o.MaxSteps, Parallel: o.Parallel, Transcript: w, OnEvent: prog.Event,
 	}
+	o.Limits.apply(run.loop, prov.Model(), s.model.MaxTokens)
 	stream := attachStream(ios, run.loop, prog, wantStream(ios, o.Stream, o.NoStream, o.JSON))
-	run.end = runEnd{w: w, prog: prog, stream: stream, asJSON: o.JSON, maxSteps: o.MaxSteps, redact: redact}
+	run.end = runEnd{w: w, prog: prog, stream: stream, asJSON: o.JSON, maxSteps: o.MaxSteps, limits: &o.Limits, redact: redact}
 	return run, nil
 }
 
@@ -251,113 +262,6 @@ func attachStream(ios *IOStreams, loop *agent.Loop, prog *progress, on bool) *an
 		prog.Event(e)
 	}
 	return s
-}
-
-// runResult is what --json prints.
-type runResult struct {
-	Answer     string           `json:"answer"`
-	Reason     string           `json:"reason"`
-	Steps      int              `json:"steps"`
-	Usage      transcript.Usage `json:"usage"`
-	Transcript string           `json:"transcript,omitempty"`
-	Error      string           `json:"error,omitempty"`
-}
-
-// runEnd is what a live run needs to finish.
-type runEnd struct {
-	w        *transcript.Writer
-	prog     *progress
-	stream   *answerStream
-	asJSON   bool
-	maxSteps int
-	redact   *transcript.Redactor
-}
-
-// finishRun closes the transcript, prints the outcome and maps it to an
-// exit status.
-func finishRun(ios *IOStreams, out *agent.Outcome, err error, e runEnd) error {
-	if e.stream != nil {
-		e.stream.Close()
-	}
-	e.prog.Close()
-	path := ""
-	if e.w != nil {
-		path = e.w.Path()
-		if cerr := e.w.Close(); cerr != nil && err == nil {
-			err = cerr
-		}
-	}
-	err = outcomeError(out, err, path, e.maxSteps)
-	if err != nil {
-		err = redactError(err, e.redact)
-	}
-	if e.asJSON {
-		res := runResult{Answer: out.Answer, Reason: out.Reason, Steps: out.Steps, Usage: out.Usage, Transcript: path}
-		if err != nil {
-			res.Error = err.Error()
-		}
-		enc := json.NewEncoder(ios.Out)
-		enc.SetEscapeHTML(false)
-		if e := enc.Encode(res); e != nil {
-			return e
-		}
-	} else if out.Answer != "" && !e.stream.answered() && (out.Reason == transcript.ReasonStop || out.Reason == transcript.ReasonMaxTokens || out.Reason == transcript.ReasonRefusal) {
-		fmt.Fprintln(ios.Out, strings.TrimRight(out.Answer, "\n"))
-	}
-	return err
-}
-
-// outcomeError maps how a run ended to the error Execute turns into an
-// exit status.
-func outcomeError(out *agent.Outcome, err error, path string, maxSteps int) error {
-	resume := ""
-	if path != "" {
-		resume = "; continue it with: agentloop replay --resume " + path
-	}
-	if err != nil {
-		var pe *agent.ProviderError
-		switch {
-		case errors.Is(err, errInterrupted):
-			return &ExitError{Code: ExitInterrupted, Err: errors.New("interrupted" + resume)}
-		case errors.Is(err, errRunTimeout):
-			return &ExitError{Code: ExitProvider, Err: err}
-		case errors.As(err, &pe):
-			return &ExitError{Code: ExitProvider, Err: err}
-		}
-		return err
-	}
-	switch out.Reason {
-	case transcript.ReasonMaxSteps:
-		return &ExitError{Code: ExitMaxSteps, Err: fmt.Errorf("step budget exhausted after %d step%s (--max-steps %d)%s", out.Steps, plural(out.Steps, "", "s"), maxSteps, resume)}
-	case transcript.ReasonMaxTokens:
-		return fmt.Errorf("the answer was cut off by the output token limit (raise --max-tokens)")
-	case transcript.ReasonRefusal:
-		return fmt.Errorf("the model refused to answer")
-	}
-	return nil
-}
-
-var errRunTimeout = errors.New("run timed out")
-
-func withRunTimeout(ctx context.Context, d time.Duration) (context.Context, context.CancelFunc) {
-	if d <= 0 {
-		return context.WithCancel(ctx)
-	}
-	return context.WithTimeoutCause(ctx, d, fmt.Errorf("%w after %s (--timeout)", errRunTimeout, d))
-}
-
-// redactError keeps secrets out of an error message.
-func redactError(err error, r *transcript.Redactor) error {
-	msg := err.Error()
-	clean := r.RedactString(msg)
-	if clean == msg {
-		return err
-	}
-	var ee *ExitError
-	if errors.As(err, &ee) {
-		return &ExitError{Code: ee.Code, Err: errors.New(clean)}
-	}
-	return errors.New(clean)
 }
 
 // defaultTranscriptPath is dir/<time>-<id>.jsonl; dir "" is

@@ -37,6 +37,8 @@ type progress struct {
 	// the status line stays off and -v lines wait in queued.
 	held   int
 	queued []string
+	// final is set while the last request a budget allows is out.
+	final bool
 }
 
 func newProgress(ios *IOStreams, verbose, quiet bool) *progress {
@@ -130,6 +132,9 @@ func (p *progress) drawLocked() {
 		return
 	}
 	status := fmt.Sprintf("step %d · thinking", p.step)
+	if p.final {
+		status = fmt.Sprintf("step %d · answering (no more tool calls)", p.step)
+	}
 	if len(p.running) > 0 {
 		names := make([]string, 0, len(p.running))
 		for _, n := range p.running {
@@ -150,12 +155,13 @@ func (p *progress) Event(e agent.Event) {
 	case agent.EventRequest:
 		p.step = e.Step
 		p.streaming = false
+		p.final = e.Final
 	case agent.EventTurn:
 		// The turn's streamed text, if any, has ended with its line.
 		p.streaming = false
 		if p.verbose {
 			t := e.Turn
-			line := fmt.Sprintf("step %d: %s, %d call(s), %d→%d tokens, %s", e.Step, t.FinishReason, len(t.Calls), t.Usage.InputTokens, t.Usage.OutputTokens, t.Latency.Round(time.Millisecond))
+			line := fmt.Sprintf("step %d: %s, %d call(s), %s, %s", e.Step, t.FinishReason, len(t.Calls), stepUsage(e), t.Latency.Round(time.Millisecond))
 			p.printlnLocked(line)
 			if t.Text != "" && len(t.Calls) > 0 {
 				p.printlnLocked("  says: " + oneLineText(t.Text, 400))

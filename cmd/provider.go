@@ -73,8 +73,9 @@ func secrets(ios *IOStreams) *transcript.Redactor {
 }
 
 // newProvider builds the provider the options name, and says the address it
-// talks to.
-func newProvider(ios *IOStreams, o *modelOptions) (agent.Provider, string, error) {
+// talks to. serverClearing, when set, has the (Anthropic) API clear old
+// tool results itself.
+func newProvider(ios *IOStreams, o *modelOptions, serverClearing *agent.ContextPolicy) (agent.Provider, string, error) {
 	name := o.providerName()
 	if o.Model == "" {
 		o.Model = config.DefaultModelFor(name)
@@ -113,7 +114,7 @@ func newProvider(ios *IOStreams, o *modelOptions) (agent.Provider, string, error
 	} else {
 		p, err = agent.NewAnthropic(agent.AnthropicConfig{
 			APIKey: key, BaseURL: baseURL, Model: o.Model, Temperature: temp,
-			MaxRetries: o.MaxRetries, MaxTokens: o.MaxTokens,
+			MaxRetries: o.MaxRetries, MaxTokens: o.MaxTokens, ServerClearing: serverClearing,
 		})
 	}
 	if errors.Is(err, agent.ErrNoAPIKey) {

@@ -54,19 +54,25 @@ func runReplayResume(ctx context.Context, opts *ReplayOptions) error {
 	if opts.Config != nil {
 		fillModel(opts.Config, &mo)
 	}
+	if conv.Header != nil {
+		opts.Limits.useRecorded(conv.Header)
+	}
 
-	msgs := make([]agent.Message, len(conv.Messages))
-	steps := 0
-	var usage transcript.Usage
+	st := agent.State{Messages: make([]agent.Message, len(conv.Messages))}
 	for i, rec := range conv.Messages {
-		msgs[i] = rec.Message
+		st.Messages[i] = rec.Message
+		st.Cleared = append(st.Cleared, rec.Cleared...)
 		if d.Role(rec.Message) == "assistant" {
-			steps++
+			st.Steps++
 			if rec.Usage != nil {
-				usage.Add(*rec.Usage)
+				st.Usage.Add(*rec.Usage)
+				if in, _ := transcript.RequestTokens(conv.Shape, *rec.Usage); in > 0 && rec.RequestBytes > 0 {
+					st.TokensPerByte = float64(in) / float64(rec.RequestBytes)
+				}
 			}
 		}
 	}
+	msgs := st.Messages
 	if last := msgs[len(msgs)-1]; d.Role(last) == "assistant" {
 		if t, err := d.ParseAssistant(last); err == nil && len(t.Calls) == 0 {
 			return fmt.Errorf("%s ended with an answer: there is nothing to resume", opts.File)
@@ -82,7 +88,7 @@ func runReplayResume(ctx context.Context, opts *ReplayOptions) error {
 	if err != nil {
 		return err
 	}
-	out, err := run.loop.Run(run.ctx, agent.State{Messages: msgs, Steps: steps, Usage: usage})
+	out, err := run.loop.Run(run.ctx, st)
 	return run.finish(ios, out, err)
 }
 

@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"encoding/json"
 	"fmt"
+	"slices"
 	"strconv"
 	"strings"
 	"time"
@@ -252,10 +253,8 @@ func (v *validator) record(text []byte, n int, complete bool) {
 		v.messageRecord(n, &ri)
 	case TypeEnd:
 		v.ended = true
-		switch string(ri.reason) {
-		case ReasonStop, ReasonMaxSteps, ReasonMaxTokens, ReasonRefusal, ReasonError, ReasonInterrupted:
-		default:
-			v.fileFinding(n, Error, "invalid-record", "end record with reason %q (want stop, max_steps, max_tokens, refusal, error or interrupted)", ri.reason)
+		if !slices.Contains(Reasons, string(ri.reason)) {
+			v.fileFinding(n, Error, "invalid-record", "end record with reason %q (want %s or %s)", ri.reason, strings.Join(Reasons[:len(Reasons)-1], ", "), Reasons[len(Reasons)-1])
 		}
 	default:
 		if !ri.hasType {
