@@ -133,4 +133,3 @@ func redactError(err error, r *transcript.Redactor) error {
 	}
 	return errors.New(clean)
 }
-

@@ -47,17 +47,17 @@ type Header struct {
 	// ToolsDirs are the folders the tools were loaded from.
 	ToolsDirs []string `json:"tools_dirs,omitempty"`
 	// Tools are the tool definitions offered to the model, in the provider's wire form.
-	Tools     []json.RawMessage `json:"tools,omitempty"`
-	System    string            `json:"system,omitempty"`
-	MaxSteps  int               `json:"max_steps,omitempty"`
+	Tools    []json.RawMessage `json:"tools,omitempty"`
+	System   string            `json:"system,omitempty"`
+	MaxSteps int               `json:"max_steps,omitempty"`
 	// MaxTotalTokens and MaxCost are the run's budgets, when it had any.
 	MaxTotalTokens int64   `json:"max_total_tokens,omitempty" jsonschema:"description=The run's budget of input and output tokens"`
 	MaxCost        float64 `json:"max_cost,omitempty" jsonschema:"description=The run's budget in US dollars"`
 	// Context is the policy that cleared old tool results, when one did.
-	Context *ContextPolicy `json:"context,omitempty"`
-	Parent    string            `json:"parent,omitempty" jsonschema:"description=Path of the transcript this one continues or replays"`
-	ParentID  string            `json:"parent_id,omitempty" jsonschema:"description=Id of that transcript"`
-	Agentloop string            `json:"agentloop,omitempty" jsonschema:"description=Version of agentloop that wrote the file"`
+	Context   *ContextPolicy `json:"context,omitempty"`
+	Parent    string         `json:"parent,omitempty" jsonschema:"description=Path of the transcript this one continues or replays"`
+	ParentID  string         `json:"parent_id,omitempty" jsonschema:"description=Id of that transcript"`
+	Agentloop string         `json:"agentloop,omitempty" jsonschema:"description=Version of agentloop that wrote the file"`
 }
 
 // Message is one message of the conversation in the provider's wire shape,
