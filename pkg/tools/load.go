@@ -16,7 +16,6 @@ import (
 	"syscall"
 	"time"
 
-	"github.com/santhosh-tekuri/jsonschema/v6"
 	"gopkg.in/yaml.v3"
 
 	"github.com/agentloop/agentloop/internal/suggest"
@@ -103,7 +102,7 @@ func Load(paths []string, opts Options) (*Registry, error) {
 	if opts.MaxProcs <= 0 {
 		opts.MaxProcs = DefaultMaxProcs
 	}
-	l := &loader{opts: opts, compiler: newCompiler()}
+	l := &loader{opts: opts}
 	for _, f := range l.files(paths) {
 		l.loadFile(f)
 	}
@@ -122,12 +121,10 @@ func Load(paths []string, opts Options) (*Registry, error) {
 }
 
 type loader struct {
-	opts     Options
-	errs     []*LoadError
-	tools    []*tool
-	named    []*tool // every tool with a name, valid or not, for duplicates
-	compiler *jsonschema.Compiler
-	nschemas int
+	opts  Options
+	errs  []*LoadError
+	tools []*tool
+	named []*tool // every tool with a name, valid or not, for duplicates
 }
 
 func (l *loader) fail(file string, line int, err error, format string, args ...any) {

@@ -9,8 +9,6 @@ import (
 	"strings"
 	"time"
 
-	"github.com/santhosh-tekuri/jsonschema/v6"
-
 	"github.com/agentloop/agentloop/internal/suggest"
 )
 
@@ -18,7 +16,7 @@ import (
 type tool struct {
 	def        Definition
 	nameLine   int
-	validator  *jsonschema.Schema
+	validator  *argSchema
 	schemaDoc  map[string]any // the schema arguments are checked against, decoded
 	stripNulls bool           // strict form: null stands for an absent optional property
 }

@@ -3,15 +3,14 @@ package tools
 import (
 	"bytes"
 	"encoding/json"
-	"errors"
 	"fmt"
 	"math"
 	"slices"
 	"strconv"
 	"strings"
 
+	"github.com/google/jsonschema-go/jsonschema"
 	invopop "github.com/invopop/jsonschema"
-	"github.com/santhosh-tekuri/jsonschema/v6"
 	"gopkg.in/yaml.v3"
 
 	"github.com/agentloop/agentloop/internal/suggest"
@@ -80,38 +79,19 @@ func objectSchema(props []*param, strict bool) *invopop.Schema {
 	return s
 }
 
-// newCompiler returns a JSON Schema compiler that never reads a file or the
-// network: tool schemas are self-contained.
-func newCompiler() *jsonschema.Compiler {
-	c := jsonschema.NewCompiler()
-	c.DefaultDraft(jsonschema.Draft2020)
-	c.UseLoader(noLoader{})
-	return c
-}
-
-type noLoader struct{}
-
-func (noLoader) Load(url string) (any, error) {
-	return nil, fmt.Errorf("references outside the schema are not supported: %s", url)
-}
-
-// compile compiles a JSON Schema document, which stays known to the
-// compiler under the returned URL.
-func (l *loader) compile(doc []byte) (*jsonschema.Schema, any, string, error) {
-	v, err := jsonschema.UnmarshalJSON(bytes.NewReader(doc))
+// compile makes the checker of a schema document and decodes the document
+// (numbers as json.Number) for the walks over it that fill in defaults.
+func compile(doc []byte) (*argSchema, map[string]any, error) {
+	a, err := compileSchema(doc)
 	if err != nil {
-		return nil, nil, "", err
+		return nil, nil, err
 	}
-	l.nschemas++
-	url := fmt.Sprintf("mem:///schema%d.json", l.nschemas)
-	if err := l.compiler.AddResource(url, v); err != nil {
-		return nil, nil, "", err
-	}
-	s, err := l.compiler.Compile(url)
+	v, err := decodeJSON(doc)
 	if err != nil {
-		return nil, nil, "", err
+		return nil, nil, err
 	}
-	return s, v, url, nil
+	m, _ := v.(map[string]any)
+	return a, m, nil
 }
 
 // schema decodes parameters: or schema: and sets the tool's schemas.
@@ -157,21 +137,21 @@ func (f *fileLoader) schema(n *yaml.Node, t *tool, fields map[string]pair) {
 			f.errorf(n, "cannot build the schema: %v", err)
 			return
 		}
-		if _, _, _, err := f.compile(sent); err != nil {
+		if _, _, err := compile(sent); err != nil {
 			f.errorf(n, "the strict schema does not compile: %v", err)
 			return
 		}
 		t.stripNulls = true
 	}
-	s, doc, url, err := f.compile(check)
+	s, doc, err := compile(check)
 	if err != nil {
 		f.errorf(n, "the schema does not compile: %v", err)
 		return
 	}
-	if !f.checkDefaults(url, props) {
+	if !f.checkDefaults(s.root, props) {
 		return
 	}
-	t.validator, t.schemaDoc = s, doc.(map[string]any)
+	t.validator, t.schemaDoc = s, doc
 }
 
 // params decodes a mapping of parameter names to specs. The ones in error
@@ -328,30 +308,50 @@ func scalarHasType(n *yaml.Node, typ string) bool {
 }
 
 // checkDefaults validates every default against its parameter's schema,
-// with the same validator as call arguments. The parameter's schema is a
-// fragment of the tool's, already compiled under url, so this costs no
-// second compilation.
-func (f *fileLoader) checkDefaults(url string, props []*param) bool {
+// a part of the tool's, with the same checks as call arguments.
+func (f *fileLoader) checkDefaults(root *jsonschema.Schema, props []*param) bool {
 	ok := true
 	for _, p := range props {
 		if p.hasDefault {
-			s, err := f.compiler.Compile(url + "#" + p.ptr)
-			if err == nil {
-				err = s.Validate(p.def)
-			}
-			if err != nil {
-				f.errorf(p.defNode, "parameter '%s': default %s", p.name, describeValidation(err, nil))
+			if err := checkAt(root, p.ptr, p.def); err != nil {
+				f.errorf(p.defNode, "parameter '%s': default %s", p.name, strings.ReplaceAll(err.Error(), "(value): ", ""))
 				ok = false
 			}
 		}
-		if p.items != nil && !f.checkDefaults(url, []*param{p.items}) {
+		if p.items != nil && !f.checkDefaults(root, []*param{p.items}) {
 			ok = false
 		}
-		if !f.checkDefaults(url, p.props) {
+		if !f.checkDefaults(root, p.props) {
 			ok = false
 		}
 	}
 	return ok
+}
+
+// checkAt checks v against the part of a schema built from parameters:
+// at ptr, a path of properties/NAME and items.
+func checkAt(root *jsonschema.Schema, ptr string, v any) error {
+	s := root
+	toks := strings.Split(ptr, "/")[1:]
+	for i := 0; i < len(toks) && s != nil; i++ {
+		switch toks[i] {
+		case "properties":
+			i++
+			s = s.Properties[toks[i]]
+		case "items":
+			s = s.Items
+		default:
+			s = nil
+		}
+	}
+	if s == nil {
+		return fmt.Errorf("no schema at %s", ptr)
+	}
+	rs, err := s.Resolve(nil)
+	if err != nil {
+		return err
+	}
+	return (&argSchema{root: s, resolved: rs}).check(v, false)
 }
 
 // checkArgNames reports two parameters that would share an ARG_ variable.
@@ -381,12 +381,17 @@ func (f *fileLoader) rawSchema(t *tool, raw pair) {
 	if !f.encodeJSON(&buf, raw.val) {
 		return
 	}
-	s, doc, _, err := f.compile(buf.Bytes())
+	if doc, err := decodeJSON(buf.Bytes()); err == nil {
+		if err := checkSchemaDoc(doc.(map[string]any)); err != nil {
+			f.errorf(raw.val, "schema: not a valid JSON Schema: %s", err)
+			return
+		}
+	}
+	s, m, err := compile(buf.Bytes())
 	if err != nil {
-		f.errorf(raw.val, "schema: not a valid JSON Schema: %s", describeSchemaError(err))
+		f.errorf(raw.val, "schema: not a valid JSON Schema: %s", oneLine(err.Error()))
 		return
 	}
-	m := doc.(map[string]any)
 	if t.def.Strict {
 		if msg := strictProblem(m, ""); msg != "" {
 			f.errorf(raw.val, "schema: strict: true needs the schema in strict form: %s", msg)
@@ -433,16 +438,6 @@ func strictProblem(s map[string]any, at string) string {
 		return strictProblem(items, at+"/items")
 	}
 	return ""
-}
-
-// describeSchemaError words a schema that fails its metaschema by the
-// keywords at fault rather than the library's nested account.
-func describeSchemaError(err error) string {
-	var sve *jsonschema.SchemaValidationError
-	if errors.As(err, &sve) {
-		return describeValidation(sve.Err, nil)
-	}
-	return oneLine(err.Error())
 }
 
 func oneLine(s string) string {
