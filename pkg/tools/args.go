@@ -6,6 +6,8 @@ import (
 	"fmt"
 	"slices"
 	"strings"
+
+	"github.com/google/jsonschema-go/jsonschema"
 )
 
 // Limits on what goes into ARG_* variables. Linux refuses one environment
@@ -39,12 +41,12 @@ func (t *tool) prepare(args []byte) (*prepared, error) {
 		return nil, fmt.Errorf("arguments must be a JSON object, got %s", jsonTypeName(v))
 	}
 	if t.stripNulls {
-		stripNulls(t.schemaDoc, obj)
+		stripNulls(t.validator.root, obj)
 	}
 	if err := t.validator.check(obj, true); err != nil {
 		return nil, fmt.Errorf("invalid arguments for %s: %s", t.def.Name, err)
 	}
-	fillDefaults(t.schemaDoc, obj)
+	fillDefaults(t.validator.root, obj)
 
 	var buf bytes.Buffer
 	enc := json.NewEncoder(&buf)
@@ -114,11 +116,10 @@ func jsonTypeName(v any) string {
 
 // stripNulls drops null values of optional properties: the strict form
 // makes the model send null where it means "not given".
-func stripNulls(schema map[string]any, v any) {
-	walkObjects(schema, v, func(s map[string]any, obj map[string]any) {
-		req, _ := s["required"].([]any)
+func stripNulls(schema *jsonschema.Schema, v any) {
+	walkObjects(schema, v, func(s *jsonschema.Schema, obj map[string]any) {
 		for k, x := range obj {
-			if x == nil && !slices.Contains(req, any(k)) {
+			if x == nil && !slices.Contains(s.Required, k) {
 				delete(obj, k)
 			}
 		}
@@ -126,17 +127,14 @@ func stripNulls(schema map[string]any, v any) {
 }
 
 // fillDefaults sets each absent property that has a default.
-func fillDefaults(schema map[string]any, v any) {
-	walkObjects(schema, v, func(s map[string]any, obj map[string]any) {
-		props, _ := s["properties"].(map[string]any)
-		for name, ps := range props {
-			if _, ok := obj[name]; ok {
+func fillDefaults(schema *jsonschema.Schema, v any) {
+	walkObjects(schema, v, func(s *jsonschema.Schema, obj map[string]any) {
+		for name, ps := range s.Properties {
+			if _, ok := obj[name]; ok || ps.Default == nil {
 				continue
 			}
-			if psm, ok := ps.(map[string]any); ok {
-				if d, ok := psm["default"]; ok {
-					obj[name] = deepCopy(d)
-				}
+			if d, err := decodeJSON(ps.Default); err == nil {
+				obj[name] = d
 			}
 		}
 	})
@@ -144,41 +142,20 @@ func fillDefaults(schema map[string]any, v any) {
 
 // walkObjects calls fn for every object of v alongside its schema, parents
 // before their children, following properties and items.
-func walkObjects(schema map[string]any, v any, fn func(schema, obj map[string]any)) {
+func walkObjects(schema *jsonschema.Schema, v any, fn func(schema *jsonschema.Schema, obj map[string]any)) {
 	switch x := v.(type) {
 	case map[string]any:
 		fn(schema, x)
-		props, _ := schema["properties"].(map[string]any)
 		for name, child := range x {
-			if ps, ok := props[name].(map[string]any); ok {
+			if ps, ok := schema.Properties[name]; ok {
 				walkObjects(ps, child, fn)
 			}
 		}
 	case []any:
-		if items, ok := schema["items"].(map[string]any); ok {
+		if schema.Items != nil {
 			for _, e := range x {
-				walkObjects(items, e, fn)
+				walkObjects(schema.Items, e, fn)
 			}
 		}
 	}
-}
-
-// deepCopy copies a default value so that filling defaults into a call's
-// arguments never writes into the value shared by all calls.
-func deepCopy(v any) any {
-	switch x := v.(type) {
-	case map[string]any:
-		c := make(map[string]any, len(x))
-		for k, e := range x {
-			c[k] = deepCopy(e)
-		}
-		return c
-	case []any:
-		c := make([]any, len(x))
-		for i, e := range x {
-			c[i] = deepCopy(e)
-		}
-		return c
-	}
-	return v
 }

@@ -34,13 +34,14 @@ var supportedDrafts = []string{
 	"https://json-schema.org/draft-07/schema#",
 }
 
-// compileSchema reads a JSON Schema document and resolves its references.
-// A reference outside the document is refused: tool schemas are
-// self-contained, and loading one must read no file and no network.
-func compileSchema(doc []byte) (*argSchema, error) {
-	s := new(jsonschema.Schema)
-	if err := json.Unmarshal(doc, s); err != nil {
-		return nil, errors.New(strings.TrimPrefix(err.Error(), "json: "))
+// compileSchema makes the checker of a schema document decoded by
+// decodeJSON, resolving its references. A reference outside the document
+// is refused: tool schemas are self-contained, and loading one must read no
+// file and no network.
+func compileSchema(doc any) (*argSchema, error) {
+	s, err := schemaFromDoc(doc)
+	if err != nil {
+		return nil, err
 	}
 	if s.Schema != "" && !slices.Contains(supportedDrafts, s.Schema) {
 		return nil, fmt.Errorf("$schema %q is not supported; leave it out (draft 2020-12) or use draft-07", s.Schema)
@@ -50,6 +51,176 @@ func compileSchema(doc []byte) (*argSchema, error) {
 		return nil, err
 	}
 	return &argSchema{root: s, resolved: rs}, nil
+}
+
+// schemaFromDoc turns a decoded schema document into the library's Schema.
+// Each level is unmarshalled with its subschemas taken out, and they are
+// put in place after: unmarshalling the whole document at once reads every
+// level again for each level above it, a time in the square of the depth.
+func schemaFromDoc(v any) (*jsonschema.Schema, error) {
+	switch x := v.(type) {
+	case bool:
+		if x {
+			return &jsonschema.Schema{}, nil
+		}
+		return falseSchema(), nil
+	case map[string]any:
+		local := make(map[string]any, len(x))
+		subs := map[string]any{}
+		for k, e := range x {
+			if held(k, e) {
+				subs[k] = e
+			} else {
+				local[k] = e
+			}
+		}
+		data, err := json.Marshal(local)
+		if err != nil {
+			return nil, err
+		}
+		s := new(jsonschema.Schema)
+		if err := json.Unmarshal(data, s); err != nil {
+			return nil, errors.New(strings.TrimPrefix(err.Error(), "json: "))
+		}
+		for k, e := range subs {
+			if err := setSubschemas(s, k, e); err != nil {
+				return nil, fmt.Errorf("%s: %w", k, err)
+			}
+		}
+		return s, nil
+	}
+	return nil, fmt.Errorf("a schema is an object or a boolean, got %s", jsonTypeName(v))
+}
+
+// held reports whether the value of keyword k is schemas that
+// schemaFromDoc converts itself. Anything else (a wrong type included) is
+// left to the library.
+func held(k string, v any) bool {
+	isSchema := func(e any) bool {
+		switch e.(type) {
+		case bool, map[string]any:
+			return true
+		}
+		return false
+	}
+	switch keywordKind(k) {
+	case oneSchema:
+		if arr, ok := v.([]any); ok && k == "items" {
+			return !slices.ContainsFunc(arr, func(e any) bool { return !isSchema(e) })
+		}
+		return isSchema(v)
+	case schemaMap:
+		m, ok := v.(map[string]any)
+		if !ok {
+			return false
+		}
+		for _, e := range m {
+			if !isSchema(e) && !(k == "dependencies" && isStringList(e)) {
+				return false
+			}
+		}
+		return true
+	case schemaList:
+		arr, ok := v.([]any)
+		return ok && !slices.ContainsFunc(arr, func(e any) bool { return !isSchema(e) })
+	}
+	return false
+}
+
+func isStringList(v any) bool {
+	arr, ok := v.([]any)
+	return ok && !slices.ContainsFunc(arr, func(e any) bool { _, ok := e.(string); return !ok })
+}
+
+// setSubschemas converts the schemas of keyword k and sets them in s.
+func setSubschemas(s *jsonschema.Schema, k string, v any) error {
+	one := func() (*jsonschema.Schema, error) { return schemaFromDoc(v) }
+	mapOf := func() (map[string]*jsonschema.Schema, error) {
+		out := map[string]*jsonschema.Schema{}
+		for name, e := range v.(map[string]any) {
+			if k == "dependencies" && isStringList(e) {
+				if s.DependencyStrings == nil {
+					s.DependencyStrings = map[string][]string{}
+				}
+				for _, d := range e.([]any) {
+					s.DependencyStrings[name] = append(s.DependencyStrings[name], d.(string))
+				}
+				continue
+			}
+			c, err := schemaFromDoc(e)
+			if err != nil {
+				return nil, err
+			}
+			out[name] = c
+		}
+		return out, nil
+	}
+	listOf := func() ([]*jsonschema.Schema, error) {
+		var out []*jsonschema.Schema
+		for _, e := range v.([]any) {
+			c, err := schemaFromDoc(e)
+			if err != nil {
+				return nil, err
+			}
+			out = append(out, c)
+		}
+		return out, nil
+	}
+	var err error
+	switch k {
+	case "items":
+		if _, ok := v.([]any); ok {
+			s.ItemsArray, err = listOf()
+		} else {
+			s.Items, err = one()
+		}
+	case "additionalItems":
+		s.AdditionalItems, err = one()
+	case "additionalProperties":
+		s.AdditionalProperties, err = one()
+	case "contains":
+		s.Contains, err = one()
+	case "not":
+		s.Not, err = one()
+	case "if":
+		s.If, err = one()
+	case "then":
+		s.Then, err = one()
+	case "else":
+		s.Else, err = one()
+	case "propertyNames":
+		s.PropertyNames, err = one()
+	case "unevaluatedItems":
+		s.UnevaluatedItems, err = one()
+	case "unevaluatedProperties":
+		s.UnevaluatedProperties, err = one()
+	case "contentSchema":
+		s.ContentSchema, err = one()
+	case "properties":
+		s.Properties, err = mapOf()
+	case "patternProperties":
+		s.PatternProperties, err = mapOf()
+	case "$defs":
+		s.Defs, err = mapOf()
+	case "definitions":
+		s.Definitions, err = mapOf()
+	case "dependentSchemas":
+		s.DependentSchemas, err = mapOf()
+	case "dependencies":
+		var m map[string]*jsonschema.Schema
+		if m, err = mapOf(); len(m) > 0 {
+			s.DependencySchemas = m
+		}
+	case "allOf":
+		s.AllOf, err = listOf()
+	case "anyOf":
+		s.AnyOf, err = listOf()
+	case "oneOf":
+		s.OneOf, err = listOf()
+	case "prefixItems":
+		s.PrefixItems, err = listOf()
+	}
+	return err
 }
 
 func noLoader(u *url.URL) (*jsonschema.Schema, error) {

@@ -11,6 +11,7 @@ import (
 	"sync"
 
 	"github.com/google/jsonschema-go/jsonschema"
+	"gopkg.in/yaml.v3"
 )
 
 // The meta-schemas of JSON Schema draft 2020-12 and draft-07, as published
@@ -136,23 +137,40 @@ func keywordHint(k string) string {
 	return ""
 }
 
+// How a keyword holds schemas: not at all, one, a mapping of names to
+// schemas, or a list of them.
+const (
+	notSchema = iota
+	oneSchema
+	schemaMap
+	schemaList
+)
+
+func keywordKind(keyword string) int {
+	switch keyword {
+	case "items", "additionalItems", "additionalProperties", "contains", "not", "if", "then", "else",
+		"propertyNames", "unevaluatedItems", "unevaluatedProperties", "contentSchema":
+		return oneSchema
+	case "properties", "patternProperties", "$defs", "definitions", "dependentSchemas", "dependencies":
+		return schemaMap
+	case "allOf", "anyOf", "oneOf", "prefixItems":
+		return schemaList
+	}
+	return notSchema
+}
+
 // subschemas yields the schemas a keyword's value holds, each with where
 // it is under the keyword ("" for the value itself, "/name" or "/0").
 func subschemas(keyword string, v any) func(yield func(any, string) bool) {
 	return func(yield func(any, string) bool) {
-		switch keyword {
-		case "items", "additionalItems", "additionalProperties", "contains", "not", "if", "then", "else",
-			"propertyNames", "unevaluatedItems", "unevaluatedProperties", "contentSchema":
-			if arr, ok := v.([]any); ok && keyword == "items" { // draft-07 tuple form
-				for i, e := range arr {
-					if !yield(e, "/"+strconv.Itoa(i)) {
-						return
-					}
-				}
-				return
-			}
+		kind := keywordKind(keyword)
+		if _, ok := v.([]any); ok && keyword == "items" {
+			kind = schemaList // draft-07's tuple form
+		}
+		switch kind {
+		case oneSchema:
 			yield(v, "")
-		case "properties", "patternProperties", "$defs", "definitions", "dependentSchemas", "dependencies":
+		case schemaMap:
 			m, _ := v.(map[string]any)
 			names := make([]string, 0, len(m))
 			for n := range m {
@@ -167,7 +185,7 @@ func subschemas(keyword string, v any) func(yield func(any, string) bool) {
 					return
 				}
 			}
-		case "allOf", "anyOf", "oneOf", "prefixItems":
+		case schemaList:
 			arr, _ := v.([]any)
 			for i, e := range arr {
 				if !yield(e, "/"+strconv.Itoa(i)) {
@@ -176,4 +194,35 @@ func subschemas(keyword string, v any) func(yield func(any, string) bool) {
 			}
 		}
 	}
+}
+
+// tooDeep returns the first schema of a schema written in YAML that is
+// nested more than maxDepth levels deep (the top is level 1), or nil.
+func tooDeep(n *yaml.Node, depth int) *yaml.Node {
+	if depth > maxDepth {
+		return n
+	}
+	if n.Kind != yaml.MappingNode {
+		return nil
+	}
+	for i := 0; i+1 < len(n.Content); i += 2 {
+		k, v := n.Content[i].Value, n.Content[i+1]
+		var subs []*yaml.Node
+		switch kind := keywordKind(k); {
+		case kind == oneSchema && (v.Kind != yaml.SequenceNode || k != "items"):
+			subs = []*yaml.Node{v}
+		case kind == schemaMap && v.Kind == yaml.MappingNode:
+			for j := 1; j < len(v.Content); j += 2 {
+				subs = append(subs, v.Content[j])
+			}
+		case kind != notSchema && v.Kind == yaml.SequenceNode:
+			subs = v.Content
+		}
+		for _, sub := range subs {
+			if deep := tooDeep(sub, depth+1); deep != nil {
+				return deep
+			}
+		}
+	}
+	return nil
 }

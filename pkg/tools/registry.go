@@ -17,8 +17,7 @@ type tool struct {
 	def        Definition
 	nameLine   int
 	validator  *argSchema
-	schemaDoc  map[string]any // the schema arguments are checked against, decoded
-	stripNulls bool           // strict form: null stands for an absent optional property
+	stripNulls bool // strict form: null stands for an absent optional property
 }
 
 // Registry is a set of loaded tools. It is safe for concurrent use.

@@ -10,7 +10,6 @@ import (
 	"strings"
 
 	"github.com/google/jsonschema-go/jsonschema"
-	invopop "github.com/invopop/jsonschema"
 	"gopkg.in/yaml.v3"
 
 	"github.com/agentloop/agentloop/internal/suggest"
@@ -28,70 +27,8 @@ type param struct {
 	items       *param
 	props       []*param
 	line        int
-	// ptr is where the parameter's schema is within the tool's schema, as
-	// a JSON pointer; defNode is where its default was written.
-	ptr     string
-	defNode *yaml.Node
-}
-
-// schema builds the JSON Schema of p. In strict mode an optional parameter
-// becomes nullable instead of omittable, and loses its "default" keyword,
-// which strict mode does not accept: the default is said in the description
-// and filled in when the model sends null.
-func (p *param) schema(strict, optional bool) *invopop.Schema {
-	s := &invopop.Schema{Type: p.typ, Description: p.description, Enum: slices.Clone(p.enum)}
-	if p.hasDefault {
-		s.Default = p.def
-	}
-	switch p.typ {
-	case "array":
-		s.Items = p.items.schema(strict, false)
-	case "object":
-		o := objectSchema(p.props, strict)
-		s.Properties, s.Required, s.AdditionalProperties = o.Properties, o.Required, o.AdditionalProperties
-	}
-	if strict && optional {
-		s.Type = ""
-		s.Extras = map[string]any{"type": []string{p.typ, "null"}}
-		if s.Enum != nil {
-			s.Enum = append(s.Enum, nil)
-		}
-		if p.hasDefault {
-			s.Default = nil
-			d, _ := json.Marshal(p.def)
-			s.Description = strings.TrimSpace(s.Description + " (null means the default, " + string(d) + ")")
-		}
-	}
-	return s
-}
-
-// objectSchema is the schema of an object with the given properties, in
-// order. Additional properties are refused so that a misspelt argument is an
-// error the model sees rather than a value the tool silently ignores.
-func objectSchema(props []*param, strict bool) *invopop.Schema {
-	s := &invopop.Schema{Type: "object", Properties: invopop.NewProperties(), AdditionalProperties: invopop.FalseSchema}
-	for _, p := range props {
-		s.Properties.Set(p.name, p.schema(strict, p.optional))
-		if strict || !p.optional {
-			s.Required = append(s.Required, p.name)
-		}
-	}
-	return s
-}
-
-// compile makes the checker of a schema document and decodes the document
-// (numbers as json.Number) for the walks over it that fill in defaults.
-func compile(doc []byte) (*argSchema, map[string]any, error) {
-	a, err := compileSchema(doc)
-	if err != nil {
-		return nil, nil, err
-	}
-	v, err := decodeJSON(doc)
-	if err != nil {
-		return nil, nil, err
-	}
-	m, _ := v.(map[string]any)
-	return a, m, nil
+	defNode     *yaml.Node         // where the default was written
+	check       *jsonschema.Schema // the parameter's part of the schema arguments are checked against
 }
 
 // schema decodes parameters: or schema: and sets the tool's schemas.
@@ -117,46 +54,35 @@ func (f *fileLoader) schema(n *yaml.Node, t *tool, fields map[string]pair) {
 			// A tool with a bad parameter is not registered, but the schema
 			// of the others is still built, so that one pass over the file
 			// reports their problems too (wrong defaults, clashing names).
-			props = f.params(params.val, "parameter", "")
+			props = f.params(params.val, "parameter", 1)
 		}
 	}
 	f.checkArgNames(props)
 
-	sent, err := json.Marshal(objectSchema(props, t.def.Strict))
-	if err != nil {
-		f.errorf(n, "cannot build the schema: %v", err)
-		return
-	}
-	t.def.Parameters = sent
+	var sent bytes.Buffer
+	writeObjectSchema(&sent, props, t.def.Strict)
+	t.def.Parameters = sent.Bytes()
 	// Arguments are checked against the plain form even for a strict tool:
 	// nulls of optional parameters are dropped first, so both what a strict
 	// model sends and a hand-written call that leaves them out are accepted.
-	check := sent
-	if t.def.Strict {
-		if check, err = json.Marshal(objectSchema(props, false)); err != nil {
-			f.errorf(n, "cannot build the schema: %v", err)
-			return
-		}
-		if _, _, err := compile(sent); err != nil {
-			f.errorf(n, "the strict schema does not compile: %v", err)
-			return
-		}
-		t.stripNulls = true
-	}
-	s, doc, err := compile(check)
+	t.stripNulls = t.def.Strict
+	check := checkObjectSchema(props)
+	rs, err := check.Resolve(&jsonschema.ResolveOptions{ValidateDefaults: true})
 	if err != nil {
-		f.errorf(n, "the schema does not compile: %v", err)
+		// A default that does not fit its parameter: find which, and say
+		// where it was written.
+		f.checkDefaults(props)
+		if _, err := check.Resolve(nil); err != nil {
+			f.errorf(n, "the schema does not resolve: %v", err)
+		}
 		return
 	}
-	if !f.checkDefaults(s.root, props) {
-		return
-	}
-	t.validator, t.schemaDoc = s, doc
+	t.validator = &argSchema{root: check, resolved: rs}
 }
 
 // params decodes a mapping of parameter names to specs. The ones in error
 // are reported and left out.
-func (f *fileLoader) params(n *yaml.Node, what, base string) []*param {
+func (f *fileLoader) params(n *yaml.Node, what string, depth int) []*param {
 	pairs, _ := f.fields(n, nil, what+" name")
 	var props []*param
 	for _, p := range pairs {
@@ -164,22 +90,27 @@ func (f *fileLoader) params(n *yaml.Node, what, base string) []*param {
 			f.errorf(p.key, "%s name %q: use 1 to 64 letters, digits, '_' or '-'", what, p.key.Value)
 			continue
 		}
-		if pp, ok := f.param(p.key.Value, p.val, true, base+"/properties/"+p.key.Value); ok {
+		if pp, ok := f.param(p.key.Value, p.val, true, depth); ok {
 			props = append(props, pp)
 		}
 	}
 	return props
 }
 
-// param decodes one parameter spec. In items: there is no 'required'.
-func (f *fileLoader) param(name string, n *yaml.Node, canBeOptional bool, ptr string) (*param, bool) {
+// param decodes one parameter spec, depth levels deep (1 for those of the
+// tool). In items: there is no 'required'.
+func (f *fileLoader) param(name string, n *yaml.Node, canBeOptional bool, depth int) (*param, bool) {
+	if depth > maxDepth {
+		f.errorf(n, "parameter '%s': nested more than %d levels deep (properties: and items: count a level each)", name, maxDepth)
+		return nil, false
+	}
 	if n.Kind != yaml.MappingNode {
 		f.errorf(n, "parameter '%s': want a mapping such as {type: string, description: ...}, got %s", name, kindName(n))
 		return nil, false
 	}
 	nerrs := len(f.errs)
 	_, fields := f.fields(n, paramKeys, "parameter key")
-	p := &param{name: name, line: n.Line, ptr: ptr}
+	p := &param{name: name, line: n.Line}
 
 	typ, hasType := fields["type"]
 	if !hasType {
@@ -218,7 +149,7 @@ func (f *fileLoader) param(name string, n *yaml.Node, canBeOptional bool, ptr st
 		if p.typ != "array" {
 			f.errorf(it.key, "parameter '%s': 'items' is only for type array", name)
 		} else {
-			p.items, _ = f.param(name+"[]", it.val, false, ptr+"/items")
+			p.items, _ = f.param(name+"[]", it.val, false, depth+1)
 		}
 	} else if p.typ == "array" {
 		f.errorf(n, "parameter '%s': type array needs 'items', e.g. items: {type: string}", name)
@@ -230,7 +161,7 @@ func (f *fileLoader) param(name string, n *yaml.Node, canBeOptional bool, ptr st
 		case pr.val.Kind != yaml.MappingNode || len(pr.val.Content) == 0:
 			f.errorf(pr.val, "parameter '%s': properties: want a non-empty mapping of names to parameter specs", name)
 		default:
-			p.props = f.params(pr.val, "property", ptr)
+			p.props = f.params(pr.val, "property", depth+1)
 		}
 	} else if p.typ == "object" {
 		f.errorf(n, "parameter '%s': type object needs 'properties'", name)
@@ -307,51 +238,25 @@ func scalarHasType(n *yaml.Node, typ string) bool {
 	return false
 }
 
-// checkDefaults validates every default against its parameter's schema,
-// a part of the tool's, with the same checks as call arguments.
-func (f *fileLoader) checkDefaults(root *jsonschema.Schema, props []*param) bool {
-	ok := true
+// checkDefaults reports each default that does not fit its parameter's
+// schema, with the same checks as call arguments. It runs only when one
+// does not: each check resolves the parameter's part of the schema alone.
+func (f *fileLoader) checkDefaults(props []*param) {
 	for _, p := range props {
-		if p.hasDefault {
-			if err := checkAt(root, p.ptr, p.def); err != nil {
+		if p.hasDefault && p.check != nil {
+			rs, err := p.check.Resolve(nil)
+			if err == nil {
+				err = (&argSchema{root: p.check, resolved: rs}).check(p.def, false)
+			}
+			if err != nil {
 				f.errorf(p.defNode, "parameter '%s': default %s", p.name, strings.ReplaceAll(err.Error(), "(value): ", ""))
-				ok = false
 			}
 		}
-		if p.items != nil && !f.checkDefaults(root, []*param{p.items}) {
-			ok = false
+		if p.items != nil {
+			f.checkDefaults([]*param{p.items})
 		}
-		if !f.checkDefaults(root, p.props) {
-			ok = false
-		}
+		f.checkDefaults(p.props)
 	}
-	return ok
-}
-
-// checkAt checks v against the part of a schema built from parameters:
-// at ptr, a path of properties/NAME and items.
-func checkAt(root *jsonschema.Schema, ptr string, v any) error {
-	s := root
-	toks := strings.Split(ptr, "/")[1:]
-	for i := 0; i < len(toks) && s != nil; i++ {
-		switch toks[i] {
-		case "properties":
-			i++
-			s = s.Properties[toks[i]]
-		case "items":
-			s = s.Items
-		default:
-			s = nil
-		}
-	}
-	if s == nil {
-		return fmt.Errorf("no schema at %s", ptr)
-	}
-	rs, err := s.Resolve(nil)
-	if err != nil {
-		return err
-	}
-	return (&argSchema{root: s, resolved: rs}).check(v, false)
 }
 
 // checkArgNames reports two parameters that would share an ARG_ variable.
@@ -377,17 +282,25 @@ func (f *fileLoader) rawSchema(t *tool, raw pair) {
 		f.errorf(raw.val, "schema: the top level must have 'type: object' (tool arguments are a JSON object)")
 		return
 	}
+	if deep := tooDeep(raw.val, 1); deep != nil {
+		f.errorf(deep, "schema: nested more than %d levels deep (each schema inside another counts a level)", maxDepth)
+		return
+	}
 	var buf bytes.Buffer
 	if !f.encodeJSON(&buf, raw.val) {
 		return
 	}
-	if doc, err := decodeJSON(buf.Bytes()); err == nil {
-		if err := checkSchemaDoc(doc.(map[string]any)); err != nil {
-			f.errorf(raw.val, "schema: not a valid JSON Schema: %s", err)
-			return
-		}
+	doc, err := decodeJSON(buf.Bytes())
+	if err != nil {
+		f.errorf(raw.val, "schema: %v", err)
+		return
 	}
-	s, m, err := compile(buf.Bytes())
+	m := doc.(map[string]any)
+	if err := checkSchemaDoc(m); err != nil {
+		f.errorf(raw.val, "schema: not a valid JSON Schema: %s", err)
+		return
+	}
+	s, err := compileSchema(m)
 	if err != nil {
 		f.errorf(raw.val, "schema: not a valid JSON Schema: %s", oneLine(err.Error()))
 		return
@@ -407,7 +320,7 @@ func (f *fileLoader) rawSchema(t *tool, raw pair) {
 	}
 	f.checkArgNames(names)
 	t.def.Parameters = buf.Bytes()
-	t.validator, t.schemaDoc = s, m
+	t.validator = s
 }
 
 // strictProblem checks the rules OpenAI's strict mode puts on every object
