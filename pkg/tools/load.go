@@ -659,7 +659,7 @@ func (f *fileLoader) checkExecutable(n *yaml.Node, key, p string) (string, bool)
 		f.errorf(n, "%s: %s is not a regular file", key, path)
 		return "", false
 	case syscall.Access(abs, 1 /* X_OK */) != nil || fi.Mode().Perm()&0o111 == 0:
-		f.errorf(n, "%s: %s is not executable; run chmod +x %s", key, path, path)
+		f.errorf(n, "%s: %s is not executable%s", key, path, chmodAdvice(f.dir, abs, path, fi))
 		return "", false
 	}
 	if msg := checkInterpreter(abs); msg != "" {
