@@ -18,7 +18,7 @@ func TestChmodAdvice(t *testing.T) {
 	up := strings.Repeat("../", 40)
 	tests := []struct {
 		name, run, want string
-		setup          func(t *testing.T, dir string)
+		setup           func(t *testing.T, dir string)
 	}{
 		{name: "the user's script", run: "tool.txt", want: "run: DIR/tool.txt is not executable; run chmod +x DIR/tool.txt"},
 		{name: "a name a shell would split", run: "my tool; rm -rf ~.txt", want: `run: DIR/my tool; rm -rf ~.txt is not executable; run chmod +x 'DIR/my tool; rm -rf ~.txt'`},

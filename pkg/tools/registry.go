@@ -18,6 +18,7 @@ type tool struct {
 	nameLine   int
 	validator  *argSchema
 	stripNulls bool // strict form: null stands for an absent optional property
+	layer      int  // the index in Load's paths of the path it came from
 }
 
 // Registry is a set of loaded tools. It is safe for concurrent use.
