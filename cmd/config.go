@@ -863,7 +863,8 @@ func (o *RunOptions) useConfig(c *cobra.Command) error {
 		return err
 	}
 	cfg.useModel(&o.Model)
-	o.ToolsDirs, o.MaxSteps, o.Parallel = cfg.ToolsDirs, cfg.MaxSteps, cfg.Parallel
+	o.ToolsDirs, o.toolsSetting = cfg.ToolsDirs, cfg.toolsSource().setting
+	o.MaxSteps, o.Parallel = cfg.MaxSteps, cfg.Parallel
 	o.TranscriptDir = cfg.TranscriptDir
 	return nil
 }
@@ -881,7 +882,8 @@ func (o *ReplayOptions) useConfig(c *cobra.Command) error {
 		return err
 	}
 	o.Config = cfg
-	o.ToolsDirs, o.MaxSteps, o.Parallel = cfg.ToolsDirs, cfg.MaxSteps, cfg.Parallel
+	o.ToolsDirs, o.toolsSetting = cfg.ToolsDirs, cfg.toolsSource().setting
+	o.MaxSteps, o.Parallel = cfg.MaxSteps, cfg.Parallel
 	o.Model.MaxRetries, o.Model.Timeout = cfg.MaxRetries, cfg.Timeout
 	o.TranscriptDir = cfg.TranscriptDir
 	return nil

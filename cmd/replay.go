@@ -29,7 +29,8 @@ type ReplayOptions struct {
 	Force  bool
 
 	ToolsDirs    []string
-	toolsDirsSet bool
+	toolsDirsSet bool   // --tools-dir was given
+	toolsSetting string // the setting that gave ToolsDirs (see toolsSource)
 	Ignore       []*regexp.Regexp
 	Output       string
 	Parallel     int
@@ -304,14 +305,9 @@ func replayConversation(ctx context.Context, opts *ReplayOptions, conv *transcri
 	if err != nil {
 		return nil, "", fmt.Errorf("%s: %w", opts.File, err)
 	}
-	// --tools-dir, else the folders the run recorded (those that still
-	// exist: a tool gone since is a "missing tool" row), else the
-	// configured ones.
-	dirs, explicit := opts.ToolsDirs, opts.toolsDirsSet
-	if !explicit && conv.Header != nil && len(conv.Header.ToolsDirs) > 0 {
-		dirs = conv.Header.ToolsDirs
-	}
-	reg, err := loadTools(ios, dirs, explicit)
+	src := recordedToolsSource(opts.toolsDirsSet, toolsSource{opts.ToolsDirs, opts.toolsSetting}, conv.Header)
+	dirs := src.dirs
+	reg, err := loadTools(ios, src)
 	if err != nil {
 		return nil, "", err
 	}

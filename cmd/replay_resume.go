@@ -72,14 +72,9 @@ func runReplayResume(ctx context.Context, opts *ReplayOptions) error {
 		}
 	}
 
-	// --tools-dir, else the folders the run recorded (those that still
-	// exist: a tool gone since is a "missing tool" row), else the
-	// configured ones.
-	dirs, explicit := opts.ToolsDirs, opts.toolsDirsSet
-	if !explicit && conv.Header != nil && len(conv.Header.ToolsDirs) > 0 {
-		dirs = conv.Header.ToolsDirs
-	}
-	reg, err := loadTools(ios, dirs, explicit)
+	src := recordedToolsSource(opts.toolsDirsSet, toolsSource{opts.ToolsDirs, opts.toolsSetting}, conv.Header)
+	dirs := src.dirs
+	reg, err := loadTools(ios, src)
 	if err != nil {
 		return err
 	}

@@ -28,7 +28,7 @@ type RunOptions struct {
 
 	Model        modelOptions
 	ToolsDirs    []string
-	toolsDirsSet bool
+	toolsSetting string // the setting that gave ToolsDirs (see toolsSource)
 	Tools        []string
 	MaxSteps     int
 	Parallel     int
@@ -74,7 +74,6 @@ Exit codes: 0 answered, 1 failure, 2 usage, 3 step budget exhausted,
   agentloop run --base-url http://localhost:11434/v1 -m llama3.2 "What time is it in Tokyo?"`,
 		RunE: func(c *cobra.Command, args []string) error {
 			opts.Prompt = args
-			opts.toolsDirsSet = c.Flags().Changed("tools-dir")
 			if err := opts.useConfig(c); err != nil {
 				return err
 			}
@@ -149,7 +148,7 @@ func runRun(ctx context.Context, opts *RunOptions) error {
 	if err != nil {
 		return err
 	}
-	reg, err := loadTools(ios, opts.ToolsDirs, opts.toolsDirsSet)
+	reg, err := loadTools(ios, toolsSource{opts.ToolsDirs, opts.toolsSetting})
 	if err != nil {
 		return err
 	}

@@ -12,6 +12,7 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/agentloop/agentloop/pkg/tools"
+	"github.com/agentloop/agentloop/pkg/transcript"
 )
 
 // newCmdTools groups the commands that inspect and run tools by hand.
@@ -32,6 +33,8 @@ the configuration or AGENTLOOP_TOOLS_DIRS name other folders. See docs/tools.md.
 	c.AddCommand(newCmdToolsList(ios, nil))
 	c.AddCommand(newCmdToolsShow(ios, nil))
 	c.AddCommand(newCmdToolsCall(ios, nil))
+	c.AddCommand(newCmdToolsTrust(ios, nil))
+	c.AddCommand(newCmdToolsUntrust(ios, nil))
 	return c
 }
 
@@ -41,46 +44,73 @@ func addToolsDirFlag(c *cobra.Command, dirs *[]string) {
 	c.Flags().StringArrayVar(dirs, "tools-dir", nil, "read tool definitions from `DIR` (repeatable; default ./tools.d and the user config's agentloop/tools.d)")
 }
 
-// configToolsDirs returns the folders of --tools-dir, else those of the
-// configuration (nil for the default ones). Only --tools-dir and --profile
-// are read as settings: tools show --provider names a wire form, not the
-// provider to use.
-func configToolsDirs(c *cobra.Command, ios *IOStreams) ([]string, error) {
+// toolsSource is the folders a command loads tools from and how they were
+// chosen. Folders a setting names are the user's choice: always used, and
+// each must exist. The others agentloop picks itself (./tools.d and the
+// user's own tools.d when no setting names any, or the folders a
+// transcript recorded): those missing are left out, and a folder other
+// than the user's own is used only once trusted.
+type toolsSource struct {
+	dirs []string // nil: the default folders
+	// setting names what gave dirs, for errors: "--tools-dir",
+	// "AGENTLOOP_TOOLS_DIRS" or "tools_dirs in FILE"; "" when agentloop
+	// chose them.
+	setting string
+}
+
+// configToolsSource returns the folders of --tools-dir, else those of the
+// configuration (none for the default ones). Only --tools-dir and
+// --profile are read as settings: tools show --provider names a wire form,
+// not the provider to use.
+func configToolsSource(c *cobra.Command, ios *IOStreams) (toolsSource, error) {
 	cfg, err := resolveConfig(ios, onlyFlags(c.Flags(), "tools-dir", "profile"))
 	if err != nil {
-		return nil, err
+		return toolsSource{}, err
 	}
-	return cfg.ToolsDirs, nil
+	return cfg.toolsSource(), nil
 }
 
-// toolsDirs returns the folders to load tools from. Folders given with
-// --tools-dir (explicit) are used as they are. Otherwise dirs are the
-// configured folders, or nil for the default ones, and those that do not
-// exist are left out: a configured tools.d is relative to the folder
-// agentloop runs in, and not every folder has one.
-func toolsDirs(ios *IOStreams, dirs []string, explicit bool) []string {
-	if explicit {
-		return dirs
+// toolsSource is the tools folders the configuration names, and which
+// setting named them.
+func (c *Config) toolsSource() toolsSource {
+	src := c.source("tools_dirs")
+	switch src.kind {
+	case sourceFlag:
+		return toolsSource{dirs: c.ToolsDirs, setting: "--tools-dir"}
+	case sourceEnv:
+		return toolsSource{dirs: c.ToolsDirs, setting: src.name}
+	case sourceFile:
+		return toolsSource{dirs: c.ToolsDirs, setting: "tools_dirs in " + src.file}
 	}
-	if dirs == nil {
-		dirs = defaultToolsDirs(ios)
-	}
-	var out []string
-	for _, d := range dirs {
-		if fi, err := os.Stat(d); err == nil && fi.IsDir() {
-			out = append(out, d)
-		}
-	}
-	return out
+	return toolsSource{}
 }
 
-// defaultToolsDirs are ./tools.d and the user's config tools.d.
+// recordedToolsSource is where replay finds tools: --tools-dir, else the
+// folders the run recorded in its header (those that exist and are trusted:
+// a tool gone since is a "missing tool" row), else the configured ones.
+func recordedToolsSource(flagGiven bool, configured toolsSource, h *transcript.Header) toolsSource {
+	if !flagGiven && h != nil && len(h.ToolsDirs) > 0 {
+		return toolsSource{dirs: h.ToolsDirs}
+	}
+	return configured
+}
+
+// defaultToolsDirs are ./tools.d and the user's config tools.d, in that
+// order: a project's tool overrides the user's of the same name.
 func defaultToolsDirs(ios *IOStreams) []string {
 	dirs := []string{"tools.d"}
-	if cfg := userConfigDir(ios); cfg != "" {
-		dirs = append(dirs, filepath.Join(cfg, "agentloop", "tools.d"))
+	if d := userToolsDir(ios); d != "" {
+		dirs = append(dirs, d)
 	}
 	return dirs
+}
+
+// userToolsDir is the user's own tools folder, $XDG_CONFIG_HOME/agentloop/tools.d.
+func userToolsDir(ios *IOStreams) string {
+	if cfg := userConfigDir(ios); cfg != "" {
+		return filepath.Join(cfg, "agentloop", "tools.d")
+	}
+	return ""
 }
 
 // userConfigDir is os.UserConfigDir read through the command's environment,
@@ -99,16 +129,62 @@ func userConfigDir(ios *IOStreams) string {
 	return filepath.Join(home, ".config")
 }
 
+// toolsDirs returns the folders to load tools from (see toolsSource). A
+// folder a setting names that does not exist is a usage error naming the
+// setting. A folder left out for want of trust is said on stderr, in one
+// line saying how to trust it, when warn is set.
+func toolsDirs(ios *IOStreams, src toolsSource, warn bool) ([]string, error) {
+	if src.setting != "" {
+		for _, d := range src.dirs {
+			if _, err := os.Stat(d); errors.Is(err, fs.ErrNotExist) {
+				return nil, missingToolsDir(src.setting, d)
+			}
+		}
+		return src.dirs, nil
+	}
+	dirs := src.dirs
+	if dirs == nil {
+		dirs = defaultToolsDirs(ios)
+	}
+	var out []string
+	for _, d := range dirs {
+		if _, err := os.Stat(d); err != nil {
+			continue
+		}
+		why, err := untrustedReason(ios, d)
+		if err != nil {
+			return nil, err
+		}
+		if why == "" {
+			out = append(out, d)
+		} else if warn {
+			fmt.Fprintf(ios.ErrOut, "agentloop: ignoring the tools of %s: %s; review it, then run: %s\n", d, why, trustCommand(d))
+		}
+	}
+	return out, nil
+}
+
+func missingToolsDir(setting, dir string) error {
+	if setting == "--tools-dir" {
+		return flagErrorf("--tools-dir %s: no such file or folder", dir)
+	}
+	msg := fmt.Sprintf("%s: %s: no such file or folder", setting, dir)
+	if !filepath.IsAbs(dir) {
+		if wd, err := os.Getwd(); err == nil {
+			msg += " (in " + wd + ")"
+		}
+	}
+	return &ExitError{Code: ExitUsage, Err: errors.New(msg)}
+}
+
 // loadTools loads the tools of the given folders (see toolsDirs). Every
 // problem in the definitions is printed on stderr as file:line: message,
-// and the error returned exits 1; a folder given that does not exist is a
-// usage error (exit 2).
-func loadTools(ios *IOStreams, dirs []string, explicit bool) (*tools.Registry, error) {
-	dirs = toolsDirs(ios, dirs, explicit)
-	for _, d := range dirs {
-		if _, err := os.Stat(d); errors.Is(err, fs.ErrNotExist) {
-			return nil, flagErrorf("--tools-dir %s: no such file or folder", d)
-		}
+// and the error returned exits 1; a folder a setting names that does not
+// exist is a usage error (exit 2).
+func loadTools(ios *IOStreams, src toolsSource) (*tools.Registry, error) {
+	dirs, err := toolsDirs(ios, src, true)
+	if err != nil {
+		return nil, err
 	}
 	reg, err := tools.Load(dirs, tools.Options{Getenv: ios.Getenv})
 	if err == nil {

@@ -4,9 +4,10 @@ import (
 	"io/fs"
 	"os"
 	"path/filepath"
-	"regexp"
 	"strings"
 	"syscall"
+
+	"github.com/agentloop/agentloop/internal/shell"
 )
 
 // chmodAdvice is the fix offered for a program that is not executable,
@@ -38,16 +39,5 @@ func chmodAdvice(folder, path, shown string, fi fs.FileInfo) string {
 	if strings.HasPrefix(shown, "-") {
 		shown = "./" + shown // a file name, not an option
 	}
-	return "; run chmod +x " + shellQuote(shown)
-}
-
-var shellSafe = regexp.MustCompile(`^[A-Za-z0-9_./+=:,@%-]+$`)
-
-// shellQuote quotes s for a POSIX shell, so that advice copied to a
-// terminal runs the command shown and nothing a file name smuggles in.
-func shellQuote(s string) string {
-	if shellSafe.MatchString(s) {
-		return s
-	}
-	return "'" + strings.ReplaceAll(s, "'", `'\''`) + "'"
+	return "; run chmod +x " + shell.Quote(shown)
 }

@@ -67,20 +67,6 @@ func TestChmodAdvice(t *testing.T) {
 	}
 }
 
-func TestShellQuote(t *testing.T) {
-	for in, want := range map[string]string{
-		"tools.d/x.sh": "tools.d/x.sh",
-		"a b":          "'a b'",
-		"$(id)":        "'$(id)'",
-		"it's":         `'it'\''s'`,
-		"":             "''",
-	} {
-		if got := shellQuote(in); got != want {
-			t.Errorf("shellQuote(%q) = %q, want %q", in, got, want)
-		}
-	}
-}
-
 // A folder named relative to the working directory, as ./tools.d is, gets
 // the advice too.
 func TestChmodAdviceRelativeFolder(t *testing.T) {

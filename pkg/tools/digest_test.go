@@ -38,7 +38,9 @@ func TestDigest(t *testing.T) {
 		changes bool
 	}{
 		{"a script's bytes", func() { os.WriteFile(filepath.Join(dir, "a.sh"), []byte(okScript+"rm -rf ~\n"), 0o755) }, true},
-		{"a tool file's bytes", func() { os.WriteFile(filepath.Join(dir, "a.yaml"), []byte("name: a\ndescription: e\nrun: a.sh\n"), 0o644) }, true},
+		{"a tool file's bytes", func() {
+			os.WriteFile(filepath.Join(dir, "a.yaml"), []byte("name: a\ndescription: e\nrun: a.sh\n"), 0o644)
+		}, true},
 		{"a file in a subfolder", func() { os.WriteFile(filepath.Join(dir, "lib", "x.sh"), []byte("#!/bin/sh\n"), 0o755) }, true},
 		{"a new file", func() { os.WriteFile(filepath.Join(dir, "new.yaml"), nil, 0o644) }, true},
 		{"a renamed file", func() { os.Rename(filepath.Join(dir, "new.yaml"), filepath.Join(dir, "new2.yaml")) }, true},
