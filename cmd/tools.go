@@ -11,8 +11,8 @@ import (
 
 	"github.com/spf13/cobra"
 
+	"github.com/agentloop/agentloop/internal/config"
 	"github.com/agentloop/agentloop/pkg/tools"
-	"github.com/agentloop/agentloop/pkg/transcript"
 )
 
 // newCmdTools groups the commands that inspect and run tools by hand.
@@ -67,32 +67,21 @@ func configToolsSource(c *cobra.Command, ios *IOStreams) (toolsSource, error) {
 	if err != nil {
 		return toolsSource{}, err
 	}
-	return cfg.toolsSource(), nil
+	return toolsSource{cfg.ToolsDirs, toolsSetting(cfg)}, nil
 }
 
-// toolsSource is the tools folders the configuration names, and which
-// setting named them.
-func (c *Config) toolsSource() toolsSource {
-	src := c.source("tools_dirs")
-	switch src.kind {
-	case sourceFlag:
-		return toolsSource{dirs: c.ToolsDirs, setting: "--tools-dir"}
-	case sourceEnv:
-		return toolsSource{dirs: c.ToolsDirs, setting: src.name}
-	case sourceFile:
-		return toolsSource{dirs: c.ToolsDirs, setting: "tools_dirs in " + src.file}
+// toolsSetting names the setting that gave the configuration's tools
+// folders, "" when none did (the default folders).
+func toolsSetting(cfg *config.Config) string {
+	switch src := cfg.Source("tools_dirs"); src.Kind {
+	case config.SourceFlag:
+		return "--tools-dir"
+	case config.SourceEnv:
+		return src.Name
+	case config.SourceFile:
+		return "tools_dirs in " + src.File
 	}
-	return toolsSource{}
-}
-
-// recordedToolsSource is where replay finds tools: --tools-dir, else the
-// folders the run recorded in its header (those that exist and are trusted:
-// a tool gone since is a "missing tool" row), else the configured ones.
-func recordedToolsSource(flagGiven bool, configured toolsSource, h *transcript.Header) toolsSource {
-	if !flagGiven && h != nil && len(h.ToolsDirs) > 0 {
-		return toolsSource{dirs: h.ToolsDirs}
-	}
-	return configured
+	return ""
 }
 
 // defaultToolsDirs are ./tools.d and the user's config tools.d, in that

@@ -11,6 +11,7 @@ import (
 
 	"github.com/spf13/cobra"
 
+	"github.com/agentloop/agentloop/internal/config"
 	"github.com/agentloop/agentloop/pkg/tools"
 )
 
@@ -110,11 +111,11 @@ func printToolTable(ios *IOStreams, defs []*tools.Definition) error {
 	for i, d := range defs {
 		nameWidth = max(nameWidth, len(d.Name))
 		home := ios.Getenv("HOME")
-		wheres[i] = fmt.Sprintf("%s:%d", tildePath(d.File, home), d.Line)
+		wheres[i] = fmt.Sprintf("%s:%d", config.TildePath(d.File, home), d.Line)
 		if len(d.Overrides) > 0 {
 			over := make([]string, len(d.Overrides))
 			for j, o := range d.Overrides {
-				over[j] = tildePath(o, home)
+				over[j] = config.TildePath(o, home)
 			}
 			wheres[i] += " (overrides " + strings.Join(over, ", ") + ")"
 		}
