@@ -19,12 +19,15 @@ import (
 func newCmdTools(ios *IOStreams) *cobra.Command {
 	c := &cobra.Command{
 		Use:   "tools",
-		Short: "List, show and call the tools offered to the model",
+		Short: "List, show, call and trust the tools offered to the model",
 		Long: `Tools are YAML definitions in tools.d folders, each backed by an executable.
-By default agentloop reads ./tools.d and, when it exists, the tools.d folder in
-the user's config directory ($XDG_CONFIG_HOME/agentloop/tools.d); tools_dirs in
-the configuration or AGENTLOOP_TOOLS_DIRS name other folders. See docs/tools.md.`,
+By default agentloop reads ./tools.d, once you have trusted it ('agentloop tools
+trust'), and the tools.d folder in your config directory
+($XDG_CONFIG_HOME/agentloop/tools.d); a tool of ./tools.d overrides one of the
+same name of yours. --tools-dir, tools_dirs in the configuration or
+AGENTLOOP_TOOLS_DIRS name other folders, used as given. See docs/tools.md.`,
 		Example: `  agentloop tools list
+  agentloop tools trust
   agentloop tools show get_weather --provider anthropic
   agentloop tools call calc '{"expression": "6*7"}'`,
 		Args: noArgs,
@@ -41,7 +44,7 @@ the configuration or AGENTLOOP_TOOLS_DIRS name other folders. See docs/tools.md.
 // addToolsDirFlag registers the repeatable --tools-dir flag. Whether it was
 // given is c.Flags().Changed("tools-dir").
 func addToolsDirFlag(c *cobra.Command, dirs *[]string) {
-	c.Flags().StringArrayVar(dirs, "tools-dir", nil, "read tool definitions from `DIR` (repeatable; default ./tools.d and the user config's agentloop/tools.d)")
+	c.Flags().StringArrayVar(dirs, "tools-dir", nil, "read tool definitions from `DIR`, trusted or not (repeatable; default ./tools.d once trusted, and the user config's agentloop/tools.d)")
 }
 
 // toolsSource is the folders a command loads tools from and how they were

@@ -13,6 +13,30 @@ import (
 // parameters of different kinds, as a large tools.d would be.
 func BenchmarkLoad(b *testing.B) {
 	dir := b.TempDir()
+	writeFiles(b, dir, largeToolsDir())
+	opts := Options{Getenv: testEnv(nil)}
+	for b.Loop() {
+		r, err := Load([]string{dir}, opts)
+		if err != nil || r.Len() != 200 {
+			b.Fatalf("load: %v", err)
+		}
+	}
+}
+
+// BenchmarkDigest is the cost of checking that a trusted ./tools.d is
+// still as trusted, paid by each command that uses it: the same 200 tool
+// files as BenchmarkLoad.
+func BenchmarkDigest(b *testing.B) {
+	dir := b.TempDir()
+	writeFiles(b, dir, largeToolsDir())
+	for b.Loop() {
+		if _, err := Digest(dir); err != nil {
+			b.Fatal(err)
+		}
+	}
+}
+
+func largeToolsDir() map[string]string {
 	files := map[string]string{"tool.sh": okScript}
 	for i := range 200 {
 		files[fmt.Sprintf("tool%03d.yaml", i)] = fmt.Sprintf(`name: tool_%03d
@@ -27,14 +51,7 @@ timeout: 10s
 max_output: 32KiB
 `, i, i)
 	}
-	writeFiles(b, dir, files)
-	opts := Options{Getenv: testEnv(nil)}
-	for b.Loop() {
-		r, err := Load([]string{dir}, opts)
-		if err != nil || r.Len() != 200 {
-			b.Fatalf("load: %v", err)
-		}
-	}
+	return files
 }
 
 const trivialScript = "#!/bin/sh\nexit 0\n"
