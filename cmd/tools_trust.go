@@ -41,7 +41,11 @@ func untrustedReason(ios *IOStreams, dir string) (string, error) {
 		return "not trusted (" + err.Error() + ")", nil
 	}
 	status, err := store.Check(dir)
-	if err != nil {
+	var unreadable *trust.UnreadableError
+	switch {
+	case errors.As(err, &unreadable):
+		return fmt.Sprintf("it cannot be read to check it (%v)", unreadable.Err), nil
+	case err != nil:
 		return "", fmt.Errorf("trusted tools folders: %w", err)
 	}
 	switch status {

@@ -59,6 +59,18 @@ const (
 	Trusted
 )
 
+// UnreadableError is a trusted folder that could not be read whole to
+// check it: it is not used, as a changed one is not.
+type UnreadableError struct {
+	Dir string
+	Err error
+}
+
+func (e *UnreadableError) Error() string {
+	return fmt.Sprintf("%s cannot be read to check it: %v", e.Dir, e.Err)
+}
+func (e *UnreadableError) Unwrap() error { return e.Err }
+
 // Canonical is the path a folder is recorded under: absolute, with
 // symbolic links resolved.
 func Canonical(dir string) (string, error) {
@@ -85,7 +97,7 @@ func (s *Store) Check(dir string) (Status, error) {
 	}
 	digest, err := tools.Digest(canon)
 	if err != nil {
-		return Untrusted, err
+		return Changed, &UnreadableError{Dir: dir, Err: err}
 	}
 	if digest != f.Folders[i].Digest {
 		return Changed, nil

@@ -1,6 +1,7 @@
 package trust
 
 import (
+	"errors"
 	"os"
 	"path/filepath"
 	"slices"
@@ -76,6 +77,18 @@ func TestTrust(t *testing.T) {
 	list, err := s.List()
 	if err != nil || len(list) != 2 || !slices.IsSortedFunc(list, func(a, b Entry) int { return strings.Compare(a.Dir, b.Dir) }) {
 		t.Errorf("list = %+v, %v", list, err)
+	}
+
+	// A file that cannot be read makes the folder one that cannot be
+	// checked: not trusted, and said so, not a failure of the record.
+	if os.Geteuid() != 0 { // root reads it anyway
+		secret := filepath.Join(dir, "secret.yaml")
+		os.WriteFile(secret, nil, 0o000)
+		var ue *UnreadableError
+		if got, err := s.Check(dir); got != Changed || !errors.As(err, &ue) {
+			t.Errorf("unreadable file: %v, %v", got, err)
+		}
+		os.Remove(secret)
 	}
 
 	// Untrust.
