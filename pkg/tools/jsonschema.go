@@ -265,7 +265,11 @@ func (a *argSchema) check(v any, listFields bool) error {
 		d.add("", libraryText(err))
 	}
 	slices.Sort(d.msgs)
-	return &validationError{msgs: slices.Compact(d.msgs)}
+	msgs := slices.Compact(d.msgs)
+	if d.more {
+		msgs = append(msgs, fmt.Sprintf("and more (the first %d problems are shown)", maxFindings))
+	}
+	return &validationError{msgs: msgs}
 }
 
 // numbersForCheck returns a copy of v with json.Number replaced by int64
@@ -318,18 +322,35 @@ type describer struct {
 	whole      error // the library's verdict on the whole value
 	listFields bool
 	msgs       []string
-	refs       int // $refs followed for the value being described
+	more       bool // problems past maxFindings were left out
+	refs       int  // $refs followed for the value being described
+	// locals and resolved keep each part's local schema and its
+	// resolution: the items of a long array share one.
+	locals   map[*jsonschema.Schema]*jsonschema.Schema
+	resolved map[*jsonschema.Schema]*jsonschema.Resolved
 }
 
 // maxRefs bounds the $refs followed without moving into the value: a
 // schema that refers to itself ({"$ref": "#"}) would never end.
 const maxRefs = 32
 
+// maxFindings bounds the problems described: a model that sent ten
+// thousand bad items learns enough from the first few.
+const maxFindings = 20
+
 func (d *describer) add(at, msg string) {
+	if len(d.msgs) >= maxFindings {
+		d.more = true
+		return
+	}
 	d.msgs = append(d.msgs, orRoot(at)+": "+msg)
 }
 
 func (d *describer) node(s *jsonschema.Schema, v any, at string) {
+	if len(d.msgs) >= maxFindings {
+		d.more = true
+		return
+	}
 	if s.UnevaluatedProperties != nil || s.UnevaluatedItems != nil {
 		// What these accept depends on every keyword at once: ask about
 		// the schema as a whole.
@@ -419,6 +440,9 @@ func (d *describer) object(s *jsonschema.Schema, obj map[string]any, at string) 
 
 // local is s without the keywords the describer follows itself.
 func (d *describer) local(s *jsonschema.Schema, followsRef bool) *jsonschema.Schema {
+	if l, ok := d.locals[s]; ok {
+		return l
+	}
 	c := *s
 	c.Properties, c.Required, c.AllOf, c.PrefixItems, c.Items = nil, nil, nil, nil, nil
 	if len(s.PatternProperties) == 0 {
@@ -432,6 +456,10 @@ func (d *describer) local(s *jsonschema.Schema, followsRef bool) *jsonschema.Sch
 		// resolved; a part checked on its own resolves none.
 		c.Defs, c.Definitions = nil, nil
 	}
+	if d.locals == nil {
+		d.locals = map[*jsonschema.Schema]*jsonschema.Schema{}
+	}
+	d.locals[s] = &c
 	return &c
 }
 
@@ -442,8 +470,15 @@ func (d *describer) validate(s *jsonschema.Schema, v any) error {
 	if s == d.root {
 		return d.whole
 	}
-	rs, err := s.Resolve(&jsonschema.ResolveOptions{Loader: noLoader})
-	if err != nil {
+	rs, ok := d.resolved[s]
+	if !ok {
+		rs, _ = s.Resolve(&jsonschema.ResolveOptions{Loader: noLoader}) // nil when it cannot be
+		if d.resolved == nil {
+			d.resolved = map[*jsonschema.Schema]*jsonschema.Resolved{}
+		}
+		d.resolved[s] = rs
+	}
+	if rs == nil {
 		return nil
 	}
 	return rs.Validate(v)

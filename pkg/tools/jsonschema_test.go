@@ -3,6 +3,7 @@ package tools
 import (
 	"os"
 	"path/filepath"
+	"strings"
 	"testing"
 )
 
@@ -131,5 +132,28 @@ func TestMetaschemasLoad(t *testing.T) {
 	entries, err := os.ReadDir(filepath.Join("metaschema", "draft2020-12", "meta"))
 	if err != nil || len(entries) != 7 {
 		t.Errorf("draft 2020-12 vocabularies: %d, %v", len(entries), err)
+	}
+}
+
+// Ten thousand bad items: the first problems are named, quickly, and the
+// rest said to exist.
+func TestManyBadItems(t *testing.T) {
+	r := loadOne(t, "name: s\ndescription: d\nrun: tool.sh\nparameters:\n  v: {type: array, items: {type: integer}}\n", okScript, Options{})
+	var b strings.Builder
+	b.WriteString(`{"v":[`)
+	for i := range 10000 {
+		if i > 0 {
+			b.WriteByte(',')
+		}
+		b.WriteString(`"x"`)
+	}
+	b.WriteString(`]}`)
+	err := r.CheckArgs("s", []byte(b.String()))
+	if err == nil {
+		t.Fatal("no error")
+	}
+	msgs := strings.Split(strings.TrimPrefix(err.Error(), "invalid arguments for s: "), "; ")
+	if len(msgs) != maxFindings+1 || msgs[0] != "/v/0: got string, want integer" || msgs[maxFindings] != "and more (the first 20 problems are shown)" {
+		t.Errorf("%d messages: %q ... %q", len(msgs), msgs[0], msgs[len(msgs)-1])
 	}
 }
