@@ -117,6 +117,15 @@ func runReplayResume(ctx context.Context, opts *ReplayOptions) error {
 				return err
 			}
 		}
+		// So do the results of calls that finished before the run stopped:
+		// should this run stop too before they are sent, they are still
+		// not run again.
+		for _, rec := range conv.Finished {
+			if err := w.WriteResult(rec); err != nil {
+				w.Close()
+				return err
+			}
+		}
 	}
 
 	prog := newProgress(ios, opts.Verbose, opts.Quiet)
@@ -132,7 +141,8 @@ func runReplayResume(ctx context.Context, opts *ReplayOptions) error {
 		MaxSteps: opts.MaxSteps, Parallel: opts.Parallel, Transcript: w, OnEvent: prog.Event,
 	}
 	stream := attachStream(ios, loop, prog, wantStream(ios, opts.Stream, opts.NoStream, opts.JSON))
-	out, err := loop.Run(ctx, agent.State{Messages: msgs, Steps: steps, Usage: usage})
+	st := agent.State{Messages: msgs, Finished: agent.FinishedFromRecords(conv.Finished), Steps: steps, Usage: usage}
+	out, err := loop.Run(ctx, st)
 	return finishRun(ios, out, err, runEnd{w: w, prog: prog, stream: stream, asJSON: opts.JSON, maxSteps: opts.MaxSteps, redact: secrets(ios)})
 }
 
