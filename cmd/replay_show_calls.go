@@ -41,9 +41,14 @@ func (p *printer) result(name, id string, meta transcript.Result, timed bool, co
 // that finished before the run stopped (a result record holds the result,
 // not yet sent to the model) and those cut short, which a resume runs.
 func (p *printer) unsent(calls []agent.Call, answered map[string]bool, finished []transcript.CallResult) {
+	first := true
 	for _, c := range calls {
 		if answered[c.ID] {
 			continue
+		}
+		if first {
+			p.blank()
+			first = false
 		}
 		if i := slices.IndexFunc(finished, func(f transcript.CallResult) bool { return f.CallID == c.ID }); i >= 0 {
 			p.result(c.Name, c.ID, finished[i].Result, true, finished[i].Content, "recorded, not yet sent")
