@@ -162,7 +162,7 @@ func TestMalformedTranscripts(t *testing.T) {
 		replayRe   string // in stderr
 	}{
 		{"torn last record", func() []byte { return []byte(whole[:len(whole)-20]) }, 0,
-			`:6: warning: last line is incomplete \(the writer was stopped mid-record\)`, 0, `warning: .*:6: the last line is incomplete`},
+			`:7: warning: last line is incomplete \(the writer was stopped mid-record\)`, 0, `warning: .*:7: the last line is incomplete`},
 		{"byte order mark", func() []byte { return []byte("\xef\xbb\xbf" + whole) }, 0, `no problems`, 0, `1 same`},
 		{"CRLF line ends", func() []byte { return []byte(strings.ReplaceAll(whole, "\n", "\r\n")) }, 0, `no problems`, 0, `1 same`},
 		{"a NUL between records", func() []byte { return []byte(strings.Replace(whole, "\n", "\n\x00\n", 1)) }, 1,
