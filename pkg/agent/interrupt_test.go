@@ -3,6 +3,7 @@ package agent_test
 import (
 	"bytes"
 	"context"
+	"errors"
 	"slices"
 	"sync"
 	"testing"
@@ -209,9 +210,10 @@ func TestInterruptKeepsFinishedCallsAndResumeRunsOnlyTheOthers(t *testing.T) {
 func TestInterruptAfterEveryCallFinishedKeepsTheResults(t *testing.T) {
 	for _, shape := range []string{"openai", "anthropic"} {
 		t.Run(shape, func(t *testing.T) {
-			ctx, cancel := context.WithCancel(context.Background())
-			defer cancel()
-			ex := &slowAndMark{interrupt: cancel}
+			ctx, cancel := context.WithCancelCause(context.Background())
+			defer cancel(nil)
+			interrupted := errors.New("interrupted")
+			ex := &slowAndMark{interrupt: func() { cancel(interrupted) }}
 			p, srv := fakeProvider(t, shape, []fakeapi.Step{
 				{ToolCalls: []fakeapi.ToolCall{{ID: "call_mark", Name: "mark", Arguments: `{}`}}},
 				{Text: text("never asked")},
@@ -222,7 +224,9 @@ func TestInterruptAfterEveryCallFinishedKeepsTheResults(t *testing.T) {
 				t.Fatal(err)
 			}
 			out, err := (&agent.Loop{Provider: p, Tools: ex, Transcript: w}).Prompt(ctx, "mark")
-			if err == nil || out.Reason != transcript.ReasonInterrupted {
+			// The error is the cause, which tells the caller an interrupt
+			// (exit 130) from another end.
+			if !errors.Is(err, interrupted) || out.Reason != transcript.ReasonInterrupted {
 				t.Fatalf("reason %q, err %v", out.Reason, err)
 			}
 			if n := len(srv.Requests()); n != 1 {

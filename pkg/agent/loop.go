@@ -226,8 +226,9 @@ func (l *Loop) checkCalls(calls []Call) error {
 
 // complete asks the model for the next turn.
 func (l *Loop) complete(ctx context.Context, step int, msgs []Message) (*Turn, error) {
-	if err := ctx.Err(); err != nil {
-		return nil, err
+	if ctx.Err() != nil {
+		// The cause says why (an interrupt, a time limit) to the caller.
+		return nil, context.Cause(ctx)
 	}
 	l.emit(Event{Kind: EventRequest, Step: step})
 	start := time.Now()
