@@ -10,7 +10,6 @@ import (
 
 	"github.com/agentloop/agentloop/internal/fakeapi"
 	"github.com/agentloop/agentloop/pkg/agent"
-	"github.com/agentloop/agentloop/pkg/tools"
 	"github.com/agentloop/agentloop/pkg/transcript"
 )
 
@@ -26,7 +25,7 @@ type slowAndMark struct {
 	marks int      // mark's side effects
 }
 
-func (x *slowAndMark) Call(ctx context.Context, name, callID string, args []byte) tools.Result {
+func (x *slowAndMark) Call(ctx context.Context, name, callID string, args []byte) agent.ToolResult {
 	x.mu.Lock()
 	x.ran = append(x.ran, callID)
 	x.mu.Unlock()
@@ -38,15 +37,15 @@ func (x *slowAndMark) Call(ctx context.Context, name, callID string, args []byte
 		if x.interrupt != nil {
 			x.interrupt()
 		}
-		return tools.Result{Content: "marked"}
+		return agent.ToolResult{Content: "marked"}
 	case "wait":
 		if !x.released {
 			<-ctx.Done()
-			return tools.Result{IsError: true, Kind: tools.KindCanceled, ExitCode: -1, Content: "canceled before the tool finished"}
+			return agent.ToolResult{IsError: true, Kind: transcript.KindCanceled, ExitCode: -1, Content: "canceled before the tool finished"}
 		}
-		return tools.Result{Content: "waited"}
+		return agent.ToolResult{Content: "waited"}
 	}
-	return tools.Result{IsError: true, Kind: tools.KindUnknownTool, ExitCode: -1, Content: "unknown tool " + name}
+	return agent.ToolResult{IsError: true, Kind: transcript.KindUnknownTool, ExitCode: -1, Content: "unknown tool " + name}
 }
 
 func (x *slowAndMark) calls() []string {
@@ -258,7 +257,7 @@ func TestFinishedResultsOfOtherCallsAreIgnored(t *testing.T) {
 	ex := &slowAndMark{released: true}
 	st := agent.State{
 		Messages: []agent.Message{d.UserMessage("go"), asst},
-		Finished: []agent.CallResult{{Call: agent.Call{ID: "call_old", Name: "mark"}, Result: tools.Result{Content: "marked"}}},
+		Finished: []agent.CallResult{{Call: agent.Call{ID: "call_old", Name: "mark"}, Result: agent.ToolResult{Content: "marked"}}},
 		Steps:    1,
 	}
 	if _, err := (&agent.Loop{Provider: p, Tools: ex}).Run(context.Background(), st); err != nil {

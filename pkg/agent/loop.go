@@ -7,7 +7,6 @@ import (
 	"sync"
 	"time"
 
-	"github.com/agentloop/agentloop/pkg/tools"
 	"github.com/agentloop/agentloop/pkg/transcript"
 )
 
@@ -32,10 +31,10 @@ const (
 type Event struct {
 	Kind   EventKind
 	Step   int
-	Turn   *Turn         // EventTurn
-	Call   *Call         // EventCallStart, EventCallDone
-	Index  int           // the call's position in its turn
-	Result *tools.Result // EventCallDone
+	Turn   *Turn       // EventTurn
+	Call   *Call       // EventCallStart, EventCallDone
+	Index  int         // the call's position in its turn
+	Result *ToolResult // EventCallDone
 	// Recorded is set on the EventCallDone of a call that is not run: it
 	// finished before the run that made it stopped, and is answered with
 	// the result recorded then (State.Finished).
@@ -271,7 +270,7 @@ func (l *Loop) answer(ctx context.Context, out *Outcome, step int, calls []Call,
 	}
 	if ctx.Err() != nil {
 		for _, i := range run {
-			if results[i].Result.Kind == tools.KindCanceled {
+			if results[i].Result.Kind == transcript.KindCanceled {
 				return context.Cause(ctx)
 			}
 		}
@@ -288,7 +287,7 @@ func FinishedFromRecords(recs []transcript.CallResult) []CallResult {
 	for i, r := range recs {
 		out[i] = CallResult{
 			Call: Call{ID: r.CallID, Name: r.Name},
-			Result: tools.Result{
+			Result: ToolResult{
 				Content: r.Content, IsError: r.IsError, Kind: r.Error, ExitCode: r.ExitCode,
 				Duration: time.Duration(r.DurationMS) * time.Millisecond, Truncated: r.Truncated,
 			},
@@ -298,13 +297,13 @@ func FinishedFromRecords(recs []transcript.CallResult) []CallResult {
 }
 
 // recordedResult finds the result of call id in finished.
-func recordedResult(finished []CallResult, id string) (tools.Result, bool) {
+func recordedResult(finished []CallResult, id string) (ToolResult, bool) {
 	for _, f := range finished {
 		if f.Call.ID == id {
 			return f.Result, true
 		}
 	}
-	return tools.Result{}, false
+	return ToolResult{}, false
 }
 
 // decline answers calls without running them.
@@ -314,7 +313,7 @@ func (l *Loop) decline(out *Outcome, step int, calls []Call, why string) error {
 	}
 	results := make([]CallResult, len(calls))
 	for i, c := range calls {
-		results[i] = CallResult{Call: c, Result: tools.Result{Content: why, IsError: true, Kind: "declined", ExitCode: -1}}
+		results[i] = CallResult{Call: c, Result: ToolResult{Content: why, IsError: true, Kind: transcript.KindDeclined, ExitCode: -1}}
 	}
 	return l.appendResults(out, step, results)
 }
@@ -370,7 +369,7 @@ func (l *Loop) runCalls(ctx context.Context, step int, calls []Call, run []int, 
 			l.emit(Event{Kind: EventCallStart, Step: step, Call: c, Index: i})
 			r := l.call(ctx, c)
 			results[i] = CallResult{Call: *c, Result: r}
-			if record && r.Kind != tools.KindCanceled {
+			if record && r.Kind != transcript.KindCanceled {
 				if err := l.recordResult(step, c, r); err != nil {
 					mu.Lock()
 					if recErr == nil {
@@ -387,12 +386,12 @@ func (l *Loop) runCalls(ctx context.Context, step int, calls []Call, run []int, 
 }
 
 // recordResult writes the result record of a call that finished.
-func (l *Loop) recordResult(step int, c *Call, r tools.Result) error {
+func (l *Loop) recordResult(step int, c *Call, r ToolResult) error {
 	return l.Transcript.WriteResult(transcript.CallResult{Step: step, Result: resultMeta(c, r), Content: r.Content})
 }
 
 // resultMeta is what a transcript records of how a call ran.
-func resultMeta(c *Call, r tools.Result) transcript.Result {
+func resultMeta(c *Call, r ToolResult) transcript.Result {
 	return transcript.Result{
 		CallID: c.ID, Name: c.Name, ExitCode: r.ExitCode,
 		DurationMS: r.Duration.Milliseconds(), Truncated: r.Truncated,
@@ -402,11 +401,11 @@ func resultMeta(c *Call, r tools.Result) transcript.Result {
 
 // call runs one tool. An executor that panics is a bug, but it must not take
 // the run and its transcript down with it: the panic becomes the result.
-func (l *Loop) call(ctx context.Context, c *Call) (r tools.Result) {
+func (l *Loop) call(ctx context.Context, c *Call) (r ToolResult) {
 	defer func() {
 		if p := recover(); p != nil {
 			// The model gets what went wrong, not agentloop's stack.
-			r = tools.Result{IsError: true, Kind: "panic", ExitCode: -1,
+			r = ToolResult{IsError: true, Kind: transcript.KindPanic, ExitCode: -1,
 				Content: fmt.Sprintf("internal error running %s: %v", c.Name, p)}
 		}
 	}()
