@@ -1,6 +1,7 @@
 package cmd
 
 import (
+	"bytes"
 	"encoding/json"
 	"os"
 	"path/filepath"
@@ -10,6 +11,8 @@ import (
 	"testing"
 
 	"github.com/google/jsonschema-go/jsonschema"
+
+	"github.com/agentloop/agentloop/pkg/transcript"
 )
 
 // The schema in docs/transcript.md is the one the code generates.
@@ -79,6 +82,18 @@ func TestTranscriptSchemaAcceptsRecords(t *testing.T) {
 		if err := sch.Validate(v); err != nil {
 			t.Errorf("line %d: %v", i+1, err)
 		}
+	}
+	var rec bytes.Buffer
+	w := transcript.NewWriter(&rec, nil)
+	if err := w.WriteResult(transcript.CallResult{Step: 1, Result: transcript.Result{CallID: "call_1", Name: "mark"}, Content: "ok"}); err != nil {
+		t.Fatal(err)
+	}
+	var v any
+	if err := json.Unmarshal(rec.Bytes(), &v); err != nil {
+		t.Fatal(err)
+	}
+	if err := sch.Validate(v); err != nil {
+		t.Errorf("result record: %v", err)
 	}
 	var bad any
 	_ = json.Unmarshal([]byte(`{"type":"end","reason":"finished"}`), &bad)
