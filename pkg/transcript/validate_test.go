@@ -136,6 +136,9 @@ var codeCases = []codeCase{
 	{"openai", "empty-content", Warning, Options{}, lines(oUser, strings.Replace(oCall1, `"content":null`, `"content":""`, 1), oTool1), lines(oUser, oCall1, oTool1)},
 	{"anthropic", "empty-content", Error, Options{}, lines(aUser, aCall1, aRes1, `{"role":"assistant","content":[]}`, aUser), lines(aUser, aCall1, aRes1, aDone, aUser)},
 	{"anthropic blank text", "empty-content", Error, Options{}, lines(`{"role":"user","content":[{"type":"text","text":" \n"}]}`, aCall1, aRes1), lines(aUser, aCall1, aRes1)},
+	{"anthropic blank text beside tool_use", "empty-content", Warning, Options{},
+		lines(aUser, `{"role":"assistant","content":[{"type":"text","text":" "},{"type":"tool_use","id":"toolu_1","name":"get_weather","input":{}}]}`, aRes1),
+		lines(aUser, `{"role":"assistant","content":[{"type":"tool_use","id":"toolu_1","name":"get_weather","input":{}}]}`, aRes1)},
 	{"anthropic escaped blank text", "empty-content", Error, Options{}, lines(`{"role":"user","content":[{"type":"text","text":"\u0020\u000A\t"}]}`, aCall1, aRes1), lines(`{"role":"user","content":[{"type":"text","text":"\u0020x"}]}`, aCall1, aRes1)},
 	{"anthropic escaped blank string", "empty-content", Error, Options{}, lines(`{"role":"user","content":"\u0009\u000d"}`, aCall1, aRes1), lines(`{"role":"user","content":"\u0009\u00e9"}`, aCall1, aRes1)},
 	{"openai", "content-with-tool-calls", Warning, Options{}, lines(oUser, strings.Replace(oCall1, `"content":null`, `"content":"Checking."`, 1), oTool1), lines(oUser, oCall1, oTool1)},
@@ -164,10 +167,10 @@ var codeCases = []codeCase{
 	{"anthropic", "text-after-tool-use", Warning, Options{},
 		lines(aUser, `{"role":"assistant","content":[{"type":"tool_use","id":"toolu_1","name":"f","input":{}},{"type":"text","text":"done"}]}`, aRes1),
 		lines(aUser, `{"role":"assistant","content":[{"type":"text","text":"done"},{"type":"tool_use","id":"toolu_1","name":"f","input":{}}]}`, aRes1)},
-	{"anthropic", "thinking-not-first", Error, Options{},
-		lines(aUser, `{"role":"assistant","content":[{"type":"thinking","thinking":"hm","signature":"s"},{"type":"text","text":"a"}]}`, aUser, aCall1, aRes1),
-		lines(aUser, `{"role":"assistant","content":[{"type":"thinking","thinking":"hm","signature":"s"},{"type":"text","text":"a"}]}`, aUser,
-			`{"role":"assistant","content":[{"type":"thinking","thinking":"hm","signature":"s"},{"type":"tool_use","id":"toolu_1","name":"get_weather","input":{}}]}`, aRes1)},
+	{"anthropic thinking enabled", "thinking-not-first", Error, Options{},
+		`{"model":"m","thinking":{"type":"enabled","budget_tokens":1024},"messages":[` + aUser + `,{"role":"assistant","content":[{"type":"thinking","thinking":"hm","signature":"s"},{"type":"text","text":"a"}]},` + aUser + `,` + aCall1 + `,` + aRes1 + `]}` + "\n",
+		`{"model":"m","thinking":{"type":"enabled","budget_tokens":1024},"messages":[` + aUser + `,{"role":"assistant","content":[{"type":"thinking","thinking":"hm","signature":"s"},{"type":"text","text":"a"}]},` + aUser + `,` +
+			`{"role":"assistant","content":[{"type":"thinking","thinking":"hm","signature":"s"},{"type":"tool_use","id":"toolu_1","name":"get_weather","input":{}}]},` + aRes1 + `]}` + "\n"},
 	{"anthropic", "system-in-messages", Warning, Options{}, lines(aUser, aCall1, aRes1, `{"role":"system","content":[{"type":"text","text":"be brief"}]}`), lines(aUser, aCall1, aRes1)},
 	{"anthropic", "first-not-user", Warning, Options{}, lines(aDone, aUser, aCall1, aRes1), lines(aUser, aCall1, aRes1)},
 	{"anthropic after system", "first-not-user", Warning, Options{},
@@ -203,7 +206,16 @@ var codeCases = []codeCase{
 	{"agentloop", "results-mismatch", Error, Options{},
 		lines(header, rec(1, oUser), rec(2, oCall1), strings.TrimSuffix(rec(3, oTool1), "}")+`,"results":[{"call_id":"call_9","name":"get_weather"}]}`, rec(4, oDone), end),
 		lines(header, rec(1, oUser), rec(2, oCall1), strings.TrimSuffix(rec(3, oTool1), "}")+`,"results":[{"call_id":"call_1","name":"get_weather"}]}`, rec(4, oDone), end)},
-	{"empty", "empty-input", Warning, Options{}, "\n\n", lines(oUser)},
+	{"empty", "no-conversation", Error, Options{}, "\n\n", lines(oUser)},
+	{"nothing recognised", "no-conversation", Error, Options{},
+		lines(`{"type":"summary","summary":"a session","leafUuid":"u1"}`),
+		lines(`{"type":"summary","summary":"a session","leafUuid":"u1"}`, `{"type":"user","uuid":"u1","parentUuid":null,"message":{"role":"user","content":"hi"}}`)},
+	{"binary", "binary-file", Error, Options{}, lines(oUser) + "\x00\x01\x02" + lines(oUser), lines(oUser, oUser)},
+	{"long line", "line-too-long", Error, Options{MaxLine: 200},
+		lines(oUser, `{"role":"assistant","content":"`+strings.Repeat("x", 300)+`"}`, oUser), lines(oUser, oDone, oUser)},
+	{"cassette", "not-yaml", Error, Options{},
+		"interactions:\n- request:\n    body: '{\"messages\": [\n    method: POST\n",
+		"interactions:\n- request:\n    body: '{\"model\":\"m\",\"messages\":[{\"role\":\"user\",\"content\":\"hi\"}]}'\n    method: POST\n    uri: https://api.openai.com/v1/chat/completions\n"},
 }
 
 // TestCodes checks every code in each shape it applies to, with a passing
@@ -344,7 +356,7 @@ func TestFindingFormat(t *testing.T) {
 	if !slices.Equal(fs[0].IDs, []string{"call_1"}) || fs[0].Index != 2 {
 		t.Errorf("ids %v index %d", fs[0].IDs, fs[0].Index)
 	}
-	if st != (Stats{Files: 1, Conversations: 1, Messages: 3, ToolCalls: 1, Errors: 1}) {
+	if st != (Stats{Files: 1, Conversations: 1, Messages: 3, ToolCalls: 1, Errors: 1, Format: "openai-messages"}) {
 		t.Errorf("stats %+v", st)
 	}
 }
