@@ -203,9 +203,17 @@ func (v *validator) ccParentChain(line int, parent []byte, hasParent, parentNull
 	if at, ok := cs.recent[h]; ok {
 		return v.ccNewChain(line, &at)
 	}
+	if cs.last != nil {
+		// A parent the file does not have: most likely a line was taken
+		// out. The line goes on from the one before it, where the gap
+		// shows as what it left unanswered.
+		v.fileFinding(line, Warning, "missing-parent", "parentUuid %s names no line read before this one: a line is missing; read as following the line before", parent)
+		return cs.last
+	}
+	// The first line of a file that continues another.
 	ch := v.ccNewChain(line, nil)
 	ch.conv.resync = true
-	ch.conv.lastRole = "?" // unknown: not the first message
+	ch.conv.lastRole = "?" // not the first message
 	return ch
 }
 

@@ -302,10 +302,15 @@ func (m *wireMsg) anthropicMessage() bool {
 
 // add checks one message.
 func (c *conv) add(m *wireMsg) {
-	c.v.stats.Messages++
+	if !m.continues {
+		c.v.stats.Messages++
+	}
 	c.last.line, c.last.index = m.line, m.index
 	c.n++
 	s := classify(m)
+	if c.flat {
+		s = shapeUnknown // Inspect AI's own shape: its blocks say nothing of an API
+	}
 	if c.shape == shapeUnknown && s != shapeUnknown {
 		c.decide(s)
 	} else if s != shapeUnknown && s != c.shape && !c.mixed && c.shape != shapeForeign &&

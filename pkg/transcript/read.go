@@ -110,6 +110,9 @@ func binaryAt(data []byte) *BinaryError {
 // "binary file matches" rather than print it.
 func (v *validator) binary(e *BinaryError) {
 	v.stopped = true
+	if v.format == "" && v.kind == linesUnknown {
+		v.format = "binary"
+	}
 	v.fileFinding(e.Line, Error, "binary-file", "binary data, not text (%s); the file is not checked further", binaryWhat(e))
 }
 
@@ -215,7 +218,11 @@ func (v *validator) finishFile() {
 		return
 	}
 	why := v.noConv
-	if why == "" {
+	switch {
+	case why != "":
+	case v.stats.Conversations > 0:
+		why = "no message found"
+	default:
 		why = "no conversation or message was recognised"
 	}
 	v.fileFinding(0, Error, "no-conversation", "%s: nothing was checked", why)
