@@ -1,14 +1,16 @@
 #!/usr/bin/env bash
 # Throughput and peak memory of `agentloop validate` on a large generated
-# transcript, next to `cat FILE > /dev/null` on the same file.
+# log, next to `cat FILE > /dev/null` on the same file: agentloop
+# transcripts in both shapes, and a Claude Code session log.
 #
-#   ./bench/validate.sh            # 1 GB, both shapes
-#   SIZE=200MB ./bench/validate.sh
+#   ./bench/validate.sh                       # 1 GB, every shape
+#   SIZE=200MB SHAPES=claude-code ./bench/validate.sh
 #
 # The files are kept in bench/out/ (git-ignored) and reused when present.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 SIZE=${SIZE:-1GB}
+SHAPES=${SHAPES:-openai anthropic claude-code}
 BIN=${BIN:-bin/agentloop}
 OUT=bench/out
 mkdir -p "$OUT"
@@ -20,7 +22,7 @@ TIME=/usr/bin/time
 mbps() { awk -v b="$1" -v ns="$2" 'BEGIN { if (ns <= 0) ns = 1; printf "%.0f", b / 1048576 / (ns / 1e9) }'; }
 
 printf '%-10s %10s %12s %12s %12s\n' shape size "cat MB/s" "validate MB/s" "peak RSS"
-for shape in openai anthropic; do
+for shape in $SHAPES; do
   f="$OUT/$shape-$SIZE.jsonl"
   [ -s "$f" ] || go run ./bench/gen -shape "$shape" -size "$SIZE" -o "$f"
   bytes=$(stat -c %s "$f")
