@@ -26,6 +26,12 @@ func (v *validator) run(r io.Reader) error {
 	if err != nil && err != io.EOF && err != bufio.ErrBufferFull {
 		return fmt.Errorf("read %s: %w", v.name, err)
 	}
+	if bytes.HasPrefix(peek, []byte("PK\x03\x04")) {
+		// Inspect AI's default .eval logs are ZIP archives.
+		v.stopped, v.format = true, "zip"
+		v.fileFinding(1, Error, "binary-file", "a ZIP archive, not text; for an Inspect AI .eval log, `inspect log convert --to json FILE` writes the JSON log validate reads")
+		return nil
+	}
 	if be := binaryAt(peek); be != nil {
 		v.binary(be)
 		return nil
