@@ -90,7 +90,7 @@ func (g *ccGen) turn(parent *string, sidechain bool) {
 	for _, c := range cs {
 		out := g.text(g.resultSize())
 		g.line(parent, sidechain, "user", map[string]any{
-			"message": map[string]any{"role": "user", "content": []any{map[string]any{"tool_use_id": c.id, "type": "tool_result", "content": out, "is_error": false}}},
+			"message":       map[string]any{"role": "user", "content": []any{map[string]any{"tool_use_id": c.id, "type": "tool_result", "content": out, "is_error": false}}},
 			"toolUseResult": map[string]any{"stdout": out[:min(len(out), 200)], "stderr": "", "interrupted": false}})
 	}
 }
