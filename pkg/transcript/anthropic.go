@@ -37,7 +37,11 @@ func (c *conv) addAnthropic(m *wireMsg) {
 		c.report(m.line, m.index, "first-not-user", nil, "the first message is from the %s; older API versions want a user message first", role)
 	}
 	if c.emptyLast != nil {
-		c.v.emitFinding(*c.emptyLast)
+		// Not the last message after all; unless the log goes on with the
+		// same message on this line.
+		if !(m.continues && role == "assistant") {
+			c.v.emitFinding(*c.emptyLast)
+		}
 		c.emptyLast = nil
 	}
 	c.settleBlank(m, role)

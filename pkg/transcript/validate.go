@@ -339,6 +339,7 @@ type docInfo struct {
 	system    bool   // a top-level system: the Anthropic shape
 	thinking  bool   // thinking enabled (read by thinkingEnabled)
 	other     bool   // a log holding conversations of its own (Inspect AI, HAR)
+	eval      bool   // an Inspect AI log's "eval": without samples, it holds none
 }
 
 // note records what a top-level key whose value is of kind k says.
@@ -358,6 +359,8 @@ func (d *docInfo) note(key string, k byte) {
 		d.system = true
 	case "previous_response_id", "conversation":
 		d.previous = k != kindNull
+	case "eval":
+		d.eval = k == kindObject
 	}
 }
 
@@ -389,6 +392,16 @@ func (d *docInfo) takeArray(c *conv, key string, k byte) bool {
 // responsesOutput, checkCallName).
 func (v *validator) applyDoc(d *docInfo) {
 	c := &v.conv
+	if d.eval && d.array == "" {
+		// An Inspect AI log, maybe written without its samples.
+		d.other = true
+		if v.format == InputRequest {
+			v.format = InputInspect
+		}
+		if v.stats.Messages == 0 {
+			v.noConv = "this Inspect AI log holds no sample messages (was it written with --no-log-samples?)"
+		}
+	}
 	if d.other {
 		// Its conversations were checked as they came; the object itself
 		// was not one.
