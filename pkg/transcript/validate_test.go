@@ -550,3 +550,51 @@ func TestDuplicateHeaderNamesFirst(t *testing.T) {
 		}
 	}
 }
+
+// TestThinkingAsTheAPIEnforces: a turn without a thinking block is an error
+// only where the API answers it with a 400, a request enabling thinking of
+// type "enabled". With adaptive thinking the model skips thinking on most
+// tool-using turns and the API answers; a log does not say which was set.
+func TestThinkingAsTheAPIEnforces(t *testing.T) {
+	think := `{"role":"assistant","content":[{"type":"thinking","thinking":"hm","signature":"s"},{"type":"tool_use","id":"toolu_0","name":"get_weather","input":{}}]}`
+	msgs := []string{aUser, think, aRes("toolu_0"), aCall1, aRes1}
+	body := func(thinking string) string {
+		return `{"model":"claude-opus-4-6","thinking":` + thinking + `,"messages":[` + strings.Join(msgs, ",") + `]}` + "\n"
+	}
+	for _, tc := range []struct {
+		name, in string
+		want     []string
+	}{
+		{"a log that does not say", lines(msgs...), nil},
+		{"adaptive", body(`{"type":"adaptive"}`), nil},
+		{"disabled", body(`{"type":"disabled"}`), nil},
+		{"enabled", body(`{"type":"enabled","budget_tokens":2048}`), []string{"1 error thinking-not-first"}},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			fs, _ := validateBytes(t, "t.jsonl", []byte(tc.in), Options{})
+			if got := codesAt(fs); !slices.Equal(got, tc.want) {
+				t.Errorf("got %v, want %v\n%s", got, tc.want, dump(fs))
+			}
+		})
+	}
+}
+
+// TestEvidence: every error of an API rule says how the API's refusal is
+// known, and one said to be recorded flags a refused body of the corpus.
+func TestEvidence(t *testing.T) {
+	recorded := map[string]bool{}
+	for _, code := range grammarCodes {
+		recorded[code] = true
+	}
+	for _, c := range Codes {
+		apiError := c.Rules != "" && (c.OpenAI == Error || c.Anthropic == Error)
+		switch {
+		case apiError && c.Evidence == "":
+			t.Errorf("%s: an error of rules %s with no evidence", c.Code, c.Rules)
+		case !apiError && c.Evidence != "" && c.Code != "invalid-message":
+			t.Errorf("%s: evidence %q for what is not an API rule's error", c.Code, c.Evidence)
+		case c.Evidence == EvidenceRecorded && !recorded[c.Code]:
+			t.Errorf("%s: said to be recorded, but no refused corpus record is flagged with it", c.Code)
+		}
+	}
+}
