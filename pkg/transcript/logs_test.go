@@ -27,6 +27,8 @@ var logFiles = []struct {
 	{"codex_sample_session.jsonl", InputCodex, nil},
 	{"codex_rollout_tools.jsonl", InputCodex, nil},
 	{"inspect_browser_EXCERPT.json", InputInspect, nil},
+	// The ZIP archive Inspect writes by default.
+	{"inspect_message_deduplication.eval", InputInspect, nil},
 	// Written without its samples: nothing to check is a finding.
 	{"inspect_no-samples.json", InputInspect, []string{"no-conversation"}},
 	{"swe-agent_function_calling_simple.traj", InputSWEAgent, nil},
@@ -37,6 +39,26 @@ var logFiles = []struct {
 	// call-a.": the finding is confirmed.
 	{"pydantic-ai_deepseek_interleaved_400.yaml", InputVCR, []string{"unanswered-call"}},
 	{"recorded-bodies.har", InputHAR, []string{"unanswered-call"}},
+}
+
+// TestEvalZipFromFile: a .eval log is read from its file (a ZIP archive is
+// read from its end), each sample member named in findings.
+func TestEvalZipFromFile(t *testing.T) {
+	f, err := os.Open(filepath.Join(logsDir, "inspect_message_deduplication.eval"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer f.Close()
+	var fs []Finding
+	st, err := Validate("log.eval", f, Options{}, func(x Finding) { fs = append(fs, x) })
+	if err != nil || st.Format != InputInspect || st.ToolCalls != 5 || st.Conversations != 1 {
+		t.Fatalf("%v %+v", err, st)
+	}
+	for _, x := range fs {
+		if x.File != "log.eval/samples/0_epoch_1.json" || x.Severity == Error {
+			t.Errorf("%v", x)
+		}
+	}
 }
 
 func readLog(t *testing.T, name string) []byte {

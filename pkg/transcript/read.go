@@ -27,9 +27,14 @@ func (v *validator) run(r io.Reader) error {
 		return fmt.Errorf("read %s: %w", v.name, err)
 	}
 	if bytes.HasPrefix(peek, []byte("PK\x03\x04")) {
-		// Inspect AI's default .eval logs are ZIP archives.
+		// Inspect AI's default .eval logs are ZIP archives, read from a
+		// file (a ZIP is read from its end).
+		if ra, size, ok := zipSource(r); ok && (v.opts.Input == "" || v.opts.Input == InputInspect) {
+			v.evalZip(ra, size)
+			return nil
+		}
 		v.stopped, v.format = true, "zip"
-		v.fileFinding(1, Error, "binary-file", "a ZIP archive, not text; for an Inspect AI .eval log, `inspect log convert --to json FILE` writes the JSON log validate reads")
+		v.fileFinding(1, Error, "binary-file", "a ZIP archive, not text; an Inspect AI .eval log is read from a file, not from a pipe")
 		return nil
 	}
 	if be := binaryAt(peek); be != nil {

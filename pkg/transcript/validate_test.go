@@ -226,7 +226,7 @@ var codeCases = []codeCase{
 			`{"type":"assistant","uuid":"a1","parentUuid":"u1","message":{"id":"msg_1","role":"assistant","content":[{"type":"text","text":"hello"}]}}`,
 			`{"type":"user","uuid":"u2","parentUuid":"a1","message":{"role":"user","content":"again"}}`)},
 	{"binary", "binary-file", Error, Options{}, lines(oUser) + "\x00\x01\x02" + lines(oUser), lines(oUser, oUser)},
-	{"zip", "binary-file", Error, Options{}, "PK\x03\x04\x14\x00", lines(oUser)},
+	{"zip", "binary-file", Error, Options{}, "PK\x03\x04\x14\x00 not a whole archive", lines(oUser)},
 	{"long line", "line-too-long", Error, Options{MaxLine: 200},
 		lines(oUser, `{"role":"assistant","content":"`+strings.Repeat("x", 300)+`"}`, oUser), lines(oUser, oDone, oUser)},
 	{"cassette", "not-yaml", Error, Options{},
