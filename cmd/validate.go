@@ -168,7 +168,9 @@ func (o *validateOutput) finding(f transcript.Finding) {
 		return
 	}
 	if !o.opts.JSON {
-		fmt.Fprintln(o.out, f.String())
+		// A finding quotes ids, names and paths from the file: one line,
+		// its control bytes shown, not obeyed.
+		fmt.Fprintln(o.out, strings.ReplaceAll(safeText(f.String()), "\n", `\n`))
 		return
 	}
 	jf := jsonFinding{File: f.File, Line: f.Line, Path: f.Path, Severity: f.Severity.String(), Code: f.Code, Message: f.Message,
