@@ -95,6 +95,18 @@ func TestLogFormats(t *testing.T) {
 			if strings.Join(errs, ",") != strings.Join(lf.errors, ",") {
 				t.Errorf("errors %v, want %v:\n%s", errs, lf.errors, dump(fs))
 			}
+			// A JSON document written on one line, without indentation
+			// or a last newline, reads the same.
+			if strings.HasSuffix(lf.file, ".json") || strings.HasSuffix(lf.file, ".traj") || strings.HasSuffix(lf.file, ".har") {
+				var flat bytes.Buffer
+				if err := json.Compact(&flat, data); err != nil {
+					t.Fatal(err)
+				}
+				fs2, st2 := validateBytes(t, lf.file, flat.Bytes(), Options{})
+				if st2 != st || len(fs2) != len(fs) {
+					t.Errorf("on one line: %+v, %d findings; indented: %+v, %d findings", st2, len(fs2), st, len(fs))
+				}
+			}
 			// Forced, the format reads the same.
 			fs2, st2 := validateBytes(t, lf.file, data, Options{Input: lf.format})
 			if st2 != st || len(fs2) != len(fs) {

@@ -174,19 +174,46 @@ func detectStream(peek []byte) bool {
 		return false
 	}
 	j := bytes.IndexByte(peek[i:], '\n')
-	if j < 0 {
-		// No newline in the window: one long line. A line that ends the
-		// file is read whole. A longer one is streamed if it is a document,
-		// but a huge first message or record is one JSONL line like any.
-		return len(peek) == detectWindow && !startsRecord(peek[i:])
+	if j < 0 && len(peek) == detectWindow {
+		// No newline in the window: one long line, streamed if it is a
+		// document; a huge first message or record is one JSONL line like
+		// any.
+		return !startsRecord(peek[i:])
 	}
-	first := bytes.TrimSuffix(peek[i:i+j], []byte("\r"))
+	first := peek[i:]
+	if j >= 0 {
+		first = first[:j]
+	}
+	first = bytes.TrimSuffix(first, []byte("\r"))
 	var s scanner
 	s.reset(first)
 	s.skip()
 	s.end()
 	// A first line that stops short is the start of a pretty-printed document.
-	return s.err != nil && s.err.off >= len(first)
+	if s.err != nil {
+		return s.err.off >= len(first)
+	}
+	// A whole document on one line: an Inspect AI log, a SWE-agent
+	// trajectory or a HAR file written without indentation.
+	return isLogDocument(first)
+}
+
+// isLogDocument reports whether an object has the top-level keys of a log
+// read as a whole-file document rather than as a line of JSONL.
+func isLogDocument(b []byte) bool {
+	var s scanner
+	s.reset(b)
+	s.enter('{')
+	for n := 0; s.next('}', &n) && s.err == nil; {
+		k, kind := string(s.key()), s.peekKind()
+		switch {
+		case k == "log" && kind == kindObject, k == "eval" && kind == kindObject,
+			k == "samples" && kind == kindArray, k == "trajectory" && kind == kindArray:
+			return true
+		}
+		s.skip()
+	}
+	return false
 }
 
 // startsRecord reports whether the top-level keys visible in the start of
