@@ -208,7 +208,7 @@ func isLogDocument(b []byte) bool {
 		k, kind := string(s.key()), s.peekKind()
 		switch {
 		case k == "log" && kind == kindObject, k == "eval" && kind == kindObject,
-			k == "samples" && kind == kindArray, k == "trajectory" && kind == kindArray:
+			k == "samples" && kind == kindArray, k == "trajectory" && kind == kindArray, k == "history" && kind == kindArray:
 			return true
 		}
 		s.skip()
