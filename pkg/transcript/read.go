@@ -361,12 +361,11 @@ func (v *validator) lines(lr *LineReader) error {
 			v.finishFile()
 			return nil
 		}
-		var tl *LineTooLongError
-		if errors.As(err, &tl) {
-			v.tooLong(n, fmt.Sprintf("line %d", n))
-			continue
-		}
 		if err != nil {
+			if _, ok := err.(*LineTooLongError); ok {
+				v.tooLong(n, fmt.Sprintf("line %d", n))
+				continue
+			}
 			if err := v.readError(err); err != nil {
 				return err
 			}

@@ -200,8 +200,7 @@ func (v *validator) cassette(lr *LineReader) error {
 		if err == io.EOF {
 			break
 		}
-		var tl *LineTooLongError
-		if errors.As(err, &tl) {
+		if _, ok := err.(*LineTooLongError); ok {
 			if inSeq && itemLine > 0 && !big {
 				big = true
 				v.tooLong(n, fmt.Sprintf("line %d, in interactions[%d],", n, index))
