@@ -92,13 +92,13 @@ interrupted.`,
 		},
 	}
 	f := c.Flags()
-	f.StringVar(&opts.Input, "input", "", "input format: "+strings.Join(transcript.Inputs, ", ")+" (default: detected)")
+	f.StringVar(&opts.Input, "input", "", "read every file as `FORMAT`: "+strings.Join(transcript.Inputs, ", ")+" (default: told from the content)")
 	f.StringVar(&opts.Shape, "shape", "", "message shape: openai or anthropic (default: detected per conversation)")
 	f.BoolVar(&opts.Strict, "strict", false, "treat warnings as errors")
 	f.BoolVar(&opts.AllowPending, "allow-pending", false, "accept conversations that end with unanswered tool calls (a run in progress)")
 	f.BoolVar(&opts.JSON, "json", false, "print findings, each file's format and the summary as JSON Lines")
 	f.StringArrayVar(&opts.ToolsDirs, "tools-dir", nil, "check calls against the tools defined in `DIR` (repeatable)")
-	f.StringVar(&maxLine, "max-line", bytesize.Format(defaultMaxLine), "longest line (or message of a JSON document) held in memory; longer ones are reported, not checked (0: no limit)")
+	f.StringVar(&maxLine, "max-line", bytesize.Format(defaultMaxLine), "hold at most `SIZE` of a line (or of a message of a JSON document); a longer one is reported, not checked (0: no limit)")
 	return c
 }
 
