@@ -272,14 +272,20 @@ func (v *validator) notJSON(text []byte, n int, complete bool) {
 	if s.err != nil {
 		msg = fmt.Sprintf("%s at column %d", s.err.msg, s.err.off+1)
 	}
-	if !complete {
+	switch {
+	case v.bodyOf != "":
+		if s.err != nil {
+			msg = fmt.Sprintf("%s at offset %d", s.err.msg, s.err.off)
+		}
+		v.fileFinding(n, Error, "not-json", "the recorded request body is not JSON: %s", msg)
+	case !complete:
 		sev := Error
 		why := "the file ends in the middle of a line"
 		if v.kind == linesAgentloop {
 			sev, why = Warning, "the writer was stopped mid-record"
 		}
 		v.fileFinding(n, sev, "truncated-line", "last line is incomplete (%s): %s", why, msg)
-	} else {
+	default:
 		v.fileFinding(n, Error, "not-json", "line is not JSON: %s", msg)
 	}
 	if v.conv.v != nil {
