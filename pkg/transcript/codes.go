@@ -102,7 +102,7 @@ var Codes = []Code{
 	{"line-too-long", "", Error, Error, "a check of the file", "a line (or a message of a JSON document) longer than --max-line: not checked", ""},
 	{"binary-file", "", Error, Error, "a check of the file", "binary data (a NUL byte): the file is not checked further", ""},
 	{"not-a-conversation", "", Error, Error, "a check of the file", "a JSON value that holds no messages", ""},
-	{"no-conversation", "", Error, Error, "a check of the file", "a file in which no conversation or message was recognised: nothing was checked", ""},
+	{"no-conversation", "", Error, Error, "a warning with --allow-pending for an empty file or an agentloop transcript without messages (a run stopped before its first)", "a file in which no conversation or message was recognised: nothing was checked", ""},
 	{"missing-header", "", Error, Error, "agentloop transcripts only", "an agentloop transcript whose first record is not a header", ""},
 	{"duplicate-header", "", Error, Error, "agentloop transcripts only", "a second header record", ""},
 	{"seq-order", "", Error, Error, "agentloop transcripts only", "message records whose seq does not increase", ""},

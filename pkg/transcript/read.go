@@ -263,7 +263,13 @@ func (v *validator) finishFile() {
 	default:
 		why = "no conversation or message was recognised"
 	}
-	v.fileFinding(0, Error, "no-conversation", "%s: nothing was checked", why)
+	sev := Error
+	if v.opts.AllowPending && (v.kind == linesAgentloop || v.noConv == "the file is empty") {
+		// A run in progress, stopped before its first message: what
+		// --allow-pending accepts, said so.
+		sev, why = Warning, why+" (a run stopped before its first message?)"
+	}
+	v.fileFinding(0, sev, "no-conversation", "%s: nothing was checked", why)
 }
 
 // formatName says what a format is in a sentence.

@@ -215,6 +215,7 @@ var codeCases = []codeCase{
 		lines(header, rec(1, oUser), rec(2, oCall1), strings.TrimSuffix(rec(3, oTool1), "}")+`,"results":[{"call_id":"call_9","name":"get_weather"}]}`, rec(4, oDone), end),
 		lines(header, rec(1, oUser), rec(2, oCall1), strings.TrimSuffix(rec(3, oTool1), "}")+`,"results":[{"call_id":"call_1","name":"get_weather"}]}`, rec(4, oDone), end)},
 	{"empty", "no-conversation", Error, Options{}, "\n\n", lines(oUser)},
+	{"agentloop killed before its first message", "no-conversation", Warning, Options{AllowPending: true}, lines(header), lines(header, rec(1, oUser))},
 	{"nothing recognised", "no-conversation", Error, Options{},
 		lines(`{"type":"summary","summary":"a session","leafUuid":"u1"}`),
 		lines(`{"type":"summary","summary":"a session","leafUuid":"u1"}`, `{"type":"user","uuid":"u1","parentUuid":null,"message":{"role":"user","content":"hi"}}`)},
