@@ -365,13 +365,6 @@ func formatList(formats map[string]int, n int) string {
 	return strings.Join(parts, ", ")
 }
 
-func plural(n int, one, many string) string {
-	if n == 1 {
-		return one
-	}
-	return many
-}
-
 // group writes n with thousands separators: 1,204.
 func group(n int) string {
 	s := strconv.Itoa(n)
