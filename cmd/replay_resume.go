@@ -81,13 +81,15 @@ func runReplayResume(ctx context.Context, opts *ReplayOptions) error {
 
 	// A tool gone since the recording is not offered; a pending call of it
 	// is answered as an unknown tool.
-	dirs, explicit := opts.recordedToolsDirs(conv)
 	run, err := startLive(ctx, ios, &opts.liveOptions, liveSetup{
-		command: "resume", model: &mo, dirs: dirs, explicit: explicit, parent: opts.File, conv: conv,
+		command: "resume", model: &mo, tools: opts.recordedTools(conv), parent: opts.File, conv: conv,
 	})
 	if err != nil {
 		return err
 	}
+	// A pending call that had finished before the run stopped is answered
+	// with its recorded result, not run (or asked about) again.
+	st.Finished = agent.FinishedFromRecords(conv.Finished)
 	out, err := run.loop.Run(run.ctx, st)
 	return run.finish(ios, out, err)
 }
