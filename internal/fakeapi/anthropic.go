@@ -204,7 +204,11 @@ func (s *Anthropic) handle(w http.ResponseWriter, r *http.Request, body []byte) 
 		usage[k] = v
 	}
 	if req.Stream {
-		s.stream(w, req.Model, content, stop, usage, newEventBudget(st))
+		var cm any
+		if edits.on {
+			cm = map[string]any{"applied_edits": edits.applied}
+		}
+		s.stream(w, req.Model, content, stop, usage, cm, newEventBudget(st))
 		return
 	}
 	res := map[string]any{
@@ -253,7 +257,7 @@ func (s *Anthropic) turnContent(st *Step) []json.RawMessage {
 }
 
 // stream answers as the Messages API's server-sent events.
-func (s *Anthropic) stream(w http.ResponseWriter, model string, content []json.RawMessage, stop string, usage map[string]int64, budget *eventBudget) {
+func (s *Anthropic) stream(w http.ResponseWriter, model string, content []json.RawMessage, stop string, usage map[string]int64, contextManagement any, budget *eventBudget) {
 	w.Header().Set("Content-Type", "text/event-stream")
 	w.WriteHeader(http.StatusOK)
 	fl, _ := w.(http.Flusher)
@@ -303,8 +307,12 @@ func (s *Anthropic) stream(w http.ResponseWriter, model string, content []json.R
 		}
 		send("content_block_stop", map[string]any{"type": "content_block_stop", "index": i})
 	}
-	send("message_delta", map[string]any{"type": "message_delta", "delta": map[string]any{"stop_reason": stop, "stop_sequence": nil},
-		"usage": map[string]int64{"output_tokens": usage["output_tokens"]}})
+	delta := map[string]any{"type": "message_delta", "delta": map[string]any{"stop_reason": stop, "stop_sequence": nil},
+		"usage": map[string]int64{"output_tokens": usage["output_tokens"]}}
+	if contextManagement != nil {
+		delta["context_management"] = contextManagement
+	}
+	send("message_delta", delta)
 	send("message_stop", map[string]any{"type": "message_stop"})
 }
 

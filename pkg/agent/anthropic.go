@@ -11,6 +11,7 @@ import (
 	"github.com/anthropics/anthropic-sdk-go/v2"
 	aoption "github.com/anthropics/anthropic-sdk-go/v2/option"
 	aparam "github.com/anthropics/anthropic-sdk-go/v2/packages/param"
+	"github.com/anthropics/anthropic-sdk-go/v2/packages/respjson"
 )
 
 // AnthropicBaseURL is the Messages API's default address.
@@ -104,6 +105,9 @@ func (a *Anthropic) Complete(ctx context.Context, req *Request) (*Turn, error) {
 		return nil, a.providerError(err)
 	}
 	turn, err := a.turn(msg)
+	if turn != nil {
+		turn.ContextManagement = rawField(msg.JSON.ExtraFields, "context_management")
+	}
 	return withBytes(turn, len(body)), err
 }
 
@@ -168,8 +172,14 @@ func (a *Anthropic) stream(ctx context.Context, params anthropic.MessageNewParam
 	s := a.messages.NewStreaming(ctx, params, opts...)
 	defer s.Close()
 	var msg anthropic.Message
+	var edits json.RawMessage // the API's own clearing, told at the end
 	for s.Next() {
 		ev := s.Current()
+		if d, ok := ev.AsAny().(anthropic.MessageDeltaEvent); ok {
+			if cm := rawField(d.JSON.ExtraFields, "context_management"); cm != nil {
+				edits = cm
+			}
+		}
 		if err := msg.Accumulate(ev); err != nil {
 			return nil, &ProviderError{Provider: "anthropic", Message: "bad stream event: " + err.Error(), Err: err}
 		}
@@ -183,7 +193,24 @@ func (a *Anthropic) stream(ctx context.Context, params anthropic.MessageNewParam
 	if msg.StopReason == "" {
 		return nil, &ProviderError{Provider: "anthropic", Message: "the stream ended before the message was complete"}
 	}
-	return a.turn(&msg)
+	turn, err := a.turn(&msg)
+	if turn != nil {
+		turn.ContextManagement = edits
+	}
+	return turn, err
+}
+
+// rawField is an unmodelled field of a response as it came, or nil.
+func rawField(fields map[string]respjson.Field, name string) json.RawMessage {
+	f, ok := fields[name]
+	if !ok {
+		return nil
+	}
+	raw := f.Raw()
+	if raw == "" || raw == respjson.Omitted || raw == "null" {
+		return nil
+	}
+	return json.RawMessage(raw)
 }
 
 // turn makes a Turn of a response: the whole content array goes back, each
