@@ -3,6 +3,7 @@ package fakeapi
 import (
 	"bufio"
 	"encoding/json"
+	"net/http"
 	"os"
 	"strings"
 	"testing"
@@ -264,5 +265,74 @@ func TestResponsesGrammarRejectsWithTheRealTexts(t *testing.T) {
 	stored := `[` + user + `,{"type":"reasoning","id":"rs_1","summary":[]},` + fc1 + `,` + out1 + `]`
 	if got := checkResponsesItems(msgs(t, stored), true, issued{}); got != nil {
 		t.Errorf("with store, a reasoning item without its ciphertext is looked up; got %q", got.msg)
+	}
+}
+
+// The fake streams the events of a turn in the order the API sends them
+// (as recorded from api.openai.com), and a reasoning item's ciphertext in
+// three forms: cut short when the item is added, whole when it is done,
+// whole with other bytes in the completed response.
+func TestResponsesStreamEventSequence(t *testing.T) {
+	summary, text := "Plan.", "Hi."
+	s := NewResponses([]Step{{Reasoning: []Reasoning{{Summary: summary}}, Text: &text,
+		ToolCalls: []ToolCall{{ID: "call_1", Name: "f", Arguments: `{"a":1}`}}}}, "")
+	defer s.Close()
+	res, err := http.Post(s.BaseURL()+"/responses", "application/json",
+		strings.NewReader(`{"model":"o4-mini","stream":true,"store":false,"input":[{"role":"user","content":"q"}]}`))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer res.Body.Close()
+	if ct := res.Header.Get("Content-Type"); ct != "text/event-stream" {
+		t.Fatalf("content type %q", ct)
+	}
+	var types []string
+	ciphers := map[string]string{}
+	sc := bufio.NewScanner(res.Body)
+	sc.Buffer(nil, 1<<20)
+	for sc.Scan() {
+		line := sc.Text()
+		data, ok := strings.CutPrefix(line, "data: ")
+		if !ok {
+			continue
+		}
+		var ev struct {
+			Type     string `json:"type"`
+			Seq      int    `json:"sequence_number"`
+			Item     *respInItem
+			Response *struct {
+				Output []respInItem `json:"output"`
+			} `json:"response"`
+		}
+		if err := json.Unmarshal([]byte(data), &ev); err != nil {
+			t.Fatal(err)
+		}
+		if ev.Seq != len(types) {
+			t.Errorf("event %d has sequence_number %d", len(types), ev.Seq)
+		}
+		types = append(types, ev.Type)
+		switch {
+		case ev.Item != nil && ev.Item.Type == "reasoning":
+			ciphers[strings.TrimPrefix(ev.Type, "response.output_item.")] = *ev.Item.EncryptedContent
+		case ev.Type == "response.completed":
+			ciphers["completed"] = *ev.Response.Output[0].EncryptedContent
+		}
+	}
+	want := []string{
+		"response.created", "response.in_progress",
+		"response.output_item.added", "response.reasoning_summary_part.added", "response.reasoning_summary_text.delta",
+		"response.reasoning_summary_text.done", "response.reasoning_summary_part.done", "response.output_item.done",
+		"response.output_item.added", "response.content_part.added", "response.output_text.delta",
+		"response.output_text.done", "response.content_part.done", "response.output_item.done",
+		"response.output_item.added", "response.function_call_arguments.delta", "response.function_call_arguments.delta",
+		"response.function_call_arguments.done", "response.output_item.done",
+		"response.completed",
+	}
+	if strings.Join(types, "\n") != strings.Join(want, "\n") {
+		t.Errorf("events:\n%s\nwant:\n%s", strings.Join(types, "\n"), strings.Join(want, "\n"))
+	}
+	added, done, completed := ciphers["added"], ciphers["done"], ciphers["completed"]
+	if len(added) >= len(done) || len(done) != len(completed) || done == completed || !strings.HasPrefix(done, "gAAAAA") {
+		t.Errorf("ciphertexts: added %q, done %q, completed %q", added, done, completed)
 	}
 }

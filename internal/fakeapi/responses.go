@@ -1,6 +1,7 @@
 package fakeapi
 
 import (
+	"crypto/sha256"
 	"encoding/base64"
 	"encoding/json"
 	"fmt"
@@ -547,12 +548,12 @@ func (s *Responses) output(st *Step, key string, now int64) respOutput {
 // cipher makes a ciphertext that looks like the API's (a Fernet token) and
 // depends on the item and on which form of it this is.
 func cipher(id, form string, n int) string {
-	b := make([]byte, n)
-	seed := []byte(id + "/" + form)
-	for i := range b {
-		b[i] = seed[i%len(seed)] ^ byte(i*31)
+	var b []byte
+	for i := 0; len(b) < n; i++ {
+		sum := sha256.Sum256(fmt.Appendf(nil, "%s/%s/%d", id, form, i))
+		b = append(b, sum[:]...)
 	}
-	return "gAAAAAB" + base64.URLEncoding.EncodeToString(b)
+	return "gAAAAAB" + base64.URLEncoding.EncodeToString(b[:n])
 }
 
 // response is the Response object of a step.

@@ -311,8 +311,12 @@ func (v *validator) streamObject(st *stream) error {
 			s := &v.sc
 			s.arena = s.arena[:0]
 			s.reset(buf)
-			if key == "thinking" {
+			switch key {
+			case "thinking":
 				d.thinking = thinkingEnabled(s)
+				s.reset(buf)
+			case "store":
+				d.noteStore(s)
 				s.reset(buf)
 			}
 			s.skip()
