@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"encoding/json"
 	"errors"
+	"fmt"
 	"io"
 	"os"
 	"path/filepath"
@@ -208,6 +209,16 @@ func TestReadConversationsFormats(t *testing.T) {
 `, "messages", "openai", 1, 3},
 		{"request", "{\n  \"model\": \"m\",\n  \"system\": \"be brief\",\n  \"messages\": [\n    {\"role\": \"user\", \"content\": [{\"type\": \"text\", \"text\": \"q\"}]},\n    {\"role\": \"assistant\", \"content\": [{\"type\": \"tool_use\", \"id\": \"t\", \"name\": \"f\", \"input\": {}}]}\n  ]\n}\n", "request", "anthropic", 1, 2},
 		{"array", `[{"role":"user","content":"q"},{"role":"assistant","content":"a"}]`, "request", "openai", 1, 2},
+		{"responses agentloop", `{"type":"header","version":1,"id":"x","time":"2026-01-01T00:00:00Z","provider":"responses","model":"m"}
+{"type":"message","seq":1,"step":0,"time":"2026-01-01T00:00:00Z","message":{"role":"user","content":"hi"}}
+`, "agentloop", "responses", 1, 1},
+		{"responses items", `{"role":"user","content":"q"}
+{"type":"reasoning","id":"rs_1","summary":[]}
+{"type":"function_call","call_id":"c","name":"f","arguments":"{}"}
+{"type":"function_call_output","call_id":"c","output":"r"}
+{"type":"message","role":"assistant","content":[{"type":"output_text","text":"a"}]}
+`, "messages", "responses", 1, 5},
+		{"responses request", "{\"model\": \"o3\", \"instructions\": \"be brief\",\n \"input\": [{\"role\": \"user\", \"content\": \"q\"}, {\"type\": \"function_call\", \"call_id\": \"c\", \"name\": \"f\", \"arguments\": \"{}\"}]}\n", "request", "responses", 1, 2},
 		{"conversations", `{"messages":[{"role":"user","content":"q"}]}
 {"messages":[{"role":"user","content":"r"},{"role":"assistant","content":"s"}]}
 `, "conversations", "openai", 2, 1},
@@ -232,6 +243,23 @@ func TestReadConversationsFormats(t *testing.T) {
 	}
 	if _, err := ReadConversations(strings.NewReader("\n\n")); err == nil {
 		t.Error("an empty file should be refused")
+	}
+	// A step is a run of output items in the Responses shape.
+	convs, err := ReadConversations(strings.NewReader(`{"role":"user","content":"q"}
+{"type":"reasoning","id":"rs_1","summary":[]}
+{"type":"function_call","call_id":"c","name":"f","arguments":"{}"}
+{"type":"function_call_output","call_id":"c","output":"r"}
+{"type":"message","role":"assistant","content":[{"type":"output_text","text":"a"}]}
+`))
+	if err != nil {
+		t.Fatal(err)
+	}
+	var steps []int
+	for _, m := range convs[0].Messages {
+		steps = append(steps, m.Step)
+	}
+	if fmt.Sprint(steps) != "[0 1 1 1 2]" {
+		t.Errorf("steps %v", steps)
 	}
 }
 
