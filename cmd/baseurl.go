@@ -3,7 +3,6 @@ package cmd
 import (
 	"fmt"
 	"net/url"
-	"strings"
 
 	"github.com/agentloop/agentloop/pkg/transcript"
 )
@@ -51,5 +50,5 @@ func baseURLSource(flag string, provider string) string {
 	if flag != "" {
 		return "--base-url"
 	}
-	return strings.ToUpper(provider) + "_BASE_URL"
+	return providerEnvPrefix(provider) + "_BASE_URL"
 }

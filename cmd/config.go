@@ -8,6 +8,7 @@ import (
 	"os"
 	"path/filepath"
 	"regexp"
+	"slices"
 	"strconv"
 	"strings"
 	"time"
@@ -139,11 +140,10 @@ func notEmpty(v any) string {
 }
 
 func checkProvider(v any) string {
-	switch v.(string) {
-	case "openai", "anthropic":
+	if slices.Contains(providers, v.(string)) {
 		return ""
 	}
-	return "use openai or anthropic"
+	return "use openai, responses or anthropic"
 }
 
 func checkBaseURLSetting(v any) string { return baseURLProblem(v.(string)) }
@@ -239,10 +239,7 @@ func (c *Config) source(key string) source { return c.settings[key].src }
 
 // providerName is the provider the configuration chooses, naming it when
 // only the model does.
-func (c *Config) providerName() string {
-	o := modelOptions{Provider: c.Provider, Model: c.Model}
-	return o.providerName()
-}
+func (c *Config) providerName() string { return providerFor(c.Provider, c.Model) }
 
 // baseURL resolves base_url for a provider: a flag or AGENTLOOP_BASE_URL,
 // else the provider's own variable, else the file, else "" (the provider's
@@ -253,10 +250,7 @@ func (c *Config) baseURL(provider string) (string, source) {
 	if s.src.kind == sourceFlag || s.src.kind == sourceEnv {
 		return s.value.(string), s.src
 	}
-	env := "OPENAI_BASE_URL"
-	if provider == "anthropic" {
-		env = "ANTHROPIC_BASE_URL"
-	}
+	env := providerEnvPrefix(provider) + "_BASE_URL"
 	if v := c.getenv(env); v != "" {
 		return v, source{kind: sourceEnv, name: env}
 	}

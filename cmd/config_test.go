@@ -261,7 +261,7 @@ func TestConfigProblems(t *testing.T) {
 		{"negative timeout", "timeout: -5s\n", []string{"1: timeout -5s: must be positive"}},
 		{"quoted number", "max_steps: \"5\"\n", []string{`1: max_steps "5": not a whole number (write it without quotes)`}},
 		{"float", "max_steps: 2.5\n", []string{`1: max_steps "2.5": not a whole number`}},
-		{"provider", "provider: gemini\n", []string{`1: provider "gemini": use openai or anthropic`}},
+		{"provider", "provider: gemini\n", []string{`1: provider "gemini": use openai, responses or anthropic`}},
 		{"base url", "base_url: localhost:11434\n", []string{`1: base_url "localhost:11434": want an http:// or https:// URL`}},
 		{"empty model", "model: \"\"\n", []string{`1: model "": must not be empty`}},
 		{"no value", "model:\n", []string{"1: model: no value"}},
@@ -322,7 +322,7 @@ func TestConfigEnvProblems(t *testing.T) {
 		{[]string{"AGENTLOOP_MAX_STEPS", "0"}, "AGENTLOOP_MAX_STEPS=0: must be at least 1"},
 		{[]string{"AGENTLOOP_PARALLEL", "-1"}, "AGENTLOOP_PARALLEL=-1: must be at least 1"},
 		{[]string{"AGENTLOOP_TIMEOUT", "soon"}, "AGENTLOOP_TIMEOUT=soon: not a duration"},
-		{[]string{"AGENTLOOP_PROVIDER", "gemini"}, "AGENTLOOP_PROVIDER=gemini: use openai or anthropic"},
+		{[]string{"AGENTLOOP_PROVIDER", "gemini"}, "AGENTLOOP_PROVIDER=gemini: use openai, responses or anthropic"},
 		{[]string{"AGENTLOOP_BASE_URL", "ftp://x"}, "AGENTLOOP_BASE_URL=ftp://x: want an http:// or https:// URL"},
 		{[]string{"AGENTLOOP_PROFILE", "ollama"}, "AGENTLOOP_PROFILE=ollama: there is no configuration file ("},
 	}
@@ -347,7 +347,7 @@ func TestConfigFlagProblems(t *testing.T) {
 		want string
 	}{
 		{[]string{"--max-steps", "0"}, "--max-steps 0: must be at least 1"},
-		{[]string{"--provider", "gemini"}, `--provider "gemini": use openai or anthropic`},
+		{[]string{"--provider", "gemini"}, `--provider "gemini": use openai, responses or anthropic`},
 		{[]string{"--timeout", "-1s"}, "--timeout -1s: must be positive"},
 		{[]string{"--base-url", "localhost"}, `--base-url "localhost": want an http:// or https:// URL`},
 	} {

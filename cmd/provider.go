@@ -2,6 +2,8 @@ package cmd
 
 import (
 	"errors"
+	"regexp"
+	"slices"
 	"strings"
 	"time"
 
@@ -16,14 +18,50 @@ import (
 const (
 	DefaultModel          = "gpt-4o-mini"
 	DefaultAnthropicModel = "claude-sonnet-4-5"
+	DefaultResponsesModel = "gpt-5-mini"
 )
 
 // defaultModelFor is the default model of a provider.
 func defaultModelFor(provider string) string {
-	if provider == "anthropic" {
+	switch provider {
+	case "anthropic":
 		return DefaultAnthropicModel
+	case "responses":
+		return DefaultResponsesModel
 	}
 	return DefaultModel
+}
+
+// providers are the values of --provider.
+var providers = []string{"openai", "responses", "anthropic"}
+
+// reasoningModel matches the names of OpenAI's reasoning models (o1, o3,
+// o4-mini, the gpt-5 family, codex-mini), whose reasoning the Responses API
+// carries from one step to the next and Chat Completions throws away.
+var reasoningModel = regexp.MustCompile(`^(o[1-9][0-9]*(-|$)|gpt-5|codex-)`)
+
+// providerFor is the provider named, else the one a model's name implies:
+// anthropic for claude-*, responses for an OpenAI reasoning model, openai
+// (Chat Completions, which compatible servers speak) for any other.
+func providerFor(provider, model string) string {
+	switch {
+	case provider != "":
+		return provider
+	case strings.HasPrefix(model, "claude"):
+		return "anthropic"
+	case reasoningModel.MatchString(model):
+		return "responses"
+	}
+	return "openai"
+}
+
+// providerEnvPrefix is the prefix of a provider's variables: OPENAI_ for
+// both OpenAI APIs, ANTHROPIC_.
+func providerEnvPrefix(provider string) string {
+	if provider == "anthropic" {
+		return "ANTHROPIC"
+	}
+	return "OPENAI"
 }
 
 // modelOptions are the flags that choose and tune the model, shared by run
@@ -38,6 +76,8 @@ type modelOptions struct {
 	MaxTokens   int64
 	MaxRetries  int
 	Timeout     time.Duration
+	// Store keeps responses on the server (responses only).
+	Store bool
 	// baseURLFrom names where BaseURL came from when neither the flag nor
 	// the provider's variable gave it, for error messages.
 	baseURLFrom string
@@ -45,14 +85,15 @@ type modelOptions struct {
 
 func addModelFlags(c *cobra.Command, o *modelOptions) {
 	f := c.Flags()
-	f.StringVarP(&o.Model, "model", "m", "", "model to ask (default "+DefaultModel+", or "+DefaultAnthropicModel+" with --provider anthropic)")
-	f.StringVar(&o.Provider, "provider", "", "API to use: openai or anthropic (default: anthropic for claude-* models, else openai)")
+	f.StringVarP(&o.Model, "model", "m", "", "model to ask (default "+DefaultModel+"; "+DefaultResponsesModel+" with --provider responses, "+DefaultAnthropicModel+" with --provider anthropic)")
+	f.StringVar(&o.Provider, "provider", "", "API to use: openai (Chat Completions), responses (OpenAI Responses) or anthropic (default: anthropic for claude-*, responses for OpenAI reasoning models o1, o3, o4-mini, gpt-5…, else openai)")
 	f.StringVar(&o.BaseURL, "base-url", "", "API base URL, e.g. http://localhost:11434/v1 for Ollama (default from OPENAI_BASE_URL / ANTHROPIC_BASE_URL)")
 	f.StringVar(&o.System, "system", "", "system prompt")
 	f.Float64Var(&o.Temperature, "temperature", 0, "sampling temperature (default: the server's)")
 	f.Int64Var(&o.MaxTokens, "max-tokens", 0, "cap on each answer's output tokens (default: 4096 for anthropic, the server's for openai)")
 	f.IntVar(&o.MaxRetries, "max-retries", defaultMaxRetries, "retries of a failed model request (408, 409, 429, 5xx, connection errors), with backoff")
 	f.DurationVar(&o.Timeout, "timeout", 0, "time limit for the whole run, e.g. 5m (default: none)")
+	f.BoolVar(&o.Store, "store", false, "responses: keep each response on the server and send only the new items with previous_response_id (default: stateless, store false)")
 }
 
 // check validates the flag values and notes which were given.
@@ -70,24 +111,14 @@ func (o *modelOptions) check(c *cobra.Command) error {
 	if o.Timeout < 0 {
 		return flagErrorf("--timeout %s: must be positive", o.Timeout)
 	}
-	switch o.Provider {
-	case "", "openai", "anthropic":
-	default:
-		return flagErrorf("--provider %q: use openai or anthropic", o.Provider)
+	if o.Provider != "" && !slices.Contains(providers, o.Provider) {
+		return flagErrorf("--provider %q: use openai, responses or anthropic", o.Provider)
 	}
 	return nil
 }
 
 // providerName resolves the provider: the flag, else by model name.
-func (o *modelOptions) providerName() string {
-	if o.Provider != "" {
-		return o.Provider
-	}
-	if strings.HasPrefix(o.Model, "claude") {
-		return "anthropic"
-	}
-	return "openai"
-}
+func (o *modelOptions) providerName() string { return providerFor(o.Provider, o.Model) }
 
 // secrets are the key values to keep out of every file and message.
 func secrets(ios *IOStreams) *transcript.Redactor {
@@ -98,10 +129,13 @@ func secrets(ios *IOStreams) *transcript.Redactor {
 // talks to.
 func newProvider(ios *IOStreams, o *modelOptions) (agent.Provider, string, error) {
 	name := o.providerName()
+	if o.Store && name != "responses" {
+		return nil, "", flagErrorf("--store keeps responses on the server: it applies to --provider responses only (the provider is %s)", name)
+	}
 	if o.Model == "" {
 		o.Model = defaultModelFor(name)
 	}
-	prefix := strings.ToUpper(name) // OPENAI_…, ANTHROPIC_…
+	prefix := providerEnvPrefix(name) // OPENAI_…, ANTHROPIC_…
 	baseURL := o.BaseURL
 	if baseURL == "" {
 		baseURL = ios.Getenv(prefix + "_BASE_URL")
@@ -126,13 +160,17 @@ func newProvider(ios *IOStreams, o *modelOptions) (agent.Provider, string, error
 		}
 		err error
 	)
-	if name == "openai" {
-		p, err = agent.NewOpenAI(agent.OpenAIConfig{
-			APIKey: key, BaseURL: baseURL, Model: o.Model, Temperature: temp,
-			Organization: ios.Getenv("OPENAI_ORG_ID"), Project: ios.Getenv("OPENAI_PROJECT_ID"),
-			MaxRetries: o.MaxRetries, MaxTokens: o.MaxTokens,
-		})
-	} else {
+	oai := agent.OpenAIConfig{
+		APIKey: key, BaseURL: baseURL, Model: o.Model, Temperature: temp,
+		Organization: ios.Getenv("OPENAI_ORG_ID"), Project: ios.Getenv("OPENAI_PROJECT_ID"),
+		MaxRetries: o.MaxRetries, MaxTokens: o.MaxTokens,
+	}
+	switch name {
+	case "openai":
+		p, err = agent.NewOpenAI(oai)
+	case "responses":
+		p, err = agent.NewResponses(agent.ResponsesConfig{OpenAIConfig: oai, Store: o.Store})
+	default:
 		p, err = agent.NewAnthropic(agent.AnthropicConfig{
 			APIKey: key, BaseURL: baseURL, Model: o.Model, Temperature: temp,
 			MaxRetries: o.MaxRetries, MaxTokens: o.MaxTokens,

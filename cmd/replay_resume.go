@@ -55,19 +55,20 @@ func runReplayResume(ctx context.Context, opts *ReplayOptions) error {
 	}
 
 	msgs := make([]agent.Message, len(conv.Messages))
-	steps := 0
-	var usage transcript.Usage
 	for i, rec := range conv.Messages {
 		msgs[i] = rec.Message
-		if d.Role(rec.Message) == "assistant" {
-			steps++
+	}
+	turns := agent.Turns(d, msgs)
+	var usage transcript.Usage
+	for _, span := range turns {
+		for _, rec := range conv.Messages[span.Start:span.End] {
 			if rec.Usage != nil {
 				usage.Add(*rec.Usage)
 			}
 		}
 	}
-	if last := msgs[len(msgs)-1]; d.Role(last) == "assistant" {
-		if t, err := d.ParseAssistant(last); err == nil && len(t.Calls) == 0 {
+	if n := len(turns); n > 0 && turns[n-1].End == len(msgs) {
+		if t, err := agent.ParseTurn(d, msgs[turns[n-1].Start:]); err == nil && len(t.Calls) == 0 {
 			return fmt.Errorf("%s ended with an answer: there is nothing to resume", opts.File)
 		}
 	}
@@ -132,7 +133,7 @@ func runReplayResume(ctx context.Context, opts *ReplayOptions) error {
 		MaxSteps: opts.MaxSteps, Parallel: opts.Parallel, Transcript: w, OnEvent: prog.Event,
 	}
 	stream := attachStream(ios, loop, prog, wantStream(ios, opts.Stream, opts.NoStream, opts.JSON))
-	out, err := loop.Run(ctx, agent.State{Messages: msgs, Steps: steps, Usage: usage})
+	out, err := loop.Run(ctx, agent.State{Messages: msgs, Steps: len(turns), Usage: usage})
 	return finishRun(ios, out, err, runEnd{w: w, prog: prog, stream: stream, asJSON: opts.JSON, maxSteps: opts.MaxSteps, redact: secrets(ios)})
 }
 
@@ -143,9 +144,5 @@ func baseURLFromEnv(ios *IOStreams, cfg *Config, provider string) bool {
 		_, src := cfg.baseURL(provider)
 		return src.kind == sourceEnv || src.kind == sourceFlag
 	}
-	env := "OPENAI_BASE_URL"
-	if provider == "anthropic" {
-		env = "ANTHROPIC_BASE_URL"
-	}
-	return ios.Getenv(env) != ""
+	return ios.Getenv(providerEnvPrefix(provider)+"_BASE_URL") != ""
 }

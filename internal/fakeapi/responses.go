@@ -7,6 +7,7 @@ import (
 	"fmt"
 	"net/http"
 	"strings"
+	"sync/atomic"
 	"time"
 )
 
@@ -27,6 +28,9 @@ type Responses struct {
 	// lastItems are the output items of the last turn returned.
 	lastItems []json.RawMessage
 }
+
+// responseCount numbers the responses of every server of the process.
+var responseCount atomic.Uint64
 
 // NewResponses starts a server playing steps. A non-empty key must come as
 // "Authorization: Bearer <key>". Its URL + "/v1" is the base URL.
@@ -157,7 +161,9 @@ func (s *Responses) handle(w http.ResponseWriter, r *http.Request, body []byte) 
 		return
 	}
 
-	key := fmt.Sprintf("%016x", uint64(n+1)*0x9e3779b97f4a7c15)
+	// Ids are unique across servers, as the API's are: a resumed run
+	// talks to a new server about items an earlier one made.
+	key := fmt.Sprintf("%016x", responseCount.Add(1)*0x9e3779b97f4a7c15)
 	out := s.output(st, key, time.Now().Unix())
 	resp := s.response(&req, st, key, out.completed, len(body))
 	s.turnReturned(input, nil)
