@@ -111,12 +111,11 @@ func runReplayResume(ctx context.Context, opts *ReplayOptions) error {
 			return err
 		}
 		// The new transcript holds the whole conversation, so it stands on
-		// its own for validate, replay and a later resume.
-		for _, rec := range conv.Messages {
-			if err := w.WriteMessage(rec); err != nil {
-				w.Close()
-				return err
-			}
+		// its own for validate, replay and a later resume; in one write, so
+		// that a kill cannot leave part of a turn.
+		if err := w.WriteMessages(conv.Messages...); err != nil {
+			w.Close()
+			return err
 		}
 	}
 

@@ -222,7 +222,40 @@ func readLines(data []byte) ([]*Conversation, error) {
 	}
 	c.Torn = torn
 	c.finish()
+	if torn != nil {
+		c.dropTornTurn()
+		if len(c.Messages) == 0 {
+			return nil, nothingRead("no messages", torn)
+		}
+	}
 	return []*Conversation{c}, nil
+}
+
+// dropTornTurn leaves out the start of a turn whose last record was torn.
+// The loop writes a Responses turn's items in one write, its usage and
+// finish reason on the last: items of the last step without one are what
+// is left of a turn cut short, which no API would take back on its own (a
+// reasoning item without the item it came with).
+func (c *Conversation) dropTornTurn() {
+	if c.Format != "agentloop" || c.Shape != "responses" {
+		return
+	}
+	n := len(c.Messages)
+	i := n
+	for i > 0 {
+		m := &c.Messages[i-1]
+		var it struct {
+			Role string `json:"role"`
+			Type string `json:"type"`
+		}
+		_ = json.Unmarshal(m.Message, &it)
+		output := it.Role == "assistant" || (it.Role == "" && it.Type != "" && !strings.HasSuffix(it.Type, "_output"))
+		if !output || m.FinishReason != "" || m.Usage != nil || m.Step != c.Messages[n-1].Step {
+			break
+		}
+		i--
+	}
+	c.Messages = c.Messages[:i]
 }
 
 func nothingRead(what string, torn *LineError) error {

@@ -416,10 +416,12 @@ func (v *validator) notJSON(text []byte, n int, complete bool) {
 }
 
 // lost forgets pending calls after an unreadable line: whatever it held
-// (a result, a call) is unknown, and guessing would cascade.
+// (a result, a call, the item a reasoning item came with) is unknown, and
+// guessing would cascade.
 func (c *conv) lost() {
 	c.pending = c.pending[:0]
 	c.resync = true
+	c.reasoningOpen = false
 }
 
 func (v *validator) startConv(line int, kind convKind, array string) {

@@ -304,3 +304,67 @@ func TestWriterRedactsKeyAfterNewline(t *testing.T) {
 		t.Errorf("record: %s", buf.String())
 	}
 }
+
+// A Responses turn cut by a torn last line is left out whole: its items
+// were written in one call, and a reasoning item alone is one no API takes.
+func TestReadConversationsDropsATornTurn(t *testing.T) {
+	const (
+		head = `{"type":"header","version":1,"id":"x","time":"2026-01-01T00:00:00Z","provider":"responses","model":"m"}` + "\n"
+		user = `{"type":"message","seq":1,"step":0,"time":"2026-01-01T00:00:00Z","message":{"role":"user","content":"q"}}` + "\n"
+		rs   = `{"type":"message","seq":2,"step":1,"time":"2026-01-01T00:00:00Z","message":{"type":"reasoning","id":"rs_1","summary":[],"encrypted_content":"gAAAA"}}` + "\n"
+		fc   = `{"type":"message","seq":3,"step":1,"time":"2026-01-01T00:00:00Z","message":{"type":"function_call","call_id":"c","name":"f","arguments":"{}"},"finish_reason":"completed"}` + "\n"
+	)
+	for _, tt := range []struct {
+		name, in string
+		msgs     int
+	}{
+		{"torn inside the turn", head + user + rs + fc[:40], 1},
+		{"whole turn, torn after", head + user + rs + fc + `{"type":"mess`, 3},
+		{"not torn", head + user + rs, 2},
+	} {
+		t.Run(tt.name, func(t *testing.T) {
+			convs, err := ReadConversations(strings.NewReader(tt.in))
+			if err != nil {
+				t.Fatal(err)
+			}
+			if n := len(convs[0].Messages); n != tt.msgs {
+				t.Errorf("%d messages, want %d", n, tt.msgs)
+			}
+		})
+	}
+}
+
+// countingWriter counts the Write calls it gets.
+type countingWriter struct {
+	bytes.Buffer
+	writes int
+}
+
+func (w *countingWriter) Write(p []byte) (int, error) {
+	w.writes++
+	return w.Buffer.Write(p)
+}
+
+// WriteMessages numbers its records on from the last and puts them out in
+// one write call.
+func TestWriteMessagesIsOneWrite(t *testing.T) {
+	var out countingWriter
+	w := NewWriter(&out, nil)
+	if err := w.WriteMessage(Message{Message: json.RawMessage(`{"role":"user","content":"q"}`)}); err != nil {
+		t.Fatal(err)
+	}
+	items := []Message{
+		{Step: 1, Message: json.RawMessage(`{"type":"reasoning","id":"rs_1","summary":[]}`)},
+		{Step: 1, Message: json.RawMessage(`{"type":"function_call","call_id":"c","name":"f","arguments":"{}"}`), FinishReason: "completed"},
+	}
+	if err := w.WriteMessages(items...); err != nil {
+		t.Fatal(err)
+	}
+	if out.writes != 2 {
+		t.Errorf("%d writes, want 2 (one per call)", out.writes)
+	}
+	lines := strings.Split(strings.TrimSuffix(out.String(), "\n"), "\n")
+	if len(lines) != 3 || !strings.Contains(lines[1], `"seq":2`) || !strings.Contains(lines[2], `"seq":3`) || w.Seq() != 3 {
+		t.Errorf("seq %d, lines:\n%s", w.Seq(), out.String())
+	}
+}
