@@ -22,6 +22,7 @@ type Responses struct {
 
 	// Keyed by item id, the state of what this server returned.
 	final     map[string]string // reasoning id → the ciphertext the API expects back
+	rawFinal  map[string]string // reasoning id → the item's bytes, as returned
 	reasoning map[string]string // id of an item → the reasoning item it came with
 	stored    map[string][]json.RawMessage
 	storedIDs map[string]bool // items held server-side (a response made with store)
@@ -35,7 +36,7 @@ var responseCount atomic.Uint64
 // NewResponses starts a server playing steps. A non-empty key must come as
 // "Authorization: Bearer <key>". Its URL + "/v1" is the base URL.
 func NewResponses(steps []Step, key string) *Responses {
-	s := &Responses{final: map[string]string{}, reasoning: map[string]string{},
+	s := &Responses{final: map[string]string{}, rawFinal: map[string]string{}, reasoning: map[string]string{},
 		stored: map[string][]json.RawMessage{}, storedIDs: map[string]bool{}}
 	s.steps, s.key = steps, key
 	s.start(s.handle)
@@ -132,6 +133,7 @@ func (s *Responses) handle(w http.ResponseWriter, r *http.Request, body []byte) 
 		return
 	}
 	s.checkResponsesContinuity(input)
+	s.checkReasoningBytes(req.Input, body)
 
 	st, n := s.nextStep()
 	if st == nil {
@@ -440,6 +442,24 @@ func (s *Responses) checkResponsesContinuity(items []json.RawMessage) {
 	}
 }
 
+// checkReasoningBytes holds the client to sending each reasoning item this
+// server returned byte for byte, as it was returned, whenever it sends it.
+func (s *Responses) checkReasoningBytes(input json.RawMessage, body []byte) {
+	var sent []respInItem
+	_ = json.Unmarshal(input, &sent)
+	var changed []string
+	s.mu.Lock()
+	for _, it := range sent {
+		if raw, ok := s.rawFinal[it.ID]; ok && it.Type == "reasoning" && !strings.Contains(string(body), raw) {
+			changed = append(changed, raw)
+		}
+	}
+	s.mu.Unlock()
+	for _, raw := range changed {
+		s.violatef("reasoning item not sent back byte-identical: %s", raw)
+	}
+}
+
 // respOutput is a turn's output items in the forms a stream shows them.
 type respOutput struct {
 	added     []json.RawMessage // as output_item.added announces them
@@ -460,6 +480,7 @@ func (s *Responses) remember(input []json.RawMessage, out respOutput) {
 		switch {
 		case it.Type == "reasoning":
 			rs = it.ID
+			s.rawFinal[it.ID] = string(raw)
 			if it.EncryptedContent != nil {
 				s.final[it.ID] = *it.EncryptedContent
 			}
@@ -538,14 +559,6 @@ func (s *Responses) output(st *Step, key string, now int64) respOutput {
 	if st.OmitCompletedOutput {
 		// The completed response names no output: the client has only
 		// what each output_item.done gave, which is then what counts.
-		s.mu.Lock()
-		for _, raw := range out.done {
-			var it respInItem
-			if json.Unmarshal(raw, &it) == nil && it.Type == "reasoning" && it.EncryptedContent != nil {
-				s.final[it.ID] = *it.EncryptedContent
-			}
-		}
-		s.mu.Unlock()
 		out.completed = out.done
 	}
 	return out
