@@ -162,7 +162,7 @@ func readLines(data []byte) ([]*Conversation, error) {
 			continue
 		}
 		switch {
-		case probe.Type != nil && probe.Role == nil && isRecordType(*probe.Type):
+		case probe.Type != nil && probe.Role == nil && (isRecordType(*probe.Type) || c.Format == "agentloop"):
 			if err := setFormat("agentloop"); err != nil {
 				return nil, err
 			}
@@ -298,7 +298,8 @@ func (c *Conversation) finish() {
 }
 
 // isRecordType reports whether a line's type is an agentloop record's
-// rather than a Responses item's.
+// rather than a Responses item's (in a file of records, any other type is
+// a bad record).
 func isRecordType(t string) bool {
 	return t == TypeHeader || t == TypeMessage || t == TypeEnd
 }
@@ -325,8 +326,9 @@ func hasOpenAISigns(msgs []Message) bool {
 
 // DetectShape tells the wire shape of messages by the first message that
 // shows one: "openai" for tool_calls, a tool_call_id or the tool role,
-// "responses" for a Responses item (a "type" of its own, or input_text and
-// output_text parts), "anthropic" for a content block of a type only the
+// "responses" for a Responses item (one with a type and no role, or a
+// message with input_text or output_text parts), "anthropic" for a content
+// block of a type only the
 // Messages API has (see anthropicBlock); "openai" when no message shows
 // any.
 func DetectShape(msgs []Message) string {
@@ -344,7 +346,8 @@ func DetectShape(msgs []Message) string {
 		if len(probe.ToolCalls) > 0 || len(probe.ToolCallID) > 0 || probe.Role == "tool" {
 			return "openai"
 		}
-		if probe.Type != "" {
+		if probe.Type != "" && probe.Role == "" {
+			// An item that is not a message: function_call, reasoning, …
 			return "responses"
 		}
 		for _, b := range probe.Content {

@@ -368,3 +368,18 @@ func TestWriteMessagesIsOneWrite(t *testing.T) {
 		t.Errorf("seq %d, lines:\n%s", w.Seq(), out.String())
 	}
 }
+
+// Messages that carry a type of their own are told apart by their content:
+// an Anthropic response object is "type":"message" too.
+func TestDetectShapeOfTypedMessages(t *testing.T) {
+	for _, tt := range []struct{ msg, want string }{
+		{`{"type":"function_call","call_id":"c","name":"f","arguments":"{}"}`, "responses"},
+		{`{"type":"message","role":"assistant","content":[{"type":"output_text","text":"a"}]}`, "responses"},
+		{`{"id":"msg_1","type":"message","role":"assistant","content":[{"type":"tool_use","id":"t","name":"f","input":{}}]}`, "anthropic"},
+		{`{"role":"assistant","content":"a"}`, "openai"},
+	} {
+		if got := DetectShape([]Message{{Message: json.RawMessage(tt.msg)}}); got != tt.want {
+			t.Errorf("%s: %s, want %s", tt.msg, got, tt.want)
+		}
+	}
+}
