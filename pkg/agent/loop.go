@@ -363,7 +363,7 @@ func (l *Loop) pendingCalls(msgs []Message) ([]Call, int, error) {
 // recordTurn writes a turn's messages; what is known of the whole turn
 // (usage, latency, finish reason) goes on its last one.
 func (l *Loop) recordTurn(step int, turn *Turn) error {
-	if l.Transcript == nil {
+	if l.Transcript == nil || len(turn.Messages) == 0 {
 		return nil
 	}
 	recs := make([]transcript.Message, len(turn.Messages))
