@@ -126,6 +126,7 @@ type conv struct {
 		id          string
 	}
 	reasoningOpen bool
+	afterOutput   bool // the last item was an output the client wrote
 	// stateless is set when the server keeps no item (store false), and
 	// noCipher holds the reasoning items that then cannot be found, until
 	// the end of a body says whether it is.

@@ -20,7 +20,14 @@ func (c *conv) addResponses(m *wireMsg) {
 	if t == "" && m.hasRole {
 		t = "message"
 	}
-	c.checkReasoningOrder(m, t)
+	// The model's items after the client's outputs are a new turn: the
+	// calls of the last one had to be answered by then.
+	output := (t != "message" && !strings.HasSuffix(t, "_output")) || (t == "message" && string(m.role) == "assistant")
+	if output && c.afterOutput {
+		c.closeBlock(m)
+	}
+	c.afterOutput = strings.HasSuffix(t, "_output")
+	c.checkReasoningOrder(m, t, output)
 	if t == "reasoning" && !m.cipher && isOpenAIReasoning(m.id) {
 		// Whether anything finds it depends on store, which a request
 		// body may give after its input: until then the finding waits.
@@ -192,8 +199,8 @@ func (c *conv) respKey(id []byte) (uint64, bool) {
 // 'reasoning' item"). Items of one response are told by their ids; a
 // reasoning item left out altogether cannot be told from one there never
 // was.
-func (c *conv) checkReasoningOrder(m *wireMsg, t string) {
-	if output := (t != "message" && !strings.HasSuffix(t, "_output")) || (t == "message" && string(m.role) == "assistant"); !output {
+func (c *conv) checkReasoningOrder(m *wireMsg, t string, output bool) {
+	if !output {
 		c.run++
 		c.runItems = c.runItems[:0]
 		return
