@@ -2,67 +2,16 @@ package cmd
 
 import (
 	"errors"
-	"regexp"
 	"slices"
-	"strings"
 	"time"
 
 	"github.com/spf13/cobra"
+	"github.com/spf13/pflag"
 
+	"github.com/agentloop/agentloop/internal/config"
 	"github.com/agentloop/agentloop/pkg/agent"
 	"github.com/agentloop/agentloop/pkg/transcript"
 )
-
-// The models asked when neither a flag nor the configuration names one: the
-// provider's, and OpenAI's when no provider is named either.
-const (
-	DefaultModel          = "gpt-4o-mini"
-	DefaultAnthropicModel = "claude-sonnet-4-5"
-	DefaultResponsesModel = "gpt-5-mini"
-)
-
-// defaultModelFor is the default model of a provider.
-func defaultModelFor(provider string) string {
-	switch provider {
-	case "anthropic":
-		return DefaultAnthropicModel
-	case "responses":
-		return DefaultResponsesModel
-	}
-	return DefaultModel
-}
-
-// providers are the values of --provider.
-var providers = []string{"openai", "responses", "anthropic"}
-
-// reasoningModel matches the names of OpenAI's reasoning models (o1, o3,
-// o4-mini, the gpt-5 family, codex-mini), whose reasoning the Responses API
-// carries from one step to the next and Chat Completions throws away.
-var reasoningModel = regexp.MustCompile(`^(o[1-9][0-9]*(-|$)|gpt-5|codex-)`)
-
-// providerFor is the provider named, else the one a model's name implies:
-// anthropic for claude-*, responses for an OpenAI reasoning model, openai
-// (Chat Completions, which compatible servers speak) for any other.
-func providerFor(provider, model string) string {
-	switch {
-	case provider != "":
-		return provider
-	case strings.HasPrefix(model, "claude"):
-		return "anthropic"
-	case reasoningModel.MatchString(model):
-		return "responses"
-	}
-	return "openai"
-}
-
-// providerEnvPrefix is the prefix of a provider's variables: OPENAI_ for
-// both OpenAI APIs, ANTHROPIC_.
-func providerEnvPrefix(provider string) string {
-	if provider == "anthropic" {
-		return "ANTHROPIC"
-	}
-	return "OPENAI"
-}
 
 // modelOptions are the flags that choose and tune the model, shared by run
 // and replay --resume.
@@ -83,15 +32,14 @@ type modelOptions struct {
 	baseURLFrom string
 }
 
-func addModelFlags(c *cobra.Command, o *modelOptions) {
-	f := c.Flags()
-	f.StringVarP(&o.Model, "model", "m", "", "model to ask (default "+DefaultModel+"; "+DefaultResponsesModel+" with --provider responses, "+DefaultAnthropicModel+" with --provider anthropic)")
+func addModelFlags(f *pflag.FlagSet, o *modelOptions) {
+	f.StringVarP(&o.Model, "model", "m", "", "model to ask (default "+config.DefaultModel+"; "+config.DefaultResponsesModel+" with --provider responses, "+config.DefaultAnthropicModel+" with --provider anthropic)")
 	f.StringVar(&o.Provider, "provider", "", "API to use: openai (Chat Completions), responses (OpenAI Responses) or anthropic (default: anthropic for claude-*, responses for OpenAI reasoning models o1, o3, o4-mini, gpt-5…, else openai)")
 	f.StringVar(&o.BaseURL, "base-url", "", "API base URL, e.g. http://localhost:11434/v1 for Ollama (default from OPENAI_BASE_URL / ANTHROPIC_BASE_URL)")
 	f.StringVar(&o.System, "system", "", "system prompt")
 	f.Float64Var(&o.Temperature, "temperature", 0, "sampling temperature (default: the server's)")
 	f.Int64Var(&o.MaxTokens, "max-tokens", 0, "cap on each answer's output tokens (default: 4096 for anthropic, the server's for openai)")
-	f.IntVar(&o.MaxRetries, "max-retries", defaultMaxRetries, "retries of a failed model request (408, 409, 429, 5xx, connection errors), with backoff")
+	f.IntVar(&o.MaxRetries, "max-retries", config.DefaultMaxRetries, "retries of a failed model request (408, 409, 429, 5xx, connection errors), with backoff")
 	f.DurationVar(&o.Timeout, "timeout", 0, "time limit for the whole run, e.g. 5m (default: none)")
 	f.BoolVar(&o.Store, "store", false, "responses: keep each response on the server and send only the new items with previous_response_id (default: stateless, store false)")
 }
@@ -111,14 +59,14 @@ func (o *modelOptions) check(c *cobra.Command) error {
 	if o.Timeout < 0 {
 		return flagErrorf("--timeout %s: must be positive", o.Timeout)
 	}
-	if o.Provider != "" && !slices.Contains(providers, o.Provider) {
+	if o.Provider != "" && !slices.Contains(config.Providers, o.Provider) {
 		return flagErrorf("--provider %q: use openai, responses or anthropic", o.Provider)
 	}
 	return nil
 }
 
 // providerName resolves the provider: the flag, else by model name.
-func (o *modelOptions) providerName() string { return providerFor(o.Provider, o.Model) }
+func (o *modelOptions) providerName() string { return config.ProviderFor(o.Provider, o.Model) }
 
 // secrets are the key values to keep out of every file and message.
 func secrets(ios *IOStreams) *transcript.Redactor {
@@ -133,9 +81,9 @@ func newProvider(ios *IOStreams, o *modelOptions) (agent.Provider, string, error
 		return nil, "", flagErrorf("--store keeps responses on the server: it applies to --provider responses only (the provider is %s)", name)
 	}
 	if o.Model == "" {
-		o.Model = defaultModelFor(name)
+		o.Model = config.DefaultModelFor(name)
 	}
-	prefix := providerEnvPrefix(name) // OPENAI_…, ANTHROPIC_…
+	prefix := config.ProviderEnvPrefix(name) // OPENAI_…, ANTHROPIC_…
 	baseURL := o.BaseURL
 	if baseURL == "" {
 		baseURL = ios.Getenv(prefix + "_BASE_URL")

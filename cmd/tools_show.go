@@ -5,6 +5,9 @@ import (
 	"slices"
 
 	"github.com/spf13/cobra"
+
+	"github.com/agentloop/agentloop/internal/config"
+	"github.com/agentloop/agentloop/pkg/agent"
 )
 
 // ToolsShowOptions are the inputs of `agentloop tools show`.
@@ -37,7 +40,7 @@ responses, or the Anthropic form {"name","description","input_schema"} with
 				return err
 			}
 			opts.ToolsDirs = dirs
-			if !slices.Contains(providers, opts.Provider) {
+			if !slices.Contains(config.Providers, opts.Provider) {
 				return flagErrorf("--provider must be openai, responses or anthropic, got %q", opts.Provider)
 			}
 			if runF != nil {
@@ -61,7 +64,7 @@ func runToolsShow(opts *ToolsShowOptions) error {
 	}
 	// The definitions of every tool, made as a run makes them (Anthropic's
 	// last one carries the cache mark), and this one picked out.
-	defs, err := dialectFor(opts.Provider).ToolDefs(reg.Definitions())
+	defs, err := agent.DialectFor(opts.Provider).ToolDefs(toolSpecs(reg.Definitions()))
 	if err != nil {
 		return err
 	}

@@ -13,14 +13,13 @@ import (
 
 	"github.com/agentloop/agentloop/internal/fakeapi"
 	"github.com/agentloop/agentloop/pkg/agent"
-	"github.com/agentloop/agentloop/pkg/tools"
 	"github.com/agentloop/agentloop/pkg/transcript"
 )
 
 const antKey = "sk-ant-test-0123456789abcdefghijklmnop"
 
-func weatherDef() []*tools.Definition {
-	return []*tools.Definition{{
+func weatherDef() []agent.ToolSpec {
+	return []agent.ToolSpec{{
 		Name: "get_weather", Description: "Current weather for a city.",
 		Parameters: json.RawMessage(`{"type":"object","properties":{"city":{"type":"string"}},"required":["city"],"additionalProperties":false}`),
 	}}
@@ -101,12 +100,12 @@ func TestAnthropicParallelCalls(t *testing.T) {
 }
 
 func TestAnthropicFailuresAreErrorResults(t *testing.T) {
-	ex := &fakeTools{fns: map[string]func(map[string]any) tools.Result{
+	ex := &fakeTools{fns: map[string]func(map[string]any) agent.ToolResult{
 		"get_weather": weatherTools().fns["get_weather"],
-		"slow": func(map[string]any) tools.Result {
-			return tools.Result{IsError: true, Kind: "timeout", ExitCode: -1, Content: "timed out after 1s; the tool's process group was killed"}
+		"slow": func(map[string]any) agent.ToolResult {
+			return agent.ToolResult{IsError: true, Kind: transcript.KindTimeout, ExitCode: -1, Content: "timed out after 1s; the tool's process group was killed"}
 		},
-		"silent": func(map[string]any) tools.Result { return tools.Result{Content: ""} },
+		"silent": func(map[string]any) agent.ToolResult { return agent.ToolResult{Content: ""} },
 	}}
 	steps := []fakeapi.Step{
 		{ToolCalls: []fakeapi.ToolCall{

@@ -12,7 +12,6 @@ import (
 
 	"github.com/agentloop/agentloop/internal/fakeapi"
 	"github.com/agentloop/agentloop/pkg/agent"
-	"github.com/agentloop/agentloop/pkg/tools"
 	"github.com/agentloop/agentloop/pkg/transcript"
 )
 
@@ -135,8 +134,8 @@ func TestTranscriptWriteErrorStopsTheRun(t *testing.T) {
 // An executor that panics is a bug; the run survives it, the model is told,
 // and the transcript stays whole.
 func TestExecutorPanicIsAnObservation(t *testing.T) {
-	ex := &fakeTools{fns: map[string]func(map[string]any) tools.Result{
-		"get_weather": func(map[string]any) tools.Result { panic("index out of range") },
+	ex := &fakeTools{fns: map[string]func(map[string]any) agent.ToolResult{
+		"get_weather": func(map[string]any) agent.ToolResult { panic("index out of range") },
 	}}
 	steps := []fakeapi.Step{
 		{ToolCalls: []fakeapi.ToolCall{{ID: "c1", Name: "get_weather", Arguments: `{"city":"Paris"}`}}},

@@ -7,7 +7,6 @@ import (
 	"sync"
 	"time"
 
-	"github.com/agentloop/agentloop/pkg/tools"
 	"github.com/agentloop/agentloop/pkg/transcript"
 )
 
@@ -32,10 +31,10 @@ const (
 type Event struct {
 	Kind   EventKind
 	Step   int
-	Turn   *Turn         // EventTurn
-	Call   *Call         // EventCallStart, EventCallDone
-	Index  int           // the call's position in its turn
-	Result *tools.Result // EventCallDone
+	Turn   *Turn       // EventTurn
+	Call   *Call       // EventCallStart, EventCallDone
+	Index  int         // the call's position in its turn
+	Result *ToolResult // EventCallDone
 }
 
 // State is a conversation to continue.
@@ -248,7 +247,7 @@ func (l *Loop) decline(out *Outcome, step int, calls []Call, why string) error {
 	}
 	results := make([]CallResult, len(calls))
 	for i, c := range calls {
-		results[i] = CallResult{Call: c, Result: tools.Result{Content: why, IsError: true, Kind: "declined", ExitCode: -1}}
+		results[i] = CallResult{Call: c, Result: ToolResult{Content: why, IsError: true, Kind: transcript.KindDeclined, ExitCode: -1}}
 	}
 	return l.appendResults(out, step, results)
 }
@@ -303,11 +302,11 @@ func (l *Loop) runCalls(ctx context.Context, step int, calls []Call) []CallResul
 
 // call runs one tool. An executor that panics is a bug, but it must not take
 // the run and its transcript down with it: the panic becomes the result.
-func (l *Loop) call(ctx context.Context, c *Call) (r tools.Result) {
+func (l *Loop) call(ctx context.Context, c *Call) (r ToolResult) {
 	defer func() {
 		if p := recover(); p != nil {
 			// The model gets what went wrong, not agentloop's stack.
-			r = tools.Result{IsError: true, Kind: "panic", ExitCode: -1,
+			r = ToolResult{IsError: true, Kind: transcript.KindPanic, ExitCode: -1,
 				Content: fmt.Sprintf("internal error running %s: %v", c.Name, p)}
 		}
 	}()

@@ -14,8 +14,6 @@ import (
 	"github.com/openai/openai-go/v3"
 	"github.com/openai/openai-go/v3/packages/param"
 	"github.com/openai/openai-go/v3/responses"
-
-	"github.com/agentloop/agentloop/pkg/tools"
 )
 
 // ResponsesConfig configures the Responses provider: an OpenAI
@@ -444,7 +442,7 @@ type respTool struct {
 }
 
 // ToolDefs writes {"type":"function","name",…,"strict"} definitions.
-func (ResponsesDialect) ToolDefs(defs []*tools.Definition) ([]json.RawMessage, error) {
+func (ResponsesDialect) ToolDefs(defs []ToolSpec) ([]json.RawMessage, error) {
 	out := make([]json.RawMessage, 0, len(defs))
 	for _, d := range defs {
 		t := respTool{Type: "function", Name: d.Name, Description: d.Description, Parameters: d.Parameters, Strict: d.Strict}

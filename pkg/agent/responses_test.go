@@ -10,7 +10,6 @@ import (
 
 	"github.com/agentloop/agentloop/internal/fakeapi"
 	"github.com/agentloop/agentloop/pkg/agent"
-	"github.com/agentloop/agentloop/pkg/tools"
 	"github.com/agentloop/agentloop/pkg/transcript"
 )
 
@@ -154,10 +153,10 @@ func TestResponsesParallelCallsWithReasoning(t *testing.T) {
 }
 
 func TestResponsesFailuresAreObservations(t *testing.T) {
-	ex := &fakeTools{fns: map[string]func(map[string]any) tools.Result{
+	ex := &fakeTools{fns: map[string]func(map[string]any) agent.ToolResult{
 		"get_weather": weatherTools().fns["get_weather"],
-		"slow": func(map[string]any) tools.Result {
-			return tools.Result{IsError: true, Kind: "timeout", ExitCode: -1, Content: "timed out after 1s; the tool's process group was killed"}
+		"slow": func(map[string]any) agent.ToolResult {
+			return agent.ToolResult{IsError: true, Kind: "timeout", ExitCode: -1, Content: "timed out after 1s; the tool's process group was killed"}
 		},
 	}}
 	steps := []fakeapi.Step{

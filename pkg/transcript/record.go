@@ -78,12 +78,8 @@ type Result struct {
 	DurationMS int64  `json:"duration_ms"`
 	Truncated  bool   `json:"truncated"`
 	IsError    bool   `json:"is_error"`
-	// Error classifies a failed call: unknown_tool, bad_arguments, exit,
-	// timeout, start or canceled (the tools.Kind constants); denied (a
-	// person said no, or nobody could be asked) or skipped (a replay did not
-	// re-run the call), from approval; declined (not run because the turn
-	// was refused or cut off) or panic (the executor panicked), from the
-	// loop.
+	// Error classifies a failed call: one of the Kind constants (see
+	// kinds.go), "" for a call that succeeded.
 	Error string `json:"error,omitempty"`
 }
 
