@@ -130,7 +130,12 @@ func TestResponsesParallelCallsWithReasoning(t *testing.T) {
 		t.Errorf("outputs out of call order: %s %s", in[5], in[6])
 	}
 
-	recs := records(t, tr)
+	var recs []*transcript.Record
+	for _, r := range records(t, tr) {
+		if r.Result == nil { // the result record of each call as it finished
+			recs = append(recs, r)
+		}
+	}
 	// header, user, 4 output items, 2 outputs, answer, end
 	if len(recs) != 10 {
 		t.Fatalf("%d records", len(recs))

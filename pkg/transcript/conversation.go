@@ -6,6 +6,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"slices"
 	"strings"
 )
 
@@ -23,6 +24,11 @@ type Conversation struct {
 	// Messages are the message records; for a log without records they are
 	// made up with Seq set and Step counted from the assistant messages.
 	Messages []Message
+	// Finished are the result records of calls of the last assistant
+	// message that no message answers: calls that finished before the run
+	// stopped, whose results are still to be sent and which are not to be
+	// run again.
+	Finished []CallResult
 	End      *End
 	// Shape is the wire shape of the messages: "openai", "responses" (OpenAI
 	// Responses input items) or "anthropic".
@@ -123,6 +129,7 @@ func readLines(data []byte) ([]*Conversation, error) {
 	c := &Conversation{}
 	var convs []*Conversation
 	var torn *LineError
+	var answered []string // call ids answered since the last assistant message
 	lr := NewLineReader(bytes.NewReader(data))
 	for {
 		text, n, complete, err := lr.Next()
@@ -181,6 +188,13 @@ func readLines(data []byte) ([]*Conversation, error) {
 				c.Header = rec.Header
 			case rec.Message != nil:
 				c.Messages = append(c.Messages, *rec.Message)
+				if r, ids := answeredIDs(rec.Message.Message); r == "assistant" {
+					c.Finished, answered = nil, nil
+				} else {
+					answered = append(answered, ids...)
+				}
+			case rec.Result != nil:
+				c.Finished = append(c.Finished, *rec.Result)
 			case rec.End != nil:
 				c.End = rec.End
 			}
@@ -221,6 +235,7 @@ func readLines(data []byte) ([]*Conversation, error) {
 		return nil, nothingRead("no messages", torn)
 	}
 	c.Torn = torn
+	c.Finished = slices.DeleteFunc(c.Finished, func(r CallResult) bool { return slices.Contains(answered, r.CallID) })
 	c.finish()
 	if torn != nil {
 		c.dropTornTurn()
@@ -256,6 +271,45 @@ func (c *Conversation) dropTornTurn() {
 		i--
 	}
 	c.Messages = c.Messages[:i]
+}
+
+// answeredIDs reads a message's role and the call ids it answers: an
+// OpenAI tool message's tool_call_id, a Responses output item's call_id, or
+// the tool_use_id of an Anthropic user message's tool_result blocks. A
+// Responses item the model wrote counts as an assistant message.
+func answeredIDs(msg json.RawMessage) (string, []string) {
+	var m struct {
+		Role       string          `json:"role"`
+		Type       string          `json:"type"`
+		ToolCallID string          `json:"tool_call_id"`
+		CallID     string          `json:"call_id"`
+		Content    json.RawMessage `json:"content"`
+	}
+	if json.Unmarshal(msg, &m) != nil {
+		return "", nil
+	}
+	switch {
+	case m.Role == "tool":
+		return m.Role, []string{m.ToolCallID}
+	case m.Role == "" && strings.HasSuffix(m.Type, "_output"):
+		return "tool", []string{m.CallID}
+	case m.Role == "" && m.Type != "":
+		return "assistant", nil
+	}
+	var blocks []struct {
+		Type      string `json:"type"`
+		ToolUseID string `json:"tool_use_id"`
+	}
+	if len(m.Content) == 0 || m.Content[0] != '[' || json.Unmarshal(m.Content, &blocks) != nil {
+		return m.Role, nil
+	}
+	var ids []string
+	for _, b := range blocks {
+		if b.Type == "tool_result" {
+			ids = append(ids, b.ToolUseID)
+		}
+	}
+	return m.Role, ids
 }
 
 func nothingRead(what string, torn *LineError) error {
@@ -301,7 +355,7 @@ func (c *Conversation) finish() {
 // rather than a Responses item's (in a file of records, any other type is
 // a bad record).
 func isRecordType(t string) bool {
-	return t == TypeHeader || t == TypeMessage || t == TypeEnd
+	return t == TypeHeader || t == TypeMessage || t == TypeResult || t == TypeEnd
 }
 
 func isArray(raw json.RawMessage) bool {

@@ -23,6 +23,8 @@ func FuzzTranscriptRead(f *testing.F) {
 		lines(rHeader, rec(1, rUser), rec(2, rRs), rec(3, rCall)+"\n"+rec(4, rOut)[:30]),
 		lines(rUser, rRs, rCall, rOut),
 		rBody(`"store":false,`, rUser, rRs, rCall, rOut),
+		lines(header, rec(1, oUser), rec(2, oCall12), resultRec("call_2"), interrupted),
+		lines(aHeader, rec(1, aUser), rec(2, aCall12), resultRec("toolu_1"), resultRec("toolu_2"), rec(3, aRes12)),
 		lines(oUser, oCall1, oTool1, oDone),
 		`{"messages":[` + oUser + `,` + oDone + "]}\n" + `{"messages":[` + oUser + "]}\n",
 		"[" + oUser + "," + oCall1 + "]",
@@ -62,7 +64,7 @@ func FuzzTranscriptRead(f *testing.F) {
 				t.Fatalf("Next: %v is not a *LineError", err)
 			default:
 				set := 0
-				for _, p := range []bool{rec.Header != nil, rec.Message != nil, rec.End != nil} {
+				for _, p := range []bool{rec.Header != nil, rec.Message != nil, rec.Result != nil, rec.End != nil} {
 					if p {
 						set++
 					}
@@ -84,6 +86,11 @@ func FuzzTranscriptRead(f *testing.F) {
 				}
 				if len(c.Messages) == 0 && c.Format != "conversations" {
 					t.Fatalf("a %s conversation without messages", c.Format)
+				}
+				for _, f := range c.Finished {
+					if f.CallID == "" {
+						t.Fatalf("a finished call without an id: %+v", f)
+					}
 				}
 			}
 		}
