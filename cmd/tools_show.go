@@ -12,9 +12,11 @@ import (
 
 // ToolsShowOptions are the inputs of `agentloop tools show`.
 type ToolsShowOptions struct {
-	IO           *IOStreams
-	ToolsDirs    []string
-	ExplicitDirs bool
+	IO        *IOStreams
+	ToolsDirs []string
+	// ToolsSetting names the setting that gave ToolsDirs; "" when
+	// agentloop chooses the folders (see toolsSource).
+	ToolsSetting string
 	Name         string
 	Provider     string
 }
@@ -34,12 +36,11 @@ responses, or the Anthropic form {"name","description","input_schema"} with
 		Args: exactArgs(1, "NAME"),
 		RunE: func(c *cobra.Command, args []string) error {
 			opts.Name = args[0]
-			opts.ExplicitDirs = c.Flags().Changed("tools-dir")
-			dirs, err := configToolsDirs(c, ios)
+			src, err := configToolsSource(c, ios)
 			if err != nil {
 				return err
 			}
-			opts.ToolsDirs = dirs
+			opts.ToolsDirs, opts.ToolsSetting = src.dirs, src.setting
 			if !slices.Contains(config.Providers, opts.Provider) {
 				return flagErrorf("--provider must be openai, responses or anthropic, got %q", opts.Provider)
 			}
@@ -55,7 +56,7 @@ responses, or the Anthropic form {"name","description","input_schema"} with
 }
 
 func runToolsShow(opts *ToolsShowOptions) error {
-	reg, err := loadTools(opts.IO, opts.ToolsDirs, opts.ExplicitDirs)
+	reg, err := loadTools(opts.IO, toolsSource{opts.ToolsDirs, opts.ToolsSetting})
 	if err != nil {
 		return err
 	}
