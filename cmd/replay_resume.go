@@ -58,12 +58,16 @@ func runReplayResume(ctx context.Context, opts *ReplayOptions) error {
 		opts.Limits.useRecorded(conv.Header)
 	}
 
-	st := agent.State{Messages: make([]agent.Message, len(conv.Messages))}
+	msgs := make([]agent.Message, len(conv.Messages))
+	st := agent.State{Messages: msgs}
 	for i, rec := range conv.Messages {
-		st.Messages[i] = rec.Message
+		msgs[i] = rec.Message
 		st.Cleared = append(st.Cleared, rec.Cleared...)
-		if d.Role(rec.Message) == "assistant" {
-			st.Steps++
+	}
+	turns := agent.Turns(d, msgs)
+	st.Steps = len(turns)
+	for _, span := range turns {
+		for _, rec := range conv.Messages[span.Start:span.End] {
 			if rec.Usage != nil {
 				st.Usage.Add(*rec.Usage)
 				if in, _ := transcript.RequestTokens(conv.Shape, *rec.Usage); in > 0 && rec.RequestBytes > 0 {
@@ -72,9 +76,8 @@ func runReplayResume(ctx context.Context, opts *ReplayOptions) error {
 			}
 		}
 	}
-	msgs := st.Messages
-	if last := msgs[len(msgs)-1]; d.Role(last) == "assistant" {
-		if t, err := d.ParseAssistant(last); err == nil && len(t.Calls) == 0 {
+	if n := len(turns); n > 0 && turns[n-1].End == len(msgs) {
+		if t, err := agent.ParseTurn(d, msgs[turns[n-1].Start:]); err == nil && len(t.Calls) == 0 {
 			return fmt.Errorf("%s ended with an answer: there is nothing to resume", opts.File)
 		}
 	}

@@ -1,8 +1,9 @@
 // Package fakeapi serves scripted model APIs for tests: an OpenAI Chat
-// Completions server and an Anthropic Messages server that play a
-// conversation step by step and check every request they receive the way the
-// real API does, answering a violation with the real API's 400 and its error
-// text. Tests read the violations back and fail on any.
+// Completions server, an OpenAI Responses server and an Anthropic Messages
+// server that play a conversation step by step and check every request they
+// receive the way the real API does, answering a violation with the real
+// API's 400 and its error text. Tests read the violations back and fail on
+// any.
 package fakeapi
 
 import (
@@ -68,6 +69,13 @@ type Step struct {
 	Finish    string           `json:"finish,omitempty"` // finish_reason / stop_reason override
 	Refusal   string           `json:"refusal,omitempty"`
 	Usage     map[string]int64 `json:"usage,omitempty"`
+
+	// Responses only: reasoning items first, then Items (output items of
+	// any type, sent as they are), then the message, then the calls.
+	// OmitCompletedOutput streams a completed response with output null.
+	Reasoning           []Reasoning       `json:"reasoning,omitempty"`
+	Items               []json.RawMessage `json:"items,omitempty"`
+	OmitCompletedOutput bool              `json:"omit_completed_output,omitempty"`
 
 	// Expect asserts on the request that this step answers.
 	Expect *Expect `json:"expect,omitempty"`
@@ -430,7 +438,8 @@ const ClearedPrefix = "[cleared"
 // clearedOnly reports whether now is was with the content of some of its
 // tool results replaced by a placeholder: a message that answers calls may
 // change between requests so, and only so (an OpenAI tool message's
-// content; an Anthropic tool_result block's).
+// content; an Anthropic tool_result block's; a Responses
+// function_call_output's output).
 func clearedOnly(was, now json.RawMessage) bool {
 	var w, n map[string]any
 	if json.Unmarshal(was, &w) != nil || json.Unmarshal(now, &n) != nil {
@@ -439,6 +448,14 @@ func clearedOnly(was, now json.RawMessage) bool {
 	placeholder := func(v any) bool {
 		s, ok := v.(string)
 		return ok && strings.HasPrefix(s, ClearedPrefix)
+	}
+	if w["type"] == "function_call_output" {
+		if !placeholder(n["output"]) {
+			return false
+		}
+		delete(w, "output")
+		delete(n, "output")
+		return reflect.DeepEqual(w, n)
 	}
 	switch w["role"] {
 	case "tool":

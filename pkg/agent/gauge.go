@@ -289,10 +289,16 @@ func (g *gauge) observe(t *Turn, step int, final bool, cleared []transcript.Clea
 			st.Placeholders++
 		}
 	}
-	if t.RequestBytes > 0 {
-		g.overhead = max(t.RequestBytes-g.bytes, 0)
+	if size := t.RequestBytes; size > 0 {
+		if size >= g.bytes {
+			g.overhead = size - g.bytes
+		} else {
+			// The server holds part of the conversation (Responses with
+			// store): the tokens count it all.
+			size = g.bytes + g.overhead
+		}
 		if in > 0 {
-			g.perByte = float64(in) / float64(t.RequestBytes)
+			g.perByte = float64(in) / float64(size)
 		}
 	}
 	g.tokens += in + t.Usage.OutputTokens
