@@ -27,25 +27,32 @@ func mustValidate(t *testing.T, tr []byte) {
 	}
 }
 
-// runWith runs a loop against a fake server of either provider, with the
-// weather tool defined.
+// providers are the three APIs the loop speaks.
+var providers = []string{"openai", "anthropic", "responses"}
+
+// runWith runs a loop against a fake server of a provider, with the
+// weather tool defined, and writes a transcript.
 func runWith(t *testing.T, provider string, steps []fakeapi.Step, ex agent.Executor, configure func(*agent.Loop)) (*agent.Outcome, []fakeapi.Request, []byte, error) {
 	t.Helper()
-	if provider == "anthropic" {
-		out, srv, tr, err := runAnt(t, steps, ex, configure)
-		return out, srv.Requests(), tr, err
+	p, srv := fakeProvider(t, provider, steps)
+	defs, err := p.ToolDefs(weatherDef())
+	if err != nil {
+		t.Fatal(err)
 	}
-	out, srv, tr, err := run(t, steps, ex, func(l *agent.Loop) {
-		defs, err := l.Provider.ToolDefs(weatherDef())
-		if err != nil {
-			t.Fatal(err)
-		}
-		l.ToolDefs = defs
-		if configure != nil {
-			configure(l)
-		}
-	})
-	return out, srv.Requests(), tr, err
+	var buf bytes.Buffer
+	w := transcript.NewWriter(&buf, nil)
+	if err := w.WriteHeader(transcript.Header{Provider: p.Name(), Model: p.Model(), Tools: defs}); err != nil {
+		t.Fatal(err)
+	}
+	l := &agent.Loop{Provider: p, Tools: ex, Transcript: w, ToolDefs: defs}
+	if configure != nil {
+		configure(l)
+	}
+	out, err := l.Prompt(context.Background(), "Is it warmer in Paris or Dublin right now?")
+	if v := srv.(interface{ Check() error }).Check(); v != nil {
+		t.Error(v)
+	}
+	return out, srv.Requests(), buf.Bytes(), err
 }
 
 func ptr(s string) *string { return &s }
@@ -54,7 +61,7 @@ func ptr(s string) *string { return &s }
 // after every earlier call is answered: the answer is the run's, and the
 // run still ends as the step budget's.
 func TestFinalAnswerAtMaxSteps(t *testing.T) {
-	for _, provider := range []string{"openai", "anthropic"} {
+	for _, provider := range providers {
 		t.Run(provider, func(t *testing.T) {
 			steps := []fakeapi.Step{
 				{ToolCalls: []fakeapi.ToolCall{{ID: "a", Name: "get_weather", Arguments: `{"city":"Paris"}`}}, Expect: &fakeapi.Expect{ToolChoice: ptr("")}},
@@ -90,7 +97,7 @@ func TestFinalAnswerAtMaxSteps(t *testing.T) {
 // --no-final-answer: the run stops after --max-steps calls, with no answer
 // and no tool choice ever sent.
 func TestNoFinalAnswer(t *testing.T) {
-	for _, provider := range []string{"openai", "anthropic"} {
+	for _, provider := range providers {
 		t.Run(provider, func(t *testing.T) {
 			steps := []fakeapi.Step{
 				{ToolCalls: []fakeapi.ToolCall{{ID: "a", Name: "get_weather", Arguments: `{"city":"Paris"}`}}, Expect: &fakeapi.Expect{ToolChoice: ptr("")}},
@@ -140,6 +147,11 @@ func TestFakeToolChoiceRules(t *testing.T) {
 		defer res.Body.Close()
 		b, _ := io.ReadAll(res.Body)
 		return string(b)
+	}
+	rsp := fakeapi.NewResponses([]fakeapi.Step{{Text: text("x")}}, "")
+	defer rsp.Close()
+	if got := post(rsp.BaseURL()+"/responses", `{"model":"m","tool_choice":"nothing","input":"hi"}`, nil); !strings.Contains(got, "Supported values are: 'none', 'auto', and 'required'") {
+		t.Errorf("responses, a bad tool choice: %s", got)
 	}
 	oai := fakeapi.NewOpenAI([]fakeapi.Step{{Text: text("x")}}, "")
 	defer oai.Close()

@@ -29,7 +29,7 @@ func longSteps(n int, cleared ...string) []fakeapi.Step {
 // replaced by a placeholder, and the transcript keeps every result whole
 // and says what each request cleared.
 func TestContextClearing(t *testing.T) {
-	for _, provider := range []string{"openai", "anthropic"} {
+	for _, provider := range providers {
 		t.Run(provider, func(t *testing.T) {
 			policy := &agent.ContextPolicy{Limit: 3500, Keep: 2, ClearAtLeast: 1500}
 			out, reqs, tr, err := runWith(t, provider, longSteps(8, "c01", "c02", "c03", "c04"), bigWeather(), func(l *agent.Loop) {
@@ -124,7 +124,7 @@ func TestContextLimitTooSmall(t *testing.T) {
 // A resumed conversation starts with the results the recorded run cleared
 // cleared again, so its first request is the one the run would have sent.
 func TestResumeKeepsClearedResults(t *testing.T) {
-	for _, provider := range []string{"openai", "anthropic"} {
+	for _, provider := range providers {
 		t.Run(provider, func(t *testing.T) {
 			policy := &agent.ContextPolicy{Limit: 3500, Keep: 2, ClearAtLeast: 1500}
 			// Stopped after six steps, answered.

@@ -94,6 +94,10 @@ func fakeProvider(t *testing.T, shape string, steps []fakeapi.Step) (agent.Provi
 		s := fakeapi.NewAnthropic(steps, "")
 		srv = s
 		p, err = agent.NewAnthropic(agent.AnthropicConfig{BaseURL: s.BaseURL(), Model: "m"})
+	case "responses":
+		s := fakeapi.NewResponses(steps, "")
+		srv = s
+		p, err = agent.NewResponses(agent.ResponsesConfig{OpenAIConfig: agent.OpenAIConfig{BaseURL: s.BaseURL(), Model: "m"}})
 	}
 	if err != nil {
 		t.Fatal(err)
