@@ -27,6 +27,8 @@ type recordInfo struct {
 	baseURL    []byte
 	reason     []byte
 	hasTools   bool
+	hasContext bool   // a header's clearing policy
+	cleared    []byte // a message's cleared entries
 	toolsKind  byte // the kind of a "tools" that is not an array
 	callID     []byte
 	callIDK    byte // the kind of "call_id" (result records)
@@ -223,6 +225,13 @@ func (v *validator) record(text []byte, n int, complete bool) {
 				ri.reason = s.text()
 				continue
 			}
+		case "context":
+			ri.hasContext = s.peekKind() == kindObject
+		case "cleared":
+			if s.peekKind() != kindNull {
+				ri.cleared = s.skipRaw()
+				continue
+			}
 		case "tools":
 			if k := s.peekKind(); k != kindArray && k != kindNull {
 				ri.toolsKind = k
@@ -259,6 +268,7 @@ func (v *validator) record(text []byte, n int, complete bool) {
 		if v.records > 1 {
 			v.fileFinding(n, Error, "missing-header", "the header is not the first record")
 		}
+		v.clearing.policy = ri.hasContext
 		v.applyHeader(n, &ri, names)
 	case TypeMessage:
 		v.messageRecord(n, &ri)
@@ -314,15 +324,17 @@ func (v *validator) applyHeader(n int, ri *recordInfo, names map[string]struct{}
 
 func (v *validator) messageRecord(n int, ri *recordInfo) {
 	c := &v.conv
+	seq, seqOK := int64(0), false
 	if ri.seqK != kindNumber {
 		v.fileFinding(n, Error, "invalid-record", "message record without a numeric seq")
-	} else if seq, err := strconv.ParseInt(string(ri.seq), 10, 64); err != nil {
+	} else if s, err := strconv.ParseInt(string(ri.seq), 10, 64); err != nil {
 		v.fileFinding(n, Error, "invalid-record", "message record with seq %s; want a whole number", ri.seq)
 	} else {
-		if seq <= v.lastSeq {
-			v.fileFinding(n, Error, "seq-order", "seq %d does not follow seq %d", seq, v.lastSeq)
+		if s <= v.lastSeq {
+			v.fileFinding(n, Error, "seq-order", "seq %d does not follow seq %d", s, v.lastSeq)
 		}
-		v.lastSeq = seq
+		v.lastSeq = s
+		seq, seqOK = s, true
 	}
 	if ri.messageK != kindObject {
 		if !ri.hasMessage {
@@ -335,6 +347,14 @@ func (v *validator) messageRecord(n int, ri *recordInfo) {
 	}
 	m := &v.msg
 	c.add(m)
+	if seqOK {
+		// The results a request cleared are earlier ones; this message's
+		// own may be cleared by later requests.
+		if ri.cleared != nil {
+			v.checkCleared(n, seq, ri.cleared)
+		}
+		v.noteResults(n, seq, m)
+	}
 	if ri.results == kindAbsent || ri.results == kindNull {
 		return
 	}
