@@ -29,7 +29,7 @@ type recordInfo struct {
 	hasTools   bool
 	hasContext bool   // a header's clearing policy
 	cleared    []byte // a message's cleared entries
-	toolsKind  byte // the kind of a "tools" that is not an array
+	toolsKind  byte   // the kind of a "tools" that is not an array
 	callID     []byte
 	callIDK    byte // the kind of "call_id" (result records)
 }
