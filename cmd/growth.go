@@ -6,6 +6,7 @@ import (
 	"strings"
 
 	"github.com/agentloop/agentloop/pkg/agent"
+	"github.com/agentloop/agentloop/pkg/transcript"
 )
 
 // How a run grew, step by step: the -v line of each step, --json's
@@ -180,4 +181,61 @@ func (p *progress) Summary(out *agent.Outcome) {
 	if line := summaryLine(out); line != "" {
 		p.Printf("%s", line)
 	}
+}
+
+// requestNotes say what --show tells of a turn's request: its size, and
+// whether it asked for an answer without tools.
+func requestNotes(recs []transcript.Message) []string {
+	var notes []string
+	for _, rec := range recs {
+		if rec.RequestBytes > 0 {
+			notes = append(notes, decimalSize(rec.RequestBytes)+" sent")
+		}
+		if rec.ToolChoice == "none" {
+			notes = append(notes, "asked to answer without tools")
+		}
+	}
+	return notes
+}
+
+// clearedLine says which results a turn's request was the first to carry
+// cleared, for --show.
+func clearedLine(recs []transcript.Message) string {
+	var parts []string
+	for _, rec := range recs {
+		for _, c := range rec.Cleared {
+			parts = append(parts, fmt.Sprintf("%s %s (%s)", safeText(c.Name), safeText(c.CallID), decimalSize(c.Bytes)))
+		}
+	}
+	if len(parts) == 0 {
+		return ""
+	}
+	return "✂ cleared from this request on: " + strings.Join(parts, ", ")
+}
+
+// clearedAt is where each cleared result was first sent as a placeholder:
+// the step, by the seq of the message that holds it and its call id.
+type clearedAt map[clearedKey]int
+
+type clearedKey struct {
+	seq int
+	id  string
+}
+
+func clearedSteps(recs []transcript.Message) clearedAt {
+	out := clearedAt{}
+	for _, rec := range recs {
+		for _, c := range rec.Cleared {
+			out[clearedKey{c.Seq, c.CallID}] = rec.Step
+		}
+	}
+	return out
+}
+
+// note marks a result --show prints that later requests carried cleared.
+func (c clearedAt) note(seq int, id string) string {
+	if step, ok := c[clearedKey{seq, id}]; ok {
+		return fmt.Sprintf("✂ cleared from step %d on", step)
+	}
+	return ""
 }

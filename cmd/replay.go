@@ -226,6 +226,8 @@ func replayConversation(ctx context.Context, opts *ReplayOptions, conv *transcri
 		h := transcript.Header{Command: "replay", Provider: d.Name(), Tools: defs, ToolsDirs: dirs}
 		if conv.Header != nil {
 			h.Model, h.BaseURL, h.System = conv.Header.Model, conv.Header.BaseURL, conv.Header.System
+			// The replay clears what the recording cleared, by the same policy.
+			h.Context = conv.Header.Context
 		}
 		if w, err = createChild(ios, opts.Output, opts.File, conv, h); err != nil {
 			return nil, err

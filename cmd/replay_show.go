@@ -144,6 +144,7 @@ func renderTranscript(w io.Writer, name string, conv *transcript.Conversation, s
 	for i, rec := range conv.Messages {
 		msgs[i] = rec.Message
 	}
+	cleared := clearedSteps(conv.Messages)
 	turnEnd := map[int]int{}
 	for _, span := range agent.Turns(d, msgs) {
 		turnEnd[span.Start] = span.End
@@ -187,7 +188,7 @@ func renderTranscript(w io.Writer, name string, conv *transcript.Conversation, s
 					name = meta.Name
 				}
 				meta.IsError = r.IsError
-				p.result(name, r.CallID, meta, len(rec.Results) > 0, r.Content, "")
+				p.result(name, r.CallID, meta, len(rec.Results) > 0, r.Content, cleared.note(rec.Seq, r.CallID))
 			}
 		}
 	}

@@ -40,7 +40,11 @@ func renderTurn(p *printer, d agent.Dialect, recs []transcript.Message, step int
 	if latency > 0 {
 		head = append(head, (time.Duration(latency) * time.Millisecond).String())
 	}
+	head = append(head, requestNotes(recs)...)
 	p.line(0, strings.Join(head, " · "))
+	if line := clearedLine(recs); line != "" {
+		p.line(2, st.dim(line))
+	}
 
 	var text strings.Builder
 	var calls []agent.Call

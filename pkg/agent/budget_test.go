@@ -41,12 +41,12 @@ func runWith(t *testing.T, provider string, steps []fakeapi.Step, ex agent.Execu
 	}
 	var buf bytes.Buffer
 	w := transcript.NewWriter(&buf, nil)
-	if err := w.WriteHeader(transcript.Header{Provider: p.Name(), Model: p.Model(), Tools: defs}); err != nil {
-		t.Fatal(err)
-	}
 	l := &agent.Loop{Provider: p, Tools: ex, Transcript: w, ToolDefs: defs}
 	if configure != nil {
 		configure(l)
+	}
+	if err := w.WriteHeader(transcript.Header{Provider: p.Name(), Model: p.Model(), Tools: defs, Context: policyOf(l)}); err != nil {
+		t.Fatal(err)
 	}
 	out, err := l.Prompt(context.Background(), "Is it warmer in Paris or Dublin right now?")
 	if v := srv.(interface{ Check() error }).Check(); v != nil {
@@ -56,6 +56,15 @@ func runWith(t *testing.T, provider string, steps []fakeapi.Step, ex agent.Execu
 }
 
 func ptr(s string) *string { return &s }
+
+// policyOf is a loop's clearing policy as a header records it.
+func policyOf(l *agent.Loop) *transcript.ContextPolicy {
+	p := l.Context
+	if p == nil {
+		return nil
+	}
+	return &transcript.ContextPolicy{Limit: p.Limit, Keep: p.Keep, KeepTools: p.KeepTools, ClearAtLeast: p.ClearAtLeast, Editing: "client"}
+}
 
 // The last request --max-steps allows asks for an answer without tools,
 // after every earlier call is answered: the answer is the run's, and the
@@ -223,9 +232,9 @@ func runObedient(t *testing.T, configure func(*agent.Loop)) (*agent.Outcome, *ob
 	m := &obedient{Dialect: agent.OpenAIDialect{}}
 	var buf bytes.Buffer
 	w := transcript.NewWriter(&buf, nil)
-	w.WriteHeader(transcript.Header{Provider: "openai", Model: m.Model()})
 	l := &agent.Loop{Provider: m, Tools: bigWeather(), Transcript: w, MaxSteps: 50}
 	configure(l)
+	w.WriteHeader(transcript.Header{Provider: "openai", Model: m.Model(), Context: policyOf(l)})
 	out, err := l.Prompt(context.Background(), "What is the weather?")
 	if err != nil {
 		t.Fatal(err)

@@ -239,7 +239,7 @@ func (g *gauge) decide(lastStep bool) (decision, error) {
 		switch {
 		case g.tokens+this > b.MaxTotalTokens:
 			d.stop = ExhaustedTokens
-			d.why = fmt.Sprintf("%d tokens spent; the next request would take about %d more", g.tokens, this)
+			d.why = fmt.Sprintf("the next request would take about %d tokens more", this)
 			return d, nil
 		case g.tokens+this+next > b.MaxTotalTokens && d.final == "":
 			d.final = ExhaustedTokens
@@ -252,7 +252,7 @@ func (g *gauge) decide(lastStep bool) (decision, error) {
 		switch {
 		case g.cost+this > b.MaxCost:
 			d.stop = ExhaustedCost
-			d.why = fmt.Sprintf("$%.4f spent; the next request would cost about $%.4f more", g.cost, this)
+			d.why = fmt.Sprintf("the next request would cost about $%.4f more", this)
 			return d, nil
 		case g.cost+this+next > b.MaxCost && d.final == "":
 			d.final = ExhaustedCost

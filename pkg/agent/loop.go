@@ -197,10 +197,10 @@ func (l *Loop) Run(ctx context.Context, st State) (*Outcome, error) {
 			out.Reason = transcript.ReasonError
 			return l.finish(out, err)
 		}
-		if d.final != "" && l.NoFinalAnswer {
-			// Without a last request, a budget that allows only one more
-			// ends the run before it, as one that allows none does.
-			d.stop, d.final = d.final, ""
+		if l.NoFinalAnswer {
+			// Without a last request for an answer, requests go on while
+			// they fit; the run ends before one that would not.
+			d.final = ""
 		}
 		if d.stop != "" {
 			out.Reason, out.Exhausted, out.Estimate = exhaustedReason(d.stop), d.stop, d.why
