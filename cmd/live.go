@@ -58,7 +58,7 @@ func addLiveFlags(c *cobra.Command, o *liveOptions, mode string) {
 	live.IntVar(&o.MaxSteps, "max-steps", agent.DefaultMaxSteps, "cap on this run's model calls; the last is asked for an answer without tools, and it exits 3")
 	addLimitFlags(live, &o.Limits)
 	live.BoolVar(&o.NoTranscript, "no-transcript", false, "write no transcript")
-	live.BoolVar(&o.JSON, "json", false, "print one JSON object {answer, reason, steps, usage, transcript} instead of the answer")
+	live.BoolVar(&o.JSON, "json", false, "print one JSON object {answer, reason, steps, usage, cost_usd, per_step, transcript} instead of the answer")
 	live.BoolVarP(&o.Quiet, "quiet", "q", false, "show nothing on stderr but errors")
 	live.BoolVar(&o.Stream, "stream", false, "print the model's text as it is generated, also when stdout is not a terminal (text written before tool calls included)")
 	live.BoolVar(&o.NoStream, "no-stream", false, "print the answer only when it is complete, also on a terminal")

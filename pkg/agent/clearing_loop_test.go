@@ -3,6 +3,7 @@ package agent_test
 import (
 	"bytes"
 	"context"
+	"errors"
 	"fmt"
 	"strings"
 	"testing"
@@ -211,4 +212,20 @@ func testServerClearing(t *testing.T, stream bool) {
 		t.Errorf("the API's clearing is not recorded:\n%s", buf.Bytes())
 	}
 	mustValidate(t, buf.Bytes())
+}
+
+// A resumed transcript whose cleared entry names a message that holds no
+// such result cannot be continued as it was sent: nothing is sent.
+func TestResumeClearedMismatch(t *testing.T) {
+	m := &obedient{Dialect: agent.OpenAIDialect{}}
+	msgs := []agent.Message{
+		agent.Message(`{"role":"user","content":"weather?"}`),
+		agent.Message(`{"role":"assistant","content":null,"tool_calls":[{"id":"c1","type":"function","function":{"name":"get_weather","arguments":"{}"}}]}`),
+		agent.Message(`{"role":"tool","tool_call_id":"c1","content":"sunny"}`),
+	}
+	st := agent.State{Messages: msgs, Steps: 1, Cleared: []transcript.Cleared{{CallID: "c1", Name: "get_weather", Seq: 2, Bytes: 7, Placeholder: "[cleared]"}}}
+	out, err := (&agent.Loop{Provider: m, Tools: bigWeather(), Context: &agent.ContextPolicy{Limit: 1000, Keep: 1}}).Run(context.Background(), st)
+	if !errors.Is(err, agent.ErrResume) || len(m.reqs) != 0 || out.Reason != transcript.ReasonError {
+		t.Errorf("err %v, %d requests, reason %q", err, len(m.reqs), out.Reason)
+	}
 }
