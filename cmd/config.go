@@ -870,10 +870,10 @@ func (o *RunOptions) useConfig(c *cobra.Command) error {
 
 // useConfig fills replay's options from the configuration. The model
 // settings wait in Config: with --resume the transcript's header comes
-// between a flag and the configuration. --show uses no setting, so it
-// reads a transcript whatever state the configuration is in.
+// between a flag and the configuration. --show and --html use no setting, so
+// they read a transcript whatever state the configuration is in.
 func (o *ReplayOptions) useConfig(c *cobra.Command) error {
-	if o.Show {
+	if o.Show || o.HTML != "" {
 		return nil
 	}
 	cfg, err := configFor(c, o.IO)

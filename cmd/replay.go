@@ -27,6 +27,8 @@ type ReplayOptions struct {
 	Show   bool
 	Resume bool
 	Force  bool
+	// HTML is the file --html writes the page to, "-" for stdout.
+	HTML string
 
 	ToolsDirs    []string
 	toolsDirsSet bool
@@ -65,7 +67,10 @@ arguments and its fresh result is compared with the recorded one. The report
 (one line per call, a diff for each difference) goes to stderr, the recorded
 final answer to stdout; the exit status is 1 when any result differs.
 
---show renders the transcript for reading. --resume sends the conversation to
+--show renders the transcript for reading. --html FILE draws it as one
+self-contained web page: a timeline of the model and tool calls (calls that ran
+in parallel overlap), the tokens of each request, a table of the steps and every
+message, collapsible; it loads nothing from the network. --resume sends the conversation to
 the live model and continues the loop where it stopped (after --max-steps, an
 API error or an interrupt), answering calls left pending first, into a new
 transcript; the old file is never modified.
@@ -81,6 +86,7 @@ refused unless --force.`,
 		Example: `  agentloop replay run.jsonl                      # did any tool's output change?
   agentloop replay --ignore '\d{2}:\d{2}:\d{2}' run.jsonl
   agentloop replay --show run.jsonl | less
+  agentloop replay --html run.html run.jsonl
   agentloop replay --resume --max-steps 5 run.jsonl`,
 		Args: exactArgs(1, "FILE"),
 		RunE: func(c *cobra.Command, args []string) error {
@@ -91,6 +97,9 @@ refused unless --force.`,
 			}
 			if opts.Show && opts.Resume {
 				return flagErrorf("--show and --resume cannot be used together")
+			}
+			if opts.HTML != "" && (opts.Show || opts.Resume || opts.Output != "" || len(ignore) > 0 || opts.Approval.given()) {
+				return flagErrorf("--html takes none of --show, --resume, -o, --ignore, --yes, --allow and --deny")
 			}
 			for _, re := range ignore {
 				rx, err := regexp.Compile(re)
@@ -129,6 +138,8 @@ refused unless --force.`,
 				return runF(c.Context(), opts)
 			}
 			switch {
+			case opts.HTML != "":
+				return writeHTMLReport(ios, opts.File, opts.HTML)
 			case opts.Show:
 				return runReplayShow(opts)
 			case opts.Resume:
@@ -139,6 +150,7 @@ refused unless --force.`,
 	}
 	f := c.Flags()
 	f.BoolVar(&opts.Show, "show", false, "render the transcript for reading")
+	f.StringVar(&opts.HTML, "html", "", "draw the transcript as a self-contained web page in `FILE` (- for stdout)")
 	f.BoolVar(&opts.Resume, "resume", false, "continue the conversation with the live model, into a new transcript")
 	f.BoolVar(&opts.Force, "force", false, "replay a transcript even when it fails validation")
 	addToolsDirFlag(c, &opts.ToolsDirs)
