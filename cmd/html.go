@@ -52,4 +52,3 @@ func writeHTMLReport(ios *IOStreams, file, out string) error {
 	}
 	return nil
 }
-

@@ -80,7 +80,9 @@ type ProtocolError struct {
 	Message string `json:"message"`
 }
 
-func (e *ProtocolError) Error() string { return fmt.Sprintf("devtools error %d: %s", e.Code, e.Message) }
+func (e *ProtocolError) Error() string {
+	return fmt.Sprintf("devtools error %d: %s", e.Code, e.Message)
+}
 
 // Launch starts the browser with a profile in userDataDir (a new, empty
 // folder: a profile of its own makes the run repeatable).

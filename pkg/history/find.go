@@ -47,9 +47,9 @@ func Find(entries []*Entry, ref string) (*Entry, error) {
 			ids = append(ids, fmt.Sprintf("and %d more", len(matches)-i))
 			break
 		}
-		ids = append(ids, m.ID())
+		ids = append(ids, fmt.Sprintf("%s (%s)", m.ID(), m.Path))
 	}
-	return nil, fmt.Errorf("id %q is ambiguous: it starts %s; give more of it", ref, strings.Join(ids, ", "))
+	return nil, fmt.Errorf("id %q is ambiguous: it starts %s; give more of it, or the path", ref, strings.Join(ids, ", "))
 }
 
 // NotFoundError says that no run has the id (or that there is no run at

@@ -241,7 +241,7 @@ func (a *axis) ticks() []Tick {
 			k = 0
 		}
 		for ; k <= s.to.Sub(start); k += step {
-			out = append(out, Tick{At: a.pos(start.Add(k)), Label: elapsed(k)})
+			out = append(out, Tick{At: a.pos(start.Add(k)), Label: tickLabel(k, step)})
 		}
 	}
 	return out
@@ -286,4 +286,20 @@ func trimZero(s string) string {
 		return s[:len(s)-2]
 	}
 	return s
+}
+
+// tickLabel writes a time since the start as precisely as the ticks'
+// step needs: 1h00m02s after a cut, not 1h00m three times.
+func tickLabel(d, step time.Duration) string {
+	if d < time.Minute || step >= time.Minute {
+		return elapsed(d)
+	}
+	sec := trimZero(fmt.Sprintf("%04.1f", (d % time.Minute).Seconds()))
+	if step >= time.Second {
+		sec = fmt.Sprintf("%02d", int((d%time.Minute)/time.Second))
+	}
+	if d < time.Hour {
+		return fmt.Sprintf("%dm%ss", int(d/time.Minute), sec)
+	}
+	return fmt.Sprintf("%dh%02dm%ss", int(d/time.Hour), int(d%time.Hour/time.Minute), sec)
 }
