@@ -10,6 +10,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/agentloop/agentloop/internal/benchgen"
 	"github.com/agentloop/agentloop/internal/cdp"
 	"github.com/agentloop/agentloop/internal/fakeapi"
 )
@@ -283,3 +284,60 @@ const hostileTranscript = `{"type":"header","version":1,"id":"<b>id</b>","time":
 {"type":"message","seq":5,"step":2,"time":"2026-03-01T10:00:02.500Z","message":{"role":"assistant","content":"done \u202e<a href=\"https://example.com\">click</a>"},"usage":{"input_tokens":180,"output_tokens":5},"latency_ms":900,"finish_reason":"stop"}
 {"type":"end","time":"2026-03-01T10:00:02.600Z","reason":"error","error":"<script>window.pwned=1</script>","steps":2,"usage":{"input_tokens":280,"output_tokens":25}}
 `
+
+// BenchmarkHTMLPage1000Steps draws a 1,000-step run and opens the page in
+// Chromium: the time to draw it, and the browser's time from navigation
+// to the end of the load event and to the first contentful paint.
+func BenchmarkHTMLPage1000Steps(b *testing.B) {
+	path, err := cdp.Find()
+	if err != nil {
+		b.Skipf("skipped: %v", err)
+	}
+	br, err := cdp.Launch(path, b.TempDir())
+	if err != nil {
+		b.Fatal(err)
+	}
+	defer br.Close()
+	dir := b.TempDir()
+	tr := filepath.Join(dir, "run.jsonl")
+	f, err := os.Create(tr)
+	if err != nil {
+		b.Fatal(err)
+	}
+	if err := benchgen.WriteRun(f, "anthropic", 1000, 1); err != nil {
+		b.Fatal(err)
+	}
+	f.Close()
+	page := filepath.Join(dir, "run.html")
+	ios, _, _ := testIO(nil)
+	start := time.Now()
+	if err := writeHTMLReport(ios, tr, page); err != nil {
+		b.Fatal(err)
+	}
+	draw := time.Since(start)
+	fi, _ := os.Stat(page)
+	ctx, cancel := context.WithTimeout(context.Background(), 5*time.Minute)
+	defer cancel()
+	var load, paint float64
+	b.ResetTimer()
+	for b.Loop() {
+		p, err := br.Open(ctx, "file://"+page, cdp.Viewport{Width: 1200, Height: 900})
+		if err != nil {
+			b.Fatal(err)
+		}
+		var t struct{ Load, Paint float64 }
+		if err := p.Eval(ctx, `({Load: performance.getEntriesByType("navigation")[0].loadEventEnd,
+			Paint: (performance.getEntriesByName("first-contentful-paint")[0] || {startTime: 0}).startTime})`, &t); err != nil {
+			b.Fatal(err)
+		}
+		if c := p.Console(); len(c) > 0 {
+			b.Fatalf("the page logged: %v", c)
+		}
+		load += t.Load
+		paint += t.Paint
+	}
+	b.ReportMetric(float64(draw.Milliseconds()), "ms-draw")
+	b.ReportMetric(float64(fi.Size())/(1<<20), "MiB-page")
+	b.ReportMetric(load/float64(b.N), "ms-load")
+	b.ReportMetric(paint/float64(b.N), "ms-first-paint")
+}

@@ -99,19 +99,19 @@ type stepRow struct {
 }
 
 type messageView struct {
-	ID         string
-	StepAnchor string
-	Role       string
-	Class      string
-	Step       int
-	Open       bool
-	Copied     bool
-	Head       []string
-	Preview    string
-	Text       string
-	Blocks     []string
-	Calls      []callView
-	Results    []resultView
+	ID     string
+	Role   string
+	Class  string
+	Step   int
+	Open   bool
+	Copied bool
+	// Head is the summary line after the role: step, tokens, latency, and
+	// the start of the text.
+	Head    string
+	Text    string
+	Blocks  []string
+	Calls   []callView
+	Results []resultView
 }
 
 type callView struct {
@@ -122,15 +122,15 @@ type callView struct {
 type resultView struct {
 	Anchor    string
 	Name      string
-	CallID    string
 	State     string
 	IsError   bool
 	Cleared   bool
 	Truncated bool
-	Info      string
-	Preview   string
-	Content   string
-	Open      bool
+	// Info is the call id, exit code, duration, size and the start of the
+	// content.
+	Info    string
+	Content string
+	Open    bool
 }
 
 // builder turns a conversation into a page.
@@ -140,16 +140,58 @@ type builder struct {
 	safe     func(string) string
 	provider string
 	parallel int
+
+	// What the messages read so far make.
+	p         *page
+	spans     []Span
+	callNames map[string]string // tool name by call id
+	total     transcript.Usage
+	steps     map[int]*stepRow
+	order     []int // steps in the order met
+	prompted  bool
+	// The calls of the turn being answered, laid out once all are read.
+	batch     []batchCall
+	batchStep int
+	batchEnd  time.Time // when the first message answering them was written
+	modelEnd  time.Time // when the model call that made them ended
 }
 
 // chartHeight is the height of the tokens chart's drawing, in its units.
 const chartHeight = 100.0
 
 func (b *builder) build(name string) *page {
-	p := &page{Name: b.safe(name), Script: script, Style: style}
-	c := b.conv
-	h := c.Header
-	if h != nil {
+	b.p = &page{Name: b.safe(name), Script: script, Style: style}
+	b.callNames, b.steps, b.batchStep = map[string]string{}, map[int]*stepRow{}, -1
+	b.header()
+	for i, rec := range b.conv.Messages {
+		b.p.Messages = append(b.p.Messages, b.message(i, rec))
+	}
+	b.flush()
+
+	p := b.p
+	for _, n := range b.order {
+		p.Steps = append(p.Steps, *b.steps[n])
+	}
+	b.fillStepCalls(p, b.spans)
+	var started time.Time
+	if b.conv.Header != nil {
+		started = b.conv.Header.Time
+	}
+	p.Outcome = b.outcome(b.spans, b.total, started)
+	if p.Title == "" {
+		p.Title = p.Name
+	}
+	p.Timeline = timelineOf(b.spans)
+	if p.Chart != nil {
+		p.Chart.scale()
+	}
+	return p
+}
+
+// header fills what the transcript's header says.
+func (b *builder) header() {
+	c, p := b.conv, b.p
+	if h := c.Header; h != nil {
 		for _, kv := range []metaItem{
 			{"model", h.Provider + " · " + h.Model}, {"base URL", h.BaseURL}, {"id", h.ID},
 			{"started", h.Time.UTC().Format("2006-01-02 15:04:05 UTC")}, {"command", commandName(h.Command)},
@@ -169,169 +211,164 @@ func (b *builder) build(name string) *page {
 	if p.System == "" {
 		p.System = b.safe(c.System)
 	}
+}
 
-	var spans []Span
-	callNames := map[string]string{}
-	var total transcript.Usage
-	var started time.Time
-	if h != nil {
-		started = h.Time
+// stepRow is the table row of step n; anchor is the message it links to.
+func (b *builder) stepRow(n int, anchor string) *stepRow {
+	r, ok := b.steps[n]
+	if !ok {
+		r = &stepRow{Step: n, Anchor: anchor}
+		b.steps[n] = r
+		b.order = append(b.order, n)
 	}
-	steps := map[int]*stepRow{}
-	var order []int
-	stepRowFor := func(n int) *stepRow {
-		r, ok := steps[n]
-		if !ok {
-			r = &stepRow{Step: n, Anchor: "step-" + strconv.Itoa(n)}
-			steps[n] = r
-			order = append(order, n)
-		}
-		return r
+	return r
+}
+
+// flush lays out the calls of the turn just answered.
+func (b *builder) flush() {
+	if len(b.batch) > 0 && !b.batchEnd.IsZero() {
+		b.spans = append(b.spans, layoutBatch(b.batchStep, b.batch, b.parallel, b.batchEnd, b.modelEnd)...)
 	}
-	anchored := map[int]bool{}
-	var batch []batchCall
-	batchStep, lastModelEnd := -1, time.Time{}
-	var batchEnd time.Time
-	flush := func() {
-		if len(batch) > 0 && !batchEnd.IsZero() {
-			spans = append(spans, layoutBatch(batchStep, batch, b.parallel, batchEnd, lastModelEnd)...)
-		}
-		batch, batchEnd = nil, time.Time{}
+	b.batch, b.batchEnd = nil, time.Time{}
+}
+
+// message draws one message record. Each message is decoded once to find
+// what it is, and once more by the dialect if it is a turn or results.
+func (b *builder) message(i int, rec transcript.Message) messageView {
+	var probe struct {
+		Role    string          `json:"role"`
+		Type    string          `json:"type"`
+		Content json.RawMessage `json:"content"`
 	}
-	seenPrompt := false
-	for i, rec := range c.Messages {
-		role := b.d.Role(rec.Message)
-		mv := messageView{ID: "m" + strconv.Itoa(i+1), Role: role, Step: rec.Step}
+	_ = json.Unmarshal(rec.Message, &probe)
+	mv := messageView{ID: "m" + strconv.Itoa(i+1), Role: probe.Role, Step: rec.Step, Open: true}
+	if mv.Role == "" {
+		mv.Role = probe.Type
 		if mv.Role == "" {
-			mv.Role = itemType(rec.Message)
+			mv.Role = "message"
 		}
-		mv.Class = "role-" + classWord(mv.Role)
-		mv.Copied = h != nil && h.Parent != "" && !rec.Time.IsZero() && rec.Time.Before(h.Time)
-		if rec.Step > 0 && !anchored[rec.Step] && role == "assistant" {
-			anchored[rec.Step] = true
-			mv.StepAnchor = "step-" + strconv.Itoa(rec.Step)
-		}
-		switch {
-		case role == "assistant":
-			if rec.Step != batchStep {
-				flush()
-			}
-			mv.Open = true
-			t, err := b.d.ParseAssistant(rec.Message)
-			if err != nil {
-				mv.Text = b.safe("unreadable assistant message: " + err.Error())
-				mv.Class += " bad"
-				break
-			}
-			row := stepRowFor(rec.Step)
-			mv.Head = append(mv.Head, "step "+strconv.Itoa(rec.Step))
-			if rec.FinishReason != "" {
-				mv.Head = append(mv.Head, b.safe(rec.FinishReason))
-				row.Finish = b.safe(rec.FinishReason)
-			}
-			if rec.Usage != nil {
-				u := *rec.Usage
-				total.Add(u)
-				in, cached, out := u.TotalInput(b.provider), u.CacheReadInputTokens, u.OutputTokens
-				mv.Head = append(mv.Head, fmt.Sprintf("%s in / %s out", count(in), count(out)))
-				row.Input, row.Cached, row.Output = count(in), count(cached), count(out)
-				if p.Chart == nil {
-					p.Chart = &chartView{}
-				}
-				p.Chart.Bars = append(p.Chart.Bars, chartBar{Label: fmt.Sprintf("step %d: %s input tokens (%s cached), %s output", rec.Step, count(in), count(cached), count(out)),
-					Anchor: mv.ID, CachedH: float64(cached), InH: float64(in - cached), OutH: float64(out)})
-			}
-			if rec.LatencyMS > 0 {
-				lat := time.Duration(rec.LatencyMS) * time.Millisecond
-				mv.Head = append(mv.Head, seconds(lat))
-				row.Latency = seconds(lat)
-			}
-			if !rec.Time.IsZero() {
-				span := Span{Kind: SpanModel, Step: rec.Step, End: rec.Time, Start: rec.Time.Add(-time.Duration(rec.LatencyMS) * time.Millisecond), Anchor: mv.ID}
-				// The items of one Responses turn are one request.
-				if n := len(spans); n > 0 && spans[n-1].Kind == SpanModel && spans[n-1].Step == rec.Step {
-					spans[n-1].End = maxTime(spans[n-1].End, span.End)
-				} else {
-					spans = append(spans, span)
-				}
-				lastModelEnd, batchStep = rec.Time, rec.Step
-			}
-			mv.Text = b.safe(t.Text)
-			mv.Blocks = b.otherBlocks(rec.Message)
-			for _, call := range t.Calls {
-				callNames[call.ID] = call.Name
-				mv.Calls = append(mv.Calls, b.callView(call))
-			}
-			switch {
-			case len(t.Calls) > 0:
-				mv.Preview = fmt.Sprintf("calls %s", b.safe(joinNames(t.Calls)))
-			default:
-				mv.Preview = b.safe(firstLine(t.Text, 160))
-			}
-		default:
-			results := b.d.ParseResults(rec.Message)
-			if len(results) == 0 {
-				_, text := transcript.MessageText(rec.Message)
-				if text == "" {
-					text = compactJSON(rec.Message)
-				}
-				mv.Text = b.safe(text)
-				mv.Preview = b.safe(firstLine(text, 160))
-				mv.Open = true
-				if role == "user" && !seenPrompt {
-					seenPrompt = true
-					p.Title = b.safe(firstLine(text, 80))
-				}
-				if role == "user" {
-					flush()
-				}
-				break
-			}
-			row := stepRowFor(rec.Step)
-			if rec.Step != batchStep {
-				flush()
-				batchStep = rec.Step
-			}
-			for j, r := range results {
-				meta := transcript.Result{CallID: r.CallID, IsError: r.IsError, ExitCode: -1}
-				if j < len(rec.Results) {
-					meta = rec.Results[j]
-				}
-				rv := b.resultView(mv.ID, j, r, meta, callNames)
-				mv.Results = append(mv.Results, rv)
-				if rv.IsError {
-					row.Errors++
-					mv.Class += " has-error"
-				}
-				if j < len(rec.Results) && !rec.Time.IsZero() {
-					batch = append(batch, batchCall{name: meta.Name, callID: meta.CallID, duration: time.Duration(meta.DurationMS) * time.Millisecond,
-						isError: rv.IsError, errorKind: meta.Error, anchor: rv.Anchor})
-					if batchEnd.IsZero() {
-						batchEnd = rec.Time
-					}
-				}
-			}
-			mv.Preview = resultsPreview(mv.Results)
-			mv.Open = true
-			mv.Head = append(mv.Head, "step "+strconv.Itoa(rec.Step))
-		}
-		p.Messages = append(p.Messages, mv)
 	}
-	flush()
+	mv.Class = "role-" + classWord(mv.Role)
+	if h := b.conv.Header; h != nil && h.Parent != "" && !rec.Time.IsZero() && rec.Time.Before(h.Time) {
+		mv.Copied = true
+	}
+	if probe.Role == "assistant" {
+		b.assistant(&mv, rec, probe.Content)
+		return mv
+	}
+	// A user message of Anthropic tool_result blocks, an OpenAI tool
+	// message: results; anything else is read as text.
+	if probe.Role == "tool" || probe.Role == "user" && len(probe.Content) > 0 && probe.Content[0] == '[' {
+		if results := b.d.ParseResults(rec.Message); len(results) > 0 {
+			b.results(&mv, rec, results)
+			return mv
+		}
+	}
+	text := transcript.ContentText(probe.Content)
+	if text == "" {
+		text = compactJSON(rec.Message)
+	}
+	mv.Text = b.safe(text)
+	mv.Head = b.safe(firstLine(text, 160))
+	if mv.Copied {
+		mv.Head = "from the run it continues · " + mv.Head
+	}
+	if probe.Role == "user" {
+		b.flush()
+		if !b.prompted {
+			b.prompted = true
+			b.p.Title = b.safe(firstLine(text, 80))
+		}
+	}
+	return mv
+}
 
-	for _, n := range order {
-		p.Steps = append(p.Steps, *steps[n])
+func (b *builder) assistant(mv *messageView, rec transcript.Message, content json.RawMessage) {
+	if rec.Step != b.batchStep {
+		b.flush()
 	}
-	b.fillStepCalls(p, spans)
-	p.Outcome = b.outcome(spans, total, started)
-	if p.Title == "" {
-		p.Title = p.Name
+	t, err := b.d.ParseAssistant(rec.Message)
+	if err != nil {
+		mv.Text = b.safe("unreadable assistant message: " + err.Error())
+		mv.Class += " bad"
+		return
 	}
-	p.Timeline = timelineOf(spans)
-	if p.Chart != nil {
-		p.Chart.scale()
+	row := b.stepRow(rec.Step, mv.ID)
+	head := []string{"step " + strconv.Itoa(rec.Step)}
+	if mv.Copied {
+		head = append(head, "from the run it continues")
 	}
-	return p
+	if rec.FinishReason != "" {
+		head = append(head, b.safe(rec.FinishReason))
+		row.Finish = b.safe(rec.FinishReason)
+	}
+	if rec.Usage != nil {
+		u := *rec.Usage
+		b.total.Add(u)
+		in, cached, out := u.TotalInput(b.provider), u.CacheReadInputTokens, u.OutputTokens
+		head = append(head, fmt.Sprintf("%s in / %s out", count(in), count(out)))
+		row.Input, row.Cached, row.Output = count(in), count(cached), count(out)
+		if b.p.Chart == nil {
+			b.p.Chart = &chartView{}
+		}
+		b.p.Chart.Bars = append(b.p.Chart.Bars, chartBar{Label: fmt.Sprintf("step %d: %s input tokens (%s cached), %s output", rec.Step, count(in), count(cached), count(out)),
+			Anchor: mv.ID, CachedH: float64(cached), InH: float64(in - cached), OutH: float64(out)})
+	}
+	if rec.LatencyMS > 0 {
+		lat := time.Duration(rec.LatencyMS) * time.Millisecond
+		head = append(head, seconds(lat))
+		row.Latency = seconds(lat)
+	}
+	if !rec.Time.IsZero() {
+		span := Span{Kind: SpanModel, Step: rec.Step, End: rec.Time, Start: rec.Time.Add(-time.Duration(rec.LatencyMS) * time.Millisecond), Anchor: mv.ID}
+		// The items of one Responses turn are one request.
+		if n := len(b.spans); n > 0 && b.spans[n-1].Kind == SpanModel && b.spans[n-1].Step == rec.Step {
+			b.spans[n-1].End = maxTime(b.spans[n-1].End, span.End)
+		} else {
+			b.spans = append(b.spans, span)
+		}
+		b.modelEnd, b.batchStep = rec.Time, rec.Step
+	}
+	mv.Text = b.safe(t.Text)
+	mv.Blocks = b.otherBlocks(content)
+	for _, call := range t.Calls {
+		b.callNames[call.ID] = call.Name
+		mv.Calls = append(mv.Calls, b.callView(call))
+	}
+	if len(t.Calls) > 0 {
+		head = append(head, "calls "+b.safe(joinNames(t.Calls)))
+	} else {
+		head = append(head, b.safe(firstLine(t.Text, 160)))
+	}
+	mv.Head = strings.Join(head, " · ")
+}
+
+func (b *builder) results(mv *messageView, rec transcript.Message, results []agent.RecordedResult) {
+	row := b.stepRow(rec.Step, mv.ID)
+	if rec.Step != b.batchStep {
+		b.flush()
+		b.batchStep = rec.Step
+	}
+	for j, r := range results {
+		meta := transcript.Result{CallID: r.CallID, IsError: r.IsError, ExitCode: -1}
+		if j < len(rec.Results) {
+			meta = rec.Results[j]
+		}
+		rv := b.resultView(mv.ID, j, r, meta)
+		mv.Results = append(mv.Results, rv)
+		if rv.IsError {
+			row.Errors++
+			mv.Class += " has-error"
+		}
+		if j < len(rec.Results) && !rec.Time.IsZero() {
+			b.batch = append(b.batch, batchCall{name: meta.Name, callID: meta.CallID, duration: time.Duration(meta.DurationMS) * time.Millisecond,
+				isError: rv.IsError, errorKind: meta.Error, anchor: rv.Anchor})
+			if b.batchEnd.IsZero() {
+				b.batchEnd = rec.Time
+			}
+		}
+	}
+	mv.Head = "step " + strconv.Itoa(rec.Step) + " · " + resultsPreview(mv.Results)
 }
 
 // fillStepCalls writes each step's tool calls into its table row.
@@ -414,12 +451,12 @@ func (b *builder) callView(c agent.Call) callView {
 	return v
 }
 
-func (b *builder) resultView(msgID string, j int, r agent.RecordedResult, meta transcript.Result, names map[string]string) resultView {
-	name := names[r.CallID]
+func (b *builder) resultView(msgID string, j int, r agent.RecordedResult, meta transcript.Result) resultView {
+	name := b.callNames[r.CallID]
 	if name == "" {
 		name = meta.Name
 	}
-	v := resultView{Anchor: msgID + "-" + strconv.Itoa(j+1), Name: b.safe(name), CallID: b.safe(r.CallID), IsError: r.IsError || meta.IsError,
+	v := resultView{Anchor: msgID + "-" + strconv.Itoa(j+1), Name: b.safe(name), IsError: r.IsError || meta.IsError,
 		Truncated: meta.Truncated, Cleared: strings.HasPrefix(r.Content, ClearedPrefix), Content: b.safe(r.Content)}
 	v.State = "ok"
 	if v.IsError {
@@ -428,25 +465,24 @@ func (b *builder) resultView(msgID string, j int, r agent.RecordedResult, meta t
 			v.State += ": " + b.safe(meta.Error)
 		}
 	}
-	var info []string
+	// Short results and failures are shown; long ones open on demand.
+	v.Open = v.IsError || len(r.Content) <= 200
+	info := []string{b.safe(r.CallID)}
 	if meta.ExitCode >= 0 && meta.Error != transcript.KindDeclined {
 		info = append(info, "exit "+strconv.Itoa(meta.ExitCode))
 	}
 	info = append(info, seconds(time.Duration(meta.DurationMS)*time.Millisecond), byteSize(len(r.Content)))
+	if !v.Open {
+		info = append(info, b.safe(firstLine(r.Content, 120)))
+	}
 	v.Info = strings.Join(info, " · ")
-	v.Preview = b.safe(firstLine(r.Content, 120))
-	// Short results and failures are shown; long ones open on demand.
-	v.Open = v.IsError || len(r.Content) <= 200
 	return v
 }
 
 // otherBlocks describes an assistant message's parts that are neither text
 // nor tool calls: thinking, and tools the API ran itself.
-func (b *builder) otherBlocks(msg json.RawMessage) []string {
-	var m struct {
-		Content json.RawMessage `json:"content"`
-	}
-	if json.Unmarshal(msg, &m) != nil || len(m.Content) == 0 || m.Content[0] != '[' {
+func (b *builder) otherBlocks(content json.RawMessage) []string {
+	if len(content) == 0 || content[0] != '[' {
 		return nil
 	}
 	var parts []struct {
@@ -455,7 +491,7 @@ func (b *builder) otherBlocks(msg json.RawMessage) []string {
 		Name     string          `json:"name"`
 		Input    json.RawMessage `json:"input"`
 	}
-	if json.Unmarshal(m.Content, &parts) != nil {
+	if json.Unmarshal(content, &parts) != nil {
 		return nil
 	}
 	var out []string
@@ -567,17 +603,6 @@ func toolNames(defs []json.RawMessage) []string {
 		names = append(names, t.Name)
 	}
 	return names
-}
-
-// itemType is the "type" of a message without a role (a Responses item).
-func itemType(msg json.RawMessage) string {
-	var m struct {
-		Type string `json:"type"`
-	}
-	if json.Unmarshal(msg, &m) != nil || m.Type == "" {
-		return "message"
-	}
-	return m.Type
 }
 
 // classWord keeps a role to letters, for a CSS class.

@@ -81,7 +81,7 @@ func TestAssignLanes(t *testing.T) {
 func TestAxisCutsIdleTime(t *testing.T) {
 	spans := []Span{
 		{Start: t0, End: t0.Add(2 * time.Second)},
-		{Start: t0.Add(3 * time.Second), End: t0.Add(4 * time.Second)}, // 1 s apart: kept
+		{Start: t0.Add(3 * time.Second), End: t0.Add(4 * time.Second)},     // 1 s apart: kept
 		{Start: t0.Add(time.Hour), End: t0.Add(time.Hour + 4*time.Second)}, // an hour later: cut
 	}
 	ax, gaps := newAxis(spans)

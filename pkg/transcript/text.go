@@ -18,20 +18,26 @@ func MessageText(msg json.RawMessage) (role, text string) {
 	if json.Unmarshal(msg, &m) != nil {
 		return "", ""
 	}
-	if len(m.Content) == 0 || m.Content[0] == 'n' {
-		return m.Role, ""
+	return m.Role, ContentText(m.Content)
+}
+
+// ContentText is the text of a message's "content", as MessageText reads
+// it.
+func ContentText(content json.RawMessage) string {
+	if len(content) == 0 || content[0] == 'n' {
+		return ""
 	}
-	if m.Content[0] == '"' {
+	if content[0] == '"' {
 		var s string
-		_ = json.Unmarshal(m.Content, &s)
-		return m.Role, s
+		_ = json.Unmarshal(content, &s)
+		return s
 	}
 	var parts []struct {
 		Type string `json:"type"`
 		Text string `json:"text"`
 	}
-	if json.Unmarshal(m.Content, &parts) != nil {
-		return m.Role, ""
+	if json.Unmarshal(content, &parts) != nil {
+		return ""
 	}
 	var texts []string
 	for _, p := range parts {
@@ -42,7 +48,7 @@ func MessageText(msg json.RawMessage) (role, text string) {
 			}
 		}
 	}
-	return m.Role, strings.Join(texts, "")
+	return strings.Join(texts, "")
 }
 
 // TotalInput is every input token of a request, whatever the provider
