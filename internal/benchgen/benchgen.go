@@ -358,7 +358,9 @@ func WriteFolder(dir string, n int, size int64, seed uint64) error {
 	}
 	r := rand.New(rand.NewPCG(seed, 3))
 	g := &gen{r: r}
-	start := time.Date(2026, 1, 1, 0, 0, 0, 0, time.UTC)
+	// Before the times of the template's records, which every run's
+	// records must follow.
+	start := time.Date(2025, 6, 1, 0, 0, 0, 0, time.UTC)
 	prev := ""
 	for i := range n {
 		t := tmpl[i%2]
@@ -393,6 +395,6 @@ func WriteFolder(dir string, n int, size int64, seed uint64) error {
 	if err := os.WriteFile(filepath.Join(dir, "notes.txt"), []byte("not a transcript\n"), 0o600); err != nil {
 		return err
 	}
-	torn := `{"type":"header","version":1,"id":"torn","time":"2026-01-01T00:00:30Z","provider":"openai","model":"m"}` + "\n" + `{"type":"message","seq":1,"step":0,"message":{"role":"us`
-	return os.WriteFile(filepath.Join(dir, "20260101T000030Z-torn.jsonl"), []byte(torn), 0o600)
+	torn := `{"type":"header","version":1,"id":"torn","time":"2025-06-01T00:00:30Z","provider":"openai","model":"m"}` + "\n" + `{"type":"message","seq":1,"step":0,"message":{"role":"us`
+	return os.WriteFile(filepath.Join(dir, "20250601T000030Z-torn.jsonl"), []byte(torn), 0o600)
 }

@@ -45,8 +45,8 @@ const (
 // start and at its end. The header of a run with a few tools and the
 // first message fit in the first; the end record in the second.
 const (
-	headChunk = 32 << 10
-	tailChunk = 16 << 10
+	headChunk = 8 << 10
+	tailChunk = 4 << 10
 	// maxLine caps a line read to find a prompt or an answer: a prompt
 	// read from stdin can be 16 MiB, a record around it a little more.
 	maxLine = 40 << 20
@@ -249,13 +249,16 @@ func (e *Entry) read(r *fileReader, opts Options) error {
 		return err
 	}
 	e.Header = h
+	if h.Command == CommandContinue && h.ParentID != "" {
+		if p, ok := r.promptAfter(h.Time, head.next); ok {
+			e.Prompt = p
+		}
+	}
 	if !e.Continues() {
 		// The prompt of a run is its first message.
-		if line, _, err := r.lineAt(head.next); err == nil {
-			if m, ok := decodeMessage(line); ok {
-				if role, text := transcript.MessageText(m.Message); role == "user" {
-					e.Prompt = text
-				}
+		if line, _, err := r.lineAt(head.next); err == nil && isType(line, transcript.TypeMessage) {
+			if m, ok := decodeTail(line); ok && m.Message.Role == "user" {
+				e.Prompt = m.Message.Content.Text
 			}
 		}
 	}
@@ -267,10 +270,10 @@ func (e *Entry) read(r *fileReader, opts Options) error {
 // message with text, a few records before the end as a rule).
 func (e *Entry) readTail(r *fileReader, opts Options) error {
 	b := newBackLines(r)
-	wantPrompt := e.Continues()
+	wantPrompt := e.Continues() && e.Prompt == ""
 	wantAnswer := opts.Answers
-	first := true
-	for {
+	seenMessage := false
+	for first := true; ; first = false {
 		line, complete, err := b.prev()
 		if err == io.EOF {
 			return nil
@@ -278,17 +281,12 @@ func (e *Entry) readTail(r *fileReader, opts Options) error {
 		if err != nil {
 			return err
 		}
-		if first {
-			first = false
-			if !complete {
-				e.Torn = true
-				continue
-			}
-		}
-		if len(bytes.TrimSpace(line)) == 0 {
+		if first && !complete {
+			e.Torn = true
 			continue
 		}
-		if e.End == nil && e.LastStep == 0 && isType(line, transcript.TypeEnd) {
+		switch {
+		case isType(line, transcript.TypeEnd) && e.End == nil && !seenMessage:
 			var end transcript.End
 			if json.Unmarshal(line, &end) == nil {
 				e.End = &end
@@ -297,35 +295,56 @@ func (e *Entry) readTail(r *fileReader, opts Options) error {
 				return nil
 			}
 			continue
-		}
-		if isType(line, transcript.TypeHeader) {
+		case isType(line, transcript.TypeHeader):
 			return nil
+		case !isType(line, transcript.TypeMessage):
+			continue
 		}
-		m, ok := decodeMessage(line)
+		// Once the step is known, only a message that can be the answer or
+		// the prompt is worth decoding; a cheap look at the line tells.
+		if seenMessage && !(wantAnswer && bytes.Contains(line, []byte(`"assistant"`)) || (wantPrompt || wantAnswer && e.Continues()) && bytes.Contains(line, []byte(`"user"`))) {
+			continue
+		}
+		rec, ok := decodeTail(line)
 		if !ok {
 			continue
 		}
-		if e.LastStep == 0 {
-			e.LastStep = m.Step
+		if !seenMessage {
+			seenMessage, e.LastStep = true, rec.Step
 		}
-		if !wantPrompt && !wantAnswer {
-			return nil
-		}
-		role, text := transcript.MessageText(m.Message)
-		switch {
+		switch role := rec.Message.Role; {
 		case wantAnswer && role == "assistant":
 			// The answer is the last assistant message's text; one that
 			// only calls tools has none.
-			e.Answer, wantAnswer = text, false
-		case wantPrompt && role == "user" && text != "":
-			e.Prompt, wantPrompt = text, false
-			// Nothing after the prompt answers it: no answer yet.
+			e.Answer, wantAnswer = rec.Message.Content.Text, false
+		case role == "user" && rec.Message.Content.Text != "" && e.Continues():
+			if wantPrompt {
+				e.Prompt, wantPrompt = rec.Message.Content.Text, false
+			}
+			// An answer before the run's prompt is an earlier run's.
 			wantAnswer = false
 		}
 		if !wantPrompt && !wantAnswer {
 			return nil
 		}
 	}
+}
+
+// tailRecord is what the tail of a transcript is read for.
+type tailRecord struct {
+	Step    int `json:"step"`
+	Message struct {
+		Role    string      `json:"role"`
+		Content transcript.Text `json:"content"`
+	} `json:"message"`
+}
+
+func decodeTail(line []byte) (*tailRecord, bool) {
+	var rec tailRecord
+	if json.Unmarshal(line, &rec) != nil {
+		return nil, false
+	}
+	return &rec, true
 }
 
 // isType reports whether a line looks like a record of the type: the
@@ -335,32 +354,13 @@ func isType(line []byte, typ string) bool {
 }
 
 func decodeHeader(line []byte) (*transcript.Header, error) {
-	var probe struct {
-		Type    *string `json:"type"`
-		Role    *string `json:"role"`
-		Version int     `json:"version"`
-	}
-	if err := json.Unmarshal(line, &probe); err != nil {
-		return nil, errors.New("not an agentloop transcript: the first line is not JSON")
-	}
-	if probe.Type == nil || *probe.Type != transcript.TypeHeader {
-		what := "a record"
-		switch {
-		case probe.Role != nil:
-			what = "a bare message"
-		case probe.Type == nil:
-			what = "a JSON value without \"type\""
-		default:
-			what = fmt.Sprintf("a %q record", *probe.Type)
+	if !isType(line, transcript.TypeHeader) {
+		if err := notHeader(line); err != nil {
+			return nil, err
 		}
-		return nil, fmt.Errorf("not an agentloop transcript: the first line is %s, not a header", what)
 	}
 	var h transcript.Header
-	// Tools are not needed to list a run: leave them undecoded.
-	if err := json.Unmarshal(line, &struct {
-		*transcript.Header
-		Tools json.RawMessage `json:"tools"`
-	}{Header: &h}); err != nil {
+	if err := json.Unmarshal(withoutTools(line), &h); err != nil {
 		return nil, fmt.Errorf("header: %v", err)
 	}
 	if h.Version != transcript.Version {
@@ -369,16 +369,29 @@ func decodeHeader(line []byte) (*transcript.Header, error) {
 	return &h, nil
 }
 
-// decodeMessage decodes a message record, leaving out its results.
-func decodeMessage(line []byte) (*transcript.Message, bool) {
-	if !isType(line, transcript.TypeMessage) {
-		return nil, false
+// notHeader says what a first line that does not start as the writer
+// starts a header is; nil when it is a header after all.
+func notHeader(line []byte) error {
+	var probe struct {
+		Type *string `json:"type"`
+		Role *string `json:"role"`
 	}
-	var m transcript.Message
-	if json.Unmarshal(line, &m) != nil || len(m.Message) == 0 {
-		return nil, false
+	if err := json.Unmarshal(line, &probe); err != nil {
+		return errors.New("not an agentloop transcript: the first line is not JSON")
 	}
-	return &m, true
+	what := "a record"
+	switch {
+	case probe.Type != nil && *probe.Type == transcript.TypeHeader:
+		// A header the writer did not write: fields in another order.
+		return nil
+	case probe.Role != nil:
+		what = "a bare message"
+	case probe.Type == nil:
+		what = "a JSON value without \"type\""
+	default:
+		what = fmt.Sprintf("a %q record", *probe.Type)
+	}
+	return fmt.Errorf("not an agentloop transcript: the first line is %s, not a header", what)
 }
 
 // bareError drops the operation and path an *os.PathError repeats.

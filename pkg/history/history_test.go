@@ -5,6 +5,8 @@ import (
 	"encoding/json"
 	"os"
 	"path/filepath"
+	"regexp"
+	"slices"
 	"strings"
 	"syscall"
 	"testing"
@@ -134,6 +136,14 @@ func TestRead(t *testing.T) {
 		{"a continued run that was interrupted before an answer", func(p string) {
 			run{id: "c1", parentID: "a1", command: CommandContinue, start: t0, copied: []string{"first"}, prompt: "and then?", steps: 1, end: "interrupted"}.write(t, p)
 		}, Options{Answers: true}, want{state: "interrupted", prompt: "and then?", steps: 2, tokens: 220}},
+		{"a continued run whose records have no times: read back from the end", func(p string) {
+			run{id: "c1", parentID: "a1", command: CommandContinue, start: t0, copied: []string{"first"}, prompt: "and then?", answer: "Then this.", end: "stop"}.write(t, p)
+			data, _ := os.ReadFile(p)
+			writeFile(t, p, regexp.MustCompile(`"time":"[^"]*",`).ReplaceAllString(string(data), ""))
+		}, Options{Answers: true}, want{state: "stop", prompt: "and then?", answer: "Then this.", steps: 2, tokens: 220}},
+		{"a continued run with a large parent and no answer yet", func(p string) {
+			run{id: "c1", parentID: "a1", command: CommandContinue, start: t0, copied: slices.Repeat([]string{strings.Repeat("long question ", 2000)}, 40), prompt: "and then?", steps: 1}.write(t, p)
+		}, Options{Answers: true}, want{state: StateUnfinished, prompt: "and then?", steps: 41}},
 		{"a prompt longer than a chunk", func(p string) {
 			run{id: "a1", start: t0, prompt: strings.Repeat("long ", 30000), answer: "ok", end: "stop"}.write(t, p)
 		}, Options{}, want{state: "stop", prompt: strings.Repeat("long ", 30000), steps: 1, tokens: 110}},
@@ -154,6 +164,10 @@ func TestRead(t *testing.T) {
 		{"another version", func(p string) {
 			writeFile(t, p, `{"type":"header","version":7,"id":"x"}`+"\n")
 		}, Options{}, want{state: StateForeign, problem: "format version 7"}},
+		{"a header written by hand, its fields in another order", func(p string) {
+			writeFile(t, p, `{"id":"hand","version":1,"type":"header","time":"2026-03-01T10:00:00Z","provider":"openai","model":"m"}`+"\n"+
+				`{"type":"message","seq":1,"step":0,"message":{"role":"user","content":"by hand"}}`+"\n")
+		}, Options{}, want{state: StateUnfinished, prompt: "by hand"}},
 		{"a message first", func(p string) {
 			writeFile(t, p, `{"type":"message","seq":1}`+"\n")
 		}, Options{}, want{state: StateForeign, problem: `a "message" record, not a header`}},
@@ -521,6 +535,22 @@ func TestMatches(t *testing.T) {
 	for q, want := range map[string]bool{"paris": true, "SUNNY": true, "tokyo": false, "in paris": true} {
 		if e.Matches(q) != want {
 			t.Errorf("Matches(%q) = %v", q, !want)
+		}
+	}
+}
+
+func TestWithoutTools(t *testing.T) {
+	tests := []struct{ in, want string }{
+		{`{"type":"header","tools":[{"a":"]"}],"system":"s"}`, `{"type":"header","tools":null,"system":"s"}`},
+		{`{"system":"\"tools\":[1]","tools":[[1,{"x":"\\"}]],"id":"x"}`, `{"system":"\"tools\":[1]","tools":null,"id":"x"}`},
+		{`{"tools_dirs":["a"],"id":"x"}`, `{"tools_dirs":["a"],"id":"x"}`},
+		{`{"x":{"tools":[1]},"tools":[2]}`, `{"x":{"tools":[1]},"tools":null}`},
+		{`{"tools":"not an array"}`, `{"tools":"not an array"}`},
+		{`{"tools":[1,2`, `{"tools":[1,2`},
+	}
+	for _, tt := range tests {
+		if got := string(withoutTools([]byte(tt.in))); got != tt.want {
+			t.Errorf("withoutTools(%s) = %s, want %s", tt.in, got, tt.want)
 		}
 	}
 }

@@ -24,31 +24,43 @@ func MessageText(msg json.RawMessage) (role, text string) {
 // ContentText is the text of a message's "content", as MessageText reads
 // it.
 func ContentText(content json.RawMessage) string {
-	if len(content) == 0 || content[0] == 'n' {
-		return ""
-	}
-	if content[0] == '"' {
-		var s string
-		_ = json.Unmarshal(content, &s)
-		return s
+	var t Text
+	_ = t.UnmarshalJSON(content)
+	return t.Text
+}
+
+// Text decodes a message's "content" straight to its text, as MessageText
+// reads it, without holding the content: a reader going through many
+// large tool results keeps none of them.
+type Text struct{ Text string }
+
+// UnmarshalJSON reads a content string, or the text parts of an array.
+// Content of any other form has no text, which is not an error.
+func (t *Text) UnmarshalJSON(b []byte) error {
+	switch {
+	case len(b) == 0 || b[0] == 'n':
+		return nil
+	case b[0] == '"':
+		return json.Unmarshal(b, &t.Text)
+	case b[0] != '[':
+		return nil
 	}
 	var parts []struct {
 		Type string `json:"type"`
 		Text string `json:"text"`
 	}
-	if json.Unmarshal(content, &parts) != nil {
-		return ""
+	if json.Unmarshal(b, &parts) != nil {
+		return nil
 	}
-	var texts []string
+	var s strings.Builder
 	for _, p := range parts {
 		switch p.Type {
 		case "text", "input_text", "output_text":
-			if p.Text != "" {
-				texts = append(texts, p.Text)
-			}
+			s.WriteString(p.Text)
 		}
 	}
-	return strings.Join(texts, "")
+	t.Text = s.String()
+	return nil
 }
 
 // TotalInput is every input token of a request, whatever the provider
