@@ -334,7 +334,7 @@ func (e *Entry) readTail(r *fileReader, opts Options) error {
 type tailRecord struct {
 	Step    int `json:"step"`
 	Message struct {
-		Role    string      `json:"role"`
+		Role    string          `json:"role"`
 		Content transcript.Text `json:"content"`
 	} `json:"message"`
 }
