@@ -19,21 +19,23 @@ fi
 ms() { echo $(( ($2 - $1) / 1000000 )); }
 median() { sort -n | awk '{ v[NR] = $1 } END { print v[int((NR + 1) / 2)] }'; }
 run() {
-	"$BIN" log --dir "$DIR" "$@" > /dev/null # warm the cache
+	"$BIN" log --dir "$DIR" "$@" > /dev/null 2>&1 # warm the cache
 	for _ in $(seq "$RUNS"); do
 		s=$(date +%s%N)
-		"$BIN" log --dir "$DIR" "$@" > /dev/null
+		"$BIN" log --dir "$DIR" "$@" > /dev/null 2>&1
 		e=$(date +%s%N)
 		ms "$s" "$e"
 	done | median
 }
 cpu() {
 	if [ -x /usr/bin/time ]; then
-		/usr/bin/time -f '%U %S %M' "$BIN" log --dir "$DIR" "$@" 2>&1 > /dev/null | awk '{ printf "cpu %.0f ms, peak RSS %.1f MB", ($1 + $2) * 1000, $3 / 1024 }'
+		/usr/bin/time -o /tmp/agentloop-log-time.$$ -f '%U %S %M' "$BIN" log --dir "$DIR" "$@" > /dev/null 2>&1
+		awk '{ printf "cpu %.0f ms, peak RSS %.1f MB", ($1 + $2) * 1000, $3 / 1024 }' /tmp/agentloop-log-time.$$
+		rm -f /tmp/agentloop-log-time.$$
 	fi
 }
 echo "agentloop log over $N transcripts of $SIZE ($(du -sh "$DIR" | cut -f1)), median of $RUNS, warm cache, load $(cut -d' ' -f1 /proc/loadavg):"
-for args in "" "-n 0" "--json -n 0" "--search no-such-text -n 0"; do
+for args in "" "-n 0" "--json -n 0" "--search no-such-text -n 0" "show last" "path 7ede7b"; do
 	# shellcheck disable=SC2086
 	printf '  log %-28s %6s ms   (%s)\n' "$args" "$(run $args)" "$(cpu $args)"
 done

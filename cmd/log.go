@@ -101,27 +101,14 @@ func logDir(c *cobra.Command, ios *IOStreams) (string, error) {
 
 func runLog(opts *LogOptions) error {
 	ios := opts.IO
-	entries, err := history.Scan(opts.Dir, history.Options{Answers: opts.Search != "" || opts.JSON})
+	sel, err := history.List(opts.Dir, history.Query{Limit: opts.Limit, Since: opts.Since, Search: opts.Search, Answers: opts.JSON})
 	if err != nil {
 		return fmt.Errorf("read the transcript folder: %w", err)
-	}
-	var sel []*history.Entry
-	for _, e := range entries {
-		if !opts.Since.IsZero() && e.Time().Before(opts.Since) {
-			continue
-		}
-		if opts.Search != "" && !e.Matches(opts.Search) {
-			continue
-		}
-		sel = append(sel, e)
-		if opts.Limit > 0 && len(sel) == opts.Limit {
-			break
-		}
 	}
 	if len(sel) == 0 {
 		if !opts.JSON {
 			what := "no runs in " + opts.Dir
-			if len(entries) > 0 {
+			if opts.Search != "" || !opts.Since.IsZero() {
 				what = "no runs match"
 			}
 			fmt.Fprintln(ios.ErrOut, what)

@@ -111,17 +111,18 @@ func findRun(dir, ref string) (string, error) {
 			return ref, nil
 		}
 	}
-	entries, err := history.Scan(dir, history.Options{})
-	if err != nil {
-		return "", fmt.Errorf("read the transcript folder: %w", err)
-	}
-	e, err := history.Find(entries, ref)
-	var nf *history.NotFoundError
-	if errors.As(err, &nf) {
+	e, err := history.Lookup(dir, ref)
+	var (
+		nf  *history.NotFoundError
+		amb *history.AmbiguousError
+	)
+	switch {
+	case errors.As(err, &nf):
 		return "", &ExitError{Code: ExitUsage, Err: fmt.Errorf("%v in %s ('agentloop log' lists the runs)", err, dir)}
-	}
-	if err != nil {
+	case errors.As(err, &amb):
 		return "", &ExitError{Code: ExitUsage, Err: err}
+	case err != nil:
+		return "", &ExitError{Code: ExitUsage, Err: fmt.Errorf("read the transcript folder: %w", err)}
 	}
 	return e.Path, nil
 }

@@ -104,7 +104,7 @@ func runReplayResume(ctx context.Context, opts *ReplayOptions) error {
 		}
 		h := transcript.Header{
 			Command: "resume", Provider: prov.Name(), Model: prov.Model(), BaseURL: baseURL,
-			ToolsDirs: toolsDirsForHeader(dirs), Tools: defs, System: mo.System, MaxSteps: opts.MaxSteps,
+			ToolsDirs: toolsDirsForHeader(dirs), Tools: defs, System: mo.System, MaxSteps: opts.MaxSteps, Parallel: opts.Parallel,
 		}
 		if w, err = createChild(ios, path, opts.File, conv, h); err != nil {
 			return err

@@ -185,7 +185,7 @@ func runRun(ctx context.Context, opts *RunOptions) error {
 		err = w.WriteHeader(transcript.Header{
 			ID: id, Command: "run", Provider: prov.Name(), Model: prov.Model(), BaseURL: baseURL,
 			ToolsDirs: toolsDirsForHeader(opts.ToolsDirs), Tools: defs, System: opts.Model.System,
-			MaxSteps: opts.MaxSteps, Agentloop: Version(),
+			MaxSteps: opts.MaxSteps, Parallel: opts.Parallel, Agentloop: Version(),
 		})
 		if err != nil {
 			w.Close()

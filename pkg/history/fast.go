@@ -93,9 +93,10 @@ func skipArray(b []byte, i int) int {
 // and the caller reads back from the end instead.
 func (r *fileReader) promptAfter(start time.Time, from int64) (prompt string, ok bool) {
 	lo, hi, best := from, r.size, r.size
+	buf := make([]byte, 2048)
 	for lo < hi {
 		mid := lo + (hi-lo)/2
-		l, err := r.lineStartFrom(mid, from)
+		l, t, err := r.recordFrom(mid, from, buf)
 		if err != nil {
 			return "", false
 		}
@@ -103,8 +104,7 @@ func (r *fileReader) promptAfter(start time.Time, from int64) (prompt string, ok
 			hi = mid
 			continue
 		}
-		t, ok := r.timeAt(l)
-		if !ok {
+		if t.IsZero() {
 			return "", false
 		}
 		if !t.Before(start) {
@@ -130,52 +130,62 @@ func (r *fileReader) promptAfter(start time.Time, from int64) (prompt string, ok
 	return "", false
 }
 
-// lineStartFrom is the first offset at or after off where a line starts
-// (the file's size if none does); from is known to start one.
-func (r *fileReader) lineStartFrom(off, from int64) (int64, error) {
-	if off <= from {
-		return from, nil
+// recordFrom finds the first line that starts at or after off (the
+// file's size if none does; from is known to start one) and reads the
+// "time" of its record, which the writer puts among a record's first
+// fields; a zero time when it has none there.
+func (r *fileReader) recordFrom(off, from int64, buf []byte) (int64, time.Time, error) {
+	start := from
+	if off > from {
+		start = r.size
+		for pos := off - 1; pos < r.size; pos += int64(len(buf)) {
+			n, err := r.f.ReadAt(buf, pos)
+			if i := bytes.IndexByte(buf[:n], '\n'); i >= 0 {
+				start = pos + int64(i) + 1
+				if rest := buf[i+1 : n]; len(rest) >= 256 || bytes.IndexByte(rest, '\n') >= 0 {
+					// The record's start is read already.
+					return start, recordTime(rest), nil
+				}
+				break
+			}
+			if err != nil && err != io.EOF {
+				return 0, time.Time{}, err
+			}
+			if n == 0 {
+				break
+			}
+		}
 	}
-	buf := make([]byte, 4096)
-	for pos := off - 1; pos < r.size; pos += int64(len(buf)) {
-		n, err := r.f.ReadAt(buf, pos)
-		if i := bytes.IndexByte(buf[:n], '\n'); i >= 0 {
-			return pos + int64(i) + 1, nil
-		}
-		if err != nil && err != io.EOF {
-			return 0, err
-		}
-		if n == 0 {
-			break
-		}
+	if start >= r.size {
+		return r.size, time.Time{}, nil
 	}
-	return r.size, nil
+	n, err := r.f.ReadAt(buf[:256], start)
+	if n == 0 && err != nil {
+		return 0, time.Time{}, err
+	}
+	return start, recordTime(buf[:n]), nil
 }
 
-// timeAt reads the "time" of the record that starts at off, which the
-// writer puts among a record's first fields.
-func (r *fileReader) timeAt(off int64) (time.Time, bool) {
-	buf := make([]byte, 256)
-	n, err := r.f.ReadAt(buf, off)
-	if n == 0 && err != nil {
-		return time.Time{}, false
-	}
-	b := buf[:n]
+// recordTime reads the "time" field near the start of a record.
+func recordTime(b []byte) time.Time {
 	if nl := bytes.IndexByte(b, '\n'); nl >= 0 {
 		b = b[:nl]
 	}
 	const key = `"time":"`
 	i := bytes.Index(b, []byte(key))
 	if i < 0 {
-		return time.Time{}, false
+		return time.Time{}
 	}
 	b = b[i+len(key):]
 	j := bytes.IndexByte(b, '"')
 	if j < 0 {
-		return time.Time{}, false
+		return time.Time{}
 	}
 	t, err := time.Parse(time.RFC3339Nano, string(b[:j]))
-	return t, err == nil
+	if err != nil {
+		return time.Time{}
+	}
+	return t
 }
 
 // readLine reads the line that starts at off, wherever it is in the file.

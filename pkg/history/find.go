@@ -2,6 +2,7 @@ package history
 
 import (
 	"fmt"
+	"slices"
 	"strings"
 )
 
@@ -41,15 +42,26 @@ func Find(entries []*Entry, ref string) (*Entry, error) {
 	case 1:
 		return matches[0], nil
 	}
+	slices.SortFunc(matches, func(a, b *Entry) int { return strings.Compare(a.Path, b.Path) })
+	return nil, &AmbiguousError{Ref: ref, Matches: matches}
+}
+
+// AmbiguousError says that the start of an id is the start of several.
+type AmbiguousError struct {
+	Ref     string
+	Matches []*Entry
+}
+
+func (e *AmbiguousError) Error() string {
 	var ids []string
-	for i, m := range matches {
+	for i, m := range e.Matches {
 		if i == 5 {
-			ids = append(ids, fmt.Sprintf("and %d more", len(matches)-i))
+			ids = append(ids, fmt.Sprintf("and %d more", len(e.Matches)-i))
 			break
 		}
 		ids = append(ids, fmt.Sprintf("%s (%s)", m.ID(), m.Path))
 	}
-	return nil, fmt.Errorf("id %q is ambiguous: it starts %s; give more of it, or the path", ref, strings.Join(ids, ", "))
+	return fmt.Sprintf("id %q is ambiguous: it starts %s; give more of it, or the path", e.Ref, strings.Join(ids, ", "))
 }
 
 // NotFoundError says that no run has the id (or that there is no run at

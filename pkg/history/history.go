@@ -16,11 +16,8 @@ import (
 	"fmt"
 	"io"
 	"os"
-	"path/filepath"
-	"runtime"
 	"slices"
 	"strings"
-	"sync"
 	"time"
 
 	"github.com/agentloop/agentloop/pkg/transcript"
@@ -147,49 +144,6 @@ func (e *Entry) Tokens() int64 {
 func (e *Entry) Continues() bool {
 	return e.Header != nil && e.Header.ParentID != "" &&
 		(e.Header.Command == CommandContinue || e.Header.Command == CommandResume)
-}
-
-// Scan reads every file of dir that is not hidden, newest first. A folder
-// that does not exist holds no runs.
-func Scan(dir string, opts Options) ([]*Entry, error) {
-	des, err := os.ReadDir(dir)
-	if errors.Is(err, os.ErrNotExist) {
-		return nil, nil
-	}
-	if err != nil {
-		return nil, err
-	}
-	var paths []string
-	for _, de := range des {
-		if strings.HasPrefix(de.Name(), ".") || de.IsDir() {
-			continue
-		}
-		paths = append(paths, filepath.Join(dir, de.Name()))
-	}
-	entries := make([]*Entry, len(paths))
-	// Files are read at once by a few workers: the time goes in system
-	// calls, which run in parallel.
-	workers := min(len(paths), 4*runtime.GOMAXPROCS(0))
-	next := make(chan int)
-	var wg sync.WaitGroup
-	for range workers {
-		wg.Add(1)
-		go func() {
-			defer wg.Done()
-			for i := range next {
-				entries[i] = Read(paths[i], opts)
-			}
-		}()
-	}
-	for i := range paths {
-		next <- i
-	}
-	close(next)
-	wg.Wait()
-	// A symbolic link to a folder, or a file gone since ReadDir, is no run.
-	entries = slices.DeleteFunc(entries, func(e *Entry) bool { return e == nil })
-	Sort(entries)
-	return entries, nil
 }
 
 // Sort orders entries newest first; the path breaks ties.
