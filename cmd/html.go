@@ -6,6 +6,7 @@ import (
 	"os"
 	"path/filepath"
 
+	"github.com/agentloop/agentloop/pkg/agent"
 	"github.com/agentloop/agentloop/pkg/htmlview"
 )
 
@@ -21,7 +22,7 @@ func writeHTMLReport(ios *IOStreams, file, out string) error {
 	}
 	conv := convs[0]
 	render := func(w io.Writer) error {
-		return htmlview.Render(w, conv, htmlview.Options{Name: file, Dialect: dialectFor(conv.Shape), Safe: safeText})
+		return htmlview.Render(w, conv, htmlview.Options{Name: file, Dialect: agent.DialectFor(conv.Shape), Safe: safeText})
 	}
 	if out == "-" {
 		return render(ios.Out)
