@@ -219,10 +219,11 @@ func logRow(r history.Run) (row struct{ id, when, model, steps, tokens, end, pro
 	case strings.Contains(strings.TrimSpace(e.Prompt), "\n"):
 		prompt += " …"
 	}
+	prompt = oneLineText(prompt, 120)
 	if r.Depth > 0 {
 		prompt = strings.Repeat("  ", r.Depth-1) + "↳ " + prompt
 	}
-	row.prompt = oneLineText(prompt, 120)
+	row.prompt = prompt
 	return row
 }
 

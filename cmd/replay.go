@@ -59,7 +59,9 @@ in parallel overlap), the tokens of each request, a table of the steps and every
 message, collapsible; it loads nothing from the network. --resume sends the conversation to
 the live model and continues the loop where it stopped (after --max-steps, an
 API error or an interrupt), answering calls left pending first, into a new
-transcript; the old file is never modified.
+transcript; the old file is never modified. A pending call that had finished
+before the run stopped (its result is in a result record) is answered with
+that result and not run again.
 
 A replay asks nobody: the calls of tools marked confirm: true are skipped
 (reported, not a difference) unless --allow NAME or --yes lets them run again;
@@ -347,5 +349,16 @@ func checkConversations(ios *IOStreams, file string, data []byte, convs []*trans
 		fmt.Fprintf(ios.ErrOut, "agentloop: warning: %s fails validation (%d error%s); going on because of --force\n", file, len(errs), plural(len(errs), "", "s"))
 		return nil
 	}
-	return fmt.Errorf("%s fails validation (%d error%s): a replay of it would not mean much; fix it, or pass --force", file, len(errs), plural(len(errs), "", "s"))
+	return &invalidError{file: file, n: len(errs)}
+}
+
+// invalidError refuses a transcript that fails validation; the findings
+// are printed already.
+type invalidError struct {
+	file string
+	n    int
+}
+
+func (e *invalidError) Error() string {
+	return fmt.Sprintf("%s fails validation (%d error%s): a replay of it would not mean much; fix it, or pass --force", e.file, e.n, plural(e.n, "", "s"))
 }

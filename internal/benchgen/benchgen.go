@@ -1,8 +1,9 @@
-// Package benchgen writes large, realistic agentloop transcripts for
-// benchmarks: prompts of a few hundred bytes, tool results of 200 B to 20 KB
-// (log-uniform), turns of one to four parallel calls, and text that mixes
-// ASCII, accented and CJK letters, emoji and characters JSON must escape.
-// The output is a function of the arguments only, so runs compare.
+// Package benchgen writes large, realistic agentloop transcripts and
+// Claude Code session logs for benchmarks: prompts of a few hundred bytes,
+// tool results of 200 B to 20 KB (log-uniform), turns of one to four
+// parallel calls, and text that mixes ASCII, accented and CJK letters, emoji
+// and characters JSON must escape. The output is a function of the
+// arguments only, so runs compare.
 package benchgen
 
 import (
@@ -21,29 +22,31 @@ import (
 	"github.com/agentloop/agentloop/pkg/transcript"
 )
 
-// Write writes one transcript of about size bytes in the given shape
-// ("openai" or "anthropic").
+// Write writes one log of about size bytes in the given shape: an agentloop
+// transcript ("openai" or "anthropic") or a Claude Code session
+// ("claude-code").
 func Write(w io.Writer, shape string, size int64, seed uint64) error {
-	return write(w, shape, seed, func(g *gen) { g.size = size })
+	bw := bufio.NewWriterSize(w, 1<<20)
+	g := &gen{r: rand.New(rand.NewPCG(seed, 2)), anthropic: shape == "anthropic", w: bw}
+	if err := writeShape(g, shape, size); err != nil {
+		return err
+	}
+	return bw.Flush()
 }
 
 // WriteRun writes the transcript of a run of the given number of steps as
-// agentloop records one: each model call with its latency and a token
-// usage that grows with the conversation (most of it cached), each tool
-// call with its duration, the calls of a turn running in parallel, the
-// records' times following from those.
+// agentloop records one ("openai" or "anthropic"): each model call with its
+// latency and a token usage that grows with the conversation (most of it
+// cached), each tool call with its duration, the calls of a turn running in
+// parallel, the records' times following from those.
 func WriteRun(w io.Writer, shape string, steps int, seed uint64) error {
-	return write(w, shape, seed, func(g *gen) { g.steps, g.timing = steps, true })
-}
-
-func write(w io.Writer, shape string, seed uint64, set func(*gen)) error {
 	if shape != "openai" && shape != "anthropic" {
 		return fmt.Errorf("shape %q: want openai or anthropic", shape)
 	}
 	bw := bufio.NewWriterSize(w, 1<<20)
 	g := &gen{r: rand.New(rand.NewPCG(seed, 2)), anthropic: shape == "anthropic", w: bw}
-	set(g)
-	g.write()
+	g.steps, g.timing = steps, true
+	g.write(0)
 	return bw.Flush()
 }
 
@@ -198,7 +201,8 @@ func (g *gen) calls() []call {
 	return cs
 }
 
-func (g *gen) write() {
+func (g *gen) write(size int64) {
+	g.size = size
 	g.t = time.Date(2026, 1, 2, 3, 4, 5, 0, time.UTC)
 	provider := "openai"
 	var defs []json.RawMessage

@@ -35,14 +35,26 @@ type Event struct {
 	Call   *Call       // EventCallStart, EventCallDone
 	Index  int         // the call's position in its turn
 	Result *ToolResult // EventCallDone
+	// Recorded is set on the EventCallDone of a call that is not run: it
+	// finished before the run that made it stopped, and is answered with
+	// the result recorded then (State.Finished).
+	Recorded bool
 }
 
 // State is a conversation to continue.
 type State struct {
 	Messages []Message
+	// Finished are results of calls of the last assistant message that
+	// finished before the run that made them stopped (a transcript's result
+	// records). Those calls are answered with them and not run again;
+	// results for calls that are not pending are ignored.
+	Finished []CallResult
 	// Steps and Usage are what earlier runs of this conversation spent.
 	Steps int
 	Usage transcript.Usage
+	// Prompt, when set, is a new user message: the conversation goes on
+	// with it once the pending calls are answered.
+	Prompt string
 }
 
 // Outcome is how a run ended.
@@ -91,11 +103,7 @@ var ErrResume = errors.New("cannot continue this conversation")
 
 // Prompt starts a conversation with one user message and runs it.
 func (l *Loop) Prompt(ctx context.Context, text string) (*Outcome, error) {
-	msg := l.Provider.UserMessage(text)
-	if err := l.record(transcript.Message{Step: 0, Message: msg}); err != nil {
-		return l.finish(&Outcome{Reason: transcript.ReasonError, Messages: []Message{msg}}, err)
-	}
-	return l.Run(ctx, State{Messages: []Message{msg}})
+	return l.Run(ctx, State{Prompt: text})
 }
 
 // Run continues a conversation until the model answers without tool calls,
@@ -115,13 +123,25 @@ func (l *Loop) Run(ctx context.Context, st State) (*Outcome, error) {
 		out.Reason = transcript.ReasonError
 		return l.finish(out, err)
 	}
+	finished := st.Finished
 	for newSteps := 0; ; {
 		if len(pending) > 0 {
-			if err := l.answer(ctx, out, step, pending); err != nil {
+			if err := l.answer(ctx, out, step, pending, finished); err != nil {
 				out.Reason = reasonFor(ctx, err)
 				return l.finish(out, err)
 			}
-			pending = nil
+			pending, finished = nil, nil
+		}
+		if st.Prompt != "" {
+			// The question the conversation goes on with, after the
+			// answers the calls before it were owed.
+			msg := l.Provider.UserMessage(st.Prompt)
+			out.Messages = append(out.Messages, msg)
+			if err := l.record(transcript.Message{Step: out.Steps, Message: msg}); err != nil {
+				out.Reason = transcript.ReasonError
+				return l.finish(out, err)
+			}
+			st.Prompt = ""
 		}
 		if newSteps >= maxSteps {
 			out.Reason = transcript.ReasonMaxSteps
@@ -215,8 +235,9 @@ func (l *Loop) checkCalls(calls []Call) error {
 
 // complete asks the model for the next turn.
 func (l *Loop) complete(ctx context.Context, step int, msgs []Message) (*Turn, error) {
-	if err := ctx.Err(); err != nil {
-		return nil, err
+	if ctx.Err() != nil {
+		// The cause says why (an interrupt, a time limit) to the caller.
+		return nil, context.Cause(ctx)
 	}
 	l.emit(Event{Kind: EventRequest, Step: step})
 	start := time.Now()
@@ -234,14 +255,65 @@ func (l *Loop) complete(ctx context.Context, step int, msgs []Message) (*Turn, e
 }
 
 // answer runs calls concurrently and appends their results in call order.
-// When the context ends while tools run, nothing is appended: the calls stay
-// pending, to be run again when the conversation is resumed.
-func (l *Loop) answer(ctx context.Context, out *Outcome, step int, calls []Call) error {
-	results := l.runCalls(ctx, step, calls)
+// Calls with a result in finished are answered with it and not run.
+//
+// The results go out in one piece (Anthropic wants them all in one
+// message), so a call that finishes while others of its turn still run
+// would be lost with them if the run stopped first: each such call's
+// result is written to the transcript as a result record the moment it
+// finishes. When the context ends while tools run, nothing is appended:
+// the calls cut short stay pending, and a resume answers the recorded ones
+// from their records and runs only the others.
+func (l *Loop) answer(ctx context.Context, out *Outcome, step int, calls []Call, finished []CallResult) error {
+	results := make([]CallResult, len(calls))
+	var run []int
+	for i, c := range calls {
+		if r, ok := recordedResult(finished, c.ID); ok {
+			results[i] = CallResult{Call: c, Result: r}
+			l.emit(Event{Kind: EventCallDone, Step: step, Call: &calls[i], Index: i, Result: &r, Recorded: true})
+			continue
+		}
+		run = append(run, i)
+	}
+	if err := l.runCalls(ctx, step, calls, run, results); err != nil {
+		return err
+	}
 	if ctx.Err() != nil {
-		return context.Cause(ctx)
+		for _, i := range run {
+			if results[i].Result.Kind == transcript.KindCanceled {
+				return context.Cause(ctx)
+			}
+		}
+		// Every call finished before the interrupt took hold: the results
+		// are appended, and the run stops before the next request.
 	}
 	return l.appendResults(out, step, results)
+}
+
+// FinishedFromRecords turns a transcript's result records (see
+// transcript.Conversation.Finished) into State.Finished.
+func FinishedFromRecords(recs []transcript.CallResult) []CallResult {
+	out := make([]CallResult, len(recs))
+	for i, r := range recs {
+		out[i] = CallResult{
+			Call: Call{ID: r.CallID, Name: r.Name},
+			Result: ToolResult{
+				Content: r.Content, IsError: r.IsError, Kind: r.Error, ExitCode: r.ExitCode,
+				Duration: time.Duration(r.DurationMS) * time.Millisecond, Truncated: r.Truncated,
+			},
+		}
+	}
+	return out
+}
+
+// recordedResult finds the result of call id in finished.
+func recordedResult(finished []CallResult, id string) (ToolResult, bool) {
+	for _, f := range finished {
+		if f.Call.ID == id {
+			return f.Result, true
+		}
+	}
+	return ToolResult{}, false
 }
 
 // decline answers calls without running them.
@@ -265,12 +337,7 @@ func (l *Loop) appendResults(out *Outcome, step int, results []CallResult) error
 		out.Messages = append(out.Messages, m.Message)
 		meta := make([]transcript.Result, len(m.Results))
 		for i, ri := range m.Results {
-			r := results[ri]
-			meta[i] = transcript.Result{
-				CallID: r.Call.ID, Name: r.Call.Name, ExitCode: r.Result.ExitCode,
-				DurationMS: r.Result.Duration.Milliseconds(), Truncated: r.Result.Truncated,
-				IsError: r.Result.IsError, Error: r.Result.Kind,
-			}
+			meta[i] = resultMeta(&results[ri].Call, results[ri].Result)
 		}
 		if err := l.record(transcript.Message{Step: step, Message: m.Message, Results: meta}); err != nil {
 			return err
@@ -279,29 +346,67 @@ func (l *Loop) appendResults(out *Outcome, step int, results []CallResult) error
 	return nil
 }
 
-func (l *Loop) runCalls(ctx context.Context, step int, calls []Call) []CallResult {
+// runCalls runs the calls at the indexes in run, at most Parallel at a
+// time, into results. When more than one runs, each result is recorded as
+// it comes (see answer); a failed write stops calls from starting and is
+// returned once those running have finished.
+func (l *Loop) runCalls(ctx context.Context, step int, calls []Call, run []int, results []CallResult) error {
 	parallel := l.Parallel
 	if parallel <= 0 {
 		parallel = DefaultParallel
 	}
-	results := make([]CallResult, len(calls))
+	record := len(run) > 1 && l.Transcript != nil
 	sem := make(chan struct{}, parallel)
-	var wg sync.WaitGroup
-	for i := range calls {
+	var (
+		wg     sync.WaitGroup
+		mu     sync.Mutex
+		recErr error
+	)
+	for _, i := range run {
 		c := &calls[i]
-		wg.Add(1)
 		sem <- struct{}{}
+		mu.Lock()
+		stop := recErr != nil
+		mu.Unlock()
+		if stop {
+			<-sem
+			break
+		}
+		wg.Add(1)
 		go func() {
 			defer wg.Done()
 			defer func() { <-sem }()
 			l.emit(Event{Kind: EventCallStart, Step: step, Call: c, Index: i})
 			r := l.call(ctx, c)
 			results[i] = CallResult{Call: *c, Result: r}
+			if record && r.Kind != transcript.KindCanceled {
+				if err := l.recordResult(step, c, r); err != nil {
+					mu.Lock()
+					if recErr == nil {
+						recErr = err
+					}
+					mu.Unlock()
+				}
+			}
 			l.emit(Event{Kind: EventCallDone, Step: step, Call: c, Index: i, Result: &r})
 		}()
 	}
 	wg.Wait()
-	return results
+	return recErr
+}
+
+// recordResult writes the result record of a call that finished.
+func (l *Loop) recordResult(step int, c *Call, r ToolResult) error {
+	return l.Transcript.WriteResult(transcript.CallResult{Step: step, Result: resultMeta(c, r), Content: r.Content})
+}
+
+// resultMeta is what a transcript records of how a call ran.
+func resultMeta(c *Call, r ToolResult) transcript.Result {
+	return transcript.Result{
+		CallID: c.ID, Name: c.Name, ExitCode: r.ExitCode,
+		DurationMS: r.Duration.Milliseconds(), Truncated: r.Truncated,
+		IsError: r.IsError, Error: r.Kind,
+	}
 }
 
 // call runs one tool. An executor that panics is a bug, but it must not take
