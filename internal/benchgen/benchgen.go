@@ -9,6 +9,7 @@ package benchgen
 import (
 	"bufio"
 	"bytes"
+	"cmp"
 	"encoding/json"
 	"fmt"
 	"io"
@@ -16,6 +17,7 @@ import (
 	"math/rand/v2"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 	"time"
 
@@ -176,6 +178,30 @@ func (g *gen) timedMessage(msg any, results []transcript.Result, usage *transcri
 		Results: results, Usage: usage, FinishReason: finish, LatencyMS: latency})
 }
 
+// resultRecords writes, for a turn of several calls, the result record of
+// each as agentloop writes it the moment the call finishes: in the order
+// they finished, at the time they did (the turn's calls started together,
+// the clock is past the longest).
+func (g *gen) resultRecords(cs []call, ds []int64, outs []string, errs []bool) {
+	if len(cs) < 2 {
+		return
+	}
+	start := g.t.Add(-time.Duration(slices.Max(ds)) * time.Millisecond)
+	order := make([]int, len(cs))
+	for i := range order {
+		order[i] = i
+	}
+	slices.SortStableFunc(order, func(a, b int) int { return cmp.Compare(ds[a], ds[b]) })
+	for _, i := range order {
+		r := transcript.Result{CallID: cs[i].id, Name: cs[i].name, DurationMS: ds[i]}
+		if errs != nil && errs[i] {
+			r.IsError, r.ExitCode, r.Error = true, 1, transcript.KindExit
+		}
+		g.emit(transcript.CallResult{Type: transcript.TypeResult, Step: g.step, Time: start.Add(time.Duration(ds[i]) * time.Millisecond),
+			Result: r, Content: outs[i]})
+	}
+}
+
 // more reports whether to write another tool-calling step.
 func (g *gen) more() bool {
 	if g.steps > 0 {
@@ -280,16 +306,21 @@ func (g *gen) openaiTurn(cs []call, usage *transcript.Usage) {
 	latency := g.turnTiming(usage)
 	g.timedMessage(map[string]any{"role": "assistant", "content": nil, "tool_calls": tcs}, nil, usage, "tool_calls", latency)
 	var ds []int64
+	var outs []string
 	if g.timing {
 		ds = g.callDurations(len(cs))
+		for range cs {
+			outs = append(outs, g.text(g.resultSize()))
+		}
+		g.resultRecords(cs, ds, outs, nil)
 	}
 	for i, c := range cs {
-		out := g.text(g.resultSize())
+		var out string
 		var d int64
 		if g.timing {
-			d = ds[i]
+			out, d = outs[i], ds[i]
 		} else {
-			d = int64(g.r.IntN(900))
+			out, d = g.text(g.resultSize()), int64(g.r.IntN(900))
 		}
 		g.message(map[string]any{"role": "tool", "tool_call_id": c.id, "content": out},
 			[]transcript.Result{{CallID: c.id, Name: c.name, DurationMS: d}}, nil, "")
@@ -307,14 +338,28 @@ func (g *gen) anthropicTurn(cs []call, usage *transcript.Usage) {
 	latency := g.turnTiming(usage)
 	g.timedMessage(map[string]any{"role": "assistant", "content": blocks}, nil, usage, "tool_use", latency)
 	var ds []int64
+	var outs []string
+	var errs []bool
 	if g.timing {
 		ds = g.callDurations(len(cs))
+		for range cs {
+			errs = append(errs, g.r.IntN(10) == 0)
+			outs = append(outs, g.text(g.resultSize()))
+		}
+		g.resultRecords(cs, ds, outs, errs)
 	}
 	var results []any
 	var rs []transcript.Result
 	for i, c := range cs {
-		isErr := g.r.IntN(10) == 0
-		results = append(results, map[string]any{"type": "tool_result", "tool_use_id": c.id, "content": g.text(g.resultSize()), "is_error": isErr})
+		var isErr bool
+		var out string
+		if g.timing {
+			isErr, out = errs[i], outs[i]
+		} else {
+			isErr = g.r.IntN(10) == 0
+			out = g.text(g.resultSize())
+		}
+		results = append(results, map[string]any{"type": "tool_result", "tool_use_id": c.id, "content": out, "is_error": isErr})
 		r := transcript.Result{CallID: c.id, Name: c.name, IsError: isErr, ExitCode: map[bool]int{true: 1}[isErr]}
 		if g.timing {
 			r.DurationMS = ds[i]

@@ -19,6 +19,8 @@ import (
 	"errors"
 	"html/template"
 	"io"
+	"unicode"
+	"unicode/utf8"
 
 	"github.com/agentloop/agentloop/pkg/agent"
 	"github.com/agentloop/agentloop/pkg/transcript"
@@ -53,6 +55,14 @@ var tmpl = template.Must(template.New("page").Funcs(template.FuncMap{
 	"script": func() template.JS { return template.JS(script) },
 	"style":  func() template.CSS { return template.CSS(style) },
 	"csp":    func() string { return csp },
+	// capital starts a role with a capital letter: "User", "Tool results".
+	"capital": func(s string) string {
+		if s == "" {
+			return s
+		}
+		r, n := utf8.DecodeRuneInString(s)
+		return string(unicode.ToUpper(r)) + s[n:]
+	},
 }).Parse(pageHTML))
 
 // csp forbids everything but the page's own style and script.

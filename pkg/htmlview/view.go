@@ -145,6 +145,10 @@ type builder struct {
 	p         *page
 	spans     []Span
 	callNames map[string]string // tool name by call id
+	lastCalls []agent.Call      // the calls of the last assistant turn
+	answered  map[string]bool   // call ids a message answers
+	// done is when each call whose result record was written finished.
+	done map[string]time.Time
 	total     transcript.Usage
 	steps     map[int]*stepRow
 	order     []int // steps in the order met
@@ -162,9 +166,16 @@ const chartHeight = 100.0
 func (b *builder) build(name string) *page {
 	b.p = &page{Name: b.safe(name), Script: script, Style: style}
 	b.callNames, b.steps, b.batchStep = map[string]string{}, map[int]*stepRow{}, -1
+	b.answered, b.done = map[string]bool{}, map[string]time.Time{}
+	for _, r := range b.conv.Results {
+		b.done[r.CallID] = r.Time
+	}
 	b.header()
 	for i, rec := range b.conv.Messages {
 		b.p.Messages = append(b.p.Messages, b.message(i, rec))
+	}
+	if mv, ok := b.unsent(); ok {
+		b.p.Messages = append(b.p.Messages, mv)
 	}
 	b.flush()
 
@@ -260,6 +271,7 @@ func (b *builder) message(i int, rec transcript.Message) messageView {
 	// message: results; anything else is read as text.
 	if probe.Role == "tool" || probe.Role == "user" && len(probe.Content) > 0 && probe.Content[0] == '[' {
 		if results := b.d.ParseResults(rec.Message); len(results) > 0 {
+			mv.Role, mv.Class = "tool results", "role-tool"
 			b.results(&mv, rec, results)
 			return mv
 		}
@@ -331,6 +343,7 @@ func (b *builder) assistant(mv *messageView, rec transcript.Message, content jso
 	}
 	mv.Text = b.safe(t.Text)
 	mv.Blocks = b.otherBlocks(content)
+	b.lastCalls = t.Calls
 	for _, call := range t.Calls {
 		b.callNames[call.ID] = call.Name
 		mv.Calls = append(mv.Calls, b.callView(call))
@@ -356,19 +369,59 @@ func (b *builder) results(mv *messageView, rec transcript.Message, results []age
 		}
 		rv := b.resultView(mv.ID, j, r, meta)
 		mv.Results = append(mv.Results, rv)
+		b.answered[r.CallID] = true
 		if rv.IsError {
 			row.Errors++
 			mv.Class += " has-error"
 		}
 		if j < len(rec.Results) && !rec.Time.IsZero() {
 			b.batch = append(b.batch, batchCall{name: meta.Name, callID: meta.CallID, duration: time.Duration(meta.DurationMS) * time.Millisecond,
-				isError: rv.IsError, errorKind: meta.Error, anchor: rv.Anchor})
+				isError: rv.IsError, errorKind: meta.Error, anchor: rv.Anchor, done: b.done[meta.CallID]})
 			if b.batchEnd.IsZero() {
 				b.batchEnd = rec.Time
 			}
 		}
 	}
 	mv.Head = "step " + strconv.Itoa(rec.Step) + " · " + resultsPreview(mv.Results)
+}
+
+// unsent draws what the last turn's calls have that no message carries: the
+// results of calls that finished before the run stopped (kept in result
+// records, to be sent when the conversation goes on) and the calls that
+// have no result at all.
+func (b *builder) unsent() (messageView, bool) {
+	mv := messageView{ID: "m" + strconv.Itoa(len(b.conv.Messages)+1), Role: "not yet sent", Class: "role-pending", Open: true}
+	for j, f := range b.conv.Finished {
+		if b.answered[f.CallID] {
+			continue
+		}
+		rv := b.resultView(mv.ID, j, agent.RecordedResult{CallID: f.CallID, Content: f.Content, IsError: f.IsError}, f.Result)
+		mv.Results = append(mv.Results, rv)
+		b.answered[f.CallID] = true
+		if !f.Time.IsZero() {
+			b.batch = append(b.batch, batchCall{name: f.Name, callID: f.CallID, duration: time.Duration(f.DurationMS) * time.Millisecond,
+				isError: rv.IsError, errorKind: f.Error, anchor: rv.Anchor, done: f.Time})
+			b.batchEnd = maxTime(b.batchEnd, f.Time)
+		}
+	}
+	var pending []string
+	for _, c := range b.lastCalls {
+		if !b.answered[c.ID] {
+			pending = append(pending, b.safe(c.Name)+" "+b.safe(c.ID))
+		}
+	}
+	if len(mv.Results) == 0 && len(pending) == 0 {
+		return mv, false
+	}
+	head := []string{}
+	if len(mv.Results) > 0 {
+		head = append(head, fmt.Sprintf("%d result%s kept from calls that finished before the run stopped", len(mv.Results), plural(len(mv.Results))))
+	}
+	if len(pending) > 0 {
+		head = append(head, "no result yet: "+strings.Join(pending, ", "))
+	}
+	mv.Head = strings.Join(head, " · ")
+	return mv, true
 }
 
 // fillStepCalls writes each step's tool calls into its table row.
@@ -465,8 +518,9 @@ func (b *builder) resultView(msgID string, j int, r agent.RecordedResult, meta t
 			v.State += ": " + b.safe(meta.Error)
 		}
 	}
-	// Short results and failures are shown; long ones open on demand.
-	v.Open = v.IsError || len(r.Content) <= 200
+	// Short results are shown, and failures a little longer; the rest
+	// open on demand.
+	v.Open = len(r.Content) <= 200 || v.IsError && len(r.Content) <= 2000
 	info := []string{b.safe(r.CallID)}
 	if meta.ExitCode >= 0 && meta.Error != transcript.KindDeclined {
 		info = append(info, "exit "+strconv.Itoa(meta.ExitCode))

@@ -287,3 +287,34 @@ func TestRenderNeedsItsOptions(t *testing.T) {
 		t.Fatal("Render without a Dialect and Safe succeeded")
 	}
 }
+
+// An interrupted turn: the call that finished is drawn where its result
+// record says it ended, and shown with the results not yet sent; the call
+// still running when the run stopped has no result.
+func TestBuildInterruptedTurn(t *testing.T) {
+	src := `{"type":"header","version":1,"id":"i","time":"2026-03-01T10:00:00Z","command":"run","provider":"openai","model":"m","parallel":8}
+{"type":"message","seq":1,"step":0,"time":"2026-03-01T10:00:00Z","message":{"role":"user","content":"wait and mark"}}
+{"type":"message","seq":2,"step":1,"time":"2026-03-01T10:00:01Z","message":{"role":"assistant","content":null,"tool_calls":[{"id":"call_wait","type":"function","function":{"name":"wait","arguments":"{}"}},{"id":"call_mark","type":"function","function":{"name":"mark","arguments":"{}"}}]},"latency_ms":1000,"finish_reason":"tool_calls"}
+{"type":"result","step":1,"time":"2026-03-01T10:00:03Z","call_id":"call_mark","name":"mark","exit_code":0,"duration_ms":500,"truncated":false,"is_error":false,"content":"marked\n"}
+{"type":"end","time":"2026-03-01T10:00:05Z","reason":"interrupted","error":"interrupted","steps":1,"usage":{"input_tokens":0,"output_tokens":0}}
+`
+	conv := read(t, src)
+	b := &builder{conv: conv, d: agent.OpenAIDialect{}, safe: mark, provider: "openai", parallel: 8}
+	p := b.build("t.jsonl")
+	last := p.Messages[len(p.Messages)-1]
+	if last.Role != "not yet sent" || len(last.Results) != 1 || last.Results[0].Name != "mark" || !strings.Contains(last.Head, "no result yet: wait call_wait") {
+		t.Fatalf("last message %+v", last)
+	}
+	var tool *Span
+	for i := range b.spans {
+		if b.spans[i].Kind == SpanTool {
+			tool = &b.spans[i]
+		}
+	}
+	if tool == nil || !tool.End.Equal(time.Date(2026, 3, 1, 10, 0, 3, 0, time.UTC)) || tool.Duration() != 500*time.Millisecond {
+		t.Fatalf("tool span %+v", tool)
+	}
+	if !p.Outcome.Bad || p.Outcome.Reason != "interrupted" {
+		t.Errorf("outcome %+v", p.Outcome)
+	}
+}
