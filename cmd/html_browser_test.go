@@ -15,6 +15,9 @@ import (
 	"github.com/agentloop/agentloop/internal/fakeapi"
 )
 
+// packageDir is the folder the tests start in, the package's.
+var packageDir, _ = os.Getwd()
+
 var screenshots = flag.String("screenshots", "", "save the screenshots of the HTML view in `DIR` (docs/images to refresh the documentation's)")
 
 // browser starts a headless Chromium for the test, or skips it, saying
@@ -84,8 +87,11 @@ func TestHTMLViewInBrowser(t *testing.T) {
 	tr := filepath.Join(dir, "run.jsonl")
 	demoRun(t, tr)
 	page := filepath.Join(dir, "run.html")
+	// Relative names, as a person would type them: the page shows the one
+	// it was given.
+	t.Chdir(dir)
 	ios, out, errOut := testIO(nil)
-	if code := Execute(context.Background(), ios, []string{"replay", "--html", page, tr}); code != 0 {
+	if code := Execute(context.Background(), ios, []string{"replay", "--html", "run.html", "run.jsonl"}); code != 0 {
 		t.Fatalf("replay --html exited %d: %s%s", code, out, errOut)
 	}
 
@@ -267,6 +273,9 @@ func saveScreenshot(t *testing.T, name string, png []byte) {
 	dir := *screenshots
 	if dir == "" {
 		dir = t.TempDir()
+	} else if !filepath.IsAbs(dir) {
+		// Relative to the package, whatever the test's working folder.
+		dir = filepath.Join(packageDir, dir)
 	}
 	path := filepath.Join(dir, name)
 	if err := os.WriteFile(path, png, 0o644); err != nil {

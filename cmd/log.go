@@ -199,14 +199,14 @@ func writeLogTable(ios *IOStreams, threads []history.Thread) error {
 func logRow(r history.Run) (row struct{ id, when, model, steps, tokens, end, prompt string }) {
 	e := r.Entry
 	row.when = e.Time().Local().Format("2006-01-02 15:04")
-	row.end = oneLineText(e.State(), 20)
+	row.end = cell(e.State(), 20)
 	if e.Header == nil {
 		row.id, row.model, row.steps, row.tokens = "-", "-", "-", "-"
 		row.prompt = oneLineText(filepath.Base(e.Path)+": "+e.Problem, 200)
 		return row
 	}
-	row.id = oneLineText(e.ShortID(), 8)
-	row.model = oneLineText(e.Header.Provider+"/"+e.Header.Model, 32)
+	row.id = cell(e.ShortID(), 8)
+	row.model = cell(e.Header.Provider+"/"+e.Header.Model, 32)
 	row.steps = fmt.Sprint(e.Steps())
 	row.tokens = "-"
 	if e.End != nil {
@@ -219,12 +219,31 @@ func logRow(r history.Run) (row struct{ id, when, model, steps, tokens, end, pro
 	case strings.Contains(strings.TrimSpace(e.Prompt), "\n"):
 		prompt += " …"
 	}
-	prompt = oneLineText(prompt, 120)
+	prompt = cell(prompt, 120)
 	if r.Depth > 0 {
 		prompt = strings.Repeat("  ", r.Depth-1) + "↳ " + prompt
 	}
 	row.prompt = prompt
 	return row
+}
+
+// cell is text from a transcript made fit for one cell of the table: on
+// one line, safe for a terminal, at most max characters. Most cells are
+// short printable ASCII, which passes as it is.
+func cell(s string, max int) string {
+	if len(s) <= max {
+		plain := true
+		for i := 0; i < len(s); i++ {
+			if c := s[i]; c < ' ' || c > '~' {
+				plain = false
+				break
+			}
+		}
+		if plain && !strings.Contains(s, "  ") {
+			return s
+		}
+	}
+	return oneLineText(s, max)
 }
 
 // shortCount writes a count in at most five characters: 950, 12.3k, 4.1M.

@@ -177,7 +177,8 @@ func Read(path string, opts Options) *Entry {
 	}
 	defer f.Close()
 	e := &Entry{Path: path, Size: fi.Size(), ModTime: fi.ModTime()}
-	r := &fileReader{f: f, size: fi.Size()}
+	r, release := newFileReader(f, fi.Size())
+	defer release()
 	if err := e.read(r, opts); err != nil {
 		e.Header, e.End, e.Prompt, e.Answer = nil, nil, "", ""
 		e.Problem = err.Error()

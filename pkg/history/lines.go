@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"fmt"
 	"io"
+	"sync"
 )
 
 // fileReader reads lines at the start of a file, keeping what it read so
@@ -13,6 +14,29 @@ type fileReader struct {
 	size int64
 	// buf holds bytes [0, len(buf)) of the file.
 	buf []byte
+	// tail is a buffer for the first read from the end, or nil.
+	tail []byte
+}
+
+// buffers are the two a file is first read into. They are reused from file
+// to file: an entry keeps none of their bytes (what it decodes is copied).
+type buffers struct{ head, tail []byte }
+
+var bufPool = sync.Pool{New: func() any {
+	return &buffers{head: make([]byte, 0, headChunk), tail: make([]byte, tailChunk)}
+}}
+
+// newFileReader reads f with pooled buffers; release gives them back.
+func newFileReader(f io.ReaderAt, size int64) (*fileReader, func()) {
+	b := bufPool.Get().(*buffers)
+	r := &fileReader{f: f, size: size, buf: b.head[:0], tail: b.tail}
+	return r, func() {
+		// A buffer grown for a long line is not kept.
+		if cap(r.buf) == headChunk {
+			b.head = r.buf[:0]
+			bufPool.Put(b)
+		}
+	}
 }
 
 // headLine is the first line of the file.
@@ -57,8 +81,13 @@ func (r *fileReader) lineAt(off int64) ([]byte, int64, error) {
 		}
 		// Read as much again as is held (at least a chunk), to the end at most.
 		n := min(max(int64(headChunk), have), r.size-have)
-		buf := make([]byte, have+n)
-		copy(buf, r.buf)
+		var buf []byte
+		if int64(cap(r.buf)) >= have+n {
+			buf = r.buf[:have+n]
+		} else {
+			buf = make([]byte, have+n)
+			copy(buf, r.buf)
+		}
 		got, err := r.f.ReadAt(buf[have:], have)
 		r.buf = buf[:have+int64(got)]
 		if got == 0 && err != nil {
@@ -136,7 +165,14 @@ func (b *backLines) extend(off int64) error {
 	keep := b.win[:max(0, b.pos-b.winOff)]
 	n := max(int64(tailChunk), int64(len(keep)), b.winOff-off)
 	newOff := max(0, b.winOff-n)
-	buf := make([]byte, b.winOff-newOff+int64(len(keep)))
+	size := b.winOff - newOff + int64(len(keep))
+	var buf []byte
+	if len(keep) == 0 && size <= int64(len(b.r.tail)) && b.r.tail != nil {
+		// The first read from the end, into the reader's own buffer.
+		buf, b.r.tail = b.r.tail[:size], nil
+	} else {
+		buf = make([]byte, size)
+	}
 	if _, err := b.r.f.ReadAt(buf[:b.winOff-newOff], newOff); err != nil && err != io.EOF {
 		return err
 	}
