@@ -148,11 +148,11 @@ type builder struct {
 	lastCalls []agent.Call      // the calls of the last assistant turn
 	answered  map[string]bool   // call ids a message answers
 	// done is when each call whose result record was written finished.
-	done map[string]time.Time
-	total     transcript.Usage
-	steps     map[int]*stepRow
-	order     []int // steps in the order met
-	prompted  bool
+	done     map[string]time.Time
+	total    transcript.Usage
+	steps    map[int]*stepRow
+	order    []int // steps in the order met
+	prompted bool
 	// The calls of the turn being answered, laid out once all are read.
 	batch     []batchCall
 	batchStep int
