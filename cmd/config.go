@@ -169,7 +169,8 @@ func (o *RunOptions) useConfig(c *cobra.Command) error {
 	} else {
 		useModel(cfg, &o.Model)
 	}
-	o.ToolsDirs, o.MaxSteps, o.Parallel = cfg.ToolsDirs, cfg.MaxSteps, cfg.Parallel
+	o.ToolsDirs, o.toolsSetting = cfg.ToolsDirs, toolsSetting(cfg)
+	o.MaxSteps, o.Parallel = cfg.MaxSteps, cfg.Parallel
 	o.TranscriptDir = cfg.TranscriptDir
 	return nil
 }
@@ -187,7 +188,8 @@ func (o *ReplayOptions) useConfig(c *cobra.Command) error {
 		return err
 	}
 	o.Config = cfg
-	o.ToolsDirs, o.MaxSteps, o.Parallel = cfg.ToolsDirs, cfg.MaxSteps, cfg.Parallel
+	o.ToolsDirs, o.toolsSetting = cfg.ToolsDirs, toolsSetting(cfg)
+	o.MaxSteps, o.Parallel = cfg.MaxSteps, cfg.Parallel
 	o.Model.MaxRetries, o.Model.Timeout = cfg.MaxRetries, cfg.Timeout
 	o.TranscriptDir = cfg.TranscriptDir
 	return nil

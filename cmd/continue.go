@@ -31,14 +31,13 @@ func runContinue(ctx context.Context, opts *RunOptions, prompt string) error {
 		return err
 	}
 	conv = withoutUnanswered(conv)
-	st := recordedState(conv)
+	st, _ := recordedState(conv)
 	st.Prompt = prompt
 
 	// The tools folders and the tools the conversation had, unless
 	// --tools-dir or --tool say otherwise.
-	dirs, explicit := opts.recordedToolsDirs(conv)
-	setup := liveSetup{command: "continue", model: &mo, dirs: dirs, explicit: explicit, only: opts.Tools, parent: path, conv: conv}
-	if h := conv.Header; h != nil && !explicit {
+	setup := liveSetup{command: "continue", model: &mo, tools: opts.recordedTools(conv), only: opts.Tools, parent: path, conv: conv}
+	if h := conv.Header; h != nil && !opts.toolsDirsSet {
 		names := toolNames(h.Tools)
 		setup.recorded = &names
 	}

@@ -21,19 +21,18 @@ func runReplayResume(ctx context.Context, opts *ReplayOptions) error {
 	if err != nil {
 		return err
 	}
-	st := recordedState(conv)
+	st, turns := recordedState(conv)
 	d := agent.DialectFor(conv.Shape)
-	if last := st.Messages[len(st.Messages)-1]; d.Role(last) == "assistant" {
-		if t, err := d.ParseAssistant(last); err == nil && len(t.Calls) == 0 {
+	if n := len(turns); n > 0 && turns[n-1].End == len(st.Messages) {
+		if t, err := agent.ParseTurn(d, st.Messages[turns[n-1].Start:]); err == nil && len(t.Calls) == 0 {
 			return fmt.Errorf("%s ended with an answer: there is nothing to resume (to go on with a new message: agentloop run --continue=%s MESSAGE)", opts.File, opts.File)
 		}
 	}
 
 	// A tool gone since the recording is not offered; a pending call of it
 	// is answered as an unknown tool.
-	dirs, explicit := opts.recordedToolsDirs(conv)
 	run, err := startLive(ctx, ios, &opts.liveOptions, liveSetup{
-		command: "resume", model: &mo, dirs: dirs, explicit: explicit, parent: opts.File, conv: conv,
+		command: "resume", model: &mo, tools: opts.recordedTools(conv), parent: opts.File, conv: conv,
 	})
 	if err != nil {
 		return err
@@ -85,14 +84,16 @@ func recordedModel(ios *IOStreams, cfg *config.Config, flags modelOptions, file 
 
 // recordedState is a recorded conversation as the loop goes on with it:
 // its messages, the model calls and tokens it spent, and the results of
-// calls that finished before its run stopped.
-func recordedState(conv *transcript.Conversation) agent.State {
-	d := agent.DialectFor(conv.Shape)
-	st := agent.State{Messages: make([]agent.Message, len(conv.Messages))}
+// calls that finished before its run stopped; and its turns.
+func recordedState(conv *transcript.Conversation) (agent.State, []agent.TurnSpan) {
+	msgs := make([]agent.Message, len(conv.Messages))
 	for i, rec := range conv.Messages {
-		st.Messages[i] = rec.Message
-		if d.Role(rec.Message) == "assistant" {
-			st.Steps++
+		msgs[i] = rec.Message
+	}
+	turns := agent.Turns(agent.DialectFor(conv.Shape), msgs)
+	st := agent.State{Messages: msgs, Steps: len(turns)}
+	for _, span := range turns {
+		for _, rec := range conv.Messages[span.Start:span.End] {
 			if rec.Usage != nil {
 				st.Usage.Add(*rec.Usage)
 			}
@@ -101,7 +102,7 @@ func recordedState(conv *transcript.Conversation) agent.State {
 	// A pending call that had finished before the run stopped is answered
 	// with its recorded result, not run (or asked about) again.
 	st.Finished = agent.FinishedFromRecords(conv.Finished)
-	return st
+	return st, turns
 }
 
 // baseURLFromEnv reports whether AGENTLOOP_BASE_URL or the provider's own

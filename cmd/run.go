@@ -107,7 +107,7 @@ func runRun(ctx context.Context, opts *RunOptions) error {
 		return runContinue(ctx, opts, prompt)
 	}
 	run, err := startLive(ctx, ios, &opts.liveOptions, liveSetup{
-		command: "run", model: &opts.Model, dirs: opts.ToolsDirs, explicit: opts.toolsDirsSet, only: opts.Tools,
+		command: "run", model: &opts.Model, tools: toolsSource{opts.ToolsDirs, opts.toolsSetting}, only: opts.Tools,
 	})
 	if err != nil {
 		return err

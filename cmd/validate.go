@@ -221,7 +221,7 @@ func runValidate(ctx context.Context, opts *ValidateOptions) error {
 		MaxLine:      opts.MaxLine,
 	}
 	if len(opts.ToolsDirs) > 0 {
-		reg, err := loadTools(opts.IO, opts.ToolsDirs, true)
+		reg, err := loadTools(opts.IO, toolsSource{opts.ToolsDirs, "--tools-dir"})
 		if err != nil {
 			return &ExitError{Code: ExitUsage, Err: err}
 		}

@@ -146,6 +146,7 @@ type builder struct {
 	spans     []Span
 	callNames map[string]string // tool name by call id
 	lastCalls []agent.Call      // the calls of the last assistant turn
+	callsStep int               // and its step
 	answered  map[string]bool   // call ids a message answers
 	// done is when each call whose result record was written finished.
 	done     map[string]time.Time
@@ -252,24 +253,32 @@ func (b *builder) message(i int, rec transcript.Message) messageView {
 		Content json.RawMessage `json:"content"`
 	}
 	_ = json.Unmarshal(rec.Message, &probe)
-	mv := messageView{ID: "m" + strconv.Itoa(i+1), Role: probe.Role, Step: rec.Step, Open: true}
-	if mv.Role == "" {
-		mv.Role = probe.Type
-		if mv.Role == "" {
-			mv.Role = "message"
-		}
+	role := probe.Role
+	if role == "" {
+		// An item without a role (Responses): the dialect says whose it
+		// is: a function call or reasoning the assistant's, a call's
+		// output the tool's.
+		role = b.d.Role(rec.Message)
 	}
-	mv.Class = "role-" + classWord(mv.Role)
+	mv := messageView{ID: "m" + strconv.Itoa(i+1), Role: role, Step: rec.Step, Open: true}
+	if probe.Role == "" && probe.Type != "" {
+		mv.Role = strings.ReplaceAll(probe.Type, "_", " ")
+	}
+	if mv.Role == "" {
+		mv.Role = "message"
+	}
+	mv.Class = "role-" + classWord(role)
 	if h := b.conv.Header; h != nil && h.Parent != "" && !rec.Time.IsZero() && rec.Time.Before(h.Time) {
 		mv.Copied = true
 	}
-	if probe.Role == "assistant" {
+	if role == "assistant" {
 		b.assistant(&mv, rec, probe.Content)
 		return mv
 	}
 	// A user message of Anthropic tool_result blocks, an OpenAI tool
-	// message: results; anything else is read as text.
-	if probe.Role == "tool" || probe.Role == "user" && len(probe.Content) > 0 && probe.Content[0] == '[' {
+	// message, a Responses function_call_output: results; anything else
+	// is read as text.
+	if role == "tool" || role == "user" && len(probe.Content) > 0 && probe.Content[0] == '[' {
 		if results := b.d.ParseResults(rec.Message); len(results) > 0 {
 			mv.Role, mv.Class = "tool results", "role-tool"
 			b.results(&mv, rec, results)
@@ -343,7 +352,11 @@ func (b *builder) assistant(mv *messageView, rec transcript.Message, content jso
 	}
 	mv.Text = b.safe(t.Text)
 	mv.Blocks = b.otherBlocks(content)
-	b.lastCalls = t.Calls
+	if rec.Step != b.callsStep {
+		// A turn's calls may come in several items (Responses).
+		b.lastCalls, b.callsStep = nil, rec.Step
+	}
+	b.lastCalls = append(b.lastCalls, t.Calls...)
 	for _, call := range t.Calls {
 		b.callNames[call.ID] = call.Name
 		mv.Calls = append(mv.Calls, b.callView(call))
