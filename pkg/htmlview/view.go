@@ -351,7 +351,7 @@ func (b *builder) assistant(mv *messageView, rec transcript.Message, content jso
 		b.modelEnd, b.batchStep = rec.Time, rec.Step
 	}
 	mv.Text = b.safe(t.Text)
-	mv.Blocks = b.otherBlocks(content)
+	mv.Blocks = append(b.otherBlocks(content), b.reasoning(rec.Message)...)
 	if rec.Step != b.callsStep {
 		// A turn's calls may come in several items (Responses).
 		b.lastCalls, b.callsStep = nil, rec.Step
@@ -361,10 +361,13 @@ func (b *builder) assistant(mv *messageView, rec transcript.Message, content jso
 		b.callNames[call.ID] = call.Name
 		mv.Calls = append(mv.Calls, b.callView(call))
 	}
-	if len(t.Calls) > 0 {
+	switch {
+	case len(t.Calls) > 0:
 		head = append(head, "calls "+b.safe(joinNames(t.Calls)))
-	} else {
+	case t.Text != "":
 		head = append(head, b.safe(firstLine(t.Text, 160)))
+	case len(mv.Blocks) > 0:
+		head = append(head, firstLine(mv.Blocks[0], 160))
 	}
 	mv.Head = strings.Join(head, " · ")
 }
@@ -574,6 +577,31 @@ func (b *builder) otherBlocks(content json.RawMessage) []string {
 		default:
 			out = append(out, "["+b.safe(p.Type)+"]")
 		}
+	}
+	return out
+}
+
+// reasoning describes a Responses reasoning item: its summary, which the
+// API returns in clear; the reasoning itself is encrypted and not shown.
+func (b *builder) reasoning(msg json.RawMessage) []string {
+	var item struct {
+		Type    string `json:"type"`
+		Summary []struct {
+			Text string `json:"text"`
+		} `json:"summary"`
+		Encrypted string `json:"encrypted_content"`
+	}
+	if json.Unmarshal(msg, &item) != nil || item.Type != "reasoning" {
+		return nil
+	}
+	var out []string
+	for _, s := range item.Summary {
+		if s.Text != "" {
+			out = append(out, "reasoning: "+b.safe(s.Text))
+		}
+	}
+	if len(out) == 0 {
+		out = append(out, "reasoning (encrypted, no summary)")
 	}
 	return out
 }
