@@ -68,7 +68,7 @@ func demoRun(t *testing.T, path string) {
 		"log.sh":        "#!/bin/sh\nsleep 0.4\ni=0; while [ $i -lt 60 ]; do echo \"$(printf '%02d' $i):00 LFPG temp=$((15 + i % 7)) wind=$((i % 13))kt status=ok\"; i=$((i+1)); done\n",
 	})
 	ios, out, errOut := testIO(map[string]string{"ANTHROPIC_API_KEY": "test"})
-	opts := &RunOptions{IO: ios, Prompt: []string{"Is it warmer in Paris or Dublin right now?"}, liveOptions: liveOptions{ToolsDirs: []string{dir}, toolsDirsSet: true,
+	opts := &RunOptions{IO: ios, Prompt: []string{"Is it warmer in Paris or Dublin right now?"}, liveOptions: liveOptions{ToolsDirs: []string{dir}, toolsDirsSet: true, toolsSetting: "--tools-dir",
 		MaxSteps: 10, Parallel: 8, Output: path, Model: modelOptions{Provider: "anthropic", Model: "claude-sonnet-4-5", BaseURL: srv.BaseURL()}}}
 	if err := runRun(context.Background(), opts); err != nil {
 		t.Fatalf("%v\n%s%s", err, out, errOut)

@@ -89,7 +89,7 @@ Exit codes: 0 answered, 1 failure, 2 usage, 3 step budget exhausted,
 	}
 	addLiveFlags(c, &opts.liveOptions, "")
 	c.Flags().StringArrayVar(&opts.Tools, "tool", nil, "offer only this tool (repeatable)")
-	c.Flags().StringVarP(&opts.Continue, "continue", "c", "", "go on with the last conversation, or `ID`'s (--continue=ID)")
+	c.Flags().VarP(refValue{&opts.Continue}, "continue", "c", "go on with the last conversation, or with run ID's: --continue=ID")
 	c.Flags().Lookup("continue").NoOptDefVal = history.Last
 	return c
 }
@@ -117,6 +117,20 @@ func runRun(ctx context.Context, opts *RunOptions) error {
 }
 
 var errNoPrompt = errors.New("no prompt: give it as arguments or on stdin")
+
+// refValue is --continue's value: a run's id or path, or "last" when the
+// flag is given alone. Its type has no name, so that help shows the flag
+// as --continue[=last], as short as it is used.
+type refValue struct{ ref *string }
+
+func (v refValue) String() string {
+	if v.ref == nil {
+		return ""
+	}
+	return *v.ref
+}
+func (v refValue) Set(s string) error { *v.ref = s; return nil }
+func (v refValue) Type() string       { return "" }
 
 // readPrompt joins the arguments and, when stdin holds data, reads it too.
 func readPrompt(ios *IOStreams, args []string) (string, error) {

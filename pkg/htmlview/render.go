@@ -19,6 +19,7 @@ import (
 	"errors"
 	"html/template"
 	"io"
+	"sync"
 	"unicode"
 	"unicode/utf8"
 
@@ -49,25 +50,31 @@ type Options struct {
 	Parallel int
 }
 
-var tmpl = template.Must(template.New("page").Funcs(template.FuncMap{
-	// The script and the style are the package's own constants; the
-	// policy allows the script by its hash, so no other can run.
-	"script": func() template.JS { return template.JS(script) },
-	"style":  func() template.CSS { return template.CSS(style) },
-	"csp":    func() string { return csp },
-	// capital starts a role with a capital letter: "User", "Tool results".
-	"capital": func(s string) string {
-		if s == "" {
-			return s
-		}
-		r, n := utf8.DecodeRuneInString(s)
-		return string(unicode.ToUpper(r)) + s[n:]
-	},
-}).Parse(pageHTML))
+// tmpl is parsed the first time a page is drawn, not when the program
+// starts: most commands never draw one.
+var tmpl = sync.OnceValue(func() *template.Template {
+	return template.Must(template.New("page").Funcs(template.FuncMap{
+		// The script and the style are the package's own constants; the
+		// policy allows the script by its hash, so no other can run.
+		"script": func() template.JS { return template.JS(script) },
+		"style":  func() template.CSS { return template.CSS(style) },
+		"csp":    csp,
+		// capital starts a role with a capital letter: "User", "Tool results".
+		"capital": func(s string) string {
+			if s == "" {
+				return s
+			}
+			r, n := utf8.DecodeRuneInString(s)
+			return string(unicode.ToUpper(r)) + s[n:]
+		},
+	}).Parse(pageHTML))
+})
 
 // csp forbids everything but the page's own style and script.
-var csp = "default-src 'none'; style-src 'unsafe-inline'; script-src 'sha256-" + hash(script) +
-	"'; img-src data:; base-uri 'none'; form-action 'none'"
+var csp = sync.OnceValue(func() string {
+	return "default-src 'none'; style-src 'unsafe-inline'; script-src 'sha256-" + hash(script) +
+		"'; img-src data:; base-uri 'none'; form-action 'none'"
+})
 
 func hash(s string) string {
 	sum := sha256.Sum256([]byte(s))
@@ -91,5 +98,5 @@ func Render(w io.Writer, conv *transcript.Conversation, opts Options) error {
 	if b.parallel <= 0 {
 		b.parallel = agent.DefaultParallel
 	}
-	return tmpl.Execute(w, b.build(opts.Name))
+	return tmpl().Execute(w, b.build(opts.Name))
 }
