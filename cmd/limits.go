@@ -59,10 +59,10 @@ func (o *limitOptions) given(key string) bool {
 // for the settings given by a flag or a variable: its cleared results, and
 // the prompt cache they shaped, then stay as they were.
 func (o *limitOptions) useRecorded(h *transcript.Header) {
-	p := h.Context
-	if p == nil {
+	if h == nil || h.Context == nil {
 		return
 	}
+	p := h.Context
 	if !o.given("context_limit") {
 		o.ContextLimit = int(p.Limit)
 	}

@@ -2,7 +2,9 @@ package cmd
 
 import (
 	"context"
+	"fmt"
 	"path/filepath"
+	"strings"
 	"time"
 
 	"github.com/spf13/cobra"
@@ -119,12 +121,15 @@ func (o *liveOptions) recordedTools(conv *transcript.Conversation) toolsSource {
 }
 
 // liveSetup is what differs between the live runs: a new one (run) and
-// one that continues a recorded conversation (replay --resume).
+// one that goes on with a recorded conversation (replay --resume, run -c).
 type liveSetup struct {
-	command string        // the header's command: "run" or "resume"
+	command string        // the header's command: "run", "resume" or "continue"
 	model   *modelOptions // resolved: flags, then transcript, then configuration
 	tools   toolsSource   // where the tools are
 	only    []string      // run --tool: offer only these
+	// recorded, when set, are the tools the recording offered: of those,
+	// the ones still loaded are offered (run -c without --tool).
+	recorded *[]string
 	// parent is the transcript continued and conv its conversation, which
 	// the new transcript starts with; "" and nil for a new run.
 	parent string
@@ -155,6 +160,21 @@ func startLive(ctx context.Context, ios *IOStreams, o *liveOptions, s liveSetup)
 	if len(s.only) > 0 {
 		if reg, err = reg.Subset(s.only); err != nil {
 			return nil, flagErrorf("--tool: %v", err)
+		}
+	} else if s.recorded != nil {
+		var keep, gone []string
+		for _, n := range *s.recorded {
+			if reg.Has(n) {
+				keep = append(keep, n)
+			} else {
+				gone = append(gone, n)
+			}
+		}
+		if len(gone) > 0 && !o.Quiet {
+			fmt.Fprintf(ios.ErrOut, "agentloop: warning: the conversation's tool%s %s %s gone: not offered now\n", plural(len(gone), "", "s"), safeText(strings.Join(gone, ", ")), plural(len(gone), "is", "are"))
+		}
+		if reg, err = reg.Subset(keep); err != nil {
+			return nil, err
 		}
 	}
 	reg = reg.Without(o.Approval.Deny...)
@@ -188,6 +208,7 @@ func startLive(ctx context.Context, ios *IOStreams, o *liveOptions, s liveSetup)
 		h := transcript.Header{
 			ID: id, Command: s.command, Provider: prov.Name(), Model: prov.Model(), BaseURL: baseURL,
 			ToolsDirs: toolsDirsForHeader(s.tools.dirs), Tools: defs, System: s.model.System, MaxSteps: o.MaxSteps,
+			Parallel: o.Parallel,
 		}
 		o.Limits.record(&h)
 		if w, err = createTranscript(ios, path, s.parent, s.conv, h); err != nil {

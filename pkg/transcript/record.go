@@ -40,8 +40,9 @@ type Header struct {
 	Version int       `json:"version" jsonschema:"description=Format version (1)"`
 	ID      string    `json:"id" jsonschema:"description=Unique id of this transcript"`
 	Time    time.Time `json:"time"`
-	// Command is what wrote the transcript: run, replay or resume.
-	Command  string `json:"command,omitempty" jsonschema:"enum=run,enum=replay,enum=resume"`
+	// Command is what wrote the transcript: run, replay, resume, or
+	// continue (run -c).
+	Command  string `json:"command,omitempty" jsonschema:"enum=run,enum=replay,enum=resume,enum=continue"`
 	Provider string `json:"provider" jsonschema:"enum=openai,enum=responses,enum=anthropic,description=Wire shape of every message record"`
 	Model    string `json:"model"`
 	BaseURL  string `json:"base_url,omitempty"`
@@ -51,6 +52,7 @@ type Header struct {
 	Tools    []json.RawMessage `json:"tools,omitempty"`
 	System   string            `json:"system,omitempty"`
 	MaxSteps int               `json:"max_steps,omitempty"`
+	Parallel int               `json:"parallel,omitempty" jsonschema:"description=How many tool calls of one turn could run at once"`
 	// MaxTotalTokens and MaxCost are the run's budgets, when it had any.
 	MaxTotalTokens int64   `json:"max_total_tokens,omitempty" jsonschema:"description=The run's budget of input and output tokens"`
 	MaxCost        float64 `json:"max_cost,omitempty" jsonschema:"description=The run's budget in US dollars"`
