@@ -196,7 +196,15 @@ func (s *Responses) handle(w http.ResponseWriter, r *http.Request, body []byte) 
 	// talks to a new server about items an earlier one made.
 	key := fmt.Sprintf("%016x", responseCount.Add(1)*0x9e3779b97f4a7c15)
 	out := s.output(st, key, time.Now().Unix())
-	resp := s.response(&req, st, key, out.completed, len(body))
+	// The input tokens count the conversation a request stands for: with
+	// previous_response_id, the items the server held too.
+	size := len(body)
+	if req.PreviousResponseID != nil {
+		for _, it := range input[:len(input)-inputLen(&req)] {
+			size += len(it)
+		}
+	}
+	resp := s.response(&req, st, key, out.completed, size)
 	s.turnReturned(input, nil)
 	s.remember(input, out)
 	if store {
@@ -216,6 +224,16 @@ func (s *Responses) handle(w http.ResponseWriter, r *http.Request, body []byte) 
 		return
 	}
 	writeJSON(w, http.StatusOK, resp)
+}
+
+// inputLen is how many items a request's input holds.
+func inputLen(req *respRequest) int {
+	if len(req.Input) > 0 && req.Input[0] == '"' {
+		return 1
+	}
+	var items []json.RawMessage
+	_ = json.Unmarshal(req.Input, &items)
+	return len(items)
 }
 
 // conversation is the whole item list a request stands for: the items

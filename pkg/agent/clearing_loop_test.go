@@ -229,3 +229,44 @@ func TestResumeClearedMismatch(t *testing.T) {
 		t.Errorf("err %v, %d requests, reason %q", err, len(m.reqs), out.Reason)
 	}
 }
+
+// With --store the server holds what it was sent; once a clearing changes
+// those items, the request goes whole (and smaller), without
+// previous_response_id, and the fake server checks it is the conversation
+// it held but for the cleared outputs.
+func TestClearingWithStore(t *testing.T) {
+	srv := fakeapi.NewResponses(longSteps(7, "c01", "c02"), "")
+	defer srv.Close()
+	p, err := agent.NewResponses(agent.ResponsesConfig{OpenAIConfig: agent.OpenAIConfig{BaseURL: srv.BaseURL(), Model: "m"}, Store: true})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defs, _ := p.ToolDefs(weatherDef())
+	policy := &agent.ContextPolicy{Limit: 3500, Keep: 2, ClearAtLeast: 1500}
+	out, err := (&agent.Loop{Provider: p, Tools: bigWeather(), ToolDefs: defs, Context: policy, MaxSteps: 20}).Prompt(context.Background(), "weather?")
+	if err != nil || out.Answer != "Mild all week." {
+		t.Fatalf("err %v, reason %q", err, out.Reason)
+	}
+	if err := srv.Check(); err != nil {
+		t.Error(err)
+	}
+	var whole, after int
+	cleared := false
+	for _, r := range srv.Requests() {
+		hasPrev := bytes.Contains(r.Body, []byte(`"previous_response_id"`))
+		if bytes.Contains(r.Body, []byte("[cleared")) && !cleared {
+			cleared = true
+			if hasPrev {
+				t.Error("the request that first clears results leans on the server's copy of them")
+			}
+			whole++
+			continue
+		}
+		if cleared && hasPrev {
+			after++
+		}
+	}
+	if !cleared || whole != 1 || after == 0 {
+		t.Errorf("cleared %v; the clearing request sent whole %d time(s); %d later requests went on from the stored response", cleared, whole, after)
+	}
+}

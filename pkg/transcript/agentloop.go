@@ -28,6 +28,7 @@ type recordInfo struct {
 	reason     []byte
 	hasTools   bool
 	hasContext bool   // a header's clearing policy
+	hasParent  bool   // a header's parent: the transcript holds another's records
 	cleared    []byte // a message's cleared entries
 	toolsKind  byte   // the kind of a "tools" that is not an array
 	callID     []byte
@@ -227,6 +228,8 @@ func (v *validator) record(text []byte, n int, complete bool) {
 			}
 		case "context":
 			ri.hasContext = s.peekKind() == kindObject
+		case "parent":
+			ri.hasParent = s.peekKind() == kindString
 		case "cleared":
 			if s.peekKind() != kindNull {
 				ri.cleared = s.skipRaw()
@@ -268,7 +271,9 @@ func (v *validator) record(text []byte, n int, complete bool) {
 		if v.records > 1 {
 			v.fileFinding(n, Error, "missing-header", "the header is not the first record")
 		}
-		v.clearing.policy = ri.hasContext
+		// A transcript that goes on from another starts with its records,
+		// clearings and all, whatever its own run's policy.
+		v.clearing.policy = ri.hasContext || ri.hasParent
 		v.applyHeader(n, &ri, names)
 	case TypeMessage:
 		v.messageRecord(n, &ri)

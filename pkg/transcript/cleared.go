@@ -14,8 +14,9 @@ const ClearedPrefix = "[cleared"
 // clearedCheck follows the cleared entries of an agentloop transcript: each
 // names a tool result of an earlier message, not cleared before, and a
 // placeholder that says it is one. It keeps, only in transcripts whose
-// header records a clearing policy, a hash of every result's message and
-// call id (the memory grows with the calls, as the id checks' does).
+// header records a clearing policy or a parent (whose records it starts
+// with), a hash of every result's message and call id (the memory grows
+// with the calls, as the id checks' does).
 type clearedCheck struct {
 	policy  bool           // the header records a clearing policy
 	results map[uint64]int // (seq, call id) → the line of the message
@@ -75,7 +76,7 @@ func (v *validator) checkCleared(n int, seq int64, raw []byte) {
 		return
 	}
 	if !c.policy {
-		finding("results are cleared, but the header records no clearing policy (\"context\")")
+		finding("results are cleared, but the header records no clearing policy (\"context\") and continues no other transcript")
 		return
 	}
 	for i, e := range entries {

@@ -47,6 +47,9 @@ const header = `{"type":"header","version":1,"id":"t","time":"2026-01-01T00:00:0
 // ctxHeader is a header whose run cleared old tool results.
 const ctxHeader = `{"type":"header","version":1,"id":"t","time":"2026-01-01T00:00:00Z","provider":"openai","model":"gpt-4o","context":{"limit":1000,"keep":3}}`
 
+// parentHeader is the header of a run that continues another transcript.
+const parentHeader = `{"type":"header","version":1,"id":"t","time":"2026-01-01T00:00:00Z","provider":"openai","model":"gpt-4o","parent":"earlier.jsonl"}`
+
 // cleared is a message record whose request cleared the result of id held
 // by message seq.
 func cleared(seq int, msg, id string, at int, placeholder string) string {
@@ -274,6 +277,11 @@ var codeCases = []codeCase{
 	{"agentloop", "cleared-result", Error, Options{},
 		lines(header, rec(1, oUser), rec(2, oCall1), rec(3, oTool1), cleared(4, oDone, "call_1", 3, "[cleared: 5 B]"), end),
 		lines(ctxHeader, rec(1, oUser), rec(2, oCall1), rec(3, oTool1), cleared(4, oDone, "call_1", 3, "[cleared: 5 B]"), end)},
+	// A run that goes on from another starts with its records, clearings
+	// and all, whatever its own policy.
+	{"agentloop continued", "cleared-result", Error, Options{},
+		lines(header, rec(1, oUser), rec(2, oCall1), rec(3, oTool1), cleared(4, oDone, "call_1", 3, "[cleared: 5 B]"), end),
+		lines(parentHeader, rec(1, oUser), rec(2, oCall1), rec(3, oTool1), cleared(4, oDone, "call_1", 3, "[cleared: 5 B]"), end)},
 	{"openai", "stray-result-record", Error, Options{},
 		lines(header, rec(1, oUser), rec(2, oCall1), resultRec("call_9"), rec(3, oTool1), rec(4, oDone), end),
 		lines(header, rec(1, oUser), rec(2, oCall1), resultRec("call_1"), rec(3, oTool1), rec(4, oDone), end)},
