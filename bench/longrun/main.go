@@ -8,7 +8,8 @@
 //	go run ./bench/longrun -bin bin/agentloop -steps 200
 //	go run ./bench/longrun -bin bin/agentloop -steps 200 -context-limit 32000
 //
-// It prints one line of figures: CPU (agentloop's own), peak RSS, the bytes
+// It prints one line of figures: CPU (agentloop's own; with the tools', user and
+// system apart), peak RSS, the bytes
 // of every request sent, the largest request, and the final conversation's
 // size (the messages of the transcript).
 package main
@@ -146,10 +147,10 @@ func run(bin string, steps, size, limit int) error {
 		largest = max(largest, s)
 	}
 	own := cpu - toolCPU
-	fmt.Printf("steps %d  result %d B  context-limit %d:  agentloop CPU %.2f s (%.2f s with the tools')  peak RSS %.1f MB  "+
+	fmt.Printf("steps %d  result %d B  context-limit %d:  agentloop CPU %.2f s (%.2f s with the tools': user %.2f s, system %.2f s)  peak RSS %.1f MB  "+
 		"sent %.1f MB in %d requests (largest %.2f MB, last with %d results cleared)  final conversation %.2f MB  "+
 		"%.0f MB sent a second of own CPU  wall %.2f s\n",
-		steps, size, limit, own.Seconds(), cpu.Seconds(), float64(ru.Maxrss)/1024,
+		steps, size, limit, own.Seconds(), cpu.Seconds(), tv(ru.Utime).Seconds(), tv(ru.Stime).Seconds(), float64(ru.Maxrss)/1024,
 		float64(total)/1e6, len(m.sizes), float64(largest)/1e6, m.cleared, float64(conv)/1e6,
 		float64(total)/1e6/own.Seconds(), wall.Seconds())
 	return nil
