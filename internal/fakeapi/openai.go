@@ -158,6 +158,12 @@ func (s *OpenAI) handle(w http.ResponseWriter, r *http.Request, body []byte) {
 	}
 	usage := map[string]any{"prompt_tokens": int64(len(body) / 4), "completion_tokens": int64(10 + len(msg)/4)}
 	for k, v := range st.Usage {
+		// Cached tokens are counted in prompt_tokens and told apart in
+		// its details, as the API does.
+		if k == "cached_tokens" {
+			usage["prompt_tokens_details"] = map[string]any{"cached_tokens": v}
+			continue
+		}
 		usage[k] = v
 	}
 	usage["total_tokens"] = usage["prompt_tokens"].(int64) + usage["completion_tokens"].(int64)

@@ -353,3 +353,33 @@ func TestPriceCost(t *testing.T) {
 		t.Errorf("openai %v, want %v", oai, want)
 	}
 }
+
+// Each step's cached tokens are read the way each API counts them (Chat
+// Completions and Responses within the input tokens, Anthropic apart from
+// them) and counted within the request's input.
+func TestCachedTokensPerStep(t *testing.T) {
+	cached := map[string]map[string]int64{
+		"openai":    {"cached_tokens": 64},
+		"anthropic": {"cache_read_input_tokens": 64},
+		"responses": {"cached_tokens": 64},
+	}
+	for _, provider := range providers {
+		t.Run(provider, func(t *testing.T) {
+			steps := []fakeapi.Step{
+				{ToolCalls: []fakeapi.ToolCall{{ID: "a", Name: "get_weather", Arguments: `{"city":"Paris"}`}}},
+				{Text: text("Paris is mild."), Usage: cached[provider]},
+			}
+			out, _, _, err := runWith(t, provider, steps, weatherTools(), nil)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if len(out.Requests) != 2 {
+				t.Fatalf("requests %+v", out.Requests)
+			}
+			first, second := out.Requests[0], out.Requests[1]
+			if first.CachedTokens != 0 || second.CachedTokens != 64 || second.InputTokens <= 64 {
+				t.Errorf("step 1 %+v; step 2 %+v: want 64 cached tokens within the input of step 2 only", first, second)
+			}
+		})
+	}
+}
