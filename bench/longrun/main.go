@@ -122,6 +122,9 @@ func run(bin string, steps, size, limit int) error {
 	if strings.TrimSpace(string(out)) != "Done reading." {
 		return fmt.Errorf("unexpected answer %q", out)
 	}
+	// ru_maxrss of a child started with vfork is at least its parent's
+	// high-water mark at the exec: this harness's, a few MB at that point,
+	// well under agentloop's start-up alone.
 	ru := cmd.ProcessState.SysUsage().(*syscall.Rusage)
 	cpu := tv(ru.Utime) + tv(ru.Stime)
 

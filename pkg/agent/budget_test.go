@@ -383,3 +383,93 @@ func TestCachedTokensPerStep(t *testing.T) {
 		})
 	}
 }
+
+// --max-steps 1: the only request is the last the budget allows, so it
+// asks for an answer at once.
+func TestFinalAnswerAtOneStep(t *testing.T) {
+	for _, provider := range providers {
+		t.Run(provider, func(t *testing.T) {
+			steps := []fakeapi.Step{{Text: text("From what I know: Paris."), Expect: &fakeapi.Expect{ToolChoice: ptr("none")}}}
+			out, reqs, tr, err := runWith(t, provider, steps, weatherTools(), func(l *agent.Loop) { l.MaxSteps = 1 })
+			if err != nil {
+				t.Fatal(err)
+			}
+			if len(reqs) != 1 || out.Answer != "From what I know: Paris." || out.Reason != transcript.ReasonMaxSteps || out.Steps != 1 {
+				t.Errorf("%d requests, outcome %+v", len(reqs), out)
+			}
+			mustValidate(t, tr)
+		})
+	}
+}
+
+// Every budget's last request against each API's fake server: the token
+// and cost budgets, and a context limit the kept results alone fill. A
+// first run (the fake told to play tool calls whatever the tool choice)
+// finds the request that asks for an answer; the second scripts the answer
+// there, and the server checks that it, and only it, has tool choice none.
+func TestBudgetsFinalAnswerEachProvider(t *testing.T) {
+	price := agent.Price{Input: 100, Output: 400}
+	budgets := []struct {
+		name      string
+		configure func(*agent.Loop)
+		reason    string
+		exhausted string
+	}{
+		{"tokens", func(l *agent.Loop) { l.Budget = &agent.Budget{MaxTotalTokens: 8000} }, transcript.ReasonBudget, agent.ExhaustedTokens},
+		{"cost", func(l *agent.Loop) { l.Price, l.Budget = &price, &agent.Budget{MaxCost: 0.8} }, transcript.ReasonBudget, agent.ExhaustedCost},
+		{"context", func(l *agent.Loop) { l.Context = &agent.ContextPolicy{Limit: 4000, Keep: 3} }, transcript.ReasonContext, agent.ExhaustedContext},
+	}
+	calls := func(n int) []fakeapi.Step {
+		steps := make([]fakeapi.Step, n)
+		for i := range steps {
+			steps[i] = fakeapi.Step{ToolCalls: []fakeapi.ToolCall{{ID: fmt.Sprintf("c%02d", i+1), Name: "get_weather", Arguments: `{"city":"Paris"}`}}, IgnoreToolChoice: true}
+		}
+		return steps
+	}
+	for _, provider := range providers {
+		for _, b := range budgets {
+			t.Run(provider+"/"+b.name, func(t *testing.T) {
+				configure := func(l *agent.Loop) { l.MaxSteps = 30; b.configure(l) }
+				probe, _, _, err := runWith(t, provider, calls(30), bigWeather(), configure)
+				if err != nil {
+					t.Fatal(err)
+				}
+				k := len(probe.Requests) - 1
+				t.Logf("the request of step %d asks for an answer", k+1)
+				if k < 2 || !probe.Requests[k].Final {
+					t.Fatalf("the probe's requests %+v", probe.Requests)
+				}
+				steps := calls(k)
+				for i := range steps {
+					steps[i].IgnoreToolChoice = false
+					steps[i].Expect = &fakeapi.Expect{ToolChoice: ptr("")}
+				}
+				steps = append(steps, fakeapi.Step{Text: text("Mild, all week."), Expect: &fakeapi.Expect{ToolChoice: ptr("none")}})
+				out, reqs, tr, err := runWith(t, provider, steps, bigWeather(), configure)
+				if err != nil {
+					t.Fatal(err)
+				}
+				if out.Answer != "Mild, all week." || out.Reason != b.reason || out.Exhausted != b.exhausted || len(reqs) != k+1 {
+					t.Errorf("%d requests (want %d), reason %q exhausted %q answer %q", len(reqs), k+1, out.Reason, out.Exhausted, out.Answer)
+				}
+				switch b.name {
+				case "tokens":
+					if n := spent(out); n > 8000 {
+						t.Errorf("spent %d tokens of 8000", n)
+					}
+				case "cost":
+					if !out.CostKnown || out.Cost > 0.8 {
+						t.Errorf("cost %v (known %v) of $0.80", out.Cost, out.CostKnown)
+					}
+				case "context":
+					for _, r := range out.Requests {
+						if r.InputTokens > 4000 {
+							t.Errorf("step %d: %d input tokens, over the limit", r.Step, r.InputTokens)
+						}
+					}
+				}
+				mustValidate(t, tr)
+			})
+		}
+	}
+}
