@@ -26,6 +26,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"slices"
 	"strconv"
 	"strings"
 	"sync"
@@ -38,11 +39,31 @@ func main() {
 	steps := flag.Int("steps", 200, "tool-calling steps before the answer")
 	size := flag.Int("result", 8192, "bytes of each tool result")
 	limit := flag.Int("context-limit", 0, "--context-limit for the run (0: none)")
+	runs := flag.Int("runs", 1, "runs; with more than one, a last line of medians")
 	flag.Parse()
-	if err := run(*bin, *steps, *size, *limit); err != nil {
-		fmt.Fprintln(os.Stderr, "longrun:", err)
-		os.Exit(1)
+	var cpus, rsss []float64
+	for range max(*runs, 1) {
+		cpu, rss, err := run(*bin, *steps, *size, *limit)
+		if err != nil {
+			fmt.Fprintln(os.Stderr, "longrun:", err)
+			os.Exit(1)
+		}
+		cpus, rsss = append(cpus, cpu), append(rsss, rss)
 	}
+	if *runs > 1 {
+		fmt.Printf("steps %d  context-limit %d:  median of %d runs: agentloop CPU %.2f s  peak RSS %.1f MB\n",
+			*steps, *limit, *runs, median(cpus), median(rsss))
+	}
+}
+
+// median is the middle value (the mean of the two middle ones).
+func median(v []float64) float64 {
+	slices.Sort(v)
+	n := len(v)
+	if n%2 == 1 {
+		return v[n/2]
+	}
+	return (v[n/2-1] + v[n/2]) / 2
 }
 
 // model plays the model: a call a step, then the answer. It reads each
@@ -78,25 +99,27 @@ func (m *model) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 		n, msg, finish, len(body)/4, len(body)/4+20)
 }
 
-func run(bin string, steps, size, limit int) error {
+// run runs agentloop once and prints its figures; it returns its own CPU
+// seconds and peak RSS in MB.
+func run(bin string, steps, size, limit int) (cpuSeconds, rssMB float64, err error) {
 	dir, err := os.MkdirTemp("", "longrun")
 	if err != nil {
-		return err
+		return 0, 0, err
 	}
 	defer os.RemoveAll(dir)
 	page := filepath.Join(dir, "page.txt")
 	line := "the quick brown fox jumps over the lazy dog, and again, and again.\n"
 	text := strings.Repeat(line, size/len(line)+1)[:size]
 	if err := os.WriteFile(page, []byte(text), 0o644); err != nil {
-		return err
+		return 0, 0, err
 	}
 	tools := filepath.Join(dir, "tools.d")
 	if err := os.Mkdir(tools, 0o755); err != nil {
-		return err
+		return 0, 0, err
 	}
 	def := fmt.Sprintf("name: page\ndescription: Reads the next page.\nparameters: {}\ncommand: [cat, %s]\nmax_output: 1MiB\n", page)
 	if err := os.WriteFile(filepath.Join(tools, "page.yaml"), []byte(def), 0o644); err != nil {
-		return err
+		return 0, 0, err
 	}
 
 	m := &model{steps: steps}
@@ -117,10 +140,10 @@ func run(bin string, steps, size, limit int) error {
 	out, err := cmd.Output()
 	wall := time.Since(start)
 	if err != nil {
-		return fmt.Errorf("%v: %s", err, stderr.String())
+		return 0, 0, fmt.Errorf("%v: %s", err, stderr.String())
 	}
 	if strings.TrimSpace(string(out)) != "Done reading." {
-		return fmt.Errorf("unexpected answer %q", out)
+		return 0, 0, fmt.Errorf("unexpected answer %q", out)
 	}
 	// ru_maxrss of a child started with vfork is at least its parent's
 	// high-water mark at the exec: this harness's, a few MB at that point,
@@ -134,7 +157,7 @@ func run(bin string, steps, size, limit int) error {
 		c := exec.Command("cat", page)
 		c.Stdout = io.Discard
 		if err := c.Run(); err != nil {
-			return err
+			return 0, 0, err
 		}
 		tr := c.ProcessState.SysUsage().(*syscall.Rusage)
 		toolCPU += tv(tr.Utime) + tv(tr.Stime)
@@ -142,7 +165,7 @@ func run(bin string, steps, size, limit int) error {
 
 	conv, err := conversationBytes(transcript)
 	if err != nil {
-		return err
+		return 0, 0, err
 	}
 	var total, largest int
 	for _, s := range m.sizes {
@@ -156,7 +179,7 @@ func run(bin string, steps, size, limit int) error {
 		steps, size, limit, own.Seconds(), cpu.Seconds(), tv(ru.Utime).Seconds(), tv(ru.Stime).Seconds(), float64(ru.Maxrss)/1024,
 		float64(total)/1e6, len(m.sizes), float64(largest)/1e6, m.cleared, float64(conv)/1e6,
 		float64(total)/1e6/own.Seconds(), wall.Seconds())
-	return nil
+	return own.Seconds(), float64(ru.Maxrss) / 1024, nil
 }
 
 func tv(t syscall.Timeval) time.Duration {
