@@ -11,8 +11,6 @@ import (
 	"strings"
 	"sync"
 	"time"
-	"unicode"
-	"unicode/utf8"
 
 	"github.com/spf13/cobra"
 
@@ -228,30 +226,4 @@ func displayArgs(args []byte) string {
 		args = b.Bytes()
 	}
 	return displayText(string(args), maxShownArgs)
-}
-
-// displayText escapes what a terminal would interpret and shows at most
-// max bytes of s, saying how many more there were.
-func displayText(s string, max int) string {
-	var out strings.Builder
-	n := 0
-	for n < len(s) {
-		r, size := utf8.DecodeRuneInString(s[n:])
-		if n+size > max {
-			break
-		}
-		switch {
-		case r == utf8.RuneError && size == 1:
-			fmt.Fprintf(&out, "\\x%02x", s[n])
-		case unicode.IsGraphic(r) && !unicode.Is(unicode.Bidi_Control, r):
-			out.WriteRune(r)
-		default:
-			fmt.Fprintf(&out, "\\u%04x", r)
-		}
-		n += size
-	}
-	if n < len(s) {
-		fmt.Fprintf(&out, "… (%d more bytes not shown)", len(s)-n)
-	}
-	return out.String()
 }

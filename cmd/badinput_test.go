@@ -48,7 +48,7 @@ func badFlagCases() []badFlag {
 		{args: run("--base-url", "::not a url", "hi"), code: 2, err: `^--base-url "::not a url": is not a URL: missing protocol scheme$`},
 		{args: run("--base-url", "ftp://x/v1", "hi"), code: 2, err: `^--base-url "ftp://x/v1": want an http:// or https:// URL, e\.g\. http://localhost:11434/v1$`},
 		{args: run("--base-url", "http:///v1", "hi"), code: 2, err: `^--base-url "http:///v1": has no host$`},
-		{args: run("--base-url", "http://u:secret@:80/v1", "hi"), code: 2, err: `^--base-url "http://u:xxxxx@:80/v1": has no host$`},
+		{args: run("--base-url", "http://u:secret@:80/v1", "hi"), code: 2, err: `^--base-url "http://u:\[REDACTED\]@:80/v1": has no host$`},
 		{args: run("--temperature", "warm", "hi"), code: 2, err: `^invalid argument "warm" for "--temperature" flag: strconv.ParseFloat: parsing "warm": invalid syntax$`},
 		{args: run("--temperature", "2.5", "hi"), code: 2, err: `^--temperature 2.5 is out of range: use a value from 0 to 2$`},
 		{args: run("--temperature", "-0.1", "hi"), code: 2, err: `^--temperature -0.1 is out of range: use a value from 0 to 2$`},

@@ -7,8 +7,6 @@ import (
 	"strings"
 	"sync"
 	"time"
-	"unicode"
-	"unicode/utf8"
 
 	"github.com/agentloop/agentloop/pkg/agent"
 	"github.com/agentloop/agentloop/pkg/transcript"
@@ -155,7 +153,7 @@ func (p *progress) Event(e agent.Event) {
 		p.streaming = false
 		if p.verbose {
 			t := e.Turn
-			line := fmt.Sprintf("step %d: %s, %d call(s), %d→%d tokens, %s", e.Step, t.FinishReason, len(t.Calls), t.Usage.InputTokens, t.Usage.OutputTokens, t.Latency.Round(time.Millisecond))
+			line := fmt.Sprintf("step %d: %s, %d call(s), %d→%d tokens, %s", e.Step, displayText(t.FinishReason, 100), len(t.Calls), t.Usage.InputTokens, t.Usage.OutputTokens, t.Latency.Round(time.Millisecond))
 			p.printlnLocked(line)
 			if t.Text != "" && len(t.Calls) > 0 {
 				p.printlnLocked("  says: " + oneLineText(t.Text, 400))
@@ -189,53 +187,6 @@ func (p *progress) Printf(format string, args ...any) {
 	defer p.mu.Unlock()
 	p.clearLocked()
 	fmt.Fprintln(p.w, p.redact.RedactString(fmt.Sprintf(format, args...)))
-}
-
-// oneLineText folds text onto one line, makes it safe to print, and cuts
-// it at max runes.
-func oneLineText(s string, max int) string {
-	s = strings.Join(strings.Fields(s), " ")
-	return truncate(safeText(s), max)
-}
-
-// safeText makes text written by a model or a tool safe for a terminal:
-// control characters other than newline and tab (an escape sequence could
-// move the cursor, retitle the window or hide what follows), bidirectional
-// overrides and invalid UTF-8 are shown as escapes instead of sent as they
-// are.
-func safeText(s string) string {
-	clean := true
-	for _, r := range s {
-		if r == utf8.RuneError || (!unicode.IsGraphic(r) && r != '\n' && r != '\t') || unicode.Is(unicode.Bidi_Control, r) {
-			clean = false
-			break
-		}
-	}
-	if clean {
-		return s
-	}
-	var b strings.Builder
-	for i := 0; i < len(s); {
-		r, size := utf8.DecodeRuneInString(s[i:])
-		switch {
-		case r == utf8.RuneError && size == 1:
-			fmt.Fprintf(&b, "\\x%02x", s[i])
-		case r == '\n' || r == '\t' || (unicode.IsGraphic(r) && !unicode.Is(unicode.Bidi_Control, r)):
-			b.WriteRune(r)
-		default:
-			fmt.Fprintf(&b, "\\u%04x", r)
-		}
-		i += size
-	}
-	return b.String()
-}
-
-func truncate(s string, max int) string {
-	if max <= 1 || utf8.RuneCountInString(s) <= max {
-		return s
-	}
-	r := []rune(s)
-	return string(r[:max-1]) + "…"
 }
 
 func sortedUnique(ss []string) []string {

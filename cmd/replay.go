@@ -287,7 +287,7 @@ func runReplay(ctx context.Context, opts *ReplayOptions) error {
 	}
 	failed := printReplayReport(ios, rows)
 	if answer != "" && len(convs) == 1 {
-		fmt.Fprintln(ios.Out, strings.TrimRight(answer, "\n"))
+		fmt.Fprintln(ios.Out, terminalText(ios, strings.TrimRight(answer, "\n")))
 	}
 	if failed {
 		return errSilent
@@ -540,9 +540,12 @@ func unifiedDiff(recorded, replayed string) []byte {
 // printReplayReport writes the rows, each difference's diff after its row,
 // and the summary on stderr, and says whether any call diverged.
 func printReplayReport(ios *IOStreams, rows []replayRow) bool {
+	// Ids, names and diffs come from the recording and the tools: shown,
+	// not obeyed.
 	idW, nameW := 0, 0
-	for _, r := range rows {
-		idW, nameW = max(idW, len(r.id)), max(nameW, len(r.name))
+	for i := range rows {
+		rows[i].id, rows[i].name = displayText(rows[i].id, 200), displayText(rows[i].name, 200)
+		idW, nameW = max(idW, len(rows[i].id)), max(nameW, len(rows[i].name))
 	}
 	counts := map[string]int{}
 	failed := false
@@ -555,7 +558,7 @@ func printReplayReport(ios *IOStreams, rows []replayRow) bool {
 		counts[r.status]++
 		if r.status != statusSame && r.status != statusUnrecorded && r.status != statusSkipped {
 			failed = true
-			ios.ErrOut.Write(r.diff)
+			io.WriteString(ios.ErrOut, safeText(string(r.diff)))
 		}
 	}
 	var parts []string
@@ -653,7 +656,7 @@ func checkConversations(ios *IOStreams, file string, data []byte, convs []*trans
 		return nil
 	}
 	for _, f := range errs {
-		fmt.Fprintln(ios.ErrOut, f.String())
+		fmt.Fprintln(ios.ErrOut, safeText(f.String()))
 	}
 	if force {
 		fmt.Fprintf(ios.ErrOut, "agentloop: warning: %s fails validation (%d error%s); going on because of --force\n", file, len(errs), plural(len(errs), "", "s"))

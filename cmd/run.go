@@ -217,6 +217,10 @@ func attachStream(ios *IOStreams, loop *agent.Loop, prog *progress, on bool) *an
 		return nil
 	}
 	s := &answerStream{out: ios.Out, prog: prog}
+	if ios.IsStdoutTTY() {
+		s.safe = &safeWriter{w: ios.Out}
+		s.out = s.safe
+	}
 	loop.OnText = s.Text
 	loop.OnEvent = func(e agent.Event) {
 		s.Event(e)
@@ -264,7 +268,7 @@ func finishRun(ios *IOStreams, out *agent.Outcome, err error, e runEnd) error {
 			return e
 		}
 	} else if out.Answer != "" && !e.stream.answered() && (out.Reason == transcript.ReasonStop || out.Reason == transcript.ReasonMaxTokens || out.Reason == transcript.ReasonRefusal) {
-		fmt.Fprintln(ios.Out, strings.TrimRight(out.Answer, "\n"))
+		fmt.Fprintln(ios.Out, terminalText(ios, strings.TrimRight(out.Answer, "\n")))
 	}
 	return err
 }

@@ -16,6 +16,8 @@ import (
 type answerStream struct {
 	out  io.Writer
 	prog *progress
+	// safe is out on a terminal: the model's text shown, not obeyed.
+	safe *safeWriter
 	// open is set while a turn's text is being written; final when the
 	// answer went out this way.
 	open, final bool
@@ -70,6 +72,9 @@ func (s *answerStream) Close() {
 }
 
 func (s *answerStream) endLine() {
+	if s.safe != nil {
+		s.safe.Flush()
+	}
 	if !s.lastNL {
 		fmt.Fprintln(s.out)
 		s.lastNL = true

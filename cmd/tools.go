@@ -119,7 +119,7 @@ func loadTools(ios *IOStreams, dirs []string, explicit bool) (*tools.Registry, e
 		errs = j.Unwrap()
 	}
 	for _, e := range errs {
-		fmt.Fprintln(ios.ErrOut, e)
+		fmt.Fprintln(ios.ErrOut, safeText(e.Error()))
 	}
 	noun := "problem"
 	if len(errs) > 1 {

@@ -132,7 +132,7 @@ func runValidate(ctx context.Context, opts *ValidateOptions) error {
 			enc.Encode(jf)
 			return
 		}
-		fmt.Fprintln(out, f.String())
+		fmt.Fprintln(out, safeText(f.String()))
 	}
 
 	var total transcript.Stats

@@ -332,6 +332,7 @@ func (AnthropicDialect) ParseResults(msg Message) []RecordedResult {
 			}
 		}
 		r.Content = b.String()
+		r.Text = r.Content
 		out = append(out, r)
 	}
 	return out

@@ -97,7 +97,7 @@ func TestRedactorURLQueryCredentials(t *testing.T) {
 func TestRedactURL(t *testing.T) {
 	tests := []struct{ in, want string }{
 		{"http://h/v1?api-key=SECRET", "http://h/v1?api-key=[REDACTED]"},
-		{"http://u:pw@h/v1?Token=x&a=b", "http://u:xxxxx@h/v1?Token=[REDACTED]&a=b"},
+		{"http://u:pw@h/v1?Token=x&a=b", "http://u:[REDACTED]@h/v1?Token=[REDACTED]&a=b"},
 		{"http://h/v1?a=b#sig=c", "http://h/v1?a=b#sig=c"},
 		{"http://h/v1", "http://h/v1"},
 		{"not a url ?key=1", "not a url ?key=[REDACTED]"},

@@ -22,6 +22,9 @@ type LineReader struct {
 	eof  bool
 }
 
+// keepLine is the largest line buffer a LineReader keeps for reuse.
+const keepLine = 1 << 20
+
 // NewLineReader reads lines from r.
 func NewLineReader(r io.Reader) *LineReader {
 	return &LineReader{br: bufio.NewReaderSize(r, 256<<10)}
@@ -58,6 +61,11 @@ func (l *LineReader) Next() (text []byte, n int, complete bool, err error) {
 			return nil, l.line, false, err
 		}
 		text = l.buf
+		// A long line's buffer is not kept for the next: held on to, it
+		// would double what a caller that decodes the line holds.
+		if cap(l.buf) > keepLine {
+			l.buf = nil
+		}
 		break
 	}
 	l.line++

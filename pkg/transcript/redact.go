@@ -104,15 +104,12 @@ func (r *Redactor) RedactString(s string) string {
 // inside a JSON string (it stops at a quote or a backslash).
 var urlWithQuery = regexp.MustCompile(`[a-zA-Z][a-zA-Z0-9+.-]*://[^\s"'<>\\?#]*\?[^\s"'<>\\#]*`)
 
-// RedactURL hides the password of a URL that has one, as url.Redacted
-// does, and the values of its query parameters whose names look like
-// credentials (see CredentialParam); anything else is returned as it is.
+// RedactURL replaces the password of a URL that has one, and the values
+// of its query parameters whose names look like credentials (see
+// CredentialParam), with [REDACTED] (as every line and message is, so the
+// two agree); anything else is returned as it is.
 func RedactURL(raw string) string {
-	if u, err := url.Parse(raw); err == nil && u.User != nil {
-		if _, ok := u.User.Password(); ok {
-			raw = u.Redacted()
-		}
-	}
+	raw = urlPassword.ReplaceAllString(raw, "${1}"+Redacted+"@")
 	q := strings.IndexByte(raw, '?')
 	if q < 0 {
 		return raw
