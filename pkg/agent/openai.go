@@ -363,10 +363,10 @@ func (OpenAIDialect) ResultMessages(results []CallResult) ([]ResultMessage, erro
 
 // oaiMessage holds the fields of a Chat Completions message the loop reads.
 type oaiMessage struct {
-	Role       string          `json:"role"`
-	Content    oaiContent      `json:"content"`
-	ToolCallID string          `json:"tool_call_id"`
-	Refusal    *string         `json:"refusal"`
+	Role       string     `json:"role"`
+	Content    oaiContent `json:"content"`
+	ToolCallID string     `json:"tool_call_id"`
+	Refusal    *string    `json:"refusal"`
 	ToolCalls  []struct {
 		ID       string `json:"id"`
 		Type     string `json:"type"`
