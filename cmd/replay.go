@@ -140,7 +140,7 @@ refused unless --force.`,
 	f := c.Flags()
 	f.BoolVar(&opts.Show, "show", false, "render the transcript for reading")
 	f.BoolVar(&opts.Resume, "resume", false, "continue the conversation with the live model, into a new transcript")
-	f.BoolVar(&opts.Force, "force", false, "replay a transcript even when it fails validation")
+	f.BoolVar(&opts.Force, "force", false, "replay a transcript even when it fails validation, and let -o overwrite a file that is not an agentloop transcript")
 	addToolsDirFlag(c, &opts.ToolsDirs)
 	f.StringArrayVar(&ignore, "ignore", nil, "mask text matching `REGEX` in both results before comparing (repeatable)")
 	f.StringVarP(&opts.Output, "output", "o", "", "record the replay (or the resumed run) to `FILE`")
@@ -331,7 +331,7 @@ func replayConversation(ctx context.Context, opts *ReplayOptions, conv *transcri
 		if conv.Header != nil {
 			h.BaseURL, h.System = conv.Header.BaseURL, conv.Header.System
 		}
-		if w, err = createChild(ios, opts.Output, opts.File, conv, h); err != nil {
+		if w, err = createChild(ios, opts.Output, true, opts.Force, opts.File, conv, h); err != nil {
 			return nil, "", err
 		}
 	}
@@ -600,11 +600,20 @@ func headerModel(conv *transcript.Conversation) string {
 
 // createChild creates the transcript of a replay or a resumed run; its
 // header names the parent.
-func createChild(ios *IOStreams, path, parent string, conv *transcript.Conversation, h transcript.Header) (*transcript.Writer, error) {
+// path is -o's when explicit, else one of agentloop's choosing.
+func createChild(ios *IOStreams, path string, explicit, force bool, parent string, conv *transcript.Conversation, h transcript.Header) (*transcript.Writer, error) {
 	if parent != "-" && sameFile(path, parent) {
 		return nil, flagErrorf("-o %s would overwrite the transcript being read", path)
 	}
-	w, err := transcript.Create(path, secrets(ios))
+	var (
+		w   *transcript.Writer
+		err error
+	)
+	if explicit {
+		w, err = createOutput(path, secrets(ios), force)
+	} else {
+		w, err = transcript.Create(path, secrets(ios))
+	}
 	if err != nil {
 		return nil, err
 	}

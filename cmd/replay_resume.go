@@ -106,7 +106,7 @@ func runReplayResume(ctx context.Context, opts *ReplayOptions) error {
 			Command: "resume", Provider: prov.Name(), Model: prov.Model(), BaseURL: baseURL,
 			ToolsDirs: toolsDirsForHeader(dirs), Tools: defs, System: mo.System, MaxSteps: opts.MaxSteps,
 		}
-		if w, err = createChild(ios, path, opts.File, conv, h); err != nil {
+		if w, err = createChild(ios, path, opts.Output != "", opts.Force, opts.File, conv, h); err != nil {
 			return err
 		}
 		// The new transcript holds the whole conversation, so it stands on

@@ -33,6 +33,7 @@ type RunOptions struct {
 	MaxSteps     int
 	Parallel     int
 	Output       string
+	Force        bool
 	NoTranscript bool
 	JSON         bool
 	Verbose      bool
@@ -102,7 +103,8 @@ Exit codes: 0 answered, 1 failure, 2 usage, 3 step budget exhausted,
 	f.StringArrayVar(&opts.Tools, "tool", nil, "offer only this tool (repeatable)")
 	f.IntVar(&opts.MaxSteps, "max-steps", agent.DefaultMaxSteps, "cap on model calls; the run exits 3 when it is reached")
 	f.IntVar(&opts.Parallel, "parallel", agent.DefaultParallel, "tool calls of one turn run at once")
-	f.StringVarP(&opts.Output, "output", "o", "", "write the transcript to `FILE`")
+	f.StringVarP(&opts.Output, "output", "o", "", "write the transcript to `FILE` (its folder must exist; an earlier transcript there is replaced)")
+	f.BoolVar(&opts.Force, "force", false, "let -o overwrite a file that is not an agentloop transcript")
 	f.BoolVar(&opts.NoTranscript, "no-transcript", false, "write no transcript")
 	f.BoolVar(&opts.JSON, "json", false, "print one JSON object {answer, reason, steps, usage, transcript} instead of the answer")
 	f.BoolVarP(&opts.Verbose, "verbose", "v", false, "show each model turn and tool call on stderr")
@@ -175,11 +177,7 @@ func runRun(ctx context.Context, opts *RunOptions) error {
 	var w *transcript.Writer
 	id := transcript.NewID()
 	if !opts.NoTranscript {
-		path := opts.Output
-		if path == "" {
-			path = defaultTranscriptPath(ios, opts.TranscriptDir, id)
-		}
-		if w, err = transcript.Create(path, redact); err != nil {
+		if w, err = openTranscript(ios, opts.Output, opts.TranscriptDir, id, redact, opts.Force); err != nil {
 			return err
 		}
 		err = w.WriteHeader(transcript.Header{
