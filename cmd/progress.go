@@ -17,7 +17,9 @@ import (
 type progress struct {
 	w       io.Writer
 	live    bool // rewrite one status line (stderr is a terminal)
+	tty     bool // stderr is a terminal
 	verbose bool
+	quiet   bool
 	width   int
 	redact  *transcript.Redactor
 
@@ -35,12 +37,18 @@ type progress struct {
 	// the status line stays off and -v lines wait in queued.
 	held   int
 	queued []string
+	// The -v lines of a turn's calls, held until the lines of the calls
+	// before them are out: calls run at once, but are told in call order.
+	callStep          int
+	starts, dones     map[int]string
+	nextStart, nextDn int
 }
 
 func newProgress(ios *IOStreams, verbose, quiet bool) *progress {
 	p := &progress{
-		w: ios.ErrOut, verbose: verbose && !quiet, live: ios.IsStderrTTY() && !quiet && !verbose,
+		w: ios.ErrOut, verbose: verbose && !quiet, quiet: quiet, tty: ios.IsStderrTTY(), live: ios.IsStderrTTY() && !quiet && !verbose,
 		width: ios.Width(), redact: secrets(ios), start: time.Now(), running: map[string]string{},
+		starts: map[int]string{}, dones: map[int]string{},
 	}
 	if p.live {
 		p.stop, p.done = make(chan struct{}), make(chan struct{})
@@ -162,7 +170,11 @@ func (p *progress) Event(e agent.Event) {
 	case agent.EventCallStart:
 		p.running[e.Call.ID] = e.Call.Name
 		if p.verbose {
-			p.printlnLocked(fmt.Sprintf("  → %s %s %s", safeText(e.Call.ID), safeText(e.Call.Name), oneLineText(string(e.Call.Arguments), 300)))
+			if e.Step != p.callStep || p.nextStart > e.Index {
+				p.callStep, p.starts, p.dones, p.nextStart, p.nextDn = e.Step, map[int]string{}, map[int]string{}, 0, 0
+			}
+			p.starts[e.Index] = fmt.Sprintf("  → %s %s %s", safeText(e.Call.ID), safeText(e.Call.Name), oneLineText(string(e.Call.Arguments), 300))
+			p.flushCallsLocked()
 		}
 	case agent.EventCallDone:
 		delete(p.running, e.Call.ID)
@@ -175,10 +187,46 @@ func (p *progress) Event(e agent.Event) {
 					state = "error (" + r.Kind + ")"
 				}
 			}
-			p.printlnLocked(fmt.Sprintf("  ← %s %s: %s, %s, %d bytes: %s", safeText(e.Call.ID), safeText(e.Call.Name), state, r.Duration.Round(time.Millisecond), len(r.Content), oneLineText(r.Content, 200)))
+			p.dones[e.Index] = fmt.Sprintf("  ← %s %s: %s, %s, %d bytes: %s", safeText(e.Call.ID), safeText(e.Call.Name), state, r.Duration.Round(time.Millisecond), len(r.Content), oneLineText(r.Content, 200))
+			p.flushCallsLocked()
 		}
 	}
 	p.drawLocked()
+}
+
+// flushCallsLocked prints the held -v lines whose turn has come: the
+// start of a call once the calls before it have started, its end once
+// theirs have ended. (A call's end follows its start.)
+func (p *progress) flushCallsLocked() {
+	for line, ok := p.starts[p.nextStart]; ok; line, ok = p.starts[p.nextStart] {
+		p.printlnLocked(line)
+		delete(p.starts, p.nextStart)
+		p.nextStart++
+	}
+	for line, ok := p.dones[p.nextDn]; ok && p.nextDn < p.nextStart; line, ok = p.dones[p.nextDn] {
+		p.printlnLocked(line)
+		delete(p.dones, p.nextDn)
+		p.nextDn++
+	}
+}
+
+// note writes a line on stderr below the status line, unless -q.
+func (p *progress) note(line string) {
+	if p.quiet {
+		return
+	}
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	p.clearLocked()
+	p.printlnLocked(line)
+}
+
+// transcriptPath says where the transcript goes: with -v, and on a
+// terminal unless -q.
+func (p *progress) transcriptPath(line string) {
+	if p.verbose || (p.tty && !p.quiet) {
+		p.Printf("%s", line)
+	}
 }
 
 // Printf writes a message line on stderr, below the status line.

@@ -120,16 +120,16 @@ func runReplayResume(ctx context.Context, opts *ReplayOptions) error {
 	}
 
 	prog := newProgress(ios, opts.Verbose, opts.Quiet)
-	if w != nil && opts.Verbose {
-		prog.Printf("transcript: %s (continues %s)", w.Path(), opts.File)
+	if w != nil {
+		prog.transcriptPath(fmt.Sprintf("transcript: %s (continues %s)", w.Path(), opts.File))
 	}
 	ctx, cancel := withRunTimeout(ctx, mo.Timeout)
 	defer cancel()
-	ap := newApprover(ios, reg, opts.Approval, false, prog.hold)
+	ap := newApprover(ios, reg, opts.Approval, false, prog)
 	defer ap.Close()
 	loop := &agent.Loop{
 		Provider: prov, Tools: ap, ToolDefs: defs, System: mo.System,
-		MaxSteps: opts.MaxSteps, Parallel: opts.Parallel, Transcript: w, OnEvent: prog.Event,
+		MaxSteps: opts.MaxSteps, Parallel: opts.Parallel, Transcript: w, OnEvent: ap.Observe(prog.Event),
 	}
 	stream := attachStream(ios, loop, prog, wantStream(ios, opts.Stream, opts.NoStream, opts.JSON))
 	out, err := loop.Run(ctx, agent.State{Messages: msgs, Steps: steps, Usage: usage})

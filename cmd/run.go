@@ -192,16 +192,16 @@ func runRun(ctx context.Context, opts *RunOptions) error {
 	}
 
 	prog := newProgress(ios, opts.Verbose, opts.Quiet)
-	if w != nil && opts.Verbose {
-		prog.Printf("transcript: %s", w.Path())
+	if w != nil {
+		prog.transcriptPath("transcript: " + w.Path())
 	}
 	ctx, cancel := withRunTimeout(ctx, opts.Model.Timeout)
 	defer cancel()
-	ap := newApprover(ios, reg, opts.Approval, false, prog.hold)
+	ap := newApprover(ios, reg, opts.Approval, false, prog)
 	defer ap.Close()
 	loop := &agent.Loop{
 		Provider: prov, Tools: ap, ToolDefs: defs, System: opts.Model.System,
-		MaxSteps: opts.MaxSteps, Parallel: opts.Parallel, Transcript: w, OnEvent: prog.Event,
+		MaxSteps: opts.MaxSteps, Parallel: opts.Parallel, Transcript: w, OnEvent: ap.Observe(prog.Event),
 	}
 	stream := attachStream(ios, loop, prog, wantStream(ios, opts.Stream, opts.NoStream, opts.JSON))
 	out, err := loop.Prompt(ctx, prompt)
@@ -220,9 +220,10 @@ func attachStream(ios *IOStreams, loop *agent.Loop, prog *progress, on bool) *an
 		s.out = s.safe
 	}
 	loop.OnText = s.Text
+	next := loop.OnEvent
 	loop.OnEvent = func(e agent.Event) {
 		s.Event(e)
-		prog.Event(e)
+		next(e)
 	}
 	return s
 }
