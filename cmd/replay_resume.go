@@ -32,7 +32,7 @@ func runReplayResume(ctx context.Context, opts *ReplayOptions) error {
 		if mo.BaseURL == "" && !baseURLFromEnv(ios, opts.Config, h.Provider) &&
 			h.BaseURL != "" && h.BaseURL != agent.OpenAIBaseURL && h.BaseURL != agent.AnthropicBaseURL {
 			if strings.Contains(h.BaseURL, transcript.Redacted) {
-				return flagErrorf("%s was recorded against %s, whose password a transcript does not keep; give the address again with --base-url", opts.File, h.BaseURL)
+				return flagErrorf("%s was recorded against %s, whose credentials a transcript does not keep; give the address again with --base-url", opts.File, h.BaseURL)
 			}
 			mo.BaseURL, mo.baseURLFrom = h.BaseURL, "the transcript's base_url"
 		}
