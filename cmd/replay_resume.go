@@ -54,6 +54,18 @@ func runReplayResume(ctx context.Context, opts *ReplayOptions) error {
 		opts.Config.fillModel(&mo)
 	}
 
+	// The system prompt goes first in a Chat Completions request; a log
+	// whose messages already start with it (another tool's) is sent as it
+	// is, without a second one.
+	if d.Name() == "openai" && len(conv.Messages) > 0 {
+		if role := d.Role(conv.Messages[0].Message); role == "system" || role == "developer" {
+			if opts.Model.System != "" {
+				return flagErrorf("--system: the messages of %s start with a %s message already", opts.File, role)
+			}
+			mo.System = ""
+		}
+	}
+
 	msgs := make([]agent.Message, len(conv.Messages))
 	steps := 0
 	var usage transcript.Usage
