@@ -75,7 +75,11 @@ func recordDemo(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	defs, err := p.ToolDefs(reg.Definitions())
+	var specs []agent.ToolSpec
+	for _, d := range reg.Definitions() {
+		specs = append(specs, agent.ToolSpec{Name: d.Name, Description: d.Description, Parameters: d.Parameters, Strict: d.Strict})
+	}
+	defs, err := p.ToolDefs(specs)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -89,7 +93,7 @@ func recordDemo(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	loop := &agent.Loop{Provider: p, Tools: reg, ToolDefs: defs, Transcript: w}
+	loop := &agent.Loop{Provider: p, Tools: scriptTools{reg}, ToolDefs: defs, Transcript: w}
 	if _, err := loop.Prompt(context.Background(), "How many steps are in testdata/demo/notes.txt, which are still TODO, and what is 17.5 * 4 - 3?"); err != nil {
 		t.Fatal(err)
 	}
@@ -110,4 +114,12 @@ func recordDemo(t *testing.T) {
 	if json.Unmarshal(line, &h) != nil || !strings.Contains(h.BaseURL, "scripted") {
 		t.Fatalf("demo header lost its label: %s", line)
 	}
+}
+
+// scriptTools runs the shipped tools for the loop, as cmd wires them.
+type scriptTools struct{ reg *tools.Registry }
+
+func (s scriptTools) Call(ctx context.Context, name, callID string, args []byte) agent.ToolResult {
+	r := s.reg.Call(ctx, name, callID, args)
+	return agent.ToolResult{Content: r.Content, IsError: r.IsError, Kind: r.Kind, ExitCode: r.ExitCode, Duration: r.Duration, Truncated: r.Truncated}
 }

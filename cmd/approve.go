@@ -16,14 +16,7 @@ import (
 
 	"github.com/agentloop/agentloop/pkg/agent"
 	"github.com/agentloop/agentloop/pkg/tools"
-)
-
-// Kinds of the results of calls that approval kept from running.
-const (
-	// kindDenied: a person said no, or nobody could be asked.
-	kindDenied = "denied"
-	// kindSkipped: an offline replay did not re-run the call.
-	kindSkipped = "skipped"
+	"github.com/agentloop/agentloop/pkg/transcript"
 )
 
 // approvalOptions are the flags that say which tools run without a
@@ -39,11 +32,6 @@ func addApprovalFlags(c *cobra.Command, o *approvalOptions) {
 	f.BoolVar(&o.Yes, "yes", false, "run the tools marked confirm: true without asking")
 	f.StringArrayVar(&o.Allow, "allow", nil, "run the confirm: true tool `NAME` without asking (repeatable)")
 	f.StringArrayVar(&o.Deny, "deny", nil, "leave out the tool `NAME`: it is not offered to the model (repeatable)")
-}
-
-// given reports whether any approval flag was used.
-func (o *approvalOptions) given() bool {
-	return o.Yes || len(o.Allow) > 0 || len(o.Deny) > 0
 }
 
 // check holds the names to the loaded tools: a misspelt name would allow
@@ -142,19 +130,19 @@ func (a *approver) Observe(next func(agent.Event)) func(agent.Event) {
 }
 
 // Call runs the call if it may run, and otherwise answers it with why not.
-func (a *approver) Call(ctx context.Context, name, callID string, args []byte) tools.Result {
+func (a *approver) Call(ctx context.Context, name, callID string, args []byte) agent.ToolResult {
 	start := time.Now()
 	def, known := a.reg.Lookup(name)
 	switch {
 	case !known:
 		// The registry answers an unknown tool.
 	case a.skip[name]:
-		return refused(kindSkipped, fmt.Sprintf("not replayed: --deny %s", name), start)
+		return refused(transcript.KindSkipped, fmt.Sprintf("not replayed: --deny %s", name), start)
 	case !def.Confirm, a.allowAll, a.allow[name]:
 	case a.reg.CheckArgs(name, args) != nil:
 		// Arguments that do not fit fail without running: nothing to ask.
 	case a.offline:
-		return refused(kindSkipped, fmt.Sprintf("not replayed: %s needs a person's approval (confirm: true); replay runs it with --allow %s or --yes", name, name), start)
+		return refused(transcript.KindSkipped, fmt.Sprintf("not replayed: %s needs a person's approval (confirm: true); replay runs it with --allow %s or --yes", name, name), start)
 	default:
 		r, ok := a.ask(ctx, name, callID, args)
 		a.order.pass(callID)
@@ -162,24 +150,39 @@ func (a *approver) Call(ctx context.Context, name, callID string, args []byte) t
 			r.Duration = time.Since(start)
 			return r
 		}
-		return a.reg.Call(ctx, name, callID, args)
+		return toolResult(a.reg.Call(ctx, name, callID, args))
 	}
 	a.order.pass(callID)
-	return a.reg.Call(ctx, name, callID, args)
+	return toolResult(a.reg.Call(ctx, name, callID, args))
 }
 
-func refused(kind, why string, start time.Time) tools.Result {
-	return tools.Result{IsError: true, Kind: kind, ExitCode: -1, Content: why, Duration: time.Since(start)}
+// toolResult is a script tool's result as the loop takes it.
+func toolResult(r tools.Result) agent.ToolResult {
+	return agent.ToolResult{Content: r.Content, IsError: r.IsError, Kind: r.Kind, ExitCode: r.ExitCode,
+		Duration: r.Duration, Truncated: r.Truncated}
 }
 
-func canceled(ctx context.Context) tools.Result {
-	return tools.Result{IsError: true, Kind: tools.KindCanceled, ExitCode: -1,
+// toolSpecs are the loaded tools as the loop offers them to the model.
+func toolSpecs(defs []*tools.Definition) []agent.ToolSpec {
+	specs := make([]agent.ToolSpec, len(defs))
+	for i, d := range defs {
+		specs[i] = agent.ToolSpec{Name: d.Name, Description: d.Description, Parameters: d.Parameters, Strict: d.Strict}
+	}
+	return specs
+}
+
+func refused(kind, why string, start time.Time) agent.ToolResult {
+	return agent.ToolResult{IsError: true, Kind: kind, ExitCode: -1, Content: why, Duration: time.Since(start)}
+}
+
+func canceled(ctx context.Context) agent.ToolResult {
+	return agent.ToolResult{IsError: true, Kind: transcript.KindCanceled, ExitCode: -1,
 		Content: fmt.Sprintf("canceled while waiting for approval: %v", context.Cause(ctx))}
 }
 
 // ask puts the call to a person and reports whether they allowed it;
 // when they did not, the result says so.
-func (a *approver) ask(ctx context.Context, name, callID string, args []byte) (tools.Result, bool) {
+func (a *approver) ask(ctx context.Context, name, callID string, args []byte) (agent.ToolResult, bool) {
 	if !a.order.wait(ctx, callID) {
 		return canceled(ctx), false
 	}
@@ -198,7 +201,7 @@ func (a *approver) ask(ctx context.Context, name, callID string, args []byte) (t
 		// without a word about what it did not do.
 		a.ui.note(fmt.Sprintf("agentloop: %s (call %s) denied: it needs a person's approval (confirm: true) and there is no terminal to ask on; --allow %s or --yes runs it",
 			displayText(name, 200), displayText(callID, 200), displayText(name, 200)))
-		return tools.Result{IsError: true, Kind: kindDenied, ExitCode: -1, Content: fmt.Sprintf(
+		return agent.ToolResult{IsError: true, Kind: transcript.KindDenied, ExitCode: -1, Content: fmt.Sprintf(
 			"not run: %s needs a person's approval (confirm: true) and there was no terminal to ask on; the user can allow it with --allow %s or --yes",
 			name, name)}, false
 	}
@@ -228,11 +231,11 @@ func (a *approver) ask(ctx context.Context, name, callID string, args []byte) (t
 	}
 	switch strings.ToLower(strings.TrimSpace(line)) {
 	case "y", "yes":
-		return tools.Result{}, true
+		return agent.ToolResult{}, true
 	}
 	release()
 	a.ui.note(fmt.Sprintf("agentloop: %s (call %s) not run: declined", displayText(name, 200), displayText(callID, 200)))
-	return tools.Result{IsError: true, Kind: kindDenied, ExitCode: -1,
+	return agent.ToolResult{IsError: true, Kind: transcript.KindDenied, ExitCode: -1,
 		Content: fmt.Sprintf("not run: the user declined this call to %s", name)}, false
 }
 

@@ -14,6 +14,7 @@ import (
 
 	"github.com/agentloop/agentloop/pkg/agent"
 	"github.com/agentloop/agentloop/pkg/tools"
+	"github.com/agentloop/agentloop/pkg/transcript"
 )
 
 // approvalTools loads "delete" (confirm: true, leaves a file "ran-<call
@@ -58,22 +59,22 @@ func TestApprover(t *testing.T) {
 	}{
 		{name: "yes on the terminal", tool: "delete", stdinTTY: true, input: "y\n", wantRan: true, wantText: "deleted\n", wantErr: question},
 		{name: "YES, spaced", tool: "delete", stdinTTY: true, input: "  YES \n", wantRan: true, wantText: "deleted\n", wantErr: question},
-		{name: "no on the terminal", tool: "delete", stdinTTY: true, input: "n\n", wantKind: kindDenied,
+		{name: "no on the terminal", tool: "delete", stdinTTY: true, input: "n\n", wantKind: transcript.KindDenied,
 			wantText: "not run: the user declined this call to delete", wantErr: question},
-		{name: "an empty answer is no", tool: "delete", stdinTTY: true, input: "\n", wantKind: kindDenied, wantErr: question},
-		{name: "end of input is no", tool: "delete", stdinTTY: true, input: "", wantKind: kindDenied, wantErr: question + "\n"},
-		{name: "no terminal", tool: "delete", input: "y\n", wantKind: kindDenied,
+		{name: "an empty answer is no", tool: "delete", stdinTTY: true, input: "\n", wantKind: transcript.KindDenied, wantErr: question},
+		{name: "end of input is no", tool: "delete", stdinTTY: true, input: "", wantKind: transcript.KindDenied, wantErr: question + "\n"},
+		{name: "no terminal", tool: "delete", input: "y\n", wantKind: transcript.KindDenied,
 			wantText: "not run: delete needs a person's approval (confirm: true) and there was no terminal to ask on; the user can allow it with --allow delete or --yes"},
 		{name: "--yes", tool: "delete", opts: approvalOptions{Yes: true}, wantRan: true},
 		{name: "--allow", tool: "delete", opts: approvalOptions{Allow: []string{"delete"}}, wantRan: true},
-		{name: "--allow another tool", tool: "delete", opts: approvalOptions{Allow: []string{"look"}}, wantKind: kindDenied},
+		{name: "--allow another tool", tool: "delete", opts: approvalOptions{Allow: []string{"look"}}, wantKind: transcript.KindDenied},
 		{name: "no confirmation needed", tool: "look", args: `{}`, stdinTTY: true, wantText: "looked\n"},
-		{name: "bad arguments are not asked about", tool: "delete", args: `{"path": 5}`, stdinTTY: true, input: "y\n", wantKind: tools.KindBadArguments},
-		{name: "unknown tool", tool: "nope", stdinTTY: true, input: "y\n", wantKind: tools.KindUnknownTool},
-		{name: "offline replay", tool: "delete", stdinTTY: true, input: "y\n", offline: true, wantKind: kindSkipped,
+		{name: "bad arguments are not asked about", tool: "delete", args: `{"path": 5}`, stdinTTY: true, input: "y\n", wantKind: transcript.KindBadArguments},
+		{name: "unknown tool", tool: "nope", stdinTTY: true, input: "y\n", wantKind: transcript.KindUnknownTool},
+		{name: "offline replay", tool: "delete", stdinTTY: true, input: "y\n", offline: true, wantKind: transcript.KindSkipped,
 			wantText: "not replayed: delete needs a person's approval (confirm: true); replay runs it with --allow delete or --yes"},
 		{name: "offline replay with --allow", tool: "delete", offline: true, opts: approvalOptions{Allow: []string{"delete"}}, wantRan: true},
-		{name: "offline replay with --deny", tool: "look", args: `{}`, offline: true, opts: approvalOptions{Deny: []string{"look"}}, wantKind: kindSkipped,
+		{name: "offline replay with --deny", tool: "look", args: `{}`, offline: true, opts: approvalOptions{Deny: []string{"look"}}, wantKind: transcript.KindSkipped,
 			wantText: "not replayed: --deny look"},
 	}
 	for _, tt := range tests {
@@ -117,7 +118,7 @@ func TestApproverOneQuestionAtATime(t *testing.T) {
 	a := newApprover(ios, reg, approvalOptions{}, false, ui)
 	defer a.Close()
 	var wg sync.WaitGroup
-	results := make([]tools.Result, 6)
+	results := make([]agent.ToolResult, 6)
 	for i := range results {
 		wg.Go(func() {
 			results[i] = a.Call(context.Background(), "delete", "c"+string(rune('1'+i)), []byte(`{"path":"x"}`))
@@ -134,7 +135,7 @@ func TestApproverOneQuestionAtATime(t *testing.T) {
 		switch {
 		case err == nil && !r.IsError:
 			ran++
-		case err != nil && r.Kind == kindDenied:
+		case err != nil && r.Kind == transcript.KindDenied:
 			denied++
 		default:
 			t.Errorf("call %d: result %+v, ran %v", i, r, err == nil)
@@ -182,7 +183,7 @@ func TestApproverCanceledWhileAsking(t *testing.T) {
 	}()
 	start := time.Now()
 	res := a.Call(ctx, "delete", "c1", []byte(`{"path":"x"}`))
-	if res.Kind != tools.KindCanceled || res.Content != "canceled while waiting for approval: interrupted" {
+	if res.Kind != transcript.KindCanceled || res.Content != "canceled while waiting for approval: interrupted" {
 		t.Errorf("result %+v", res)
 	}
 	if time.Since(start) > 2*time.Second {
@@ -196,7 +197,7 @@ func TestApproverCanceledWhileAsking(t *testing.T) {
 	}
 	// Later calls are canceled without a question.
 	errOut.Reset()
-	if res := a.Call(ctx, "delete", "c2", []byte(`{"path":"x"}`)); res.Kind != tools.KindCanceled || errOut.Len() > 0 {
+	if res := a.Call(ctx, "delete", "c2", []byte(`{"path":"x"}`)); res.Kind != transcript.KindCanceled || errOut.Len() > 0 {
 		t.Errorf("after the cancel: result %+v, stderr %q", res, errOut)
 	}
 }
@@ -264,7 +265,7 @@ func TestApprovalFlagsParse(t *testing.T) {
 		t.Errorf("replay approval %+v", rgot.Approval)
 	}
 	ios, _, _, errOut := Test()
-	if code := Execute(context.Background(), ios, []string{"replay", "--show", "--yes", "f.jsonl"}); code != ExitUsage || !strings.Contains(errOut.String(), "--show takes none of -o, --ignore, --yes, --allow and --deny") {
+	if code := Execute(context.Background(), ios, []string{"replay", "--show", "--yes", "f.jsonl"}); code != ExitUsage || !strings.Contains(errOut.String(), "--show and --yes cannot be used together") {
 		t.Errorf("replay --show --yes: exit %d, %s", code, errOut)
 	}
 }
@@ -299,7 +300,7 @@ func TestApproverAsksInCallOrder(t *testing.T) {
 	observe(agent.Event{Kind: agent.EventCallStart, Step: 2, Call: &agent.Call{ID: "d2"}, Index: 1})
 	ctx, cancel := context.WithCancelCause(context.Background())
 	time.AfterFunc(50*time.Millisecond, func() { cancel(errInterrupted) })
-	if r := a.Call(ctx, "delete", "d2", []byte(`{"path":"x"}`)); r.Kind != tools.KindCanceled {
+	if r := a.Call(ctx, "delete", "d2", []byte(`{"path":"x"}`)); r.Kind != transcript.KindCanceled {
 		t.Errorf("result %+v, want canceled", r)
 	}
 }

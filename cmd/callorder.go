@@ -25,9 +25,12 @@ func newCallOrder() *callOrder {
 	return &callOrder{place: map[string]int{}, passed: map[int]bool{}, changed: make(chan struct{})}
 }
 
-// Event is to be called with each of the loop's events.
+// Event is to be called with each of the loop's events. A call answered
+// from its record (it finished before the run stopped) is not run, and
+// asks nothing: it is past its question at once.
 func (o *callOrder) Event(e agent.Event) {
-	if e.Kind != agent.EventCallStart {
+	recorded := e.Kind == agent.EventCallDone && e.Recorded
+	if e.Kind != agent.EventCallStart && !recorded {
 		return
 	}
 	o.mu.Lock()
@@ -37,6 +40,9 @@ func (o *callOrder) Event(e agent.Event) {
 		o.step, o.place, o.passed, o.next = e.Step, map[string]int{}, map[int]bool{}, 0
 	}
 	o.place[e.Call.ID] = e.Index
+	if recorded {
+		o.passLocked(e.Call.ID)
+	}
 }
 
 // wait returns when every call before callID is past its question, or
@@ -64,6 +70,10 @@ func (o *callOrder) wait(ctx context.Context, callID string) bool {
 func (o *callOrder) pass(callID string) {
 	o.mu.Lock()
 	defer o.mu.Unlock()
+	o.passLocked(callID)
+}
+
+func (o *callOrder) passLocked(callID string) {
 	i, known := o.place[callID]
 	if !known {
 		return

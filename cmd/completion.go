@@ -9,6 +9,7 @@ import (
 	"github.com/spf13/cobra"
 	"github.com/spf13/pflag"
 
+	"github.com/agentloop/agentloop/internal/config"
 	"github.com/agentloop/agentloop/pkg/tools"
 )
 
@@ -183,19 +184,19 @@ func completeProfiles(ios *IOStreams) cobra.CompletionFunc {
 		if path == "" {
 			return nil, cobra.ShellCompDirectiveNoFileComp
 		}
-		f, err := readConfigFile(path, ios.Getenv("HOME"))
+		f, err := config.ReadFile(path, ios.Getenv("HOME"))
 		if err != nil || f == nil {
 			return nil, cobra.ShellCompDirectiveNoFileComp
 		}
 		var out []string
-		for _, name := range f.profileOrder {
+		for _, name := range f.ProfileOrder {
 			if !strings.HasPrefix(name, toComplete) {
 				continue
 			}
 			var desc []string
 			for _, k := range []string{"model", "base_url"} {
-				if v, ok := f.profiles[name].values[k]; ok {
-					desc = append(desc, v.value.(string))
+				if v, ok := f.Profiles[name].Values[k]; ok {
+					desc = append(desc, v.Value.(string))
 				}
 			}
 			if len(desc) == 0 {

@@ -8,6 +8,8 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
+
+	"github.com/agentloop/agentloop/internal/config"
 )
 
 // docs/configuration.md is checked against the code: its example file loads,
@@ -48,11 +50,11 @@ func TestConfigDocExample(t *testing.T) {
 	if len(blocks) == 0 {
 		t.Fatal("no yaml block in docs/configuration.md")
 	}
-	cf, probs := parseConfig("config.yaml", []byte(blocks[0]), "/home/me")
+	cf, probs := config.ParseFile("config.yaml", []byte(blocks[0]), "/home/me")
 	if len(probs) > 0 {
 		t.Fatalf("the example does not load:\n%s", probs)
 	}
-	if _, ok := cf.profiles["ollama"]; !ok {
+	if _, ok := cf.Profiles["ollama"]; !ok {
 		t.Error("the example has no ollama profile")
 	}
 
@@ -122,18 +124,18 @@ func jq(t *testing.T, doc, path string) string {
 
 func TestConfigDocCoversEveryKey(t *testing.T) {
 	doc := readConfigDoc(t)
-	for _, k := range settingKeys {
-		if !strings.Contains(doc, "`"+k.name+"`") {
-			t.Errorf("docs/configuration.md does not document %s", k.name)
+	for _, k := range config.Keys {
+		if !strings.Contains(doc, "`"+k.Name+"`") {
+			t.Errorf("docs/configuration.md does not document %s", k.Name)
 		}
-		if k.env != "" && !strings.Contains(doc, "`"+k.env+"`") {
-			t.Errorf("docs/configuration.md does not name %s", k.env)
+		if k.Env != "" && !strings.Contains(doc, "`"+k.Env+"`") {
+			t.Errorf("docs/configuration.md does not name %s", k.Env)
 		}
-		if k.flag != "" && !strings.Contains(doc, "`--"+k.flag+"`") {
-			t.Errorf("docs/configuration.md does not name --%s", k.flag)
+		if k.Flag != "" && !strings.Contains(doc, "`--"+k.Flag+"`") {
+			t.Errorf("docs/configuration.md does not name --%s", k.Flag)
 		}
 	}
-	for _, s := range []string{"`profiles`", "`" + profileEnv + "`", "`--profile`"} {
+	for _, s := range []string{"`profiles`", "`" + config.ProfileEnv + "`", "`--profile`"} {
 		if !strings.Contains(doc, s) {
 			t.Errorf("docs/configuration.md does not name %s", s)
 		}

@@ -12,6 +12,7 @@ import (
 
 	"github.com/spf13/cobra"
 
+	"github.com/agentloop/agentloop/internal/config"
 	"github.com/agentloop/agentloop/pkg/agent"
 )
 
@@ -19,7 +20,7 @@ import (
 type ConfigShowOptions struct {
 	IO     *IOStreams
 	JSON   bool
-	Config *Config
+	Config *config.Config
 }
 
 func newCmdConfigShow(ios *IOStreams, runF func(*ConfigShowOptions) error) *cobra.Command {
@@ -58,7 +59,7 @@ before it is run. API keys are shown as set or unset, never their values.`,
 	f.StringArray("tools-dir", nil, "read tool definitions from `DIR` (repeatable)")
 	f.Int("max-steps", agent.DefaultMaxSteps, "cap on model calls")
 	f.Int("parallel", agent.DefaultParallel, "tool calls of one turn run at once")
-	f.Int("max-retries", defaultMaxRetries, "retries of a failed model request")
+	f.Int("max-retries", config.DefaultMaxRetries, "retries of a failed model request")
 	f.Duration("timeout", 0, "time limit for the whole run")
 	return c
 }
@@ -67,14 +68,14 @@ before it is run. API keys are shown as set or unset, never their values.`,
 type configRow struct {
 	key   string
 	value any // string, int or []string
-	src   source
+	src   config.Source
 	path  bool // the value is a path or paths: written with ~ on a terminal
 }
 
-// rows are the settings in the order config show prints them.
-func (c *Config) rows(ios *IOStreams) []configRow {
-	provider := c.providerName()
-	baseURL, baseSrc := c.baseURL(provider)
+// configRows are the settings in the order config show prints them.
+func configRows(ios *IOStreams, c *config.Config) []configRow {
+	provider := c.ProviderName()
+	baseURL, baseSrc := c.BaseURL(provider)
 	if baseURL == "" {
 		baseURL = agent.OpenAIBaseURL
 		if provider == "anthropic" {
@@ -92,18 +93,18 @@ func (c *Config) rows(ios *IOStreams) []configRow {
 		models = []string{}
 	}
 	return []configRow{
-		{key: "profile", value: c.Profile, src: c.source("profile")},
-		{key: "model", value: c.Model, src: c.source("model")},
-		{key: "provider", value: provider, src: c.source("provider")},
+		{key: "profile", value: c.Profile, src: c.Source("profile")},
+		{key: "model", value: c.Model, src: c.Source("model")},
+		{key: "provider", value: provider, src: c.Source("provider")},
 		{key: "base_url", value: baseURL, src: baseSrc},
-		{key: "tools_dirs", value: dirs, src: c.source("tools_dirs"), path: true},
-		{key: "max_steps", value: c.MaxSteps, src: c.source("max_steps")},
-		{key: "parallel", value: c.Parallel, src: c.source("parallel")},
-		{key: "transcript_dir", value: c.TranscriptDir, src: c.source("transcript_dir"), path: true},
-		{key: "max_retries", value: c.MaxRetries, src: c.source("max_retries")},
-		{key: "timeout", value: c.Timeout.String(), src: c.source("timeout")},
-		{key: "system", value: c.System, src: c.source("system")},
-		{key: "models", value: models, src: c.source("models")},
+		{key: "tools_dirs", value: dirs, src: c.Source("tools_dirs"), path: true},
+		{key: "max_steps", value: c.MaxSteps, src: c.Source("max_steps")},
+		{key: "parallel", value: c.Parallel, src: c.Source("parallel")},
+		{key: "transcript_dir", value: c.TranscriptDir, src: c.Source("transcript_dir"), path: true},
+		{key: "max_retries", value: c.MaxRetries, src: c.Source("max_retries")},
+		{key: "timeout", value: c.Timeout.String(), src: c.Source("timeout")},
+		{key: "system", value: c.System, src: c.Source("system")},
+		{key: "models", value: models, src: c.Source("models")},
 	}
 }
 
@@ -112,7 +113,7 @@ var credentialVars = []string{"OPENAI_API_KEY", "ANTHROPIC_API_KEY"}
 
 func runConfigShow(opts *ConfigShowOptions) error {
 	ios, cfg := opts.IO, opts.Config
-	rows := cfg.rows(ios)
+	rows := configRows(ios, cfg)
 	redact := secrets(ios)
 	if opts.JSON {
 		return writeConfigJSON(ios, cfg, rows)
@@ -121,14 +122,14 @@ func runConfigShow(opts *ConfigShowOptions) error {
 	type line struct{ key, value, src string }
 	lines := make([]line, 0, len(rows)+len(credentialVars))
 	for _, r := range rows {
-		lines = append(lines, line{r.key, redact.RedactString(displayValue(r.value, r.path, home, r.key == "profile")), r.src.describe(home)})
+		lines = append(lines, line{r.key, redact.RedactString(displayValue(r.value, r.path, home, r.key == "profile")), r.src.Describe(home)})
 	}
 	for _, v := range credentialVars {
 		state := "unset"
 		if ios.Getenv(v) != "" {
 			state = "set"
 		}
-		lines = append(lines, line{v, state, sourceEnv})
+		lines = append(lines, line{v, state, config.SourceEnv})
 	}
 	keyW, srcW := 0, 0
 	for _, l := range lines {
@@ -151,7 +152,7 @@ func runConfigShow(opts *ConfigShowOptions) error {
 func displayValue(v any, isPath bool, home string, isProfile bool) string {
 	tilde := func(s string) string {
 		if isPath {
-			return tildePath(s, home)
+			return config.TildePath(s, home)
 		}
 		return s
 	}
@@ -225,7 +226,7 @@ func (o orderedSettings) MarshalJSON() ([]byte, error) {
 	return b.Bytes(), nil
 }
 
-func writeConfigJSON(ios *IOStreams, cfg *Config, rows []configRow) error {
+func writeConfigJSON(ios *IOStreams, cfg *config.Config, rows []configRow) error {
 	redact := secrets(ios)
 	out := configJSON{
 		File: cfg.Path, FileFound: cfg.Found, Profiles: cfg.Profiles,
@@ -239,12 +240,12 @@ func writeConfigJSON(ios *IOStreams, cfg *Config, rows []configRow) error {
 		if s, ok := v.(string); ok {
 			v = redact.RedactString(s)
 		}
-		sj := settingJSON{Value: v, Source: r.src.kind, File: r.src.file, Line: r.src.line, Profile: r.src.profile}
-		switch r.src.kind {
-		case sourceFlag:
-			sj.Flag = r.src.name
-		case sourceEnv:
-			sj.Env = r.src.name
+		sj := settingJSON{Value: v, Source: r.src.Kind, File: r.src.File, Line: r.src.Line, Profile: r.src.Profile}
+		switch r.src.Kind {
+		case config.SourceFlag:
+			sj.Flag = r.src.Name
+		case config.SourceEnv:
+			sj.Env = r.src.Name
 		}
 		out.Settings.keys = append(out.Settings.keys, r.key)
 		out.Settings.values = append(out.Settings.values, sj)

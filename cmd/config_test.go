@@ -1,7 +1,6 @@
 package cmd
 
 import (
-	"context"
 	"errors"
 	"os"
 	"path/filepath"
@@ -10,7 +9,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/agentloop/agentloop/internal/suggest"
+	"github.com/agentloop/agentloop/internal/config"
 )
 
 // configEnv is a test's environment: a home, a config folder holding the
@@ -49,9 +48,9 @@ func (e *configEnv) ios() *IOStreams {
 
 // showConfig runs config show's flag parsing with args (and --profile, as
 // the root command has it) and returns the resolved configuration.
-func showConfig(t *testing.T, e *configEnv, args ...string) (*Config, error) {
+func showConfig(t *testing.T, e *configEnv, args ...string) (*config.Config, error) {
 	t.Helper()
-	var got *Config
+	var got *config.Config
 	c := newCmdConfigShow(e.ios(), func(o *ConfigShowOptions) error { got = o.Config; return nil })
 	c.PersistentFlags().String("profile", "", "")
 	c.SetArgs(args)
@@ -112,14 +111,14 @@ func TestConfigPrecedence(t *testing.T) {
 		file  string
 		env   []string
 		args  []string
-		check func(t *testing.T, e *configEnv, c *Config)
+		check func(t *testing.T, e *configEnv, c *config.Config)
 		want  func(home string) want
 	}{
 		{
 			name: "default",
 			want: func(home string) want {
-				return want{model: DefaultModel, transcriptDir: filepath.Join(home, "state", "agentloop", "transcripts"),
-					maxSteps: 10, parallel: 8, maxRetries: 2, src: sourceDefault}
+				return want{model: config.DefaultModel, transcriptDir: filepath.Join(home, "state", "agentloop", "transcripts"),
+					maxSteps: 10, parallel: 8, maxRetries: 2, src: config.SourceDefault}
 			},
 		},
 		{
@@ -128,7 +127,7 @@ func TestConfigPrecedence(t *testing.T) {
 			want: func(home string) want {
 				return want{model: "file-model", provider: "openai", system: "from the file",
 					transcriptDir: filepath.Join(home, "transcripts"), toolsDirs: []string{"file-tools", filepath.Join(home, "tools")},
-					maxSteps: 11, parallel: 3, maxRetries: 4, timeout: time.Minute, models: []string{"a", "b"}, src: sourceFile}
+					maxSteps: 11, parallel: 3, maxRetries: 4, timeout: time.Minute, models: []string{"a", "b"}, src: config.SourceFile}
 			},
 		},
 		{
@@ -138,7 +137,7 @@ func TestConfigPrecedence(t *testing.T) {
 			want: func(home string) want {
 				return want{model: "profile-model", provider: "anthropic", system: "from the profile",
 					transcriptDir: "/profile/transcripts", toolsDirs: []string{"profile-tools"},
-					maxSteps: 12, parallel: 5, maxRetries: 6, timeout: 2 * time.Minute, models: []string{"c"}, src: sourceFile}
+					maxSteps: 12, parallel: 5, maxRetries: 6, timeout: 2 * time.Minute, models: []string{"c"}, src: config.SourceFile}
 			},
 		},
 		{
@@ -148,7 +147,7 @@ func TestConfigPrecedence(t *testing.T) {
 			want: func(home string) want {
 				return want{model: "env-model", provider: "openai", system: "from the env",
 					transcriptDir: filepath.Join(home, "env-transcripts"), toolsDirs: []string{"e1", filepath.Join(home, "e2")},
-					maxSteps: 13, parallel: 7, maxRetries: 0, timeout: 90 * time.Second, models: []string{"c"}, src: sourceEnv}
+					maxSteps: 13, parallel: 7, maxRetries: 0, timeout: 90 * time.Second, models: []string{"c"}, src: config.SourceEnv}
 			},
 		},
 		{
@@ -160,7 +159,7 @@ func TestConfigPrecedence(t *testing.T) {
 				// transcript_dir has no flag: the variable still gives it.
 				return want{model: "flag-model", provider: "anthropic", system: "from the flag",
 					transcriptDir: filepath.Join(home, "env-transcripts"), toolsDirs: []string{"f1", "f2"},
-					maxSteps: 14, parallel: 9, maxRetries: 1, timeout: 3 * time.Minute, models: []string{"c"}, src: sourceFlag}
+					maxSteps: 14, parallel: 9, maxRetries: 1, timeout: 3 * time.Minute, models: []string{"c"}, src: config.SourceFlag}
 			},
 		},
 	}
@@ -178,138 +177,15 @@ func TestConfigPrecedence(t *testing.T) {
 			if !reflect.DeepEqual(got, w) {
 				t.Errorf("got  %+v\nwant %+v", got, w)
 			}
-			for _, k := range settingKeys {
-				if k.name == "models" || (k.name == "transcript_dir" && w.src == sourceFlag) || k.name == "base_url" {
+			for _, k := range config.Keys {
+				if k.Name == "models" || (k.Name == "transcript_dir" && w.src == config.SourceFlag) || k.Name == "base_url" {
 					continue
 				}
-				if s := c.source(k.name); s.kind != w.src {
-					t.Errorf("%s: source %+v, want %s", k.name, s, w.src)
+				if s := c.Source(k.Name); s.Kind != w.src {
+					t.Errorf("%s: source %+v, want %s", k.Name, s, w.src)
 				}
 			}
 		})
-	}
-}
-
-func TestConfigSourceDescribe(t *testing.T) {
-	home := "/home/me"
-	tests := []struct {
-		src  source
-		want string
-	}{
-		{source{kind: sourceDefault}, "default"},
-		{source{kind: sourceFlag, name: "--model"}, "flag"},
-		{source{kind: sourceEnv, name: "AGENTLOOP_MODEL"}, "env AGENTLOOP_MODEL"},
-		{source{kind: sourceFile, file: "/home/me/.config/agentloop/config.yaml", line: 3}, "file ~/.config/agentloop/config.yaml"},
-		{source{kind: sourceFile, file: "/etc/agentloop/config.yaml", profile: "ollama"}, "file /etc/agentloop/config.yaml (profile ollama)"},
-	}
-	for _, tt := range tests {
-		if got := tt.src.describe(home); got != tt.want {
-			t.Errorf("%+v: %q, want %q", tt.src, got, tt.want)
-		}
-	}
-}
-
-// base_url: flag > AGENTLOOP_BASE_URL > the provider's own variable > file > default.
-func TestConfigBaseURL(t *testing.T) {
-	file := "base_url: http://file.example/v1\nprofiles:\n  claude: {model: claude-sonnet-4-5}\n"
-	tests := []struct {
-		name     string
-		file     string
-		env      []string
-		args     []string
-		want     string
-		wantFrom string
-	}{
-		{"default", "", nil, nil, "", "default"},
-		{"file", file, nil, nil, "http://file.example/v1", "file"},
-		{"provider variable over file", file, []string{"OPENAI_BASE_URL", "http://openai-env.example/v1"}, nil, "http://openai-env.example/v1", "env OPENAI_BASE_URL"},
-		{"the other provider's variable does not count", file, []string{"ANTHROPIC_BASE_URL", "http://anthropic-env.example"}, nil, "http://file.example/v1", "file"},
-		{"anthropic's variable for a claude model", file, []string{"ANTHROPIC_BASE_URL", "http://anthropic-env.example"}, []string{"--profile", "claude"}, "http://anthropic-env.example", "env ANTHROPIC_BASE_URL"},
-		{"AGENTLOOP_BASE_URL over the provider variable", file, []string{"OPENAI_BASE_URL", "http://openai-env.example/v1", "AGENTLOOP_BASE_URL", "http://agentloop-env.example/v1"}, nil, "http://agentloop-env.example/v1", "env AGENTLOOP_BASE_URL"},
-		{"flag over all", file, []string{"OPENAI_BASE_URL", "http://openai-env.example/v1", "AGENTLOOP_BASE_URL", "http://agentloop-env.example/v1"}, []string{"--base-url", "http://flag.example/v1"}, "http://flag.example/v1", "flag"},
-	}
-	for _, tt := range tests {
-		t.Run(tt.name, func(t *testing.T) {
-			e := newConfigEnv(t, tt.file, tt.env...)
-			c, err := showConfig(t, e, tt.args...)
-			if err != nil {
-				t.Fatal(err)
-			}
-			got, src := c.baseURL(c.providerName())
-			if got != tt.want || !strings.HasPrefix(src.describe(e.home), tt.wantFrom) {
-				t.Errorf("base URL %q from %q, want %q from %q", got, src.describe(e.home), tt.want, tt.wantFrom)
-			}
-		})
-	}
-}
-
-func TestConfigProblems(t *testing.T) {
-	tests := []struct {
-		name string
-		file string
-		want []string // the problems, after "config.yaml:"
-	}{
-		{"unknown key", "modle: x\n", []string{"1: unknown key 'modle' (did you mean 'model'?)"}},
-		{"unknown key without suggestion", "flavour: x\n", []string{"1: unknown key 'flavour'"}},
-		{"unknown key in a profile", "profiles:\n  a:\n    max_step: 3\n", []string{"3: profile 'a': unknown key 'max_step' (did you mean 'max_steps'?)"}},
-		{"api key", "api_key: sk-abc\n", []string{"1: api_key: API keys are never read from the configuration file; set OPENAI_API_KEY or ANTHROPIC_API_KEY in the environment"}},
-		{"api key in a profile", "profiles:\n  a:\n    openai_api_key: sk-abc\n", []string{"3: profile 'a': openai_api_key: API keys are never read"}},
-		{"negative steps", "max_steps: -1\n", []string{"1: max_steps -1: must be at least 1"}},
-		{"zero parallel", "parallel: 0\n", []string{"1: parallel 0: must be at least 1"}},
-		{"negative retries", "max_retries: -2\n", []string{"1: max_retries -2: must be 0 or more"}},
-		{"timeout soon", "timeout: soon\n", []string{`1: timeout "soon": not a duration`}},
-		{"negative timeout", "timeout: -5s\n", []string{"1: timeout -5s: must be positive"}},
-		{"quoted number", "max_steps: \"5\"\n", []string{`1: max_steps "5": not a whole number (write it without quotes)`}},
-		{"float", "max_steps: 2.5\n", []string{`1: max_steps "2.5": not a whole number`}},
-		{"provider", "provider: gemini\n", []string{`1: provider "gemini": use openai or anthropic`}},
-		{"base url", "base_url: localhost:11434\n", []string{`1: base_url "localhost:11434": want an http:// or https:// URL`}},
-		{"empty model", "model: \"\"\n", []string{`1: model "": must not be empty`}},
-		{"no value", "model:\n", []string{"1: model: no value"}},
-		{"list wanted", "tools_dirs: tools.d\n", []string{"1: tools_dirs: want a list, e.g. [tools.d, ~/agentloop-tools]"}},
-		{"list of lists", "models: [[a]]\n", []string{"1: models: each entry must be a string"}},
-		{"mapping for a scalar", "model: {a: b}\n", []string{"1: model: want a single value"}},
-		{"duplicate key", "model: a\nmodel: b\n", []string{"2: duplicate key 'model' (first at line 1)"}},
-		{"duplicate profile", "profiles:\n  a: {}\n  a: {}\n", []string{"3: duplicate profile 'a' (first at line 2)"}},
-		{"nested profiles", "profiles:\n  a:\n    profiles: {}\n", []string{"3: profile 'a': profiles cannot be nested"}},
-		{"profiles not a mapping", "profiles: [a]\n", []string{"1: profiles: want a mapping of profile names"}},
-		{"profile not a mapping", "profiles:\n  a: [1]\n", []string{"2: profile 'a': want a mapping of settings"}},
-		{"not a mapping", "- model\n", []string{"1: the file must be a mapping"}},
-		{"syntax", "model: [a\n", []string{"1: did not find expected ',' or ']'"}},
-		{"every problem at once", "modle: a\nmax_steps: 0\nprofiles:\n  x:\n    timeout: later\n", []string{
-			"1: unknown key 'modle'", "2: max_steps 0: must be at least 1", `5: profile 'x': timeout "later": not a duration`,
-		}},
-	}
-	for _, tt := range tests {
-		t.Run(tt.name, func(t *testing.T) {
-			_, probs := parseConfig("config.yaml", []byte(tt.file), "/home/me")
-			if len(probs) != len(tt.want) {
-				t.Fatalf("problems %q, want %d", probs, len(tt.want))
-			}
-			for i, w := range tt.want {
-				if !strings.HasPrefix(probs[i], "config.yaml:"+w) {
-					t.Errorf("problem %q, want it to start with %q", probs[i], "config.yaml:"+w)
-				}
-			}
-		})
-	}
-}
-
-func TestConfigFileAccepted(t *testing.T) {
-	for _, file := range []string{
-		"", "# nothing yet\n", "~\n", "profiles:\n", "profiles:\n  empty:\n",
-		"system: \"\"\nbase_url: \"\"\ntimeout: 0\n",
-		"defaults: &d {model: a}\nprofiles:\n  x: *d\n" + "", // an anchor is not a key: refused below
-	} {
-		_, probs := parseConfig("c.yaml", []byte(file), "")
-		if strings.HasPrefix(file, "defaults") {
-			if len(probs) != 1 || !strings.Contains(probs[0], "unknown key 'defaults'") {
-				t.Errorf("%q: %q", file, probs)
-			}
-			continue
-		}
-		if len(probs) > 0 {
-			t.Errorf("%q: %q", file, probs)
-		}
 	}
 }
 
@@ -368,8 +244,8 @@ func TestConfigProfileSelection(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		if c.Profile != "ollama" || c.Model != "llama3.2" || c.source("profile").kind != sourceFlag {
-			t.Errorf("profile %q (%+v), model %q", c.Profile, c.source("profile"), c.Model)
+		if c.Profile != "ollama" || c.Model != "llama3.2" || c.Source("profile").Kind != config.SourceFlag {
+			t.Errorf("profile %q (%+v), model %q", c.Profile, c.Source("profile"), c.Model)
 		}
 		if !reflect.DeepEqual(c.Profiles, []string{"ollama", "work"}) {
 			t.Errorf("profiles %q", c.Profiles)
@@ -381,8 +257,8 @@ func TestConfigProfileSelection(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		if c.Model != "gpt-4o" || c.source("profile").kind != sourceEnv {
-			t.Errorf("model %q, profile source %+v", c.Model, c.source("profile"))
+		if c.Model != "gpt-4o" || c.Source("profile").Kind != config.SourceEnv {
+			t.Errorf("model %q, profile source %+v", c.Model, c.Source("profile"))
 		}
 	})
 	t.Run("unknown", func(t *testing.T) {
@@ -436,117 +312,10 @@ func TestConfigNoHome(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if c.Path != "" || c.Found || c.Model != DefaultModel {
+	if c.Path != "" || c.Found || c.Model != config.DefaultModel {
 		t.Errorf("%+v", c)
 	}
 	if err := runConfigPath(&ConfigPathOptions{IO: ios}); err == nil {
 		t.Error("config path without a home: no error")
-	}
-}
-
-// run takes its defaults from the configuration; a flag still wins.
-func TestRunUsesConfig(t *testing.T) {
-	e := newConfigEnv(t, precedenceFile, "AGENTLOOP_MAX_STEPS", "21", "OPENAI_BASE_URL", "http://openai-env.example/v1")
-	var got *RunOptions
-	c := newCmdRun(e.ios(), func(_ context.Context, o *RunOptions) error { got = o; return nil })
-	c.SetArgs([]string{"--parallel", "2", "hello"})
-	if err := c.Execute(); err != nil {
-		t.Fatal(err)
-	}
-	m := got.Model
-	if m.Model != "file-model" || m.Provider != "openai" || m.BaseURL != "http://openai-env.example/v1" || m.System != "from the file" ||
-		m.MaxRetries != 4 || m.Timeout != time.Minute || got.MaxSteps != 21 || got.Parallel != 2 ||
-		got.TranscriptDir != filepath.Join(e.home, "transcripts") || !reflect.DeepEqual(got.ToolsDirs, []string{"file-tools", filepath.Join(e.home, "tools")}) ||
-		got.toolsDirsSet {
-		t.Errorf("options %+v", got)
-	}
-}
-
-// replay --resume: a flag, then the transcript's header, then the
-// configuration.
-func TestReplayResumeConfigOrder(t *testing.T) {
-	e := newConfigEnv(t, "model: file-model\nsystem: file system\nbase_url: http://file.example/v1\n", "AGENTLOOP_MODEL", "env-model")
-	var got *ReplayOptions
-	c := newCmdReplay(e.ios(), func(_ context.Context, o *ReplayOptions) error { got = o; return nil })
-	c.SetArgs([]string{"--resume", "--system", "flag system", "t.jsonl"})
-	if err := c.Execute(); err != nil {
-		t.Fatal(err)
-	}
-	if got.Model.Model != "" || got.Model.BaseURL != "" || got.Config == nil {
-		t.Fatalf("the model settings should wait for the header: %+v", got.Model)
-	}
-	mo := got.Model
-	mo.Model, mo.Provider = "header-model", "openai" // as runReplayResume takes them from the header
-	got.Config.fillModel(&mo)
-	if mo.Model != "header-model" || mo.System != "flag system" || mo.BaseURL != "http://file.example/v1" {
-		t.Errorf("after the header: %+v", mo)
-	}
-	mo = got.Model
-	mo.Provider = "openai"
-	got.Config.fillModel(&mo)
-	if mo.Model != "env-model" {
-		t.Errorf("without a header: model %q, want the variable's", mo.Model)
-	}
-}
-
-// The tools commands read tools_dirs; a --tools-dir flag beats it, and
-// tools show --provider is a wire form, not the provider setting.
-func TestToolsCommandsUseConfig(t *testing.T) {
-	e := newConfigEnv(t, "tools_dirs: [mine]\nprovider: anthropic\n")
-	for _, tt := range []struct {
-		args     []string
-		dirs     []string
-		explicit bool
-	}{
-		{[]string{"x"}, []string{"mine"}, false},
-		{[]string{"x", "--tools-dir", "other"}, []string{"other"}, true},
-		{[]string{"x", "--provider", "openai"}, []string{"mine"}, false},
-	} {
-		var got *ToolsShowOptions
-		c := newCmdToolsShow(e.ios(), func(o *ToolsShowOptions) error { got = o; return nil })
-		c.SetArgs(tt.args)
-		if err := c.Execute(); err != nil {
-			t.Fatal(err)
-		}
-		if !reflect.DeepEqual(got.ToolsDirs, tt.dirs) || got.ExplicitDirs != tt.explicit || got.Provider != "openai" && tt.args[len(tt.args)-1] == "openai" {
-			t.Errorf("%v: %+v", tt.args, got)
-		}
-	}
-}
-
-// Configured folders that do not exist are left out, as the default ones
-// are; a --tools-dir that does not exist is an error.
-func TestToolsDirsConfigured(t *testing.T) {
-	dir := t.TempDir()
-	ios, _, _, _ := Test()
-	got := toolsDirs(ios, []string{dir, filepath.Join(dir, "missing")}, false)
-	if !reflect.DeepEqual(got, []string{dir}) {
-		t.Errorf("configured: %q", got)
-	}
-	if _, err := loadTools(ios, []string{filepath.Join(dir, "missing")}, true); err == nil {
-		t.Error("a missing --tools-dir is no error")
-	}
-}
-
-func TestDidYouMean(t *testing.T) {
-	keys := []string{"model", "models", "max_steps", "max_retries", "timeout"}
-	for in, want := range map[string]string{
-		"modle": " (did you mean 'model'?)", "max_step": " (did you mean 'max_steps'?)", "MODEL": " (did you mean 'model'?)",
-		"timeuot": " (did you mean 'timeout'?)", "colour": "", "x": "",
-	} {
-		if got := suggest.DidYouMean(in, keys); got != want {
-			t.Errorf("%q: %q, want %q", in, got, want)
-		}
-	}
-}
-
-func TestIsSecretKey(t *testing.T) {
-	for name, want := range map[string]bool{
-		"api_key": true, "apiKey": true, "OPENAI_API_KEY": true, "anthropic-key": true, "token": true, "auth_token": true,
-		"password": true, "model": false, "base_url": false, "max_steps": false,
-	} {
-		if isSecretKey(name) != want {
-			t.Errorf("%s: %v", name, !want)
-		}
 	}
 }

@@ -8,16 +8,6 @@ import (
 	"github.com/agentloop/agentloop/pkg/transcript"
 )
 
-// openTranscript creates the transcript of a run: the file -o names
-// (output), else a new file under the transcript folder (dir, "" for the
-// default one), made with the folders it needs.
-func openTranscript(ios *IOStreams, output, dir, id string, redact *transcript.Redactor, force bool) (*transcript.Writer, error) {
-	if output == "" {
-		return transcript.Create(defaultTranscriptPath(ios, dir, id), redact)
-	}
-	return createOutput(output, redact, force)
-}
-
 // createOutput creates the transcript -o names. The folder must exist, and
 // a file that is not an agentloop transcript is overwritten only with
 // --force; an earlier transcript is replaced.

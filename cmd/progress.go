@@ -170,9 +170,7 @@ func (p *progress) Event(e agent.Event) {
 	case agent.EventCallStart:
 		p.running[e.Call.ID] = e.Call.Name
 		if p.verbose {
-			if e.Step != p.callStep || p.nextStart > e.Index {
-				p.callStep, p.starts, p.dones, p.nextStart, p.nextDn = e.Step, map[int]string{}, map[int]string{}, 0, 0
-			}
+			p.newCallsLocked(e)
 			p.starts[e.Index] = fmt.Sprintf("  → %s %s %s", safeText(e.Call.ID), safeText(e.Call.Name), oneLineText(string(e.Call.Arguments), 300))
 			p.flushCallsLocked()
 		}
@@ -187,6 +185,12 @@ func (p *progress) Event(e agent.Event) {
 					state = "error (" + r.Kind + ")"
 				}
 			}
+			if e.Recorded {
+				state += ", finished before the run stopped: not run again"
+				// Not started in this run: nothing to say of its start.
+				p.newCallsLocked(e)
+				p.starts[e.Index] = ""
+			}
 			p.dones[e.Index] = fmt.Sprintf("  ← %s %s: %s, %s, %d bytes: %s", safeText(e.Call.ID), safeText(e.Call.Name), state, r.Duration.Round(time.Millisecond), len(r.Content), oneLineText(r.Content, 200))
 			p.flushCallsLocked()
 		}
@@ -194,12 +198,22 @@ func (p *progress) Event(e agent.Event) {
 	p.drawLocked()
 }
 
+// newCallsLocked starts the held lines afresh when e is of another turn's
+// calls.
+func (p *progress) newCallsLocked(e agent.Event) {
+	if e.Step != p.callStep || p.nextStart > e.Index {
+		p.callStep, p.starts, p.dones, p.nextStart, p.nextDn = e.Step, map[int]string{}, map[int]string{}, 0, 0
+	}
+}
+
 // flushCallsLocked prints the held -v lines whose turn has come: the
 // start of a call once the calls before it have started, its end once
 // theirs have ended. (A call's end follows its start.)
 func (p *progress) flushCallsLocked() {
 	for line, ok := p.starts[p.nextStart]; ok; line, ok = p.starts[p.nextStart] {
-		p.printlnLocked(line)
+		if line != "" {
+			p.printlnLocked(line)
+		}
 		delete(p.starts, p.nextStart)
 		p.nextStart++
 	}

@@ -6,25 +6,12 @@ import (
 	"time"
 
 	"github.com/spf13/cobra"
+	"github.com/spf13/pflag"
 
+	"github.com/agentloop/agentloop/internal/config"
 	"github.com/agentloop/agentloop/pkg/agent"
 	"github.com/agentloop/agentloop/pkg/transcript"
 )
-
-// The models asked when neither a flag nor the configuration names one: the
-// provider's, and OpenAI's when no provider is named either.
-const (
-	DefaultModel          = "gpt-4o-mini"
-	DefaultAnthropicModel = "claude-sonnet-4-5"
-)
-
-// defaultModelFor is the default model of a provider.
-func defaultModelFor(provider string) string {
-	if provider == "anthropic" {
-		return DefaultAnthropicModel
-	}
-	return DefaultModel
-}
 
 // modelOptions are the flags that choose and tune the model, shared by run
 // and replay --resume.
@@ -43,15 +30,14 @@ type modelOptions struct {
 	baseURLFrom string
 }
 
-func addModelFlags(c *cobra.Command, o *modelOptions) {
-	f := c.Flags()
-	f.StringVarP(&o.Model, "model", "m", "", "model to ask (default "+DefaultModel+", or "+DefaultAnthropicModel+" with --provider anthropic)")
+func addModelFlags(f *pflag.FlagSet, o *modelOptions) {
+	f.StringVarP(&o.Model, "model", "m", "", "model to ask (default "+config.DefaultModel+", or "+config.DefaultAnthropicModel+" with --provider anthropic)")
 	f.StringVar(&o.Provider, "provider", "", "API to use: openai or anthropic (default: anthropic for claude-* models, else openai)")
 	f.StringVar(&o.BaseURL, "base-url", "", "API base URL, e.g. http://localhost:11434/v1 for Ollama (default from OPENAI_BASE_URL / ANTHROPIC_BASE_URL)")
 	f.StringVar(&o.System, "system", "", "system prompt")
 	f.Float64Var(&o.Temperature, "temperature", 0, "sampling temperature (default: the server's)")
 	f.Int64Var(&o.MaxTokens, "max-tokens", 0, "cap on each answer's output tokens (default: 4096 for anthropic, the server's for openai)")
-	f.IntVar(&o.MaxRetries, "max-retries", defaultMaxRetries, "retries of a failed model request (408, 409, 429, 5xx, connection errors), with backoff")
+	f.IntVar(&o.MaxRetries, "max-retries", config.DefaultMaxRetries, "retries of a failed model request (408, 409, 429, 5xx, connection errors), with backoff")
 	f.DurationVar(&o.Timeout, "timeout", 0, "time limit for the whole run, e.g. 5m (default: none)")
 }
 
@@ -79,15 +65,7 @@ func (o *modelOptions) check(c *cobra.Command) error {
 }
 
 // providerName resolves the provider: the flag, else by model name.
-func (o *modelOptions) providerName() string {
-	if o.Provider != "" {
-		return o.Provider
-	}
-	if strings.HasPrefix(o.Model, "claude") {
-		return "anthropic"
-	}
-	return "openai"
-}
+func (o *modelOptions) providerName() string { return config.ProviderFor(o.Provider, o.Model) }
 
 // secrets are the key values to keep out of every file and message.
 func secrets(ios *IOStreams) *transcript.Redactor {
@@ -99,7 +77,7 @@ func secrets(ios *IOStreams) *transcript.Redactor {
 func newProvider(ios *IOStreams, o *modelOptions) (agent.Provider, string, error) {
 	name := o.providerName()
 	if o.Model == "" {
-		o.Model = defaultModelFor(name)
+		o.Model = config.DefaultModelFor(name)
 	}
 	prefix := strings.ToUpper(name) // OPENAI_…, ANTHROPIC_…
 	baseURL := o.BaseURL

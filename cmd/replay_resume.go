@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"strings"
 
+	"github.com/agentloop/agentloop/internal/config"
 	"github.com/agentloop/agentloop/pkg/agent"
 	"github.com/agentloop/agentloop/pkg/transcript"
 )
@@ -16,7 +17,7 @@ func runReplayResume(ctx context.Context, opts *ReplayOptions) error {
 	if err != nil {
 		return err
 	}
-	d := dialectFor(conv.Shape)
+	d := agent.DialectFor(conv.Shape)
 
 	// What the recording says, unless a flag says otherwise.
 	mo := opts.Model
@@ -51,13 +52,13 @@ func runReplayResume(ctx context.Context, opts *ReplayOptions) error {
 	}
 	// Then what the environment and the configuration file say.
 	if opts.Config != nil {
-		opts.Config.fillModel(&mo)
+		fillModel(opts.Config, &mo)
 	}
 
 	// The system prompt goes first in a Chat Completions request; a log
 	// whose messages already start with it (another tool's) is sent as it
 	// is, without a second one.
-	if d.Name() == "openai" && len(conv.Messages) > 0 {
+	if d.Name() == "openai" {
 		if role := d.Role(conv.Messages[0].Message); role == "system" || role == "developer" {
 			if opts.Model.System != "" {
 				return flagErrorf("--system: the messages of %s start with a %s message already", opts.File, role)
@@ -84,80 +85,28 @@ func runReplayResume(ctx context.Context, opts *ReplayOptions) error {
 		}
 	}
 
-	// --tools-dir, else the folders the run recorded (those that still
-	// exist: a tool gone since is a "missing tool" row), else the
-	// configured ones.
-	dirs, explicit := opts.ToolsDirs, opts.toolsDirsSet
-	if !explicit && conv.Header != nil && len(conv.Header.ToolsDirs) > 0 {
-		dirs = conv.Header.ToolsDirs
-	}
-	reg, err := loadTools(ios, dirs, explicit)
+	// A tool gone since the recording is not offered; a pending call of it
+	// is answered as an unknown tool.
+	dirs, explicit := opts.recordedToolsDirs(conv)
+	run, err := startLive(ctx, ios, &opts.liveOptions, liveSetup{
+		command: "resume", model: &mo, dirs: dirs, explicit: explicit, parent: opts.File, conv: conv, force: opts.Force,
+	})
 	if err != nil {
 		return err
 	}
-	if err := opts.Approval.check(reg); err != nil {
-		return err
-	}
-	reg = reg.Without(opts.Approval.Deny...)
-	prov, baseURL, err := newProvider(ios, &mo)
-	if err != nil {
-		return err
-	}
-	defs, err := prov.ToolDefs(reg.Definitions())
-	if err != nil {
-		return err
-	}
-
-	var w *transcript.Writer
-	if !opts.NoTranscript {
-		path := opts.Output
-		if path == "" {
-			path = defaultTranscriptPath(ios, opts.TranscriptDir, transcript.NewID())
-		}
-		h := transcript.Header{
-			Command: "resume", Provider: prov.Name(), Model: prov.Model(), BaseURL: baseURL,
-			ToolsDirs: toolsDirsForHeader(dirs), Tools: defs, System: mo.System, MaxSteps: opts.MaxSteps,
-		}
-		if w, err = createChild(ios, path, opts.Output != "", opts.Force, opts.File, conv, h); err != nil {
-			return err
-		}
-		// The new transcript holds the whole conversation, so it stands on
-		// its own for validate, replay and a later resume.
-		for _, rec := range conv.Messages {
-			if err := w.WriteMessage(rec); err != nil {
-				w.Close()
-				return err
-			}
-		}
-	}
-
-	prog := newProgress(ios, opts.Verbose, opts.Quiet)
-	if w != nil {
-		prog.transcriptPath(fmt.Sprintf("transcript: %s (continues %s)", w.Path(), opts.File))
-	}
-	ctx, cancel := withRunTimeout(ctx, mo.Timeout)
-	defer cancel()
-	ap := newApprover(ios, reg, opts.Approval, false, prog)
-	defer ap.Close()
-	loop := &agent.Loop{
-		Provider: prov, Tools: ap, ToolDefs: defs, System: mo.System,
-		MaxSteps: opts.MaxSteps, Parallel: opts.Parallel, Transcript: w, OnEvent: ap.Observe(prog.Event),
-	}
-	stream := attachStream(ios, loop, prog, wantStream(ios, opts.Stream, opts.NoStream, opts.JSON))
-	out, err := loop.Run(ctx, agent.State{Messages: msgs, Steps: steps, Usage: usage})
-	return finishRun(ios, out, err, runEnd{w: w, prog: prog, stream: stream, asJSON: opts.JSON, maxSteps: opts.MaxSteps, redact: secrets(ios)})
+	// A pending call that had finished before the run stopped is answered
+	// with its recorded result, not run (or asked about) again.
+	st := agent.State{Messages: msgs, Finished: agent.FinishedFromRecords(conv.Finished), Steps: steps, Usage: usage}
+	out, err := run.loop.Run(run.ctx, st)
+	return run.finish(ios, out, err)
 }
 
 // baseURLFromEnv reports whether AGENTLOOP_BASE_URL or the provider's own
 // *_BASE_URL variable sets the address.
-func baseURLFromEnv(ios *IOStreams, cfg *Config, provider string) bool {
+func baseURLFromEnv(ios *IOStreams, cfg *config.Config, provider string) bool {
 	if cfg != nil {
-		_, src := cfg.baseURL(provider)
-		return src.kind == sourceEnv || src.kind == sourceFlag
+		_, src := cfg.BaseURL(provider)
+		return src.Kind == config.SourceEnv || src.Kind == config.SourceFlag
 	}
-	env := "OPENAI_BASE_URL"
-	if provider == "anthropic" {
-		env = "ANTHROPIC_BASE_URL"
-	}
-	return ios.Getenv(env) != ""
+	return ios.Getenv(config.ProviderBaseURLEnv(provider)) != ""
 }

@@ -76,6 +76,12 @@ type shower struct {
 	step      int
 	total     transcript.Usage
 	callNames map[string]string
+	// The calls of the last assistant turn, those of them a message
+	// answers, and the result records of those that finished before the
+	// run stopped.
+	lastCalls []agent.Call
+	answered  map[string]bool
+	finished  []transcript.CallResult
 	end       *transcript.End
 	// answer is the text of the last assistant turn when it called no
 	// tools: the final answer if nothing follows it. It is printed once,
@@ -98,6 +104,7 @@ func (sh *shower) part(pt transcript.Part) error {
 		for _, m := range c.Messages {
 			sh.message(m)
 		}
+		sh.finished = c.Finished
 		sh.end = c.End
 		sh.finish()
 		return sh.p.err
@@ -111,6 +118,8 @@ func (sh *shower) part(pt transcript.Part) error {
 		sh.headerLines()
 	case pt.Message != nil:
 		sh.message(*pt.Message)
+	case pt.Result != nil:
+		sh.finished = append(sh.finished, *pt.Result)
 	case pt.End != nil:
 		sh.end = pt.End
 	}
@@ -123,7 +132,7 @@ func (sh *shower) begin(name, format string, h *transcript.Header, shape string)
 		sh.p.blank()
 	}
 	sh.convs++
-	*sh = shower{p: sh.p, file: sh.file, convs: sh.convs, open: true, format: format, header: h, shape: shape, detect: shape == "", callNames: map[string]string{}}
+	*sh = shower{p: sh.p, file: sh.file, convs: sh.convs, open: true, format: format, header: h, shape: shape, detect: shape == "", callNames: map[string]string{}, answered: map[string]bool{}}
 	sh.p.line(0, sh.p.st.bold("transcript "+displayText(name, 1<<10)))
 	switch {
 	case h != nil:
@@ -165,7 +174,7 @@ func (sh *shower) system(text string) {
 	}
 }
 
-func (sh *shower) dialect() agent.Dialect { return dialectFor(sh.shape) }
+func (sh *shower) dialect() agent.Dialect { return agent.DialectFor(sh.shape) }
 
 func (sh *shower) message(rec transcript.Message) {
 	p, st := sh.p, sh.p.st
@@ -190,6 +199,8 @@ func (sh *shower) message(rec transcript.Message) {
 		return
 	}
 	sh.step++
+	sh.lastCalls, sh.finished = nil, nil
+	clear(sh.answered)
 	t, err := d.ParseAssistant(rec.Message)
 	if err != nil {
 		p.line(0, st.red(fmt.Sprintf("step %d: unreadable assistant message: %s", sh.step, displayText(err.Error(), 1<<10))))
@@ -219,6 +230,7 @@ func (sh *shower) message(rec transcript.Message) {
 	if t.Text != "" {
 		p.text(2, t.Text)
 	}
+	sh.lastCalls = t.Calls
 	for _, c := range t.Calls {
 		sh.callNames[c.ID] = c.Name
 		p.line(2, fmt.Sprintf("→ %s %s %s", st.cyan(displayText(c.Name, 200)), st.dim(displayText(c.ID, 200)), displayText(compactJSON(c.Arguments), showArgsBytes)))
@@ -245,6 +257,7 @@ func (sh *shower) results(d agent.Dialect, role string, rec transcript.Message) 
 		return
 	}
 	for i, r := range results {
+		sh.answered[r.CallID] = true
 		meta := transcript.Result{CallID: r.CallID, IsError: r.IsError, ExitCode: -1}
 		if i < len(rec.Results) {
 			meta = rec.Results[i]
@@ -253,30 +266,10 @@ func (sh *shower) results(d agent.Dialect, role string, rec transcript.Message) 
 		if name == "" {
 			name = meta.Name
 		}
-		state := st.green("ok")
-		if r.IsError {
-			state = "error"
-			if meta.Error != "" {
-				state += " (" + displayText(meta.Error, 100) + ")"
-			}
-			state = st.red(state)
-		}
-		info := []string{"← " + st.cyan(displayText(name, 200)) + " " + st.dim(displayText(r.CallID, 200)), state}
-		if meta.DurationMS > 0 || len(rec.Results) > 0 {
-			info = append(info, (time.Duration(meta.DurationMS) * time.Millisecond).String())
-		}
-		info = append(info, byteSize(len(r.Content)))
-		if meta.Truncated {
-			info = append(info, "truncated")
-		}
-		p.line(2, strings.Join(info, " · "))
+		meta.IsError = r.IsError
 		// An error is shown as the text it carries, not as the JSON an
 		// OpenAI model reads it in.
-		budget := showResultBytes
-		if st.width > 0 {
-			budget = showResultLines * max(st.width-4, 20)
-		}
-		p.excerpt(4, r.Text, showResultLines, budget)
+		sh.result(name, r.CallID, meta, len(rec.Results) > 0, len(r.Content), r.Text, "")
 	}
 }
 
@@ -286,6 +279,7 @@ func (sh *shower) finish() {
 		return
 	}
 	sh.open = false
+	sh.unsent()
 	p, st, end := sh.p, sh.p.st, sh.end
 	answer := sh.hasAnswer && (end == nil || end.Reason == transcript.ReasonStop)
 	if answer {

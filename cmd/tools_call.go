@@ -9,7 +9,7 @@ import (
 
 	"github.com/spf13/cobra"
 
-	"github.com/agentloop/agentloop/pkg/tools"
+	"github.com/agentloop/agentloop/pkg/transcript"
 )
 
 // maxArgsInput bounds ARGS_JSON read from stdin.
@@ -109,7 +109,7 @@ func runToolsCall(ctx context.Context, opts *ToolsCallOptions) error {
 		return nil
 	}
 	if res.IsError {
-		if res.Kind == tools.KindUnknownTool {
+		if res.Kind == transcript.KindUnknownTool {
 			return errors.New(res.Content)
 		}
 		return fmt.Errorf("%s: %s", opts.Name, res.Content)

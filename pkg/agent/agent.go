@@ -14,7 +14,6 @@ import (
 	"strings"
 	"time"
 
-	"github.com/agentloop/agentloop/pkg/tools"
 	"github.com/agentloop/agentloop/pkg/transcript"
 )
 
@@ -63,10 +62,37 @@ func isEmpty(t *Turn) bool {
 	return len(t.Calls) == 0 && strings.TrimSpace(t.Text) == ""
 }
 
+// ToolSpec is a tool as the model is offered it.
+type ToolSpec struct {
+	Name        string
+	Description string
+	// Parameters is the JSON Schema of the arguments object, sent as it is.
+	Parameters json.RawMessage
+	// Strict asks the API to hold the model to the schema (OpenAI strict
+	// mode); the schema is then in strict form.
+	Strict bool
+}
+
+// ToolResult is the outcome of one tool call, success or failure.
+type ToolResult struct {
+	// Content is what the model reads: the tool's output, or a plain-text
+	// account of why there is none.
+	Content string
+	IsError bool
+	// Kind is transcript.KindOK on success, else one of the transcript.Kind
+	// constants.
+	Kind string
+	// ExitCode is the tool process's; -1 when it did not run to an exit.
+	ExitCode int
+	Duration time.Duration
+	// Truncated is set when the output was cut at the tool's limit.
+	Truncated bool
+}
+
 // CallResult is the answer to one call.
 type CallResult struct {
 	Call   Call
-	Result tools.Result
+	Result ToolResult
 }
 
 // ResultMessage is a message that answers calls: Results indexes the
@@ -106,7 +132,7 @@ type Dialect interface {
 	// Role is the message's role ("user", "assistant", "tool", "system").
 	Role(msg Message) string
 	// ToolDefs are the tool definitions in the API's wire form.
-	ToolDefs(defs []*tools.Definition) ([]json.RawMessage, error)
+	ToolDefs(specs []ToolSpec) ([]json.RawMessage, error)
 }
 
 // Request is one call to the model.
@@ -129,10 +155,19 @@ type Provider interface {
 	Complete(ctx context.Context, req *Request) (*Turn, error)
 }
 
-// Executor runs tools; *tools.Registry is one. A tool's failure is a Result
-// with IsError set, never a panic.
+// Executor runs the tool calls the model asks for. A tool's failure is a
+// ToolResult with IsError set, never an error or a panic. The loop owns
+// this interface: cmd wires the script tools (and approval) to it, and any
+// other source of tools plugs in the same way.
 type Executor interface {
-	Call(ctx context.Context, name, callID string, args []byte) tools.Result
+	Call(ctx context.Context, name, callID string, args []byte) ToolResult
 }
 
-var _ Executor = (*tools.Registry)(nil)
+// DialectFor is the grammar of a message shape as a transcript names it:
+// "anthropic", else OpenAI Chat Completions.
+func DialectFor(shape string) Dialect {
+	if shape == "anthropic" {
+		return AnthropicDialect{}
+	}
+	return OpenAIDialect{}
+}

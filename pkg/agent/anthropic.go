@@ -12,8 +12,6 @@ import (
 	"github.com/anthropics/anthropic-sdk-go/v2"
 	aoption "github.com/anthropics/anthropic-sdk-go/v2/option"
 	aparam "github.com/anthropics/anthropic-sdk-go/v2/packages/param"
-
-	"github.com/agentloop/agentloop/pkg/tools"
 )
 
 // AnthropicBaseURL is the Messages API's default address.
@@ -362,7 +360,7 @@ type cacheControl struct {
 
 // ToolDefs writes {"name","description","input_schema"} definitions; the
 // last carries cache_control, which caches the whole tools array.
-func (AnthropicDialect) ToolDefs(defs []*tools.Definition) ([]json.RawMessage, error) {
+func (AnthropicDialect) ToolDefs(defs []ToolSpec) ([]json.RawMessage, error) {
 	out := make([]json.RawMessage, 0, len(defs))
 	for i, d := range defs {
 		t := antTool{Name: d.Name, Description: d.Description, InputSchema: d.Parameters}

@@ -13,14 +13,13 @@ import (
 
 	"github.com/agentloop/agentloop/internal/fakeapi"
 	"github.com/agentloop/agentloop/pkg/agent"
-	"github.com/agentloop/agentloop/pkg/tools"
 	"github.com/agentloop/agentloop/pkg/transcript"
 )
 
 const antKey = "sk-ant-test-0123456789abcdefghijklmnop"
 
-func weatherDef() []*tools.Definition {
-	return []*tools.Definition{{
+func weatherDef() []agent.ToolSpec {
+	return []agent.ToolSpec{{
 		Name: "get_weather", Description: "Current weather for a city.",
 		Parameters: json.RawMessage(`{"type":"object","properties":{"city":{"type":"string"}},"required":["city"],"additionalProperties":false}`),
 	}}
@@ -81,10 +80,15 @@ func TestAnthropicParallelCalls(t *testing.T) {
 		t.Errorf("cache usage not recorded: %+v", out.Usage)
 	}
 	recs := records(t, tr)
-	// header, user, assistant, user(results), assistant, end
-	if len(recs) != 6 {
+	// header, user, assistant, a result record per call, user(results),
+	// assistant, end
+	if len(recs) != 8 {
 		t.Fatalf("%d records", len(recs))
 	}
+	if recs[3].Result == nil || recs[4].Result == nil {
+		t.Fatalf("records 4 and 5 are not result records: %+v %+v", recs[3], recs[4])
+	}
+	recs = append(recs[:3:3], recs[5:]...)
 	res := recs[3].Message
 	if len(res.Results) != 2 || res.Results[0].CallID != "toolu_01" || res.Results[1].CallID != "toolu_02" {
 		t.Errorf("results meta %+v", res.Results)
@@ -101,12 +105,12 @@ func TestAnthropicParallelCalls(t *testing.T) {
 }
 
 func TestAnthropicFailuresAreErrorResults(t *testing.T) {
-	ex := &fakeTools{fns: map[string]func(map[string]any) tools.Result{
+	ex := &fakeTools{fns: map[string]func(map[string]any) agent.ToolResult{
 		"get_weather": weatherTools().fns["get_weather"],
-		"slow": func(map[string]any) tools.Result {
-			return tools.Result{IsError: true, Kind: "timeout", ExitCode: -1, Content: "timed out after 1s; the tool's process group was killed"}
+		"slow": func(map[string]any) agent.ToolResult {
+			return agent.ToolResult{IsError: true, Kind: transcript.KindTimeout, ExitCode: -1, Content: "timed out after 1s; the tool's process group was killed"}
 		},
-		"silent": func(map[string]any) tools.Result { return tools.Result{Content: ""} },
+		"silent": func(map[string]any) agent.ToolResult { return agent.ToolResult{Content: ""} },
 	}}
 	steps := []fakeapi.Step{
 		{ToolCalls: []fakeapi.ToolCall{

@@ -37,8 +37,8 @@ func stepServer(b *testing.B) *httptest.Server {
 
 type echoTool struct{}
 
-func (echoTool) Call(ctx context.Context, name, callID string, args []byte) tools.Result {
-	return tools.Result{Content: "hello"}
+func (echoTool) Call(ctx context.Context, name, callID string, args []byte) agent.ToolResult {
+	return agent.ToolResult{Content: "hello"}
 }
 
 func benchLoop(b *testing.B, ex agent.Executor, defs []json.RawMessage) {
@@ -79,11 +79,11 @@ func BenchmarkLoopStepWithTool(b *testing.B) {
 	if err != nil {
 		b.Fatal(err)
 	}
-	defs, err := agent.OpenAIDialect{}.ToolDefs(reg.Definitions())
+	defs, err := agent.OpenAIDialect{}.ToolDefs(scriptSpecs(reg))
 	if err != nil {
 		b.Fatal(err)
 	}
-	benchLoop(b, reg, defs)
+	benchLoop(b, scriptTools{reg}, defs)
 }
 
 // BenchmarkHTTPRoundTrip is a bare POST of a similar body to the same
@@ -130,7 +130,7 @@ func BenchmarkParallelCalls(b *testing.B) {
 		b.Fatal(err)
 	}
 	p, _ := agent.NewOpenAI(agent.OpenAIConfig{BaseURL: srv.URL + "/v1", Model: "m"})
-	l := &agent.Loop{Provider: p, Tools: reg}
+	l := &agent.Loop{Provider: p, Tools: scriptTools{reg}}
 	b.ResetTimer()
 	start := time.Now()
 	for b.Loop() {
@@ -139,4 +139,20 @@ func BenchmarkParallelCalls(b *testing.B) {
 		}
 	}
 	b.ReportMetric(time.Since(start).Seconds()/float64(b.N), "s/turn")
+}
+
+// scriptTools runs script tools for the loop, as cmd wires them.
+type scriptTools struct{ reg *tools.Registry }
+
+func (s scriptTools) Call(ctx context.Context, name, callID string, args []byte) agent.ToolResult {
+	r := s.reg.Call(ctx, name, callID, args)
+	return agent.ToolResult{Content: r.Content, IsError: r.IsError, Kind: r.Kind, ExitCode: r.ExitCode, Duration: r.Duration, Truncated: r.Truncated}
+}
+
+func scriptSpecs(reg *tools.Registry) []agent.ToolSpec {
+	var specs []agent.ToolSpec
+	for _, d := range reg.Definitions() {
+		specs = append(specs, agent.ToolSpec{Name: d.Name, Description: d.Description, Parameters: d.Parameters, Strict: d.Strict})
+	}
+	return specs
 }

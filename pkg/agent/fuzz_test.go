@@ -12,7 +12,6 @@ import (
 
 	"github.com/agentloop/agentloop/internal/fakeapi"
 	"github.com/agentloop/agentloop/pkg/agent"
-	"github.com/agentloop/agentloop/pkg/tools"
 	"github.com/agentloop/agentloop/pkg/transcript"
 )
 
@@ -183,16 +182,16 @@ func (p *fuzzProvider) Complete(ctx context.Context, req *agent.Request) (*agent
 // unknown rest.
 type fuzzExec struct{}
 
-func (fuzzExec) Call(ctx context.Context, name, callID string, args []byte) tools.Result {
+func (fuzzExec) Call(ctx context.Context, name, callID string, args []byte) agent.ToolResult {
 	switch name {
 	case "echo":
-		return tools.Result{Content: string(args)}
+		return agent.ToolResult{Content: string(args)}
 	case "fail":
-		return tools.Result{IsError: true, Kind: tools.KindExit, ExitCode: 1, Content: "tool exited with code 1"}
+		return agent.ToolResult{IsError: true, Kind: transcript.KindExit, ExitCode: 1, Content: "tool exited with code 1"}
 	case "panic":
 		panic("fuzzed executor panic")
 	}
-	return tools.Result{IsError: true, Kind: tools.KindUnknownTool, ExitCode: -1, Content: fmt.Sprintf("unknown tool %q", name)}
+	return agent.ToolResult{IsError: true, Kind: transcript.KindUnknownTool, ExitCode: -1, Content: fmt.Sprintf("unknown tool %q", name)}
 }
 
 // FuzzLoop drives the loop with a fuzzed model. Whatever the model does,

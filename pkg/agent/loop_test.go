@@ -16,7 +16,6 @@ import (
 
 	"github.com/agentloop/agentloop/internal/fakeapi"
 	"github.com/agentloop/agentloop/pkg/agent"
-	"github.com/agentloop/agentloop/pkg/tools"
 	"github.com/agentloop/agentloop/pkg/transcript"
 )
 
@@ -26,14 +25,14 @@ func TestMain(m *testing.M) {
 
 // fakeTools is an Executor whose tools are Go functions.
 type fakeTools struct {
-	fns     map[string]func(args map[string]any) tools.Result
+	fns     map[string]func(args map[string]any) agent.ToolResult
 	running atomic.Int32
 	peak    atomic.Int32
 	mu      sync.Mutex
 	calls   []string
 }
 
-func (f *fakeTools) Call(ctx context.Context, name, callID string, args []byte) tools.Result {
+func (f *fakeTools) Call(ctx context.Context, name, callID string, args []byte) agent.ToolResult {
 	n := f.running.Add(1)
 	defer f.running.Add(-1)
 	for {
@@ -47,28 +46,28 @@ func (f *fakeTools) Call(ctx context.Context, name, callID string, args []byte) 
 	f.mu.Unlock()
 	fn, ok := f.fns[name]
 	if !ok {
-		return tools.Result{IsError: true, Kind: "unknown_tool", ExitCode: -1, Content: fmt.Sprintf("unknown tool %q", name)}
+		return agent.ToolResult{IsError: true, Kind: transcript.KindUnknownTool, ExitCode: -1, Content: fmt.Sprintf("unknown tool %q", name)}
 	}
 	var m map[string]any
 	if err := json.Unmarshal(args, &m); err != nil {
-		return tools.Result{IsError: true, Kind: "bad_arguments", ExitCode: -1, Content: "arguments are not valid JSON: " + err.Error()}
+		return agent.ToolResult{IsError: true, Kind: transcript.KindBadArguments, ExitCode: -1, Content: "arguments are not valid JSON: " + err.Error()}
 	}
 	if ctx.Err() != nil {
-		return tools.Result{IsError: true, Kind: "canceled", ExitCode: -1, Content: "canceled"}
+		return agent.ToolResult{IsError: true, Kind: transcript.KindCanceled, ExitCode: -1, Content: "canceled"}
 	}
 	return fn(m)
 }
 
 func weatherTools() *fakeTools {
-	return &fakeTools{fns: map[string]func(map[string]any) tools.Result{
-		"get_weather": func(a map[string]any) tools.Result {
+	return &fakeTools{fns: map[string]func(map[string]any) agent.ToolResult{
+		"get_weather": func(a map[string]any) agent.ToolResult {
 			temps := map[string]string{"Paris": "19 C, clear", "Dublin": "12 C, rain"}
 			city, _ := a["city"].(string)
 			t, ok := temps[city]
 			if !ok {
-				return tools.Result{IsError: true, Kind: "exit", ExitCode: 3, Content: "tool exited with code 3\ncity not found: " + city}
+				return agent.ToolResult{IsError: true, Kind: transcript.KindExit, ExitCode: 3, Content: "tool exited with code 3\ncity not found: " + city}
 			}
-			return tools.Result{Content: city + ": " + t}
+			return agent.ToolResult{Content: city + ": " + t}
 		},
 	}}
 }
@@ -144,10 +143,22 @@ func TestParallelCallsEachAnsweredUnderItsID(t *testing.T) {
 		t.Errorf("%d requests, want 2", n)
 	}
 	recs := records(t, tr)
-	// header, user, assistant, tool, tool, assistant, end
-	if len(recs) != 7 {
-		t.Fatalf("%d records, want 7", len(recs))
+	// header, user, assistant, a result record per call as it finished
+	// (in any order), tool, tool, assistant, end
+	if len(recs) != 9 {
+		t.Fatalf("%d records, want 9", len(recs))
 	}
+	recorded := map[string]string{}
+	for _, r := range recs[3:5] {
+		if r.Result == nil || r.Result.Step != 1 || r.Result.Name != "get_weather" || r.Result.IsError || r.Result.ExitCode != 0 {
+			t.Fatalf("record %d = %+v, want a result record", r.Line, r)
+		}
+		recorded[r.Result.CallID] = r.Result.Content
+	}
+	if recorded["call_1"] != "Paris: 19 C, clear" || recorded["call_2"] != "Dublin: 12 C, rain" {
+		t.Errorf("result records hold %q", recorded)
+	}
+	recs = append(recs[:3:3], recs[5:]...)
 	for i, id := range []string{"call_1", "call_2"} {
 		m := recs[3+i].Message
 		if len(m.Results) != 1 || m.Results[0].CallID != id || m.Results[0].Name != "get_weather" || m.Results[0].IsError {
@@ -179,8 +190,10 @@ func TestTenStepsResultsInOrderAndRequestsGrowByTheTurn(t *testing.T) {
 		steps = append(steps, st)
 	}
 	steps = append(steps, fakeapi.Step{Text: text("done"), Expect: &fakeapi.Expect{Messages: 21}})
-	ex := &fakeTools{fns: map[string]func(map[string]any) tools.Result{
-		"counter": func(a map[string]any) tools.Result { return tools.Result{Content: fmt.Sprintf("count %v", a["n"])} },
+	ex := &fakeTools{fns: map[string]func(map[string]any) agent.ToolResult{
+		"counter": func(a map[string]any) agent.ToolResult {
+			return agent.ToolResult{Content: fmt.Sprintf("count %v", a["n"])}
+		},
 	}}
 	out, srv, _, err := run(t, steps, ex, func(l *agent.Loop) { l.MaxSteps = 11 })
 	if err != nil {
@@ -208,10 +221,10 @@ func TestTenStepsResultsInOrderAndRequestsGrowByTheTurn(t *testing.T) {
 }
 
 func TestFailuresAreObservations(t *testing.T) {
-	ex := &fakeTools{fns: map[string]func(map[string]any) tools.Result{
+	ex := &fakeTools{fns: map[string]func(map[string]any) agent.ToolResult{
 		"get_weather": weatherTools().fns["get_weather"],
-		"slow": func(map[string]any) tools.Result {
-			return tools.Result{IsError: true, Kind: "timeout", ExitCode: -1, Content: "timed out after 1s; the tool's process group was killed"}
+		"slow": func(map[string]any) agent.ToolResult {
+			return agent.ToolResult{IsError: true, Kind: transcript.KindTimeout, ExitCode: -1, Content: "timed out after 1s; the tool's process group was killed"}
 		},
 	}}
 	steps := []fakeapi.Step{
@@ -383,10 +396,10 @@ func TestParallelCapAndConcurrency(t *testing.T) {
 	for i := range 6 {
 		calls = append(calls, fakeapi.ToolCall{ID: fmt.Sprintf("c%d", i), Name: "sleep", Arguments: `{}`})
 	}
-	ex := &fakeTools{fns: map[string]func(map[string]any) tools.Result{
-		"sleep": func(map[string]any) tools.Result {
+	ex := &fakeTools{fns: map[string]func(map[string]any) agent.ToolResult{
+		"sleep": func(map[string]any) agent.ToolResult {
 			time.Sleep(50 * time.Millisecond)
-			return tools.Result{Content: "slept"}
+			return agent.ToolResult{Content: "slept"}
 		},
 	}}
 	steps := []fakeapi.Step{{ToolCalls: calls}, {Text: text("done"), Expect: &fakeapi.Expect{Messages: 8}}}
@@ -401,10 +414,10 @@ func TestParallelCapAndConcurrency(t *testing.T) {
 func TestInterruptDuringToolsLeavesCallsPending(t *testing.T) {
 	ctx, cancel := context.WithCancel(context.Background())
 	defer cancel()
-	ex := &fakeTools{fns: map[string]func(map[string]any) tools.Result{
-		"block": func(map[string]any) tools.Result {
+	ex := &fakeTools{fns: map[string]func(map[string]any) agent.ToolResult{
+		"block": func(map[string]any) agent.ToolResult {
 			cancel()
-			return tools.Result{IsError: true, Kind: "canceled", ExitCode: -1, Content: "canceled"}
+			return agent.ToolResult{IsError: true, Kind: transcript.KindCanceled, ExitCode: -1, Content: "canceled"}
 		},
 	}}
 	srv := fakeapi.NewOpenAI([]fakeapi.Step{{ToolCalls: []fakeapi.ToolCall{{ID: "c1", Name: "block", Arguments: `{}`}}}}, "")
@@ -428,7 +441,7 @@ func TestInterruptDuringToolsLeavesCallsPending(t *testing.T) {
 func TestResumeAnswersPendingCallsFirst(t *testing.T) {
 	d := agent.OpenAIDialect{}
 	asst := json.RawMessage(`{"role":"assistant","content":null,"tool_calls":[{"id":"c1","type":"function","function":{"name":"get_weather","arguments":"{\"city\":\"Paris\"}"}},{"id":"c2","type":"function","function":{"name":"get_weather","arguments":"{\"city\":\"Dublin\"}"}}]}`)
-	answered, _ := d.ResultMessages([]agent.CallResult{{Call: agent.Call{ID: "c1", Name: "get_weather"}, Result: tools.Result{Content: "Paris: 19 C, clear"}}})
+	answered, _ := d.ResultMessages([]agent.CallResult{{Call: agent.Call{ID: "c1", Name: "get_weather"}, Result: agent.ToolResult{Content: "Paris: 19 C, clear"}}})
 	msgs := []agent.Message{d.UserMessage("weather?"), asst, answered[0].Message}
 	srv := fakeapi.NewOpenAI([]fakeapi.Step{{Text: text("Paris is warmer."), Expect: &fakeapi.Expect{Messages: 4, Results: map[string]string{"c1": "Paris", "c2": "Dublin"}}}}, "")
 	defer srv.Close()

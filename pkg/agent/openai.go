@@ -13,8 +13,6 @@ import (
 	"github.com/openai/openai-go/v3/option"
 	"github.com/openai/openai-go/v3/packages/param"
 	"github.com/openai/openai-go/v3/packages/respjson"
-
-	"github.com/agentloop/agentloop/pkg/tools"
 )
 
 // OpenAIBaseURL is the Chat Completions API's default address.
@@ -474,7 +472,7 @@ type oaiTool struct {
 }
 
 // ToolDefs writes {"type":"function","function":{…}} definitions.
-func (OpenAIDialect) ToolDefs(defs []*tools.Definition) ([]json.RawMessage, error) {
+func (OpenAIDialect) ToolDefs(defs []ToolSpec) ([]json.RawMessage, error) {
 	out := make([]json.RawMessage, 0, len(defs))
 	for _, d := range defs {
 		var t oaiTool

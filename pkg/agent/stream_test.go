@@ -6,16 +6,16 @@ import (
 
 	"github.com/agentloop/agentloop/internal/fakeapi"
 	"github.com/agentloop/agentloop/pkg/agent"
-	"github.com/agentloop/agentloop/pkg/tools"
+	"github.com/agentloop/agentloop/pkg/transcript"
 )
 
 // The grammar scenarios pass with streaming on too: the turn appended is
 // the accumulated one, and the fake servers check every request as before.
 func TestScenariosWithStreaming(t *testing.T) {
-	failing := &fakeTools{fns: map[string]func(map[string]any) tools.Result{
+	failing := &fakeTools{fns: map[string]func(map[string]any) agent.ToolResult{
 		"get_weather": weatherTools().fns["get_weather"],
-		"slow": func(map[string]any) tools.Result {
-			return tools.Result{IsError: true, Kind: "timeout", ExitCode: -1, Content: "timed out after 1s"}
+		"slow": func(map[string]any) agent.ToolResult {
+			return agent.ToolResult{IsError: true, Kind: transcript.KindTimeout, ExitCode: -1, Content: "timed out after 1s"}
 		},
 	}}
 	scenarios := []struct {

@@ -45,23 +45,13 @@ func (d *Definition) clone() *Definition {
 	return &c
 }
 
-// Kinds of failed Results.
-const (
-	KindUnknownTool  = "unknown_tool"
-	KindBadArguments = "bad_arguments"
-	KindExit         = "exit"
-	KindTimeout      = "timeout"
-	KindStart        = "start"
-	KindCanceled     = "canceled"
-)
-
 // Result is the outcome of one tool call, success or failure.
 type Result struct {
 	// Content is what the model sees: stdout on success, a plain-text
 	// account of the failure otherwise. Always valid UTF-8.
 	Content  string
 	IsError  bool
-	Kind     string // "" on success, else one of the Kind constants
+	Kind     string // transcript.KindOK on success, else one of the transcript.Kind constants
 	ExitCode int    // the process's exit code; -1 when it did not run or did not exit normally
 	Duration time.Duration
 	// Truncated is set when stdout held more than MaxOutput bytes.

@@ -16,6 +16,8 @@ import (
 	"syscall"
 	"time"
 	"unicode/utf8"
+
+	"github.com/agentloop/agentloop/pkg/transcript"
 )
 
 const (
@@ -38,29 +40,29 @@ const (
 // exec runs a tool whose arguments are prepared.
 func (r *Registry) exec(ctx context.Context, t *tool, callID string, p *prepared) Result {
 	if ctx.Err() != nil {
-		return failure(KindCanceled, fmt.Sprintf("canceled before the tool started: %v", context.Cause(ctx)))
+		return failure(transcript.KindCanceled, fmt.Sprintf("canceled before the tool started: %v", context.Cause(ctx)))
 	}
 	select {
 	case r.sem <- struct{}{}:
 		defer func() { <-r.sem }()
 	case <-ctx.Done():
-		return failure(KindCanceled, fmt.Sprintf("canceled before the tool started: %v", context.Cause(ctx)))
+		return failure(transcript.KindCanceled, fmt.Sprintf("canceled before the tool started: %v", context.Cause(ctx)))
 	}
 
 	path, argv, err := r.resolve(t)
 	if err != nil {
-		return failure(KindStart, err.Error())
+		return failure(transcript.KindStart, err.Error())
 	}
 	pr, err := newPipes()
 	if err != nil {
-		return failure(KindStart, fmt.Sprintf("cannot start the tool: %v", err))
+		return failure(transcript.KindStart, fmt.Sprintf("cannot start the tool: %v", err))
 	}
 	defer pr.closeAll()
 
 	cmd, err := startProcess(path, argv, r.env(t, callID, p), r.opts.Dir, pr)
 	pr.closeChildEnds()
 	if err != nil {
-		return failure(KindStart, startErrorText(path, err))
+		return failure(transcript.KindStart, startErrorText(path, err))
 	}
 	// Setpgid made the tool the leader of a new group whose id is its pid.
 	pgid := cmd.Process.Pid
@@ -91,9 +93,9 @@ func (r *Registry) exec(ctx context.Context, t *tool, callID string, p *prepared
 	select {
 	case <-waited:
 	case <-timer.C:
-		stopped = KindTimeout
+		stopped = transcript.KindTimeout
 	case <-ctx.Done():
-		stopped = KindCanceled
+		stopped = transcript.KindCanceled
 	}
 	if stopped != "" {
 		stopGroup(cmd.Process, pgid, waited)
@@ -104,7 +106,7 @@ func (r *Registry) exec(ctx context.Context, t *tool, callID string, p *prepared
 	drain(&streams, pr)
 
 	if cmd.ProcessState == nil {
-		return failure(KindStart, "lost track of the tool's process: its exit status is unknown")
+		return failure(transcript.KindStart, "lost track of the tool's process: its exit status is unknown")
 	}
 	res := Result{ExitCode: cmd.ProcessState.ExitCode(), Bytes: out.total}
 	shown, truncated := out.content()
@@ -113,22 +115,22 @@ func (r *Registry) exec(ctx context.Context, t *tool, callID string, p *prepared
 	// a tool printed before it failed, timed out or was canceled is seen,
 	// and Truncated and Bytes describe output that the result shows.
 	switch stopped {
-	case KindTimeout:
-		res.IsError, res.Kind = true, KindTimeout
+	case transcript.KindTimeout:
+		res.IsError, res.Kind = true, transcript.KindTimeout
 		res.Content = fmt.Sprintf("timed out after %s; the tool's process group was killed", t.def.Timeout) + quoteStderr(errTail.bytes()) + quoteStdout(out.buf, out.total)
 		return res
-	case KindCanceled:
-		res.IsError, res.Kind = true, KindCanceled
+	case transcript.KindCanceled:
+		res.IsError, res.Kind = true, transcript.KindCanceled
 		res.Content = fmt.Sprintf("canceled before the tool finished (%v); the tool's process group was killed", context.Cause(ctx)) + quoteStderr(errTail.bytes()) + quoteStdout(out.buf, out.total)
 		return res
 	}
 	status, _ := cmd.ProcessState.Sys().(syscall.WaitStatus)
 	switch {
 	case status.Signaled():
-		res.IsError, res.Kind = true, KindExit
+		res.IsError, res.Kind = true, transcript.KindExit
 		res.Content = fmt.Sprintf("tool was killed by signal %d (%s)", status.Signal(), status.Signal()) + quoteStderr(errTail.bytes()) + quoteStdout(out.buf, out.total)
 	case res.ExitCode != 0:
-		res.IsError, res.Kind = true, KindExit
+		res.IsError, res.Kind = true, transcript.KindExit
 		res.Content = fmt.Sprintf("tool exited with code %d", res.ExitCode) + quoteStderr(errTail.bytes()) + quoteStdout(out.buf, out.total)
 	default:
 		res.Content = shown

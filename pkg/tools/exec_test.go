@@ -14,6 +14,8 @@ import (
 	"syscall"
 	"testing"
 	"time"
+
+	"github.com/agentloop/agentloop/pkg/transcript"
 )
 
 func TestEnvironmentIsMinimal(t *testing.T) {
@@ -81,7 +83,7 @@ exit 3
 		lines = append(lines, fmt.Sprintf("warning %d", i))
 	}
 	want := "tool exited with code 3\nstderr:\n…\n" + strings.Join(lines, "\n") + "\nfatal: no such city\nstdout:\npartial result"
-	if !res.IsError || res.Kind != KindExit || res.ExitCode != 3 || res.Content != want {
+	if !res.IsError || res.Kind != transcript.KindExit || res.ExitCode != 3 || res.Content != want {
 		t.Errorf("result = %+v\nwant content %q", res, want)
 	}
 	if res.Bytes != int64(len("partial result\n")) {
@@ -92,7 +94,7 @@ exit 3
 func TestKilledBySignal(t *testing.T) {
 	r := loadOne(t, "name: k\ndescription: d\nrun: tool.sh\n", "#!/bin/sh\nkill -KILL $$\n", Options{})
 	res := r.Call(context.Background(), "k", "c", nil)
-	if res.Kind != KindExit || res.ExitCode != -1 || res.Content != "tool was killed by signal 9 (killed)" {
+	if res.Kind != transcript.KindExit || res.ExitCode != -1 || res.Content != "tool was killed by signal 9 (killed)" {
 		t.Errorf("result = %+v", res)
 	}
 }
@@ -167,7 +169,7 @@ func TestTimeoutKillsTheGroup(t *testing.T) {
 			}
 			// The start of what it printed is shown, cut as it is more
 			// than is quoted.
-			if want := "timed out after 1s; the tool's process group was killed\nstdout:\nspam spam spam\n"; res.Kind != KindTimeout || !res.IsError || !strings.HasPrefix(res.Content, want) || !strings.HasSuffix(res.Content, "\n…") {
+			if want := "timed out after 1s; the tool's process group was killed\nstdout:\nspam spam spam\n"; res.Kind != transcript.KindTimeout || !res.IsError || !strings.HasPrefix(res.Content, want) || !strings.HasSuffix(res.Content, "\n…") {
 				t.Errorf("result = %+v\nwant content starting %q and ending with …", res, want)
 			}
 			if !res.Truncated || res.Bytes <= DefaultMaxOutput {
@@ -189,7 +191,7 @@ func TestCancelKillsTheGroup(t *testing.T) {
 	if time.Since(start) > 2*time.Second {
 		t.Errorf("Call took %v after cancel", time.Since(start))
 	}
-	if res.Kind != KindCanceled || res.Content != "canceled before the tool finished (interrupted); the tool's process group was killed" {
+	if res.Kind != transcript.KindCanceled || res.Content != "canceled before the tool finished (interrupted); the tool's process group was killed" {
 		t.Errorf("result = %+v", res)
 	}
 	assertGone(t, readPid(t, dir+"/leader"))
@@ -198,7 +200,7 @@ func TestCancelKillsTheGroup(t *testing.T) {
 	marker := filepath.Join(dir, "ran")
 	r = loadOne(t, "name: m\ndescription: d\nrun: tool.sh\n", "#!/bin/sh\ntouch '"+marker+"'\n", Options{})
 	res = r.Call(ctx, "m", "c", nil)
-	if res.Kind != KindCanceled || res.Content != "canceled before the tool started: interrupted" {
+	if res.Kind != transcript.KindCanceled || res.Content != "canceled before the tool started: interrupted" {
 		t.Errorf("result = %+v", res)
 	}
 	if _, err := os.Stat(marker); err == nil {
@@ -213,7 +215,7 @@ func TestStoppedToolShowsItsOutput(t *testing.T) {
 	r := loadOne(t, "name: slow\ndescription: d\nrun: tool.sh\ntimeout: 500ms\n", script, Options{})
 	res := r.Call(context.Background(), "slow", "c", nil)
 	want := "timed out after 500ms; the tool's process group was killed\nstderr:\nstill working\nstdout:\nhalf an answer"
-	if res.Kind != KindTimeout || res.Content != want || res.Truncated || res.Bytes != int64(len("half an answer\n")) {
+	if res.Kind != transcript.KindTimeout || res.Content != want || res.Truncated || res.Bytes != int64(len("half an answer\n")) {
 		t.Errorf("timeout: result = %+v\nwant content %q", res, want)
 	}
 
@@ -222,7 +224,7 @@ func TestStoppedToolShowsItsOutput(t *testing.T) {
 	time.AfterFunc(300*time.Millisecond, func() { cancel(errors.New("interrupted")) })
 	res = r.Call(ctx, "slow", "c", nil)
 	want = "canceled before the tool finished (interrupted); the tool's process group was killed\nstderr:\nstill working\nstdout:\nhalf an answer"
-	if res.Kind != KindCanceled || res.Content != want {
+	if res.Kind != transcript.KindCanceled || res.Content != want {
 		t.Errorf("cancel: result = %+v\nwant content %q", res, want)
 	}
 
@@ -363,7 +365,7 @@ func TestDeletedScript(t *testing.T) {
 	}
 	res := r.Call(context.Background(), "gone", "c", nil)
 	want := "cannot start the tool: " + d.Run + " does not exist (was it removed after loading?)"
-	if res.Kind != KindStart || res.ExitCode != -1 || res.Content != want {
+	if res.Kind != transcript.KindStart || res.ExitCode != -1 || res.Content != want {
 		t.Errorf("result = %+v\nwant %q", res, want)
 	}
 }
@@ -383,7 +385,7 @@ func TestUnknownTool(t *testing.T) {
 		"shell":      `unknown tool "shell" (available: calc, get_weather, now)`,
 	} {
 		res := r.Call(context.Background(), name, "c", []byte(`{}`))
-		if res.Kind != KindUnknownTool || res.Content != want || res.ExitCode != -1 {
+		if res.Kind != transcript.KindUnknownTool || res.Content != want || res.ExitCode != -1 {
 			t.Errorf("result = %+v, want %q", res, want)
 		}
 	}
@@ -458,7 +460,7 @@ func TestCommandMissingAtCallTime(t *testing.T) {
 	}
 	os.Remove(filepath.Join(bin, "mytool"))
 	res := r.Call(context.Background(), "m", "c", nil)
-	if res.Kind != KindStart || res.Content != `cannot start the tool: "mytool" not found on PATH` {
+	if res.Kind != transcript.KindStart || res.Content != `cannot start the tool: "mytool" not found on PATH` {
 		t.Errorf("result = %+v", res)
 	}
 }
@@ -515,7 +517,7 @@ func TestCancelWhileWaitingForASlot(t *testing.T) {
 	defer cancel()
 	start := time.Now()
 	res := r.Call(ctx, "hold", "second", nil)
-	if res.Kind != KindCanceled || !strings.HasPrefix(res.Content, "canceled before the tool started") {
+	if res.Kind != transcript.KindCanceled || !strings.HasPrefix(res.Content, "canceled before the tool started") {
 		t.Errorf("result = %+v", res)
 	}
 	if time.Since(start) > time.Second {

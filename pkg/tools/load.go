@@ -5,13 +5,11 @@ import (
 	"cmp"
 	"errors"
 	"fmt"
-	"io"
 	"io/fs"
 	"os"
 	"path/filepath"
 	"regexp"
 	"slices"
-	"strconv"
 	"strings"
 	"syscall"
 	"time"
@@ -20,6 +18,7 @@ import (
 	"gopkg.in/yaml.v3"
 
 	"github.com/agentloop/agentloop/internal/suggest"
+	"github.com/agentloop/agentloop/internal/yamlpos"
 )
 
 // Options configure how a Registry runs its tools.
@@ -73,7 +72,6 @@ func (e *LoadError) Unwrap() error { return e.Err }
 var (
 	namePattern    = regexp.MustCompile(`^[a-zA-Z0-9_-]{1,64}$`)
 	envNamePattern = regexp.MustCompile(`^[A-Za-z_][A-Za-z0-9_]*$`)
-	yamlErrLine    = regexp.MustCompile(`^yaml: line (\d+): (.*)$`)
 )
 
 var toolKeys = []string{"name", "description", "parameters", "schema", "run", "command", "timeout", "max_output", "env", "confirm", "strict"}
@@ -227,10 +225,11 @@ func (f *fileLoader) errorf(n *yaml.Node, format string, args ...any) {
 }
 
 func (f *fileLoader) load(data []byte) {
-	doc, extra, err := decodeYAML(data)
+	doc, extra, err := yamlpos.Decode(data)
+	var syntax *yamlpos.SyntaxError
 	switch {
-	case err != nil:
-		f.yamlError(data, err)
+	case errors.As(err, &syntax):
+		f.fail(f.file, syntax.Line, err, "invalid YAML: %s", syntax.Problem)
 		return
 	case doc == nil:
 		f.errorf(nil, "no tool defined: the file is empty")
@@ -242,10 +241,7 @@ func (f *fileLoader) load(data []byte) {
 	if !f.noAliases(doc) {
 		return
 	}
-	root := doc
-	if root.Kind == yaml.DocumentNode && len(root.Content) == 1 {
-		root = root.Content[0]
-	}
+	root := yamlpos.Root(doc)
 	if root.Kind != yaml.MappingNode {
 		f.errorf(root, "a tool file holds a mapping (name:, description:, ...) or a 'tools:' list, got %s", kindName(root))
 		return
@@ -271,126 +267,6 @@ func (f *fileLoader) load(data []byte) {
 	f.tool(root)
 }
 
-// decodeYAML reads the first document of data and, as a tool file holds
-// only one, the second if there is one. doc is nil when data holds none.
-func decodeYAML(data []byte) (doc, extra *yaml.Node, err error) {
-	dec := yaml.NewDecoder(bytes.NewReader(data))
-	doc = new(yaml.Node)
-	if err := dec.Decode(doc); err != nil {
-		if errors.Is(err, io.EOF) {
-			return nil, nil, nil
-		}
-		return nil, nil, err
-	}
-	extra = new(yaml.Node)
-	if err := dec.Decode(extra); err != nil {
-		if errors.Is(err, io.EOF) {
-			return doc, nil, nil
-		}
-		return nil, nil, err
-	}
-	return doc, extra, nil
-}
-
-// yamlError reports an error of the YAML decoder at the line to fix.
-func (f *fileLoader) yamlError(data []byte, err error) {
-	_, problem := splitYAMLError(err)
-	f.fail(f.file, syntaxErrorLine(data, err), err, "invalid YAML: %s", problem)
-}
-
-// splitYAMLError splits a yaml.v3 error into the line its message names,
-// 0 if none, and the problem.
-func splitYAMLError(err error) (int, string) {
-	msg := err.Error()
-	if m := yamlErrLine.FindStringSubmatch(msg); m != nil {
-		line, _ := strconv.Atoi(m[1])
-		return line, m[2]
-	}
-	return 0, strings.TrimPrefix(msg, "yaml: ")
-}
-
-// syntaxErrorLine finds the line of data that a yaml.v3 decoding error is
-// about. The line number in yaml.v3's message cannot be used as it is:
-//
-//   - its parser's errors ("did not find expected key", "did not find
-//     expected ',' or '}'", ...) count lines from 0; its scanner's (tabs,
-//     unterminated strings, "mapping values are not allowed ...") from 1;
-//   - the number is where the construct being read starts (the block
-//     mapping or list, the flow mapping, the plain or quoted scalar), not
-//     where the offending text is: a misindented key deep in a 'tools:'
-//     list is reported at the list's first item;
-//   - when that construct starts on the first line, the offending text's
-//     line is given instead, and when both are on the first line none is;
-//   - errors of its reader (invalid UTF-8, control characters) and
-//     unknown anchors name no line.
-//
-// So the number is only where to start looking. The line reported is the
-// first line L such that lines 1 to L alone already fail with the same
-// problem: for a misplaced key or list item, a tab or a bad byte that is
-// the line holding it; for an unclosed bracket or quote, the line where it
-// is opened (or, after a line ending in a comma, where the closing one is
-// missing).
-func syntaxErrorLine(data []byte, err error) int {
-	named, problem := splitYAMLError(err)
-	var ends []int // ends[i] is the offset just past line i+1
-	for i, b := range data {
-		if b == '\n' {
-			ends = append(ends, i+1)
-		}
-	}
-	if len(ends) == 0 || ends[len(ends)-1] < len(data) {
-		ends = append(ends, len(data))
-	}
-	fails := func(lines int) bool {
-		_, _, err := decodeYAML(data[:ends[lines-1]])
-		if err == nil {
-			return false
-		}
-		_, p := splitYAMLError(err)
-		return p == problem || slices.Contains(readerProblems, p) && slices.Contains(readerProblems, problem)
-	}
-	lo, hi := min(max(named, 1), len(ends)), len(ends)
-	if lo > 1 && fails(lo-1) {
-		// The construct starts on the first line and yaml.v3 named where
-		// it gave up on it.
-		lo, hi = 1, lo-1
-	}
-	return firstFailing(lo, hi, fails)
-}
-
-// readerProblems are the errors yaml.v3 finds in the bytes before reading
-// them as YAML. Which of them a bad byte gives depends on the bytes after
-// it, so lines cut short after one may give another.
-var readerProblems = []string{
-	"invalid leading UTF-8 octet", "incomplete UTF-8 octet sequence", "invalid trailing UTF-8 octet",
-	"invalid length of a UTF-8 sequence", "invalid Unicode character", "control characters are not allowed",
-	"incomplete UTF-16 character", "unexpected low surrogate area", "incomplete UTF-16 surrogate pair",
-	"expected low surrogate area",
-}
-
-// firstFailing returns the least n in [lo, hi] for which fails(n), given
-// fails(hi). It tries lo, lo+1, lo+3, lo+7, ... and then halves the last
-// gap, so an answer at or just after lo costs a parse or two and one far
-// from it a few dozen, on a file of any length.
-func firstFailing(lo, hi int, fails func(int) bool) int {
-	next, step := lo, 1
-	for next < hi && !fails(next) {
-		lo = next + 1
-		next = min(next+step, hi)
-		step *= 2
-	}
-	hi = next
-	for lo < hi {
-		mid := lo + (hi-lo)/2
-		if fails(mid) {
-			hi = mid
-		} else {
-			lo = mid + 1
-		}
-	}
-	return lo
-}
-
 // noAliases refuses anchors' aliases: a definition is small enough to write
 // out, and expanding aliases while converting to JSON is how a ten-line file
 // turns into gigabytes.
@@ -407,30 +283,11 @@ func (f *fileLoader) noAliases(n *yaml.Node) bool {
 	return true
 }
 
-func kindName(n *yaml.Node) string {
-	switch n.Kind {
-	case yaml.MappingNode:
-		return "a mapping"
-	case yaml.SequenceNode:
-		return "a list"
-	case yaml.ScalarNode:
-		if n.Tag == "!!null" {
-			return "nothing"
-		}
-		return fmt.Sprintf("%q", n.Value)
-	}
-	return "something else"
-}
-
-// mapValue returns the value of key in mapping n, or nil.
-func mapValue(n *yaml.Node, key string) *yaml.Node {
-	for i := 0; i+1 < len(n.Content); i += 2 {
-		if n.Content[i].Value == key {
-			return n.Content[i+1]
-		}
-	}
-	return nil
-}
+// kindName and mapValue read nodes as every YAML file of agentloop is read.
+var (
+	kindName = yamlpos.KindName
+	mapValue = yamlpos.MapValue
+)
 
 // pair is one key and its value in a mapping.
 type pair struct{ key, val *yaml.Node }

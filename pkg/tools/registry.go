@@ -12,6 +12,7 @@ import (
 	"github.com/santhosh-tekuri/jsonschema/v6"
 
 	"github.com/agentloop/agentloop/internal/suggest"
+	"github.com/agentloop/agentloop/pkg/transcript"
 )
 
 // tool is a loaded definition with what it takes to check and run a call.
@@ -135,17 +136,17 @@ func (r *Registry) Call(ctx context.Context, name, callID string, args []byte) (
 	start := time.Now()
 	defer func() {
 		if p := recover(); p != nil {
-			res = failure(KindStart, fmt.Sprintf("internal error running tool %s: %v", name, p))
+			res = failure(transcript.KindStart, fmt.Sprintf("internal error running tool %s: %v", name, p))
 		}
 		res.Duration = time.Since(start)
 	}()
 	t, ok := r.tools[name]
 	if !ok {
-		return failure(KindUnknownTool, r.unknownText(name))
+		return failure(transcript.KindUnknownTool, r.unknownText(name))
 	}
 	p, err := t.prepare(args)
 	if err != nil {
-		return failure(KindBadArguments, err.Error())
+		return failure(transcript.KindBadArguments, err.Error())
 	}
 	return r.exec(ctx, t, callID, p)
 }

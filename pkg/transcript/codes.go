@@ -88,6 +88,7 @@ var Codes = []Code{
 	{"seq-order", "", Error, Error, "agentloop transcripts only", "message records whose seq does not increase"},
 	{"record-after-end", "", Error, Error, "agentloop transcripts only", "a record after the end record"},
 	{"invalid-record", "", Error, Error, "agentloop transcripts only", "an agentloop record of unknown type or with fields of the wrong type"},
+	{"stray-result-record", "", Error, Error, "agentloop transcripts only", "a result record that names no call of the last assistant message still waiting for its result"},
 	{"results-mismatch", "", Error, Error, "agentloop transcripts only", "a record's results do not name the tool results its message holds"},
 	{"empty-input", "", Warning, Warning, "a check of the file", "a file with no messages"},
 }

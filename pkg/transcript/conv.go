@@ -6,6 +6,8 @@ import (
 	"hash/maphash"
 	"maps"
 	"strings"
+
+	"github.com/agentloop/agentloop/internal/english"
 )
 
 // shape is the wire shape of a conversation.
@@ -51,6 +53,7 @@ type pend struct {
 	index    int
 	answered bool
 	late     bool // answered, but not where the rules want it
+	recorded bool // an agentloop result record holds its result, not yet sent
 }
 
 // seenID is where a call id was first used in a conversation.
@@ -369,6 +372,38 @@ func (c *conv) finish() {
 	c.flushDeferred()
 }
 
+// recordResult notes an agentloop result record for call id, and says
+// what is wrong with it: it must name a call of the last assistant message
+// that no message has answered yet, and no other result record names.
+func (c *conv) recordResult(id []byte) string {
+	if c.resync {
+		return "" // the line lost may have held its call
+	}
+	p := c.answer(c.hash(id))
+	switch c.shape {
+	case shapeOpenAI, shapeResponses:
+		if !c.blockOpen {
+			p = nil
+		}
+	case shapeAnthropic:
+		if p != nil && !p.answered && !p.late && c.inUserTurn {
+			return "it comes after the user message that should answer the call"
+		}
+	default:
+		return "" // the shape is unknown: nothing is checked
+	}
+	switch {
+	case p == nil:
+		return "the last assistant message made no call with this id, or its results were already sent"
+	case p.answered || p.late:
+		return "the call was already answered by a message"
+	case p.recorded:
+		return "a second result record for the call"
+	}
+	p.recorded = true
+	return ""
+}
+
 // pendingAtEnd reports the calls a conversation ends without answering.
 func (c *conv) pendingAtEnd(what string) {
 	// Reported where the conversation ends, which keeps findings in file order.
@@ -389,6 +424,15 @@ func (c *conv) pendingAtEnd(what string) {
 		sev, hint = Warning, " (fine for fine-tuning data; a request would be refused)"
 	case kindRequest:
 		hint = ""
+	}
+	recorded := 0
+	for i := range c.pending {
+		if p := &c.pending[i]; !p.answered && p.recorded {
+			recorded++
+		}
+	}
+	if recorded > 0 {
+		hint += fmt.Sprintf("; %d of them finished: %s kept in result records", recorded, plural(recorded, "its result is", "their results are"))
 	}
 	c.reportSev(line, index, sev, "pending-call", ids, "the conversation ends before %s %s answered with a %s%s",
 		describePending(c.pending, c.where), plural(len(ids), "is", "are"), what, hint)
@@ -426,12 +470,8 @@ func countUnanswered(ps []pend) int {
 	return n
 }
 
-func plural(n int, one, many string) string {
-	if n == 1 {
-		return one
-	}
-	return many
-}
+// plural is the helper every message of agentloop uses.
+var plural = english.Plural
 
 // flushDeferred reports calls to tools missing from a tools list that came
 // after the messages.

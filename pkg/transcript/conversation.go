@@ -6,6 +6,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"slices"
 	"strings"
 )
 
@@ -23,6 +24,11 @@ type Conversation struct {
 	// Messages are the message records; for a log without records they are
 	// made up with Seq set and Step counted from the assistant messages.
 	Messages []Message
+	// Finished are the result records of calls of the last assistant
+	// message that no message answers: calls that finished before the run
+	// stopped, whose results are still to be sent and which are not to be
+	// run again.
+	Finished []CallResult
 	End      *End
 	// Shape is the wire shape of the messages: "openai" or "anthropic".
 	Shape string
@@ -110,6 +116,7 @@ func readRequest(b []byte) (*Conversation, bool, error) {
 func readLines(data []byte) ([]*Conversation, error) {
 	c := &Conversation{}
 	var convs []*Conversation
+	var answered []string // call ids answered since the last assistant message
 	format, torn, err := eachLine(NewLineReader(bytes.NewReader(data)).Next, func(p Part) error {
 		switch {
 		case p.Conversation != nil:
@@ -118,6 +125,13 @@ func readLines(data []byte) ([]*Conversation, error) {
 			c.Header = p.Header
 		case p.Message != nil:
 			c.Messages = append(c.Messages, *p.Message)
+			if r, ids := answeredIDs(p.Message.Message); r == "assistant" {
+				c.Finished, answered = nil, nil
+			} else {
+				answered = append(answered, ids...)
+			}
+		case p.Result != nil:
+			c.Finished = append(c.Finished, *p.Result)
 		case p.End != nil:
 			c.End = p.End
 		}
@@ -131,12 +145,14 @@ func readLines(data []byte) ([]*Conversation, error) {
 		return convs, nil
 	}
 	c.Format, c.Torn = format, torn
+	c.Finished = slices.DeleteFunc(c.Finished, func(r CallResult) bool { return slices.Contains(answered, r.CallID) })
 	c.finish()
 	return []*Conversation{c}, nil
 }
 
 // Part is one piece of a recorded conversation, as ReadEach hands it over:
-// a record of an agentloop transcript, a message of a JSONL file of
+// a record of an agentloop transcript (a result record is a call that
+// finished but is not answered by a message yet), a message of a JSONL file of
 // messages, or a whole conversation (a request body, a line of a
 // conversations file).
 type Part struct {
@@ -146,6 +162,7 @@ type Part struct {
 	Line         int
 	Header       *Header
 	Message      *Message
+	Result       *CallResult
 	End          *End
 	Conversation *Conversation
 }
@@ -291,7 +308,7 @@ func eachLine(next func() ([]byte, int, bool, error), fn func(Part) error) (form
 			if rec.Message != nil {
 				messages++
 			}
-			part = Part{Header: rec.Header, Message: rec.Message, End: rec.End}
+			part = Part{Header: rec.Header, Message: rec.Message, Result: rec.Result, End: rec.End}
 		case probe.Role != nil:
 			if err := setFormat("messages"); err != nil {
 				return "", nil, err
@@ -334,6 +351,37 @@ func eachLine(next func() ([]byte, int, bool, error), fn func(Part) error) (form
 		return "", nil, nothingRead("no messages", torn)
 	}
 	return format, torn, nil
+}
+
+// answeredIDs reads a message's role and the call ids it answers: an
+// OpenAI tool message's tool_call_id, or the tool_use_id of an Anthropic
+// user message's tool_result blocks.
+func answeredIDs(msg json.RawMessage) (string, []string) {
+	var m struct {
+		Role       string          `json:"role"`
+		ToolCallID string          `json:"tool_call_id"`
+		Content    json.RawMessage `json:"content"`
+	}
+	if json.Unmarshal(msg, &m) != nil {
+		return "", nil
+	}
+	if m.Role == "tool" {
+		return m.Role, []string{m.ToolCallID}
+	}
+	var blocks []struct {
+		Type      string `json:"type"`
+		ToolUseID string `json:"tool_use_id"`
+	}
+	if len(m.Content) == 0 || m.Content[0] != '[' || json.Unmarshal(m.Content, &blocks) != nil {
+		return m.Role, nil
+	}
+	var ids []string
+	for _, b := range blocks {
+		if b.Type == "tool_result" {
+			ids = append(ids, b.ToolUseID)
+		}
+	}
+	return m.Role, ids
 }
 
 func nothingRead(what string, torn *LineError) error {

@@ -85,6 +85,7 @@ type Record struct {
 	Type    string
 	Header  *Header
 	Message *Message
+	Result  *CallResult
 	End     *End
 }
 
@@ -160,11 +161,17 @@ func decodeRecord(text []byte) (*Record, error) {
 		if err == nil && len(rec.Message.Message) == 0 {
 			err = errors.New(`message record without a "message" field`)
 		}
+	case TypeResult:
+		rec.Result = new(CallResult)
+		err = json.Unmarshal(text, rec.Result)
+		if err == nil && rec.Result.CallID == "" {
+			err = errors.New(`result record without a "call_id"`)
+		}
 	case TypeEnd:
 		rec.End = new(End)
 		err = json.Unmarshal(text, rec.End)
 	default:
-		return nil, fmt.Errorf("unknown record type %q (want header, message or end)", rec.Type)
+		return nil, fmt.Errorf("unknown record type %q (want header, message, result or end)", rec.Type)
 	}
 	if err != nil {
 		return nil, fmt.Errorf("%s record: %w", rec.Type, fieldTypeError(err))

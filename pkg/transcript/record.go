@@ -15,6 +15,7 @@ const Version = 1
 const (
 	TypeHeader  = "header"
 	TypeMessage = "message"
+	TypeResult  = "result"
 	TypeEnd     = "end"
 )
 
@@ -78,13 +79,29 @@ type Result struct {
 	DurationMS int64  `json:"duration_ms"`
 	Truncated  bool   `json:"truncated"`
 	IsError    bool   `json:"is_error"`
-	// Error classifies a failed call: unknown_tool, bad_arguments, exit,
-	// timeout, start or canceled (the tools.Kind constants); denied (a
-	// person said no, or nobody could be asked) or skipped (a replay did not
-	// re-run the call), from approval; declined (not run because the turn
-	// was refused or cut off) or panic (the executor panicked), from the
-	// loop.
+	// Error classifies a failed call: one of the Kind constants (see
+	// kinds.go), "" for a call that succeeded.
 	Error string `json:"error,omitempty"`
+}
+
+// CallResult is the result of one call of a turn whose other calls are
+// still running, recorded the moment the call finished. The message that
+// answers the turn is written only once every call has its result; if the
+// run stops first (an interrupt, a crash), these records are what it leaves
+// of the calls that finished, and a resume answers those calls with them
+// instead of running them again. A result record is not a message: it
+// comes after the assistant message that made the call and before the
+// message that answers it, which repeats its content in the provider's
+// wire shape.
+type CallResult struct {
+	Type string    `json:"type" jsonschema:"enum=result"`
+	Step int       `json:"step" jsonschema:"description=Model call whose tool call this answers"`
+	Time time.Time `json:"time"`
+	Result
+	// Content is the result as the tool gave it (or the reason it did not
+	// run), before it is written into a message: the text, not an OpenAI
+	// {"error": …} wrapping or an Anthropic block.
+	Content string `json:"content" jsonschema:"description=The result's text as the tool gave it; is_error says whether it is an error"`
 }
 
 // Usage counts tokens.

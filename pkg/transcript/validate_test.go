@@ -203,7 +203,20 @@ var codeCases = []codeCase{
 	{"agentloop", "results-mismatch", Error, Options{},
 		lines(header, rec(1, oUser), rec(2, oCall1), strings.TrimSuffix(rec(3, oTool1), "}")+`,"results":[{"call_id":"call_9","name":"get_weather"}]}`, rec(4, oDone), end),
 		lines(header, rec(1, oUser), rec(2, oCall1), strings.TrimSuffix(rec(3, oTool1), "}")+`,"results":[{"call_id":"call_1","name":"get_weather"}]}`, rec(4, oDone), end)},
+	{"openai", "stray-result-record", Error, Options{},
+		lines(header, rec(1, oUser), rec(2, oCall1), resultRec("call_9"), rec(3, oTool1), rec(4, oDone), end),
+		lines(header, rec(1, oUser), rec(2, oCall1), resultRec("call_1"), rec(3, oTool1), rec(4, oDone), end)},
+	{"anthropic", "stray-result-record", Error, Options{},
+		lines(aHeader, rec(1, aUser), rec(2, aCall12), resultRec("toolu_2"), rec(3, aRes12), resultRec("toolu_1"), rec(4, aDone), end),
+		lines(aHeader, rec(1, aUser), rec(2, aCall12), resultRec("toolu_2"), resultRec("toolu_1"), rec(3, aRes12), rec(4, aDone), end)},
 	{"empty", "empty-input", Warning, Options{}, "\n\n", lines(oUser)},
+}
+
+var aHeader = strings.Replace(header, `"provider":"openai"`, `"provider":"anthropic"`, 1)
+
+// resultRec is a result record for call id.
+func resultRec(id string) string {
+	return fmt.Sprintf(`{"type":"result","step":1,"time":"2026-01-01T00:00:00Z","call_id":%q,"name":"get_weather","exit_code":0,"duration_ms":3,"truncated":false,"is_error":false,"content":"sunny"}`, id)
 }
 
 // TestCodes checks every code in each shape it applies to, with a passing

@@ -1,0 +1,64 @@
+package cmd
+
+import (
+	"slices"
+	"strings"
+	"time"
+
+	"github.com/agentloop/agentloop/pkg/transcript"
+)
+
+// result prints one call's result: a line saying how it ran, then the
+// start of its text (size is the content's, as the model read it). timed
+// says the duration is known; note, if set, ends the line.
+func (sh *shower) result(name, id string, meta transcript.Result, timed bool, size int, text, note string) {
+	p, st := sh.p, sh.p.st
+	state := st.green("ok")
+	if meta.IsError {
+		state = "error"
+		if meta.Error != "" {
+			state += " (" + displayText(meta.Error, 100) + ")"
+		}
+		state = st.red(state)
+	}
+	info := []string{"← " + st.cyan(displayText(name, 200)) + " " + st.dim(displayText(id, 200)), state}
+	if meta.DurationMS > 0 || timed {
+		info = append(info, (time.Duration(meta.DurationMS) * time.Millisecond).String())
+	}
+	info = append(info, byteSize(size))
+	if meta.Truncated {
+		info = append(info, "truncated")
+	}
+	if note != "" {
+		info = append(info, st.dim(note))
+	}
+	p.line(2, strings.Join(info, " · "))
+	budget := showResultBytes
+	if st.width > 0 {
+		budget = showResultLines * max(st.width-4, 20)
+	}
+	p.excerpt(4, text, showResultLines, budget)
+}
+
+// unsent prints the calls of the last turn that no message answers: those
+// that finished before the run stopped (a result record holds the result,
+// not yet sent to the model) and those cut short, which a resume runs.
+func (sh *shower) unsent() {
+	p, st := sh.p, sh.p.st
+	first := true
+	for _, c := range sh.lastCalls {
+		if sh.answered[c.ID] {
+			continue
+		}
+		if first {
+			p.blank()
+			first = false
+		}
+		if i := slices.IndexFunc(sh.finished, func(f transcript.CallResult) bool { return f.CallID == c.ID }); i >= 0 {
+			f := sh.finished[i]
+			sh.result(c.Name, c.ID, f.Result, true, len(f.Content), f.Content, "recorded, not yet sent")
+			continue
+		}
+		p.line(2, "… "+st.cyan(displayText(c.Name, 200))+" "+st.dim(displayText(c.ID, 200))+" · "+st.red("pending")+" · no result: replay --resume runs it")
+	}
+}

@@ -1,0 +1,207 @@
+// Package config resolves agentloop's settings. Each setting comes from
+// the first of these that gives it:
+//
+//  1. a flag on the command line
+//  2. an AGENTLOOP_* environment variable
+//     (base_url: then the provider's own OPENAI_BASE_URL / ANTHROPIC_BASE_URL)
+//  3. the configuration file: the selected profile, then the top level
+//  4. the built-in default
+//
+// The package is in three layers that do not mix: the table of settings
+// (keys.go), the file parser (file.go) and the resolution (resolve.go);
+// values.go holds how a value is written, which the last two share.
+// It reads nothing itself but the configuration file: the flags, the
+// environment and the folders come in an Input. docs/configuration.md
+// describes the file; keep the two in step.
+package config
+
+import (
+	"fmt"
+	"net/url"
+	"path/filepath"
+	"strings"
+	"time"
+
+	"github.com/agentloop/agentloop/pkg/agent"
+)
+
+// FileName is the configuration file's name in $XDG_CONFIG_HOME/agentloop.
+const FileName = "config.yaml"
+
+// ProfileEnv selects a profile when --profile is not given.
+const ProfileEnv = "AGENTLOOP_PROFILE"
+
+// Built-in defaults that are not the loop's.
+const (
+	// DefaultModel is the model asked when neither a flag nor the
+	// configuration names one, and no provider is named either.
+	DefaultModel = "gpt-4o-mini"
+	// DefaultAnthropicModel is the default model of the anthropic provider.
+	DefaultAnthropicModel = "claude-sonnet-4-5"
+	// DefaultMaxRetries is the default of max_retries.
+	DefaultMaxRetries = 2
+)
+
+// DefaultModelFor is the default model of a provider.
+func DefaultModelFor(provider string) string {
+	if provider == "anthropic" {
+		return DefaultAnthropicModel
+	}
+	return DefaultModel
+}
+
+// ProviderFor is the provider a configuration chooses: the one named, else
+// the one a model's name implies.
+func ProviderFor(provider, model string) string {
+	if provider != "" {
+		return provider
+	}
+	if strings.HasPrefix(model, "claude") {
+		return "anthropic"
+	}
+	return "openai"
+}
+
+// Kind is how a setting's value is written and read.
+type Kind int
+
+const (
+	String   Kind = iota
+	Int           // a whole number
+	Duration      // 30s, 5m, 1h30m
+	Path          // a path; ~/ is the home folder
+	PathList      // paths; colon-separated in the environment
+	List          // strings; the file only
+)
+
+// Key is one setting of the configuration.
+type Key struct {
+	Name string // in the file
+	Env  string // the AGENTLOOP_* variable, "" for none
+	Flag string // the flag of the commands that take one, "" for none
+	Kind Kind
+	// Check returns what is wrong with a value, or "".
+	Check func(v any) string
+}
+
+// Keys are the settings, in the order config show prints them.
+var Keys = []Key{
+	{Name: "model", Env: "AGENTLOOP_MODEL", Flag: "model", Kind: String, Check: notEmpty},
+	{Name: "provider", Env: "AGENTLOOP_PROVIDER", Flag: "provider", Kind: String, Check: checkProvider},
+	{Name: "base_url", Env: "AGENTLOOP_BASE_URL", Flag: "base-url", Kind: String, Check: checkBaseURL},
+	{Name: "tools_dirs", Env: "AGENTLOOP_TOOLS_DIRS", Flag: "tools-dir", Kind: PathList, Check: noEmptyItem},
+	{Name: "max_steps", Env: "AGENTLOOP_MAX_STEPS", Flag: "max-steps", Kind: Int, Check: atLeast(1, "must be at least 1")},
+	{Name: "parallel", Env: "AGENTLOOP_PARALLEL", Flag: "parallel", Kind: Int, Check: atLeast(1, "must be at least 1")},
+	{Name: "transcript_dir", Env: "AGENTLOOP_TRANSCRIPT_DIR", Kind: Path, Check: notEmpty},
+	{Name: "max_retries", Env: "AGENTLOOP_MAX_RETRIES", Flag: "max-retries", Kind: Int, Check: atLeast(0, "must be 0 or more")},
+	{Name: "timeout", Env: "AGENTLOOP_TIMEOUT", Flag: "timeout", Kind: Duration, Check: notNegative},
+	{Name: "system", Env: "AGENTLOOP_SYSTEM", Flag: "system", Kind: String},
+	{Name: "models", Kind: List, Check: noEmptyItem},
+}
+
+// Lookup finds a key by its name in the file.
+func Lookup(name string) (Key, bool) {
+	for _, k := range Keys {
+		if k.Name == name {
+			return k, true
+		}
+	}
+	return Key{}, false
+}
+
+// defaultValue is a key's built-in default; transcript_dir's is under the
+// state folder.
+func defaultValue(k Key, stateDir string) any {
+	switch k.Name {
+	case "model":
+		return DefaultModel
+	case "max_steps":
+		return agent.DefaultMaxSteps
+	case "parallel":
+		return agent.DefaultParallel
+	case "max_retries":
+		return DefaultMaxRetries
+	case "transcript_dir":
+		return filepath.Join(stateDir, "transcripts")
+	}
+	switch k.Kind {
+	case Int:
+		return 0
+	case Duration:
+		return time.Duration(0)
+	case List, PathList:
+		return []string(nil)
+	}
+	return ""
+}
+
+func notEmpty(v any) string {
+	if v.(string) == "" {
+		return "must not be empty"
+	}
+	return ""
+}
+
+func checkProvider(v any) string {
+	switch v.(string) {
+	case "openai", "anthropic":
+		return ""
+	}
+	return "use openai or anthropic"
+}
+
+func checkBaseURL(v any) string { return BaseURLProblem(v.(string)) }
+
+func noEmptyItem(v any) string {
+	for _, s := range v.([]string) {
+		if s == "" {
+			return "an entry is empty"
+		}
+	}
+	return ""
+}
+
+func atLeast(n int, msg string) func(any) string {
+	return func(v any) string {
+		if v.(int) < n {
+			return msg
+		}
+		return ""
+	}
+}
+
+func notNegative(v any) string {
+	if v.(time.Duration) < 0 {
+		return "must be positive (0 means no limit)"
+	}
+	return ""
+}
+
+// BaseURLProblem says what makes a base URL one no request can be made
+// to, or "" when it is usable. The SDKs would report such an address as an
+// API error, exit 4, in their own words; agentloop refuses it before any
+// request, wherever it came from (a flag, a variable, the configuration
+// file, a transcript).
+func BaseURLProblem(raw string) string {
+	if raw == "" {
+		return "" // the provider's default
+	}
+	u, err := url.Parse(raw)
+	switch {
+	case err != nil:
+		return fmt.Sprintf("is not a URL: %v", unwrapURLError(err))
+	case u.Scheme != "http" && u.Scheme != "https":
+		return "want an http:// or https:// URL, e.g. http://localhost:11434/v1"
+	case u.Hostname() == "":
+		return "has no host"
+	}
+	return ""
+}
+
+// unwrapURLError drops the *url.Error wrapping, which repeats the URL.
+func unwrapURLError(err error) error {
+	if ue, ok := err.(*url.Error); ok {
+		return ue.Err
+	}
+	return err
+}
