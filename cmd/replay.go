@@ -51,10 +51,11 @@ arguments and its fresh result is compared with the recorded one. The report
 (one line per call, a diff for each difference) goes to stderr, the recorded
 final answer to stdout; the exit status is 1 when any result differs.
 
---show renders the transcript for reading. --resume sends the conversation to
-the live model and continues the loop where it stopped (after --max-steps, an
-API error or an interrupt), answering calls left pending first, into a new
-transcript; the old file is never modified. A pending call that had finished
+--show renders the transcript for reading, a record at a time, wrapped to the
+terminal; it does not check it ('agentloop validate' does). --resume sends the
+conversation to the live model and continues the loop where it stopped (after
+--max-steps, an API error or an interrupt), answering calls left pending first,
+into a new transcript; the old file is never modified. A pending call that had finished
 before the run stopped (its result is in a result record) is answered with
 that result and not run again.
 
