@@ -258,26 +258,6 @@ func createTranscript(ios *IOStreams, path string, explicit, force bool, parent 
 	return w, nil
 }
 
-// attachStream makes the loop stream the model's text to stdout; it
-// returns nil when not streaming.
-func attachStream(ios *IOStreams, loop *agent.Loop, prog *progress, on bool) *answerStream {
-	if !on {
-		return nil
-	}
-	s := &answerStream{out: ios.Out, prog: prog}
-	if ios.IsStdoutTTY() {
-		s.safe = &safeWriter{w: ios.Out}
-		s.out = s.safe
-	}
-	loop.OnText = s.Text
-	next := loop.OnEvent
-	loop.OnEvent = func(e agent.Event) {
-		s.Event(e)
-		next(e)
-	}
-	return s
-}
-
 // runResult is what --json prints.
 type runResult struct {
 	Answer     string           `json:"answer"`

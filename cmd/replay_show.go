@@ -2,7 +2,6 @@ package cmd
 
 import (
 	"bufio"
-	"bytes"
 	"encoding/json"
 	"fmt"
 	"os"
@@ -237,42 +236,6 @@ func (sh *shower) message(rec transcript.Message) {
 	}
 }
 
-// flushAnswer prints a turn's text held back as a possible answer under
-// its step: the conversation went on after it.
-func (sh *shower) flushAnswer() {
-	if sh.hasAnswer {
-		sh.p.text(2, sh.answer)
-	}
-	sh.answer, sh.hasAnswer = "", false
-}
-
-// results shows a message that is not the model's: tool results, or a
-// message's text.
-func (sh *shower) results(d agent.Dialect, role string, rec transcript.Message) {
-	p, st := sh.p, sh.p.st
-	results := d.ParseResults(rec.Message)
-	if len(results) == 0 {
-		p.line(0, st.bold(displayText(role, 100)))
-		p.text(2, messageText(rec.Message))
-		return
-	}
-	for i, r := range results {
-		sh.answered[r.CallID] = true
-		meta := transcript.Result{CallID: r.CallID, IsError: r.IsError, ExitCode: -1}
-		if i < len(rec.Results) {
-			meta = rec.Results[i]
-		}
-		name := sh.callNames[r.CallID]
-		if name == "" {
-			name = meta.Name
-		}
-		meta.IsError = r.IsError
-		// An error is shown as the text it carries, not as the JSON an
-		// OpenAI model reads it in.
-		sh.result(name, r.CallID, meta, len(rec.Results) > 0, len(r.Content), r.Text, "")
-	}
-}
-
 // finish ends the conversation being shown: how it ended, and its answer.
 func (sh *shower) finish() {
 	if !sh.open {
@@ -309,16 +272,6 @@ func (sh *shower) finish() {
 		p.text(2, sh.answer)
 	}
 	sh.answer, sh.hasAnswer = "", false
-}
-
-// compactJSON is arguments on one line, as the model wrote them when they
-// are not JSON.
-func compactJSON(args []byte) string {
-	var b bytes.Buffer
-	if err := json.Compact(&b, args); err != nil {
-		return string(args)
-	}
-	return b.String()
 }
 
 func usageText(u transcript.Usage) string {

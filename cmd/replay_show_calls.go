@@ -1,10 +1,13 @@
 package cmd
 
 import (
+	"bytes"
+	"encoding/json"
 	"slices"
 	"strings"
 	"time"
 
+	"github.com/agentloop/agentloop/pkg/agent"
 	"github.com/agentloop/agentloop/pkg/transcript"
 )
 
@@ -61,4 +64,50 @@ func (sh *shower) unsent() {
 		}
 		p.line(2, "… "+st.cyan(displayText(c.Name, 200))+" "+st.dim(displayText(c.ID, 200))+" · "+st.red("pending")+" · no result: replay --resume runs it")
 	}
+}
+
+// flushAnswer prints a turn's text held back as a possible answer under
+// its step: the conversation went on after it.
+func (sh *shower) flushAnswer() {
+	if sh.hasAnswer {
+		sh.p.text(2, sh.answer)
+	}
+	sh.answer, sh.hasAnswer = "", false
+}
+
+// results shows a message that is not the model's: tool results, or a
+// message's text.
+func (sh *shower) results(d agent.Dialect, role string, rec transcript.Message) {
+	p, st := sh.p, sh.p.st
+	results := d.ParseResults(rec.Message)
+	if len(results) == 0 {
+		p.line(0, st.bold(displayText(role, 100)))
+		p.text(2, messageText(rec.Message))
+		return
+	}
+	for i, r := range results {
+		sh.answered[r.CallID] = true
+		meta := transcript.Result{CallID: r.CallID, IsError: r.IsError, ExitCode: -1}
+		if i < len(rec.Results) {
+			meta = rec.Results[i]
+		}
+		name := sh.callNames[r.CallID]
+		if name == "" {
+			name = meta.Name
+		}
+		meta.IsError = r.IsError
+		// An error is shown as the text it carries, not as the JSON an
+		// OpenAI model reads it in.
+		sh.result(name, r.CallID, meta, len(rec.Results) > 0, len(r.Content), r.Text, "")
+	}
+}
+
+// compactJSON is arguments on one line, as the model wrote them when they
+// are not JSON.
+func compactJSON(args []byte) string {
+	var b bytes.Buffer
+	if err := json.Compact(&b, args); err != nil {
+		return string(args)
+	}
+	return b.String()
 }

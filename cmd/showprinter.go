@@ -178,6 +178,10 @@ func (p *printer) putASCII(s string) {
 	}
 	for i := 0; i < len(s); i++ {
 		if p.col+1 > p.st.width && p.rowHasText {
+			if s[i] == ' ' {
+				p.breakAt() // the space that overflows ends the row
+				continue
+			}
 			p.wrap()
 		}
 		if s[i] == ' ' && p.col > p.indent {
@@ -216,6 +220,10 @@ func (p *printer) put(form string, tab bool) {
 		form = strings.Repeat(" ", w)
 	}
 	if p.col+w > width && p.rowHasText {
+		if form == " " {
+			p.breakAt()
+			return
+		}
 		p.wrap()
 	}
 	if form == " " && p.col > p.indent {
@@ -224,6 +232,12 @@ func (p *printer) put(form string, tab bool) {
 	p.row = append(p.row, form...)
 	p.col += w
 	p.rowHasText = true
+}
+
+// breakAt ends the row here, at a space that is dropped.
+func (p *printer) breakAt() {
+	p.space = -1
+	p.wrap()
 }
 
 // wrap ends the row at its last space when there is one, else here, and
