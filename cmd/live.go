@@ -22,7 +22,8 @@ import (
 type liveOptions struct {
 	Model        modelOptions
 	ToolsDirs    []string
-	toolsDirsSet bool
+	toolsDirsSet bool   // --tools-dir was given
+	toolsSetting string // the setting that gave ToolsDirs (see toolsSource)
 	MaxSteps     int
 	Parallel     int
 	Output       string
@@ -106,24 +107,25 @@ func (o *liveOptions) check(c *cobra.Command) error {
 	return nil
 }
 
-// recordedToolsDirs are the tools folders for a recorded conversation:
-// --tools-dir, else the folders the run recorded (those that still exist),
-// else the configured ones; and whether they were given explicitly.
-func (o *liveOptions) recordedToolsDirs(conv *transcript.Conversation) ([]string, bool) {
+// recordedTools are the tools folders for a recorded conversation:
+// --tools-dir, else the folders the run recorded, else the configured ones.
+// Recorded folders are agentloop's choice, not the user's: a transcript may
+// come from anywhere, so they are used as ./tools.d is (those that exist
+// and are trusted; a tool gone is a "missing tool" row).
+func (o *liveOptions) recordedTools(conv *transcript.Conversation) toolsSource {
 	if !o.toolsDirsSet && conv.Header != nil && len(conv.Header.ToolsDirs) > 0 {
-		return conv.Header.ToolsDirs, false
+		return toolsSource{dirs: conv.Header.ToolsDirs}
 	}
-	return o.ToolsDirs, o.toolsDirsSet
+	return toolsSource{o.ToolsDirs, o.toolsSetting}
 }
 
 // liveSetup is what differs between the live runs: a new one (run) and
 // one that continues a recorded conversation (replay --resume).
 type liveSetup struct {
-	command  string        // the header's command: "run" or "resume"
-	model    *modelOptions // resolved: flags, then transcript, then configuration
-	dirs     []string      // the tools folders, and whether they were given
-	explicit bool
-	only     []string // run --tool: offer only these
+	command string        // the header's command: "run" or "resume"
+	model   *modelOptions // resolved: flags, then transcript, then configuration
+	tools   toolsSource   // where the tools are
+	only    []string      // run --tool: offer only these
 	// parent is the transcript continued and conv its conversation, which
 	// the new transcript starts with; "" and nil for a new run.
 	parent string
@@ -146,7 +148,7 @@ type liveRun struct {
 // creates the transcript (its file name and header carry one id) and wires
 // the loop. The caller runs the loop with run.ctx and ends with finish.
 func startLive(ctx context.Context, ios *IOStreams, o *liveOptions, s liveSetup) (*liveRun, error) {
-	reg, err := loadTools(ios, s.dirs, s.explicit)
+	reg, err := loadTools(ios, s.tools)
 	if err != nil {
 		return nil, err
 	}
@@ -178,7 +180,7 @@ func startLive(ctx context.Context, ios *IOStreams, o *liveOptions, s liveSetup)
 		}
 		h := transcript.Header{
 			ID: id, Command: s.command, Provider: prov.Name(), Model: prov.Model(), BaseURL: baseURL,
-			ToolsDirs: toolsDirsForHeader(s.dirs), Tools: defs, System: s.model.System, MaxSteps: o.MaxSteps,
+			ToolsDirs: toolsDirsForHeader(s.tools.dirs), Tools: defs, System: s.model.System, MaxSteps: o.MaxSteps,
 		}
 		if w, err = createTranscript(ios, path, o.Output != "", s.force, s.parent, s.conv, h); err != nil {
 			return nil, err

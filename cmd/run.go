@@ -81,7 +81,7 @@ func runRun(ctx context.Context, opts *RunOptions) error {
 		return err
 	}
 	run, err := startLive(ctx, ios, &opts.liveOptions, liveSetup{
-		command: "run", model: &opts.Model, dirs: opts.ToolsDirs, explicit: opts.toolsDirsSet, only: opts.Tools, force: opts.Force,
+		command: "run", model: &opts.Model, tools: toolsSource{opts.ToolsDirs, opts.toolsSetting}, only: opts.Tools, force: opts.Force,
 	})
 	if err != nil {
 		return err

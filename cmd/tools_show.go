@@ -10,9 +10,11 @@ import (
 
 // ToolsShowOptions are the inputs of `agentloop tools show`.
 type ToolsShowOptions struct {
-	IO           *IOStreams
-	ToolsDirs    []string
-	ExplicitDirs bool
+	IO        *IOStreams
+	ToolsDirs []string
+	// ToolsSetting names the setting that gave ToolsDirs; "" when
+	// agentloop chooses the folders (see toolsSource).
+	ToolsSetting string
 	Name         string
 	Provider     string
 }
@@ -30,12 +32,11 @@ form {"name","description","input_schema"} with --provider anthropic.`,
 		Args: exactArgs(1, "NAME"),
 		RunE: func(c *cobra.Command, args []string) error {
 			opts.Name = args[0]
-			opts.ExplicitDirs = c.Flags().Changed("tools-dir")
-			dirs, err := configToolsDirs(c, ios)
+			src, err := configToolsSource(c, ios)
 			if err != nil {
 				return err
 			}
-			opts.ToolsDirs = dirs
+			opts.ToolsDirs, opts.ToolsSetting = src.dirs, src.setting
 			if opts.Provider != "openai" && opts.Provider != "anthropic" {
 				return flagErrorf("--provider must be openai or anthropic, got %q", opts.Provider)
 			}
@@ -51,7 +52,7 @@ form {"name","description","input_schema"} with --provider anthropic.`,
 }
 
 func runToolsShow(opts *ToolsShowOptions) error {
-	reg, err := loadTools(opts.IO, opts.ToolsDirs, opts.ExplicitDirs)
+	reg, err := loadTools(opts.IO, toolsSource{opts.ToolsDirs, opts.ToolsSetting})
 	if err != nil {
 		return err
 	}
