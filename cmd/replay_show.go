@@ -6,7 +6,6 @@ import (
 	"fmt"
 	"os"
 	"strings"
-	"time"
 
 	"github.com/agentloop/agentloop/pkg/agent"
 	"github.com/agentloop/agentloop/pkg/transcript"
@@ -87,6 +86,8 @@ type shower struct {
 	// under its step if the conversation goes on, else at the end.
 	answer    string
 	hasAnswer bool
+	// turn holds the items of a Responses turn until it ends.
+	turn []transcript.Message
 }
 
 func (sh *shower) part(pt transcript.Part) error {
@@ -143,7 +144,7 @@ func (sh *shower) begin(name, format string, h *transcript.Header, shape string)
 
 func (sh *shower) headerLines() {
 	h, st := sh.header, sh.p.st
-	if p := h.Provider; p == "openai" || p == "anthropic" {
+	if p := h.Provider; p == "openai" || p == "responses" || p == "anthropic" {
 		sh.shape, sh.detect = p, false
 	}
 	meta := []string{h.Provider, h.Model}
@@ -178,61 +179,40 @@ func (sh *shower) dialect() agent.Dialect { return agent.DialectFor(sh.shape) }
 func (sh *shower) message(rec transcript.Message) {
 	p, st := sh.p, sh.p.st
 	if sh.detect {
-		// No header to say the shape: each message may show it, and one
-		// that is unmistakably Anthropic settles it.
+		// No header to say the shape: each message may show it, and the
+		// first that is unmistakably of another API than Chat
+		// Completions settles it.
 		detected := transcript.DetectShape([]transcript.Message{rec})
 		if sh.shape == "" && sh.header == nil {
 			p.line(2, st.dim(fmt.Sprintf("%s messages, no header (%s)", detected, sh.format)))
 		}
-		if sh.shape == "" || detected == "anthropic" {
+		if sh.shape == "" || detected != "openai" {
 			sh.shape = detected
 		}
-		sh.detect = sh.shape != "anthropic"
+		sh.detect = sh.shape == "openai"
 	}
-	sh.flushAnswer()
 	d := sh.dialect()
 	role := d.Role(rec.Message)
+	if role == "assistant" && d.ItemTurns() {
+		// A Responses turn is a run of output items: shown when it ends.
+		sh.turn = append(sh.turn, rec)
+		return
+	}
+	sh.endTurn()
+	if role == "assistant" {
+		sh.showTurn([]transcript.Message{rec})
+		return
+	}
+	sh.flushAnswer()
 	p.blank()
-	if role != "assistant" {
-		sh.results(d, role, rec)
-		return
-	}
-	sh.step++
-	sh.lastCalls, sh.finished = nil, nil
-	clear(sh.answered)
-	t, err := d.ParseAssistant(rec.Message)
-	if err != nil {
-		p.line(0, st.red(fmt.Sprintf("step %d: unreadable assistant message: %s", sh.step, displayText(err.Error(), 1<<10))))
-		return
-	}
-	head := []string{st.bold(fmt.Sprintf("step %d", sh.step)), "assistant"}
-	if rec.FinishReason != "" {
-		head = append(head, displayText(rec.FinishReason, 100))
-	}
-	if rec.Usage != nil {
-		sh.total.Add(*rec.Usage)
-		head = append(head, usageText(*rec.Usage))
-	}
-	if rec.LatencyMS > 0 {
-		head = append(head, (time.Duration(rec.LatencyMS) * time.Millisecond).String())
-	}
-	p.line(0, strings.Join(head, " · "))
-	if sh.shape == "anthropic" {
-		for _, b := range otherBlocks(rec.Message) {
-			p.line(2, st.dim(b))
-		}
-	}
-	if len(t.Calls) == 0 {
-		sh.answer, sh.hasAnswer = t.Text, t.Text != ""
-		return
-	}
-	if t.Text != "" {
-		p.text(2, t.Text)
-	}
-	sh.lastCalls = t.Calls
-	for _, c := range t.Calls {
-		sh.callNames[c.ID] = c.Name
-		p.line(2, fmt.Sprintf("→ %s %s %s", st.cyan(displayText(c.Name, 200)), st.dim(displayText(c.ID, 200)), displayText(compactJSON(c.Arguments), showArgsBytes)))
+	sh.results(d, role, rec)
+}
+
+// endTurn shows the Responses turn whose items are held, if any.
+func (sh *shower) endTurn() {
+	if len(sh.turn) > 0 {
+		sh.showTurn(sh.turn)
+		sh.turn = nil
 	}
 }
 
@@ -241,6 +221,7 @@ func (sh *shower) finish() {
 	if !sh.open {
 		return
 	}
+	sh.endTurn()
 	sh.open = false
 	sh.unsent()
 	p, st, end := sh.p, sh.p.st, sh.end
@@ -323,37 +304,6 @@ func toolNames(defs []json.RawMessage) []string {
 	return names
 }
 
-// otherBlocks describes an Anthropic assistant message's blocks that are
-// neither text nor tool_use: thinking, and server-side tools run by the API.
-func otherBlocks(msg agent.Message) []string {
-	var m struct {
-		Content []struct {
-			Type     string          `json:"type"`
-			Thinking string          `json:"thinking"`
-			Name     string          `json:"name"`
-			Input    json.RawMessage `json:"input"`
-		} `json:"content"`
-	}
-	if json.Unmarshal(msg, &m) != nil {
-		return nil
-	}
-	var out []string
-	for _, b := range m.Content {
-		switch {
-		case b.Type == "text" || b.Type == "tool_use":
-		case b.Type == "thinking":
-			out = append(out, "thinking: "+oneLineText(b.Thinking, 160))
-		case b.Type == "redacted_thinking":
-			out = append(out, "thinking (redacted)")
-		case b.Type == "server_tool_use" || b.Type == "mcp_tool_use":
-			out = append(out, fmt.Sprintf("⚙ %s %s (run by the API)", displayText(b.Name, 200), oneLineText(string(b.Input), 200)))
-		default:
-			out = append(out, "⚙ "+displayText(b.Type, 200))
-		}
-	}
-	return out
-}
-
 // messageText is the text of a non-assistant message of either shape.
 func messageText(msg agent.Message) string {
 	var m struct {
@@ -376,7 +326,7 @@ func messageText(msg agent.Message) string {
 	var b strings.Builder
 	for _, part := range parts {
 		switch part.Type {
-		case "text":
+		case "text", "input_text", "output_text":
 			b.WriteString(part.Text)
 		default:
 			fmt.Fprintf(&b, "[%s]", part.Type)
