@@ -29,7 +29,10 @@ type Conversation struct {
 	// stopped, whose results are still to be sent and which are not to be
 	// run again.
 	Finished []CallResult
-	End      *End
+	// Results are every result record, in the order written: when each
+	// call of a turn whose other calls still ran finished.
+	Results []CallResult
+	End     *End
 	// Shape is the wire shape of the messages: "openai", "responses" (OpenAI
 	// Responses input items) or "anthropic".
 	Shape string
@@ -144,6 +147,7 @@ func readLines(data []byte) ([]*Conversation, error) {
 			}
 		case p.Result != nil:
 			c.Finished = append(c.Finished, *p.Result)
+			c.Results = append(c.Results, *p.Result)
 		case p.End != nil:
 			c.End = p.End
 		}
