@@ -1,7 +1,10 @@
 package cmd
 
 import (
+	"errors"
 	"fmt"
+	"io"
+	"os"
 	"strconv"
 	"strings"
 
@@ -204,7 +207,7 @@ func clearedLine(recs []transcript.Message) string {
 	var parts []string
 	for _, rec := range recs {
 		for _, c := range rec.Cleared {
-			parts = append(parts, fmt.Sprintf("%s %s (%s)", safeText(c.Name), safeText(c.CallID), decimalSize(c.Bytes)))
+			parts = append(parts, fmt.Sprintf("%s %s (%s)", displayText(c.Name, 200), displayText(c.CallID, 200), decimalSize(c.Bytes)))
 		}
 	}
 	if len(parts) == 0 {
@@ -230,6 +233,44 @@ func clearedSteps(recs []transcript.Message) clearedAt {
 		}
 	}
 	return out
+}
+
+// errNoClearing ends the reading of a file that holds no cleared results.
+var errNoClearing = errors.New("no clearing")
+
+// clearedInFile reads ahead, in a transcript file whose header says it
+// may hold cleared results (a clearing policy, or a parent whose records
+// it starts with), where each was first sent cleared, so that --show can
+// mark a result when it prints it, before the request that cleared it. It
+// keeps only those entries, and puts the file back at its start. A pipe is
+// not read ahead: its results are marked at the step that cleared them
+// only.
+func clearedInFile(f *os.File) (clearedAt, error) {
+	if fi, err := f.Stat(); err != nil || !fi.Mode().IsRegular() {
+		return nil, nil
+	}
+	out := clearedAt{}
+	// A bad line ends this reading early; the reading proper says what
+	// is wrong, and where.
+	_, _ = transcript.ReadEach(f, func(pt transcript.Part) error {
+		switch {
+		case pt.Format != "agentloop":
+			return errNoClearing
+		case pt.Header != nil:
+			if pt.Header.Context == nil && pt.Header.Parent == "" {
+				return errNoClearing
+			}
+		case pt.Message != nil:
+			for _, c := range pt.Message.Cleared {
+				out[clearedKey{c.Seq, c.CallID}] = pt.Message.Step
+			}
+		}
+		return nil
+	})
+	if _, err := f.Seek(0, io.SeekStart); err != nil {
+		return nil, err
+	}
+	return out, nil
 }
 
 // note marks a result --show prints that later requests carried cleared.

@@ -58,7 +58,7 @@ func (w *body) raw(k string, v []byte) {
 // str adds a string member.
 func (w *body) str(k, v string) {
 	w.key(k)
-	w.b = append(w.b, jsonString(v)...)
+	w.b = append(w.b, quoteJSON(v)...)
 }
 
 // num adds a whole-number member.

@@ -117,7 +117,7 @@ func Placeholder(name string, bytes int) string {
 
 // placeholderJSON is a result's placeholder as a JSON string.
 func placeholderJSON(r ResultRef) []byte {
-	return jsonString(Placeholder(r.Name, r.Bytes))
+	return quoteJSON(Placeholder(r.Name, r.Bytes))
 }
 
 // sizeText writes a size as a person reads it: 512 B, 12.4 KB, 1.2 MB.

@@ -115,7 +115,7 @@ func TestClearResults(t *testing.T) {
 			if got := string(msg[at.Start:at.End]); got != tt.content {
 				t.Errorf("content %s, want %s", got, tt.content)
 			}
-			out, err := spliceValues(msg, []span{{at.Start, at.End}}, [][]byte{jsonString("[cleared]")})
+			out, err := spliceValues(msg, []span{{at.Start, at.End}}, [][]byte{quoteJSON("[cleared]")})
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -148,7 +148,7 @@ func FuzzResultContents(f *testing.F) {
 					t.Fatalf("span %d–%d of %d bytes", rc.Start, rc.End, len(s))
 				}
 				if rc.End > rc.Start && json.Valid([]byte(s)) {
-					out, err := spliceValues(Message(s), []span{{rc.Start, rc.End}}, [][]byte{jsonString("[cleared]")})
+					out, err := spliceValues(Message(s), []span{{rc.Start, rc.End}}, [][]byte{quoteJSON("[cleared]")})
 					if err != nil || !json.Valid(out) {
 						t.Fatalf("splice of valid JSON gave %s (%v)", out, err)
 					}

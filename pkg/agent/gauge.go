@@ -176,7 +176,7 @@ func (g *gauge) clear(k int, placeholder string) error {
 	if !found || at.End <= at.Start {
 		return fmt.Errorf("no content to clear for %s", r.CallID)
 	}
-	nm, err := spliceValues(m, []span{{at.Start, at.End}}, [][]byte{jsonString(placeholder)})
+	nm, err := spliceValues(m, []span{{at.Start, at.End}}, [][]byte{quoteJSON(placeholder)})
 	if err != nil {
 		return err
 	}

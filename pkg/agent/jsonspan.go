@@ -196,8 +196,8 @@ func spliceValues(b []byte, spans []span, with [][]byte) ([]byte, error) {
 	return append(out, b[prev:]...), nil
 }
 
-// jsonString writes s as a JSON string, without HTML escaping.
-func jsonString(s string) []byte {
+// quoteJSON writes s as a JSON string, without HTML escaping.
+func quoteJSON(s string) []byte {
 	b, _ := marshalNoEscape(s)
 	return b
 }
