@@ -17,7 +17,7 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/agentloop/agentloop/internal/config"
-	"github.com/agentloop/agentloop/pkg/tools"
+	"github.com/agentloop/agentloop/internal/procgroup"
 )
 
 // version is set at build time with -ldflags "-X github.com/agentloop/agentloop/cmd.version=v1.2.3".
@@ -62,7 +62,7 @@ func Main() int {
 		select {
 		case <-sigs:
 			fmt.Fprintln(os.Stderr, "agentloop: interrupted again, exiting at once")
-			tools.KillRunning()
+			procgroup.KillAll()
 			os.Exit(ExitInterrupted)
 		case <-done:
 		}

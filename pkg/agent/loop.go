@@ -269,7 +269,7 @@ func (l *Loop) appendResults(out *Outcome, step int, results []CallResult) error
 			meta[i] = transcript.Result{
 				CallID: r.Call.ID, Name: r.Call.Name, ExitCode: r.Result.ExitCode,
 				DurationMS: r.Result.Duration.Milliseconds(), Truncated: r.Result.Truncated,
-				IsError: r.Result.IsError, Error: r.Result.Kind,
+				IsError: r.Result.IsError, Error: r.Result.Kind, Source: r.Result.Source, Server: r.Result.Server,
 			}
 		}
 		if err := l.record(transcript.Message{Step: step, Message: m.Message, Results: meta}); err != nil {

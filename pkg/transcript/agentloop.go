@@ -65,7 +65,7 @@ var recordFields = map[string]map[string]fieldType{
 // resultFields are the types of the fields of an entry of "results".
 var resultFields = map[string]fieldType{
 	"call_id": fieldString, "name": fieldString, "exit_code": fieldInt, "duration_ms": fieldInt,
-	"truncated": fieldBool, "is_error": fieldBool, "error": fieldString,
+	"truncated": fieldBool, "is_error": fieldBool, "error": fieldString, "source": fieldString, "server": fieldString,
 }
 
 // checkFields reports the fields of a record whose values are of the wrong

@@ -16,6 +16,10 @@ const (
 	KindStart        = "start"         // the tool could not be started
 	KindCanceled     = "canceled"      // the run was interrupted while it ran
 
+	// From an MCP server.
+	KindToolError = "tool_error" // the server's tool answered with isError
+	KindServer    = "server"     // the server failed: it exited, could not be reached, or broke the protocol
+
 	// From approval, between the loop and the tools.
 	KindDenied  = "denied"  // a person said no, or nobody could be asked
 	KindSkipped = "skipped" // an offline replay did not re-run the call
@@ -29,6 +33,7 @@ const (
 // lists them.
 var ResultKinds = []string{
 	KindUnknownTool, KindBadArguments, KindExit, KindTimeout, KindStart, KindCanceled,
+	KindToolError, KindServer,
 	KindDenied, KindSkipped, KindDeclined, KindPanic,
 }
 

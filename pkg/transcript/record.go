@@ -48,6 +48,20 @@ type Header struct {
 	Parent    string            `json:"parent,omitempty" jsonschema:"description=Path of the transcript this one continues or replays"`
 	ParentID  string            `json:"parent_id,omitempty" jsonschema:"description=Id of that transcript"`
 	Agentloop string            `json:"agentloop,omitempty" jsonschema:"description=Version of agentloop that wrote the file"`
+	// MCPServers are the MCP servers whose tools were offered.
+	MCPServers []MCPServer `json:"mcp_servers,omitempty"`
+}
+
+// MCPServer is an MCP server as a header records it: how it was reached,
+// never a secret (no environment values, no headers).
+type MCPServer struct {
+	Name string `json:"name"`
+	// Transport is "stdio" (Command) or "http" (URL, streamable HTTP).
+	Transport string   `json:"transport" jsonschema:"enum=stdio,enum=http"`
+	Command   []string `json:"command,omitempty" jsonschema:"description=The command as configured; ${VAR} references are not expanded"`
+	URL       string   `json:"url,omitempty" jsonschema:"description=The URL as configured, credentials redacted"`
+	// Tools are the names the server's tools were offered under.
+	Tools []string `json:"tools"`
 }
 
 // Message is one message of the conversation in the provider's wire shape,
@@ -81,6 +95,10 @@ type Result struct {
 	// Error classifies a failed call: one of the Kind constants (see
 	// kinds.go), "" for a call that succeeded.
 	Error string `json:"error,omitempty"`
+	// Source is "mcp" for a tool of an MCP server, named by Server; a
+	// script tool's result has neither.
+	Source string `json:"source,omitempty" jsonschema:"enum=mcp"`
+	Server string `json:"server,omitempty"`
 }
 
 // Usage counts tokens.

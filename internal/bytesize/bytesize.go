@@ -1,4 +1,6 @@
-package tools
+// Package bytesize reads and writes sizes in bytes as people write them in
+// configuration: 512, 16KiB, 1MB, 1.5 MiB.
+package bytesize
 
 import (
 	"fmt"
@@ -18,8 +20,8 @@ var sizeUnits = map[string]float64{
 	"gib": 1 << 30,
 }
 
-// parseSize reads a byte count such as "512", "16KiB", "1MB" or "1.5 MiB".
-func parseSize(s string) (int64, error) {
+// Parse reads a byte count such as "512", "16KiB", "1MB" or "1.5 MiB".
+func Parse(s string) (int64, error) {
 	t := strings.TrimSpace(s)
 	i := strings.IndexFunc(t, func(r rune) bool { return (r < '0' || r > '9') && r != '.' })
 	num, unit := t, ""
@@ -46,8 +48,8 @@ func parseSize(s string) (int64, error) {
 	return int64(n), nil
 }
 
-// formatSize renders n in the largest binary unit that divides it evenly.
-func formatSize(n int64) string {
+// Format renders n in the largest binary unit that divides it evenly.
+func Format(n int64) string {
 	switch {
 	case n >= 1<<30 && n%(1<<30) == 0:
 		return fmt.Sprintf("%dGiB", n>>30)
