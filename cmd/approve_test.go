@@ -251,7 +251,7 @@ func TestApprovalFlagsParse(t *testing.T) {
 		t.Errorf("replay approval %+v", rgot.Approval)
 	}
 	ios, _, _, errOut := Test()
-	if code := Execute(context.Background(), ios, []string{"replay", "--show", "--yes", "f.jsonl"}); code != ExitUsage || !strings.Contains(errOut.String(), "--show takes none of -o, --ignore, --yes, --allow and --deny") {
+	if code := Execute(context.Background(), ios, []string{"replay", "--show", "--yes", "f.jsonl"}); code != ExitUsage || !strings.Contains(errOut.String(), "--show and --yes cannot be used together") {
 		t.Errorf("replay --show --yes: exit %d, %s", code, errOut)
 	}
 }

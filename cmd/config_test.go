@@ -1,7 +1,6 @@
 package cmd
 
 import (
-	"context"
 	"errors"
 	"os"
 	"path/filepath"
@@ -11,7 +10,6 @@ import (
 	"time"
 
 	"github.com/agentloop/agentloop/internal/config"
-	"github.com/agentloop/agentloop/internal/suggest"
 )
 
 // configEnv is a test's environment: a home, a config folder holding the
@@ -191,40 +189,6 @@ func TestConfigPrecedence(t *testing.T) {
 	}
 }
 
-// base_url: flag > AGENTLOOP_BASE_URL > the provider's own variable > file > default.
-func TestConfigBaseURL(t *testing.T) {
-	file := "base_url: http://file.example/v1\nprofiles:\n  claude: {model: claude-sonnet-4-5}\n"
-	tests := []struct {
-		name     string
-		file     string
-		env      []string
-		args     []string
-		want     string
-		wantFrom string
-	}{
-		{"default", "", nil, nil, "", "default"},
-		{"file", file, nil, nil, "http://file.example/v1", "file"},
-		{"provider variable over file", file, []string{"OPENAI_BASE_URL", "http://openai-env.example/v1"}, nil, "http://openai-env.example/v1", "env OPENAI_BASE_URL"},
-		{"the other provider's variable does not count", file, []string{"ANTHROPIC_BASE_URL", "http://anthropic-env.example"}, nil, "http://file.example/v1", "file"},
-		{"anthropic's variable for a claude model", file, []string{"ANTHROPIC_BASE_URL", "http://anthropic-env.example"}, []string{"--profile", "claude"}, "http://anthropic-env.example", "env ANTHROPIC_BASE_URL"},
-		{"AGENTLOOP_BASE_URL over the provider variable", file, []string{"OPENAI_BASE_URL", "http://openai-env.example/v1", "AGENTLOOP_BASE_URL", "http://agentloop-env.example/v1"}, nil, "http://agentloop-env.example/v1", "env AGENTLOOP_BASE_URL"},
-		{"flag over all", file, []string{"OPENAI_BASE_URL", "http://openai-env.example/v1", "AGENTLOOP_BASE_URL", "http://agentloop-env.example/v1"}, []string{"--base-url", "http://flag.example/v1"}, "http://flag.example/v1", "flag"},
-	}
-	for _, tt := range tests {
-		t.Run(tt.name, func(t *testing.T) {
-			e := newConfigEnv(t, tt.file, tt.env...)
-			c, err := showConfig(t, e, tt.args...)
-			if err != nil {
-				t.Fatal(err)
-			}
-			got, src := c.BaseURL(c.ProviderName())
-			if got != tt.want || !strings.HasPrefix(src.Describe(e.home), tt.wantFrom) {
-				t.Errorf("base URL %q from %q, want %q from %q", got, src.Describe(e.home), tt.want, tt.wantFrom)
-			}
-		})
-	}
-}
-
 func TestConfigEnvProblems(t *testing.T) {
 	tests := []struct {
 		env  []string
@@ -353,101 +317,5 @@ func TestConfigNoHome(t *testing.T) {
 	}
 	if err := runConfigPath(&ConfigPathOptions{IO: ios}); err == nil {
 		t.Error("config path without a home: no error")
-	}
-}
-
-// run takes its defaults from the configuration; a flag still wins.
-func TestRunUsesConfig(t *testing.T) {
-	e := newConfigEnv(t, precedenceFile, "AGENTLOOP_MAX_STEPS", "21", "OPENAI_BASE_URL", "http://openai-env.example/v1")
-	var got *RunOptions
-	c := newCmdRun(e.ios(), func(_ context.Context, o *RunOptions) error { got = o; return nil })
-	c.SetArgs([]string{"--parallel", "2", "hello"})
-	if err := c.Execute(); err != nil {
-		t.Fatal(err)
-	}
-	m := got.Model
-	if m.Model != "file-model" || m.Provider != "openai" || m.BaseURL != "http://openai-env.example/v1" || m.System != "from the file" ||
-		m.MaxRetries != 4 || m.Timeout != time.Minute || got.MaxSteps != 21 || got.Parallel != 2 ||
-		got.TranscriptDir != filepath.Join(e.home, "transcripts") || !reflect.DeepEqual(got.ToolsDirs, []string{"file-tools", filepath.Join(e.home, "tools")}) ||
-		got.toolsDirsSet {
-		t.Errorf("options %+v", got)
-	}
-}
-
-// replay --resume: a flag, then the transcript's header, then the
-// configuration.
-func TestReplayResumeConfigOrder(t *testing.T) {
-	e := newConfigEnv(t, "model: file-model\nsystem: file system\nbase_url: http://file.example/v1\n", "AGENTLOOP_MODEL", "env-model")
-	var got *ReplayOptions
-	c := newCmdReplay(e.ios(), func(_ context.Context, o *ReplayOptions) error { got = o; return nil })
-	c.SetArgs([]string{"--resume", "--system", "flag system", "t.jsonl"})
-	if err := c.Execute(); err != nil {
-		t.Fatal(err)
-	}
-	if got.Model.Model != "" || got.Model.BaseURL != "" || got.Config == nil {
-		t.Fatalf("the model settings should wait for the header: %+v", got.Model)
-	}
-	mo := got.Model
-	mo.Model, mo.Provider = "header-model", "openai" // as runReplayResume takes them from the header
-	fillModel(got.Config, &mo)
-	if mo.Model != "header-model" || mo.System != "flag system" || mo.BaseURL != "http://file.example/v1" {
-		t.Errorf("after the header: %+v", mo)
-	}
-	mo = got.Model
-	mo.Provider = "openai"
-	fillModel(got.Config, &mo)
-	if mo.Model != "env-model" {
-		t.Errorf("without a header: model %q, want the variable's", mo.Model)
-	}
-}
-
-// The tools commands read tools_dirs; a --tools-dir flag beats it, and
-// tools show --provider is a wire form, not the provider setting.
-func TestToolsCommandsUseConfig(t *testing.T) {
-	e := newConfigEnv(t, "tools_dirs: [mine]\nprovider: anthropic\n")
-	for _, tt := range []struct {
-		args     []string
-		dirs     []string
-		explicit bool
-	}{
-		{[]string{"x"}, []string{"mine"}, false},
-		{[]string{"x", "--tools-dir", "other"}, []string{"other"}, true},
-		{[]string{"x", "--provider", "openai"}, []string{"mine"}, false},
-	} {
-		var got *ToolsShowOptions
-		c := newCmdToolsShow(e.ios(), func(o *ToolsShowOptions) error { got = o; return nil })
-		c.SetArgs(tt.args)
-		if err := c.Execute(); err != nil {
-			t.Fatal(err)
-		}
-		if !reflect.DeepEqual(got.ToolsDirs, tt.dirs) || got.ExplicitDirs != tt.explicit || got.Provider != "openai" && tt.args[len(tt.args)-1] == "openai" {
-			t.Errorf("%v: %+v", tt.args, got)
-		}
-	}
-}
-
-// Configured folders that do not exist are left out, as the default ones
-// are; a --tools-dir that does not exist is an error.
-func TestToolsDirsConfigured(t *testing.T) {
-	dir := t.TempDir()
-	ios, _, _, _ := Test()
-	got := toolsDirs(ios, []string{dir, filepath.Join(dir, "missing")}, false)
-	if !reflect.DeepEqual(got, []string{dir}) {
-		t.Errorf("configured: %q", got)
-	}
-	if _, err := loadTools(ios, []string{filepath.Join(dir, "missing")}, true); err == nil {
-		t.Error("a missing --tools-dir is no error")
-	}
-}
-
-func TestDidYouMean(t *testing.T) {
-	keys := []string{"model", "models", "max_steps", "max_retries", "timeout"}
-	for in, want := range map[string]string{
-		"modle": " (did you mean 'model'?)", "max_step": " (did you mean 'max_steps'?)", "MODEL": " (did you mean 'model'?)",
-		"timeuot": " (did you mean 'timeout'?)", "colour": "", "x": "",
-	} {
-		if got := suggest.DidYouMean(in, keys); got != want {
-			t.Errorf("%q: %q, want %q", in, got, want)
-		}
 	}
 }

@@ -6,6 +6,7 @@ import (
 	"time"
 
 	"github.com/spf13/cobra"
+	"github.com/spf13/pflag"
 
 	"github.com/agentloop/agentloop/internal/config"
 	"github.com/agentloop/agentloop/pkg/agent"
@@ -29,8 +30,7 @@ type modelOptions struct {
 	baseURLFrom string
 }
 
-func addModelFlags(c *cobra.Command, o *modelOptions) {
-	f := c.Flags()
+func addModelFlags(f *pflag.FlagSet, o *modelOptions) {
 	f.StringVarP(&o.Model, "model", "m", "", "model to ask (default "+config.DefaultModel+", or "+config.DefaultAnthropicModel+" with --provider anthropic)")
 	f.StringVar(&o.Provider, "provider", "", "API to use: openai or anthropic (default: anthropic for claude-* models, else openai)")
 	f.StringVar(&o.BaseURL, "base-url", "", "API base URL, e.g. http://localhost:11434/v1 for Ollama (default from OPENAI_BASE_URL / ANTHROPIC_BASE_URL)")

@@ -17,7 +17,7 @@ func runReplayResume(ctx context.Context, opts *ReplayOptions) error {
 	if err != nil {
 		return err
 	}
-	d := dialectFor(conv.Shape)
+	d := agent.DialectFor(conv.Shape)
 
 	// What the recording says, unless a flag says otherwise.
 	mo := opts.Model
@@ -80,61 +80,14 @@ func runReplayResume(ctx context.Context, opts *ReplayOptions) error {
 	if !explicit && conv.Header != nil && len(conv.Header.ToolsDirs) > 0 {
 		dirs = conv.Header.ToolsDirs
 	}
-	reg, err := loadTools(ios, dirs, explicit)
+	run, err := startLive(ctx, ios, &opts.liveOptions, liveSetup{
+		command: "resume", model: &mo, dirs: dirs, explicit: explicit, parent: opts.File, conv: conv,
+	})
 	if err != nil {
 		return err
 	}
-	if err := opts.Approval.check(reg); err != nil {
-		return err
-	}
-	reg = reg.Without(opts.Approval.Deny...)
-	prov, baseURL, err := newProvider(ios, &mo)
-	if err != nil {
-		return err
-	}
-	defs, err := prov.ToolDefs(toolSpecs(reg.Definitions()))
-	if err != nil {
-		return err
-	}
-
-	var w *transcript.Writer
-	if !opts.NoTranscript {
-		path := opts.Output
-		if path == "" {
-			path = defaultTranscriptPath(ios, opts.TranscriptDir, transcript.NewID())
-		}
-		h := transcript.Header{
-			Command: "resume", Provider: prov.Name(), Model: prov.Model(), BaseURL: baseURL,
-			ToolsDirs: toolsDirsForHeader(dirs), Tools: defs, System: mo.System, MaxSteps: opts.MaxSteps,
-		}
-		if w, err = createChild(ios, path, opts.File, conv, h); err != nil {
-			return err
-		}
-		// The new transcript holds the whole conversation, so it stands on
-		// its own for validate, replay and a later resume.
-		for _, rec := range conv.Messages {
-			if err := w.WriteMessage(rec); err != nil {
-				w.Close()
-				return err
-			}
-		}
-	}
-
-	prog := newProgress(ios, opts.Verbose, opts.Quiet)
-	if w != nil && opts.Verbose {
-		prog.Printf("transcript: %s (continues %s)", w.Path(), opts.File)
-	}
-	ctx, cancel := withRunTimeout(ctx, mo.Timeout)
-	defer cancel()
-	ap := newApprover(ios, reg, opts.Approval, false, prog.hold)
-	defer ap.Close()
-	loop := &agent.Loop{
-		Provider: prov, Tools: ap, ToolDefs: defs, System: mo.System,
-		MaxSteps: opts.MaxSteps, Parallel: opts.Parallel, Transcript: w, OnEvent: prog.Event,
-	}
-	stream := attachStream(ios, loop, prog, wantStream(ios, opts.Stream, opts.NoStream, opts.JSON))
-	out, err := loop.Run(ctx, agent.State{Messages: msgs, Steps: steps, Usage: usage})
-	return finishRun(ios, out, err, runEnd{w: w, prog: prog, stream: stream, asJSON: opts.JSON, maxSteps: opts.MaxSteps, redact: secrets(ios)})
+	out, err := run.loop.Run(run.ctx, agent.State{Messages: msgs, Steps: steps, Usage: usage})
+	return run.finish(ios, out, err)
 }
 
 // baseURLFromEnv reports whether AGENTLOOP_BASE_URL or the provider's own

@@ -105,7 +105,7 @@ func (s showStyle) fit(line string) string {
 
 // renderTranscript writes a readable account of a conversation.
 func renderTranscript(w io.Writer, name string, conv *transcript.Conversation, st showStyle) error {
-	d := dialectFor(conv.Shape)
+	d := agent.DialectFor(conv.Shape)
 	p := &printer{w: w, st: st}
 
 	p.line(0, st.bold("transcript "+name))

@@ -11,12 +11,15 @@ import (
 	"os/signal"
 	"regexp"
 	"runtime/debug"
+	"slices"
 	"strings"
 	"syscall"
 
 	"github.com/spf13/cobra"
+	"github.com/spf13/pflag"
 
 	"github.com/agentloop/agentloop/internal/config"
+	"github.com/agentloop/agentloop/internal/english"
 	"github.com/agentloop/agentloop/internal/procgroup"
 )
 
@@ -80,7 +83,7 @@ func Execute(ctx context.Context, ios *IOStreams, args []string) int {
 	if err != nil && context.Cause(ctx) == errInterrupted && !isExitError(err) {
 		err = &ExitError{Code: ExitInterrupted, Err: err}
 	}
-	err = normalizeCobraError(err)
+	err = normalizeCobraError(root, args, err)
 	code, msg := exitCode(err)
 	if msg != "" {
 		fmt.Fprintf(ios.ErrOut, "agentloop: %s\n", msg)
@@ -103,8 +106,13 @@ func isExitError(err error) bool {
 // return themselves (flag errors arrive through SetFlagErrorFunc already).
 var cobraUsageError = regexp.MustCompile(`^(unknown command ".*" for ".*"|unknown (shorthand )?flag: |invalid argument ".*" for ".*" flag: |flag needs an argument: |accepts \d+ arg\(s\), received \d+|requires at (least|most) \d+ arg\(s\), only received \d+|bad flag syntax: )`)
 
-// normalizeCobraError turns cobra's own usage complaints into FlagErrors.
-func normalizeCobraError(err error) error {
+// cobraExclusiveError matches cobra's complaint about flags marked
+// mutually exclusive: the group, then those of it that were given.
+var cobraExclusiveError = regexp.MustCompile(`^if any flags in the group \[([^]]*)\] are set none of the others can be; \[([^]]*)\] were all set$`)
+
+// normalizeCobraError turns cobra's own usage complaints into FlagErrors,
+// naming flags as the user typed them.
+func normalizeCobraError(root *cobra.Command, args []string, err error) error {
 	if err == nil {
 		return nil
 	}
@@ -112,10 +120,40 @@ func normalizeCobraError(err error) error {
 	if errors.As(err, &fe) {
 		return err
 	}
+	if m := cobraExclusiveError.FindStringSubmatch(err.Error()); m != nil {
+		return &FlagError{Err: exclusiveError(root, args, strings.Fields(m[1]), strings.Fields(m[2]))}
+	}
 	if cobraUsageError.MatchString(err.Error()) {
 		return &FlagError{Err: err}
 	}
 	return err
+}
+
+// exclusiveError says which flags of a group cannot go together, in the
+// group's order, each by its short form when it has one: "-o and
+// --no-transcript cannot be used together".
+func exclusiveError(root *cobra.Command, args, group, given []string) error {
+	var fs *pflag.FlagSet
+	if c, _, err := root.Find(args); err == nil && c != nil {
+		fs = c.Flags()
+	}
+	var names []string
+	for _, name := range group {
+		if !slices.Contains(given, name) {
+			continue
+		}
+		shown := "--" + name
+		if fs != nil {
+			if fl := fs.Lookup(name); fl != nil && fl.Shorthand != "" {
+				shown = "-" + fl.Shorthand
+			}
+		}
+		names = append(names, shown)
+	}
+	if len(names) < 2 {
+		return fmt.Errorf("%s cannot be used together", strings.Join(given, ", "))
+	}
+	return fmt.Errorf("%s and %s cannot be used together", strings.Join(names[:len(names)-1], ", "), names[len(names)-1])
 }
 
 // commandPathFor finds the command the arguments name, for the usage hint.
@@ -155,6 +193,9 @@ $XDG_CONFIG_HOME/agentloop/config.yaml, in that order; see 'agentloop config --h
 	// agentloop completion is a command of its own, with examples.
 	root.CompletionOptions.DisableDefaultCmd = true
 	root.PersistentFlags().String("profile", "", "use the settings of profile `NAME` in the configuration file (default $"+config.ProfileEnv+")")
+	// -v is verbose for every command (--version has no short form), so
+	// that 'agentloop -v run' and 'agentloop run -v' mean the same.
+	root.PersistentFlags().BoolP("verbose", "v", false, "show more of what happens on stderr: each model turn and tool call")
 
 	root.AddCommand(newVersionCmd(ios))
 	root.AddCommand(newCmdRun(ios, nil))
@@ -164,6 +205,13 @@ $XDG_CONFIG_HOME/agentloop/config.yaml, in that order; see 'agentloop config --h
 	root.AddCommand(newCmdTools(ios))
 	root.AddCommand(newCmdConfig(ios))
 	root.AddCommand(newCmdCompletion(ios, nil))
+	// -q belongs to the commands that run the loop; where it is, it
+	// excludes the root's -v.
+	for _, c := range root.Commands() {
+		if c.Flags().Lookup("quiet") != nil {
+			c.MarkFlagsMutuallyExclusive("verbose", "quiet")
+		}
+	}
 	addCompletions(root, ios)
 	wrapHelp(root, ios.Width())
 	return root
@@ -181,6 +229,9 @@ func newVersionCmd(ios *IOStreams) *cobra.Command {
 		},
 	}
 }
+
+// plural is the one helper every message uses: "1 call", "2 calls".
+var plural = english.Plural
 
 // noArgs rejects positional arguments as a usage error.
 func noArgs(c *cobra.Command, args []string) error {

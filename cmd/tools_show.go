@@ -4,6 +4,8 @@ import (
 	"fmt"
 
 	"github.com/spf13/cobra"
+
+	"github.com/agentloop/agentloop/pkg/agent"
 )
 
 // ToolsShowOptions are the inputs of `agentloop tools show`.
@@ -58,7 +60,7 @@ func runToolsShow(opts *ToolsShowOptions) error {
 	}
 	// The definitions of every tool, made as a run makes them (Anthropic's
 	// last one carries the cache mark), and this one picked out.
-	defs, err := dialectFor(opts.Provider).ToolDefs(toolSpecs(reg.Definitions()))
+	defs, err := agent.DialectFor(opts.Provider).ToolDefs(toolSpecs(reg.Definitions()))
 	if err != nil {
 		return err
 	}

@@ -94,14 +94,9 @@ type jsonFinding struct {
 }
 
 type jsonSummary struct {
-	Summary       bool `json:"summary"`
-	Files         int  `json:"files"`
-	Conversations int  `json:"conversations"`
-	Messages      int  `json:"messages"`
-	ToolCalls     int  `json:"tool_calls"`
-	Errors        int  `json:"errors"`
-	Warnings      int  `json:"warnings"`
-	Unreadable    int  `json:"unreadable"`
+	Summary bool `json:"summary"`
+	transcript.Stats
+	Unreadable int `json:"unreadable"`
 }
 
 func runValidate(ctx context.Context, opts *ValidateOptions) error {
@@ -152,8 +147,7 @@ func runValidate(ctx context.Context, opts *ValidateOptions) error {
 	}
 
 	if opts.JSON {
-		enc.Encode(jsonSummary{Summary: true, Files: total.Files, Conversations: total.Conversations, Messages: total.Messages,
-			ToolCalls: total.ToolCalls, Errors: total.Errors, Warnings: total.Warnings, Unreadable: unreadable})
+		enc.Encode(jsonSummary{Summary: true, Stats: total, Unreadable: unreadable})
 	} else {
 		fmt.Fprintln(out, summary(total))
 	}
@@ -201,13 +195,6 @@ func summary(s transcript.Stats) string {
 	}
 	return fmt.Sprintf("%s %s, %s %s in %s %s", group(s.Errors), plural(s.Errors, "error", "errors"),
 		group(s.Warnings), plural(s.Warnings, "warning", "warnings"), files, counts)
-}
-
-func plural(n int, one, many string) string {
-	if n == 1 {
-		return one
-	}
-	return many
 }
 
 // group writes n with thousands separators: 1,204.

@@ -34,3 +34,15 @@ func TestNearest(t *testing.T) {
 		}
 	}
 }
+
+func TestDidYouMean(t *testing.T) {
+	keys := []string{"model", "models", "max_steps", "max_retries", "timeout"}
+	for in, want := range map[string]string{
+		"modle": " (did you mean 'model'?)", "max_step": " (did you mean 'max_steps'?)", "MODEL": " (did you mean 'model'?)",
+		"timeuot": " (did you mean 'timeout'?)", "colour": "", "x": "",
+	} {
+		if got := DidYouMean(in, keys); got != want {
+			t.Errorf("%q: %q, want %q", in, got, want)
+		}
+	}
+}

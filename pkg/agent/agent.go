@@ -174,3 +174,12 @@ type Provider interface {
 type Executor interface {
 	Call(ctx context.Context, name, callID string, args []byte) ToolResult
 }
+
+// DialectFor is the grammar of a message shape as a transcript names it:
+// "anthropic", else OpenAI Chat Completions.
+func DialectFor(shape string) Dialect {
+	if shape == "anthropic" {
+		return AnthropicDialect{}
+	}
+	return OpenAIDialect{}
+}

@@ -6,6 +6,8 @@ import (
 	"hash/maphash"
 	"maps"
 	"strings"
+
+	"github.com/agentloop/agentloop/internal/english"
 )
 
 // shape is the wire shape of a conversation.
@@ -426,12 +428,8 @@ func countUnanswered(ps []pend) int {
 	return n
 }
 
-func plural(n int, one, many string) string {
-	if n == 1 {
-		return one
-	}
-	return many
-}
+// plural is the helper every message of agentloop uses.
+var plural = english.Plural
 
 // flushDeferred reports calls to tools missing from a tools list that came
 // after the messages.

@@ -1,0 +1,96 @@
+package cmd
+
+import (
+	"context"
+	"path/filepath"
+	"reflect"
+	"testing"
+	"time"
+)
+
+// The commands take their settings from the configuration (see
+// config_test.go for the helpers).
+
+// run takes its defaults from the configuration; a flag still wins.
+func TestRunUsesConfig(t *testing.T) {
+	e := newConfigEnv(t, precedenceFile, "AGENTLOOP_MAX_STEPS", "21", "OPENAI_BASE_URL", "http://openai-env.example/v1")
+	var got *RunOptions
+	c := newCmdRun(e.ios(), func(_ context.Context, o *RunOptions) error { got = o; return nil })
+	c.SetArgs([]string{"--parallel", "2", "hello"})
+	if err := c.Execute(); err != nil {
+		t.Fatal(err)
+	}
+	m := got.Model
+	if m.Model != "file-model" || m.Provider != "openai" || m.BaseURL != "http://openai-env.example/v1" || m.System != "from the file" ||
+		m.MaxRetries != 4 || m.Timeout != time.Minute || got.MaxSteps != 21 || got.Parallel != 2 ||
+		got.TranscriptDir != filepath.Join(e.home, "transcripts") || !reflect.DeepEqual(got.ToolsDirs, []string{"file-tools", filepath.Join(e.home, "tools")}) ||
+		got.toolsDirsSet {
+		t.Errorf("options %+v", got)
+	}
+}
+
+// replay --resume: a flag, then the transcript's header, then the
+// configuration.
+func TestReplayResumeConfigOrder(t *testing.T) {
+	e := newConfigEnv(t, "model: file-model\nsystem: file system\nbase_url: http://file.example/v1\n", "AGENTLOOP_MODEL", "env-model")
+	var got *ReplayOptions
+	c := newCmdReplay(e.ios(), func(_ context.Context, o *ReplayOptions) error { got = o; return nil })
+	c.SetArgs([]string{"--resume", "--system", "flag system", "t.jsonl"})
+	if err := c.Execute(); err != nil {
+		t.Fatal(err)
+	}
+	if got.Model.Model != "" || got.Model.BaseURL != "" || got.Config == nil {
+		t.Fatalf("the model settings should wait for the header: %+v", got.Model)
+	}
+	mo := got.Model
+	mo.Model, mo.Provider = "header-model", "openai" // as runReplayResume takes them from the header
+	fillModel(got.Config, &mo)
+	if mo.Model != "header-model" || mo.System != "flag system" || mo.BaseURL != "http://file.example/v1" {
+		t.Errorf("after the header: %+v", mo)
+	}
+	mo = got.Model
+	mo.Provider = "openai"
+	fillModel(got.Config, &mo)
+	if mo.Model != "env-model" {
+		t.Errorf("without a header: model %q, want the variable's", mo.Model)
+	}
+}
+
+// The tools commands read tools_dirs; a --tools-dir flag beats it, and
+// tools show --provider is a wire form, not the provider setting.
+func TestToolsCommandsUseConfig(t *testing.T) {
+	e := newConfigEnv(t, "tools_dirs: [mine]\nprovider: anthropic\n")
+	for _, tt := range []struct {
+		args     []string
+		dirs     []string
+		explicit bool
+	}{
+		{[]string{"x"}, []string{"mine"}, false},
+		{[]string{"x", "--tools-dir", "other"}, []string{"other"}, true},
+		{[]string{"x", "--provider", "openai"}, []string{"mine"}, false},
+	} {
+		var got *ToolsShowOptions
+		c := newCmdToolsShow(e.ios(), func(o *ToolsShowOptions) error { got = o; return nil })
+		c.SetArgs(tt.args)
+		if err := c.Execute(); err != nil {
+			t.Fatal(err)
+		}
+		if !reflect.DeepEqual(got.ToolsDirs, tt.dirs) || got.ExplicitDirs != tt.explicit || got.Provider != "openai" && tt.args[len(tt.args)-1] == "openai" {
+			t.Errorf("%v: %+v", tt.args, got)
+		}
+	}
+}
+
+// Configured folders that do not exist are left out, as the default ones
+// are; a --tools-dir that does not exist is an error.
+func TestToolsDirsConfigured(t *testing.T) {
+	dir := t.TempDir()
+	ios, _, _, _ := Test()
+	got := toolsDirs(ios, []string{dir, filepath.Join(dir, "missing")}, false)
+	if !reflect.DeepEqual(got, []string{dir}) {
+		t.Errorf("configured: %q", got)
+	}
+	if _, err := loadTools(ios, []string{filepath.Join(dir, "missing")}, true); err == nil {
+		t.Error("a missing --tools-dir is no error")
+	}
+}

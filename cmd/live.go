@@ -1,0 +1,378 @@
+package cmd
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"path/filepath"
+	"strings"
+	"time"
+
+	"github.com/spf13/cobra"
+	"github.com/spf13/pflag"
+
+	"github.com/agentloop/agentloop/pkg/agent"
+	"github.com/agentloop/agentloop/pkg/transcript"
+)
+
+// liveOptions are the options of a run against the live model, shared by
+// run and replay --resume: one struct, one registration of their flags
+// (addLiveFlags), one setup (startLive).
+type liveOptions struct {
+	Model        modelOptions
+	ToolsDirs    []string
+	toolsDirsSet bool
+	MaxSteps     int
+	Parallel     int
+	Output       string
+	NoTranscript bool
+	JSON         bool
+	Verbose      bool
+	Quiet        bool
+	Stream       bool
+	NoStream     bool
+	// TranscriptDir holds the transcripts written without -o; "" is the
+	// default folder.
+	TranscriptDir string
+	Approval      approvalOptions
+}
+
+// liveOnly marks the flags that only a live run takes, on a command where
+// a live run is one mode of several.
+const liveOnly = "agentloop_live_only"
+
+// addLiveFlags registers the flags of a live run. mode names the flag
+// that selects the live run on a command that also does something else
+// (replay's "--resume"), "" when a live run is all the command does: the
+// flags only a live run takes then say so in their help, and
+// givenLiveOnly finds them. -v is the root's, for every command.
+func addLiveFlags(c *cobra.Command, o *liveOptions, mode string) {
+	f := c.Flags()
+	addToolsDirFlag(c, &o.ToolsDirs)
+	f.IntVar(&o.Parallel, "parallel", agent.DefaultParallel, "tool calls of one turn run at once")
+	f.StringVarP(&o.Output, "output", "o", "", "write the transcript to `FILE`")
+	addApprovalFlags(c, &o.Approval)
+
+	live := pflag.NewFlagSet("", pflag.ContinueOnError)
+	addModelFlags(live, &o.Model)
+	live.IntVar(&o.MaxSteps, "max-steps", agent.DefaultMaxSteps, "cap on this run's model calls; it exits 3 when it is reached")
+	live.BoolVar(&o.NoTranscript, "no-transcript", false, "write no transcript")
+	live.BoolVar(&o.JSON, "json", false, "print one JSON object {answer, reason, steps, usage, transcript} instead of the answer")
+	live.BoolVarP(&o.Quiet, "quiet", "q", false, "show nothing on stderr but errors")
+	live.BoolVar(&o.Stream, "stream", false, "print the model's text as it is generated, also when stdout is not a terminal (text written before tool calls included)")
+	live.BoolVar(&o.NoStream, "no-stream", false, "print the answer only when it is complete, also on a terminal")
+	live.VisitAll(func(fl *pflag.Flag) {
+		if mode != "" {
+			fl.Usage = "with " + mode + ": " + fl.Usage
+			if fl.Annotations == nil {
+				fl.Annotations = map[string][]string{}
+			}
+			fl.Annotations[liveOnly] = []string{mode}
+		}
+		f.AddFlag(fl)
+	})
+
+	c.MarkFlagsMutuallyExclusive("output", "no-transcript")
+	c.MarkFlagsMutuallyExclusive("stream", "no-stream")
+	c.MarkFlagsMutuallyExclusive("stream", "json")
+}
+
+// givenLiveOnly names a flag given that only a live run takes, or "".
+func givenLiveOnly(c *cobra.Command) string {
+	name := ""
+	c.Flags().Visit(func(fl *pflag.Flag) {
+		if _, ok := fl.Annotations[liveOnly]; ok && name == "" {
+			name = fl.Name
+		}
+	})
+	return name
+}
+
+// verbose reads the root's -v.
+func verbose(c *cobra.Command) bool {
+	v, _ := c.Flags().GetBool("verbose")
+	return v
+}
+
+// check validates the flags of a live run that the configuration does not.
+func (o *liveOptions) check(c *cobra.Command) error {
+	if err := o.Model.check(c); err != nil {
+		return err
+	}
+	if c.Flags().Changed("output") && o.Output == "" {
+		return flagErrorf("-o needs a file name (--no-transcript writes none)")
+	}
+	return nil
+}
+
+// liveSetup is what differs between the live runs: a new one (run) and
+// one that continues a recorded conversation (replay --resume).
+type liveSetup struct {
+	command  string        // the header's command: "run" or "resume"
+	model    *modelOptions // resolved: flags, then transcript, then configuration
+	dirs     []string      // the tools folders, and whether they were given
+	explicit bool
+	only     []string // run --tool: offer only these
+	// parent is the transcript continued and conv its conversation, which
+	// the new transcript starts with; "" and nil for a new run.
+	parent string
+	conv   *transcript.Conversation
+}
+
+// liveRun is a live run set up: the loop, wired to the provider, the tools
+// (behind approval), the transcript and the progress display.
+type liveRun struct {
+	loop   *agent.Loop
+	ctx    context.Context
+	cancel context.CancelFunc
+	ap     *approver
+	end    runEnd
+}
+
+// startLive sets up a live run: it loads the tools, builds the provider,
+// creates the transcript (its file name and header carry one id) and wires
+// the loop. The caller runs the loop with run.ctx and ends with finish.
+func startLive(ctx context.Context, ios *IOStreams, o *liveOptions, s liveSetup) (*liveRun, error) {
+	reg, err := loadTools(ios, s.dirs, s.explicit)
+	if err != nil {
+		return nil, err
+	}
+	if err := o.Approval.check(reg); err != nil {
+		return nil, err
+	}
+	if len(s.only) > 0 {
+		if reg, err = reg.Subset(s.only); err != nil {
+			return nil, flagErrorf("--tool: %v", err)
+		}
+	}
+	reg = reg.Without(o.Approval.Deny...)
+	prov, baseURL, err := newProvider(ios, s.model)
+	if err != nil {
+		return nil, err
+	}
+	defs, err := prov.ToolDefs(toolSpecs(reg.Definitions()))
+	if err != nil {
+		return nil, err
+	}
+
+	redact := secrets(ios)
+	var w *transcript.Writer
+	if !o.NoTranscript {
+		id := transcript.NewID()
+		path := o.Output
+		if path == "" {
+			path = defaultTranscriptPath(ios, o.TranscriptDir, id)
+		}
+		h := transcript.Header{
+			ID: id, Command: s.command, Provider: prov.Name(), Model: prov.Model(), BaseURL: baseURL,
+			ToolsDirs: toolsDirsForHeader(s.dirs), Tools: defs, System: s.model.System, MaxSteps: o.MaxSteps,
+		}
+		if w, err = createTranscript(ios, path, s.parent, s.conv, h); err != nil {
+			return nil, err
+		}
+	}
+
+	prog := newProgress(ios, o.Verbose, o.Quiet)
+	if w != nil && o.Verbose {
+		if s.parent != "" {
+			prog.Printf("transcript: %s (continues %s)", w.Path(), s.parent)
+		} else {
+			prog.Printf("transcript: %s", w.Path())
+		}
+	}
+	run := &liveRun{ap: newApprover(ios, reg, o.Approval, false, prog.hold)}
+	run.ctx, run.cancel = withRunTimeout(ctx, s.model.Timeout)
+	run.loop = &agent.Loop{
+		Provider: prov, Tools: run.ap, ToolDefs: defs, System: s.model.System,
+		MaxSteps: o.MaxSteps, Parallel: o.Parallel, Transcript: w, OnEvent: prog.Event,
+	}
+	stream := attachStream(ios, run.loop, prog, wantStream(ios, o.Stream, o.NoStream, o.JSON))
+	run.end = runEnd{w: w, prog: prog, stream: stream, asJSON: o.JSON, maxSteps: o.MaxSteps, redact: redact}
+	return run, nil
+}
+
+// finish ends a live run the same way whichever command started it.
+func (r *liveRun) finish(ios *IOStreams, out *agent.Outcome, err error) error {
+	r.ap.Close()
+	defer r.cancel()
+	return finishRun(ios, out, err, r.end)
+}
+
+// createTranscript creates a run's transcript. One that continues another
+// names its parent and starts with the parent's whole conversation, so it
+// stands on its own for validate, replay and a later resume.
+func createTranscript(ios *IOStreams, path, parent string, conv *transcript.Conversation, h transcript.Header) (*transcript.Writer, error) {
+	if parent == "" {
+		w, err := transcript.Create(path, secrets(ios))
+		if err != nil {
+			return nil, err
+		}
+		h.Agentloop = Version()
+		if err := w.WriteHeader(h); err != nil {
+			w.Close()
+			return nil, err
+		}
+		return w, nil
+	}
+	w, err := createChild(ios, path, parent, conv, h)
+	if err != nil {
+		return nil, err
+	}
+	for _, rec := range conv.Messages {
+		if err := w.WriteMessage(rec); err != nil {
+			w.Close()
+			return nil, err
+		}
+	}
+	return w, nil
+}
+
+// attachStream makes the loop stream the model's text to stdout; it
+// returns nil when not streaming.
+func attachStream(ios *IOStreams, loop *agent.Loop, prog *progress, on bool) *answerStream {
+	if !on {
+		return nil
+	}
+	s := &answerStream{out: ios.Out, prog: prog}
+	loop.OnText = s.Text
+	loop.OnEvent = func(e agent.Event) {
+		s.Event(e)
+		prog.Event(e)
+	}
+	return s
+}
+
+// runResult is what --json prints.
+type runResult struct {
+	Answer     string           `json:"answer"`
+	Reason     string           `json:"reason"`
+	Steps      int              `json:"steps"`
+	Usage      transcript.Usage `json:"usage"`
+	Transcript string           `json:"transcript,omitempty"`
+	Error      string           `json:"error,omitempty"`
+}
+
+// runEnd is what a live run needs to finish.
+type runEnd struct {
+	w        *transcript.Writer
+	prog     *progress
+	stream   *answerStream
+	asJSON   bool
+	maxSteps int
+	redact   *transcript.Redactor
+}
+
+// finishRun closes the transcript, prints the outcome and maps it to an
+// exit status.
+func finishRun(ios *IOStreams, out *agent.Outcome, err error, e runEnd) error {
+	if e.stream != nil {
+		e.stream.Close()
+	}
+	e.prog.Close()
+	path := ""
+	if e.w != nil {
+		path = e.w.Path()
+		if cerr := e.w.Close(); cerr != nil && err == nil {
+			err = cerr
+		}
+	}
+	err = outcomeError(out, err, path, e.maxSteps)
+	if err != nil {
+		err = redactError(err, e.redact)
+	}
+	if e.asJSON {
+		res := runResult{Answer: out.Answer, Reason: out.Reason, Steps: out.Steps, Usage: out.Usage, Transcript: path}
+		if err != nil {
+			res.Error = err.Error()
+		}
+		enc := json.NewEncoder(ios.Out)
+		enc.SetEscapeHTML(false)
+		if e := enc.Encode(res); e != nil {
+			return e
+		}
+	} else if out.Answer != "" && !e.stream.answered() && (out.Reason == transcript.ReasonStop || out.Reason == transcript.ReasonMaxTokens || out.Reason == transcript.ReasonRefusal) {
+		fmt.Fprintln(ios.Out, strings.TrimRight(out.Answer, "\n"))
+	}
+	return err
+}
+
+// outcomeError maps how a run ended to the error Execute turns into an
+// exit status.
+func outcomeError(out *agent.Outcome, err error, path string, maxSteps int) error {
+	resume := ""
+	if path != "" {
+		resume = "; continue it with: agentloop replay --resume " + path
+	}
+	if err != nil {
+		var pe *agent.ProviderError
+		switch {
+		case errors.Is(err, errInterrupted):
+			return &ExitError{Code: ExitInterrupted, Err: errors.New("interrupted" + resume)}
+		case errors.Is(err, errRunTimeout):
+			return &ExitError{Code: ExitProvider, Err: err}
+		case errors.As(err, &pe):
+			return &ExitError{Code: ExitProvider, Err: err}
+		}
+		return err
+	}
+	switch out.Reason {
+	case transcript.ReasonMaxSteps:
+		return &ExitError{Code: ExitMaxSteps, Err: fmt.Errorf("step budget exhausted after %d step%s (--max-steps %d)%s", out.Steps, plural(out.Steps, "", "s"), maxSteps, resume)}
+	case transcript.ReasonMaxTokens:
+		return fmt.Errorf("the answer was cut off by the output token limit (raise --max-tokens)")
+	case transcript.ReasonRefusal:
+		return fmt.Errorf("the model refused to answer")
+	}
+	return nil
+}
+
+var errRunTimeout = errors.New("run timed out")
+
+func withRunTimeout(ctx context.Context, d time.Duration) (context.Context, context.CancelFunc) {
+	if d <= 0 {
+		return context.WithCancel(ctx)
+	}
+	return context.WithTimeoutCause(ctx, d, fmt.Errorf("%w after %s (--timeout)", errRunTimeout, d))
+}
+
+// redactError keeps secrets out of an error message.
+func redactError(err error, r *transcript.Redactor) error {
+	msg := err.Error()
+	clean := r.RedactString(msg)
+	if clean == msg {
+		return err
+	}
+	var ee *ExitError
+	if errors.As(err, &ee) {
+		return &ExitError{Code: ee.Code, Err: errors.New(clean)}
+	}
+	return errors.New(clean)
+}
+
+// defaultTranscriptPath is dir/<time>-<id>.jsonl; dir "" is
+// $XDG_STATE_HOME/agentloop/transcripts.
+func defaultTranscriptPath(ios *IOStreams, dir, id string) string {
+	if dir == "" {
+		dir = filepath.Join(stateDir(ios), "transcripts")
+	}
+	return filepath.Join(dir, time.Now().UTC().Format("20060102T150405Z")+"-"+id+".jsonl")
+}
+
+func stateDir(ios *IOStreams) string {
+	if d := ios.Getenv("XDG_STATE_HOME"); d != "" {
+		return filepath.Join(d, "agentloop")
+	}
+	if h := ios.Getenv("HOME"); h != "" {
+		return filepath.Join(h, ".local", "state", "agentloop")
+	}
+	return filepath.Join(".", ".agentloop")
+}
+
+// toolsDirsForHeader records the folders the tools came from.
+func toolsDirsForHeader(dirs []string) []string {
+	if len(dirs) == 0 {
+		return []string{"tools.d"}
+	}
+	return dirs
+}

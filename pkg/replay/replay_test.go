@@ -1,0 +1,252 @@
+package replay_test
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"regexp"
+	"strings"
+	"sync"
+	"testing"
+
+	"github.com/agentloop/agentloop/pkg/agent"
+	"github.com/agentloop/agentloop/pkg/replay"
+	"github.com/agentloop/agentloop/pkg/transcript"
+)
+
+// tools is an Executor whose tools answer from a table; it counts the calls
+// it ran.
+type tools struct {
+	mu    sync.Mutex
+	fns   map[string]func() agent.ToolResult
+	calls []string
+}
+
+func (f *tools) Call(ctx context.Context, name, callID string, args []byte) agent.ToolResult {
+	f.mu.Lock()
+	f.calls = append(f.calls, callID)
+	f.mu.Unlock()
+	fn, ok := f.fns[name]
+	if !ok {
+		return agent.ToolResult{IsError: true, Kind: transcript.KindUnknownTool, ExitCode: -1, Content: fmt.Sprintf("unknown tool %q", name)}
+	}
+	return fn()
+}
+
+func ok(s string) func() agent.ToolResult {
+	return func() agent.ToolResult { return agent.ToolResult{Content: s} }
+}
+
+// conversation writes an OpenAI transcript: a prompt, one turn calling
+// each call given, their results, and a final answer.
+type call struct {
+	id, name string
+	content  string
+	isError  bool
+	kind     string
+}
+
+func conversation(t *testing.T, calls []call, answer string) *transcript.Conversation {
+	t.Helper()
+	var b bytes.Buffer
+	w := transcript.NewWriter(&b, nil)
+	if err := w.WriteHeader(transcript.Header{Provider: "openai", Model: "m"}); err != nil {
+		t.Fatal(err)
+	}
+	d := agent.OpenAIDialect{}
+	must := func(err error) {
+		t.Helper()
+		if err != nil {
+			t.Fatal(err)
+		}
+	}
+	must(w.WriteMessage(transcript.Message{Message: d.UserMessage("go")}))
+	var tc []map[string]any
+	for _, c := range calls {
+		tc = append(tc, map[string]any{"id": c.id, "type": "function", "function": map[string]any{"name": c.name, "arguments": "{}"}})
+	}
+	turn, _ := json.Marshal(map[string]any{"role": "assistant", "content": nil, "tool_calls": tc})
+	must(w.WriteMessage(transcript.Message{Step: 1, Message: turn, FinishReason: "tool_calls"}))
+	var results []agent.CallResult
+	for _, c := range calls {
+		results = append(results, agent.CallResult{Call: agent.Call{ID: c.id, Name: c.name},
+			Result: agent.ToolResult{Content: c.content, IsError: c.isError, Kind: c.kind}})
+	}
+	msgs, err := d.ResultMessages(results)
+	must(err)
+	for i, m := range msgs {
+		c := calls[i]
+		must(w.WriteMessage(transcript.Message{Step: 1, Message: m.Message, Results: []transcript.Result{
+			{CallID: c.id, Name: c.name, IsError: c.isError, Error: c.kind}}}))
+	}
+	final, _ := json.Marshal(map[string]any{"role": "assistant", "content": answer})
+	must(w.WriteMessage(transcript.Message{Step: 2, Message: final, FinishReason: "stop"}))
+	must(w.WriteEnd(transcript.End{Reason: transcript.ReasonStop, Steps: 2}))
+	convs, err := transcript.ReadConversations(&b)
+	must(err)
+	return convs[0]
+}
+
+func statuses(rows []replay.Row) string {
+	var s []string
+	for _, r := range rows {
+		s = append(s, r.ID+":"+string(r.Status))
+	}
+	return strings.Join(s, " ")
+}
+
+func TestRun(t *testing.T) {
+	tests := []struct {
+		name     string
+		calls    []call
+		fns      map[string]func() agent.ToolResult
+		loaded   func(string) bool
+		ignore   []*regexp.Regexp
+		want     string
+		ran      string // the call ids the tools ran
+		diverged bool
+	}{
+		{name: "same", calls: []call{{id: "a", name: "echo", content: "hi"}}, fns: map[string]func() agent.ToolResult{"echo": ok("hi")},
+			want: "a:same", ran: "a"},
+		{name: "different", calls: []call{{id: "a", name: "echo", content: "hi"}}, fns: map[string]func() agent.ToolResult{"echo": ok("bye")},
+			want: "a:DIFFERENT", ran: "a", diverged: true},
+		{name: "ignored difference", calls: []call{{id: "a", name: "clock", content: "12:00:01"}}, fns: map[string]func() agent.ToolResult{"clock": ok("12:59:59")},
+			ignore: []*regexp.Regexp{regexp.MustCompile(`\d\d:\d\d:\d\d`)}, want: "a:same", ran: "a"},
+		{name: "now an error", calls: []call{{id: "a", name: "echo", content: "hi"}},
+			fns: map[string]func() agent.ToolResult{"echo": func() agent.ToolResult {
+				return agent.ToolResult{IsError: true, Kind: transcript.KindExit, Content: "exit 1"}
+			}},
+			want: "a:now an error", ran: "a", diverged: true},
+		{name: "missing tool", calls: []call{{id: "a", name: "gone", content: "hi"}}, loaded: func(string) bool { return false },
+			want: "a:missing tool", ran: "a", diverged: true},
+		{name: "skipped for want of approval", calls: []call{{id: "a", name: "rm", content: "removed"}},
+			fns:  map[string]func() agent.ToolResult{"rm": func() agent.ToolResult { return agent.ToolResult{IsError: true, Kind: transcript.KindSkipped} }},
+			want: "a:skipped", ran: "a"},
+		{name: "denied in the recording is not run", calls: []call{
+			{id: "a", name: "rm", content: "not run: the user declined this call to rm", isError: true, kind: transcript.KindDenied},
+			{id: "b", name: "rm", content: "not replayed: rm needs a person's approval", isError: true, kind: transcript.KindSkipped},
+			{id: "c", name: "echo", content: "hi"},
+		}, fns: map[string]func() agent.ToolResult{"rm": ok("removed"), "echo": ok("hi")},
+			want: "a:not run b:not run c:same", ran: "c"},
+		{name: "a recorded failure that ran is run", calls: []call{{id: "a", name: "rm", content: "exit 1", isError: true, kind: transcript.KindExit}},
+			fns: map[string]func() agent.ToolResult{"rm": func() agent.ToolResult {
+				return agent.ToolResult{IsError: true, Kind: transcript.KindExit, Content: "exit 1"}
+			}},
+			want: "a:same", ran: "a"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			conv := conversation(t, tt.calls, "done")
+			ex := &tools{fns: tt.fns}
+			res, err := replay.Run(context.Background(), conv, replay.Options{Tools: ex, Loaded: tt.loaded, Ignore: tt.ignore, Parallel: 1})
+			if err != nil {
+				t.Fatal(err)
+			}
+			if got := statuses(res.Rows); got != tt.want {
+				t.Errorf("rows %s, want %s", got, tt.want)
+			}
+			if got := strings.Join(ex.calls, " "); got != tt.ran {
+				t.Errorf("ran %q, want %q", got, tt.ran)
+			}
+			if res.Diverged() != tt.diverged {
+				t.Errorf("diverged %v, want %v", res.Diverged(), tt.diverged)
+			}
+			if res.Answer != "done" {
+				t.Errorf("answer %q", res.Answer)
+			}
+			for _, r := range res.Rows {
+				if (len(r.Diff) > 0) != r.Status.Diverged() {
+					t.Errorf("%s: %s with diff %q", r.ID, r.Status, r.Diff)
+				}
+				if r.Status == replay.NotRun && !transcript.NotRun(r.Recorded) {
+					t.Errorf("%s: not run, recorded as %q", r.ID, r.Recorded)
+				}
+			}
+		})
+	}
+}
+
+// The rows follow the order the calls were made, whatever order they
+// finish in, and a diff shows the recorded and the fresh text.
+func TestRunRowsInCallOrder(t *testing.T) {
+	var calls []call
+	fns := map[string]func() agent.ToolResult{}
+	for i := range 6 {
+		name := fmt.Sprintf("t%d", i)
+		calls = append(calls, call{id: fmt.Sprintf("c%d", i), name: name, content: "old"})
+		fns[name] = ok("new")
+	}
+	res, err := replay.Run(context.Background(), conversation(t, calls, "done"), replay.Options{Tools: &tools{fns: fns}, Parallel: 6})
+	if err != nil {
+		t.Fatal(err)
+	}
+	for i, r := range res.Rows {
+		if r.Index != i || r.Step != 1 || r.ID != fmt.Sprintf("c%d", i) {
+			t.Errorf("row %d: %+v", i, r)
+		}
+		if !bytes.Contains(r.Diff, []byte("-old\n+new\n")) {
+			t.Errorf("diff %q", r.Diff)
+		}
+	}
+}
+
+// With a transcript, the replay records every message and an end record,
+// and the calls it did not run are answered as the recording answered
+// them.
+func TestRunRecords(t *testing.T) {
+	conv := conversation(t, []call{
+		{id: "a", name: "rm", content: "not run: the user declined this call to rm", isError: true, kind: transcript.KindDenied},
+		{id: "b", name: "echo", content: "hi"},
+	}, "done")
+	var buf bytes.Buffer
+	w := transcript.NewWriter(&buf, nil)
+	if err := w.WriteHeader(transcript.Header{Command: "replay", Provider: "openai"}); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := replay.Run(context.Background(), conv, replay.Options{Tools: &tools{fns: map[string]func() agent.ToolResult{"echo": ok("hi")}}, Transcript: w}); err != nil {
+		t.Fatal(err)
+	}
+	out := buf.String()
+	for _, want := range []string{
+		`"error":"denied"`, `not run: the user declined this call to rm`, `"content":"hi"`, `"type":"end"`, `"reason":"stop"`,
+	} {
+		if !strings.Contains(out, want) {
+			t.Errorf("the replay's transcript has no %s:\n%s", want, out)
+		}
+	}
+	var findings []transcript.Finding
+	if _, err := transcript.Validate("replay.jsonl", strings.NewReader(out), transcript.Options{}, func(f transcript.Finding) { findings = append(findings, f) }); err != nil || len(findings) > 0 {
+		t.Errorf("the replay's transcript does not validate: %v %v", err, findings)
+	}
+}
+
+// An interrupt stops the replay; its transcript ends "interrupted".
+func TestRunInterrupted(t *testing.T) {
+	conv := conversation(t, []call{{id: "a", name: "echo", content: "hi"}}, "done")
+	ctx, cancel := context.WithCancelCause(context.Background())
+	stop := errors.New("stop")
+	var buf bytes.Buffer
+	w := transcript.NewWriter(&buf, nil)
+	if err := w.WriteHeader(transcript.Header{Command: "replay", Provider: "openai"}); err != nil {
+		t.Fatal(err)
+	}
+	ex := &tools{fns: map[string]func() agent.ToolResult{"echo": func() agent.ToolResult { cancel(stop); return agent.ToolResult{Content: "hi"} }}}
+	_, err := replay.Run(ctx, conv, replay.Options{Tools: ex, Transcript: w})
+	if !errors.Is(err, stop) {
+		t.Fatalf("err %v, want the cause", err)
+	}
+	if !strings.Contains(buf.String(), `"reason":"interrupted"`) {
+		t.Errorf("end record:\n%s", buf.String())
+	}
+}
+
+func TestStatusDiverged(t *testing.T) {
+	for _, s := range replay.Statuses {
+		want := s == replay.Different || s == replay.Missing || s == replay.NowError
+		if s.Diverged() != want {
+			t.Errorf("%s: Diverged %v", s, !want)
+		}
+	}
+}
