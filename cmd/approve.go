@@ -43,14 +43,14 @@ func (o *approvalOptions) given() bool {
 
 // check holds the names to the loaded tools: a misspelt name would allow
 // or deny nothing, silently.
-func (o *approvalOptions) check(reg *tools.Registry) error {
+func (o *approvalOptions) check(ts *toolSet) error {
 	for _, f := range []struct {
 		flag  string
 		names []string
 	}{{"allow", o.Allow}, {"deny", o.Deny}} {
 		for _, n := range f.names {
-			if _, err := reg.Subset([]string{n}); err != nil {
-				return flagErrorf("--%s %s: %v", f.flag, n, err)
+			if !ts.mayHave(n) {
+				return flagErrorf("--%s %s: %s", f.flag, n, ts.unknownText(n))
 			}
 		}
 	}
@@ -68,7 +68,7 @@ func (o *approvalOptions) check(reg *tools.Registry) error {
 // an error result the model reads. Questions are asked one at a time,
 // whatever the number of calls running in parallel.
 type approver struct {
-	reg      *tools.Registry
+	tools    *toolSet
 	ios      *IOStreams
 	allowAll bool
 	allow    map[string]bool
@@ -90,9 +90,10 @@ type approver struct {
 
 var _ agent.Executor = (*approver)(nil)
 
-// newApprover wraps reg. A nil hold is a progress display that needs none.
-func newApprover(ios *IOStreams, reg *tools.Registry, o approvalOptions, offline bool, hold func() func()) *approver {
-	a := &approver{reg: reg, ios: ios, allowAll: o.Yes, allow: map[string]bool{}, skip: map[string]bool{},
+// newApprover wraps the tools. A nil hold is a progress display that needs
+// none.
+func newApprover(ios *IOStreams, ts *toolSet, o approvalOptions, offline bool, hold func() func()) *approver {
+	a := &approver{tools: ts, ios: ios, allowAll: o.Yes, allow: map[string]bool{}, skip: map[string]bool{},
 		offline: offline, hold: hold, slot: make(chan struct{}, 1)}
 	for _, n := range o.Allow {
 		a.allow[n] = true
@@ -110,25 +111,33 @@ func newApprover(ios *IOStreams, reg *tools.Registry, o approvalOptions, offline
 
 // Call runs the call if it may run, and otherwise answers it with why not.
 func (a *approver) Call(ctx context.Context, name, callID string, args []byte) agent.ToolResult {
+	r, ran := a.call(ctx, name, callID, args)
+	if !ran {
+		r.Source, r.Server = a.tools.origin(name)
+	}
+	return r
+}
+
+func (a *approver) call(ctx context.Context, name, callID string, args []byte) (agent.ToolResult, bool) {
 	start := time.Now()
-	def, known := a.reg.Lookup(name)
+	confirm, known := a.tools.confirms(name)
 	switch {
 	case !known:
-		// The registry answers an unknown tool.
+		// The tools answer an unknown tool.
 	case a.skip[name]:
-		return refused(transcript.KindSkipped, fmt.Sprintf("not replayed: --deny %s", name), start)
-	case !def.Confirm, a.allowAll, a.allow[name]:
-	case a.reg.CheckArgs(name, args) != nil:
+		return refused(transcript.KindSkipped, fmt.Sprintf("not replayed: --deny %s", name), start), false
+	case !confirm, a.allowAll, a.allow[name]:
+	case a.tools.CheckArgs(name, args) != nil:
 		// Arguments that do not fit fail without running: nothing to ask.
 	case a.offline:
-		return refused(transcript.KindSkipped, fmt.Sprintf("not replayed: %s needs a person's approval (confirm: true); replay runs it with --allow %s or --yes", name, name), start)
+		return refused(transcript.KindSkipped, fmt.Sprintf("not replayed: %s needs a person's approval (confirm: true); replay runs it with --allow %s or --yes", name, name), start), false
 	default:
 		if r, ok := a.ask(ctx, name, callID, args); !ok {
 			r.Duration = time.Since(start)
-			return r
+			return r, false
 		}
 	}
-	return toolResult(a.reg.Call(ctx, name, callID, args))
+	return a.tools.Call(ctx, name, callID, args), true
 }
 
 // toolResult is a script tool's result as the loop takes it.
@@ -175,7 +184,11 @@ func (a *approver) ask(ctx context.Context, name, callID string, args []byte) (a
 	}
 	release := a.hold()
 	defer release()
-	fmt.Fprintf(a.out, "agentloop: the model asks to run %s (call %s) with:\n  %s\nRun it? [y/N] ", name, displayText(callID, 100), displayArgs(args))
+	what := name
+	if _, server := a.tools.origin(name); server != "" {
+		what += " of mcp server " + displayText(server, 100)
+	}
+	fmt.Fprintf(a.out, "agentloop: the model asks to run %s (call %s) with:\n  %s\nRun it? [y/N] ", what, displayText(callID, 100), displayArgs(args))
 
 	answer := make(chan string, 1)
 	go func() {

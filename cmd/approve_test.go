@@ -19,7 +19,7 @@ import (
 
 // approvalTools loads "delete" (confirm: true, leaves a file "ran-<call
 // id>" behind) and "look" (no confirmation needed).
-func approvalTools(t *testing.T) (*tools.Registry, string) {
+func approvalTools(t *testing.T) (*toolSet, string) {
 	t.Helper()
 	dir := t.TempDir()
 	files := map[string]string{
@@ -38,7 +38,7 @@ func approvalTools(t *testing.T) (*tools.Registry, string) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	return reg, dir
+	return &toolSet{reg: reg}, dir
 }
 
 func TestApprover(t *testing.T) {

@@ -164,6 +164,7 @@ func (o *RunOptions) useConfig(c *cobra.Command) error {
 	useModel(cfg, &o.Model)
 	o.ToolsDirs, o.MaxSteps, o.Parallel = cfg.ToolsDirs, cfg.MaxSteps, cfg.Parallel
 	o.TranscriptDir = cfg.TranscriptDir
+	o.MCPConfig, o.mcpServers = cfg.MCPConfig, cfg.MCPServers
 	return nil
 }
 
@@ -181,6 +182,7 @@ func (o *ReplayOptions) useConfig(c *cobra.Command) error {
 	}
 	o.Config = cfg
 	o.ToolsDirs, o.MaxSteps, o.Parallel = cfg.ToolsDirs, cfg.MaxSteps, cfg.Parallel
+	o.MCPConfig, o.mcpServers = cfg.MCPConfig, cfg.MCPServers
 	o.Model.MaxRetries, o.Model.Timeout = cfg.MaxRetries, cfg.Timeout
 	o.TranscriptDir = cfg.TranscriptDir
 	return nil

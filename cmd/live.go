@@ -13,6 +13,7 @@ import (
 	"github.com/spf13/pflag"
 
 	"github.com/agentloop/agentloop/pkg/agent"
+	"github.com/agentloop/agentloop/pkg/mcp"
 	"github.com/agentloop/agentloop/pkg/transcript"
 )
 
@@ -23,6 +24,10 @@ type liveOptions struct {
 	Model        modelOptions
 	ToolsDirs    []string
 	toolsDirsSet bool
+	// MCPConfig are the {"mcpServers": …} files read; mcpServers the
+	// configuration file's servers.
+	MCPConfig    []string
+	mcpServers   []*mcp.Config
 	MaxSteps     int
 	Parallel     int
 	Output       string
@@ -50,6 +55,7 @@ const liveOnly = "agentloop_live_only"
 func addLiveFlags(c *cobra.Command, o *liveOptions, mode string) {
 	f := c.Flags()
 	addToolsDirFlag(c, &o.ToolsDirs)
+	addMCPConfigFlag(c, &o.MCPConfig)
 	f.IntVar(&o.Parallel, "parallel", agent.DefaultParallel, "tool calls of one turn run at once")
 	f.StringVarP(&o.Output, "output", "o", "", "write the transcript to `FILE`")
 	addApprovalFlags(c, &o.Approval)
@@ -126,6 +132,7 @@ type liveRun struct {
 	loop   *agent.Loop
 	ctx    context.Context
 	cancel context.CancelFunc
+	tools  *toolSet
 	ap     *approver
 	end    runEnd
 }
@@ -133,30 +140,35 @@ type liveRun struct {
 // startLive sets up a live run: it loads the tools, builds the provider,
 // creates the transcript (its file name and header carry one id) and wires
 // the loop. The caller runs the loop with run.ctx and ends with finish.
-func startLive(ctx context.Context, ios *IOStreams, o *liveOptions, s liveSetup) (*liveRun, error) {
-	reg, err := loadTools(ios, s.dirs, s.explicit)
+func startLive(ctx context.Context, ios *IOStreams, o *liveOptions, s liveSetup) (run *liveRun, err error) {
+	var started []string
+	sel := selection{only: s.only, deny: o.Approval.Deny}
+	src := toolSources{dirs: s.dirs, explicit: s.explicit, mcpFiles: o.MCPConfig, mcpServers: o.mcpServers}
+	ts, err := loadToolSet(ctx, ios, src, sel, func(format string, a ...any) { started = append(started, fmt.Sprintf(format, a...)) })
 	if err != nil {
 		return nil, err
 	}
-	if err := o.Approval.check(reg); err != nil {
+	defer func() {
+		if err != nil {
+			ts.Close()
+		}
+	}()
+	if err := o.Approval.check(ts); err != nil {
 		return nil, err
 	}
-	if len(s.only) > 0 {
-		if reg, err = reg.Subset(s.only); err != nil {
-			return nil, flagErrorf("--tool: %v", err)
-		}
+	if err := ts.keep(sel); err != nil {
+		return nil, flagErrorf("--tool: %v", err)
 	}
-	reg = reg.Without(o.Approval.Deny...)
 	prov, baseURL, err := newProvider(ios, s.model)
 	if err != nil {
 		return nil, err
 	}
-	defs, err := prov.ToolDefs(toolSpecs(reg.Definitions()))
+	defs, err := ts.toolDefs(prov)
 	if err != nil {
 		return nil, err
 	}
 
-	redact := secrets(ios)
+	redact := ts.secrets(ios)
 	var w *transcript.Writer
 	if !o.NoTranscript {
 		id := transcript.NewID()
@@ -167,13 +179,19 @@ func startLive(ctx context.Context, ios *IOStreams, o *liveOptions, s liveSetup)
 		h := transcript.Header{
 			ID: id, Command: s.command, Provider: prov.Name(), Model: prov.Model(), BaseURL: baseURL,
 			ToolsDirs: toolsDirsForHeader(s.dirs), Tools: defs, System: s.model.System, MaxSteps: o.MaxSteps,
+			MCPServers: ts.header(),
 		}
-		if w, err = createTranscript(ios, path, s.parent, s.conv, h); err != nil {
+		if w, err = createTranscript(ios, path, s.parent, s.conv, h, redact); err != nil {
 			return nil, err
 		}
 	}
 
 	prog := newProgress(ios, o.Verbose, o.Quiet)
+	if o.Verbose {
+		for _, line := range started {
+			prog.Printf("%s", line)
+		}
+	}
 	if w != nil && o.Verbose {
 		if s.parent != "" {
 			prog.Printf("transcript: %s (continues %s)", w.Path(), s.parent)
@@ -181,7 +199,7 @@ func startLive(ctx context.Context, ios *IOStreams, o *liveOptions, s liveSetup)
 			prog.Printf("transcript: %s", w.Path())
 		}
 	}
-	run := &liveRun{ap: newApprover(ios, reg, o.Approval, false, prog.hold)}
+	run = &liveRun{tools: ts, ap: newApprover(ios, ts, o.Approval, false, prog.hold)}
 	run.ctx, run.cancel = withRunTimeout(ctx, s.model.Timeout)
 	run.loop = &agent.Loop{
 		Provider: prov, Tools: run.ap, ToolDefs: defs, System: s.model.System,
@@ -195,6 +213,7 @@ func startLive(ctx context.Context, ios *IOStreams, o *liveOptions, s liveSetup)
 // finish ends a live run the same way whichever command started it.
 func (r *liveRun) finish(ios *IOStreams, out *agent.Outcome, err error) error {
 	r.ap.Close()
+	r.tools.Close()
 	defer r.cancel()
 	return finishRun(ios, out, err, r.end)
 }
@@ -202,9 +221,9 @@ func (r *liveRun) finish(ios *IOStreams, out *agent.Outcome, err error) error {
 // createTranscript creates a run's transcript. One that continues another
 // names its parent and starts with the parent's whole conversation, so it
 // stands on its own for validate, replay and a later resume.
-func createTranscript(ios *IOStreams, path, parent string, conv *transcript.Conversation, h transcript.Header) (*transcript.Writer, error) {
+func createTranscript(ios *IOStreams, path, parent string, conv *transcript.Conversation, h transcript.Header, redact *transcript.Redactor) (*transcript.Writer, error) {
 	if parent == "" {
-		w, err := transcript.Create(path, secrets(ios))
+		w, err := transcript.Create(path, redact)
 		if err != nil {
 			return nil, err
 		}
@@ -215,7 +234,7 @@ func createTranscript(ios *IOStreams, path, parent string, conv *transcript.Conv
 		}
 		return w, nil
 	}
-	w, err := createChild(ios, path, parent, conv, h)
+	w, err := createChild(path, parent, conv, h, redact)
 	if err != nil {
 		return nil, err
 	}

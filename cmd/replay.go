@@ -8,6 +8,7 @@ import (
 	"io"
 	"os"
 	"regexp"
+	"slices"
 	"strings"
 
 	"github.com/spf13/cobra"
@@ -210,34 +211,39 @@ func replayConversation(ctx context.Context, opts *ReplayOptions, conv *transcri
 	if !explicit && conv.Header != nil && len(conv.Header.ToolsDirs) > 0 {
 		dirs = conv.Header.ToolsDirs
 	}
-	reg, err := loadTools(ios, dirs, explicit)
+	d := agent.DialectFor(conv.Shape)
+	// The servers started are those that could offer a tool the
+	// recording called.
+	src := toolSources{dirs: dirs, explicit: explicit, mcpFiles: opts.MCPConfig, mcpServers: opts.mcpServers}
+	ts, err := loadToolSet(ctx, ios, src, selection{only: calledTools(d, conv), restricted: true}, nil)
 	if err != nil {
 		return nil, err
 	}
-	if err := opts.Approval.check(reg); err != nil {
+	defer ts.Close()
+	if err := opts.Approval.check(ts); err != nil {
 		return nil, err
 	}
+	redact := ts.secrets(ios)
 
 	var w *transcript.Writer
 	if opts.Output != "" {
-		d := agent.DialectFor(conv.Shape)
-		defs, err := d.ToolDefs(toolSpecs(reg.Definitions()))
+		defs, err := ts.toolDefs(d)
 		if err != nil {
 			return nil, err
 		}
-		h := transcript.Header{Command: "replay", Provider: d.Name(), Tools: defs, ToolsDirs: dirs}
+		h := transcript.Header{Command: "replay", Provider: d.Name(), Tools: defs, ToolsDirs: dirs, MCPServers: ts.header()}
 		if conv.Header != nil {
 			h.Model, h.BaseURL, h.System = conv.Header.Model, conv.Header.BaseURL, conv.Header.System
 		}
-		if w, err = createChild(ios, opts.Output, opts.File, conv, h); err != nil {
+		if w, err = createChild(opts.Output, opts.File, conv, h, redact); err != nil {
 			return nil, err
 		}
 	}
-	ap := newApprover(ios, reg, opts.Approval, true, nil)
+	ap := newApprover(ios, ts, opts.Approval, true, nil)
 	defer ap.Close()
 	ropts := replay.Options{
-		Tools: ap, Loaded: reg.Has, Parallel: opts.Parallel, Ignore: opts.Ignore,
-		Redact: secrets(ios), Transcript: w,
+		Tools: ap, Loaded: ts.Has, Parallel: opts.Parallel, Ignore: opts.Ignore,
+		Redact: redact, Transcript: w,
 	}
 	if opts.Verbose {
 		prog := newProgress(ios, true, false)
@@ -250,6 +256,24 @@ func replayConversation(ctx context.Context, opts *ReplayOptions, conv *transcri
 		err = fmt.Errorf("%s: %w", opts.File, err)
 	}
 	return res, err
+}
+
+// calledTools are the names of the tools a conversation's turns call.
+func calledTools(d agent.Dialect, conv *transcript.Conversation) []string {
+	var names []string
+	for _, rec := range conv.Messages {
+		if d.Role(rec.Message) != "assistant" {
+			continue
+		}
+		if t, err := d.ParseAssistant(rec.Message); err == nil {
+			for _, c := range t.Calls {
+				if !slices.Contains(names, c.Name) {
+					names = append(names, c.Name)
+				}
+			}
+		}
+	}
+	return names
 }
 
 // printReplayReport writes the rows, each divergence's diff after its row,
@@ -293,11 +317,11 @@ func printReplayReport(ios *IOStreams, rows []replay.Row) bool {
 
 // createChild creates the transcript of a replay or a resumed run; its
 // header names the parent.
-func createChild(ios *IOStreams, path, parent string, conv *transcript.Conversation, h transcript.Header) (*transcript.Writer, error) {
+func createChild(path, parent string, conv *transcript.Conversation, h transcript.Header, redact *transcript.Redactor) (*transcript.Writer, error) {
 	if parent != "-" && sameFile(path, parent) {
 		return nil, flagErrorf("-o %s would overwrite the transcript being read", path)
 	}
-	w, err := transcript.Create(path, secrets(ios))
+	w, err := transcript.Create(path, redact)
 	if err != nil {
 		return nil, err
 	}

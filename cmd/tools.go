@@ -1,9 +1,6 @@
 package cmd
 
 import (
-	"errors"
-	"fmt"
-	"io/fs"
 	"os"
 	"path/filepath"
 	"runtime"
@@ -41,16 +38,23 @@ func addToolsDirFlag(c *cobra.Command, dirs *[]string) {
 	c.Flags().StringArrayVar(dirs, "tools-dir", nil, "read tool definitions from `DIR` (repeatable; default ./tools.d and the user config's agentloop/tools.d)")
 }
 
-// configToolsDirs returns the folders of --tools-dir, else those of the
-// configuration (nil for the default ones). Only --tools-dir and --profile
-// are read as settings: tools show --provider names a wire form, not the
-// provider to use.
-func configToolsDirs(c *cobra.Command, ios *IOStreams) ([]string, error) {
-	cfg, err := resolveConfig(ios, onlyFlags(c.Flags(), "tools-dir", "profile"))
+// addMCPConfigFlag registers the repeatable --mcp-config flag.
+func addMCPConfigFlag(c *cobra.Command, files *[]string) {
+	c.Flags().StringArrayVar(files, "mcp-config", nil, "read MCP servers from the {\"mcpServers\": …} JSON `FILE` of Claude Desktop, Cursor and others (repeatable)")
+}
+
+// configToolSources returns where the tools come from: the folders of
+// --tools-dir, else those of the configuration (nil for the default ones),
+// the --mcp-config files or the configured ones, and the configuration's
+// mcp_servers. Only --tools-dir, --mcp-config and --profile are read as
+// settings: tools show --provider names a wire form, not the provider to
+// use.
+func configToolSources(c *cobra.Command, ios *IOStreams) (toolSources, error) {
+	cfg, err := resolveConfig(ios, onlyFlags(c.Flags(), "tools-dir", "mcp-config", "profile"))
 	if err != nil {
-		return nil, err
+		return toolSources{}, err
 	}
-	return cfg.ToolsDirs, nil
+	return toolSources{dirs: cfg.ToolsDirs, explicit: c.Flags().Changed("tools-dir"), mcpFiles: cfg.MCPConfig, mcpServers: cfg.MCPServers}, nil
 }
 
 // toolsDirs returns the folders to load tools from. Folders given with
@@ -99,33 +103,11 @@ func userConfigDir(ios *IOStreams) string {
 	return filepath.Join(home, ".config")
 }
 
-// loadTools loads the tools of the given folders (see toolsDirs). Every
-// problem in the definitions is printed on stderr as file:line: message,
-// and the error returned exits 1; a folder given that does not exist is a
-// usage error (exit 2).
+// loadTools loads the script tools and the servers' declarations of the
+// given folders (see loadDefinitions), starting no server.
 func loadTools(ios *IOStreams, dirs []string, explicit bool) (*tools.Registry, error) {
-	dirs = toolsDirs(ios, dirs, explicit)
-	for _, d := range dirs {
-		if _, err := os.Stat(d); errors.Is(err, fs.ErrNotExist) {
-			return nil, flagErrorf("--tools-dir %s: no such file or folder", d)
-		}
-	}
-	reg, err := tools.Load(dirs, tools.Options{Getenv: ios.Getenv})
-	if err == nil {
-		return reg, nil
-	}
-	errs := []error{err}
-	if j, ok := err.(interface{ Unwrap() []error }); ok {
-		errs = j.Unwrap()
-	}
-	for _, e := range errs {
-		fmt.Fprintln(ios.ErrOut, e)
-	}
-	noun := "problem"
-	if len(errs) > 1 {
-		noun = "problems"
-	}
-	return nil, &ExitError{Code: ExitFailure, Err: fmt.Errorf("%d %s in the tool definitions", len(errs), noun)}
+	reg, _, err := loadDefinitions(ios, toolSources{dirs: dirs, explicit: explicit})
+	return reg, err
 }
 
 // firstLine is the summary line of a description.

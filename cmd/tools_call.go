@@ -9,6 +9,8 @@ import (
 
 	"github.com/spf13/cobra"
 
+	"github.com/agentloop/agentloop/pkg/agent"
+	"github.com/agentloop/agentloop/pkg/mcp"
 	"github.com/agentloop/agentloop/pkg/transcript"
 )
 
@@ -20,6 +22,8 @@ type ToolsCallOptions struct {
 	IO           *IOStreams
 	ToolsDirs    []string
 	ExplicitDirs bool
+	MCPConfig    []string
+	mcpServers   []*mcp.Config
 	Name         string
 	Args         string // "-" reads them from stdin
 	CallID       string
@@ -50,12 +54,11 @@ ARGS_JSON is a JSON object and defaults to {}; "-" reads it from stdin.`,
 			if len(args) == 2 {
 				opts.Args = args[1]
 			}
-			opts.ExplicitDirs = c.Flags().Changed("tools-dir")
-			dirs, err := configToolsDirs(c, ios)
+			src, err := configToolSources(c, ios)
 			if err != nil {
 				return err
 			}
-			opts.ToolsDirs = dirs
+			opts.ToolsDirs, opts.ExplicitDirs, opts.MCPConfig, opts.mcpServers = src.dirs, src.explicit, src.mcpFiles, src.mcpServers
 			if runF != nil {
 				return runF(opts)
 			}
@@ -63,6 +66,7 @@ ARGS_JSON is a JSON object and defaults to {}; "-" reads it from stdin.`,
 		},
 	}
 	addToolsDirFlag(c, &opts.ToolsDirs)
+	addMCPConfigFlag(c, &opts.MCPConfig)
 	c.Flags().StringVar(&opts.CallID, "call-id", "call_cli", "the call id the tool sees in AGENTLOOP_CALL_ID")
 	c.Flags().BoolVar(&opts.JSON, "json", false, "print the whole result (content, exit code, duration, ...) as JSON")
 	return c
@@ -77,6 +81,16 @@ type resultJSON struct {
 	DurationMS int64  `json:"duration_ms"`
 	Truncated  bool   `json:"truncated"`
 	Bytes      int64  `json:"bytes"`
+	// Images are the pictures the result holds, base64 in Data.
+	Images []imageJSON `json:"images,omitempty"`
+	Source string      `json:"source,omitempty"`
+	Server string      `json:"server,omitempty"`
+}
+
+// imageJSON is an image of a result.
+type imageJSON struct {
+	MIMEType string `json:"mime_type"`
+	Data     []byte `json:"data"`
 }
 
 func runToolsCall(ctx context.Context, opts *ToolsCallOptions) error {
@@ -91,22 +105,41 @@ func runToolsCall(ctx context.Context, opts *ToolsCallOptions) error {
 		}
 		args = b
 	}
-	reg, err := loadTools(opts.IO, opts.ToolsDirs, opts.ExplicitDirs)
+	// Only a server that could have the tool is started.
+	sel := selection{only: []string{opts.Name}}
+	ts, err := loadToolSet(ctx, opts.IO, toolSources{dirs: opts.ToolsDirs, explicit: opts.ExplicitDirs, mcpFiles: opts.MCPConfig, mcpServers: opts.mcpServers}, sel, nil)
 	if err != nil {
 		return err
 	}
-	res := reg.Call(ctx, opts.Name, opts.CallID, args)
+	defer ts.Close()
+	var res agent.ToolResult
+	bytes := int64(-1)
+	if ts.reg.Has(opts.Name) {
+		r := ts.reg.Call(ctx, opts.Name, opts.CallID, args)
+		res, bytes = toolResult(r), r.Bytes
+	} else {
+		res = ts.Call(ctx, opts.Name, opts.CallID, args)
+		bytes = int64(len(res.Content))
+	}
 	if opts.JSON {
-		if err := writeJSON(opts.IO, resultJSON{
+		out := resultJSON{
 			Content: res.Content, IsError: res.IsError, Kind: res.Kind, ExitCode: res.ExitCode,
-			DurationMS: res.Duration.Milliseconds(), Truncated: res.Truncated, Bytes: res.Bytes,
-		}); err != nil {
+			DurationMS: res.Duration.Milliseconds(), Truncated: res.Truncated, Bytes: bytes,
+			Source: res.Source, Server: res.Server,
+		}
+		for _, im := range res.Images {
+			out.Images = append(out.Images, imageJSON{MIMEType: im.MIMEType, Data: im.Data})
+		}
+		if err := writeJSON(opts.IO, out); err != nil {
 			return err
 		}
 		if res.IsError {
 			return errSilent
 		}
 		return nil
+	}
+	for _, im := range res.Images {
+		res.Content += fmt.Sprintf("\n[image: %s, %d bytes; --json prints its data]", im.MIMEType, len(im.Data))
 	}
 	if res.IsError {
 		if res.Kind == transcript.KindUnknownTool {

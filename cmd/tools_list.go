@@ -1,15 +1,20 @@
 package cmd
 
 import (
+	"context"
 	"encoding/json"
 	"fmt"
+	"os"
+	"path/filepath"
+	"slices"
 	"strings"
 	"text/tabwriter"
 	"unicode/utf8"
 
 	"github.com/spf13/cobra"
 
-	"github.com/agentloop/agentloop/pkg/tools"
+	"github.com/agentloop/agentloop/internal/config"
+	"github.com/agentloop/agentloop/pkg/mcp"
 )
 
 // ToolsListOptions are the inputs of `agentloop tools list`.
@@ -17,6 +22,8 @@ type ToolsListOptions struct {
 	IO           *IOStreams
 	ToolsDirs    []string
 	ExplicitDirs bool
+	MCPConfig    []string
+	mcpServers   []*mcp.Config
 	JSON         bool
 }
 
@@ -31,19 +38,19 @@ in name order. --json prints every field of every definition instead.`,
   agentloop tools list --tools-dir ./more-tools --json | jq -r '.[].name'`,
 		Args: noArgs,
 		RunE: func(c *cobra.Command, args []string) error {
-			opts.ExplicitDirs = c.Flags().Changed("tools-dir")
-			dirs, err := configToolsDirs(c, ios)
+			src, err := configToolSources(c, ios)
 			if err != nil {
 				return err
 			}
-			opts.ToolsDirs = dirs
+			opts.ToolsDirs, opts.ExplicitDirs, opts.MCPConfig, opts.mcpServers = src.dirs, src.explicit, src.mcpFiles, src.mcpServers
 			if runF != nil {
 				return runF(opts)
 			}
-			return runToolsList(opts)
+			return runToolsList(c.Context(), opts)
 		},
 	}
 	addToolsDirFlag(c, &opts.ToolsDirs)
+	addMCPConfigFlag(c, &opts.MCPConfig)
 	c.Flags().BoolVar(&opts.JSON, "json", false, "print the definitions as a JSON array")
 	return c
 }
@@ -53,35 +60,33 @@ type toolJSON struct {
 	Name        string          `json:"name"`
 	Description string          `json:"description"`
 	Parameters  json.RawMessage `json:"parameters"`
-	Strict      bool            `json:"strict"`
-	Confirm     bool            `json:"confirm"`
-	Timeout     string          `json:"timeout"`
-	MaxOutput   int64           `json:"max_output"`
-	Env         []string        `json:"env"`
-	Run         string          `json:"run,omitempty"`
-	Command     []string        `json:"command,omitempty"`
-	File        string          `json:"file"`
-	Line        int             `json:"line"`
+	// Source is "script" or "mcp"; an MCP tool names its Server and its
+	// name there (Original).
+	Source    string   `json:"source"`
+	Server    string   `json:"server,omitempty"`
+	Original  string   `json:"original,omitempty"`
+	Strict    bool     `json:"strict"`
+	Confirm   bool     `json:"confirm"`
+	Timeout   string   `json:"timeout"`
+	MaxOutput int64    `json:"max_output"`
+	Env       []string `json:"env"`
+	Run       string   `json:"run,omitempty"`
+	Command   []string `json:"command,omitempty"`
+	File      string   `json:"file"`
+	Line      int      `json:"line"`
 }
 
-func runToolsList(opts *ToolsListOptions) error {
-	reg, err := loadTools(opts.IO, opts.ToolsDirs, opts.ExplicitDirs)
+func runToolsList(ctx context.Context, opts *ToolsListOptions) error {
+	ts, err := loadToolSet(ctx, opts.IO, toolSources{dirs: opts.ToolsDirs, explicit: opts.ExplicitDirs, mcpFiles: opts.MCPConfig, mcpServers: opts.mcpServers}, selection{}, nil)
 	if err != nil {
 		return err
 	}
-	defs := reg.Definitions()
+	defer ts.Close()
+	rows := toolRows(ts)
 	if opts.JSON {
-		out := make([]toolJSON, 0, len(defs))
-		for _, d := range defs {
-			out = append(out, toolJSON{
-				Name: d.Name, Description: d.Description, Parameters: d.Parameters,
-				Strict: d.Strict, Confirm: d.Confirm, Timeout: d.Timeout.String(), MaxOutput: d.MaxOutput,
-				Env: append([]string{}, d.Env...), Run: d.Run, Command: d.Command, File: d.File, Line: d.Line,
-			})
-		}
-		return writeJSON(opts.IO, out)
+		return writeJSON(opts.IO, rows)
 	}
-	if len(defs) == 0 {
+	if len(rows) == 0 {
 		dirs := toolsDirs(opts.IO, opts.ToolsDirs, opts.ExplicitDirs)
 		where := "no tools.d folder found"
 		if len(dirs) > 0 {
@@ -90,22 +95,58 @@ func runToolsList(opts *ToolsListOptions) error {
 		fmt.Fprintf(opts.IO.ErrOut, "no tools (%s); add YAML definitions to ./tools.d or pass --tools-dir\n", where)
 		return nil
 	}
-	return printToolTable(opts.IO, defs)
+	return printToolTable(opts.IO, rows)
 }
 
-func printToolTable(ios *IOStreams, defs []*tools.Definition) error {
-	nameWidth := 0
-	for _, d := range defs {
-		nameWidth = max(nameWidth, len(d.Name))
+// toolRows are every tool offered, in name order.
+func toolRows(ts *toolSet) []toolJSON {
+	out := []toolJSON{}
+	for _, d := range ts.reg.Definitions() {
+		out = append(out, toolJSON{
+			Name: d.Name, Description: d.Description, Parameters: d.Parameters, Source: "script",
+			Strict: d.Strict, Confirm: d.Confirm, Timeout: d.Timeout.String(), MaxOutput: d.MaxOutput,
+			Env: append([]string{}, d.Env...), Run: d.Run, Command: d.Command, File: d.File, Line: d.Line,
+		})
+	}
+	if ts.mcp != nil {
+		for _, m := range ts.mcp.Tools() {
+			c := serverOf(ts.servers, m.Server)
+			out = append(out, toolJSON{
+				Name: m.Name, Description: m.Description, Parameters: m.InputSchema, Source: "mcp", Server: m.Server,
+				Original: m.Original, Confirm: m.Confirm, Timeout: m.Timeout.String(), MaxOutput: c.MaxOutput, Env: []string{},
+				File: c.File, Line: c.Line,
+			})
+		}
+	}
+	slices.SortFunc(out, func(a, b toolJSON) int { return strings.Compare(a.Name, b.Name) })
+	return out
+}
+
+// printToolTable writes a line a tool: its name, where it comes from (its
+// file, or its MCP server) and the first line of its description.
+func printToolTable(ios *IOStreams, rows []toolJSON) error {
+	nameWidth, srcWidth := 0, 0
+	wd, _ := os.Getwd()
+	source := func(r toolJSON) string {
+		if r.Source == "mcp" {
+			return "mcp:" + r.Server
+		}
+		if rel, err := filepath.Rel(wd, r.File); err == nil && filepath.IsLocal(rel) {
+			return rel
+		}
+		return config.TildePath(r.File, ios.Getenv("HOME"))
+	}
+	for _, r := range rows {
+		nameWidth, srcWidth = max(nameWidth, len(r.Name)), max(srcWidth, len(source(r)))
 	}
 	tw := tabwriter.NewWriter(ios.Out, 0, 8, 2, ' ', 0)
-	for _, d := range defs {
-		desc := firstLine(d.Description)
+	for _, r := range rows {
+		desc := firstLine(r.Description)
 		// On a terminal a long line is cut to the width; piped, it is whole.
 		if ios.IsStdoutTTY() {
-			desc = fitWidth(desc, ios.Width()-nameWidth-2)
+			desc = fitWidth(desc, ios.Width()-nameWidth-srcWidth-4)
 		}
-		fmt.Fprintf(tw, "%s\t%s\n", d.Name, desc)
+		fmt.Fprintf(tw, "%s\t%s\t%s\n", safeText(r.Name), safeText(source(r)), safeText(desc))
 	}
 	return tw.Flush()
 }

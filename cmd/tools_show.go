@@ -1,11 +1,14 @@
 package cmd
 
 import (
+	"context"
+	"errors"
 	"fmt"
 
 	"github.com/spf13/cobra"
 
 	"github.com/agentloop/agentloop/pkg/agent"
+	"github.com/agentloop/agentloop/pkg/mcp"
 )
 
 // ToolsShowOptions are the inputs of `agentloop tools show`.
@@ -13,6 +16,8 @@ type ToolsShowOptions struct {
 	IO           *IOStreams
 	ToolsDirs    []string
 	ExplicitDirs bool
+	MCPConfig    []string
+	mcpServers   []*mcp.Config
 	Name         string
 	Provider     string
 }
@@ -30,42 +35,43 @@ form {"name","description","input_schema"} with --provider anthropic.`,
 		Args: exactArgs(1, "NAME"),
 		RunE: func(c *cobra.Command, args []string) error {
 			opts.Name = args[0]
-			opts.ExplicitDirs = c.Flags().Changed("tools-dir")
-			dirs, err := configToolsDirs(c, ios)
+			src, err := configToolSources(c, ios)
 			if err != nil {
 				return err
 			}
-			opts.ToolsDirs = dirs
+			opts.ToolsDirs, opts.ExplicitDirs, opts.MCPConfig, opts.mcpServers = src.dirs, src.explicit, src.mcpFiles, src.mcpServers
 			if opts.Provider != "openai" && opts.Provider != "anthropic" {
 				return flagErrorf("--provider must be openai or anthropic, got %q", opts.Provider)
 			}
 			if runF != nil {
 				return runF(opts)
 			}
-			return runToolsShow(opts)
+			return runToolsShow(c.Context(), opts)
 		},
 	}
 	addToolsDirFlag(c, &opts.ToolsDirs)
+	addMCPConfigFlag(c, &opts.MCPConfig)
 	c.Flags().StringVar(&opts.Provider, "provider", "openai", "the wire form: openai or anthropic")
 	return c
 }
 
-func runToolsShow(opts *ToolsShowOptions) error {
-	reg, err := loadTools(opts.IO, opts.ToolsDirs, opts.ExplicitDirs)
+func runToolsShow(ctx context.Context, opts *ToolsShowOptions) error {
+	ts, err := loadToolSet(ctx, opts.IO, toolSources{dirs: opts.ToolsDirs, explicit: opts.ExplicitDirs, mcpFiles: opts.MCPConfig, mcpServers: opts.mcpServers}, selection{}, nil)
 	if err != nil {
 		return err
 	}
-	if _, err := reg.Subset([]string{opts.Name}); err != nil {
-		return err // names the tools there are
+	defer ts.Close()
+	if !ts.Has(opts.Name) {
+		return errors.New(ts.unknownText(opts.Name))
 	}
 	// The definitions of every tool, made as a run makes them (Anthropic's
 	// last one carries the cache mark), and this one picked out.
-	defs, err := agent.DialectFor(opts.Provider).ToolDefs(toolSpecs(reg.Definitions()))
+	defs, err := ts.toolDefs(agent.DialectFor(opts.Provider))
 	if err != nil {
 		return err
 	}
-	for i, d := range reg.Definitions() {
-		if d.Name == opts.Name {
+	for i, spec := range ts.Specs() {
+		if spec.Name == opts.Name {
 			return writeJSON(opts.IO, defs[i])
 		}
 	}

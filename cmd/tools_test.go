@@ -116,10 +116,11 @@ func testIO(env map[string]string) (*IOStreams, *strings.Builder, *strings.Build
 func TestRunToolsList(t *testing.T) {
 	dir := writeToolsDir(t)
 	ios, out, _ := testIO(nil)
-	if err := runToolsList(&ToolsListOptions{IO: ios, ToolsDirs: []string{dir}, ExplicitDirs: true}); err != nil {
+	if err := runToolsList(context.Background(), &ToolsListOptions{IO: ios, ToolsDirs: []string{dir}, ExplicitDirs: true}); err != nil {
 		t.Fatal(err)
 	}
-	want := "echo  Print the arguments.\nfail  Fail with a message that is long enough to be cut on a narrow terminal.\n"
+	echo, fail := filepath.Join(dir, "echo.yaml"), filepath.Join(dir, "fail.yaml")
+	want := "echo  " + echo + "  Print the arguments.\nfail  " + fail + "  Fail with a message that is long enough to be cut on a narrow terminal.\n"
 	if out.String() != want {
 		t.Errorf("piped:\n%s\nwant:\n%s", out, want)
 	}
@@ -127,11 +128,11 @@ func TestRunToolsList(t *testing.T) {
 	// On a terminal the format changes to fit; the data does not.
 	ios, out, _ = testIO(nil)
 	ios.SetTTY(false, true, true)
-	ios.SetWidth(40)
-	if err := runToolsList(&ToolsListOptions{IO: ios, ToolsDirs: []string{dir}, ExplicitDirs: true}); err != nil {
+	ios.SetWidth(len(echo) + 42)
+	if err := runToolsList(context.Background(), &ToolsListOptions{IO: ios, ToolsDirs: []string{dir}, ExplicitDirs: true}); err != nil {
 		t.Fatal(err)
 	}
-	if want := "echo  Print the arguments.\nfail  Fail with a message that is long …\n"; out.String() != want {
+	if want := "echo  " + echo + "  Print the arguments.\nfail  " + fail + "  Fail with a message that is long …\n"; out.String() != want {
 		t.Errorf("terminal:\n%q\nwant:\n%q", out, want)
 	}
 }
@@ -147,7 +148,7 @@ func TestRunToolsListDefaultDirs(t *testing.T) {
 	}
 	t.Chdir(t.TempDir()) // no ./tools.d here
 	ios, out, errOut := testIO(map[string]string{"XDG_CONFIG_HOME": cfg})
-	if err := runToolsList(&ToolsListOptions{IO: ios}); err != nil {
+	if err := runToolsList(context.Background(), &ToolsListOptions{IO: ios}); err != nil {
 		t.Fatal(err)
 	}
 	if !strings.HasPrefix(out.String(), "echo ") || errOut.Len() != 0 {

@@ -22,6 +22,7 @@ import (
 	"time"
 
 	"github.com/agentloop/agentloop/pkg/agent"
+	"github.com/agentloop/agentloop/pkg/mcp"
 )
 
 // FileName is the configuration file's name in $XDG_CONFIG_HOME/agentloop.
@@ -71,6 +72,7 @@ const (
 	Path          // a path; ~/ is the home folder
 	PathList      // paths; colon-separated in the environment
 	List          // strings; the file only
+	Servers       // MCP servers, NAME: {keys}; the file only
 )
 
 // Key is one setting of the configuration.
@@ -96,6 +98,8 @@ var Keys = []Key{
 	{Name: "timeout", Env: "AGENTLOOP_TIMEOUT", Flag: "timeout", Kind: Duration, Check: notNegative},
 	{Name: "system", Env: "AGENTLOOP_SYSTEM", Flag: "system", Kind: String},
 	{Name: "models", Kind: List, Check: noEmptyItem},
+	{Name: "mcp_config", Env: "AGENTLOOP_MCP_CONFIG", Flag: "mcp-config", Kind: PathList, Check: noEmptyItem},
+	{Name: "mcp_servers", Kind: Servers},
 }
 
 // Lookup finds a key by its name in the file.
@@ -130,6 +134,8 @@ func defaultValue(k Key, stateDir string) any {
 		return time.Duration(0)
 	case List, PathList:
 		return []string(nil)
+	case Servers:
+		return []*mcp.Config(nil)
 	}
 	return ""
 }

@@ -36,6 +36,10 @@ type Options struct {
 	// that a model asking for hundreds of calls in one turn cannot fork
 	// without bound. 0 means DefaultMaxProcs.
 	MaxProcs int
+	// Servers reads a file that declares an MCP server instead of tools:
+	// one whose top-level mapping has the key mcp:. Its problems are
+	// reported with the tools'. Without it such a file is a problem.
+	Servers func(file string, root *yaml.Node) []*LoadError
 }
 
 // DefaultMaxProcs is the cap on concurrent tool processes when
@@ -245,6 +249,14 @@ func (f *fileLoader) load(data []byte) {
 	root := yamlpos.Root(doc)
 	if root.Kind != yaml.MappingNode {
 		f.errorf(root, "a tool file holds a mapping (name:, description:, ...) or a 'tools:' list, got %s", kindName(root))
+		return
+	}
+	if mapValue(root, "mcp") != nil {
+		if f.opts.Servers == nil {
+			f.errorf(root, "the file declares an MCP server (mcp:), which this command does not read")
+			return
+		}
+		f.errs = append(f.errs, f.opts.Servers(f.file, root)...)
 		return
 	}
 	if list := mapValue(root, "tools"); list != nil {
