@@ -123,6 +123,13 @@ func renderTranscript(w io.Writer, name string, conv *transcript.Conversation, s
 		if names := toolNames(h.Tools); len(names) > 0 {
 			p.line(2, st.dim(fmt.Sprintf("tools (%d): %s", len(names), strings.Join(names, ", "))))
 		}
+		for _, m := range h.MCPServers {
+			how := m.URL
+			if m.Transport == "stdio" {
+				how = strings.Join(m.Command, " ")
+			}
+			p.line(2, st.dim(fmt.Sprintf("mcp server %s (%s: %s): %s", safeText(m.Name), safeText(m.Transport), safeText(how), strings.Join(m.Tools, ", "))))
+		}
 		if h.System != "" {
 			p.line(2, st.dim("system: "+oneLineText(h.System, 200)))
 		}
@@ -201,6 +208,9 @@ func renderTranscript(w io.Writer, name string, conv *transcript.Conversation, s
 					state = st.red(state)
 				}
 				info := []string{"← " + st.cyan(safeText(name)) + " " + st.dim(safeText(r.CallID)), state}
+				if meta.Server != "" {
+					info = append(info, "mcp server "+safeText(meta.Server))
+				}
 				if meta.DurationMS > 0 || len(rec.Results) > 0 {
 					info = append(info, (time.Duration(meta.DurationMS) * time.Millisecond).String())
 				}

@@ -203,6 +203,7 @@ $XDG_CONFIG_HOME/agentloop/config.yaml, in that order; see 'agentloop config --h
 	root.AddCommand(newCmdReplay(ios, nil))
 	root.AddCommand(newCmdSchema(ios))
 	root.AddCommand(newCmdTools(ios))
+	root.AddCommand(newCmdMCP(ios))
 	root.AddCommand(newCmdConfig(ios))
 	root.AddCommand(newCmdCompletion(ios, nil))
 	// -q belongs to the commands that run the loop; where it is, it

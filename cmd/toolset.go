@@ -41,7 +41,8 @@ type toolSet struct {
 	mcp     *mcp.Set
 }
 
-// loadDefinitions reads the tools folders and the servers' declarations.
+// loadDefinitions reads the tools folders and the servers' declarations,
+// disabled ones included.
 // Every problem is printed on stderr as file:line: message, and the error
 // returned exits 1; a folder given that does not exist is a usage error
 // (exit 2). A server declared in several places is the first one's: an
@@ -87,12 +88,17 @@ func loadDefinitions(ios *IOStreams, src toolSources) (*tools.Registry, []*mcp.C
 	var out []*mcp.Config
 	seen := map[string]bool{}
 	for _, c := range servers {
-		if !seen[c.Name] && !c.Disabled {
+		if !seen[c.Name] {
 			out = append(out, c)
 		}
 		seen[c.Name] = true
 	}
 	return reg, out, nil
+}
+
+// enabled are the servers not disabled.
+func enabled(servers []*mcp.Config) []*mcp.Config {
+	return slices.DeleteFunc(slices.Clone(servers), func(c *mcp.Config) bool { return c.Disabled })
 }
 
 // sameLayer reports a server name declared by two files of one folder.
@@ -175,6 +181,7 @@ func loadToolSet(ctx context.Context, ios *IOStreams, src toolSources, sel selec
 	if err != nil {
 		return nil, err
 	}
+	servers = enabled(servers)
 	ts := &toolSet{reg: reg, servers: servers}
 	var start []*mcp.Config
 	for _, c := range servers {
@@ -185,8 +192,7 @@ func loadToolSet(ctx context.Context, ios *IOStreams, src toolSources, sel selec
 	if len(start) == 0 {
 		return ts, nil
 	}
-	wd, _ := os.Getwd()
-	ts.mcp = mcp.Start(ctx, start, mcp.Options{Getenv: ios.Getenv, Dir: wd, Version: Version()})
+	ts.mcp = startServers(ctx, ios, start)
 	var failed []error
 	for _, st := range ts.mcp.Statuses() {
 		c := st.Config
