@@ -36,11 +36,6 @@ func addApprovalFlags(c *cobra.Command, o *approvalOptions) {
 	f.StringArrayVar(&o.Deny, "deny", nil, "leave out the tool `NAME`: it is not offered to the model (repeatable)")
 }
 
-// given reports whether any approval flag was used.
-func (o *approvalOptions) given() bool {
-	return o.Yes || len(o.Allow) > 0 || len(o.Deny) > 0
-}
-
 // check holds the names to the loaded tools: a misspelt name would allow
 // or deny nothing, silently.
 func (o *approvalOptions) check(ts *toolSet) error {

@@ -15,7 +15,6 @@ import (
 	"strconv"
 	"strings"
 	"time"
-	"unicode"
 
 	"gopkg.in/yaml.v3"
 
@@ -50,10 +49,9 @@ func SortProblems(ps []*Problem) {
 // are read (type, disabled) or accepted and left alone (autoApprove and
 // alwaysAllow: agentloop asks only for the tools confirm names).
 var (
-	commonKeys  = []string{"command", "args", "env", "cwd", "url", "headers", "prefix", "tools", "confirm", "timeout", "start_timeout", "max_output", "optional", "disabled"}
-	fileKeys    = append([]string{"name"}, commonKeys...)
-	jsonKeys    = append(slices.Clone(commonKeys), "type", "transportType", "description", "autoApprove", "alwaysAllow")
-	ignoredKeys = []string{"description", "autoApprove", "alwaysAllow"}
+	commonKeys = []string{"command", "args", "env", "cwd", "url", "headers", "prefix", "tools", "confirm", "timeout", "start_timeout", "max_output", "optional", "disabled"}
+	fileKeys   = append([]string{"name"}, commonKeys...)
+	jsonKeys   = append(slices.Clone(commonKeys), "type", "transportType", "description", "autoApprove", "alwaysAllow")
 )
 
 var (
@@ -95,6 +93,9 @@ func DecodeFile(file string, root *yaml.Node) (*Config, []*Problem) {
 	base := filepath.Base(file)
 	name := strings.TrimSuffix(base, filepath.Ext(base))
 	c := d.server(n, name, fileKeys)
+	if c != nil {
+		c.Line = root.Content[0].Line
+	}
 	return c, d.probs
 }
 
@@ -628,9 +629,4 @@ func DecodeJSON(path string, data []byte) ([]*Config, []*Problem) {
 func lineAt(data []byte, off int64) int {
 	off = min(max(off, 0), int64(len(data)))
 	return 1 + bytes.Count(data[:off], []byte("\n"))
-}
-
-// printable reports whether s holds no control character.
-func printable(s string) bool {
-	return !strings.ContainsFunc(s, func(r rune) bool { return unicode.IsControl(r) })
 }
