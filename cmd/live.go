@@ -112,6 +112,16 @@ func (o *liveOptions) check(c *cobra.Command) error {
 	return nil
 }
 
+// recordedToolsDirs are the tools folders for a recorded conversation:
+// --tools-dir, else the folders the run recorded (those that still exist),
+// else the configured ones; and whether they were given explicitly.
+func (o *liveOptions) recordedToolsDirs(conv *transcript.Conversation) ([]string, bool) {
+	if !o.toolsDirsSet && conv.Header != nil && len(conv.Header.ToolsDirs) > 0 {
+		return conv.Header.ToolsDirs, false
+	}
+	return o.ToolsDirs, o.toolsDirsSet
+}
+
 // liveSetup is what differs between the live runs: a new one (run) and
 // one that continues a recorded conversation (replay --resume).
 type liveSetup struct {

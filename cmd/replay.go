@@ -204,13 +204,8 @@ func runReplay(ctx context.Context, opts *ReplayOptions) error {
 // replays it.
 func replayConversation(ctx context.Context, opts *ReplayOptions, conv *transcript.Conversation) (*replay.Result, error) {
 	ios := opts.IO
-	// --tools-dir, else the folders the run recorded (those that still
-	// exist: a tool gone since is a "missing tool" row), else the
-	// configured ones.
-	dirs, explicit := opts.ToolsDirs, opts.toolsDirsSet
-	if !explicit && conv.Header != nil && len(conv.Header.ToolsDirs) > 0 {
-		dirs = conv.Header.ToolsDirs
-	}
+	// A tool gone since the recording is a "missing tool" row.
+	dirs, explicit := opts.recordedToolsDirs(conv)
 	d := agent.DialectFor(conv.Shape)
 	// The servers started are those that could offer a tool the
 	// recording called.

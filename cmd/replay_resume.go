@@ -73,13 +73,9 @@ func runReplayResume(ctx context.Context, opts *ReplayOptions) error {
 		}
 	}
 
-	// --tools-dir, else the folders the run recorded (those that still
-	// exist: a tool gone since is a "missing tool" row), else the
-	// configured ones.
-	dirs, explicit := opts.ToolsDirs, opts.toolsDirsSet
-	if !explicit && conv.Header != nil && len(conv.Header.ToolsDirs) > 0 {
-		dirs = conv.Header.ToolsDirs
-	}
+	// A tool gone since the recording is not offered; a pending call of it
+	// is answered as an unknown tool.
+	dirs, explicit := opts.recordedToolsDirs(conv)
 	run, err := startLive(ctx, ios, &opts.liveOptions, liveSetup{
 		command: "resume", model: &mo, dirs: dirs, explicit: explicit, parent: opts.File, conv: conv,
 	})

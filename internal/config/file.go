@@ -277,3 +277,15 @@ func listExample(k Key) string {
 	}
 	return "tools.d, ~/agentloop-tools"
 }
+
+// isSecretKey reports whether a key looks like it means to hold a
+// credential.
+func isSecretKey(name string) bool {
+	n := strings.ToLower(strings.NewReplacer("-", "", "_", "").Replace(name))
+	for _, s := range []string{"key", "token", "secret", "password", "passwd", "credential"} {
+		if strings.Contains(n, s) {
+			return true
+		}
+	}
+	return false
+}

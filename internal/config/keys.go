@@ -8,7 +8,8 @@
 //  4. the built-in default
 //
 // The package is in three layers that do not mix: the table of settings
-// (keys.go), the file parser (file.go) and the resolution (resolve.go).
+// (keys.go), the file parser (file.go) and the resolution (resolve.go);
+// values.go holds how a value is written, which the last two share.
 // It reads nothing itself but the configuration file: the flags, the
 // environment and the folders come in an Input. docs/configuration.md
 // describes the file; keep the two in step.
@@ -209,16 +210,4 @@ func unwrapURLError(err error) error {
 		return ue.Err
 	}
 	return err
-}
-
-// isSecretKey reports whether a key looks like it means to hold a
-// credential.
-func isSecretKey(name string) bool {
-	n := strings.ToLower(strings.NewReplacer("-", "", "_", "").Replace(name))
-	for _, s := range []string{"key", "token", "secret", "password", "passwd", "credential"} {
-		if strings.Contains(n, s) {
-			return true
-		}
-	}
-	return false
 }

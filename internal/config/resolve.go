@@ -322,55 +322,7 @@ func envValue(k Key, raw, home string) (any, error) {
 	return raw, nil
 }
 
-const durationHint = "not a duration: write a number and a unit, e.g. 30s, 5m or 1h"
-
 func asList(v any) []string {
 	l, _ := v.([]string)
 	return l
-}
-
-// shownValue writes a value as an error message quotes it.
-func shownValue(v any) string {
-	switch v := v.(type) {
-	case string:
-		return strconv.Quote(transcript.RedactURL(v))
-	case []string:
-		return "[" + strings.Join(v, ", ") + "]"
-	case []*mcp.Config:
-		names := make([]string, len(v))
-		for i, c := range v {
-			names[i] = c.Name
-		}
-		return "[" + strings.Join(names, ", ") + "]"
-	}
-	return fmt.Sprint(v)
-}
-
-// ExpandHome expands a leading ~ to the home folder.
-func ExpandHome(p, home string) string {
-	if home == "" {
-		return p
-	}
-	if p == "~" {
-		return home
-	}
-	if strings.HasPrefix(p, "~/") {
-		return filepath.Join(home, p[2:])
-	}
-	return p
-}
-
-// TildePath writes a path under home with ~.
-func TildePath(p, home string) string {
-	if home == "" || home == "/" {
-		return p
-	}
-	home = filepath.Clean(home)
-	if p == home {
-		return "~"
-	}
-	if rest, ok := strings.CutPrefix(p, home+string(filepath.Separator)); ok {
-		return "~/" + rest
-	}
-	return p
 }
