@@ -137,8 +137,12 @@ func (a *approver) call(ctx context.Context, name, callID string, args []byte) (
 
 // toolResult is a script tool's result as the loop takes it.
 func toolResult(r tools.Result) agent.ToolResult {
-	return agent.ToolResult{Content: r.Content, IsError: r.IsError, Kind: r.Kind, ExitCode: r.ExitCode,
+	res := agent.ToolResult{Content: r.Content, IsError: r.IsError, Kind: r.Kind, ExitCode: r.ExitCode,
 		Duration: r.Duration, Truncated: r.Truncated}
+	for _, im := range r.Images {
+		res.Images = append(res.Images, agent.Image{MIMEType: im.MIMEType, Data: im.Data})
+	}
+	return res
 }
 
 // toolSpecs are the loaded tools as the loop offers them to the model.

@@ -66,6 +66,7 @@ type toolJSON struct {
 	Server    string   `json:"server,omitempty"`
 	Original  string   `json:"original,omitempty"`
 	Strict    bool     `json:"strict"`
+	Output    string   `json:"output,omitempty"`
 	Confirm   bool     `json:"confirm"`
 	Timeout   string   `json:"timeout"`
 	MaxOutput int64    `json:"max_output"`
@@ -103,7 +104,7 @@ func toolRows(ts *toolSet) []toolJSON {
 	out := []toolJSON{}
 	for _, d := range ts.reg.Definitions() {
 		out = append(out, toolJSON{
-			Name: d.Name, Description: d.Description, Parameters: d.Parameters, Source: "script",
+			Name: d.Name, Description: d.Description, Parameters: d.Parameters, Source: "script", Output: d.Output,
 			Strict: d.Strict, Confirm: d.Confirm, Timeout: d.Timeout.String(), MaxOutput: d.MaxOutput,
 			Env: append([]string{}, d.Env...), Run: d.Run, Command: d.Command, File: d.File, Line: d.Line,
 		})

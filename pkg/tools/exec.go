@@ -133,6 +133,10 @@ func (r *Registry) exec(ctx context.Context, t *tool, callID string, p *prepared
 		res.Content = fmt.Sprintf("tool exited with code %d", res.ExitCode) + quoteStderr(errTail.bytes()) + quoteStdout(out.buf, out.total)
 	default:
 		res.Content = shown
+		if t.def.Output != OutputText {
+			res.Truncated = false
+			readMedia(&t.def, out, &res)
+		}
 	}
 	return res
 }

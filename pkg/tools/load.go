@@ -79,7 +79,7 @@ var (
 	envNamePattern = regexp.MustCompile(`^[A-Za-z_][A-Za-z0-9_]*$`)
 )
 
-var toolKeys = []string{"name", "description", "parameters", "schema", "run", "command", "timeout", "max_output", "env", "confirm", "strict"}
+var toolKeys = []string{"name", "description", "parameters", "schema", "run", "command", "timeout", "max_output", "env", "confirm", "strict", "output"}
 
 var paramKeys = []string{"type", "description", "enum", "default", "required", "items", "properties"}
 
@@ -419,6 +419,20 @@ func (f *fileLoader) tool(n *yaml.Node) {
 	}
 	if p, ok := fields["strict"]; ok {
 		t.def.Strict, _ = f.boolean(p, "strict")
+	}
+	t.def.Output = OutputText
+	if p, ok := fields["output"]; ok {
+		if s, ok := f.scalar(p, "text, image or content"); ok {
+			switch s {
+			case OutputText, OutputImage, OutputContent:
+				t.def.Output = s
+				if _, given := fields["max_output"]; !given && s != OutputText {
+					t.def.MaxOutput = DefaultMediaOutput
+				}
+			default:
+				f.errorf(p.val, "output: %q is not a kind of output; use text (the default), image or content", s)
+			}
+		}
 	}
 	f.executable(n, t, fields)
 	f.schema(n, t, fields)

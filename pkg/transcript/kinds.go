@@ -15,6 +15,7 @@ const (
 	KindTimeout      = "timeout"       // killed at its time limit
 	KindStart        = "start"         // the tool could not be started
 	KindCanceled     = "canceled"      // the run was interrupted while it ran
+	KindBadOutput    = "bad_output"    // output: image or content, and the output is not that
 
 	// From an MCP server.
 	KindToolError = "tool_error" // the server's tool answered with isError
@@ -32,7 +33,7 @@ const (
 // ResultKinds are the kinds of a failed call, in the order the documentation
 // lists them.
 var ResultKinds = []string{
-	KindUnknownTool, KindBadArguments, KindExit, KindTimeout, KindStart, KindCanceled,
+	KindUnknownTool, KindBadArguments, KindExit, KindTimeout, KindStart, KindCanceled, KindBadOutput,
 	KindToolError, KindServer,
 	KindDenied, KindSkipped, KindDeclined, KindPanic,
 }
