@@ -45,8 +45,10 @@ var calls atomic.Int64
 // NewServer builds the server.
 func NewServer(o Options) *mcp.Server {
 	s := mcp.NewServer(&mcp.Implementation{Name: "mcptest", Version: "1.0.0"}, nil)
+	// Only thins the tools every server has; those its options add stay.
+	base := true
 	add := func(name, desc, schema string, h mcp.ToolHandler) {
-		if len(o.Only) > 0 && !contains(o.Only, name) && !strings.HasPrefix(name, "tool_") {
+		if base && len(o.Only) > 0 && !contains(o.Only, name) {
 			return
 		}
 		s.AddTool(&mcp.Tool{Name: name, Description: desc, InputSchema: json.RawMessage(schema)}, func(ctx context.Context, req *mcp.CallToolRequest) (*mcp.CallToolResult, error) {
@@ -156,6 +158,7 @@ func NewServer(o Options) *mcp.Server {
 			_ = json.Unmarshal(req.Params.Arguments, &a)
 			return text("done " + a.N), nil
 		})
+	base = false
 	if o.BadSchemas {
 		add("either", "Takes a or b.", `{"type":"object","properties":{"a":{"type":"string"},"b":{"type":"string"}},"anyOf":[{"required":["a"]},{"required":["b"]}]}`,
 			func(ctx context.Context, req *mcp.CallToolRequest) (*mcp.CallToolResult, error) { return text("ok"), nil })

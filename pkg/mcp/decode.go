@@ -155,6 +155,9 @@ func (d *decoder) server(n *yaml.Node, name string, keys []string) *Config {
 	}
 	nprobs := len(d.probs)
 	fields := map[string]pair{}
+	// suggested holds the keys offered for unknown ones: a misspelt
+	// command: is not also reported as missing.
+	var suggested []string
 	for i := 0; i+1 < len(n.Content); i += 2 {
 		k, v := n.Content[i], yamlpos.Deref(n.Content[i+1])
 		if k.Kind != yaml.ScalarNode {
@@ -167,6 +170,7 @@ func (d *decoder) server(n *yaml.Node, name string, keys []string) *Config {
 		}
 		if !slices.Contains(keys, k.Value) {
 			d.errorf(k, "unknown key '%s'%s", k.Value, suggest.DidYouMean(k.Value, keys))
+			suggested = append(suggested, suggest.Nearest(k.Value, keys))
 			continue
 		}
 		fields[k.Value] = pair{k, v}
@@ -182,7 +186,7 @@ func (d *decoder) server(n *yaml.Node, name string, keys []string) *Config {
 		}
 	}
 	c.Prefix = defaultPrefix(c.Name)
-	d.transport(n, c, fields)
+	d.transport(n, c, fields, suggested)
 	if p, ok := fields["prefix"]; ok {
 		if s, ok := d.strOrEmpty(p); ok {
 			if !prefixPattern.MatchString(s) {
@@ -252,7 +256,7 @@ func (d *decoder) server(n *yaml.Node, name string, keys []string) *Config {
 
 // transport reads command:, args:, env:, cwd: (stdio), url: and headers:
 // (HTTP), and type:.
-func (d *decoder) transport(n *yaml.Node, c *Config, fields map[string]pair) {
+func (d *decoder) transport(n *yaml.Node, c *Config, fields map[string]pair, suggested []string) {
 	cmdP, hasCmd := fields["command"]
 	urlP, hasURL := fields["url"]
 	typ := ""
@@ -274,6 +278,8 @@ func (d *decoder) transport(n *yaml.Node, c *Config, fields map[string]pair) {
 	switch {
 	case hasCmd && hasURL:
 		d.errorf(urlP.key, "give either 'command:' (a stdio server) or 'url:' (a streamable HTTP server), not both")
+		return
+	case !hasCmd && !hasURL && (slices.Contains(suggested, "command") || slices.Contains(suggested, "url")):
 		return
 	case !hasCmd && !hasURL:
 		d.errorf(n, "missing 'command:' (a stdio server, e.g. [npx, -y, \"@modelcontextprotocol/server-everything\"]) or 'url:' (a streamable HTTP server)")
