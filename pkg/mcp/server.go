@@ -26,7 +26,7 @@ import (
 const (
 	// terminateWait is how long a stdio server has to exit once its stdin
 	// is closed, and again once it has been sent SIGTERM.
-	terminateWait = 2 * time.Second
+	terminateWait = time.Second
 	// stderrKeep is how much of the end of a server's stderr is kept, to
 	// say why it failed.
 	stderrKeep = 8 << 10

@@ -344,12 +344,12 @@ func (srv *server) live(ctx context.Context) (*session, error) {
 		return nil, errors.New("is not running")
 	}
 	if srv.restarted {
-		return nil, fmt.Errorf("%s; it is not restarted again: a server is restarted at most once per run", srv.failure)
+		return nil, errors.New(withNote(srv.failure, " (it is not restarted again: a server is restarted at most once per run)"))
 	}
 	srv.restarted = true
 	sess, listed, err := srv.connect(ctx)
 	if err != nil {
-		srv.failure = fmt.Sprintf("%s, and restarting it failed: %v", srv.failure, err)
+		srv.failure = withNote(srv.failure, ", and restarting it failed: "+err.Error())
 		return nil, errors.New(srv.failure)
 	}
 	// The restarted server's tools are the ones offered at the start; one
@@ -383,4 +383,14 @@ func (srv *server) ended(sess *session, err error) string {
 		return "is unreachable: " + err.Error()
 	}
 	return sess.exitText()
+}
+
+// withNote adds a note to how a server failed, before the end of its
+// stderr that the account may quote.
+func withNote(failure, note string) string {
+	head, tail, ok := strings.Cut(failure, "\nstderr:")
+	if !ok {
+		return failure + note
+	}
+	return head + note + "\nstderr:" + tail
 }
