@@ -1,15 +1,19 @@
 package cmd
 
 import (
+	"context"
 	"os"
 	"path/filepath"
 	"slices"
 	"strings"
+	"time"
 
 	"github.com/spf13/cobra"
 	"github.com/spf13/pflag"
+	"gopkg.in/yaml.v3"
 
 	"github.com/agentloop/agentloop/internal/config"
+	"github.com/agentloop/agentloop/pkg/mcp"
 	"github.com/agentloop/agentloop/pkg/tools"
 )
 
@@ -233,16 +237,81 @@ func toolCompletions(ios *IOStreams, c *cobra.Command, prefix string, exclude []
 	var dirs []string
 	fl := c.Flags().Lookup("tools-dir")
 	explicit := fl != nil && fl.Changed
+	cfg, cfgErr := loadConfig(ios, onlyFlags(c.Flags(), "profile", "mcp-config"))
 	if explicit {
 		dirs, _ = c.Flags().GetStringArray("tools-dir")
-	} else if cfg, err := loadConfig(ios, onlyFlags(c.Flags(), "profile")); err == nil {
+	} else if cfgErr == nil {
 		dirs = cfg.ToolsDirs
 	}
 	var out []string
-	for _, d := range quietDefinitions(ios, toolsDirs(ios, dirs, explicit)) {
-		if strings.HasPrefix(d.Name, prefix) && !slices.Contains(exclude, d.Name) {
-			out = append(out, cobra.CompletionWithDesc(d.Name, firstLine(d.Description)))
+	add := func(name, desc string) {
+		if strings.HasPrefix(name, prefix) && !slices.Contains(exclude, name) {
+			out = append(out, cobra.CompletionWithDesc(name, firstLine(desc)))
 		}
+	}
+	dirs = toolsDirs(ios, dirs, explicit)
+	for _, d := range quietDefinitions(ios, dirs) {
+		add(d.Name, d.Description)
+	}
+	var servers []*mcp.Config
+	if cfgErr == nil {
+		servers = quietServers(ios, dirs, cfg.MCPConfig, cfg.MCPServers)
+	}
+	for _, t := range serverTools(c.Context(), ios, servers, prefix) {
+		add(t.Name, t.Description)
+	}
+	slices.Sort(out)
+	return out
+}
+
+// completionBudget bounds the time servers have to list their tools for a
+// completion: a shell waits for it.
+const completionBudget = 2 * time.Second
+
+// quietServers are the servers declared in dirs, the files and the
+// configuration, without a word about problems.
+func quietServers(ios *IOStreams, dirs, files []string, configured []*mcp.Config) []*mcp.Config {
+	var servers []*mcp.Config
+	for _, f := range files {
+		cfgs, _ := mcp.ReadJSON(f)
+		servers = append(servers, cfgs...)
+	}
+	_, _ = tools.Load(dirs, tools.Options{Getenv: ios.Getenv, Servers: func(file string, root *yaml.Node) []*tools.LoadError {
+		if c, _ := mcp.DecodeFile(file, root); c != nil {
+			servers = append(servers, c)
+		}
+		return nil
+	}})
+	return enabled(append(servers, configured...))
+}
+
+// serverTools are the tools the servers offer whose names could start with
+// prefix: those of an allow-list as they are, the others' as the servers
+// list them within the completion's budget.
+func serverTools(ctx context.Context, ios *IOStreams, servers []*mcp.Config, prefix string) []*mcp.Tool {
+	var out []*mcp.Tool
+	var start []*mcp.Config
+	for _, c := range servers {
+		if !strings.HasPrefix(c.Prefix, prefix) && !strings.HasPrefix(prefix, c.Prefix) {
+			continue
+		}
+		if names, ok := c.Known(); ok {
+			for _, n := range names {
+				out = append(out, &mcp.Tool{Name: n, Server: c.Name, Description: "a tool of mcp server " + c.Name})
+			}
+			continue
+		}
+		start = append(start, c)
+	}
+	if len(start) > 0 {
+		if ctx == nil {
+			ctx = context.Background()
+		}
+		ctx, cancel := context.WithTimeout(ctx, completionBudget)
+		defer cancel()
+		set := startServers(ctx, ios, start)
+		defer set.Close()
+		out = append(out, set.Tools()...)
 	}
 	return out
 }

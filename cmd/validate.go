@@ -12,6 +12,8 @@ import (
 
 	"github.com/spf13/cobra"
 
+	"github.com/agentloop/agentloop/pkg/mcp"
+	"github.com/agentloop/agentloop/pkg/tools"
 	"github.com/agentloop/agentloop/pkg/transcript"
 )
 
@@ -107,11 +109,12 @@ func runValidate(ctx context.Context, opts *ValidateOptions) error {
 		AllowPending: opts.AllowPending,
 	}
 	if len(opts.ToolsDirs) > 0 {
-		reg, err := loadTools(opts.IO, opts.ToolsDirs, true)
+		// No server is started: validating runs nothing.
+		reg, servers, err := loadDefinitions(opts.IO, toolSources{dirs: opts.ToolsDirs, explicit: true})
 		if err != nil {
 			return &ExitError{Code: ExitUsage, Err: err}
 		}
-		topts.Tools = reg
+		topts.Tools = &declaredTools{reg: reg, servers: enabled(servers)}
 	}
 
 	out := bufio.NewWriterSize(opts.IO.Out, 64<<10)
@@ -207,4 +210,32 @@ func group(n int) string {
 		s = s[:i] + "," + s[i:]
 	}
 	return s
+}
+
+// declaredTools are the tools of folders as validate checks calls against
+// them: a script tool's arguments against its schema; a name an MCP
+// server of the folders could offer is taken as known, unchecked, since
+// its schema is the server's to give and validate starts no server.
+type declaredTools struct {
+	reg     *tools.Registry
+	servers []*mcp.Config
+}
+
+func (d *declaredTools) Has(name string) bool {
+	if d.reg.Has(name) {
+		return true
+	}
+	for _, c := range d.servers {
+		if c.MayOffer(name) {
+			return true
+		}
+	}
+	return false
+}
+
+func (d *declaredTools) CheckArgs(name string, args []byte) error {
+	if d.reg.Has(name) {
+		return d.reg.CheckArgs(name, args)
+	}
+	return nil
 }
