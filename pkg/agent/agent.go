@@ -112,10 +112,13 @@ type CallResult struct {
 }
 
 // ResultMessage is a message that answers calls: Results indexes the
-// CallResults it carries, in order.
+// CallResults it carries, in order. A message that only carries the images
+// of results (Chat Completions' user message after the tool messages) has
+// no Results, and Images indexes those results.
 type ResultMessage struct {
 	Message Message
 	Results []int
+	Images  []int
 }
 
 // RecordedResult is a tool result read back from a message.

@@ -272,7 +272,11 @@ func (l *Loop) appendResults(out *Outcome, step int, results []CallResult) error
 				IsError: r.Result.IsError, Error: r.Result.Kind, Source: r.Result.Source, Server: r.Result.Server,
 			}
 		}
-		if err := l.record(transcript.Message{Step: step, Message: m.Message, Results: meta}); err != nil {
+		var imagesOf []string
+		for _, ri := range m.Images {
+			imagesOf = append(imagesOf, results[ri].Call.ID)
+		}
+		if err := l.record(transcript.Message{Step: step, Message: m.Message, Results: meta, ImagesOf: imagesOf}); err != nil {
 			return err
 		}
 	}

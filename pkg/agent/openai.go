@@ -347,6 +347,7 @@ func (OpenAIDialect) UserMessage(text string) Message {
 func (OpenAIDialect) ResultMessages(results []CallResult) ([]ResultMessage, error) {
 	out := make([]ResultMessage, 0, len(results)+1)
 	var parts []openai.ChatCompletionContentPartUnionParam
+	var withImages []int
 	for i, r := range results {
 		content := r.Result.Content
 		shown := 0
@@ -356,7 +357,9 @@ func (OpenAIDialect) ResultMessages(results []CallResult) ([]ResultMessage, erro
 				content = withLine(content, notShown(im, why))
 				continue
 			}
-			shown++
+			if shown++; shown == 1 {
+				withImages = append(withImages, i)
+			}
 			content = withLine(content, fmt.Sprintf("[image: %s; it follows in the user message after the tool results, as a tool message takes text only]", imageLabel(im)))
 			parts = append(parts,
 				openai.TextContentPart(fmt.Sprintf("Image %d of the result of tool call %s (%s):", shown, r.Call.ID, r.Call.Name)),
@@ -380,7 +383,7 @@ func (OpenAIDialect) ResultMessages(results []CallResult) ([]ResultMessage, erro
 		if err != nil {
 			return nil, err
 		}
-		out = append(out, ResultMessage{Message: b})
+		out = append(out, ResultMessage{Message: b, Images: withImages})
 	}
 	return out, nil
 }

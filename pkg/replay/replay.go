@@ -169,7 +169,9 @@ func Run(ctx context.Context, conv *transcript.Conversation, opts Options) (res 
 		// results) before the next one: a user's follow-up, say.
 		var extra []transcript.Message
 		for i := rec.turnAt(t) + 1; i < rec.turnAt(t+1); i++ {
-			if len(d.ParseResults(rec.msgs[i])) == 0 {
+			// The images of recorded results come again with the fresh
+			// results.
+			if len(d.ParseResults(rec.msgs[i])) == 0 && len(conv.Messages[i].ImagesOf) == 0 {
 				extra = append(extra, conv.Messages[i])
 			}
 		}

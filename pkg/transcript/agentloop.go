@@ -56,6 +56,7 @@ var recordFields = map[string]map[string]fieldType{
 	},
 	TypeMessage: {
 		"step": fieldInt, "time": fieldTime, "usage": fieldUsage, "latency_ms": fieldInt, "finish_reason": fieldString,
+		"images_of": fieldStrings,
 	},
 	TypeEnd: {
 		"time": fieldTime, "error": fieldString, "steps": fieldInt, "usage": fieldUsage,

@@ -82,6 +82,10 @@ type Message struct {
 	// the order of its results (one on an OpenAI tool message, one per
 	// tool_result block on an Anthropic user message).
 	Results []Result `json:"results,omitempty"`
+	// ImagesOf names the calls whose images this message carries: on Chat
+	// Completions, whose tool messages take text only, they go in one user
+	// message after the tool messages, which answers no call itself.
+	ImagesOf []string `json:"images_of,omitempty"`
 }
 
 // Result is how one tool call ran.
