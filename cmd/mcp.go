@@ -218,10 +218,10 @@ type checkJSON struct {
 
 // checkedTool is a tool as mcp check reports it.
 type checkedTool struct {
-	Name        string `json:"name"`
-	Original    string `json:"original"`
-	Description string `json:"description"`
-	Schema      any    `json:"input_schema"`
+	Name        string   `json:"name"`
+	Original    string   `json:"original"`
+	Description string   `json:"description"`
+	Schema      any      `json:"input_schema"`
 	Problems    []string `json:"problems"`
 }
 

@@ -161,14 +161,20 @@ func NewServer(o Options) *mcp.Server {
 	base = false
 	if o.BadSchemas {
 		add("either", "Takes a or b.", `{"type":"object","properties":{"a":{"type":"string"},"b":{"type":"string"}},"anyOf":[{"required":["a"]},{"required":["b"]}]}`,
-			func(ctx context.Context, req *mcp.CallToolRequest) (*mcp.CallToolResult, error) { return text("ok"), nil })
+			func(ctx context.Context, req *mcp.CallToolRequest) (*mcp.CallToolResult, error) {
+				return text("ok"), nil
+			})
 		add("wordy", strings.Repeat("Explains at length. ", 55), `{"type":"object","properties":{}}`,
-			func(ctx context.Context, req *mcp.CallToolRequest) (*mcp.CallToolResult, error) { return text("ok"), nil })
+			func(ctx context.Context, req *mcp.CallToolRequest) (*mcp.CallToolResult, error) {
+				return text("ok"), nil
+			})
 	}
 	for i := 1; i <= o.Tools; i++ {
 		name := fmt.Sprintf("tool_%04d", i)
 		add(name, "Tool number "+strconv.Itoa(i)+".", `{"type":"object","properties":{}}`,
-			func(ctx context.Context, req *mcp.CallToolRequest) (*mcp.CallToolResult, error) { return text(name), nil })
+			func(ctx context.Context, req *mcp.CallToolRequest) (*mcp.CallToolResult, error) {
+				return text(name), nil
+			})
 	}
 	return s
 }
