@@ -30,8 +30,14 @@ func TestMain(m *testing.M) {
 
 // TestScript runs the end-to-end CLI scenarios in testdata/script.
 func TestScript(t *testing.T) {
-	testscript.Run(t, testscript.Params{
-		Dir:           "testdata/script",
+	testscript.Run(t, scriptParams("testdata/script", nil))
+}
+
+// scriptParams are the parameters of the scenarios of a folder; vars are
+// set in each scenario's environment.
+func scriptParams(dir string, vars map[string]string) testscript.Params {
+	return testscript.Params{
+		Dir:           dir,
 		UpdateScripts: *updateScripts,
 		Setup: func(env *testscript.Env) error {
 			// A clean, predictable environment: no keys, no user config.
@@ -42,6 +48,9 @@ func TestScript(t *testing.T) {
 			if wd, err := os.Getwd(); err == nil {
 				env.Setenv("REPO", wd)
 			}
+			for k, v := range vars {
+				env.Setenv(k, v)
+			}
 			return writeDocBlocks(env.WorkDir)
 		},
 		Cmds: map[string]func(ts *testscript.TestScript, neg bool, args []string){
@@ -50,7 +59,7 @@ func TestScript(t *testing.T) {
 			"maxrss":   cmdMaxRSS,
 			"mcpserve": cmdMCPServe,
 		},
-	})
+	}
 }
 
 // cmdExitCode runs a program and asserts its exit status:

@@ -1,0 +1,66 @@
+package main
+
+import (
+	"os"
+	"os/exec"
+	"path/filepath"
+	"testing"
+
+	"github.com/rogpeppe/go-internal/testscript"
+)
+
+// The published MCP servers the scenarios of testdata/published drive, at
+// the versions tested. They come from the npm registry, into a cache folder
+// of their own, the first time the test runs.
+const (
+	everythingPackage = "@modelcontextprotocol/server-everything@2026.8.31"
+	everythingBin     = "mcp-server-everything"
+)
+
+// TestPublishedMCPServer drives an MCP server nobody here wrote, the
+// reference server the MCP project publishes on npm, through agentloop run
+// against both fake model APIs: its tools listed and checked, called, their
+// results (text, structured content, an image, links) given to the model,
+// and the transcripts validated and replayed against the server.
+func TestPublishedMCPServer(t *testing.T) {
+	if testing.Short() {
+		t.Skip("installs a published MCP server from the npm registry; not in -short")
+	}
+	bin := installNPM(t, everythingPackage, everythingBin)
+	testscript.Run(t, scriptParams("testdata/published", map[string]string{"EVERYTHING": bin}))
+}
+
+// installNPM installs an npm package, once, into the test cache folder
+// ($AGENTLOOP_NPM_CACHE, else the user's cache folder) and returns the
+// path of its program. Without node and npm the test is skipped, saying so.
+func installNPM(t *testing.T, pkg, bin string) string {
+	t.Helper()
+	for _, prog := range []string{"node", "npm"} {
+		if _, err := exec.LookPath(prog); err != nil {
+			t.Skipf("%s is not installed: the published MCP servers run on Node.js (install node and npm, or run .ci/run, which does)", prog)
+		}
+	}
+	dir := os.Getenv("AGENTLOOP_NPM_CACHE")
+	if dir == "" {
+		cache, err := os.UserCacheDir()
+		if err != nil {
+			cache = os.TempDir()
+		}
+		dir = filepath.Join(cache, "agentloop-tests", "npm")
+	}
+	path := filepath.Join(dir, "node_modules", ".bin", bin)
+	if _, err := os.Stat(path); err == nil {
+		return path
+	}
+	if err := os.MkdirAll(dir, 0o755); err != nil {
+		t.Fatal(err)
+	}
+	cmd := exec.Command("npm", "install", "--prefix", dir, "--no-audit", "--no-fund", "--loglevel", "error", pkg)
+	if out, err := cmd.CombinedOutput(); err != nil {
+		t.Fatalf("npm install %s: %v\n%s", pkg, err, out)
+	}
+	if _, err := os.Stat(path); err != nil {
+		t.Fatalf("npm install %s did not install %s", pkg, path)
+	}
+	return path
+}
