@@ -4,7 +4,6 @@ import (
 	"bytes"
 	"encoding/json"
 	"fmt"
-	"regexp"
 	"unicode/utf8"
 )
 
@@ -18,8 +17,21 @@ type ToolDefError struct {
 
 func (e *ToolDefError) Error() string { return "tool " + e.Tool + ": " + e.Problem }
 
-// toolNamePattern is the name both APIs take.
-var toolNamePattern = regexp.MustCompile(`^[a-zA-Z0-9_-]{1,64}$`)
+// validToolName: 1 to 64 letters, digits, '_' or '-', the name both APIs
+// take (checked by hand: a regular expression would be compiled at every
+// start of agentloop).
+func validToolName(s string) bool {
+	if len(s) < 1 || len(s) > 64 {
+		return false
+	}
+	for i := 0; i < len(s); i++ {
+		c := s[i]
+		if !(c == '_' || c == '-' || c >= '0' && c <= '9' || c >= 'a' && c <= 'z' || c >= 'A' && c <= 'Z') {
+			return false
+		}
+	}
+	return true
+}
 
 // maxOpenAIDescription is the longest description Chat Completions takes
 // ("string too long. Expected a string with maximum length 1024").
@@ -29,7 +41,7 @@ const maxOpenAIDescription = 1024
 // definition, or "". A schema is checked for what both refuse: a root that
 // is not an object schema, a property that is not a schema.
 func checkSpec(api string, s ToolSpec) string {
-	if !toolNamePattern.MatchString(s.Name) {
+	if !validToolName(s.Name) {
 		return "the name is not one the APIs take: use 1 to 64 letters, digits, '_' or '-'"
 	}
 	if api == "openai" {

@@ -3,7 +3,6 @@ package mcp
 import (
 	"fmt"
 	"os"
-	"regexp"
 	"slices"
 	"strings"
 	"time"
@@ -103,20 +102,39 @@ func (c *Config) allows(name string) bool {
 	return c.Tools == nil || slices.Contains(c.Tools, name)
 }
 
-// nameChars are the characters of a tool name both APIs take.
-var nameChars = regexp.MustCompile(`[^a-zA-Z0-9_-]+`)
+// isNameChar reports whether a tool name may hold c: both APIs take
+// letters, digits, '_' and '-'.
+func isNameChar(c byte) bool {
+	return c == '_' || c == '-' || c >= '0' && c <= '9' || c >= 'a' && c <= 'z' || c >= 'A' && c <= 'Z'
+}
+
+// nameOnly makes each run of characters a tool name cannot hold one
+// underscore.
+func nameOnly(s string) string {
+	var b strings.Builder
+	run := false
+	for i := 0; i < len(s); i++ {
+		switch {
+		case isNameChar(s[i]):
+			b.WriteByte(s[i])
+			run = false
+		case !run:
+			b.WriteByte('_')
+			run = true
+		}
+	}
+	return b.String()
+}
 
 // defaultPrefix is name_, with the characters a tool name cannot hold
 // made underscores.
-func defaultPrefix(name string) string {
-	return nameChars.ReplaceAllString(name, "_") + "_"
-}
+func defaultPrefix(name string) string { return nameOnly(name) + "_" }
 
 // exposedName is the name a tool of the server is offered under. A
 // character the APIs refuse in a name (MCP allows dots and slashes) becomes
 // an underscore.
 func (c *Config) exposedName(tool string) string {
-	return c.Prefix + nameChars.ReplaceAllString(tool, "_")
+	return c.Prefix + nameOnly(tool)
 }
 
 // MayOffer reports whether the server could offer a tool under the exposed

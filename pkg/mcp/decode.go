@@ -10,11 +10,12 @@ import (
 	"net/url"
 	"os"
 	"path/filepath"
-	"regexp"
 	"slices"
 	"strconv"
 	"strings"
 	"time"
+	"unicode"
+	"unicode/utf8"
 
 	"gopkg.in/yaml.v3"
 
@@ -54,12 +55,45 @@ var (
 	jsonKeys   = append(slices.Clone(commonKeys), "type", "transportType", "description", "autoApprove", "alwaysAllow")
 )
 
-var (
-	serverNamePattern = regexp.MustCompile(`^[^\s\x00-\x1f\x7f]{1,64}$`)
-	envNamePattern    = regexp.MustCompile(`^[A-Za-z_][A-Za-z0-9_]*$`)
-	prefixPattern     = regexp.MustCompile(`^[a-zA-Z0-9_-]*$`)
-	headerPattern     = regexp.MustCompile("^[!#$%&'*+.^_`|~0-9A-Za-z-]+$")
-)
+// The names a declaration gives are checked by hand rather than with
+// regular expressions, which would be compiled at every start of agentloop.
+
+// validServerName: 1 to 64 characters, no space or control character.
+func validServerName(s string) bool {
+	n := utf8.RuneCountInString(s)
+	return n >= 1 && n <= 64 && !strings.ContainsFunc(s, func(r rune) bool { return unicode.IsSpace(r) || unicode.IsControl(r) })
+}
+
+// validEnvName: a letter or '_', then letters, digits and '_'.
+func validEnvName(s string) bool {
+	for i := 0; i < len(s); i++ {
+		c := s[i]
+		if !(c == '_' || c >= 'a' && c <= 'z' || c >= 'A' && c <= 'Z' || i > 0 && c >= '0' && c <= '9') {
+			return false
+		}
+	}
+	return s != ""
+}
+
+// validPrefix: what a tool name may hold, or nothing.
+func validPrefix(s string) bool {
+	for i := 0; i < len(s); i++ {
+		if !isNameChar(s[i]) {
+			return false
+		}
+	}
+	return true
+}
+
+// validHeaderName: an HTTP token.
+func validHeaderName(s string) bool {
+	for i := 0; i < len(s); i++ {
+		if c := s[i]; !(isNameChar(c) || strings.IndexByte("!#$%&'*+.^`|~", c) >= 0) {
+			return false
+		}
+	}
+	return s != ""
+}
 
 // decoder reads the declarations of one file.
 type decoder struct {
@@ -136,7 +170,7 @@ func (d *decoder) servers(n *yaml.Node, what string, keys []string) []*Config {
 }
 
 func (d *decoder) checkName(n *yaml.Node, name string) bool {
-	if !serverNamePattern.MatchString(name) {
+	if !validServerName(name) {
 		d.errorf(n, "server name %q: use 1 to 64 characters without spaces or control characters", name)
 		return false
 	}
@@ -189,7 +223,7 @@ func (d *decoder) server(n *yaml.Node, name string, keys []string) *Config {
 	d.transport(n, c, fields, suggested)
 	if p, ok := fields["prefix"]; ok {
 		if s, ok := d.strOrEmpty(p); ok {
-			if !prefixPattern.MatchString(s) {
+			if !validPrefix(s) {
 				d.errorf(p.val, "prefix %q: a tool name holds only letters, digits, '_' and '-'", s)
 			} else {
 				c.Prefix = s
@@ -375,7 +409,7 @@ func (d *decoder) env(p pair) []EnvVar {
 	seen := map[string]bool{}
 	add := func(n *yaml.Node, v EnvVar) {
 		switch {
-		case !envNamePattern.MatchString(v.Name):
+		case !validEnvName(v.Name):
 			d.errorf(n, "env: %q is not a variable name", v.Name)
 		case seen[v.Name]:
 			d.errorf(n, "env: %s is listed twice", v.Name)
@@ -428,7 +462,7 @@ func (d *decoder) headers(p pair) map[string]string {
 	for i := 0; i+1 < len(p.val.Content); i += 2 {
 		k, v := p.val.Content[i], yamlpos.Deref(p.val.Content[i+1])
 		switch {
-		case !headerPattern.MatchString(k.Value):
+		case !validHeaderName(k.Value):
 			d.errorf(k, "headers: %q is not a header name", k.Value)
 		case v.Kind != yaml.ScalarNode || yamlpos.IsNull(v):
 			d.errorf(v, "headers: %s: want a value, got %s", k.Value, yamlpos.KindName(v))
@@ -445,12 +479,12 @@ func (d *decoder) headers(p pair) map[string]string {
 // checkRefs reports references that can never be expanded: to agentloop's
 // own credentials, and ${ without a name.
 func (d *decoder) checkRefs(n *yaml.Node, what, s string) {
-	for _, m := range refPattern.FindAllStringSubmatch(s, -1) {
+	for _, m := range refPattern().FindAllStringSubmatch(s, -1) {
 		if slices.Contains(credentials, m[1]) {
 			d.errorf(n, "%s: ${%s} is agentloop's own provider credential and is never passed to a server", what, m[1])
 		}
 	}
-	if rest := refPattern.ReplaceAllString(s, ""); strings.Contains(rest, "${") {
+	if rest := refPattern().ReplaceAllString(s, ""); strings.Contains(rest, "${") {
 		d.errorf(n, "%s: %q holds a ${ that is not a reference such as ${HOME}", what, s)
 	}
 }

@@ -7,6 +7,7 @@ import (
 	"regexp"
 	"slices"
 	"strings"
+	"sync"
 
 	"github.com/agentloop/agentloop/pkg/transcript"
 )
@@ -25,7 +26,10 @@ const defaultPath = "/usr/local/bin:/usr/bin:/bin"
 
 // refPattern matches ${VAR}, ${env:VAR} (Cursor's form) and ${VAR:-default}
 // (Claude Code's).
-var refPattern = regexp.MustCompile(`\$\{(?:env:)?([A-Za-z_][A-Za-z0-9_]*)(?::-([^}]*))?\}`)
+// It is compiled when first needed, not at every start of agentloop.
+var refPattern = sync.OnceValue(func() *regexp.Regexp {
+	return regexp.MustCompile(`\$\{(?:env:)?([A-Za-z_][A-Za-z0-9_]*)(?::-([^}]*))?\}`)
+})
 
 // expander expands the ${VAR} references of one server's values and keeps
 // the values it put in, which are secrets.
@@ -40,8 +44,8 @@ func (e *expander) expand(s, what string) (string, error) {
 		return s, nil
 	}
 	var err error
-	out := refPattern.ReplaceAllStringFunc(s, func(ref string) string {
-		m := refPattern.FindStringSubmatch(ref)
+	out := refPattern().ReplaceAllStringFunc(s, func(ref string) string {
+		m := refPattern().FindStringSubmatch(ref)
 		name, def, hasDef := m[1], m[2], strings.Contains(ref, ":-")
 		if slices.Contains(credentials, name) && err == nil {
 			err = fmt.Errorf("%s: ${%s} is agentloop's own provider credential and is never passed to a server", what, name)
@@ -63,7 +67,7 @@ func (e *expander) expand(s, what string) (string, error) {
 	if err != nil {
 		return "", err
 	}
-	if rest := refPattern.ReplaceAllString(s, ""); strings.Contains(rest, "${") {
+	if rest := refPattern().ReplaceAllString(s, ""); strings.Contains(rest, "${") {
 		return "", fmt.Errorf("%s: %q holds a ${ that is not a reference such as ${HOME}", what, s)
 	}
 	return out, nil

@@ -28,7 +28,7 @@ func TestMain(m *testing.M) {
 }
 
 // stdioServer is the configuration of a test server run as a command.
-func stdioServer(t *testing.T, name string, args ...string) *Config {
+func stdioServer(t testing.TB, name string, args ...string) *Config {
 	t.Helper()
 	exe, err := os.Executable()
 	if err != nil {
