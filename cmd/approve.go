@@ -16,8 +16,8 @@ import (
 
 	"github.com/spf13/cobra"
 
+	"github.com/agentloop/agentloop/internal/toolset"
 	"github.com/agentloop/agentloop/pkg/agent"
-	"github.com/agentloop/agentloop/pkg/tools"
 	"github.com/agentloop/agentloop/pkg/transcript"
 )
 
@@ -38,14 +38,14 @@ func addApprovalFlags(c *cobra.Command, o *approvalOptions) {
 
 // check holds the names to the loaded tools: a misspelt name would allow
 // or deny nothing, silently.
-func (o *approvalOptions) check(ts *toolSet) error {
+func (o *approvalOptions) check(ts *toolset.Set) error {
 	for _, f := range []struct {
 		flag  string
 		names []string
 	}{{"allow", o.Allow}, {"deny", o.Deny}} {
 		for _, n := range f.names {
-			if !ts.mayHave(n) {
-				return flagErrorf("--%s %s: %s", f.flag, n, ts.unknownText(n))
+			if !ts.MayHave(n) {
+				return flagErrorf("--%s %s: %s", f.flag, n, ts.UnknownText(n))
 			}
 		}
 	}
@@ -63,7 +63,7 @@ func (o *approvalOptions) check(ts *toolSet) error {
 // an error result the model reads. Questions are asked one at a time,
 // whatever the number of calls running in parallel.
 type approver struct {
-	tools    *toolSet
+	tools    *toolset.Set
 	ios      *IOStreams
 	allowAll bool
 	allow    map[string]bool
@@ -87,7 +87,7 @@ var _ agent.Executor = (*approver)(nil)
 
 // newApprover wraps the tools. A nil hold is a progress display that needs
 // none.
-func newApprover(ios *IOStreams, ts *toolSet, o approvalOptions, offline bool, hold func() func()) *approver {
+func newApprover(ios *IOStreams, ts *toolset.Set, o approvalOptions, offline bool, hold func() func()) *approver {
 	a := &approver{tools: ts, ios: ios, allowAll: o.Yes, allow: map[string]bool{}, skip: map[string]bool{},
 		offline: offline, hold: hold, slot: make(chan struct{}, 1)}
 	for _, n := range o.Allow {
@@ -108,14 +108,14 @@ func newApprover(ios *IOStreams, ts *toolSet, o approvalOptions, offline bool, h
 func (a *approver) Call(ctx context.Context, name, callID string, args []byte) agent.ToolResult {
 	r, ran := a.call(ctx, name, callID, args)
 	if !ran {
-		r.Source, r.Server = a.tools.origin(name)
+		r.Source, r.Server = a.tools.Origin(name)
 	}
 	return r
 }
 
 func (a *approver) call(ctx context.Context, name, callID string, args []byte) (agent.ToolResult, bool) {
 	start := time.Now()
-	confirm, known := a.tools.confirms(name)
+	confirm, known := a.tools.Confirms(name)
 	switch {
 	case !known:
 		// The tools answer an unknown tool.
@@ -133,25 +133,6 @@ func (a *approver) call(ctx context.Context, name, callID string, args []byte) (
 		}
 	}
 	return a.tools.Call(ctx, name, callID, args), true
-}
-
-// toolResult is a script tool's result as the loop takes it.
-func toolResult(r tools.Result) agent.ToolResult {
-	res := agent.ToolResult{Content: r.Content, IsError: r.IsError, Kind: r.Kind, ExitCode: r.ExitCode,
-		Duration: r.Duration, Truncated: r.Truncated}
-	for _, im := range r.Images {
-		res.Images = append(res.Images, agent.Image{MIMEType: im.MIMEType, Data: im.Data})
-	}
-	return res
-}
-
-// toolSpecs are the loaded tools as the loop offers them to the model.
-func toolSpecs(defs []*tools.Definition) []agent.ToolSpec {
-	specs := make([]agent.ToolSpec, len(defs))
-	for i, d := range defs {
-		specs[i] = agent.ToolSpec{Name: d.Name, Description: d.Description, Parameters: d.Parameters, Strict: d.Strict}
-	}
-	return specs
 }
 
 func refused(kind, why string, start time.Time) agent.ToolResult {
@@ -184,7 +165,7 @@ func (a *approver) ask(ctx context.Context, name, callID string, args []byte) (a
 	release := a.hold()
 	defer release()
 	what := name
-	if _, server := a.tools.origin(name); server != "" {
+	if _, server := a.tools.Origin(name); server != "" {
 		what += " of mcp server " + displayText(server, 100)
 	}
 	fmt.Fprintf(a.out, "agentloop: the model asks to run %s (call %s) with:\n  %s\nRun it? [y/N] ", what, displayText(callID, 100), displayArgs(args))

@@ -10,9 +10,9 @@ import (
 
 	"github.com/spf13/cobra"
 	"github.com/spf13/pflag"
-	"gopkg.in/yaml.v3"
 
 	"github.com/agentloop/agentloop/internal/config"
+	"github.com/agentloop/agentloop/internal/toolset"
 	"github.com/agentloop/agentloop/pkg/mcp"
 	"github.com/agentloop/agentloop/pkg/tools"
 )
@@ -255,7 +255,7 @@ func toolCompletions(ios *IOStreams, c *cobra.Command, prefix string, exclude []
 	}
 	var servers []*mcp.Config
 	if cfgErr == nil {
-		servers = quietServers(ios, dirs, cfg.MCPConfig, cfg.MCPServers)
+		servers = toolset.Quiet(toolset.Sources{Dirs: dirs, MCPFiles: cfg.MCPConfig, MCPServers: cfg.MCPServers, Getenv: ios.Getenv})
 	}
 	for _, t := range serverTools(c.Context(), ios, servers, prefix) {
 		add(t.Name, t.Description)
@@ -267,23 +267,6 @@ func toolCompletions(ios *IOStreams, c *cobra.Command, prefix string, exclude []
 // completionBudget bounds the time servers have to list their tools for a
 // completion: a shell waits for it.
 const completionBudget = 2 * time.Second
-
-// quietServers are the servers declared in dirs, the files and the
-// configuration, without a word about problems.
-func quietServers(ios *IOStreams, dirs, files []string, configured []*mcp.Config) []*mcp.Config {
-	var servers []*mcp.Config
-	for _, f := range files {
-		cfgs, _ := mcp.ReadJSON(f)
-		servers = append(servers, cfgs...)
-	}
-	_, _ = tools.Load(dirs, tools.Options{Getenv: ios.Getenv, Servers: func(file string, root *yaml.Node) []*tools.LoadError {
-		if c, _ := mcp.DecodeFile(file, root); c != nil {
-			servers = append(servers, c)
-		}
-		return nil
-	}})
-	return enabled(append(servers, configured...))
-}
 
 // serverTools are the tools the servers offer whose names could start with
 // prefix: those of an allow-list as they are, the others' as the servers

@@ -5,13 +5,13 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
-	"path/filepath"
 	"strings"
 	"time"
 
 	"github.com/spf13/cobra"
 	"github.com/spf13/pflag"
 
+	"github.com/agentloop/agentloop/internal/toolset"
 	"github.com/agentloop/agentloop/pkg/agent"
 	"github.com/agentloop/agentloop/pkg/mcp"
 	"github.com/agentloop/agentloop/pkg/transcript"
@@ -142,7 +142,7 @@ type liveRun struct {
 	loop   *agent.Loop
 	ctx    context.Context
 	cancel context.CancelFunc
-	tools  *toolSet
+	tools  *toolset.Set
 	ap     *approver
 	end    runEnd
 }
@@ -152,7 +152,7 @@ type liveRun struct {
 // the loop. The caller runs the loop with run.ctx and ends with finish.
 func startLive(ctx context.Context, ios *IOStreams, o *liveOptions, s liveSetup) (run *liveRun, err error) {
 	var started []string
-	sel := selection{only: s.only, deny: o.Approval.Deny}
+	sel := toolset.Selection{Only: s.only, Deny: o.Approval.Deny}
 	src := toolSources{dirs: s.dirs, explicit: s.explicit, mcpFiles: o.MCPConfig, mcpServers: o.mcpServers}
 	ts, err := loadToolSet(ctx, ios, src, sel, func(format string, a ...any) { started = append(started, fmt.Sprintf(format, a...)) })
 	if err != nil {
@@ -166,19 +166,19 @@ func startLive(ctx context.Context, ios *IOStreams, o *liveOptions, s liveSetup)
 	if err := o.Approval.check(ts); err != nil {
 		return nil, err
 	}
-	if err := ts.keep(sel); err != nil {
+	if err := ts.Keep(sel); err != nil {
 		return nil, flagErrorf("--tool: %v", err)
 	}
 	prov, baseURL, err := newProvider(ios, s.model)
 	if err != nil {
 		return nil, err
 	}
-	defs, err := ts.toolDefs(prov)
+	defs, err := ts.ToolDefs(prov)
 	if err != nil {
 		return nil, err
 	}
 
-	redact := ts.secrets(ios)
+	redact := toolSecrets(ios, ts)
 	var w *transcript.Writer
 	if !o.NoTranscript {
 		id := transcript.NewID()
@@ -189,7 +189,7 @@ func startLive(ctx context.Context, ios *IOStreams, o *liveOptions, s liveSetup)
 		h := transcript.Header{
 			ID: id, Command: s.command, Provider: prov.Name(), Model: prov.Model(), BaseURL: baseURL,
 			ToolsDirs: toolsDirsForHeader(s.dirs), Tools: defs, System: s.model.System, MaxSteps: o.MaxSteps,
-			MCPServers: ts.header(),
+			MCPServers: ts.Header(),
 		}
 		if w, err = createTranscript(ios, path, s.parent, s.conv, h, redact); err != nil {
 			return nil, err
@@ -226,35 +226,6 @@ func (r *liveRun) finish(ios *IOStreams, out *agent.Outcome, err error) error {
 	r.tools.Close()
 	defer r.cancel()
 	return finishRun(ios, out, err, r.end)
-}
-
-// createTranscript creates a run's transcript. One that continues another
-// names its parent and starts with the parent's whole conversation, so it
-// stands on its own for validate, replay and a later resume.
-func createTranscript(ios *IOStreams, path, parent string, conv *transcript.Conversation, h transcript.Header, redact *transcript.Redactor) (*transcript.Writer, error) {
-	if parent == "" {
-		w, err := transcript.Create(path, redact)
-		if err != nil {
-			return nil, err
-		}
-		h.Agentloop = Version()
-		if err := w.WriteHeader(h); err != nil {
-			w.Close()
-			return nil, err
-		}
-		return w, nil
-	}
-	w, err := createChild(path, parent, conv, h, redact)
-	if err != nil {
-		return nil, err
-	}
-	for _, rec := range conv.Messages {
-		if err := w.WriteMessage(rec); err != nil {
-			w.Close()
-			return nil, err
-		}
-	}
-	return w, nil
 }
 
 // attachStream makes the loop stream the model's text to stdout; it
@@ -377,31 +348,4 @@ func redactError(err error, r *transcript.Redactor) error {
 		return &ExitError{Code: ee.Code, Err: errors.New(clean)}
 	}
 	return errors.New(clean)
-}
-
-// defaultTranscriptPath is dir/<time>-<id>.jsonl; dir "" is
-// $XDG_STATE_HOME/agentloop/transcripts.
-func defaultTranscriptPath(ios *IOStreams, dir, id string) string {
-	if dir == "" {
-		dir = filepath.Join(stateDir(ios), "transcripts")
-	}
-	return filepath.Join(dir, time.Now().UTC().Format("20060102T150405Z")+"-"+id+".jsonl")
-}
-
-func stateDir(ios *IOStreams) string {
-	if d := ios.Getenv("XDG_STATE_HOME"); d != "" {
-		return filepath.Join(d, "agentloop")
-	}
-	if h := ios.Getenv("HOME"); h != "" {
-		return filepath.Join(h, ".local", "state", "agentloop")
-	}
-	return filepath.Join(".", ".agentloop")
-}
-
-// toolsDirsForHeader records the folders the tools came from.
-func toolsDirsForHeader(dirs []string) []string {
-	if len(dirs) == 0 {
-		return []string{"tools.d"}
-	}
-	return dirs
 }

@@ -4,13 +4,13 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"os"
 	"strings"
 	"text/tabwriter"
 	"time"
 
 	"github.com/spf13/cobra"
 
+	"github.com/agentloop/agentloop/internal/toolset"
 	"github.com/agentloop/agentloop/pkg/agent"
 	"github.com/agentloop/agentloop/pkg/mcp"
 )
@@ -117,7 +117,7 @@ func runMCPList(ctx context.Context, opts *MCPOptions) error {
 		fmt.Fprintln(ios.ErrOut, "no MCP servers: declare one in a tools folder (a file with mcp:), in the configuration's mcp_servers, or pass --mcp-config FILE")
 		return nil
 	}
-	set := startServers(ctx, ios, enabled(servers))
+	set := startServers(ctx, ios, toolset.Enabled(servers))
 	defer set.Close()
 	statuses := map[string]mcp.Status{}
 	for _, st := range set.Statuses() {
@@ -162,12 +162,6 @@ func runMCPList(ctx context.Context, opts *MCPOptions) error {
 		fmt.Fprintf(tw, "%s\t%s\t%s\t%s\n", safeText(r.Name), r.Transport, safeText(how), safeText(status))
 	}
 	return tw.Flush()
-}
-
-// startServers starts servers all at once, in agentloop's working folder.
-func startServers(ctx context.Context, ios *IOStreams, servers []*mcp.Config) *mcp.Set {
-	wd, _ := os.Getwd()
-	return mcp.Start(ctx, servers, mcp.Options{Getenv: ios.Getenv, Dir: wd, Version: Version()})
 }
 
 func newCmdMCPCheck(ios *IOStreams, runF func(*MCPOptions) error) *cobra.Command {

@@ -14,6 +14,7 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/agentloop/agentloop/internal/config"
+	"github.com/agentloop/agentloop/internal/toolset"
 	"github.com/agentloop/agentloop/pkg/agent"
 	"github.com/agentloop/agentloop/pkg/replay"
 	"github.com/agentloop/agentloop/pkg/transcript"
@@ -210,7 +211,7 @@ func replayConversation(ctx context.Context, opts *ReplayOptions, conv *transcri
 	// The servers started are those that could offer a tool the
 	// recording called.
 	src := toolSources{dirs: dirs, explicit: explicit, mcpFiles: opts.MCPConfig, mcpServers: opts.mcpServers}
-	ts, err := loadToolSet(ctx, ios, src, selection{only: calledTools(d, conv), restricted: true}, nil)
+	ts, err := loadToolSet(ctx, ios, src, toolset.Selection{Only: calledTools(d, conv), Restricted: true}, nil)
 	if err != nil {
 		return nil, err
 	}
@@ -218,15 +219,15 @@ func replayConversation(ctx context.Context, opts *ReplayOptions, conv *transcri
 	if err := opts.Approval.check(ts); err != nil {
 		return nil, err
 	}
-	redact := ts.secrets(ios)
+	redact := toolSecrets(ios, ts)
 
 	var w *transcript.Writer
 	if opts.Output != "" {
-		defs, err := ts.toolDefs(d)
+		defs, err := ts.ToolDefs(d)
 		if err != nil {
 			return nil, err
 		}
-		h := transcript.Header{Command: "replay", Provider: d.Name(), Tools: defs, ToolsDirs: dirs, MCPServers: ts.header()}
+		h := transcript.Header{Command: "replay", Provider: d.Name(), Tools: defs, ToolsDirs: dirs, MCPServers: ts.Header()}
 		if conv.Header != nil {
 			h.Model, h.BaseURL, h.System = conv.Header.Model, conv.Header.BaseURL, conv.Header.System
 		}
@@ -308,33 +309,6 @@ func printReplayReport(ios *IOStreams, rows []replay.Row) bool {
 	}
 	fmt.Fprintf(ios.ErrOut, "replay: %s\n", summary)
 	return failed
-}
-
-// createChild creates the transcript of a replay or a resumed run; its
-// header names the parent.
-func createChild(path, parent string, conv *transcript.Conversation, h transcript.Header, redact *transcript.Redactor) (*transcript.Writer, error) {
-	if parent != "-" && sameFile(path, parent) {
-		return nil, flagErrorf("-o %s would overwrite the transcript being read", path)
-	}
-	w, err := transcript.Create(path, redact)
-	if err != nil {
-		return nil, err
-	}
-	h.Parent, h.Agentloop = parent, Version()
-	if conv.Header != nil {
-		h.ParentID = conv.Header.ID
-	}
-	if err := w.WriteHeader(h); err != nil {
-		w.Close()
-		return nil, err
-	}
-	return w, nil
-}
-
-func sameFile(a, b string) bool {
-	fa, err1 := os.Stat(a)
-	fb, err2 := os.Stat(b)
-	return err1 == nil && err2 == nil && os.SameFile(fa, fb)
 }
 
 // checkConversations refuses a file that fails validation, printing the

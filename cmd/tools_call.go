@@ -9,6 +9,7 @@ import (
 
 	"github.com/spf13/cobra"
 
+	"github.com/agentloop/agentloop/internal/toolset"
 	"github.com/agentloop/agentloop/pkg/agent"
 	"github.com/agentloop/agentloop/pkg/mcp"
 	"github.com/agentloop/agentloop/pkg/transcript"
@@ -106,7 +107,7 @@ func runToolsCall(ctx context.Context, opts *ToolsCallOptions) error {
 		args = b
 	}
 	// Only a server that could have the tool is started.
-	sel := selection{only: []string{opts.Name}}
+	sel := toolset.Selection{Only: []string{opts.Name}}
 	ts, err := loadToolSet(ctx, opts.IO, toolSources{dirs: opts.ToolsDirs, explicit: opts.ExplicitDirs, mcpFiles: opts.MCPConfig, mcpServers: opts.mcpServers}, sel, nil)
 	if err != nil {
 		return err
@@ -114,9 +115,9 @@ func runToolsCall(ctx context.Context, opts *ToolsCallOptions) error {
 	defer ts.Close()
 	var res agent.ToolResult
 	bytes := int64(-1)
-	if ts.reg.Has(opts.Name) {
-		r := ts.reg.Call(ctx, opts.Name, opts.CallID, args)
-		res, bytes = toolResult(r), r.Bytes
+	if ts.Reg.Has(opts.Name) {
+		r := ts.Reg.Call(ctx, opts.Name, opts.CallID, args)
+		res, bytes = toolset.Result(r), r.Bytes
 	} else {
 		res = ts.Call(ctx, opts.Name, opts.CallID, args)
 		bytes = int64(len(res.Content))

@@ -14,6 +14,7 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/agentloop/agentloop/internal/config"
+	"github.com/agentloop/agentloop/internal/toolset"
 	"github.com/agentloop/agentloop/pkg/mcp"
 )
 
@@ -78,7 +79,7 @@ type toolJSON struct {
 }
 
 func runToolsList(ctx context.Context, opts *ToolsListOptions) error {
-	ts, err := loadToolSet(ctx, opts.IO, toolSources{dirs: opts.ToolsDirs, explicit: opts.ExplicitDirs, mcpFiles: opts.MCPConfig, mcpServers: opts.mcpServers}, selection{}, nil)
+	ts, err := loadToolSet(ctx, opts.IO, toolSources{dirs: opts.ToolsDirs, explicit: opts.ExplicitDirs, mcpFiles: opts.MCPConfig, mcpServers: opts.mcpServers}, toolset.Selection{}, nil)
 	if err != nil {
 		return err
 	}
@@ -100,18 +101,18 @@ func runToolsList(ctx context.Context, opts *ToolsListOptions) error {
 }
 
 // toolRows are every tool offered, in name order.
-func toolRows(ts *toolSet) []toolJSON {
+func toolRows(ts *toolset.Set) []toolJSON {
 	out := []toolJSON{}
-	for _, d := range ts.reg.Definitions() {
+	for _, d := range ts.Reg.Definitions() {
 		out = append(out, toolJSON{
 			Name: d.Name, Description: d.Description, Parameters: d.Parameters, Source: "script", Output: d.Output,
 			Strict: d.Strict, Confirm: d.Confirm, Timeout: d.Timeout.String(), MaxOutput: d.MaxOutput,
 			Env: append([]string{}, d.Env...), Run: d.Run, Command: d.Command, File: d.File, Line: d.Line,
 		})
 	}
-	if ts.mcp != nil {
-		for _, m := range ts.mcp.Tools() {
-			c := serverOf(ts.servers, m.Server)
+	if ts.MCP != nil {
+		for _, m := range ts.MCP.Tools() {
+			c := ts.Server(m.Server)
 			out = append(out, toolJSON{
 				Name: m.Name, Description: m.Description, Parameters: m.InputSchema, Source: "mcp", Server: m.Server,
 				Original: m.Original, Confirm: m.Confirm, Timeout: m.Timeout.String(), MaxOutput: c.MaxOutput, Env: []string{},

@@ -7,6 +7,7 @@ import (
 
 	"github.com/spf13/cobra"
 
+	"github.com/agentloop/agentloop/internal/toolset"
 	"github.com/agentloop/agentloop/pkg/agent"
 	"github.com/agentloop/agentloop/pkg/mcp"
 )
@@ -56,17 +57,17 @@ form {"name","description","input_schema"} with --provider anthropic.`,
 }
 
 func runToolsShow(ctx context.Context, opts *ToolsShowOptions) error {
-	ts, err := loadToolSet(ctx, opts.IO, toolSources{dirs: opts.ToolsDirs, explicit: opts.ExplicitDirs, mcpFiles: opts.MCPConfig, mcpServers: opts.mcpServers}, selection{}, nil)
+	ts, err := loadToolSet(ctx, opts.IO, toolSources{dirs: opts.ToolsDirs, explicit: opts.ExplicitDirs, mcpFiles: opts.MCPConfig, mcpServers: opts.mcpServers}, toolset.Selection{}, nil)
 	if err != nil {
 		return err
 	}
 	defer ts.Close()
 	if !ts.Has(opts.Name) {
-		return errors.New(ts.unknownText(opts.Name))
+		return errors.New(ts.UnknownText(opts.Name))
 	}
 	// The definitions of every tool, made as a run makes them (Anthropic's
 	// last one carries the cache mark), and this one picked out.
-	defs, err := ts.toolDefs(agent.DialectFor(opts.Provider))
+	defs, err := ts.ToolDefs(agent.DialectFor(opts.Provider))
 	if err != nil {
 		return err
 	}

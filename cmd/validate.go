@@ -12,6 +12,7 @@ import (
 
 	"github.com/spf13/cobra"
 
+	"github.com/agentloop/agentloop/internal/toolset"
 	"github.com/agentloop/agentloop/pkg/mcp"
 	"github.com/agentloop/agentloop/pkg/tools"
 	"github.com/agentloop/agentloop/pkg/transcript"
@@ -114,7 +115,7 @@ func runValidate(ctx context.Context, opts *ValidateOptions) error {
 		if err != nil {
 			return &ExitError{Code: ExitUsage, Err: err}
 		}
-		topts.Tools = &declaredTools{reg: reg, servers: enabled(servers)}
+		topts.Tools = &declaredTools{reg: reg, servers: toolset.Enabled(servers)}
 	}
 
 	out := bufio.NewWriterSize(opts.IO.Out, 64<<10)
