@@ -38,6 +38,8 @@ Keys (file / environment / flag):
   timeout         AGENTLOOP_TIMEOUT         --timeout
   system          AGENTLOOP_SYSTEM          --system
   models          (file only) model names offered by shell completion
+  mcp_config      AGENTLOOP_MCP_CONFIG      --mcp-config
+  mcp_servers     (file only) MCP servers whose tools are offered (docs/mcp.md)
   profiles        (file only) named sets of the keys above
 
 AGENTLOOP_TOOLS_DIRS separates folders with colons. base_url falls back to OPENAI_BASE_URL or ANTHROPIC_BASE_URL (the chosen

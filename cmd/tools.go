@@ -16,7 +16,9 @@ func newCmdTools(ios *IOStreams) *cobra.Command {
 	c := &cobra.Command{
 		Use:   "tools",
 		Short: "List, show and call the tools offered to the model",
-		Long: `Tools are YAML definitions in tools.d folders, each backed by an executable.
+		Long: `Tools are YAML definitions in tools.d folders, each backed by an executable,
+and the tools of MCP servers (a tools.d file with an mcp: key, the configuration's
+mcp_servers, or an {"mcpServers": …} file given with --mcp-config; see docs/mcp.md).
 By default agentloop reads ./tools.d and, when it exists, the tools.d folder in
 the user's config directory ($XDG_CONFIG_HOME/agentloop/tools.d); tools_dirs in
 the configuration or AGENTLOOP_TOOLS_DIRS name other folders. See docs/tools.md.`,

@@ -322,11 +322,16 @@ func (srv *server) call(ctx context.Context, t *Tool, args []byte) agent.ToolRes
 		return fail(transcript.KindTimeout, "timed out after %s; the server was sent a cancellation", t.Timeout)
 	}
 	var rpcErr *jsonrpc.Error
-	if errors.As(err, &rpcErr) && sess.alive() {
+	if errors.As(err, &rpcErr) && rpcErr.Code != codeRejectedByTransport && sess.alive() {
 		return fail(transcript.KindServer, "mcp server %s refused the call: %s", srv.cfg.Name, rpcErr.Message)
 	}
 	return fail(transcript.KindServer, "mcp server %s %s", srv.cfg.Name, srv.died(sess, err))
 }
+
+// codeRejectedByTransport is the SDK's code for a message its transport
+// could not deliver: an HTTP server that cannot be reached, or answers with
+// an error status.
+const codeRejectedByTransport = -32005
 
 // live returns the session to call, restarting a server whose session
 // ended, once per run.

@@ -333,3 +333,24 @@ func alive(pid int) bool {
 	}
 	return true
 }
+
+// An HTTP server that goes away answers the calls that follow with why,
+// and is reconnected once; when that fails too, calls say so.
+func TestHTTPServerGone(t *testing.T) {
+	srv := httptest.NewServer(mcptest.Handler(mcptest.Options{}))
+	cfg := &Config{Name: "web", URL: srv.URL, Prefix: "web_", Timeout: 5 * time.Second, StartTimeout: 5 * time.Second, MaxOutput: DefaultMaxOutput, File: "x", Line: 1}
+	s := start(t, "", cfg)
+	if r := s.Call(context.Background(), "web_echo", "c1", []byte(`{"text":"up"}`)); r.Content != "up" {
+		t.Fatalf("first call: %+v", r)
+	}
+	srv.CloseClientConnections()
+	srv.Close()
+	r := s.Call(context.Background(), "web_echo", "c2", []byte(`{"text":"down"}`))
+	if r.Kind != transcript.KindServer || !strings.Contains(r.Content, "mcp server web is unreachable") {
+		t.Errorf("gone: %+v", r)
+	}
+	r = s.Call(context.Background(), "web_echo", "c3", []byte(`{"text":"again"}`))
+	if r.Kind != transcript.KindServer || !strings.Contains(r.Content, "and restarting it failed") {
+		t.Errorf("after a failed restart: %+v", r)
+	}
+}
