@@ -54,10 +54,7 @@ func TestKill9AtRandomMoments(t *testing.T) {
 	if err := os.WriteFile(filepath.Join(tools, "echo.yaml"), []byte(echoTool), 0o644); err != nil {
 		t.Fatal(err)
 	}
-	script := "#!/bin/sh\nsleep 0.02\nprintf '%s %.0s' \"$ARG_N\" $(seq 400)\n"
-	if err := os.WriteFile(filepath.Join(tools, "echo.sh"), []byte(script), 0o755); err != nil {
-		t.Fatal(err)
-	}
+	writeEchoTool(t, tools, filepath.Join(dir, "calls.log"), "sleep 0.02\n")
 
 	// A whole run first: how long one takes bounds the kill moments.
 	srv := fakeapi.NewOpenAI(crashScript(), "")
@@ -102,6 +99,17 @@ func TestKill9AtRandomMoments(t *testing.T) {
 		checkKilledTranscript(t, dir, name, data)
 	}
 	t.Logf("%d kills: %d left a torn last line, %d came after the end record", kills, torn, ended)
+}
+
+// writeEchoTool writes echo.sh: after pre, it prints its argument a few
+// kilobytes long and appends its call id to log, whatever the working
+// directory (a run in this process has the package's).
+func writeEchoTool(t *testing.T, tools, log, pre string) {
+	t.Helper()
+	script := "#!/bin/sh\n" + pre + "printf '%s %.0s' \"$ARG_N\" $(seq 400)\necho \"$AGENTLOOP_CALL_ID\" >> '" + log + "'\n"
+	if err := os.WriteFile(filepath.Join(tools, "echo.sh"), []byte(script), 0o755); err != nil {
+		t.Fatal(err)
+	}
 }
 
 // killAfter starts agentloop and sends it SIGKILL after delay (unless it
@@ -176,6 +184,17 @@ func checkKilledTranscript(t *testing.T, dir, name string, data []byte) {
 	if bytes.Contains(data, []byte(`"type":"end"`)) {
 		return // the run had finished: nothing to resume
 	}
+	// The calls whose results the killed run recorded are not run again.
+	convs, err := transcript.ReadConversations(bytes.NewReader(data))
+	if err != nil {
+		t.Fatalf("%s: %v", name, err)
+	}
+	recorded := map[string]bool{}
+	for _, f := range convs[0].Finished {
+		recorded[f.CallID] = true
+	}
+	log := filepath.Join(dir, "calls.log")
+	before, _ := os.ReadFile(log)
 	srv := fakeapi.NewOpenAI([]fakeapi.Step{{Text: strp("resumed")}}, "")
 	defer srv.Close()
 	code, out, errOut := execute(t, "replay", "--resume", "--base-url", srv.BaseURL(), "--tools-dir", tools, "--no-transcript", path)
@@ -184,6 +203,15 @@ func checkKilledTranscript(t *testing.T, dir, name string, data []byte) {
 	}
 	if err := srv.Check(); err != nil {
 		t.Errorf("resume %s: %v", name, err)
+	}
+	after, _ := os.ReadFile(log)
+	for id := range strings.FieldsSeq(string(after[min(len(before), len(after)):])) {
+		if recorded[id] {
+			t.Errorf("resume %s ran %s again, whose result the killed run recorded\n%s", name, id, data)
+		}
+	}
+	if len(recorded) > 0 {
+		t.Logf("%s: %d recorded call(s) not run again", name, len(recorded))
 	}
 }
 
@@ -214,9 +242,7 @@ func TestTornAtEveryRecord(t *testing.T) {
 	if err := os.WriteFile(filepath.Join(tools, "echo.yaml"), []byte(echoTool), 0o644); err != nil {
 		t.Fatal(err)
 	}
-	if err := os.WriteFile(filepath.Join(tools, "echo.sh"), []byte("#!/bin/sh\nprintf '%s %.0s' \"$ARG_N\" $(seq 400)\n"), 0o755); err != nil {
-		t.Fatal(err)
-	}
+	writeEchoTool(t, tools, filepath.Join(dir, "calls.log"), "")
 	srv := fakeapi.NewOpenAI(crashScript()[3:], "")
 	defer srv.Close()
 	whole := filepath.Join(dir, "whole.jsonl")

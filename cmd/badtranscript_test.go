@@ -11,12 +11,14 @@ import (
 	"testing"
 )
 
-// goodTranscript is a whole run: a header, the prompt, a call, its result,
-// the answer, the end. Every field of every record type is set.
+// goodTranscript is a whole run: a header, the prompt, a call, the record
+// of its result as it finished, its result, the answer, the end. Every
+// field of every record type is set.
 var goodTranscript = []string{
 	`{"type":"header","version":1,"id":"x","time":"2026-01-01T00:00:00Z","command":"run","provider":"openai","model":"m","base_url":"http://127.0.0.1:1/v1","tools_dirs":["d"],"tools":[{"type":"function","function":{"name":"look","parameters":{"type":"object","properties":{}}}}],"system":"s","max_steps":10,"parent":"p","parent_id":"pi","agentloop":"dev"}`,
 	`{"type":"message","seq":1,"step":0,"time":"2026-01-01T00:00:01Z","message":{"role":"user","content":"hi"}}`,
 	`{"type":"message","seq":2,"step":1,"time":"2026-01-01T00:00:02Z","message":{"role":"assistant","content":null,"tool_calls":[{"id":"c1","type":"function","function":{"name":"look","arguments":"{}"}}]},"usage":{"input_tokens":1,"output_tokens":2},"latency_ms":5,"finish_reason":"tool_calls"}`,
+	`{"type":"result","step":1,"time":"2026-01-01T00:00:03Z","call_id":"c1","name":"look","exit_code":0,"duration_ms":3,"truncated":false,"is_error":false,"error":"","content":"looked\n"}`,
 	`{"type":"message","seq":3,"step":1,"time":"2026-01-01T00:00:03Z","message":{"role":"tool","tool_call_id":"c1","content":"looked\n"},"results":[{"call_id":"c1","name":"look","exit_code":0,"duration_ms":3,"truncated":false,"is_error":false,"error":""}]}`,
 	`{"type":"message","seq":4,"step":2,"time":"2026-01-01T00:00:04Z","message":{"role":"assistant","content":"done"},"finish_reason":"stop"}`,
 	`{"type":"end","time":"2026-01-01T00:00:05Z","reason":"stop","error":"","steps":2,"usage":{"input_tokens":1,"output_tokens":2}}`,
@@ -56,20 +58,30 @@ var wrongTypes = []struct {
 	{3, "output_tokens", `2`, `2.5`},
 	{3, "latency_ms", `5`, `"5ms"`},
 	{3, "finish_reason", `"tool_calls"`, `1`},
-	{4, "results", `[{"call_id":"c1","name":"look","exit_code":0,"duration_ms":3,"truncated":false,"is_error":false,"error":""}]`, `{}`},
-	{4, "results", `[{"call_id":"c1","name":"look","exit_code":0,"duration_ms":3,"truncated":false,"is_error":false,"error":""}]`, `["c1"]`},
-	{4, "call_id", `"c1"`, `1`},
-	{4, "name", `"look"`, `null,"name":[]`},
-	{4, "exit_code", `0`, `"0"`},
-	{4, "duration_ms", `3`, `-0.5`},
-	{4, "truncated", `false`, `"no"`},
-	{4, "is_error", `false`, `0`},
-	{4, "error", `""`, `{}`},
-	{6, "reason", `"stop"`, `0`},
-	{6, "error", `""`, `["e"]`},
-	{6, "steps", `2`, `"2"`},
-	{6, "usage", `{"input_tokens":1,"output_tokens":2}`, `[]`},
-	{6, "time", `"2026-01-01T00:00:05Z"`, `null,"time":"noon"`},
+	{4, "step", `1`, `"1"`},
+	{4, "time", `"2026-01-01T00:00:03Z"`, `"soon"`},
+	{4, "call_id", `"c1"`, `["c1"]`},
+	{4, "name", `"look"`, `7`},
+	{4, "exit_code", `0`, `0.5`},
+	{4, "duration_ms", `3`, `"3ms"`},
+	{4, "truncated", `false`, `"false"`},
+	{4, "is_error", `false`, `null,"is_error":1`},
+	{4, "error", `""`, `false`},
+	{4, "content", `"looked\n"`, `{"text":"looked"}`},
+	{5, "results", `[{"call_id":"c1","name":"look","exit_code":0,"duration_ms":3,"truncated":false,"is_error":false,"error":""}]`, `{}`},
+	{5, "results", `[{"call_id":"c1","name":"look","exit_code":0,"duration_ms":3,"truncated":false,"is_error":false,"error":""}]`, `["c1"]`},
+	{5, "call_id", `"c1"`, `1`},
+	{5, "name", `"look"`, `null,"name":[]`},
+	{5, "exit_code", `0`, `"0"`},
+	{5, "duration_ms", `3`, `-0.5`},
+	{5, "truncated", `false`, `"no"`},
+	{5, "is_error", `false`, `0`},
+	{5, "error", `""`, `{}`},
+	{7, "reason", `"stop"`, `0`},
+	{7, "error", `""`, `["e"]`},
+	{7, "steps", `2`, `"2"`},
+	{7, "usage", `{"input_tokens":1,"output_tokens":2}`, `[]`},
+	{7, "time", `"2026-01-01T00:00:05Z"`, `null,"time":"noon"`},
 }
 
 // TestBadTranscripts gives validate and replay transcripts with a field of
@@ -138,8 +150,10 @@ func TestMalformedTranscripts(t *testing.T) {
 	whole := strings.Join(goodTranscript, "\n") + "\n"
 	deep := strings.Repeat("[", 100000) + strings.Repeat("]", 100000)
 	huge := 100 << 20
+	longExit, longRe := 1, `:2: error: line 2 is longer than 8MiB, the most validate holds in memory; it is not checked \(raise the limit with --max-line\) \[line-too-long\]`
 	if testing.Short() {
 		huge = 1 << 20
+		longExit, longRe = 0, `no problems`
 	}
 	cases := []struct {
 		name       string
@@ -150,19 +164,20 @@ func TestMalformedTranscripts(t *testing.T) {
 		replayRe   string // in stderr
 	}{
 		{"torn last record", func() []byte { return []byte(whole[:len(whole)-20]) }, 0,
-			`:6: warning: last line is incomplete \(the writer was stopped mid-record\)`, 0, `warning: .*:6: the last line is incomplete`},
+			`:7: warning: last line is incomplete \(the writer was stopped mid-record\)`, 0, `warning: .*:7: the last line is incomplete`},
 		{"byte order mark", func() []byte { return []byte("\xef\xbb\xbf" + whole) }, 0, `no problems`, 0, `1 same`},
 		{"CRLF line ends", func() []byte { return []byte(strings.ReplaceAll(whole, "\n", "\r\n")) }, 0, `no problems`, 0, `1 same`},
 		{"a NUL between records", func() []byte { return []byte(strings.Replace(whole, "\n", "\n\x00\n", 1)) }, 1,
-			`:2: error: line is not JSON`, 1, `line 2: not a JSON object`},
+			`:2: error: binary data, not text \(a NUL byte at line 2, column 1\); the file is not checked further \[binary-file\]`, 1, `line 2: not a JSON object`},
 		{"a NUL inside a string", func() []byte { return []byte(strings.Replace(whole, `"content":"hi"`, "\"content\":\"h\x00i\"", 1)) }, 1,
-			`:2: error: line is not JSON: control byte 0x00 in string at column 103`, 1, `line 2: not a JSON object: invalid character '\\x00' in string literal`},
+			`:2: error: binary data, not text \(a NUL byte at line 2, column 103\)`, 1, `line 2: not a JSON object: invalid character '\\x00' in string literal`},
+		// validate holds at most --max-line (8 MiB) of a line.
 		{"a line of 100 MB in a message", func() []byte {
 			return []byte(strings.Replace(whole, `"content":"hi"`, `"content":"`+strings.Repeat("a", huge)+`"`, 1))
-		}, 0, `no problems`, 0, `1 same`},
+		}, longExit, longRe, 0, `1 same`},
 		{"a line of 100 MB that is not JSON", func() []byte {
 			return []byte(strings.Replace(whole, "\n", "\n"+strings.Repeat("x", huge)+"\n", 1))
-		}, 1, `:2: error: line is not JSON`, 1, `line 2: not a JSON object`},
+		}, 1, `:2: error: line`, 1, `line 2: not a JSON object`},
 		{"arrays nested 100,000 deep in a message", func() []byte {
 			return []byte(strings.Replace(whole, `"content":"hi"`, `"content":`+deep, 1))
 		}, 1, `:2: error: line is not JSON: nested too deeply`, 1, `line 2: not a JSON object: .*exceeded max depth`},
@@ -171,10 +186,10 @@ func TestMalformedTranscripts(t *testing.T) {
 			`no messages: line 1: incomplete last record \(the writer stopped mid-line\): not a JSON object: .*exceeded max depth`},
 		{"objects nested 100,000 deep", func() []byte { return []byte(strings.Repeat(`{"a":`, 100000) + "1" + strings.Repeat("}", 100000)) }, 1,
 			`nested too deeply`, 1, `exceeded max depth`},
-		{"an empty file", func() []byte { return nil }, 0, `warning: no messages found`, 1, `empty file: no messages`},
-		{"an empty array of messages", func() []byte { return []byte("[]") }, 0, `warning: no messages found`, 1, `(?m): no messages$`},
-		{"a request body without messages", func() []byte { return []byte(`{"model":"m","messages":[]}`) }, 0, `warning: no messages found`, 1, `(?m): no messages$`},
-		{"binary", func() []byte { return []byte("\x89PNG\r\n\x1a\n\x00\x00\x00\rIHDR\xff\xfe") }, 1, `:1: error: line is not JSON`, 1, `line 1: not a JSON object`},
+		{"an empty file", func() []byte { return nil }, 1, `error: the file is empty: nothing was checked \[no-conversation\]`, 1, `empty file: no messages`},
+		{"an empty array of messages", func() []byte { return []byte("[]") }, 1, `error: .*no message.*\[no-conversation\]`, 1, `(?m): no messages$`},
+		{"a request body without messages", func() []byte { return []byte(`{"model":"m","messages":[]}`) }, 1, `error: .*no message.*\[no-conversation\]`, 1, `(?m): no messages$`},
+		{"binary", func() []byte { return []byte("\x89PNG\r\n\x1a\n\x00\x00\x00\rIHDR\xff\xfe") }, 1, `:3: error: binary data`, 1, `line 1: not a JSON object`},
 	}
 	for _, tc := range cases {
 		t.Run(tc.name, func(t *testing.T) {

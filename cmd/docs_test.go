@@ -10,6 +10,8 @@ import (
 	"testing"
 
 	"github.com/santhosh-tekuri/jsonschema/v6"
+
+	"github.com/agentloop/agentloop/pkg/transcript"
 )
 
 // The schema in docs/transcript.md is the one the code generates.
@@ -83,6 +85,18 @@ func TestTranscriptSchemaAcceptsRecords(t *testing.T) {
 		if err := sch.Validate(v); err != nil {
 			t.Errorf("line %d: %v", i+1, err)
 		}
+	}
+	var rec bytes.Buffer
+	w := transcript.NewWriter(&rec, nil)
+	if err := w.WriteResult(transcript.CallResult{Step: 1, Result: transcript.Result{CallID: "call_1", Name: "mark"}, Content: "ok"}); err != nil {
+		t.Fatal(err)
+	}
+	v, err := jsonschema.UnmarshalJSON(&rec)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := sch.Validate(v); err != nil {
+		t.Errorf("result record: %v", err)
 	}
 	bad, _ := jsonschema.UnmarshalJSON(strings.NewReader(`{"type":"end","reason":"finished"}`))
 	if sch.Validate(bad) == nil {

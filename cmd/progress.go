@@ -177,6 +177,9 @@ func (p *progress) Event(e agent.Event) {
 					state = "error (" + r.Kind + ")"
 				}
 			}
+			if e.Recorded {
+				state += ", finished before the run stopped: not run again"
+			}
 			p.printlnLocked(fmt.Sprintf("  ← %s %s: %s, %s, %d bytes: %s", safeText(e.Call.ID), safeText(e.Call.Name), state, r.Duration.Round(time.Millisecond), len(r.Content), oneLineText(r.Content, 200)))
 		}
 	}

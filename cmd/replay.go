@@ -56,7 +56,9 @@ final answer to stdout; the exit status is 1 when any result differs.
 --show renders the transcript for reading. --resume sends the conversation to
 the live model and continues the loop where it stopped (after --max-steps, an
 API error or an interrupt), answering calls left pending first, into a new
-transcript; the old file is never modified.
+transcript; the old file is never modified. A pending call that had finished
+before the run stopped (its result is in a result record) is answered with
+that result and not run again.
 
 A replay asks nobody: the calls of tools marked confirm: true are skipped
 (reported, not a difference) unless --allow NAME or --yes lets them run again;

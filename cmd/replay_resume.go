@@ -82,7 +82,10 @@ func runReplayResume(ctx context.Context, opts *ReplayOptions) error {
 	if err != nil {
 		return err
 	}
-	out, err := run.loop.Run(run.ctx, agent.State{Messages: msgs, Steps: steps, Usage: usage})
+	// A pending call that had finished before the run stopped is answered
+	// with its recorded result, not run (or asked about) again.
+	st := agent.State{Messages: msgs, Finished: agent.FinishedFromRecords(conv.Finished), Steps: steps, Usage: usage}
+	out, err := run.loop.Run(run.ctx, st)
 	return run.finish(ios, out, err)
 }
 

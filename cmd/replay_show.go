@@ -140,8 +140,11 @@ func renderTranscript(w io.Writer, name string, conv *transcript.Conversation, s
 		p.line(2, st.dim("system: "+oneLineText(conv.System, 200)))
 	}
 
-	// Calls by id, to name the tool of each result.
+	// Calls by id, to name the tool of each result; the calls of the last
+	// assistant turn, and those of them a message answers.
 	callNames := map[string]string{}
+	var lastCalls []agent.Call
+	answered := map[string]bool{}
 	var total transcript.Usage
 	step := 0
 	lastText := ""
@@ -174,6 +177,8 @@ func renderTranscript(w io.Writer, name string, conv *transcript.Conversation, s
 			if t.Text != "" {
 				p.text(2, t.Text)
 			}
+			lastCalls = t.Calls
+			clear(answered)
 			for _, c := range t.Calls {
 				callNames[c.ID] = c.Name
 				p.line(2, fmt.Sprintf("→ %s %s %s", st.cyan(safeText(c.Name)), st.dim(safeText(c.ID)), oneLineText(string(c.Arguments), 1<<20)))
@@ -191,6 +196,7 @@ func renderTranscript(w io.Writer, name string, conv *transcript.Conversation, s
 				continue
 			}
 			for i, r := range results {
+				answered[r.CallID] = true
 				meta := transcript.Result{CallID: r.CallID, IsError: r.IsError, ExitCode: -1}
 				if i < len(rec.Results) {
 					meta = rec.Results[i]
@@ -199,30 +205,12 @@ func renderTranscript(w io.Writer, name string, conv *transcript.Conversation, s
 				if name == "" {
 					name = meta.Name
 				}
-				state := st.green("ok")
-				if r.IsError {
-					state = "error"
-					if meta.Error != "" {
-						state += " (" + meta.Error + ")"
-					}
-					state = st.red(state)
-				}
-				info := []string{"← " + st.cyan(safeText(name)) + " " + st.dim(safeText(r.CallID)), state}
-				if meta.Server != "" {
-					info = append(info, "mcp server "+safeText(meta.Server))
-				}
-				if meta.DurationMS > 0 || len(rec.Results) > 0 {
-					info = append(info, (time.Duration(meta.DurationMS) * time.Millisecond).String())
-				}
-				info = append(info, byteSize(len(r.Content)))
-				if meta.Truncated {
-					info = append(info, "truncated")
-				}
-				p.line(2, strings.Join(info, " · "))
-				p.excerpt(4, r.Content, showResultLines)
+				meta.IsError = r.IsError
+				p.result(name, r.CallID, meta, len(rec.Results) > 0, r.Content, "")
 			}
 		}
 	}
+	p.unsent(lastCalls, answered, conv.Finished)
 	p.blank()
 	end := conv.End
 	switch {

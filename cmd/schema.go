@@ -36,7 +36,7 @@ func newCmdSchema(ios *IOStreams) *cobra.Command {
 }
 
 // TranscriptSchema is the JSON Schema of one transcript line, reflected from
-// the record types: a header, a message or an end record.
+// the record types: a header, a message, a result or an end record.
 func TranscriptSchema() ([]byte, error) {
 	r := &jsonschema.Reflector{
 		Anonymous:                  true,
@@ -47,10 +47,10 @@ func TranscriptSchema() ([]byte, error) {
 		Version:     jsonschema.Version,
 		ID:          "https://github.com/agentloop/agentloop/transcript.schema.json",
 		Title:       "agentloop transcript record",
-		Description: "One line of an agentloop JSONL transcript: a header first, then message records, then an end record.",
+		Description: "One line of an agentloop JSONL transcript: a header first, then message records (with result records for calls that finished while others of their turn ran), then an end record.",
 		Definitions: jsonschema.Definitions{},
 	}
-	for _, v := range []any{&transcript.Header{}, &transcript.Message{}, &transcript.End{}} {
+	for _, v := range []any{&transcript.Header{}, &transcript.Message{}, &transcript.CallResult{}, &transcript.End{}} {
 		s := r.Reflect(v)
 		for name, def := range s.Definitions {
 			root.Definitions[name] = def

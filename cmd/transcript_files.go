@@ -37,6 +37,15 @@ func createTranscript(ios *IOStreams, path, parent string, conv *transcript.Conv
 			return nil, err
 		}
 	}
+	// So do the results of calls that finished before the run stopped:
+	// should this run stop too before they are sent, they are still not
+	// run again.
+	for _, rec := range conv.Finished {
+		if err := w.WriteResult(rec); err != nil {
+			w.Close()
+			return nil, err
+		}
+	}
 	return w, nil
 }
 

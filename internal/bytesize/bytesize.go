@@ -1,5 +1,5 @@
-// Package bytesize reads and writes sizes in bytes as people write them in
-// configuration: 512, 16KiB, 1MB, 1.5 MiB.
+// Package bytesize reads and writes byte counts as people write them:
+// "512", "16KiB", "1MB", "1.5 MiB".
 package bytesize
 
 import (
@@ -9,7 +9,7 @@ import (
 	"strings"
 )
 
-var sizeUnits = map[string]float64{
+var units = map[string]float64{
 	"":    1,
 	"b":   1,
 	"kb":  1e3,
@@ -28,7 +28,7 @@ func Parse(s string) (int64, error) {
 	if i >= 0 {
 		num, unit = t[:i], strings.TrimSpace(t[i:])
 	}
-	mult, ok := sizeUnits[strings.ToLower(unit)]
+	mult, ok := units[strings.ToLower(unit)]
 	if num == "" || !ok {
 		return 0, fmt.Errorf("%q is not a size; write a number of bytes with an optional unit: 512, 16KiB, 1MB", s)
 	}

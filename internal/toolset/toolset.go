@@ -424,3 +424,32 @@ func (t *Set) Header() []transcript.MCPServer {
 	}
 	return t.MCP.Header()
 }
+
+// Checker is what validate checks calls against, starting no server: a
+// script tool's arguments against its schema; a name a server could offer
+// is known, unchecked, since its schema is the server's to give.
+type Checker struct {
+	Reg     *tools.Registry
+	Servers []*mcp.Config
+}
+
+// Has reports whether a tool of that name is loaded or could be offered.
+func (c *Checker) Has(name string) bool {
+	if c.Reg.Has(name) {
+		return true
+	}
+	for _, s := range c.Servers {
+		if s.MayOffer(name) {
+			return true
+		}
+	}
+	return false
+}
+
+// CheckArgs checks a script tool's arguments; an MCP tool's pass.
+func (c *Checker) CheckArgs(name string, args []byte) error {
+	if c.Reg.Has(name) {
+		return c.Reg.CheckArgs(name, args)
+	}
+	return nil
+}

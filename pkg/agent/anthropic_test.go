@@ -80,10 +80,15 @@ func TestAnthropicParallelCalls(t *testing.T) {
 		t.Errorf("cache usage not recorded: %+v", out.Usage)
 	}
 	recs := records(t, tr)
-	// header, user, assistant, user(results), assistant, end
-	if len(recs) != 6 {
+	// header, user, assistant, a result record per call, user(results),
+	// assistant, end
+	if len(recs) != 8 {
 		t.Fatalf("%d records", len(recs))
 	}
+	if recs[3].Result == nil || recs[4].Result == nil {
+		t.Fatalf("records 4 and 5 are not result records: %+v %+v", recs[3], recs[4])
+	}
+	recs = append(recs[:3:3], recs[5:]...)
 	res := recs[3].Message
 	if len(res.Results) != 2 || res.Results[0].CallID != "toolu_01" || res.Results[1].CallID != "toolu_02" {
 		t.Errorf("results meta %+v", res.Results)

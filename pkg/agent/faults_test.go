@@ -96,8 +96,9 @@ func TestTranscriptWriteErrorStopsTheRun(t *testing.T) {
 		return out
 	}
 	// Records: 1 header, 2 user, 3 assistant with calls, 4 and 5 the
-	// results, 6 the answer, 7 end.
-	for n := 1; n <= 6; n++ {
+	// result records of the calls as they finish, 6 and 7 the results,
+	// 8 the answer, 9 end.
+	for n := 1; n <= 8; n++ {
 		sink := &failAfter{n: n}
 		w := transcript.NewWriter(sink, nil)
 		if err := w.WriteHeader(transcript.Header{Provider: "openai", Model: "m"}); err != nil {
@@ -105,7 +106,9 @@ func TestTranscriptWriteErrorStopsTheRun(t *testing.T) {
 		}
 		prov := &countingProvider{Scripted: agent.NewScripted(d, "m", turns())}
 		ex := weatherTools()
-		out, err := (&agent.Loop{Provider: prov, Tools: ex, Transcript: w}).Prompt(context.Background(), "weather?")
+		// One call at a time, so that a result record that fails stops
+		// the next call from starting.
+		out, err := (&agent.Loop{Provider: prov, Tools: ex, Transcript: w, Parallel: 1}).Prompt(context.Background(), "weather?")
 		if !errors.Is(err, syscall.ENOSPC) || !strings.Contains(err.Error(), "write transcript (stream): no space left on device") {
 			t.Fatalf("fail after %d records: err = %v", n, err)
 		}
@@ -117,9 +120,12 @@ func TestTranscriptWriteErrorStopsTheRun(t *testing.T) {
 			wantRequests = 1
 		}
 		if n >= 3 { // the calls are on record: they may run
+			wantCalls = 1
+		}
+		if n >= 4 { // the first call's result is on record: the next may run
 			wantCalls = 2
 		}
-		if n >= 5 { // their results are on record: the model may be asked again
+		if n >= 7 { // their results are on record: the model may be asked again
 			wantRequests = 2
 		}
 		if got := int(prov.requests.Load()); got != wantRequests {

@@ -35,11 +35,20 @@ type Event struct {
 	Call   *Call       // EventCallStart, EventCallDone
 	Index  int         // the call's position in its turn
 	Result *ToolResult // EventCallDone
+	// Recorded is set on the EventCallDone of a call that is not run: it
+	// finished before the run that made it stopped, and is answered with
+	// the result recorded then (State.Finished).
+	Recorded bool
 }
 
 // State is a conversation to continue.
 type State struct {
 	Messages []Message
+	// Finished are results of calls of the last assistant message that
+	// finished before the run that made them stopped (a transcript's result
+	// records). Those calls are answered with them and not run again;
+	// results for calls that are not pending are ignored.
+	Finished []CallResult
 	// Steps and Usage are what earlier runs of this conversation spent.
 	Steps int
 	Usage transcript.Usage
@@ -115,13 +124,14 @@ func (l *Loop) Run(ctx context.Context, st State) (*Outcome, error) {
 		out.Reason = transcript.ReasonError
 		return l.finish(out, err)
 	}
+	finished := st.Finished
 	for newSteps := 0; ; {
 		if len(pending) > 0 {
-			if err := l.answer(ctx, out, step, pending); err != nil {
+			if err := l.answer(ctx, out, step, pending, finished); err != nil {
 				out.Reason = reasonFor(ctx, err)
 				return l.finish(out, err)
 			}
-			pending = nil
+			pending, finished = nil, nil
 		}
 		if newSteps >= maxSteps {
 			out.Reason = transcript.ReasonMaxSteps
@@ -215,8 +225,9 @@ func (l *Loop) checkCalls(calls []Call) error {
 
 // complete asks the model for the next turn.
 func (l *Loop) complete(ctx context.Context, step int, msgs []Message) (*Turn, error) {
-	if err := ctx.Err(); err != nil {
-		return nil, err
+	if ctx.Err() != nil {
+		// The cause says why (an interrupt, a time limit) to the caller.
+		return nil, context.Cause(ctx)
 	}
 	l.emit(Event{Kind: EventRequest, Step: step})
 	start := time.Now()
@@ -234,14 +245,69 @@ func (l *Loop) complete(ctx context.Context, step int, msgs []Message) (*Turn, e
 }
 
 // answer runs calls concurrently and appends their results in call order.
-// When the context ends while tools run, nothing is appended: the calls stay
-// pending, to be run again when the conversation is resumed.
-func (l *Loop) answer(ctx context.Context, out *Outcome, step int, calls []Call) error {
-	results := l.runCalls(ctx, step, calls)
+// Calls with a result in finished are answered with it and not run.
+//
+// The results go out in one piece (Anthropic wants them all in one
+// message), so a call that finishes while others of its turn still run
+// would be lost with them if the run stopped first: each such call's
+// result is written to the transcript as a result record the moment it
+// finishes. When the context ends while tools run, nothing is appended:
+// the calls cut short stay pending, and a resume answers the recorded ones
+// from their records and runs only the others.
+func (l *Loop) answer(ctx context.Context, out *Outcome, step int, calls []Call, finished []CallResult) error {
+	results := make([]CallResult, len(calls))
+	var run []int
+	for i, c := range calls {
+		if r, ok := recordedResult(finished, c.ID); ok {
+			results[i] = CallResult{Call: c, Result: r}
+			l.emit(Event{Kind: EventCallDone, Step: step, Call: &calls[i], Index: i, Result: &r, Recorded: true})
+			continue
+		}
+		run = append(run, i)
+	}
+	if err := l.runCalls(ctx, step, calls, run, results); err != nil {
+		return err
+	}
 	if ctx.Err() != nil {
-		return context.Cause(ctx)
+		for _, i := range run {
+			if results[i].Result.Kind == transcript.KindCanceled {
+				return context.Cause(ctx)
+			}
+		}
+		// Every call finished before the interrupt took hold: the results
+		// are appended, and the run stops before the next request.
 	}
 	return l.appendResults(out, step, results)
+}
+
+// FinishedFromRecords turns a transcript's result records (see
+// transcript.Conversation.Finished) into State.Finished.
+func FinishedFromRecords(recs []transcript.CallResult) []CallResult {
+	out := make([]CallResult, len(recs))
+	for i, r := range recs {
+		out[i] = CallResult{
+			Call: Call{ID: r.CallID, Name: r.Name},
+			Result: ToolResult{
+				Content: r.Content, IsError: r.IsError, Kind: r.Error, ExitCode: r.ExitCode,
+				Duration: time.Duration(r.DurationMS) * time.Millisecond, Truncated: r.Truncated,
+				Source: r.Source, Server: r.Server,
+			},
+		}
+		for _, im := range r.Images {
+			out[i].Result.Images = append(out[i].Result.Images, Image{MIMEType: im.MIMEType, Data: im.Data})
+		}
+	}
+	return out
+}
+
+// recordedResult finds the result of call id in finished.
+func recordedResult(finished []CallResult, id string) (ToolResult, bool) {
+	for _, f := range finished {
+		if f.Call.ID == id {
+			return f.Result, true
+		}
+	}
+	return ToolResult{}, false
 }
 
 // decline answers calls without running them.
@@ -265,12 +331,7 @@ func (l *Loop) appendResults(out *Outcome, step int, results []CallResult) error
 		out.Messages = append(out.Messages, m.Message)
 		meta := make([]transcript.Result, len(m.Results))
 		for i, ri := range m.Results {
-			r := results[ri]
-			meta[i] = transcript.Result{
-				CallID: r.Call.ID, Name: r.Call.Name, ExitCode: r.Result.ExitCode,
-				DurationMS: r.Result.Duration.Milliseconds(), Truncated: r.Result.Truncated,
-				IsError: r.Result.IsError, Error: r.Result.Kind, Source: r.Result.Source, Server: r.Result.Server,
-			}
+			meta[i] = resultMeta(&results[ri].Call, results[ri].Result)
 		}
 		var imagesOf []string
 		for _, ri := range m.Images {
@@ -283,29 +344,71 @@ func (l *Loop) appendResults(out *Outcome, step int, results []CallResult) error
 	return nil
 }
 
-func (l *Loop) runCalls(ctx context.Context, step int, calls []Call) []CallResult {
+// runCalls runs the calls at the indexes in run, at most Parallel at a
+// time, into results. When more than one runs, each result is recorded as
+// it comes (see answer); a failed write stops calls from starting and is
+// returned once those running have finished.
+func (l *Loop) runCalls(ctx context.Context, step int, calls []Call, run []int, results []CallResult) error {
 	parallel := l.Parallel
 	if parallel <= 0 {
 		parallel = DefaultParallel
 	}
-	results := make([]CallResult, len(calls))
+	record := len(run) > 1 && l.Transcript != nil
 	sem := make(chan struct{}, parallel)
-	var wg sync.WaitGroup
-	for i := range calls {
+	var (
+		wg     sync.WaitGroup
+		mu     sync.Mutex
+		recErr error
+	)
+	for _, i := range run {
 		c := &calls[i]
-		wg.Add(1)
 		sem <- struct{}{}
+		mu.Lock()
+		stop := recErr != nil
+		mu.Unlock()
+		if stop {
+			<-sem
+			break
+		}
+		wg.Add(1)
 		go func() {
 			defer wg.Done()
 			defer func() { <-sem }()
 			l.emit(Event{Kind: EventCallStart, Step: step, Call: c, Index: i})
 			r := l.call(ctx, c)
 			results[i] = CallResult{Call: *c, Result: r}
+			if record && r.Kind != transcript.KindCanceled {
+				if err := l.recordResult(step, c, r); err != nil {
+					mu.Lock()
+					if recErr == nil {
+						recErr = err
+					}
+					mu.Unlock()
+				}
+			}
 			l.emit(Event{Kind: EventCallDone, Step: step, Call: c, Index: i, Result: &r})
 		}()
 	}
 	wg.Wait()
-	return results
+	return recErr
+}
+
+// recordResult writes the result record of a call that finished.
+func (l *Loop) recordResult(step int, c *Call, r ToolResult) error {
+	rec := transcript.CallResult{Step: step, Result: resultMeta(c, r), Content: r.Content}
+	for _, im := range r.Images {
+		rec.Images = append(rec.Images, transcript.Image{MIMEType: im.MIMEType, Data: im.Data})
+	}
+	return l.Transcript.WriteResult(rec)
+}
+
+// resultMeta is what a transcript records of how a call ran.
+func resultMeta(c *Call, r ToolResult) transcript.Result {
+	return transcript.Result{
+		CallID: c.ID, Name: c.Name, ExitCode: r.ExitCode,
+		DurationMS: r.Duration.Milliseconds(), Truncated: r.Truncated,
+		IsError: r.IsError, Error: r.Kind, Source: r.Source, Server: r.Server,
+	}
 }
 
 // call runs one tool. An executor that panics is a bug, but it must not take

@@ -143,10 +143,22 @@ func TestParallelCallsEachAnsweredUnderItsID(t *testing.T) {
 		t.Errorf("%d requests, want 2", n)
 	}
 	recs := records(t, tr)
-	// header, user, assistant, tool, tool, assistant, end
-	if len(recs) != 7 {
-		t.Fatalf("%d records, want 7", len(recs))
+	// header, user, assistant, a result record per call as it finished
+	// (in any order), tool, tool, assistant, end
+	if len(recs) != 9 {
+		t.Fatalf("%d records, want 9", len(recs))
 	}
+	recorded := map[string]string{}
+	for _, r := range recs[3:5] {
+		if r.Result == nil || r.Result.Step != 1 || r.Result.Name != "get_weather" || r.Result.IsError || r.Result.ExitCode != 0 {
+			t.Fatalf("record %d = %+v, want a result record", r.Line, r)
+		}
+		recorded[r.Result.CallID] = r.Result.Content
+	}
+	if recorded["call_1"] != "Paris: 19 C, clear" || recorded["call_2"] != "Dublin: 12 C, rain" {
+		t.Errorf("result records hold %q", recorded)
+	}
+	recs = append(recs[:3:3], recs[5:]...)
 	for i, id := range []string{"call_1", "call_2"} {
 		m := recs[3+i].Message
 		if len(m.Results) != 1 || m.Results[0].CallID != id || m.Results[0].Name != "get_weather" || m.Results[0].IsError {

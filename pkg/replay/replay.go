@@ -307,6 +307,19 @@ func readRecording(d agent.Dialect, conv *transcript.Conversation) *recording {
 			r.results[k] = res
 		}
 	}
+	// Calls of the last turn that finished before the run stopped: their
+	// results are in result records, written as a message would hold them.
+	for _, f := range agent.FinishedFromRecords(conv.Finished) {
+		k := callKey{len(r.turns), f.Call.ID}
+		msgs, err := d.ResultMessages([]agent.CallResult{f})
+		if _, ok := r.results[k]; ok || err != nil || len(msgs) != 1 {
+			continue
+		}
+		if rs := d.ParseResults(msgs[0].Message); len(rs) == 1 {
+			rs[0].IsError = f.Result.IsError
+			r.results[k], r.errKnown[k], r.kinds[k] = rs[0], true, f.Result.Kind
+		}
+	}
 	return r
 }
 

@@ -251,6 +251,53 @@ func TestStatusDiverged(t *testing.T) {
 	}
 }
 
+// A recording that stopped while a turn ran: result records hold the calls
+// that finished. Their fresh results are compared with the records; a call
+// the record says was not run is not run now; a call with no result at all
+// is run and reported as not recorded.
+func TestRunRecordingWithResultRecords(t *testing.T) {
+	var b bytes.Buffer
+	w := transcript.NewWriter(&b, nil)
+	if err := w.WriteHeader(transcript.Header{Provider: "anthropic", Model: "m"}); err != nil {
+		t.Fatal(err)
+	}
+	d := agent.AnthropicDialect{}
+	turn := `{"role":"assistant","content":[` +
+		`{"type":"tool_use","id":"wait","name":"wait","input":{}},` +
+		`{"type":"tool_use","id":"mark","name":"mark","input":{}},` +
+		`{"type":"tool_use","id":"rm","name":"rm","input":{}}]}`
+	for _, err := range []error{
+		w.WriteMessage(transcript.Message{Message: d.UserMessage("go")}),
+		w.WriteMessage(transcript.Message{Step: 1, Message: json.RawMessage(turn), FinishReason: "tool_use"}),
+		w.WriteResult(transcript.CallResult{Step: 1, Result: transcript.Result{CallID: "mark", Name: "mark"}, Content: "marked"}),
+		w.WriteResult(transcript.CallResult{Step: 1, Result: transcript.Result{CallID: "rm", Name: "rm", ExitCode: -1, IsError: true, Error: transcript.KindDenied},
+			Content: "not run: the user declined this call to rm"}),
+		w.WriteEnd(transcript.End{Reason: transcript.ReasonInterrupted, Steps: 1}),
+	} {
+		if err != nil {
+			t.Fatal(err)
+		}
+	}
+	convs, err := transcript.ReadConversations(&b)
+	if err != nil {
+		t.Fatal(err)
+	}
+	ex := &tools{fns: map[string]func() agent.ToolResult{"wait": ok("waited"), "mark": ok("marked"), "rm": ok("removed")}}
+	res, err := replay.Run(context.Background(), convs[0], replay.Options{Tools: ex})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got := statuses(res.Rows); got != "wait:not recorded mark:same rm:not run" {
+		t.Errorf("rows %s", got)
+	}
+	if got := strings.Join(ex.calls, " "); got != "wait mark" && got != "mark wait" {
+		t.Errorf("ran %q, want wait and mark", got)
+	}
+	if res.Diverged() {
+		t.Error("diverged")
+	}
+}
+
 // A result with an image is compared by its text, which names each image
 // by its type and size: on Chat Completions the image itself is in a user
 // message after the tool messages, and that message is put back where it

@@ -17,7 +17,6 @@ import (
 	"github.com/santhosh-tekuri/jsonschema/v6"
 	"gopkg.in/yaml.v3"
 
-	"github.com/agentloop/agentloop/internal/bytesize"
 	"github.com/agentloop/agentloop/internal/suggest"
 	"github.com/agentloop/agentloop/internal/yamlpos"
 )
@@ -398,14 +397,14 @@ func (f *fileLoader) tool(n *yaml.Node) {
 	}
 	if p, ok := fields["max_output"]; ok {
 		if s, ok := f.scalar(p, "a size"); ok {
-			n, err := bytesize.Parse(s)
+			n, err := parseSize(s)
 			switch {
 			case err != nil:
 				f.errorf(p.val, "max_output: %v", err)
 			case n <= 0:
 				f.errorf(p.val, "max_output: must be more than 0, got %s", s)
 			case n > MaxMaxOutput:
-				f.errorf(p.val, "max_output: %s is more than the limit of %s", s, bytesize.Format(MaxMaxOutput))
+				f.errorf(p.val, "max_output: %s is more than the limit of %s", s, formatSize(MaxMaxOutput))
 			default:
 				t.def.MaxOutput = n
 			}

@@ -27,6 +27,8 @@ type recordInfo struct {
 	reason     []byte
 	hasTools   bool
 	toolsKind  byte // the kind of a "tools" that is not an array
+	callID     []byte
+	callIDK    byte // the kind of "call_id" (result records)
 }
 
 // rawField is a record field the record layer checks for its type only.
@@ -57,6 +59,10 @@ var recordFields = map[string]map[string]fieldType{
 	TypeMessage: {
 		"step": fieldInt, "time": fieldTime, "usage": fieldUsage, "latency_ms": fieldInt, "finish_reason": fieldString,
 		"images_of": fieldStrings,
+	},
+	TypeResult: {
+		"step": fieldInt, "time": fieldTime, "call_id": fieldString, "name": fieldString, "exit_code": fieldInt,
+		"duration_ms": fieldInt, "truncated": fieldBool, "is_error": fieldBool, "error": fieldString, "content": fieldString,
 	},
 	TypeEnd: {
 		"time": fieldTime, "error": fieldString, "steps": fieldInt, "usage": fieldUsage,
@@ -202,6 +208,11 @@ func (v *validator) record(text []byte, n int, complete bool) {
 				ri.provider = s.text()
 				continue
 			}
+		case "call_id":
+			if ri.callIDK = s.peekKind(); ri.callIDK == kindString {
+				ri.callID = s.text()
+				continue
+			}
 		case "base_url":
 			if s.peekKind() == kindString {
 				ri.baseURL = s.text()
@@ -251,6 +262,8 @@ func (v *validator) record(text []byte, n int, complete bool) {
 		v.applyHeader(n, &ri, names)
 	case TypeMessage:
 		v.messageRecord(n, &ri)
+	case TypeResult:
+		v.resultRecord(n, &ri)
 	case TypeEnd:
 		v.ended = true
 		switch string(ri.reason) {
@@ -260,9 +273,9 @@ func (v *validator) record(text []byte, n int, complete bool) {
 		}
 	default:
 		if !ri.hasType {
-			v.fileFinding(n, Error, "invalid-record", `record without a "type" (want header, message or end)`)
+			v.fileFinding(n, Error, "invalid-record", `record without a "type" (want header, message, result or end)`)
 		} else {
-			v.fileFinding(n, Error, "invalid-record", "unknown record type %q (want header, message or end)", ri.typ)
+			v.fileFinding(n, Error, "invalid-record", "unknown record type %q (want header, message, result or end)", ri.typ)
 		}
 	}
 }
@@ -326,6 +339,24 @@ func (v *validator) messageRecord(n int, ri *recordInfo) {
 		return
 	}
 	v.checkResults(n, m)
+}
+
+// resultRecord checks a result record: it must name a call of the last
+// assistant message that is still waiting for its result, once.
+func (v *validator) resultRecord(n int, ri *recordInfo) {
+	id := ri.callID
+	switch ri.callIDK {
+	case kindString:
+	case kindAbsent, kindNull:
+		v.fileFinding(n, Error, "invalid-record", `result record without a "call_id"`)
+		return
+	default:
+		return // reported with the types of the fields
+	}
+	if why := v.conv.recordResult(id); why != "" {
+		v.emitFinding(Finding{File: v.name, Line: n, Index: -1, Severity: Error, Code: "stray-result-record",
+			IDs: []string{string(id)}, Message: "result record for " + string(id) + ": " + why})
+	}
 }
 
 // readResults collects the call_id of each entry of a record's results,

@@ -43,6 +43,7 @@ const (
 	kindTranscript convKind = iota // agentloop transcript or bare messages
 	kindRequest                    // a request body: the API will see it as is
 	kindFineTune                   // a fine-tuning record (rule 29)
+	kindLog                        // a finished run's log (Inspect AI, SWE-agent): it may end at a limit
 )
 
 // pend is a tool call waiting for its result.
@@ -53,6 +54,7 @@ type pend struct {
 	index    int
 	answered bool
 	late     bool // answered, but not where the rules want it
+	recorded bool // an agentloop result record holds its result, not yet sent
 }
 
 // seenID is where a call id was first used in a conversation.
@@ -85,8 +87,7 @@ type conv struct {
 	toolsMayFollow bool // a request body's tools may come after its messages
 	deferred       []deferredCall
 
-	thinkingOn   shape // shapeAnthropic when the request enables thinking
-	requestLevel bool  // request-level keys (thinking, previous_response_id) are authoritative
+	thinkingOn shape // shapeAnthropic when the request enables thinking of type "enabled"
 
 	// Chat Completions and Responses: the calls of the last assistant turn.
 	pending   []pend
@@ -113,7 +114,6 @@ type conv struct {
 	inUserTurn  bool
 	emptyLast   *Finding // an empty assistant message: fine only if it is the last
 	serverIDs   map[uint64]struct{}
-	thinkSeen   bool
 	lastAsst    struct {
 		line, index            int
 		toolUse, thinkingFirst bool
@@ -128,6 +128,12 @@ type conv struct {
 		id          string
 	}
 	reasoningOpen bool
+
+	// How the log that holds the conversation wrote it.
+	split     bool     // messages may be split over lines (Claude Code): see blankText
+	heldBlank *Finding // a blank-only assistant line whose message may go on
+	repairs   bool     // the writer repairs pairing before it sends (Codex): see report
+	flat      bool     // tool calls in Inspect AI's shape: see openAICall
 
 	// Findings for plain messages seen before the shape was known, one list
 	// per candidate shape; the list of the shape that wins is emitted.
@@ -206,7 +212,21 @@ func (c *conv) severity(code string) Severity {
 
 // report emits a finding about the message at line/index.
 func (c *conv) report(line, index int, code string, ids []string, format string, args ...any) {
-	c.reportSev(line, index, c.severity(code), code, ids, format, args...)
+	sev := c.severity(code)
+	if c.repairs {
+		// Codex fills in an "aborted" output for a call left without one,
+		// and drops an output whose call is gone, each time it sends the
+		// conversation (codex-rs/core/src/context_manager/normalize.rs):
+		// the API never sees these gaps, and a rollout of an interrupted
+		// turn has them. A warning says so.
+		switch code {
+		case "unanswered-call", "pending-call":
+			sev, format = Warning, format+"; Codex sends an \"aborted\" output in its place"
+		case "orphan-result":
+			sev, format = Warning, format+"; Codex drops it before sending"
+		}
+	}
+	c.reportSev(line, index, sev, code, ids, format, args...)
 }
 
 func (c *conv) reportSev(line, index int, sev Severity, code string, ids []string, format string, args ...any) {
@@ -228,7 +248,7 @@ func classify(m *wireMsg) shape {
 	if m.foreign {
 		return shapeForeign
 	}
-	if len(m.typ) > 0 {
+	if len(m.typ) > 0 && !(string(m.typ) == "message" && m.anthropicMessage()) {
 		return shapeResponses
 	}
 	if !m.hasRole && (m.callIDK != kindAbsent || m.output != kindAbsent) {
@@ -265,12 +285,35 @@ func classify(m *wireMsg) shape {
 	return shapeUnknown
 }
 
+// anthropicMessage reports whether a {"type": "message"} object is an
+// Anthropic message as the API returns it (id, type, role, content,
+// stop_reason…) rather than a Responses message item, whose content parts
+// are input_text, output_text and the like.
+func (m *wireMsg) anthropicMessage() bool {
+	if m.stopReason {
+		return true
+	}
+	for i := range m.blocks {
+		switch t := string(m.blocks[i].typ); {
+		case t == "text", t == "tool_use", t == "tool_result", t == "thinking", t == "redacted_thinking", t == "image",
+			strings.HasSuffix(t, "_tool_use"), strings.HasSuffix(t, "_tool_result"):
+			return true
+		}
+	}
+	return false
+}
+
 // add checks one message.
 func (c *conv) add(m *wireMsg) {
-	c.v.stats.Messages++
+	if !m.continues {
+		c.v.stats.Messages++
+	}
 	c.last.line, c.last.index = m.line, m.index
 	c.n++
 	s := classify(m)
+	if c.flat {
+		s = shapeUnknown // Inspect AI's own shape: its blocks say nothing of an API
+	}
 	if c.shape == shapeUnknown && s != shapeUnknown {
 		c.decide(s)
 	} else if s != shapeUnknown && s != c.shape && !c.mixed && c.shape != shapeForeign &&
@@ -347,10 +390,14 @@ func (c *conv) finish() {
 		}
 		c.decide(s)
 	}
+	if c.n > 0 {
+		c.v.shapes |= 1 << c.shape
+	}
 	switch c.shape {
 	case shapeOpenAI:
 		c.pendingAtEnd("tool message")
 	case shapeAnthropic:
+		c.settleBlank(nil, "")
 		if c.inUserTurn {
 			c.closeUserTurn()
 		}
@@ -369,6 +416,38 @@ func (c *conv) finish() {
 	}
 	c.orphanOutputs = c.orphanOutputs[:0]
 	c.flushDeferred()
+}
+
+// recordResult notes an agentloop result record for call id, and says
+// what is wrong with it: it must name a call of the last assistant message
+// that no message has answered yet, and no other result record names.
+func (c *conv) recordResult(id []byte) string {
+	if c.resync {
+		return "" // the line lost may have held its call
+	}
+	p := c.answer(c.hash(id))
+	switch c.shape {
+	case shapeOpenAI, shapeResponses:
+		if !c.blockOpen {
+			p = nil
+		}
+	case shapeAnthropic:
+		if p != nil && !p.answered && !p.late && c.inUserTurn {
+			return "it comes after the user message that should answer the call"
+		}
+	default:
+		return "" // the shape is unknown: nothing is checked
+	}
+	switch {
+	case p == nil:
+		return "the last assistant message made no call with this id, or its results were already sent"
+	case p.answered || p.late:
+		return "the call was already answered by a message"
+	case p.recorded:
+		return "a second result record for the call"
+	}
+	p.recorded = true
+	return ""
 }
 
 // pendingAtEnd reports the calls a conversation ends without answering.
@@ -391,6 +470,17 @@ func (c *conv) pendingAtEnd(what string) {
 		sev, hint = Warning, " (fine for fine-tuning data; a request would be refused)"
 	case kindRequest:
 		hint = ""
+	case kindLog:
+		sev, hint = Warning, " (the run ended there: a limit, or an error?)"
+	}
+	recorded := 0
+	for i := range c.pending {
+		if p := &c.pending[i]; !p.answered && p.recorded {
+			recorded++
+		}
+	}
+	if recorded > 0 {
+		hint += fmt.Sprintf("; %d of them finished: %s kept in result records", recorded, plural(recorded, "its result is", "their results are"))
 	}
 	c.reportSev(line, index, sev, "pending-call", ids, "the conversation ends before %s %s answered with a %s%s",
 		describePending(c.pending, c.where), plural(len(ids), "is", "are"), what, hint)

@@ -6,6 +6,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"slices"
 	"strings"
 )
 
@@ -23,6 +24,11 @@ type Conversation struct {
 	// Messages are the message records; for a log without records they are
 	// made up with Seq set and Step counted from the assistant messages.
 	Messages []Message
+	// Finished are the result records of calls of the last assistant
+	// message that no message answers: calls that finished before the run
+	// stopped, whose results are still to be sent and which are not to be
+	// run again.
+	Finished []CallResult
 	End      *End
 	// Shape is the wire shape of the messages: "openai" or "anthropic".
 	Shape string
@@ -111,6 +117,7 @@ func readLines(data []byte) ([]*Conversation, error) {
 	c := &Conversation{}
 	var convs []*Conversation
 	var torn *LineError
+	var answered []string // call ids answered since the last assistant message
 	lr := NewLineReader(bytes.NewReader(data))
 	for {
 		text, n, complete, err := lr.Next()
@@ -168,6 +175,13 @@ func readLines(data []byte) ([]*Conversation, error) {
 				c.Header = rec.Header
 			case rec.Message != nil:
 				c.Messages = append(c.Messages, *rec.Message)
+				if r, ids := answeredIDs(rec.Message.Message); r == "assistant" {
+					c.Finished, answered = nil, nil
+				} else {
+					answered = append(answered, ids...)
+				}
+			case rec.Result != nil:
+				c.Finished = append(c.Finished, *rec.Result)
 			case rec.End != nil:
 				c.End = rec.End
 			}
@@ -207,8 +221,40 @@ func readLines(data []byte) ([]*Conversation, error) {
 		return nil, nothingRead("no messages", torn)
 	}
 	c.Torn = torn
+	c.Finished = slices.DeleteFunc(c.Finished, func(r CallResult) bool { return slices.Contains(answered, r.CallID) })
 	c.finish()
 	return []*Conversation{c}, nil
+}
+
+// answeredIDs reads a message's role and the call ids it answers: an
+// OpenAI tool message's tool_call_id, or the tool_use_id of an Anthropic
+// user message's tool_result blocks.
+func answeredIDs(msg json.RawMessage) (string, []string) {
+	var m struct {
+		Role       string          `json:"role"`
+		ToolCallID string          `json:"tool_call_id"`
+		Content    json.RawMessage `json:"content"`
+	}
+	if json.Unmarshal(msg, &m) != nil {
+		return "", nil
+	}
+	if m.Role == "tool" {
+		return m.Role, []string{m.ToolCallID}
+	}
+	var blocks []struct {
+		Type      string `json:"type"`
+		ToolUseID string `json:"tool_use_id"`
+	}
+	if len(m.Content) == 0 || m.Content[0] != '[' || json.Unmarshal(m.Content, &blocks) != nil {
+		return m.Role, nil
+	}
+	var ids []string
+	for _, b := range blocks {
+		if b.Type == "tool_result" {
+			ids = append(ids, b.ToolUseID)
+		}
+	}
+	return m.Role, ids
 }
 
 func nothingRead(what string, torn *LineError) error {

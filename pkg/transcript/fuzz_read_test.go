@@ -20,6 +20,8 @@ func FuzzTranscriptRead(f *testing.F) {
 		whole[:len(whole)-7],
 		"\xef\xbb\xbf" + strings.ReplaceAll(whole, "\n", "\r\n"),
 		lines(header, rec(1, aUser), rec(2, aCall1), rec(3, aRes1)),
+		lines(header, rec(1, oUser), rec(2, oCall12), resultRec("call_2"), interrupted),
+		lines(aHeader, rec(1, aUser), rec(2, aCall12), resultRec("toolu_1"), resultRec("toolu_2"), rec(3, aRes12)),
 		lines(oUser, oCall1, oTool1, oDone),
 		`{"messages":[` + oUser + `,` + oDone + "]}\n" + `{"messages":[` + oUser + "]}\n",
 		"[" + oUser + "," + oCall1 + "]",
@@ -59,7 +61,7 @@ func FuzzTranscriptRead(f *testing.F) {
 				t.Fatalf("Next: %v is not a *LineError", err)
 			default:
 				set := 0
-				for _, p := range []bool{rec.Header != nil, rec.Message != nil, rec.End != nil} {
+				for _, p := range []bool{rec.Header != nil, rec.Message != nil, rec.Result != nil, rec.End != nil} {
 					if p {
 						set++
 					}
@@ -81,6 +83,11 @@ func FuzzTranscriptRead(f *testing.F) {
 				}
 				if len(c.Messages) == 0 && c.Format != "conversations" {
 					t.Fatalf("a %s conversation without messages", c.Format)
+				}
+				for _, f := range c.Finished {
+					if f.CallID == "" {
+						t.Fatalf("a finished call without an id: %+v", f)
+					}
 				}
 			}
 		}

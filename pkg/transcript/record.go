@@ -15,6 +15,7 @@ const Version = 1
 const (
 	TypeHeader  = "header"
 	TypeMessage = "message"
+	TypeResult  = "result"
 	TypeEnd     = "end"
 )
 
@@ -103,6 +104,34 @@ type Result struct {
 	// script tool's result has neither.
 	Source string `json:"source,omitempty" jsonschema:"enum=mcp"`
 	Server string `json:"server,omitempty"`
+}
+
+// CallResult is the result of one call of a turn whose other calls are
+// still running, recorded the moment the call finished. The message that
+// answers the turn is written only once every call has its result; if the
+// run stops first (an interrupt, a crash), these records are what it leaves
+// of the calls that finished, and a resume answers those calls with them
+// instead of running them again. A result record is not a message: it
+// comes after the assistant message that made the call and before the
+// message that answers it, which repeats its content in the provider's
+// wire shape.
+type CallResult struct {
+	Type string    `json:"type" jsonschema:"enum=result"`
+	Step int       `json:"step" jsonschema:"description=Model call whose tool call this answers"`
+	Time time.Time `json:"time"`
+	Result
+	// Content is the result as the tool gave it (or the reason it did not
+	// run), before it is written into a message: the text, not an OpenAI
+	// {"error": …} wrapping or an Anthropic block.
+	Content string `json:"content" jsonschema:"description=The result's text as the tool gave it; is_error says whether it is an error"`
+	// Images are the pictures the result holds beside its text.
+	Images []Image `json:"images,omitempty"`
+}
+
+// Image is a picture a tool returned, as a result record keeps it.
+type Image struct {
+	MIMEType string `json:"mime_type"`
+	Data     []byte `json:"data" jsonschema:"description=The image's bytes, base64"`
 }
 
 // Usage counts tokens.

@@ -28,7 +28,7 @@ func (c *conv) addResponses(m *wireMsg) {
 		}
 	}
 	switch {
-	case t == "function_call" || t == "custom_tool_call":
+	case t == "function_call" || t == "custom_tool_call" || t == "local_shell_call":
 		c.responsesCall(m, t)
 	case strings.HasSuffix(t, "_call_output"):
 		c.responsesOutput(m, t)
@@ -69,9 +69,13 @@ func (c *conv) responsesCall(m *wireMsg, t string) {
 		c.reportSev(m.line, m.index, sev, "call-id-too-long", []string{string(id)},
 			"call_id %s is %d characters, over the %d allowed by OpenAI's Responses API", id, n, maxResponsesCallID)
 	}
-	if m.nameK != kindString {
+	switch {
+	case t == "local_shell_call":
+		// The built-in shell tool: no name, an action; answered by a
+		// function_call_output.
+	case m.nameK != kindString:
 		c.report(m.line, m.index, "invalid-tool-call", []string{string(id)}, "%s %s has no name", t, id)
-	} else {
+	default:
 		c.checkCallName(m, id, m.name)
 	}
 	if t == "function_call" {

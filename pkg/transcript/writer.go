@@ -136,6 +136,18 @@ func (w *Writer) WriteMessage(m Message) error {
 	return nil
 }
 
+// WriteResult writes a result record, filling in its type and, when
+// unset, its time.
+func (w *Writer) WriteResult(r CallResult) error {
+	r.Type = TypeResult
+	if r.Time.IsZero() {
+		r.Time = w.now().UTC()
+	}
+	w.mu.Lock()
+	defer w.mu.Unlock()
+	return w.writeLocked(r)
+}
+
 // WriteEnd writes the end record.
 func (w *Writer) WriteEnd(e End) error {
 	e.Type = TypeEnd
