@@ -67,6 +67,9 @@ func loadToolSet(ctx context.Context, ios *IOStreams, src toolSources, sel tools
 	if ts.MCP == nil {
 		return ts, nil
 	}
+	// What a server failed with can quote what it was given (a URL with a
+	// key in it, its stderr): the values it was given are kept out.
+	redact := toolSecrets(ios, ts)
 	var failed []error
 	for _, st := range ts.MCP.Statuses() {
 		c := st.Config
@@ -76,9 +79,9 @@ func loadToolSet(ctx context.Context, ios *IOStreams, src toolSources, sel tools
 				progressf("mcp server %s: %s, %d tool%s, started in %s", c.Name, c.Shown(), len(st.Tools), plural(len(st.Tools), "", "s"), st.StartTime.Round(1e6))
 			}
 		case c.Optional:
-			fmt.Fprintf(ios.ErrOut, "agentloop: warning: optional mcp server %s (%s) left out: %v\n", c.Name, c.Where(), st.Err)
+			fmt.Fprintln(ios.ErrOut, safeText(redact.RedactString(fmt.Sprintf("agentloop: warning: optional mcp server %s (%s) left out: %v", c.Name, c.Where(), st.Err))))
 		default:
-			failed = append(failed, fmt.Errorf("mcp server %s (%s): %w", c.Name, c.Where(), st.Err))
+			failed = append(failed, errors.New(redact.RedactString(fmt.Sprintf("mcp server %s (%s): %v", c.Name, c.Where(), st.Err))))
 		}
 	}
 	if len(failed) > 0 {
@@ -87,7 +90,7 @@ func loadToolSet(ctx context.Context, ios *IOStreams, src toolSources, sel tools
 			return nil, &ExitError{Code: ExitUsage, Err: failed[0]}
 		}
 		for _, e := range failed {
-			fmt.Fprintln(ios.ErrOut, "agentloop:", e)
+			fmt.Fprintln(ios.ErrOut, safeText("agentloop: "+e.Error()))
 		}
 		return nil, &ExitError{Code: ExitUsage, Err: fmt.Errorf("%d mcp servers did not start", len(failed))}
 	}
