@@ -49,6 +49,11 @@ func checkOpenAITools(tools []json.RawMessage) (msg, param string) {
 		if _, ok := schema["properties"]; !ok {
 			return fmt.Sprintf("Invalid schema for function '%s': In context=(), object schema missing properties.", f.Name), fmt.Sprintf("tools[%d].function.parameters", i)
 		}
+		var v any
+		_ = json.Unmarshal(f.Parameters, &v)
+		if path := emptyAdditional(v, nil); path != nil {
+			return fmt.Sprintf("Invalid schema for function '%s': In context=(%s), schema must have a 'type' key.", f.Name, strings.Join(path, ", ")), fmt.Sprintf("tools[%d].function.parameters", i)
+		}
 	}
 	return "", ""
 }
@@ -183,4 +188,25 @@ func checkAnthropicImages(msgs []json.RawMessage) string {
 		}
 	}
 	return ""
+}
+
+// emptyAdditional finds an "additionalProperties": {} in a schema, which
+// Chat Completions refuses, and returns its context as the API writes it:
+// 'properties', 'queryBody', 'additionalProperties'.
+func emptyAdditional(v any, path []string) []string {
+	m, ok := v.(map[string]any)
+	if !ok {
+		return nil
+	}
+	if a, ok := m["additionalProperties"].(map[string]any); ok && len(a) == 0 {
+		return append(path, "'additionalProperties'")
+	}
+	if props, ok := m["properties"].(map[string]any); ok {
+		for name, p := range props {
+			if found := emptyAdditional(p, append(append([]string{}, path...), "'properties'", "'"+name+"'")); found != nil {
+				return found
+			}
+		}
+	}
+	return nil
 }

@@ -56,6 +56,8 @@ func TestToolChecks(t *testing.T) {
 		{`{"type":"function","function":{"name":"a","parameters":{"properties":{}}}}`, `Invalid schema for function 'a': schema must be a JSON Schema of 'type: "object"', got 'type: "None"'.`},
 		{`{"type":"function","function":{"name":"a","parameters":{"type":"object"}}}`, "Invalid schema for function 'a': In context=(), object schema missing properties."},
 		{`{"type":"function","function":{"name":"a.b"}}`, "string does not match pattern"},
+		{`{"type":"function","function":{"name":"s","parameters":{"type":"object","properties":{"q":{"type":"object","additionalProperties":{}}}}}}`,
+			"Invalid schema for function 's': In context=('properties', 'q', 'additionalProperties'), schema must have a 'type' key."},
 	}
 	for _, tt := range oai {
 		got, _ := checkOpenAITools(raws(tt.tool))

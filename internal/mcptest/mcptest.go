@@ -90,6 +90,12 @@ func NewServer(o Options) *mcp.Server {
 				&mcp.EmbeddedResource{Resource: &mcp.ResourceContents{URI: "file:///srv/notes.txt", MIMEType: "text/plain", Text: "embedded notes"}},
 			}}, nil
 		})
+	add("record", "Counts the keys of a record of anything (a schema zod writes: additionalProperties {}).", `{"type":"object","properties":{"data":{"type":"object","additionalProperties":{}}},"required":["data"]}`,
+		func(ctx context.Context, req *mcp.CallToolRequest) (*mcp.CallToolResult, error) {
+			var a struct{ Data map[string]any }
+			_ = json.Unmarshal(req.Params.Arguments, &a)
+			return text(fmt.Sprintf("%d keys", len(a.Data))), nil
+		})
 	add("fail", "Always fails.", `{"type":"object","properties":{}}`,
 		func(ctx context.Context, req *mcp.CallToolRequest) (*mcp.CallToolResult, error) {
 			return &mcp.CallToolResult{IsError: true, Content: []mcp.Content{&mcp.TextContent{Text: "the tool failed on purpose"}}}, nil

@@ -152,3 +152,15 @@ func TestWithProperties(t *testing.T) {
 		}
 	}
 }
+
+func TestAnySchemas(t *testing.T) {
+	for in, want := range map[string]string{
+		`{"type":"object","properties":{"q":{"type":"object","additionalProperties":{}}}}`:       `{"properties":{"q":{"additionalProperties":true,"type":"object"}},"type":"object"}`,
+		`{"type":"object","properties":{"n":{"type":"integer","maximum":12345678901234567890}}}`: `{"type":"object","properties":{"n":{"type":"integer","maximum":12345678901234567890}}}`,
+		`{"type":"object","additionalProperties":false}`:                                         `{"type":"object","additionalProperties":false}`,
+	} {
+		if got := string(anySchemas(json.RawMessage(in))); got != want {
+			t.Errorf("anySchemas(%s) = %s, want %s", in, got, want)
+		}
+	}
+}

@@ -500,7 +500,7 @@ func (OpenAIDialect) ToolDefs(defs []ToolSpec) ([]json.RawMessage, error) {
 		t.Type = "function"
 		t.Function.Name = d.Name
 		t.Function.Description = d.Description
-		t.Function.Parameters = withProperties(d.Parameters)
+		t.Function.Parameters = anySchemas(withProperties(d.Parameters))
 		t.Function.Strict = d.Strict
 		b, err := marshalNoEscape(t)
 		if err != nil {

@@ -109,3 +109,46 @@ func withProperties(schema json.RawMessage) json.RawMessage {
 	}
 	return append(out, `"properties":{}}`...)
 }
+
+// anySchemas makes each "additionalProperties": {} of a schema true: Chat
+// Completions refuses an empty schema there ("schema must have a 'type'
+// key"), which MCP servers written with zod send for a record of anything,
+// and the two mean the same. A schema without one is returned as it is.
+func anySchemas(schema json.RawMessage) json.RawMessage {
+	if !bytes.Contains(schema, []byte(`"additionalProperties"`)) {
+		return schema
+	}
+	dec := json.NewDecoder(bytes.NewReader(schema))
+	dec.UseNumber()
+	var v any
+	if dec.Decode(&v) != nil || !rewriteEmptyAdditional(v) {
+		return schema
+	}
+	out, err := marshalNoEscape(v)
+	if err != nil {
+		return schema
+	}
+	return out
+}
+
+// rewriteEmptyAdditional does anySchemas' work in place and reports
+// whether it changed anything.
+func rewriteEmptyAdditional(v any) bool {
+	changed := false
+	switch v := v.(type) {
+	case map[string]any:
+		for k, x := range v {
+			if m, ok := x.(map[string]any); ok && k == "additionalProperties" && len(m) == 0 {
+				v[k] = true
+				changed = true
+				continue
+			}
+			changed = rewriteEmptyAdditional(x) || changed
+		}
+	case []any:
+		for _, x := range v {
+			changed = rewriteEmptyAdditional(x) || changed
+		}
+	}
+	return changed
+}
