@@ -56,6 +56,10 @@ func TestKill9AtRandomMoments(t *testing.T) {
 	}
 	writeEchoTool(t, tools, filepath.Join(dir, "calls.log"), "sleep 0.02\n")
 
+	if p := runAgentloop(t, dir, nil, nil, "tools", "trust"); p.code != 0 {
+		t.Fatalf("tools trust: exit %d\n%s", p.code, p.stderr)
+	}
+
 	// A whole run first: how long one takes bounds the kill moments.
 	srv := fakeapi.NewOpenAI(crashScript(), "")
 	defer srv.Close()

@@ -53,6 +53,14 @@ func scriptParams(dir string, vars map[string]string) testscript.Params {
 			}
 			return writeDocBlocks(env.WorkDir)
 		},
+		// [root]: the scenario runs as root, who may read any process
+		// unless a capability is dropped.
+		Condition: func(cond string) (bool, error) {
+			if cond == "root" {
+				return os.Geteuid() == 0, nil
+			}
+			return false, errors.New("unknown condition " + cond)
+		},
 		Cmds: map[string]func(ts *testscript.TestScript, neg bool, args []string){
 			"exitcode": cmdExitCode,
 			"fakeapi":  cmdFakeAPI,

@@ -234,22 +234,22 @@ func completeToolFlag(ios *IOStreams) cobra.CompletionFunc {
 // toolCompletions are the names, with descriptions, of the tools the
 // command would load.
 func toolCompletions(ios *IOStreams, c *cobra.Command, prefix string, exclude []string) []string {
-	var dirs []string
-	fl := c.Flags().Lookup("tools-dir")
-	explicit := fl != nil && fl.Changed
+	var src toolsSource
 	cfg, cfgErr := loadConfig(ios, onlyFlags(c.Flags(), "profile", "mcp-config"))
-	if explicit {
-		dirs, _ = c.Flags().GetStringArray("tools-dir")
+	if fl := c.Flags().Lookup("tools-dir"); fl != nil && fl.Changed {
+		src.dirs, _ = c.Flags().GetStringArray("tools-dir")
+		src.setting = "--tools-dir"
 	} else if cfgErr == nil {
-		dirs = cfg.ToolsDirs
+		src = toolsSource{cfg.ToolsDirs, toolsSetting(cfg)}
 	}
+	// Quietly: a completion prints nothing but candidates.
+	dirs, _ := toolsDirs(ios, src, false)
 	var out []string
 	add := func(name, desc string) {
 		if strings.HasPrefix(name, prefix) && !slices.Contains(exclude, name) {
 			out = append(out, cobra.CompletionWithDesc(name, firstLine(desc)))
 		}
 	}
-	dirs = toolsDirs(ios, dirs, explicit)
 	for _, d := range quietDefinitions(ios, dirs) {
 		add(d.Name, d.Description)
 	}

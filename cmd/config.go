@@ -164,7 +164,8 @@ func (o *RunOptions) useConfig(c *cobra.Command) error {
 		return err
 	}
 	useModel(cfg, &o.Model)
-	o.ToolsDirs, o.MaxSteps, o.Parallel = cfg.ToolsDirs, cfg.MaxSteps, cfg.Parallel
+	o.ToolsDirs, o.toolsSetting = cfg.ToolsDirs, toolsSetting(cfg)
+	o.MaxSteps, o.Parallel = cfg.MaxSteps, cfg.Parallel
 	o.TranscriptDir = cfg.TranscriptDir
 	o.MCPConfig, o.mcpServers = cfg.MCPConfig, cfg.MCPServers
 	return nil
@@ -183,7 +184,8 @@ func (o *ReplayOptions) useConfig(c *cobra.Command) error {
 		return err
 	}
 	o.Config = cfg
-	o.ToolsDirs, o.MaxSteps, o.Parallel = cfg.ToolsDirs, cfg.MaxSteps, cfg.Parallel
+	o.ToolsDirs, o.toolsSetting = cfg.ToolsDirs, toolsSetting(cfg)
+	o.MaxSteps, o.Parallel = cfg.MaxSteps, cfg.Parallel
 	o.MCPConfig, o.mcpServers = cfg.MCPConfig, cfg.MCPServers
 	o.Model.MaxRetries, o.Model.Timeout = cfg.MaxRetries, cfg.Timeout
 	o.TranscriptDir = cfg.TranscriptDir

@@ -23,7 +23,8 @@ import (
 type liveOptions struct {
 	Model        modelOptions
 	ToolsDirs    []string
-	toolsDirsSet bool
+	toolsDirsSet bool   // --tools-dir was given
+	toolsSetting string // the setting that gave ToolsDirs (see toolsSource)
 	// MCPConfig are the {"mcpServers": …} files read; mcpServers the
 	// configuration file's servers.
 	MCPConfig    []string
@@ -112,24 +113,25 @@ func (o *liveOptions) check(c *cobra.Command) error {
 	return nil
 }
 
-// recordedToolsDirs are the tools folders for a recorded conversation:
-// --tools-dir, else the folders the run recorded (those that still exist),
-// else the configured ones; and whether they were given explicitly.
-func (o *liveOptions) recordedToolsDirs(conv *transcript.Conversation) ([]string, bool) {
+// recordedTools are the tools folders for a recorded conversation:
+// --tools-dir, else the folders the run recorded, else the configured ones.
+// Recorded folders are agentloop's choice, not the user's: a transcript may
+// come from anywhere, so they are used as ./tools.d is (those that exist
+// and are trusted; a tool gone is a "missing tool" row).
+func (o *liveOptions) recordedTools(conv *transcript.Conversation) toolsSource {
 	if !o.toolsDirsSet && conv.Header != nil && len(conv.Header.ToolsDirs) > 0 {
-		return conv.Header.ToolsDirs, false
+		return toolsSource{dirs: conv.Header.ToolsDirs}
 	}
-	return o.ToolsDirs, o.toolsDirsSet
+	return toolsSource{o.ToolsDirs, o.toolsSetting}
 }
 
 // liveSetup is what differs between the live runs: a new one (run) and
 // one that continues a recorded conversation (replay --resume).
 type liveSetup struct {
-	command  string        // the header's command: "run" or "resume"
-	model    *modelOptions // resolved: flags, then transcript, then configuration
-	dirs     []string      // the tools folders, and whether they were given
-	explicit bool
-	only     []string // run --tool: offer only these
+	command string        // the header's command: "run" or "resume"
+	model   *modelOptions // resolved: flags, then transcript, then configuration
+	tools   toolsSource   // where the tools are
+	only    []string      // run --tool: offer only these
 	// parent is the transcript continued and conv its conversation, which
 	// the new transcript starts with; "" and nil for a new run.
 	parent string
@@ -153,7 +155,7 @@ type liveRun struct {
 func startLive(ctx context.Context, ios *IOStreams, o *liveOptions, s liveSetup) (run *liveRun, err error) {
 	var started []string
 	sel := toolset.Selection{Only: s.only, Deny: o.Approval.Deny}
-	src := toolSources{dirs: s.dirs, explicit: s.explicit, mcpFiles: o.MCPConfig, mcpServers: o.mcpServers}
+	src := toolSources{toolsSource: s.tools, mcpFiles: o.MCPConfig, mcpServers: o.mcpServers}
 	ts, err := loadToolSet(ctx, ios, src, sel, func(format string, a ...any) { started = append(started, fmt.Sprintf(format, a...)) })
 	if err != nil {
 		return nil, err
@@ -188,7 +190,7 @@ func startLive(ctx context.Context, ios *IOStreams, o *liveOptions, s liveSetup)
 		}
 		h := transcript.Header{
 			ID: id, Command: s.command, Provider: prov.Name(), Model: prov.Model(), BaseURL: baseURL,
-			ToolsDirs: toolsDirsForHeader(s.dirs), Tools: defs, System: s.model.System, MaxSteps: o.MaxSteps,
+			ToolsDirs: toolsDirsForHeader(s.tools.dirs), Tools: defs, System: s.model.System, MaxSteps: o.MaxSteps,
 			MCPServers: ts.Header(),
 		}
 		if w, err = createTranscript(ios, path, s.parent, s.conv, h, redact); err != nil {

@@ -40,7 +40,7 @@ Claude Desktop, Cursor, Claude Code, llm-tools-mcp and gptscript use) given with
 type MCPOptions struct {
 	IO           *IOStreams
 	ToolsDirs    []string
-	ExplicitDirs bool
+	ToolsSetting string
 	MCPConfig    []string
 	mcpServers   []*mcp.Config
 	Name         string // mcp check NAME
@@ -48,7 +48,7 @@ type MCPOptions struct {
 }
 
 func (o *MCPOptions) sources() toolSources {
-	return toolSources{dirs: o.ToolsDirs, explicit: o.ExplicitDirs, mcpFiles: o.MCPConfig, mcpServers: o.mcpServers}
+	return toolSources{toolsSource: toolsSource{o.ToolsDirs, o.ToolsSetting}, mcpFiles: o.MCPConfig, mcpServers: o.mcpServers}
 }
 
 func newCmdMCPList(ios *IOStreams, runF func(*MCPOptions) error) *cobra.Command {
@@ -84,7 +84,7 @@ func (o *MCPOptions) useSources(c *cobra.Command) error {
 	if err != nil {
 		return err
 	}
-	o.ToolsDirs, o.ExplicitDirs, o.MCPConfig, o.mcpServers = src.dirs, src.explicit, src.mcpFiles, src.mcpServers
+	o.ToolsDirs, o.ToolsSetting, o.MCPConfig, o.mcpServers = src.dirs, src.setting, src.mcpFiles, src.mcpServers
 	return nil
 }
 

@@ -208,11 +208,12 @@ func runReplay(ctx context.Context, opts *ReplayOptions) error {
 func replayConversation(ctx context.Context, opts *ReplayOptions, conv *transcript.Conversation) (*replay.Result, error) {
 	ios := opts.IO
 	// A tool gone since the recording is a "missing tool" row.
-	dirs, explicit := opts.recordedToolsDirs(conv)
+	tools := opts.recordedTools(conv)
+	dirs := tools.dirs
 	d := agent.DialectFor(conv.Shape)
 	// The servers started are those that could offer a tool the
 	// recording called.
-	src := toolSources{dirs: dirs, explicit: explicit, mcpFiles: opts.MCPConfig, mcpServers: opts.mcpServers}
+	src := toolSources{toolsSource: tools, mcpFiles: opts.MCPConfig, mcpServers: opts.mcpServers}
 	ts, err := loadToolSet(ctx, ios, src, toolset.Selection{Only: calledTools(d, conv), Restricted: true}, nil)
 	if err != nil {
 		return nil, err

@@ -75,9 +75,8 @@ func runReplayResume(ctx context.Context, opts *ReplayOptions) error {
 
 	// A tool gone since the recording is not offered; a pending call of it
 	// is answered as an unknown tool.
-	dirs, explicit := opts.recordedToolsDirs(conv)
 	run, err := startLive(ctx, ios, &opts.liveOptions, liveSetup{
-		command: "resume", model: &mo, dirs: dirs, explicit: explicit, parent: opts.File, conv: conv,
+		command: "resume", model: &mo, tools: opts.recordedTools(conv), parent: opts.File, conv: conv,
 	})
 	if err != nil {
 		return err

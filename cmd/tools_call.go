@@ -20,9 +20,11 @@ const maxArgsInput = 16 << 20
 
 // ToolsCallOptions are the inputs of `agentloop tools call`.
 type ToolsCallOptions struct {
-	IO           *IOStreams
-	ToolsDirs    []string
-	ExplicitDirs bool
+	IO        *IOStreams
+	ToolsDirs []string
+	// ToolsSetting names the setting that gave ToolsDirs; "" when
+	// agentloop chooses the folders (see toolsSource).
+	ToolsSetting string
 	MCPConfig    []string
 	mcpServers   []*mcp.Config
 	Name         string
@@ -59,7 +61,7 @@ ARGS_JSON is a JSON object and defaults to {}; "-" reads it from stdin.`,
 			if err != nil {
 				return err
 			}
-			opts.ToolsDirs, opts.ExplicitDirs, opts.MCPConfig, opts.mcpServers = src.dirs, src.explicit, src.mcpFiles, src.mcpServers
+			opts.ToolsDirs, opts.ToolsSetting, opts.MCPConfig, opts.mcpServers = src.dirs, src.setting, src.mcpFiles, src.mcpServers
 			if runF != nil {
 				return runF(opts)
 			}
@@ -108,7 +110,7 @@ func runToolsCall(ctx context.Context, opts *ToolsCallOptions) error {
 	}
 	// Only a server that could have the tool is started.
 	sel := toolset.Selection{Only: []string{opts.Name}}
-	ts, err := loadToolSet(ctx, opts.IO, toolSources{dirs: opts.ToolsDirs, explicit: opts.ExplicitDirs, mcpFiles: opts.MCPConfig, mcpServers: opts.mcpServers}, sel, nil)
+	ts, err := loadToolSet(ctx, opts.IO, toolSources{toolsSource: toolsSource{opts.ToolsDirs, opts.ToolsSetting}, mcpFiles: opts.MCPConfig, mcpServers: opts.mcpServers}, sel, nil)
 	if err != nil {
 		return err
 	}

@@ -5,7 +5,6 @@ import (
 	"encoding/json"
 	"fmt"
 	"os"
-	"path/filepath"
 	"slices"
 	"strings"
 	"text/tabwriter"
@@ -20,12 +19,18 @@ import (
 
 // ToolsListOptions are the inputs of `agentloop tools list`.
 type ToolsListOptions struct {
-	IO           *IOStreams
-	ToolsDirs    []string
-	ExplicitDirs bool
+	IO        *IOStreams
+	ToolsDirs []string
+	// ToolsSetting names the setting that gave ToolsDirs; "" when
+	// agentloop chooses the folders (see toolsSource).
+	ToolsSetting string
 	MCPConfig    []string
 	mcpServers   []*mcp.Config
 	JSON         bool
+}
+
+func (o *ToolsListOptions) sources() toolSources {
+	return toolSources{toolsSource: toolsSource{o.ToolsDirs, o.ToolsSetting}, mcpFiles: o.MCPConfig, mcpServers: o.mcpServers}
 }
 
 func newCmdToolsList(ios *IOStreams, runF func(*ToolsListOptions) error) *cobra.Command {
@@ -33,8 +38,12 @@ func newCmdToolsList(ios *IOStreams, runF func(*ToolsListOptions) error) *cobra.
 	c := &cobra.Command{
 		Use:   "list",
 		Short: "List the loaded tools",
-		Long: `List the loaded tools: the name and the first line of the description of each,
-in name order. --json prints every field of every definition instead.`,
+		Long: `List the loaded tools, in name order: the name, where the tool comes from (the
+file:line of a script tool, mcp:NAME for a tool of the MCP server NAME) and the
+first line of its description. When folders define tools of the same name, the
+first folder's wins (./tools.d before your own tools.d); the file of the one
+that won is shown, with what it overrides. The MCP servers are started to list
+their tools. --json prints every field of every definition instead.`,
 		Example: `  agentloop tools list
   agentloop tools list --tools-dir ./more-tools --json | jq -r '.[].name'`,
 		Args: noArgs,
@@ -43,7 +52,7 @@ in name order. --json prints every field of every definition instead.`,
 			if err != nil {
 				return err
 			}
-			opts.ToolsDirs, opts.ExplicitDirs, opts.MCPConfig, opts.mcpServers = src.dirs, src.explicit, src.mcpFiles, src.mcpServers
+			opts.ToolsDirs, opts.ToolsSetting, opts.MCPConfig, opts.mcpServers = src.dirs, src.setting, src.mcpFiles, src.mcpServers
 			if runF != nil {
 				return runF(opts)
 			}
@@ -76,10 +85,11 @@ type toolJSON struct {
 	Command   []string `json:"command,omitempty"`
 	File      string   `json:"file"`
 	Line      int      `json:"line"`
+	Overrides []string `json:"overrides"`
 }
 
 func runToolsList(ctx context.Context, opts *ToolsListOptions) error {
-	ts, err := loadToolSet(ctx, opts.IO, toolSources{dirs: opts.ToolsDirs, explicit: opts.ExplicitDirs, mcpFiles: opts.MCPConfig, mcpServers: opts.mcpServers}, toolset.Selection{}, nil)
+	ts, err := loadToolSet(ctx, opts.IO, opts.sources(), toolset.Selection{}, nil)
 	if err != nil {
 		return err
 	}
@@ -89,10 +99,13 @@ func runToolsList(ctx context.Context, opts *ToolsListOptions) error {
 		return writeJSON(opts.IO, rows)
 	}
 	if len(rows) == 0 {
-		dirs := toolsDirs(opts.IO, opts.ToolsDirs, opts.ExplicitDirs)
+		src := toolsSource{opts.ToolsDirs, opts.ToolsSetting}
+		dirs, _ := toolsDirs(opts.IO, src, false)
 		where := "no tools.d folder found"
 		if len(dirs) > 0 {
 			where = "looked in " + strings.Join(dirs, ", ")
+		} else if src.setting == "" && slices.ContainsFunc(orDefault(opts.IO, src.dirs), exists) {
+			where = "no trusted tools folder"
 		}
 		fmt.Fprintf(opts.IO.ErrOut, "no tools (%s); add YAML definitions to ./tools.d or pass --tools-dir\n", where)
 		return nil
@@ -108,6 +121,7 @@ func toolRows(ts *toolset.Set) []toolJSON {
 			Name: d.Name, Description: d.Description, Parameters: d.Parameters, Source: "script", Output: d.Output,
 			Strict: d.Strict, Confirm: d.Confirm, Timeout: d.Timeout.String(), MaxOutput: d.MaxOutput,
 			Env: append([]string{}, d.Env...), Run: d.Run, Command: d.Command, File: d.File, Line: d.Line,
+			Overrides: append([]string{}, d.Overrides...),
 		})
 	}
 	if ts.MCP != nil {
@@ -116,7 +130,7 @@ func toolRows(ts *toolset.Set) []toolJSON {
 			out = append(out, toolJSON{
 				Name: m.Name, Description: m.Description, Parameters: m.InputSchema, Source: "mcp", Server: m.Server,
 				Original: m.Original, Confirm: m.Confirm, Timeout: m.Timeout.String(), MaxOutput: c.MaxOutput, Env: []string{},
-				File: c.File, Line: c.Line,
+				File: c.File, Line: c.Line, Overrides: []string{},
 			})
 		}
 	}
@@ -125,32 +139,51 @@ func toolRows(ts *toolset.Set) []toolJSON {
 }
 
 // printToolTable writes a line a tool: its name, where it comes from (its
-// file, or its MCP server) and the first line of its description.
+// file:line and what it overrides, or its MCP server) and the first line
+// of its description.
 func printToolTable(ios *IOStreams, rows []toolJSON) error {
-	nameWidth, srcWidth := 0, 0
-	wd, _ := os.Getwd()
-	source := func(r toolJSON) string {
+	nameWidth, whereWidth := 0, 0
+	home := ios.Getenv("HOME")
+	wheres := make([]string, len(rows))
+	for i, r := range rows {
+		nameWidth = max(nameWidth, len(r.Name))
 		if r.Source == "mcp" {
-			return "mcp:" + r.Server
+			wheres[i] = "mcp:" + r.Server
+		} else {
+			wheres[i] = fmt.Sprintf("%s:%d", config.TildePath(r.File, home), r.Line)
+			if len(r.Overrides) > 0 {
+				over := make([]string, len(r.Overrides))
+				for j, o := range r.Overrides {
+					over[j] = config.TildePath(o, home)
+				}
+				wheres[i] += " (overrides " + strings.Join(over, ", ") + ")"
+			}
 		}
-		if rel, err := filepath.Rel(wd, r.File); err == nil && filepath.IsLocal(rel) {
-			return rel
-		}
-		return config.TildePath(r.File, ios.Getenv("HOME"))
-	}
-	for _, r := range rows {
-		nameWidth, srcWidth = max(nameWidth, len(r.Name)), max(srcWidth, len(source(r)))
+		whereWidth = max(whereWidth, utf8.RuneCountInString(wheres[i]))
 	}
 	tw := tabwriter.NewWriter(ios.Out, 0, 8, 2, ' ', 0)
-	for _, r := range rows {
+	for i, r := range rows {
 		desc := firstLine(r.Description)
-		// On a terminal a long line is cut to the width; piped, it is whole.
+		// On a terminal a long description is cut to the width; piped,
+		// it is whole.
 		if ios.IsStdoutTTY() {
-			desc = fitWidth(desc, ios.Width()-nameWidth-srcWidth-4)
+			desc = fitWidth(desc, max(ios.Width()-nameWidth-whereWidth-4, 20))
 		}
-		fmt.Fprintf(tw, "%s\t%s\t%s\n", safeText(r.Name), safeText(source(r)), safeText(desc))
+		fmt.Fprintf(tw, "%s\t%s\t%s\n", safeText(r.Name), safeText(wheres[i]), safeText(desc))
 	}
 	return tw.Flush()
+}
+
+func orDefault(ios *IOStreams, dirs []string) []string {
+	if dirs == nil {
+		return defaultToolsDirs(ios)
+	}
+	return dirs
+}
+
+func exists(path string) bool {
+	_, err := os.Stat(path)
+	return err == nil
 }
 
 // fitWidth cuts s to at most width characters, marking the cut.

@@ -14,9 +14,11 @@ import (
 
 // ToolsShowOptions are the inputs of `agentloop tools show`.
 type ToolsShowOptions struct {
-	IO           *IOStreams
-	ToolsDirs    []string
-	ExplicitDirs bool
+	IO        *IOStreams
+	ToolsDirs []string
+	// ToolsSetting names the setting that gave ToolsDirs; "" when
+	// agentloop chooses the folders (see toolsSource).
+	ToolsSetting string
 	MCPConfig    []string
 	mcpServers   []*mcp.Config
 	Name         string
@@ -40,7 +42,7 @@ form {"name","description","input_schema"} with --provider anthropic.`,
 			if err != nil {
 				return err
 			}
-			opts.ToolsDirs, opts.ExplicitDirs, opts.MCPConfig, opts.mcpServers = src.dirs, src.explicit, src.mcpFiles, src.mcpServers
+			opts.ToolsDirs, opts.ToolsSetting, opts.MCPConfig, opts.mcpServers = src.dirs, src.setting, src.mcpFiles, src.mcpServers
 			if opts.Provider != "openai" && opts.Provider != "anthropic" {
 				return flagErrorf("--provider must be openai or anthropic, got %q", opts.Provider)
 			}
@@ -57,7 +59,7 @@ form {"name","description","input_schema"} with --provider anthropic.`,
 }
 
 func runToolsShow(ctx context.Context, opts *ToolsShowOptions) error {
-	ts, err := loadToolSet(ctx, opts.IO, toolSources{dirs: opts.ToolsDirs, explicit: opts.ExplicitDirs, mcpFiles: opts.MCPConfig, mcpServers: opts.mcpServers}, toolset.Selection{}, nil)
+	ts, err := loadToolSet(ctx, opts.IO, toolSources{toolsSource: toolsSource{opts.ToolsDirs, opts.ToolsSetting}, mcpFiles: opts.MCPConfig, mcpServers: opts.mcpServers}, toolset.Selection{}, nil)
 	if err != nil {
 		return err
 	}

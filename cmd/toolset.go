@@ -4,7 +4,6 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"io/fs"
 	"os"
 
 	"github.com/agentloop/agentloop/internal/toolset"
@@ -17,8 +16,7 @@ import (
 // MCP servers from the tools folders, MCP servers from {"mcpServers": …}
 // files and from the configuration file.
 type toolSources struct {
-	dirs     []string // nil: the default folders
-	explicit bool     // dirs were given with --tools-dir
+	toolsSource
 	// mcpFiles are --mcp-config files (or the mcp_config setting's);
 	// mcpServers the configuration file's mcp_servers.
 	mcpFiles   []string
@@ -28,13 +26,13 @@ type toolSources struct {
 // loadDefinitions reads the tools folders and the servers' declarations
 // (see toolset.Declared), disabled servers included. Every problem is
 // printed on stderr as file:line: message, and the error returned exits 1;
-// a folder given that does not exist is a usage error (exit 2).
+// a folder a setting names that does not exist is a usage error (exit 2).
+// A folder left out for want of trust is said on stderr (see toolsDirs):
+// its servers are left out with its tools.
 func loadDefinitions(ios *IOStreams, src toolSources) (*tools.Registry, []*mcp.Config, error) {
-	dirs := toolsDirs(ios, src.dirs, src.explicit)
-	for _, d := range dirs {
-		if _, err := os.Stat(d); errors.Is(err, fs.ErrNotExist) {
-			return nil, nil, flagErrorf("--tools-dir %s: no such file or folder", d)
-		}
+	dirs, err := toolsDirs(ios, src.toolsSource, true)
+	if err != nil {
+		return nil, nil, err
 	}
 	reg, servers, problems := toolset.Declared(toolset.Sources{Dirs: dirs, MCPFiles: src.mcpFiles, MCPServers: src.mcpServers, Getenv: ios.Getenv})
 	if len(problems) > 0 {

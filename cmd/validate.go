@@ -223,7 +223,7 @@ func runValidate(ctx context.Context, opts *ValidateOptions) error {
 	}
 	if len(opts.ToolsDirs) > 0 {
 		// No server is started: validating runs nothing.
-		reg, servers, err := loadDefinitions(opts.IO, toolSources{dirs: opts.ToolsDirs, explicit: true})
+		reg, servers, err := loadDefinitions(opts.IO, toolSources{toolsSource: toolsSource{opts.ToolsDirs, "--tools-dir"}})
 		if err != nil {
 			return &ExitError{Code: ExitUsage, Err: err}
 		}

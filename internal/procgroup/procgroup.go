@@ -19,8 +19,24 @@ const Grace = 500 * time.Millisecond
 // running holds the process groups this process has started and not yet
 // ended: tools' and MCP servers'.
 var running struct {
-	mu     sync.Mutex
-	groups map[int]struct{}
+	// starting is held for reading while a program starts, until its group
+	// is tracked, and for writing by KillAll: a program that has started
+	// running cannot be missed by it.
+	starting sync.RWMutex
+	mu       sync.Mutex
+	groups   map[int]struct{}
+}
+
+// Start runs start, which starts a program as the leader of a new process
+// group and returns its id, and tracks the group.
+func Start(start func() (pgid int, err error)) error {
+	running.starting.RLock()
+	defer running.starting.RUnlock()
+	pgid, err := start()
+	if err == nil {
+		Track(pgid)
+	}
+	return err
 }
 
 // Track records a group started.
@@ -46,6 +62,8 @@ func Untrack(pgid int) {
 // which a terminal's signals do not reach, so they would otherwise go on
 // running with nobody left to stop them.
 func KillAll() int {
+	running.starting.Lock()
+	defer running.starting.Unlock()
 	running.mu.Lock()
 	defer running.mu.Unlock()
 	for pgid := range running.groups {

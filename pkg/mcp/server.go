@@ -68,15 +68,14 @@ func connect(ctx context.Context, c *Config, l *launch, client *sdk.Client) (*se
 			return nil, nil, err
 		}
 		s.cmd, s.stderr = cmd, stderr
-		t = &observed{Transport: &sdk.CommandTransport{Command: cmd, TerminateDuration: terminateWait}, notified: &s.notified}
+		t = &observed{Transport: &sdk.CommandTransport{Command: cmd, TerminateDuration: terminateWait}, notified: &s.notified, cmd: cmd}
 	}
 	cs, err := client.Connect(ctx, t, nil)
 	if s.stderr != nil {
 		s.stderr.started()
 	}
 	if s.cmd != nil && s.cmd.Process != nil {
-		s.pgid = s.cmd.Process.Pid
-		procgroup.Track(s.pgid)
+		s.pgid = s.cmd.Process.Pid // tracked since it started (see observed)
 	}
 	if err != nil {
 		s.reap()
@@ -262,15 +261,25 @@ func (s *session) reap() {
 	}
 }
 
-// observed is a transport whose connection counts the cancellation
-// notifications it writes.
+// observed is a stdio server's transport: the process group of the
+// command it starts is tracked from its start, so that a second Ctrl-C
+// cannot miss it, and its connection counts the cancellation notifications
+// it writes.
 type observed struct {
 	sdk.Transport
 	notified *atomic.Int64
+	cmd      *exec.Cmd
 }
 
 func (o *observed) Connect(ctx context.Context) (sdk.Connection, error) {
-	c, err := o.Transport.Connect(ctx)
+	var c sdk.Connection
+	err := procgroup.Start(func() (int, error) {
+		var err error
+		if c, err = o.Transport.Connect(ctx); err != nil {
+			return 0, err
+		}
+		return o.cmd.Process.Pid, nil
+	})
 	if err != nil {
 		return nil, err
 	}

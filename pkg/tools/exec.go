@@ -58,14 +58,21 @@ func (r *Registry) exec(ctx context.Context, t *tool, callID string, p *prepared
 	}
 	defer pr.closeAll()
 
-	cmd, err := startProcess(path, argv, r.env(t, callID, p), r.opts.Dir, pr)
+	var cmd *exec.Cmd
+	err = procgroup.Start(func() (int, error) {
+		c, err := startProcess(path, argv, r.env(t, callID, p), r.opts.Dir, pr)
+		if err != nil {
+			return 0, err
+		}
+		cmd = c
+		return c.Process.Pid, nil
+	})
 	pr.closeChildEnds()
 	if err != nil {
 		return failure(transcript.KindStart, startErrorText(path, err))
 	}
 	// Setpgid made the tool the leader of a new group whose id is its pid.
 	pgid := cmd.Process.Pid
-	procgroup.Track(pgid)
 	defer procgroup.Untrack(pgid)
 
 	out := &capture{max: t.def.MaxOutput}
