@@ -55,9 +55,11 @@ func addMCPConfigFlag(c *cobra.Command, files *[]string) {
 }
 
 // configToolSources returns where the tools come from: the folders of
-// --tools-dir, else those of the configuration (see configToolsSource),
+// --tools-dir, else those of the configuration (none for the default ones),
 // the --mcp-config files or the configured ones, and the configuration's
-// mcp_servers.
+// mcp_servers. Only --tools-dir, --mcp-config and --profile are read as
+// settings: tools show --provider names a wire form, not the provider to
+// use.
 func configToolSources(c *cobra.Command, ios *IOStreams) (toolSources, error) {
 	cfg, err := resolveConfig(ios, onlyFlags(c.Flags(), "tools-dir", "mcp-config", "profile"))
 	if err != nil {
@@ -78,18 +80,6 @@ type toolsSource struct {
 	// "AGENTLOOP_TOOLS_DIRS" or "tools_dirs in FILE"; "" when agentloop
 	// chose them.
 	setting string
-}
-
-// configToolsSource returns the folders of --tools-dir, else those of the
-// configuration (none for the default ones). Only --tools-dir and
-// --profile are read as settings: tools show --provider names a wire form,
-// not the provider to use.
-func configToolsSource(c *cobra.Command, ios *IOStreams) (toolsSource, error) {
-	cfg, err := resolveConfig(ios, onlyFlags(c.Flags(), "tools-dir", "profile"))
-	if err != nil {
-		return toolsSource{}, err
-	}
-	return toolsSource{cfg.ToolsDirs, toolsSetting(cfg)}, nil
 }
 
 // toolsSetting names the setting that gave the configuration's tools
