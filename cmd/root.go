@@ -13,6 +13,7 @@ import (
 	"runtime/debug"
 	"slices"
 	"strings"
+	"sync"
 	"syscall"
 
 	"github.com/spf13/cobra"
@@ -108,11 +109,15 @@ func isExitError(err error) bool {
 
 // cobraUsageError matches the texts of the usage errors cobra and pflag
 // return themselves (flag errors arrive through SetFlagErrorFunc already).
-var cobraUsageError = regexp.MustCompile(`^(unknown command ".*" for ".*"|unknown (shorthand )?flag: |invalid argument ".*" for ".*" flag: |flag needs an argument: |accepts \d+ arg\(s\), received \d+|requires at (least|most) \d+ arg\(s\), only received \d+|bad flag syntax: )`)
+var cobraUsageError = sync.OnceValue(func() *regexp.Regexp {
+	return regexp.MustCompile(`^(unknown command ".*" for ".*"|unknown (shorthand )?flag: |invalid argument ".*" for ".*" flag: |flag needs an argument: |accepts \d+ arg\(s\), received \d+|requires at (least|most) \d+ arg\(s\), only received \d+|bad flag syntax: )`)
+})
 
 // cobraExclusiveError matches cobra's complaint about flags marked
 // mutually exclusive: the group, then those of it that were given.
-var cobraExclusiveError = regexp.MustCompile(`^if any flags in the group \[([^]]*)\] are set none of the others can be; \[([^]]*)\] were all set$`)
+var cobraExclusiveError = sync.OnceValue(func() *regexp.Regexp {
+	return regexp.MustCompile(`^if any flags in the group \[([^]]*)\] are set none of the others can be; \[([^]]*)\] were all set$`)
+})
 
 // normalizeCobraError turns cobra's own usage complaints into FlagErrors,
 // naming flags as the user typed them.
@@ -124,10 +129,10 @@ func normalizeCobraError(root *cobra.Command, args []string, err error) error {
 	if errors.As(err, &fe) {
 		return err
 	}
-	if m := cobraExclusiveError.FindStringSubmatch(err.Error()); m != nil {
+	if m := cobraExclusiveError().FindStringSubmatch(err.Error()); m != nil {
 		return &FlagError{Err: exclusiveError(root, args, strings.Fields(m[1]), strings.Fields(m[2]))}
 	}
-	if cobraUsageError.MatchString(err.Error()) {
+	if cobraUsageError().MatchString(err.Error()) {
 		return &FlagError{Err: err}
 	}
 	return err

@@ -7,6 +7,7 @@ import (
 	"regexp"
 	"slices"
 	"strings"
+	"sync"
 )
 
 // Redacted replaces every secret the Redactor finds.
@@ -18,23 +19,27 @@ const Redacted = "[REDACTED]"
 // be part of it, or a JSON escape (a key at the start of a line of tool
 // output reads "\nsk-…" in an encoded record). That prefix is captured and
 // put back.
-var keyPatterns = regexp.MustCompile(`(^|[^A-Za-z0-9_-]|\\[nrtbf]|\\u[0-9a-fA-F]{4})(?:` + strings.Join([]string{
-	`sk-ant-[A-Za-z0-9_-]{20,}`, // Anthropic
-	// OpenAI: project and service keys carry dashes, legacy ones do not;
-	// all hold a long random run, which a slug such as
-	// "sk-hynix-memory-prices-2024" does not.
-	`sk-[A-Za-z0-9_-]*[A-Za-z0-9]{16}[A-Za-z0-9_-]*`,
-	`AKIA[0-9A-Z]{16}`,                                     // AWS access key id
-	`gh[pousr]_[A-Za-z0-9]{36,}`,                           // GitHub tokens
-	`github_pat_[A-Za-z0-9_]{22,}`,                         // GitHub fine-grained tokens
-	`xox[abposr]-[A-Za-z0-9-]{10,}`,                        // Slack
-	`AIza[0-9A-Za-z_-]{35}`,                                // Google API key
-	`[Bb]earer\s+[A-Za-z0-9._~+-][A-Za-z0-9._~+/-]{15,}=*`, // Authorization: Bearer … (not a path)
-}, "|") + `)`)
+var keyPatterns = sync.OnceValue(func() *regexp.Regexp {
+	return regexp.MustCompile(`(^|[^A-Za-z0-9_-]|\\[nrtbf]|\\u[0-9a-fA-F]{4})(?:` + strings.Join([]string{
+		`sk-ant-[A-Za-z0-9_-]{20,}`, // Anthropic
+		// OpenAI: project and service keys carry dashes, legacy ones do not;
+		// all hold a long random run, which a slug such as
+		// "sk-hynix-memory-prices-2024" does not.
+		`sk-[A-Za-z0-9_-]*[A-Za-z0-9]{16}[A-Za-z0-9_-]*`,
+		`AKIA[0-9A-Z]{16}`,                                     // AWS access key id
+		`gh[pousr]_[A-Za-z0-9]{36,}`,                           // GitHub tokens
+		`github_pat_[A-Za-z0-9_]{22,}`,                         // GitHub fine-grained tokens
+		`xox[abposr]-[A-Za-z0-9-]{10,}`,                        // Slack
+		`AIza[0-9A-Za-z_-]{35}`,                                // Google API key
+		`[Bb]earer\s+[A-Za-z0-9._~+-][A-Za-z0-9._~+/-]{15,}=*`, // Authorization: Bearer … (not a path)
+	}, "|") + `)`)
+})
 
 // urlPassword matches the password of a URL's userinfo
 // (scheme://user:password@host), a credential put in --base-url.
-var urlPassword = regexp.MustCompile(`([a-zA-Z][a-zA-Z0-9+.-]*://[^/\s:@"\\]*:)[^/\s@"\\]+@`)
+var urlPassword = sync.OnceValue(func() *regexp.Regexp {
+	return regexp.MustCompile(`([a-zA-Z][a-zA-Z0-9+.-]*://[^/\s:@"\\]*:)[^/\s@"\\]+@`)
+})
 
 // Redactor removes secrets from text: the exact values it was given (API keys
 // from the environment) and anything shaped like a common credential.
@@ -74,11 +79,11 @@ func (r *Redactor) Redact(b []byte) []byte {
 			}
 		}
 	}
-	if keyPatterns.Match(b) {
-		b = keyPatterns.ReplaceAll(b, []byte("${1}"+Redacted))
+	if keyPatterns().Match(b) {
+		b = keyPatterns().ReplaceAll(b, []byte("${1}"+Redacted))
 	}
-	if urlPassword.Match(b) {
-		b = urlPassword.ReplaceAll(b, []byte("${1}"+Redacted+"@"))
+	if urlPassword().Match(b) {
+		b = urlPassword().ReplaceAll(b, []byte("${1}"+Redacted+"@"))
 	}
 	return b
 }
