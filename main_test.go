@@ -108,13 +108,13 @@ var fakeServers sync.Map // *testscript.TestScript → fakeServer
 
 // cmdFakeAPI runs a scripted model API inside the test process:
 //
-//	fakeapi openai|anthropic script.json [KEY [ADDR]]   start it; $FAKE_URL is its base URL
+//	fakeapi openai|responses|anthropic script.json [KEY [ADDR]]   start it; $FAKE_URL is its base URL
 //	fakeapi check                      no grammar violation, every step played
 //	fakeapi requests FILE              write the request bodies received, one a line
 //	fakeapi stop                       shut it down (a closed port for later commands)
 func cmdFakeAPI(ts *testscript.TestScript, neg bool, args []string) {
 	if len(args) == 0 {
-		ts.Fatalf("usage: fakeapi openai|check|requests|stop ...")
+		ts.Fatalf("usage: fakeapi openai|responses|anthropic|check|requests|stop ...")
 	}
 	get := func() fakeServer {
 		v, ok := fakeServers.Load(ts)
@@ -124,7 +124,7 @@ func cmdFakeAPI(ts *testscript.TestScript, neg bool, args []string) {
 		return v.(fakeServer)
 	}
 	switch args[0] {
-	case "openai", "anthropic":
+	case "openai", "responses", "anthropic":
 		if len(args) < 2 {
 			ts.Fatalf("usage: fakeapi %s script.json [KEY]", args[0])
 		}
@@ -140,13 +140,17 @@ func cmdFakeAPI(ts *testscript.TestScript, neg bool, args []string) {
 		}
 		var srv fakeServer
 		var url string
-		if args[0] == "openai" {
+		switch args[0] {
+		case "openai":
 			s, err := fakeapi.NewOpenAIAt(addr, steps, key)
 			if err != nil {
 				ts.Fatalf("fakeapi: %v", err)
 			}
 			srv, url = s, s.BaseURL()
-		} else {
+		case "responses":
+			s := fakeapi.NewResponses(steps, key)
+			srv, url = s, s.BaseURL()
+		default:
 			s := fakeapi.NewAnthropic(steps, key)
 			srv, url = s, s.BaseURL()
 		}

@@ -149,10 +149,11 @@ func completeDirs(c *cobra.Command, args []string, toComplete string) ([]cobra.C
 
 func completeProviders(c *cobra.Command, args []string, toComplete string) ([]cobra.Completion, cobra.ShellCompDirective) {
 	if c.Name() == "show" && c.Parent() != nil && c.Parent().Name() == "tools" {
-		return []string{"openai\tthe Chat Completions form", "anthropic\tthe Messages API form"}, cobra.ShellCompDirectiveNoFileComp
+		return []string{"openai\tthe Chat Completions form", "responses\tthe Responses API form", "anthropic\tthe Messages API form"}, cobra.ShellCompDirectiveNoFileComp
 	}
 	return []string{
 		"openai\tChat Completions: OpenAI and compatible servers (Ollama, vLLM, llama.cpp)",
+		"responses\tthe OpenAI Responses API: reasoning kept between steps",
 		"anthropic\tthe Anthropic Messages API",
 	}, cobra.ShellCompDirectiveNoFileComp
 }

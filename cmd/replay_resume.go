@@ -56,19 +56,20 @@ func runReplayResume(ctx context.Context, opts *ReplayOptions) error {
 	}
 
 	msgs := make([]agent.Message, len(conv.Messages))
-	steps := 0
-	var usage transcript.Usage
 	for i, rec := range conv.Messages {
 		msgs[i] = rec.Message
-		if d.Role(rec.Message) == "assistant" {
-			steps++
+	}
+	turns := agent.Turns(d, msgs)
+	var usage transcript.Usage
+	for _, span := range turns {
+		for _, rec := range conv.Messages[span.Start:span.End] {
 			if rec.Usage != nil {
 				usage.Add(*rec.Usage)
 			}
 		}
 	}
-	if last := msgs[len(msgs)-1]; d.Role(last) == "assistant" {
-		if t, err := d.ParseAssistant(last); err == nil && len(t.Calls) == 0 {
+	if n := len(turns); n > 0 && turns[n-1].End == len(msgs) {
+		if t, err := agent.ParseTurn(d, msgs[turns[n-1].Start:]); err == nil && len(t.Calls) == 0 {
 			return fmt.Errorf("%s ended with an answer: there is nothing to resume", opts.File)
 		}
 	}
@@ -83,7 +84,7 @@ func runReplayResume(ctx context.Context, opts *ReplayOptions) error {
 	}
 	// A pending call that had finished before the run stopped is answered
 	// with its recorded result, not run (or asked about) again.
-	st := agent.State{Messages: msgs, Finished: agent.FinishedFromRecords(conv.Finished), Steps: steps, Usage: usage}
+	st := agent.State{Messages: msgs, Finished: agent.FinishedFromRecords(conv.Finished), Steps: len(turns), Usage: usage}
 	out, err := run.loop.Run(run.ctx, st)
 	return run.finish(ios, out, err)
 }

@@ -5,7 +5,6 @@ import (
 	"fmt"
 	"io"
 	"strings"
-	"time"
 	"unicode/utf8"
 
 	"github.com/agentloop/agentloop/pkg/agent"
@@ -148,44 +147,33 @@ func renderTranscript(w io.Writer, name string, conv *transcript.Conversation, s
 	var total transcript.Usage
 	step := 0
 	lastText := ""
-	for _, rec := range conv.Messages {
+	msgs := make([]agent.Message, len(conv.Messages))
+	for i, rec := range conv.Messages {
+		msgs[i] = rec.Message
+	}
+	turnEnd := map[int]int{}
+	for _, span := range agent.Turns(d, msgs) {
+		turnEnd[span.Start] = span.End
+	}
+	for i := 0; i < len(conv.Messages); i++ {
+		rec := conv.Messages[i]
 		role := d.Role(rec.Message)
 		p.blank()
 		switch role {
 		case "assistant":
 			step++
-			t, err := d.ParseAssistant(rec.Message)
-			if err != nil {
-				p.line(0, st.red(fmt.Sprintf("step %d: unreadable assistant message: %v", step, err)))
-				continue
-			}
-			head := []string{st.bold(fmt.Sprintf("step %d", step)), "assistant"}
-			if rec.FinishReason != "" {
-				head = append(head, rec.FinishReason)
-			}
-			if rec.Usage != nil {
-				total.Add(*rec.Usage)
-				head = append(head, usageText(*rec.Usage))
-			}
-			if rec.LatencyMS > 0 {
-				head = append(head, (time.Duration(rec.LatencyMS) * time.Millisecond).String())
-			}
-			p.line(0, strings.Join(head, " · "))
-			for _, b := range otherBlocks(rec.Message) {
-				p.line(2, st.dim(b))
-			}
-			if t.Text != "" {
-				p.text(2, t.Text)
-			}
-			lastCalls = t.Calls
+			end := max(turnEnd[i], i+1)
+			recs := conv.Messages[i:end]
+			i = end - 1
+			text, calls := renderTurn(p, d, recs, step, &total)
+			lastCalls = calls
 			clear(answered)
-			for _, c := range t.Calls {
+			for _, c := range calls {
 				callNames[c.ID] = c.Name
-				p.line(2, fmt.Sprintf("→ %s %s %s", st.cyan(safeText(c.Name)), st.dim(safeText(c.ID)), oneLineText(string(c.Arguments), 1<<20)))
 			}
 			lastText = ""
-			if len(t.Calls) == 0 {
-				lastText = t.Text
+			if len(calls) == 0 {
+				lastText = text
 			}
 		default:
 			lastText = "" // the conversation went on after it
@@ -281,38 +269,56 @@ func (p *printer) excerpt(indent int, s string, n int) {
 	}
 }
 
-// otherBlocks describes an Anthropic assistant message's blocks that are
-// neither text nor tool_use: thinking, and server-side tools run by the API.
-func otherBlocks(msg agent.Message) []string {
-	var m struct {
-		Content []struct {
-			Type     string          `json:"type"`
-			Thinking string          `json:"thinking"`
-			Name     string          `json:"name"`
-			Input    json.RawMessage `json:"input"`
-		} `json:"content"`
+func usageText(u transcript.Usage) string {
+	s := fmt.Sprintf("%d in / %d out", u.InputTokens, u.OutputTokens)
+	if u.CacheReadInputTokens > 0 || u.CacheCreationInputTokens > 0 {
+		s += fmt.Sprintf(" (cache %d read, %d written)", u.CacheReadInputTokens, u.CacheCreationInputTokens)
 	}
-	if json.Unmarshal(msg, &m) != nil {
-		return nil
+	return s
+}
+
+func byteSize(n int) string {
+	switch {
+	case n < 1024:
+		return fmt.Sprintf("%d B", n)
+	case n < 1<<20:
+		return fmt.Sprintf("%.1f KiB", float64(n)/1024)
 	}
+	return fmt.Sprintf("%.1f MiB", float64(n)/(1<<20))
+}
+
+func nonEmpty(ss []string) []string {
 	var out []string
-	for _, b := range m.Content {
-		switch {
-		case b.Type == "text" || b.Type == "tool_use":
-		case b.Type == "thinking":
-			out = append(out, "thinking: "+oneLineText(b.Thinking, 160))
-		case b.Type == "redacted_thinking":
-			out = append(out, "thinking (redacted)")
-		case b.Type == "server_tool_use" || b.Type == "mcp_tool_use":
-			out = append(out, fmt.Sprintf("⚙ %s %s (run by the API)", b.Name, oneLineText(string(b.Input), 200)))
-		default:
-			out = append(out, "⚙ "+b.Type)
+	for _, s := range ss {
+		if s != "" {
+			out = append(out, s)
 		}
 	}
 	return out
 }
 
-// messageText is the text of a non-assistant message of either shape.
+// toolNames reads the names of wire-form tool definitions of either shape.
+func toolNames(defs []json.RawMessage) []string {
+	var names []string
+	for _, raw := range defs {
+		var t struct {
+			Name     string `json:"name"`
+			Function struct {
+				Name string `json:"name"`
+			} `json:"function"`
+		}
+		if json.Unmarshal(raw, &t) != nil {
+			continue
+		}
+		if t.Name == "" {
+			t.Name = t.Function.Name
+		}
+		names = append(names, t.Name)
+	}
+	return names
+}
+
+// messageText is the text of a non-assistant message of any shape.
 func messageText(msg agent.Message) string {
 	var m struct {
 		Content json.RawMessage `json:"content"`
@@ -334,7 +340,7 @@ func messageText(msg agent.Message) string {
 	var b strings.Builder
 	for _, part := range parts {
 		switch part.Type {
-		case "text":
+		case "text", "input_text", "output_text":
 			b.WriteString(part.Text)
 		default:
 			fmt.Fprintf(&b, "[%s]", part.Type)

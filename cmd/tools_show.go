@@ -4,9 +4,11 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"slices"
 
 	"github.com/spf13/cobra"
 
+	"github.com/agentloop/agentloop/internal/config"
 	"github.com/agentloop/agentloop/internal/toolset"
 	"github.com/agentloop/agentloop/pkg/agent"
 	"github.com/agentloop/agentloop/pkg/mcp"
@@ -31,8 +33,10 @@ func newCmdToolsShow(ios *IOStreams, runF func(*ToolsShowOptions) error) *cobra.
 		Use:   "show NAME",
 		Short: "Print a tool's definition exactly as the model receives it",
 		Long: `Print the function definition of one tool as it is sent to the model: the
-OpenAI form {"type":"function","function":{...}} by default, or the Anthropic
-form {"name","description","input_schema"} with --provider anthropic.`,
+Chat Completions form {"type":"function","function":{...}} by default, the
+Responses form {"type":"function","name",...,"strict"} with --provider
+responses, or the Anthropic form {"name","description","input_schema"} with
+--provider anthropic.`,
 		Example: `  agentloop tools show get_weather
   agentloop tools show get_weather --provider anthropic | jq .input_schema`,
 		Args: exactArgs(1, "NAME"),
@@ -43,8 +47,8 @@ form {"name","description","input_schema"} with --provider anthropic.`,
 				return err
 			}
 			opts.ToolsDirs, opts.ToolsSetting, opts.MCPConfig, opts.mcpServers = src.dirs, src.setting, src.mcpFiles, src.mcpServers
-			if opts.Provider != "openai" && opts.Provider != "anthropic" {
-				return flagErrorf("--provider must be openai or anthropic, got %q", opts.Provider)
+			if !slices.Contains(config.Providers, opts.Provider) {
+				return flagErrorf("--provider must be openai, responses or anthropic, got %q", opts.Provider)
 			}
 			if runF != nil {
 				return runF(opts)
@@ -54,7 +58,7 @@ form {"name","description","input_schema"} with --provider anthropic.`,
 	}
 	addToolsDirFlag(c, &opts.ToolsDirs)
 	addMCPConfigFlag(c, &opts.MCPConfig)
-	c.Flags().StringVar(&opts.Provider, "provider", "openai", "the wire form: openai or anthropic")
+	c.Flags().StringVar(&opts.Provider, "provider", "openai", "the wire form: openai, responses or anthropic")
 	return c
 }
 

@@ -31,11 +31,10 @@ func createTranscript(ios *IOStreams, path, parent string, conv *transcript.Conv
 	if err != nil {
 		return nil, err
 	}
-	for _, rec := range conv.Messages {
-		if err := w.WriteMessage(rec); err != nil {
-			w.Close()
-			return nil, err
-		}
+	// In one write, so that a kill cannot leave part of a turn.
+	if err := w.WriteMessages(conv.Messages...); err != nil {
+		w.Close()
+		return nil, err
 	}
 	// So do the results of calls that finished before the run stopped:
 	// should this run stop too before they are sent, they are still not

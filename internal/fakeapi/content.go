@@ -127,6 +127,70 @@ func checkOpenAIImages(msgs []json.RawMessage) (msg, param string) {
 	return "", ""
 }
 
+// checkResponsesImages checks the images of a Responses item list: the
+// parts of a function_call_output's list output and of a user message's
+// content, each image a data: URL of an image of a type the API takes.
+func checkResponsesImages(items []json.RawMessage) *grammarError {
+	type part struct {
+		Type     string  `json:"type"`
+		ImageURL *string `json:"image_url"`
+		FileID   *string `json:"file_id"`
+	}
+	check := func(where string, p part) *grammarError {
+		if p.ImageURL == nil {
+			if p.FileID == nil {
+				return &grammarError{msg: fmt.Sprintf("Missing required parameter: '%s.image_url'.", where), param: where + ".image_url"}
+			}
+			return nil
+		}
+		rest, ok := strings.CutPrefix(*p.ImageURL, "data:")
+		if !ok {
+			return nil // a URL the API fetches itself
+		}
+		_, data, _ := strings.Cut(rest, ";base64,")
+		b, err := base64.StdEncoding.DecodeString(data)
+		if err != nil {
+			return &grammarError{msg: "Invalid base64 image_url.", param: where + ".image_url"}
+		}
+		if !imageTypes[http.DetectContentType(b)] {
+			return &grammarError{msg: "You uploaded an unsupported image. Please make sure your image has of one the following formats: ['png', 'jpeg', 'gif', 'webp'].", param: where + ".image_url"}
+		}
+		return nil
+	}
+	for i, raw := range items {
+		var it struct {
+			Type    string          `json:"type"`
+			Role    string          `json:"role"`
+			Output  json.RawMessage `json:"output"`
+			Content json.RawMessage `json:"content"`
+		}
+		_ = json.Unmarshal(raw, &it)
+		field, list := "content", it.Content
+		if it.Type == "function_call_output" {
+			field, list = "output", it.Output
+		}
+		var parts []part
+		if json.Unmarshal(list, &parts) != nil {
+			continue
+		}
+		for j, p := range parts {
+			where := fmt.Sprintf("input[%d].%s[%d]", i, field, j)
+			switch {
+			case p.Type == "input_image":
+				if field == "content" && it.Role == "assistant" {
+					return &grammarError{msg: "Invalid value: 'input_image'. Supported values are: 'output_text' and 'refusal'.", param: where + ".type"}
+				}
+				if e := check(where, p); e != nil {
+					return e
+				}
+			case field == "output" && p.Type != "input_text" && p.Type != "input_file":
+				return &grammarError{msg: fmt.Sprintf("Invalid value: '%s'. Supported values are: 'input_text', 'input_image', and 'input_file'.", p.Type), param: where + ".type"}
+			}
+		}
+	}
+	return nil
+}
+
 // checkAnthropicImages checks the image blocks of a Messages conversation,
 // in tool_result content too: base64 data of a type the API takes, whose
 // bytes are what the type says.

@@ -34,6 +34,29 @@ func TestContentChecks(t *testing.T) {
 			t.Errorf("openai %s: %q, want %q", tt.msgs, got, tt.want)
 		}
 	}
+	out := func(parts string) string {
+		return `[{"type":"function_call","call_id":"c","name":"n","arguments":"{}"},{"type":"function_call_output","call_id":"c","output":[` + parts + `]}]`
+	}
+	rimg := func(url string) string { return `{"type":"input_image","image_url":"` + url + `"}` }
+	resp := []struct{ items, want string }{
+		{out(`{"type":"input_text","text":"a"},` + rimg("data:image/png;base64,"+png1)), ""},
+		{out(rimg("data:image/png;base64,aGVsbG8=")), "You uploaded an unsupported image."},
+		{out(rimg("data:image/png;base64,%%%")), "Invalid base64 image_url."},
+		{out(`{"type":"input_image"}`), "Missing required parameter: 'input[1].output[0].image_url'."},
+		{out(`{"type":"output_text","text":"a"}`), "Invalid value: 'output_text'. Supported values are: 'input_text', 'input_image', and 'input_file'."},
+		{`[{"role":"user","content":[` + rimg("data:image/png;base64,aGVsbG8=") + `]}]`, "You uploaded an unsupported image."},
+	}
+	for _, tt := range resp {
+		var items []json.RawMessage
+		_ = json.Unmarshal([]byte(tt.items), &items)
+		got := ""
+		if err := CheckResponsesItems(items); err != nil {
+			got = err.Error()
+		}
+		if (tt.want == "") != (got == "") || !strings.Contains(got, tt.want) {
+			t.Errorf("responses %s: %q, want %q", tt.items, got, tt.want)
+		}
+	}
 	ant := []struct{ media, data, want string }{
 		{"image/png", png1, ""},
 		{"image/jpeg", png1, "messages.0.content.0.content.0.image: Image does not match the provided media type image/jpeg"},
@@ -63,6 +86,18 @@ func TestToolChecks(t *testing.T) {
 		got, _ := checkOpenAITools(raws(tt.tool))
 		if got != tt.want && !(tt.want != "" && strings.Contains(got, tt.want)) {
 			t.Errorf("openai %s: %q, want %q", tt.tool, got, tt.want)
+		}
+	}
+	for tool, want := range map[string]string{
+		`{"type":"function","name":"a","strict":false}`:   "",
+		`{"type":"function","name":"a.b","strict":false}`: "Invalid 'tools[0].name': string does not match pattern.",
+	} {
+		got := ""
+		if e := checkResponsesTools(raws(tool)); e != nil {
+			got = e.msg
+		}
+		if (want == "") != (got == "") || !strings.Contains(got, want) {
+			t.Errorf("responses %s: %q, want %q", tool, got, want)
 		}
 	}
 	ant := []struct{ tool, want string }{

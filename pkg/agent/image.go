@@ -53,6 +53,21 @@ func dataURL(mediaType string, data []byte) string {
 	return "data:" + mediaType + ";base64," + base64.StdEncoding.EncodeToString(data)
 }
 
+// imageFromDataURL reads an image back from a base64 data: URL; another
+// URL gives an image with neither type nor bytes.
+func imageFromDataURL(u string) Image {
+	rest, ok := strings.CutPrefix(u, "data:")
+	if !ok {
+		return Image{}
+	}
+	mediaType, data, ok := strings.Cut(rest, ";base64,")
+	if !ok {
+		return Image{}
+	}
+	b, _ := base64.StdEncoding.DecodeString(data)
+	return Image{MIMEType: mediaType, Data: b}
+}
+
 // withLine appends line to text on a line of its own.
 func withLine(text, line string) string {
 	if text == "" || strings.HasSuffix(text, "\n") {

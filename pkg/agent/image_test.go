@@ -85,6 +85,51 @@ func TestImagesPerProvider(t *testing.T) {
 			t.Error(err)
 		}
 	})
+	t.Run("responses", func(t *testing.T) {
+		d := ResponsesDialect{}
+		msgs, err := d.ResultMessages(results)
+		if err != nil || len(msgs) != 3 {
+			t.Fatalf("%d messages, %v", len(msgs), err)
+		}
+		var it struct {
+			Output []struct {
+				Type     string `json:"type"`
+				Text     string `json:"text"`
+				ImageURL string `json:"image_url"`
+			} `json:"output"`
+		}
+		if err := json.Unmarshal(msgs[0].Message, &it); err != nil {
+			t.Fatalf("%s: %v", msgs[0].Message, err)
+		}
+		if len(it.Output) != 2 || it.Output[0].Type != "input_text" || it.Output[0].Text != "a pixel" ||
+			it.Output[1].Type != "input_image" || !strings.HasPrefix(it.Output[1].ImageURL, "data:image/png;base64,iVBORw0KGgo") {
+			t.Errorf("first result: %s", msgs[0].Message)
+		}
+		if rs := d.ParseResults(msgs[0].Message); rs[0].Content != "a pixel\n[image: image/png, 69 bytes]" {
+			t.Errorf("read back: %q", rs[0].Content)
+		}
+		// Nothing sendable: the output stays a string.
+		if rs := d.ParseResults(msgs[1].Message); rs[0].Content != notPNG+"\n"+tooLarge || !strings.Contains(string(msgs[1].Message), `"output":"[image not shown`) {
+			t.Errorf("second result: %s", msgs[1].Message)
+		}
+		if rs := d.ParseResults(msgs[2].Message); rs[0].Content != "text only" {
+			t.Errorf("third result: %q", rs[0].Content)
+		}
+		if err := fakeapi.CheckResponsesItems(conversation(t, d, results, msgs)); err != nil {
+			t.Error(err)
+		}
+	})
+	t.Run("responses error", func(t *testing.T) {
+		d := ResponsesDialect{}
+		msgs, err := d.ResultMessages([]CallResult{{Call: Call{ID: "c", Name: "shot"}, Result: ToolResult{Content: "failed", IsError: true, Images: []Image{{MIMEType: "image/png", Data: pixel}}}}})
+		if err != nil {
+			t.Fatal(err)
+		}
+		rs := d.ParseResults(msgs[0].Message)
+		if !rs[0].IsError || rs[0].Content != `{"error":"failed"}`+"\n[image: image/png, 69 bytes]" {
+			t.Errorf("read back: %+v", rs[0])
+		}
+	})
 }
 
 // conversation is a prompt, a turn calling the results' calls, and the
@@ -93,13 +138,22 @@ func conversation(t *testing.T, d Dialect, results []CallResult, answer []Result
 	t.Helper()
 	msgs := []json.RawMessage{d.UserMessage("go")}
 	var turn []byte
-	if d.Name() == "anthropic" {
+	switch d.Name() {
+	case "responses":
+		for _, r := range results {
+			msgs = append(msgs, []byte(`{"type":"function_call","call_id":"`+r.Call.ID+`","name":"`+r.Call.Name+`","arguments":"{}"}`))
+		}
+		for _, m := range answer {
+			msgs = append(msgs, m.Message)
+		}
+		return msgs
+	case "anthropic":
 		var blocks []string
 		for _, r := range results {
 			blocks = append(blocks, `{"type":"tool_use","id":"`+r.Call.ID+`","name":"`+r.Call.Name+`","input":{}}`)
 		}
 		turn = []byte(`{"role":"assistant","content":[` + strings.Join(blocks, ",") + `]}`)
-	} else {
+	default:
 		var calls []string
 		for _, r := range results {
 			calls = append(calls, `{"id":"`+r.Call.ID+`","type":"function","function":{"name":"`+r.Call.Name+`","arguments":"{}"}}`)

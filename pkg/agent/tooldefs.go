@@ -37,7 +37,7 @@ func validToolName(s string) bool {
 // ("string too long. Expected a string with maximum length 1024").
 const maxOpenAIDescription = 1024
 
-// checkSpec says what an API (openai or anthropic) would refuse in a tool
+// checkSpec says what an API (openai, responses or anthropic) would refuse in a tool
 // definition, or "". A schema is checked for what both refuse: a root that
 // is not an object schema, a property that is not a schema.
 func checkSpec(api string, s ToolSpec) string {

@@ -128,6 +128,18 @@ type conv struct {
 		id          string
 	}
 	reasoningOpen bool
+	afterOutput   bool // the last item was an output the client wrote
+	// stateless is set when the server keeps no item (store false), and
+	// noCipher holds the reasoning items that then cannot be found, until
+	// the end of a body says whether it is.
+	stateless bool
+	noCipher  []Finding
+	// The reasoning item of each OpenAI response the conversation holds, by
+	// a hash of the response's part of the item ids, and what was seen of
+	// the current run of output items (see respKey).
+	rsByResp map[uint64]seenReasoning
+	run      int
+	runItems []runItem
 
 	// How the log that holds the conversation wrote it.
 	split     bool     // messages may be split over lines (Claude Code): see blankText
@@ -146,10 +158,12 @@ const maxEarly = 100
 func (c *conv) reset(v *validator, kind convKind, array string) {
 	pending, deferred, missed, keep := c.pending[:0], c.deferred[:0], c.missed[:0], c.keep[:0]
 	early0, early1 := c.early[0][:0], c.early[1][:0]
-	ids, server, tools := c.ids, c.serverIDs, c.tools
+	ids, server, tools, rs := c.ids, c.serverIDs, c.tools, c.rsByResp
 	clear(ids)
 	clear(server)
-	*c = conv{v: v, kind: kind, array: array, pending: pending, deferred: deferred, missed: missed, keep: keep, ids: ids, serverIDs: server, tools: tools}
+	clear(rs)
+	*c = conv{v: v, kind: kind, array: array, pending: pending, deferred: deferred, missed: missed, keep: keep, ids: ids, serverIDs: server, tools: tools,
+		rsByResp: rs, noCipher: c.noCipher[:0], runItems: c.runItems[:0]}
 	c.early[0], c.early[1] = early0, early1
 	if c.ids == nil {
 		c.ids = make(map[uint64]seenID)
@@ -407,6 +421,12 @@ func (c *conv) finish() {
 		if c.reasoningOpen {
 			c.reportOrphanReasoning()
 		}
+		if c.stateless {
+			// Held only while store was unknown.
+			for _, f := range c.noCipher {
+				c.v.emitFinding(f)
+			}
+		}
 		c.pendingAtEnd("function_call_output")
 		if !c.previousResponse {
 			for _, f := range c.orphanOutputs {
@@ -415,6 +435,7 @@ func (c *conv) finish() {
 		}
 	}
 	c.orphanOutputs = c.orphanOutputs[:0]
+	c.noCipher = c.noCipher[:0]
 	c.flushDeferred()
 }
 

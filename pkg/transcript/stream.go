@@ -453,6 +453,12 @@ func (v *validator) streamObject(st *stream) error {
 				d.thinking = thinkingEnabled(&v.sc)
 			}
 			return true, err
+		case key == "store":
+			ok, err := v.captureValue(st)
+			if ok {
+				d.noteStore(&v.sc)
+			}
+			return true, err
 		case key == "samples" && k == kindArray && d.array == "":
 			// An Inspect AI eval log: a conversation in each sample.
 			d.other = true

@@ -142,12 +142,14 @@ func (s *Stats) Add(o Stats) {
 // merged Anthropic user turn leaves unanswered, at the end of the turn; and
 // at the end of a conversation or request body, a last assistant message
 // without its thinking block, Responses outputs that previous_response_id
-// might account for, and calls to tools that a later tools list might
-// define.
+// might account for, Responses reasoning items without their ciphertext
+// (which matter only if store is false), and calls to tools that a later
+// tools list might define.
 //
 // Memory is the largest line (or, for a whole-file JSON document, the
 // largest message), plus what the current conversation has seen: the calls
-// of its last turn, and every call id it has used, to find reused ids. The
+// of its last turn, and every call id it has used, to find reused ids (and,
+// for OpenAI Responses items, one id per reasoning item). The
 // ids grow with the number of calls, by 30 to 40 bytes of heap a call
 // (5.5 MiB for the 200,000 calls of a 1 GB agentloop transcript, 73 MiB for
 // 2 million); see conv.ids for why they are kept exactly.
@@ -294,10 +296,12 @@ func (v *validator) notJSON(text []byte, n int, complete bool) {
 }
 
 // lost forgets pending calls after an unreadable line: whatever it held
-// (a result, a call) is unknown, and guessing would cascade.
+// (a result, a call, the item a reasoning item came with) is unknown, and
+// guessing would cascade.
 func (c *conv) lost() {
 	c.pending = c.pending[:0]
 	c.resync = true
+	c.reasoningOpen = false
 }
 
 func (v *validator) startConv(line int, kind convKind, array string) {
@@ -342,6 +346,7 @@ type docInfo struct {
 	contents  bool   // a Gemini "contents": not a shape the rules cover
 	model     bool   // a request rather than a fine-tuning record
 	previous  bool   // previous_response_id or conversation: the server holds earlier items
+	stateless bool   // store false: the server keeps no item
 	system    bool   // a top-level system: the Anthropic shape
 	thinking  bool   // thinking enabled (read by thinkingEnabled)
 	other     bool   // a log holding conversations of its own (Inspect AI, HAR)
@@ -368,6 +373,14 @@ func (d *docInfo) note(key string, k byte) {
 	case "eval":
 		d.eval = k == kindObject
 	}
+}
+
+// noteStore records a top-level "store" whose value is at the scanner's
+// cursor: only false makes the request stateless (the API's default is
+// true).
+func (d *docInfo) noteStore(s *scanner) {
+	d.stateless = s.peekKind() == kindBool && s.d[s.i] == 'f'
+	s.skip()
 }
 
 // takeArray reports whether the value of key, of kind k, holds the
@@ -421,6 +434,7 @@ func (v *validator) applyDoc(d *docInfo) {
 		c.kind = kindRequest
 	}
 	c.previousResponse = d.previous
+	c.stateless = d.stateless
 	if d.thinking {
 		c.thinkingOn = shapeAnthropic
 	}
@@ -485,6 +499,8 @@ func (v *validator) conversationLine(text []byte, n int, complete bool) {
 			c.setTools(v.readTools(n))
 		case key == "thinking":
 			d.thinking = thinkingEnabled(s)
+		case key == "store":
+			d.noteStore(s)
 		default:
 			s.skip()
 		}

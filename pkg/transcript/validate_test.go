@@ -61,6 +61,23 @@ func (fakeTools) CheckArgs(name string, args []byte) error {
 	return nil
 }
 
+// Responses items with the API's ids: the items of one response share the
+// 16 digits after the prefix.
+const (
+	rUser  = `{"role":"user","content":"What is the weather in Paris?"}`
+	rRs    = `{"type":"reasoning","id":"rs_0c71d6d8526a7a4b006920e03fd67c819da5eead157faee94b","summary":[],"encrypted_content":"gAAAAABpPDIV"}`
+	rRsBad = `{"type":"reasoning","id":"rs_0c71d6d8526a7a4b006920e03fd67c819da5eead157faee94b","summary":[],"encrypted_content":null}`
+	rCall  = `{"type":"function_call","id":"fc_0c71d6d8526a7a4b006920e0447ea8819da94e572b1f077c44","call_id":"call_1","name":"get_weather","arguments":"{\"city\":\"Paris\"}"}`
+	rOut   = `{"type":"function_call_output","call_id":"call_1","output":"sunny"}`
+	rMsg   = `{"type":"message","id":"msg_0c71d6d8526a7a4b006920e05500000000000000000000000","role":"assistant","content":[{"type":"output_text","text":"Let me check."}]}`
+)
+
+func rBody(extra string, items ...string) string {
+	return `{"model":"o4-mini",` + extra + `"input":[` + strings.Join(items, ",") + `]}`
+}
+
+const rHeader = `{"type":"header","version":1,"id":"t","time":"2026-01-01T00:00:00Z","provider":"responses","model":"o4-mini"}`
+
 type codeCase struct {
 	name  string // starts with the shape of the input (see caseShape)
 	code  string
@@ -77,7 +94,11 @@ var codeCases = []codeCase{
 	{"responses interleaved", "unanswered-call", Error, Options{Input: InputRequest},
 		`{"input":[{"type":"function_call","call_id":"a","name":"read","arguments":"{}"},{"role":"assistant","content":"x"},{"type":"function_call_output","call_id":"a","output":"ok"}]}`,
 		`{"input":[{"role":"assistant","content":"x"},{"type":"function_call","call_id":"a","name":"read","arguments":"{}"},{"type":"function_call_output","call_id":"a","output":"ok"}]}`},
+	{"responses next turn", "unanswered-call", Error, Options{Input: InputRequest},
+		`{"input":[{"type":"function_call","call_id":"a","name":"f","arguments":"{}"},{"type":"function_call","call_id":"b","name":"f","arguments":"{}"},{"type":"function_call_output","call_id":"a","output":"ok"},{"type":"function_call","call_id":"c","name":"f","arguments":"{}"},{"type":"function_call_output","call_id":"c","output":"ok"}]}`,
+		`{"input":[{"type":"function_call","call_id":"a","name":"f","arguments":"{}"},{"type":"function_call","call_id":"b","name":"f","arguments":"{}"},{"type":"function_call_output","call_id":"a","output":"ok"},{"type":"function_call_output","call_id":"b","output":"ok"},{"type":"function_call","call_id":"c","name":"f","arguments":"{}"},{"type":"function_call_output","call_id":"c","output":"ok"}]}`},
 	{"openai", "pending-call", Error, Options{}, lines(oUser, oCall1), lines(oUser, oCall1, oTool1)},
+	{"responses no output", "pending-call", Error, Options{Input: InputRequest}, rBody(`"store":false,`, rUser, rRs, rCall), rBody(`"store":false,`, rUser, rRs, rCall, rOut)},
 	{"anthropic", "pending-call", Error, Options{}, lines(aUser, aCall1), lines(aUser, aCall1, aRes1)},
 	{"openai allowed", "pending-call", Error, Options{}, lines(oUser, oCall1), lines(oUser, oCall1)},
 	{"fine-tuning", "pending-call", Warning, Options{}, `{"messages":[` + oUser + `,` + oCall1 + `]}` + "\n", `{"messages":[` + oUser + `,` + oCall1 + `,` + oTool1 + `]}` + "\n"},
@@ -104,6 +125,9 @@ var codeCases = []codeCase{
 		lines(aUser, aCall12, aRes12)},
 	{"openai", "reused-call-id", Warning, Options{}, lines(oUser, oCall1, oTool1, oUser, oCall1, oTool1), lines(oUser, oCall1, oTool1, oUser, oCall("call_2", "get_weather", `"{}"`), oTool("call_2"))},
 	{"anthropic", "reused-call-id", Error, Options{}, lines(aUser, aCall1, aRes1, aCall1, aRes1), lines(aUser, aCall1, aRes1, aCall("toolu_2", "get_weather", "{}"), aRes("toolu_2"))},
+	{"responses next turn", "reused-call-id", Warning, Options{Input: InputRequest},
+		`{"input":[{"type":"function_call","call_id":"a","name":"f","arguments":"{}"},{"type":"function_call_output","call_id":"a","output":"ok"},{"type":"function_call","call_id":"a","name":"f","arguments":"{}"},{"type":"function_call_output","call_id":"a","output":"ok"}]}`,
+		`{"input":[{"type":"function_call","call_id":"a","name":"f","arguments":"{}"},{"type":"function_call_output","call_id":"a","output":"ok"},{"type":"function_call","call_id":"b","name":"f","arguments":"{}"},{"type":"function_call_output","call_id":"b","output":"ok"}]}`},
 	{"openai", "missing-tool-call-id", Error, Options{}, lines(oUser, oCall1, `{"role":"tool","content":"sunny"}`), lines(oUser, oCall1, oTool1)},
 	{"openai", "arguments-not-string", Error, Options{}, lines(oUser, oCall("call_1", "f", `{"city":"Paris"}`), oTool1), lines(oUser, oCall("call_1", "f", `"{\"city\":\"Paris\"}"`), oTool1)},
 	{"openai", "arguments-not-json", Warning, Options{}, lines(oUser, oCall("call_1", "f", `"{city: Paris}"`), oTool1), lines(oUser, oCall("call_1", "f", `"{\"city\":\"Paris\"}"`), oTool1)},
@@ -153,6 +177,21 @@ var codeCases = []codeCase{
 	{"responses", "orphan-reasoning", Error, Options{Input: InputRequest},
 		`{"input":[{"role":"user","content":"hi"},{"type":"reasoning","id":"rs_1","summary":[]},{"role":"assistant","content":"42"}]}`,
 		`{"input":[{"role":"user","content":"hi"},{"type":"reasoning","id":"rs_1","summary":[]},{"type":"message","id":"msg_1","role":"assistant","content":[{"type":"output_text","text":"42"}]}]}`},
+	{"responses reasoning apart", "missing-reasoning", Error, Options{Input: InputRequest},
+		rBody("", rUser, rRs, rMsg, rUser, rCall, rOut),
+		rBody("", rUser, rRs, rMsg, rCall, rOut, rUser)},
+	{"responses reasoning behind", "missing-reasoning", Error, Options{Input: InputRequest},
+		rBody("", rUser, rCall, rRs, rMsg, rOut),
+		rBody("", rUser, rRs, rMsg, rCall, rOut)},
+	{"responses stateless", "reasoning-not-found", Error, Options{Input: InputRequest},
+		rBody(`"store":false,`, rUser, rRsBad, rCall, rOut),
+		rBody(`"store":true,`, rUser, rRsBad, rCall, rOut)},
+	{"responses store after input", "reasoning-not-found", Error, Options{Input: InputRequest},
+		`{"input":[` + rUser + `,` + rRsBad + `,` + rCall + `,` + rOut + `],"store":false}`,
+		`{"input":[` + rUser + `,` + rRs + `,` + rCall + `,` + rOut + `],"store":false}`},
+	{"responses agentloop", "reasoning-not-found", Error, Options{},
+		lines(rHeader, rec(1, rUser), rec(2, rRsBad), rec(3, rCall), rec(4, rOut), end),
+		lines(rHeader, rec(1, rUser), rec(2, rRs), rec(3, rCall), rec(4, rOut), end)},
 	{"anthropic", "result-not-first", Error, Options{},
 		lines(aUser, aCall1, `{"role":"user","content":[{"type":"text","text":"here"},{"type":"tool_result","tool_use_id":"toolu_1","content":"sunny"}]}`),
 		lines(aUser, aCall1, `{"role":"user","content":[{"type":"tool_result","tool_use_id":"toolu_1","content":"sunny"},{"type":"text","text":"here"}]}`)},

@@ -32,6 +32,7 @@ type wireMsg struct {
 	argsK      byte
 	args       []byte
 	output     byte
+	cipher     bool // a non-empty encrypted_content
 
 	// Shape signals that belong to neither OpenAI nor Anthropic.
 	foreign bool
@@ -175,6 +176,8 @@ func (s *scanner) readMsg(m *wireMsg) {
 		case "output":
 			m.output = s.peekKind()
 			s.skip()
+		case "encrypted_content":
+			m.cipher = len(s.stringOrSkip()) > 0
 		case "parts", "toolUse", "toolResult":
 			m.foreign = true
 			s.skip()
