@@ -32,12 +32,18 @@ func TestPublishedMCPServer(t *testing.T) {
 
 // installNPM installs an npm package, once, into the test cache folder
 // ($AGENTLOOP_NPM_CACHE, else the user's cache folder) and returns the
-// path of its program. Without node and npm the test is skipped, saying so.
+// path of its program. Without node and npm, or when the package cannot be
+// fetched, the test is skipped, saying why; with AGENTLOOP_REQUIRE_NPM set
+// (CI sets it when the registry answers) it fails instead.
 func installNPM(t *testing.T, pkg, bin string) string {
 	t.Helper()
+	cannot := t.Skipf
+	if os.Getenv("AGENTLOOP_REQUIRE_NPM") != "" {
+		cannot = t.Fatalf
+	}
 	for _, prog := range []string{"node", "npm"} {
 		if _, err := exec.LookPath(prog); err != nil {
-			t.Skipf("%s is not installed: the published MCP servers run on Node.js (install node and npm, or run .ci/run, which does)", prog)
+			cannot("%s is not installed: the published MCP servers run on Node.js (install node and npm, or run .ci/run, which does)", prog)
 		}
 	}
 	dir := os.Getenv("AGENTLOOP_NPM_CACHE")
@@ -57,7 +63,7 @@ func installNPM(t *testing.T, pkg, bin string) string {
 	}
 	cmd := exec.Command("npm", "install", "--prefix", dir, "--no-audit", "--no-fund", "--loglevel", "error", pkg)
 	if out, err := cmd.CombinedOutput(); err != nil {
-		t.Fatalf("npm install %s: %v\n%s", pkg, err, out)
+		cannot("cannot fetch %s from the npm registry (npm install: %v):\n%s", pkg, err, out)
 	}
 	if _, err := os.Stat(path); err != nil {
 		t.Fatalf("npm install %s did not install %s", pkg, path)

@@ -178,6 +178,12 @@ func renderTranscript(w io.Writer, name string, conv *transcript.Conversation, s
 		default:
 			lastText = "" // the conversation went on after it
 			results := d.ParseResults(rec.Message)
+			if len(rec.ImagesOf) > 0 {
+				// The pictures of results (Chat Completions).
+				p.line(0, st.bold("tool images")+" of "+safeText(strings.Join(rec.ImagesOf, ", ")))
+				p.text(2, agent.ImagesText(messageContent(rec.Message)))
+				continue
+			}
 			if len(results) == 0 {
 				p.line(0, st.bold(role))
 				p.text(2, messageText(rec.Message))
@@ -316,6 +322,15 @@ func toolNames(defs []json.RawMessage) []string {
 		names = append(names, t.Name)
 	}
 	return names
+}
+
+// messageContent is a message's "content".
+func messageContent(msg agent.Message) json.RawMessage {
+	var m struct {
+		Content json.RawMessage `json:"content"`
+	}
+	_ = json.Unmarshal(msg, &m)
+	return m.Content
 }
 
 // messageText is the text of a non-assistant message of any shape.

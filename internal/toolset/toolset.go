@@ -289,9 +289,11 @@ func (t *Set) UnknownText(name string) string {
 }
 
 // Keep leaves on offer only the tools of sel: the Only names (each must
-// be a tool) less the Deny ones.
+// be a tool; none at all when Restricted and Only is empty) less the Deny
+// ones.
 func (t *Set) Keep(sel Selection) error {
-	if len(sel.Only) > 0 {
+	only := len(sel.Only) > 0 || sel.Restricted
+	if only {
 		var unknown []string
 		for _, n := range sel.Only {
 			if !t.Has(n) {
@@ -310,7 +312,7 @@ func (t *Set) Keep(sel Selection) error {
 	t.Reg = t.Reg.Without(sel.Deny...)
 	if t.MCP != nil {
 		t.MCP.Keep(func(n string) bool {
-			return (len(sel.Only) == 0 || slices.Contains(sel.Only, n)) && !slices.Contains(sel.Deny, n)
+			return (!only || slices.Contains(sel.Only, n)) && !slices.Contains(sel.Deny, n)
 		})
 	}
 	return nil

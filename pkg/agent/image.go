@@ -2,6 +2,7 @@ package agent
 
 import (
 	"encoding/base64"
+	"encoding/json"
 	"fmt"
 	"net/http"
 	"slices"
@@ -74,4 +75,28 @@ func withLine(text, line string) string {
 		return text + line
 	}
 	return text + "\n" + line
+}
+
+// ImagesText describes a Chat Completions user message that carries the
+// pictures of tool results (its content parts): the text parts as they
+// are, each image as its type and size, never its bytes.
+func ImagesText(content []byte) string {
+	var parts []struct {
+		Type     string `json:"type"`
+		Text     string `json:"text"`
+		ImageURL struct {
+			URL string `json:"url"`
+		} `json:"image_url"`
+	}
+	_ = json.Unmarshal(content, &parts)
+	var text string
+	for _, p := range parts {
+		switch p.Type {
+		case "text":
+			text = withLine(text, p.Text)
+		case "image_url":
+			text = withLine(text, "[image: "+imageLabel(imageFromDataURL(p.ImageURL.URL))+"]")
+		}
+	}
+	return text
 }

@@ -218,3 +218,20 @@ func TestAnySchemas(t *testing.T) {
 		}
 	}
 }
+
+// ImagesText describes the pictures of a Chat Completions images message
+// by type and size, never by their bytes; a URL that is no data: URL
+// has neither.
+func TestImagesText(t *testing.T) {
+	url := dataURL("image/png", pixel)
+	for in, want := range map[string]string{
+		`[{"type":"text","text":"Image 1 of the result of tool call c1 (draw):"},{"type":"image_url","image_url":{"url":"` + url + `"}}]`: "Image 1 of the result of tool call c1 (draw):\n[image: image/png, 69 bytes]",
+		`[{"type":"image_url","image_url":{"url":"https://example.com/a.png"}}]`:                                                          "[image: image, 0 bytes]",
+		`"just text"`: "",
+		``:            "",
+	} {
+		if got := ImagesText([]byte(in)); got != want {
+			t.Errorf("ImagesText(%.60s) = %q, want %q", in, got, want)
+		}
+	}
+}

@@ -55,7 +55,7 @@ func toResult(res *sdk.CallToolResult, maxOutput int64) agent.ToolResult {
 		}
 	}
 	joined := strings.Join(text, "\n")
-	out := agent.ToolResult{Images: images, Source: "mcp"}
+	out := agent.ToolResult{Images: images, Source: transcript.SourceMCP}
 	out.Content, out.Truncated = textout.CapString(joined, maxOutput)
 	if res.IsError {
 		out.IsError, out.Kind, out.ExitCode = true, transcript.KindToolError, 0

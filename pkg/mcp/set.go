@@ -281,14 +281,14 @@ func (s *Set) Call(ctx context.Context, name, callID string, args []byte) agent.
 		}
 	}
 	r := srv.call(ctx, t, args)
-	r.Source, r.Server, r.Duration = "mcp", t.Server, time.Since(start)
+	r.Source, r.Server, r.Duration = transcript.SourceMCP, t.Server, time.Since(start)
 	return r
 }
 
 func failure(kind, server, msg string, start time.Time) agent.ToolResult {
 	r := agent.ToolResult{IsError: true, Kind: kind, ExitCode: -1, Content: msg, Duration: time.Since(start)}
 	if server != "" {
-		r.Source, r.Server = "mcp", server
+		r.Source, r.Server = transcript.SourceMCP, server
 	}
 	return r
 }

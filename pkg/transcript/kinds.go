@@ -48,3 +48,7 @@ func NotRun(kind string) bool {
 	}
 	return false
 }
+
+// SourceMCP is a result's source when the tool is one of an MCP server's;
+// a script tool's result has no source.
+const SourceMCP = "mcp"
