@@ -15,19 +15,26 @@ import (
 const (
 	everythingPackage = "@modelcontextprotocol/server-everything@2026.8.31"
 	everythingBin     = "mcp-server-everything"
+	filesystemPackage = "@modelcontextprotocol/server-filesystem@2026.8.31"
+	filesystemBin     = "mcp-server-filesystem"
 )
 
-// TestPublishedMCPServer drives an MCP server nobody here wrote, the
-// reference server the MCP project publishes on npm, through agentloop run
-// against both fake model APIs: its tools listed and checked, called, their
-// results (text, structured content, an image, links) given to the model,
-// and the transcripts validated and replayed against the server.
+// TestPublishedMCPServer drives MCP servers nobody here wrote, the
+// reference servers the MCP project publishes on npm (everything and
+// filesystem), through agentloop run against the fake model APIs: their
+// tools listed and checked, called, their results (text, structured
+// content, images, links, errors) given to the model, approval and the
+// server's own limits holding, and the transcripts validated and replayed
+// against the servers.
 func TestPublishedMCPServer(t *testing.T) {
 	if testing.Short() {
 		t.Skip("installs a published MCP server from the npm registry; not in -short")
 	}
-	bin := installNPM(t, everythingPackage, everythingBin)
-	testscript.Run(t, scriptParams("testdata/published", map[string]string{"EVERYTHING": bin}))
+	vars := map[string]string{
+		"EVERYTHING": installNPM(t, everythingPackage, everythingBin),
+		"FILESYSTEM": installNPM(t, filesystemPackage, filesystemBin),
+	}
+	testscript.Run(t, scriptParams("testdata/published", vars))
 }
 
 // installNPM installs an npm package, once, into the test cache folder

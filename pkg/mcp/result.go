@@ -1,6 +1,8 @@
 package mcp
 
 import (
+	"bytes"
+	"encoding/base64"
 	"encoding/json"
 	"fmt"
 	"strings"
@@ -17,7 +19,8 @@ import (
 const maxImages = 8
 
 // toResult makes what a server answered into what the model reads: the
-// text of its text content (structuredContent's JSON when there is none),
+// text of its text content (structuredContent's JSON when there is none,
+// unless it only repeats the content's images or other bytes),
 // its images as images, and a short description of what a model cannot
 // take in a tool result (audio, links, binary resources). The text is cut
 // at maxOutput and made valid, as a script tool's output is.
@@ -25,7 +28,9 @@ func toResult(res *sdk.CallToolResult, maxOutput int64) agent.ToolResult {
 	var text []string
 	hasText := false
 	var images []agent.Image
+	var binary [][]byte // the bytes the content holds, to tell a mirror of it
 	addImage := func(mime string, data []byte) {
+		binary = append(binary, data)
 		if len(images) >= maxImages {
 			text = append(text, fmt.Sprintf("[image not shown (%s, %d bytes): a result passes on at most %d images]", mime, len(data), maxImages))
 			return
@@ -40,17 +45,21 @@ func toResult(res *sdk.CallToolResult, maxOutput int64) agent.ToolResult {
 		case *sdk.ImageContent:
 			addImage(c.MIMEType, c.Data)
 		case *sdk.AudioContent:
+			binary = append(binary, c.Data)
 			text = append(text, fmt.Sprintf("[audio not shown (%s, %d bytes): a model takes no audio in a tool result]", orUnknown(c.MIMEType), len(c.Data)))
 		case *sdk.ResourceLink:
 			text = append(text, describeLink(c))
 		case *sdk.EmbeddedResource:
+			if c.Resource != nil && c.Resource.Blob != nil {
+				binary = append(binary, c.Resource.Blob)
+			}
 			text = append(text, describeResource(c.Resource, addImage)...)
 		default:
 			text = append(text, "[content of a kind agentloop does not read: not shown]")
 		}
 	}
 	if !hasText && res.StructuredContent != nil {
-		if b, err := json.Marshal(res.StructuredContent); err == nil {
+		if b, err := json.Marshal(res.StructuredContent); err == nil && !mirrors(b, binary) {
 			text = append([]string{string(b)}, text...)
 		}
 	}
@@ -64,6 +73,18 @@ func toResult(res *sdk.CallToolResult, maxOutput int64) agent.ToolResult {
 		}
 	}
 	return out
+}
+
+// mirrors reports whether structured content repeats the content's bytes
+// (base64 in its JSON), as servers that mirror their content there do: the
+// content stands for it, and its base64 is not passed on as text.
+func mirrors(structured []byte, binary [][]byte) bool {
+	for _, b := range binary {
+		if len(b) > 0 && bytes.Contains(structured, []byte(base64.StdEncoding.EncodeToString(b))) {
+			return true
+		}
+	}
+	return false
 }
 
 // describeLink is the text that stands for a link to a resource.

@@ -1,6 +1,7 @@
 package mcp
 
 import (
+	"encoding/base64"
 	"strings"
 	"testing"
 
@@ -26,6 +27,8 @@ func TestToResult(t *testing.T) {
 		{"structured, no text", &sdk.CallToolResult{StructuredContent: map[string]any{"n": 1}}, `{"n":1}`, 0, ""},
 		{"structured beside text: the text", &sdk.CallToolResult{Content: []sdk.Content{&sdk.TextContent{Text: "one"}}, StructuredContent: map[string]any{"n": 1}}, "one", 0, ""},
 		{"structured beside an image", &sdk.CallToolResult{Content: []sdk.Content{&sdk.ImageContent{MIMEType: "image/png", Data: png}}, StructuredContent: []any{1}}, "[1]", 1, ""},
+		{"structured mirroring audio: the description alone", &sdk.CallToolResult{Content: []sdk.Content{&sdk.AudioContent{MIMEType: "audio/wav", Data: []byte("RIFF....")}},
+			StructuredContent: map[string]any{"data": base64.StdEncoding.EncodeToString([]byte("RIFF...."))}}, "[audio not shown (audio/wav, 8 bytes): a model takes no audio in a tool result]", 0, ""},
 		{"nine images: eight passed on", &sdk.CallToolResult{Content: nine}, "[image not shown (image/png, 12 bytes): a result passes on at most 8 images]", 8, ""},
 		{"a binary resource", &sdk.CallToolResult{Content: []sdk.Content{&sdk.EmbeddedResource{Resource: &sdk.ResourceContents{URI: "file:///a.zip", MIMEType: "application/zip", Blob: []byte("PK..")}}}},
 			"[resource <file:///a.zip> (application/zip): 4 bytes of binary data, not shown]", 0, ""},
@@ -39,6 +42,14 @@ func TestToResult(t *testing.T) {
 		if r.Content != tt.text && !strings.HasSuffix(r.Content, tt.text) || len(r.Images) != tt.images || r.Kind != tt.kind || r.IsError != (tt.kind != "") {
 			t.Errorf("%s: %+v", tt.name, r)
 		}
+	}
+	// What server-filesystem's read_media_file answers: the image, and
+	// structured content repeating it in base64. The model gets the image
+	// and no text.
+	mirror := &sdk.CallToolResult{Content: []sdk.Content{&sdk.ImageContent{MIMEType: "image/png", Data: png}},
+		StructuredContent: map[string]any{"content": []any{map[string]any{"type": "image", "mimeType": "image/png", "data": base64.StdEncoding.EncodeToString(png)}}}}
+	if r := toResult(mirror, DefaultMaxOutput); r.Content != "" || len(r.Images) != 1 {
+		t.Errorf("structured content mirroring an image: %q, %d images", r.Content, len(r.Images))
 	}
 	r := toResult(&sdk.CallToolResult{Content: []sdk.Content{&sdk.TextContent{Text: strings.Repeat("é", 20)}}}, 9)
 	if !r.Truncated || r.Content != "éééé\n[output truncated: 8 of 40 bytes shown]" {
