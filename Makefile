@@ -3,18 +3,16 @@ GO      ?= go
 BIN     ?= bin/agentloop
 VERSION ?= $(shell git describe --tags --always --dirty 2>/dev/null || echo dev)
 LDFLAGS := -s -w -X github.com/agentloop/agentloop/cmd.version=$(VERSION)
-# The binary is static: without cgo the dynamic loader and libc are not
-# mapped and relocated at every start (docs/performance.md), and the pure
-# Go DNS resolver serves agentloop as well. (Tests keep cgo: -race needs it.)
-BUILD_CGO ?= 0
 # The packages that run goroutines of their own get a second pass under -race.
 RACE_PKGS := ./pkg/agent/... ./pkg/tools/... ./pkg/mcp/... ./pkg/replay/...
 FUZZTIME ?= 30s
 
 .PHONY: build test race lint bench fuzz man clean
 
+# CGO_ENABLED=0: one static binary, with Go's own resolver and user lookup,
+# that runs on any Linux of the same architecture.
 build:
-	CGO_ENABLED=$(BUILD_CGO) $(GO) build -trimpath -ldflags '$(LDFLAGS)' -o $(BIN) .
+	CGO_ENABLED=0 $(GO) build -trimpath -ldflags '$(LDFLAGS)' -o $(BIN) .
 
 test:
 	$(GO) test ./...

@@ -55,7 +55,7 @@ func addLiveFlags(c *cobra.Command, o *liveOptions, mode string) {
 	addToolsDirFlag(c, &o.ToolsDirs)
 	addMCPConfigFlag(c, &o.MCPConfig)
 	f.IntVar(&o.Parallel, "parallel", agent.DefaultParallel, "tool calls of one turn run at once")
-	f.StringVarP(&o.Output, "output", "o", "", "write the transcript to `FILE`")
+	f.StringVarP(&o.Output, "output", "o", "", "write the transcript to `FILE` (its folder must exist; an earlier transcript there is replaced)")
 	addApprovalFlags(c, &o.Approval)
 
 	live := pflag.NewFlagSet("", pflag.ContinueOnError)
@@ -136,6 +136,8 @@ type liveSetup struct {
 	// the new transcript starts with; "" and nil for a new run.
 	parent string
 	conv   *transcript.Conversation
+	// force lets -o overwrite a file that is not a transcript.
+	force bool
 }
 
 // liveRun is a live run set up: the loop, wired to the provider, the tools
@@ -213,7 +215,7 @@ func startLive(ctx context.Context, ios *IOStreams, o *liveOptions, s liveSetup)
 			ToolsDirs: toolsDirsForHeader(s.tools.dirs), Tools: defs, System: s.model.System, MaxSteps: o.MaxSteps,
 			Parallel: o.Parallel, MCPServers: ts.Header(),
 		}
-		if w, err = createTranscript(ios, path, s.parent, s.conv, h, redact); err != nil {
+		if w, err = createTranscript(ios, path, o.Output != "", s.force, s.parent, s.conv, h, redact); err != nil {
 			return nil, err
 		}
 	}
@@ -224,18 +226,18 @@ func startLive(ctx context.Context, ios *IOStreams, o *liveOptions, s liveSetup)
 			prog.Printf("%s", line)
 		}
 	}
-	if w != nil && o.Verbose {
+	if w != nil {
 		if s.parent != "" {
-			prog.Printf("transcript: %s (continues %s)", w.Path(), s.parent)
+			prog.transcriptPath(fmt.Sprintf("transcript: %s (continues %s)", w.Path(), s.parent))
 		} else {
-			prog.Printf("transcript: %s", w.Path())
+			prog.transcriptPath("transcript: " + w.Path())
 		}
 	}
-	run = &liveRun{tools: ts, ap: newApprover(ios, ts, o.Approval, false, prog.hold)}
+	run = &liveRun{tools: ts, ap: newApprover(ios, ts, o.Approval, false, prog)}
 	run.ctx, run.cancel = withRunTimeout(ctx, s.model.Timeout)
 	run.loop = &agent.Loop{
 		Provider: prov, Tools: run.ap, ToolDefs: defs, System: s.model.System,
-		MaxSteps: o.MaxSteps, Parallel: o.Parallel, Transcript: w, OnEvent: prog.Event,
+		MaxSteps: o.MaxSteps, Parallel: o.Parallel, Transcript: w, OnEvent: run.ap.Observe(prog.Event),
 	}
 	stream := attachStream(ios, run.loop, prog, wantStream(ios, o.Stream, o.NoStream, o.JSON))
 	run.end = runEnd{w: w, prog: prog, stream: stream, asJSON: o.JSON, maxSteps: o.MaxSteps, redact: redact}
@@ -248,19 +250,4 @@ func (r *liveRun) finish(ios *IOStreams, out *agent.Outcome, err error) error {
 	r.tools.Close()
 	defer r.cancel()
 	return finishRun(ios, out, err, r.end)
-}
-
-// attachStream makes the loop stream the model's text to stdout; it
-// returns nil when not streaming.
-func attachStream(ios *IOStreams, loop *agent.Loop, prog *progress, on bool) *answerStream {
-	if !on {
-		return nil
-	}
-	s := &answerStream{out: ios.Out, prog: prog}
-	loop.OnText = s.Text
-	loop.OnEvent = func(e agent.Event) {
-		s.Event(e)
-		prog.Event(e)
-	}
-	return s
 }

@@ -4,6 +4,7 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
+	"io"
 	"os"
 	"slices"
 	"strings"
@@ -163,13 +164,15 @@ func printToolTable(ios *IOStreams, rows []toolJSON) error {
 	}
 	tw := tabwriter.NewWriter(ios.Out, 0, 8, 2, ' ', 0)
 	for i, r := range rows {
-		desc := firstLine(r.Description)
-		// On a terminal a long description is cut to the width; piped,
+		desc, where := firstLine(r.Description), wheres[i]
+		// On a terminal a long description is cut to the width, and a
+		// tools folder's or a server's text is shown, not obeyed; piped,
 		// it is whole.
 		if ios.IsStdoutTTY() {
-			desc = fitWidth(desc, max(ios.Width()-nameWidth-whereWidth-4, 20))
+			desc = fitWidth(displayText(desc, 1<<16), max(ios.Width()-nameWidth-whereWidth-4, 20))
+			where = displayText(where, 1<<16)
 		}
-		fmt.Fprintf(tw, "%s\t%s\t%s\n", safeText(r.Name), safeText(wheres[i]), safeText(desc))
+		fmt.Fprintf(tw, "%s\t%s\t%s\n", r.Name, where, desc)
 	}
 	return tw.Flush()
 }
@@ -195,9 +198,15 @@ func fitWidth(s string, width int) string {
 	return string(r[:width-1]) + "…"
 }
 
-// writeJSON prints v as indented JSON, with <, > and & left as they are.
+// writeJSON prints v as indented JSON, with <, > and & left as they are
+// (and, on a terminal, what JSON leaves unescaped that a terminal would
+// act on shown escaped).
 func writeJSON(ios *IOStreams, v any) error {
-	enc := json.NewEncoder(ios.Out)
+	var out io.Writer = ios.Out
+	if ios.IsStdoutTTY() {
+		out = &safeWriter{w: ios.Out}
+	}
+	enc := json.NewEncoder(out)
 	enc.SetEscapeHTML(false)
 	enc.SetIndent("", "  ")
 	return enc.Encode(v)

@@ -45,7 +45,7 @@ func loadDefinitions(ios *IOStreams, src toolSources) (*tools.Registry, []*mcp.C
 // counts them (exit 1).
 func reportProblems(ios *IOStreams, problems []error, where string) error {
 	for _, e := range problems {
-		fmt.Fprintln(ios.ErrOut, e)
+		fmt.Fprintln(ios.ErrOut, safeText(e.Error()))
 	}
 	return &ExitError{Code: ExitFailure, Err: fmt.Errorf("%d %s %s", len(problems), plural(len(problems), "problem", "problems"), where)}
 }

@@ -11,12 +11,13 @@ import (
 // The transcript files of run, replay -o and replay --resume: where they go
 // and how they start.
 
-// createTranscript creates a run's transcript. One that continues another
-// names its parent and starts with the parent's whole conversation, so it
-// stands on its own for validate, replay and a later resume.
-func createTranscript(ios *IOStreams, path, parent string, conv *transcript.Conversation, h transcript.Header, redact *transcript.Redactor) (*transcript.Writer, error) {
+// createTranscript creates a run's transcript at path, -o's when explicit
+// (see createOutput). One that continues another names its parent and
+// starts with the parent's whole conversation, so it stands on its own for
+// validate, replay and a later resume.
+func createTranscript(ios *IOStreams, path string, explicit, force bool, parent string, conv *transcript.Conversation, h transcript.Header, redact *transcript.Redactor) (*transcript.Writer, error) {
 	if parent == "" {
-		w, err := transcript.Create(path, redact)
+		w, err := createAt(path, explicit, force, redact)
 		if err != nil {
 			return nil, err
 		}
@@ -27,7 +28,7 @@ func createTranscript(ios *IOStreams, path, parent string, conv *transcript.Conv
 		}
 		return w, nil
 	}
-	w, err := createChild(path, parent, conv, h, redact)
+	w, err := createChild(path, explicit, force, parent, conv, h, redact)
 	if err != nil {
 		return nil, err
 	}
@@ -48,13 +49,23 @@ func createTranscript(ios *IOStreams, path, parent string, conv *transcript.Conv
 	return w, nil
 }
 
+// createAt creates a transcript at path: -o's when explicit (see
+// createOutput), else one of agentloop's choosing.
+func createAt(path string, explicit, force bool, redact *transcript.Redactor) (*transcript.Writer, error) {
+	if explicit {
+		return createOutput(path, redact, force)
+	}
+	return transcript.Create(path, redact)
+}
+
 // createChild creates the transcript of a replay or a resumed run; its
-// header names the parent.
-func createChild(path, parent string, conv *transcript.Conversation, h transcript.Header, redact *transcript.Redactor) (*transcript.Writer, error) {
+// header names the parent. path is -o's when explicit, else one of
+// agentloop's choosing.
+func createChild(path string, explicit, force bool, parent string, conv *transcript.Conversation, h transcript.Header, redact *transcript.Redactor) (*transcript.Writer, error) {
 	if parent != "-" && sameFile(path, parent) {
 		return nil, flagErrorf("-o %s would overwrite the transcript being read", path)
 	}
-	w, err := transcript.Create(path, redact)
+	w, err := createAt(path, explicit, force, redact)
 	if err != nil {
 		return nil, err
 	}

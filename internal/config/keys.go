@@ -22,6 +22,7 @@ import (
 	"regexp"
 	"slices"
 	"strings"
+	"sync"
 	"time"
 
 	"github.com/agentloop/agentloop/pkg/agent"
@@ -65,7 +66,7 @@ func DefaultModelFor(provider string) string {
 // reasoningModel matches the names of OpenAI's reasoning models (o1, o3,
 // o4-mini, the gpt-5 family, codex-mini), whose reasoning the Responses API
 // carries from one step to the next and Chat Completions throws away.
-var reasoningModel = regexp.MustCompile(`^(o[1-9][0-9]*(-|$)|gpt-5|codex-)`)
+var reasoningModel = sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile(`^(o[1-9][0-9]*(-|$)|gpt-5|codex-)`) })
 
 // ProviderFor is the provider a configuration chooses: the one named, else
 // the one a model's name implies: anthropic for claude-*, responses for an
@@ -77,7 +78,7 @@ func ProviderFor(provider, model string) string {
 		return provider
 	case strings.HasPrefix(model, "claude"):
 		return "anthropic"
-	case reasoningModel.MatchString(model):
+	case reasoningModel().MatchString(model):
 		return "responses"
 	}
 	return "openai"

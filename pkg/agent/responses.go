@@ -430,7 +430,11 @@ func (ResponsesDialect) ParseResults(msg Message) []RecordedResult {
 			content = withLine(content, "[image: "+imageLabel(imageFromDataURL(p.ImageURL))+"]")
 		}
 	}
-	return []RecordedResult{{CallID: it.CallID, Content: content, IsError: isErr}}
+	text := content
+	if isErr {
+		text = *e.Error
+	}
+	return []RecordedResult{{CallID: it.CallID, Content: content, Text: text, IsError: isErr}}
 }
 
 // Role is an item's role: its own for a message; "tool" for the outputs

@@ -9,6 +9,7 @@ import (
 	"time"
 
 	"github.com/agentloop/agentloop/internal/yamlpos"
+	"github.com/agentloop/agentloop/pkg/transcript"
 )
 
 func decodeYAMLFile(t *testing.T, name, text string) (*Config, []*Problem) {
@@ -116,7 +117,7 @@ func TestDecodeJSON(t *testing.T) {
 	if fs.Name != "filesystem" || fs.Line != 4 || fs.Timeout != time.Minute || len(fs.Command) != 4 || fs.Env[0] != (EnvVar{Name: "DEBUG", Value: "1", HasValue: true}) {
 		t.Errorf("filesystem = %+v", fs)
 	}
-	if remote.Transport() != HTTP || remote.Headers["X-Api-Key"] != "${KEY}" || remote.Shown() != "https://mcp.example.com/mcp?key=${KEY}" {
+	if remote.Transport() != HTTP || remote.Headers["X-Api-Key"] != "${KEY}" || remote.Shown() != "https://mcp.example.com/mcp?key="+transcript.Redacted {
 		t.Errorf("remote = %+v", remote)
 	}
 	if !off.Disabled {
