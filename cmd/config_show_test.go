@@ -43,6 +43,8 @@ context_keep            3                                          default
 context_keep_tools      []                                         default
 context_clear_at_least  0                                          default
 context_editing         client                                     default
+mcp_config              []                                         default
+mcp_servers             []                                         default
 OPENAI_API_KEY          set                                        env
 ANTHROPIC_API_KEY       unset                                      env
 `

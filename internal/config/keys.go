@@ -23,9 +23,11 @@ import (
 	"regexp"
 	"slices"
 	"strings"
+	"sync"
 	"time"
 
 	"github.com/agentloop/agentloop/pkg/agent"
+	"github.com/agentloop/agentloop/pkg/mcp"
 )
 
 // FileName is the configuration file's name in $XDG_CONFIG_HOME/agentloop.
@@ -65,7 +67,7 @@ func DefaultModelFor(provider string) string {
 // reasoningModel matches the names of OpenAI's reasoning models (o1, o3,
 // o4-mini, the gpt-5 family, codex-mini), whose reasoning the Responses API
 // carries from one step to the next and Chat Completions throws away.
-var reasoningModel = regexp.MustCompile(`^(o[1-9][0-9]*(-|$)|gpt-5|codex-)`)
+var reasoningModel = sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile(`^(o[1-9][0-9]*(-|$)|gpt-5|codex-)`) })
 
 // ProviderFor is the provider a configuration chooses: the one named, else
 // the one a model's name implies: anthropic for claude-*, responses for an
@@ -77,7 +79,7 @@ func ProviderFor(provider, model string) string {
 		return provider
 	case strings.HasPrefix(model, "claude"):
 		return "anthropic"
-	case reasoningModel.MatchString(model):
+	case reasoningModel().MatchString(model):
 		return "responses"
 	}
 	return "openai"
@@ -103,6 +105,7 @@ const (
 	PathList      // paths; colon-separated in the environment
 	List          // strings; the file only
 	Number        // a decimal number, e.g. 0.50
+	Servers       // MCP servers, NAME: {keys}; the file only
 )
 
 // Key is one setting of the configuration.
@@ -135,6 +138,8 @@ var Keys = []Key{
 	{Name: "timeout", Env: "AGENTLOOP_TIMEOUT", Flag: "timeout", Kind: Duration, Check: notNegative},
 	{Name: "system", Env: "AGENTLOOP_SYSTEM", Flag: "system", Kind: String},
 	{Name: "models", Kind: List, Check: noEmptyItem},
+	{Name: "mcp_config", Env: "AGENTLOOP_MCP_CONFIG", Flag: "mcp-config", Kind: PathList, Check: noEmptyItem},
+	{Name: "mcp_servers", Kind: Servers},
 }
 
 // Lookup finds a key by its name in the file.
@@ -175,6 +180,8 @@ func defaultValue(k Key, stateDir string) any {
 		return []string(nil)
 	case Number:
 		return 0.0
+	case Servers:
+		return []*mcp.Config(nil)
 	}
 	return ""
 }

@@ -9,6 +9,7 @@ import (
 	"time"
 
 	"github.com/agentloop/agentloop/internal/suggest"
+	"github.com/agentloop/agentloop/pkg/mcp"
 	"github.com/agentloop/agentloop/pkg/transcript"
 )
 
@@ -85,6 +86,10 @@ type Config struct {
 	Timeout       time.Duration
 	System        string
 	Models        []string
+	// MCPConfig are the {"mcpServers": …} files to read; MCPServers the
+	// servers the file's mcp_servers: declares.
+	MCPConfig  []string
+	MCPServers []*mcp.Config
 
 	// The budgets of a run: 0 is no limit.
 	MaxTotalTokens int
@@ -221,6 +226,8 @@ func Resolve(in Input) (*Config, error) {
 	if cfg.file != nil {
 		cfg.Prices = cfg.file.Prices
 	}
+	cfg.MCPConfig = asList(cfg.settings["mcp_config"].value)
+	cfg.MCPServers, _ = cfg.settings["mcp_servers"].value.([]*mcp.Config)
 	return cfg, nil
 }
 

@@ -8,6 +8,7 @@ import (
 	"strconv"
 	"strings"
 
+	"github.com/agentloop/agentloop/pkg/mcp"
 	"github.com/agentloop/agentloop/pkg/transcript"
 )
 
@@ -24,6 +25,12 @@ func shownValue(v any) string {
 		return "[" + strings.Join(v, ", ") + "]"
 	case float64:
 		return strconv.FormatFloat(v, 'f', -1, 64)
+	case []*mcp.Config:
+		names := make([]string, len(v))
+		for i, c := range v {
+			names[i] = c.Name
+		}
+		return "[" + strings.Join(names, ", ") + "]"
 	}
 	return fmt.Sprint(v)
 }

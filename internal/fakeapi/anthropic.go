@@ -132,10 +132,12 @@ func (s *Anthropic) handle(w http.ResponseWriter, r *http.Request, body []byte) 
 		antError(w, http.StatusBadRequest, "invalid_request_error", "max_tokens: Field required")
 		return
 	}
-	if msg := checkAnthropicGrammar(req.Messages); msg != "" {
-		s.violatef("%s", msg)
-		antError(w, http.StatusBadRequest, "invalid_request_error", msg)
-		return
+	for _, msg := range []string{checkAnthropicGrammar(req.Messages), checkAnthropicTools(req.Tools), checkAnthropicImages(req.Messages)} {
+		if msg != "" {
+			s.violatef("%s", msg)
+			antError(w, http.StatusBadRequest, "invalid_request_error", msg)
+			return
+		}
 	}
 	if len(req.Tools) == 0 && hasToolBlocks(req.Messages) {
 		msg := "Requests which include `tool_use` or `tool_result` blocks must define tools."

@@ -10,8 +10,8 @@ import (
 	"testing"
 )
 
-// conversation is a run of steps steps, each one call answered with 8 KiB.
-func conversation(steps int) []Message {
+// longConversation is a run of steps steps, each one call answered with 8 KiB.
+func longConversation(steps int) []Message {
 	line := "the quick brown fox jumps over the lazy dog, and again, and again.\n"
 	page := strings.Repeat(line, 8192/len(line)+1)[:8192]
 	d := OpenAIDialect{}
@@ -31,7 +31,7 @@ func BenchmarkCompose(b *testing.B) {
 	for _, steps := range []int{10, 200} {
 		b.Run(fmt.Sprintf("steps=%d", steps), func(b *testing.B) {
 			o := &OpenAI{cfg: OpenAIConfig{Model: "m"}}
-			req := &Request{System: "You read.", Messages: conversation(steps)}
+			req := &Request{System: "You read.", Messages: longConversation(steps)}
 			size := 0
 			b.ReportAllocs()
 			for b.Loop() {
@@ -63,7 +63,7 @@ func BenchmarkStep(b *testing.B) {
 			if err != nil {
 				b.Fatal(err)
 			}
-			req := &Request{System: "You read.", Messages: conversation(steps)}
+			req := &Request{System: "You read.", Messages: longConversation(steps)}
 			size := 0
 			b.ReportAllocs()
 			for b.Loop() {
