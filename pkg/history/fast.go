@@ -121,8 +121,8 @@ func (r *fileReader) promptAfter(start time.Time, from int64) (prompt string, ok
 			return "", false
 		}
 		if isType(line, transcript.TypeMessage) {
-			if rec, ok := decodeTail(line); ok && rec.Message.Role == "user" && rec.Message.Content.Text != "" {
-				return rec.Message.Content.Text, true
+			if rec, ok := decodeTail(line); ok && rec.Role == "user" && rec.Text != "" {
+				return rec.Text, true
 			}
 		}
 		off = next

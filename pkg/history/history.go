@@ -212,8 +212,8 @@ func (e *Entry) read(r *fileReader, opts Options) error {
 	if !e.Continues() {
 		// The prompt of a run is its first message.
 		if line, _, err := r.lineAt(head.next); err == nil && isType(line, transcript.TypeMessage) {
-			if m, ok := decodeTail(line); ok && m.Message.Role == "user" {
-				e.Prompt = m.Message.Content.Text
+			if m, ok := decodeTail(line); ok && m.Role == "user" {
+				e.Prompt = m.Text
 			}
 		}
 	}
@@ -242,9 +242,8 @@ func (e *Entry) readTail(r *fileReader, opts Options) error {
 		}
 		switch {
 		case isType(line, transcript.TypeEnd) && e.End == nil && !seenMessage:
-			var end transcript.End
-			if json.Unmarshal(line, &end) == nil {
-				e.End = &end
+			if end, ok := decodeEnd(line); ok {
+				e.End = end
 			}
 			if !wantPrompt && !wantAnswer {
 				return nil
@@ -267,14 +266,14 @@ func (e *Entry) readTail(r *fileReader, opts Options) error {
 		if !seenMessage {
 			seenMessage, e.LastStep = true, rec.Step
 		}
-		switch role := rec.Message.Role; {
+		switch role := rec.Role; {
 		case wantAnswer && role == "assistant":
 			// The answer is the last assistant message's text; one that
 			// only calls tools has none.
-			e.Answer, wantAnswer = rec.Message.Content.Text, false
-		case role == "user" && rec.Message.Content.Text != "" && e.Continues():
+			e.Answer, wantAnswer = rec.Text, false
+		case role == "user" && rec.Text != "" && e.Continues():
 			if wantPrompt {
-				e.Prompt, wantPrompt = rec.Message.Content.Text, false
+				e.Prompt, wantPrompt = rec.Text, false
 			}
 			// An answer before the run's prompt is an earlier run's.
 			wantAnswer = false
@@ -285,21 +284,44 @@ func (e *Entry) readTail(r *fileReader, opts Options) error {
 	}
 }
 
-// tailRecord is what the tail of a transcript is read for.
-type tailRecord struct {
-	Step    int `json:"step"`
-	Message struct {
-		Role    string          `json:"role"`
-		Content transcript.Text `json:"content"`
-	} `json:"message"`
+// decodeTail reads a message record's step, role and text: quickly when
+// the line is as the writer writes it, else with encoding/json.
+func decodeTail(line []byte) (transcript.MessageLine, bool) {
+	if m, ok := transcript.QuickMessage(line); ok {
+		return m, true
+	}
+	return slowTail(line)
 }
 
-func decodeTail(line []byte) (*tailRecord, bool) {
-	var rec tailRecord
+// slowTail is decodeTail with encoding/json.
+func slowTail(line []byte) (transcript.MessageLine, bool) {
+	var rec struct {
+		Step    int `json:"step"`
+		Message struct {
+			Role    string          `json:"role"`
+			Content transcript.Text `json:"content"`
+		} `json:"message"`
+	}
 	if json.Unmarshal(line, &rec) != nil {
+		return transcript.MessageLine{}, false
+	}
+	return transcript.MessageLine{Step: rec.Step, Role: rec.Message.Role, Text: rec.Message.Content.Text}, true
+}
+
+// decodeEnd reads an end record, quickly when it is as the writer writes it.
+func decodeEnd(line []byte) (*transcript.End, bool) {
+	if e, ok := transcript.QuickEnd(line); ok {
+		return &e, true
+	}
+	return slowEnd(line)
+}
+
+func slowEnd(line []byte) (*transcript.End, bool) {
+	var end transcript.End
+	if json.Unmarshal(line, &end) != nil {
 		return nil, false
 	}
-	return &rec, true
+	return &end, true
 }
 
 // isType reports whether a line looks like a record of the type: the
@@ -314,13 +336,32 @@ func decodeHeader(line []byte) (*transcript.Header, error) {
 			return nil, err
 		}
 	}
-	var h transcript.Header
-	if err := json.Unmarshal(withoutTools(line), &h); err != nil {
-		return nil, fmt.Errorf("header: %v", err)
+	h, err := decodeHeaderFields(line)
+	if err != nil {
+		return nil, err
 	}
 	if h.Version != transcript.Version {
 		return nil, fmt.Errorf("transcript format version %d; this agentloop reads version %d", h.Version, transcript.Version)
 	}
+	return h, nil
+}
+
+// decodeHeaderFields decodes a header line but for its tool definitions
+// (Tools is nil): quickly when it is as the writer writes it, else with
+// encoding/json.
+func decodeHeaderFields(line []byte) (*transcript.Header, error) {
+	if h, ok := transcript.QuickHeader(line); ok {
+		return &h, nil
+	}
+	return slowHeader(line)
+}
+
+func slowHeader(line []byte) (*transcript.Header, error) {
+	var h transcript.Header
+	if err := json.Unmarshal(withoutTools(line), &h); err != nil {
+		return nil, fmt.Errorf("header: %v", err)
+	}
+	h.Tools = nil
 	return &h, nil
 }
 

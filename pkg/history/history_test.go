@@ -31,7 +31,7 @@ type run struct {
 }
 
 // write writes r as a transcript in the shape the run command writes.
-func (r run) write(t *testing.T, path string) {
+func (r run) write(t testing.TB, path string) {
 	t.Helper()
 	w, err := transcript.Create(path, nil)
 	if err != nil {
