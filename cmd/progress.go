@@ -194,11 +194,58 @@ func (p *progress) Printf(format string, args ...any) {
 	fmt.Fprintln(p.w, p.redact.RedactString(fmt.Sprintf(format, args...)))
 }
 
-// oneLineText folds text onto one line, makes it safe to print, and cuts
-// it at max runes.
+// oneLineText folds text onto one line (each run of white space one
+// space, none at the ends), makes it safe to print, and cuts it at max
+// runes. A long text costs what its first max runes do.
 func oneLineText(s string, max int) string {
-	s = strings.Join(strings.Fields(s), " ")
-	return truncate(safeText(s), max)
+	return truncate(safeText(foldSpace(s, max)), max)
+}
+
+// foldSpace is strings.Join(strings.Fields(s), " ") cut after limit+1
+// runes when limit > 1: safeText only lengthens text, so truncate cuts
+// that much of it where it would cut the whole. Text already folded is
+// returned as it is.
+func foldSpace(s string, limit int) string {
+	if limit <= 1 {
+		limit = len(s)
+	}
+	var b []byte
+	folded := false // b holds the text so far; else it is s[:end]
+	end, runes, space := 0, 0, false
+	for i := 0; i < len(s) && runes <= limit; {
+		r, size := rune(s[i]), 1
+		var blank bool
+		if r < utf8.RuneSelf {
+			blank = r == ' ' || '\t' <= r && r <= '\r' // unicode.IsSpace's ASCII
+		} else {
+			r, size = utf8.DecodeRuneInString(s[i:])
+			blank = unicode.IsSpace(r)
+		}
+		i += size
+		if blank {
+			if !folded && (r != ' ' || space || runes == 0) {
+				folded, b = true, append(b, s[:end]...)
+			}
+			space = runes > 0
+			continue
+		}
+		if space {
+			runes++
+			space = false
+			if folded {
+				b = append(b, ' ')
+			}
+		}
+		if folded {
+			b = append(b, s[i-size:i]...)
+		}
+		runes++
+		end = i
+	}
+	if !folded {
+		return s[:end]
+	}
+	return string(b)
 }
 
 // safeText makes text written by a model or a tool safe for a terminal:
@@ -209,6 +256,9 @@ func oneLineText(s string, max int) string {
 func safeText(s string) string {
 	clean := true
 	for _, r := range s {
+		if ' ' <= r && r < 0x7f {
+			continue // printable ASCII, most text
+		}
 		if r == utf8.RuneError || (!unicode.IsGraphic(r) && r != '\n' && r != '\t') || unicode.Is(unicode.Bidi_Control, r) {
 			clean = false
 			break
@@ -233,12 +283,26 @@ func safeText(s string) string {
 	return b.String()
 }
 
+// truncate cuts s to max runes, the last one an ellipsis, when it is
+// longer; invalid UTF-8 in what is kept becomes U+FFFD.
 func truncate(s string, max int) string {
-	if max <= 1 || utf8.RuneCountInString(s) <= max {
+	if max <= 1 {
 		return s
 	}
-	r := []rune(s)
-	return string(r[:max-1]) + "…"
+	n := 0
+	for i := range s {
+		if n == max-1 {
+			if utf8.RuneCountInString(s[i:]) <= 1 {
+				return s
+			}
+			if !utf8.ValidString(s[:i]) {
+				return string([]rune(s[:i])) + "…"
+			}
+			return s[:i] + "…"
+		}
+		n++
+	}
+	return s
 }
 
 func sortedUnique(ss []string) []string {

@@ -54,7 +54,9 @@ type Entry struct {
 	Path    string
 	Size    int64
 	ModTime time.Time
-	// Header is nil for a file that is not an agentloop transcript.
+	// Header is nil for a file that is not an agentloop transcript. Its
+	// tool definitions and system prompt are not read (Tools is nil,
+	// System empty).
 	Header *transcript.Header
 	// End is nil for a run that has not ended (or was killed).
 	End *transcript.End
@@ -160,30 +162,63 @@ func Sort(entries []*Entry) {
 // file is in the entry (Problem, Torn), never an error; nil means there is
 // no file to list (it is gone, or it is not a regular file).
 func Read(path string, opts Options) *Entry {
-	// Stat before opening: opening a named pipe would wait for a writer.
-	fi, err := os.Stat(path)
-	if errors.Is(err, os.ErrNotExist) || err == nil && !fi.Mode().IsRegular() {
-		return nil
+	return readFile(path, false, opts)
+}
+
+// readFile is Read of a file that the folder's listing may have said is a
+// regular file (listed); else it is looked at before it is opened: opening
+// a named pipe would wait for a writer, and opening a device can act on it.
+func readFile(path string, listed bool, opts Options) *Entry {
+	var fi os.FileInfo
+	if !listed {
+		var err error
+		fi, err = os.Stat(path)
+		if errors.Is(err, os.ErrNotExist) || err == nil && !fi.Mode().IsRegular() {
+			return nil
+		}
+		if err != nil {
+			return &Entry{Path: path, Problem: bareError(err)}
+		}
 	}
-	if err != nil {
-		return &Entry{Path: path, Problem: bareError(err)}
-	}
-	f, err := os.Open(path)
+	f, info, err := openFile(path)
 	if err != nil {
 		if errors.Is(err, os.ErrNotExist) {
 			return nil
 		}
-		return &Entry{Path: path, ModTime: fi.ModTime(), Size: fi.Size(), Problem: bareError(err)}
+		if fi == nil {
+			fi, _ = os.Stat(path)
+		}
+		e := &Entry{Path: path, Problem: bareError(err)}
+		if fi != nil {
+			e.ModTime, e.Size = fi.ModTime(), fi.Size()
+		}
+		return e
 	}
 	defer f.Close()
-	e := &Entry{Path: path, Size: fi.Size(), ModTime: fi.ModTime()}
-	r, release := newFileReader(f, fi.Size())
+	if !info.regular {
+		return nil // replaced by something else since it was listed
+	}
+	e := &Entry{Path: path, Size: info.size, ModTime: info.modTime}
+	r, release := newFileReader(f, info.size)
 	defer release()
 	if err := e.read(r, opts); err != nil {
 		e.Header, e.End, e.Prompt, e.Answer = nil, nil, "", ""
 		e.Problem = err.Error()
 	}
 	return e
+}
+
+// readCloser is an open file.
+type readCloser interface {
+	io.ReaderAt
+	io.Closer
+}
+
+// fileInfo is what the listing needs to know of an open file.
+type fileInfo struct {
+	regular bool
+	size    int64
+	modTime time.Time
 }
 
 // read fills the entry from the head and the tail of the file.
@@ -347,7 +382,8 @@ func decodeHeader(line []byte) (*transcript.Header, error) {
 }
 
 // decodeHeaderFields decodes a header line but for its tool definitions
-// (Tools is nil): quickly when it is as the writer writes it, else with
+// and its system prompt (Tools is nil, System empty), which the listing
+// does not show: quickly when it is as the writer writes it, else with
 // encoding/json.
 func decodeHeaderFields(line []byte) (*transcript.Header, error) {
 	if h, ok := transcript.QuickHeader(line); ok {
@@ -361,7 +397,7 @@ func slowHeader(line []byte) (*transcript.Header, error) {
 	if err := json.Unmarshal(withoutTools(line), &h); err != nil {
 		return nil, fmt.Errorf("header: %v", err)
 	}
-	h.Tools = nil
+	h.Tools, h.System = nil, ""
 	return &h, nil
 }
 

@@ -32,7 +32,9 @@ var (
 )
 
 // QuickHeader decodes a header line as encoding/json does, but for the tool
-// definitions, which it checks and skips (Tools is nil).
+// definitions and the system prompt, which it checks and skips (Tools is
+// nil, System empty): a listing shows neither, and they are most of a
+// header.
 func QuickHeader(line []byte) (h Header, ok bool) {
 	var s scanner
 	s.reset(line)
@@ -66,7 +68,10 @@ func QuickHeader(line []byte) (h Header, ok bool) {
 			}
 			s.skip()
 		case "system":
-			h.System = s.quickString()
+			if s.peekKind() != kindString {
+				s.giveUp()
+			}
+			s.skip()
 		case "max_steps":
 			h.MaxSteps = s.quickInt()
 		case "parallel":
@@ -235,10 +240,15 @@ func (s *scanner) quickString() string {
 		s.giveUp()
 		return ""
 	}
-	b := s.text()
+	b, esc := s.str()
 	if s.err != nil || !utf8.Valid(b) {
 		s.giveUp()
 		return ""
+	}
+	if esc {
+		// Decoded into a buffer of its own size, not the arena, which
+		// would be made for this one string.
+		b = appendUnescaped(make([]byte, 0, len(b)), b)
 	}
 	return string(b)
 }
@@ -352,7 +362,10 @@ func (s *scanner) quickText() string {
 		return ""
 	}
 	s.enter('[')
+	// Most content has one text part, which is the text as it is.
+	var first string
 	var text strings.Builder
+	parts := 0
 	for n := 0; s.next(']', &n); {
 		if !s.quickObject() {
 			return ""
@@ -371,8 +384,19 @@ func (s *scanner) quickText() string {
 		}
 		switch typ {
 		case "text", "input_text", "output_text":
-			text.WriteString(part)
+			switch parts++; parts {
+			case 1:
+				first = part
+			case 2:
+				text.WriteString(first)
+				fallthrough
+			default:
+				text.WriteString(part)
+			}
 		}
+	}
+	if parts < 2 {
+		return first
 	}
 	return text.String()
 }

@@ -84,7 +84,7 @@ func TestQuickReadsWriterLines(t *testing.T) {
 			if err := json.Unmarshal(line, &want); err != nil {
 				t.Fatal(err)
 			}
-			want.Tools = nil
+			want.Tools, want.System = nil, ""
 			if !ok || !reflect.DeepEqual(got, want) {
 				t.Errorf("QuickHeader(%s) = %+v, %v; want %+v", line, got, ok, want)
 			}
@@ -132,7 +132,10 @@ func TestQuickGivesUp(t *testing.T) {
 		{"a fraction for an int", header(`"max_steps":1.0`), quickHeaderOK},
 		{"an exponent for an int", header(`"max_steps":1e3`), quickHeaderOK},
 		{"an int too large", header(`"max_steps":12345678901234567890`), quickHeaderOK},
-		{"invalid UTF-8 in a string", header("\"system\":\"a\xffb\""), quickHeaderOK},
+		{"invalid UTF-8 in a string", header("\"model\":\"a\xffb\""), quickHeaderOK},
+		{"a system prompt that is not a string", header(`"system":["a"]`), quickHeaderOK},
+		{"a system prompt that is null", header(`"system":null`), quickHeaderOK},
+		{"invalid JSON in the system prompt", header(`"system":"a\x"`), quickHeaderOK},
 		{"a time that does not parse", header(`"model":"m","time":"yesterday"`), quickHeaderOK},
 		{"invalid JSON in the tools", header(`"tools":[1 2]`), quickHeaderOK},
 		{"text after the object", header(``) + `x`, quickHeaderOK},
