@@ -50,7 +50,7 @@ func addLiveFlags(c *cobra.Command, o *liveOptions, mode string) {
 	f := c.Flags()
 	addToolsDirFlag(c, &o.ToolsDirs)
 	f.IntVar(&o.Parallel, "parallel", agent.DefaultParallel, "tool calls of one turn run at once")
-	f.StringVarP(&o.Output, "output", "o", "", "write the transcript to `FILE`")
+	f.StringVarP(&o.Output, "output", "o", "", "write the transcript to `FILE` (its folder must exist; an earlier transcript there is replaced)")
 	addApprovalFlags(c, &o.Approval)
 
 	live := pflag.NewFlagSet("", pflag.ContinueOnError)
@@ -131,6 +131,8 @@ type liveSetup struct {
 	// the new transcript starts with; "" and nil for a new run.
 	parent string
 	conv   *transcript.Conversation
+	// force lets -o overwrite a file that is not a transcript.
+	force bool
 }
 
 // liveRun is a live run set up: the loop, wired to the provider, the tools
@@ -197,24 +199,24 @@ func startLive(ctx context.Context, ios *IOStreams, o *liveOptions, s liveSetup)
 			ToolsDirs: toolsDirsForHeader(s.tools.dirs), Tools: defs, System: s.model.System, MaxSteps: o.MaxSteps,
 			Parallel: o.Parallel,
 		}
-		if w, err = createTranscript(ios, path, s.parent, s.conv, h); err != nil {
+		if w, err = createTranscript(ios, path, o.Output != "", s.force, s.parent, s.conv, h); err != nil {
 			return nil, err
 		}
 	}
 
 	prog := newProgress(ios, o.Verbose, o.Quiet)
-	if w != nil && o.Verbose {
+	if w != nil {
 		if s.parent != "" {
-			prog.Printf("transcript: %s (continues %s)", w.Path(), s.parent)
+			prog.transcriptPath(fmt.Sprintf("transcript: %s (continues %s)", w.Path(), s.parent))
 		} else {
-			prog.Printf("transcript: %s", w.Path())
+			prog.transcriptPath("transcript: " + w.Path())
 		}
 	}
-	run := &liveRun{ap: newApprover(ios, reg, o.Approval, false, prog.hold)}
+	run := &liveRun{ap: newApprover(ios, reg, o.Approval, false, prog)}
 	run.ctx, run.cancel = withRunTimeout(ctx, s.model.Timeout)
 	run.loop = &agent.Loop{
 		Provider: prov, Tools: run.ap, ToolDefs: defs, System: s.model.System,
-		MaxSteps: o.MaxSteps, Parallel: o.Parallel, Transcript: w, OnEvent: prog.Event,
+		MaxSteps: o.MaxSteps, Parallel: o.Parallel, Transcript: w, OnEvent: run.ap.Observe(prog.Event),
 	}
 	stream := attachStream(ios, run.loop, prog, wantStream(ios, o.Stream, o.NoStream, o.JSON))
 	run.end = runEnd{w: w, prog: prog, stream: stream, asJSON: o.JSON, maxSteps: o.MaxSteps, redact: redact}
@@ -228,12 +230,21 @@ func (r *liveRun) finish(ios *IOStreams, out *agent.Outcome, err error) error {
 	return finishRun(ios, out, err, r.end)
 }
 
-// createTranscript creates a run's transcript. One that continues another
-// names its parent and starts with the parent's whole conversation, so it
-// stands on its own for validate, replay and a later resume.
-func createTranscript(ios *IOStreams, path, parent string, conv *transcript.Conversation, h transcript.Header) (*transcript.Writer, error) {
+// createTranscript creates a run's transcript at path, -o's when explicit
+// (see createOutput). One that continues another names its parent and
+// starts with the parent's whole conversation, so it stands on its own for
+// validate, replay and a later resume.
+func createTranscript(ios *IOStreams, path string, explicit, force bool, parent string, conv *transcript.Conversation, h transcript.Header) (*transcript.Writer, error) {
 	if parent == "" {
-		w, err := transcript.Create(path, secrets(ios))
+		var (
+			w   *transcript.Writer
+			err error
+		)
+		if explicit {
+			w, err = createOutput(path, secrets(ios), force)
+		} else {
+			w, err = transcript.Create(path, secrets(ios))
+		}
 		if err != nil {
 			return nil, err
 		}
@@ -244,7 +255,7 @@ func createTranscript(ios *IOStreams, path, parent string, conv *transcript.Conv
 		}
 		return w, nil
 	}
-	w, err := createChild(ios, path, parent, conv, h)
+	w, err := createChild(ios, path, explicit, force, parent, conv, h)
 	if err != nil {
 		return nil, err
 	}
@@ -263,21 +274,6 @@ func createTranscript(ios *IOStreams, path, parent string, conv *transcript.Conv
 		}
 	}
 	return w, nil
-}
-
-// attachStream makes the loop stream the model's text to stdout; it
-// returns nil when not streaming.
-func attachStream(ios *IOStreams, loop *agent.Loop, prog *progress, on bool) *answerStream {
-	if !on {
-		return nil
-	}
-	s := &answerStream{out: ios.Out, prog: prog}
-	loop.OnText = s.Text
-	loop.OnEvent = func(e agent.Event) {
-		s.Event(e)
-		prog.Event(e)
-	}
-	return s
 }
 
 // defaultTranscriptPath is dir/<time>-<id>.jsonl; dir "" is

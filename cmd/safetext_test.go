@@ -1,0 +1,190 @@
+package cmd
+
+import (
+	"bytes"
+	"math/rand/v2"
+	"strings"
+	"testing"
+	"unicode/utf8"
+)
+
+func TestSafeText(t *testing.T) {
+	tests := []struct{ in, want string }{
+		{"plain text\twith a tab\nand lines", "plain text\twith a tab\nand lines"},
+		{"clip \x1b]52;c;ZXZpbA==\x07 board", `clip \u001b]52;c;ZXZpbA==\u0007 board`},
+		{"title \x1b]0;pwned\x1b\\ clear \x1b[2J\x1b[H", `title \u001b]0;pwned\u001b\ clear \u001b[2J\u001b[H`},
+		{"colour \x1b[31mred\x1b[0m", `colour \u001b[31mred\u001b[0m`},
+		{"C1 CSI \u009b2J", `C1 CSI \u009b2J`},
+		{"bidi \u202eoof\u2066", `bidi \u202eoof\u2066`},
+		{"carriage\rreturn, backspace\b, delete\x7f", `carriage\u000dreturn, backspace\u0008, delete\u007f`},
+		{"not UTF-8 \xff\xfe", `not UTF-8 \xff\xfe`},
+		{"é, 中文, emoji 😀", "é, 中文, emoji 😀"},
+	}
+	for _, tt := range tests {
+		if got := safeText(tt.in); got != tt.want {
+			t.Errorf("safeText(%q) = %q, want %q", tt.in, got, tt.want)
+		}
+	}
+	// One line: newlines and tabs escaped too, and a cap with a count.
+	if got := displayText("a\nb\tc\x1b", 100); got != `a\u000ab\u0009c\u001b` {
+		t.Errorf("displayText = %q", got)
+	}
+	if got := displayText("héllo world", 3); got != "hé… (9 more bytes not shown)" {
+		t.Errorf("displayText capped = %q", got)
+	}
+}
+
+// A streamed text is escaped however it is cut into writes: a character
+// split between two writes is held until it is whole.
+func TestSafeWriter(t *testing.T) {
+	text := "a é 中 😀 \x1b[2J z"
+	for cut := 0; cut <= len(text); cut++ {
+		var out bytes.Buffer
+		w := &safeWriter{w: &out}
+		w.Write([]byte(text[:cut]))
+		w.Write([]byte(text[cut:]))
+		w.Flush()
+		if got := out.String(); got != safeText(text) {
+			t.Errorf("cut at %d: %q", cut, got)
+		}
+	}
+	var out bytes.Buffer
+	w := &safeWriter{w: &out}
+	w.Write([]byte("end \xe4\xb8")) // a character never completed
+	w.Flush()
+	if out.String() != `end \xe4\xb8` {
+		t.Errorf("incomplete character at the end: %q", out.String())
+	}
+}
+
+func TestPrinterWraps(t *testing.T) {
+	tests := []struct {
+		name    string
+		width   int
+		indent  int
+		ours    string
+		data    string
+		want    string
+		linecap int
+	}{
+		{"piped: whole", 0, 2, "", strings.Repeat("word ", 30), "  " + strings.Repeat("word ", 30) + "\n", 0},
+		{"at a space", 20, 2, "", "one two three four five six", "  one two three four\n  five six\n", 20},
+		{"a word longer than a row", 12, 2, "", "abcdefghijklmnopqrstuvwxyz end", "  abcdefghij\n  klmnopqrst\n  uvwxyz end\n", 12},
+		{"escapes count, colours do not", 14, 0, "\x1b[1mhead\x1b[0m ", "x\x1bq", "\x1b[1mhead\x1b[0m x\\u001bq\n", 14},
+		{"tabs to the next stop", 20, 0, "", "a\tb\tc", "a       b       c\n", 20},
+		{"escaped to fit", 10, 0, "", "\x1b\x1b\x1b", "\\u001b\n\\u001b\n\\u001b\n", 10},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			var out bytes.Buffer
+			p := &printer{w: &out, st: showStyle{width: tt.width}}
+			p.emit(tt.indent, tt.ours, tt.data)
+			if out.String() != tt.want {
+				t.Errorf("got\n%q\nwant\n%q", out.String(), tt.want)
+			}
+			if tt.linecap > 0 {
+				for _, l := range strings.Split(strings.TrimSuffix(stripANSI(out.String()), "\n"), "\n") {
+					if n := len([]rune(l)); n > tt.linecap {
+						t.Errorf("a row of %d columns: %q", n, l)
+					}
+				}
+			}
+		})
+	}
+	// A line of ours goes on indented further when it wraps.
+	var out bytes.Buffer
+	p := &printer{w: &out, st: showStyle{width: 16}}
+	p.line(2, "→ name id {\"a\":\"bbbb\"}")
+	if want := "  → name id\n    {\"a\":\"bbbb\"}\n"; out.String() != want {
+		t.Errorf("line: %q, want %q", out.String(), want)
+	}
+}
+
+// A folded result says how much is left: lines, or bytes of a line cut.
+func TestPrinterExcerpt(t *testing.T) {
+	tests := []struct {
+		in, want string
+	}{
+		{"1\n2\n3\n4\n", "    1\n    2\n    3\n    … 1 more line\n"},
+		{strings.Repeat("x", 30), "    " + strings.Repeat("x", 20) + "\n    … 10 B more\n"},
+		{strings.Repeat("x", 30) + "\n2\n3", "    " + strings.Repeat("x", 20) + "\n    … 10 B more, 2 more lines\n"},
+		{"", "    (empty)\n"},
+	}
+	for _, tt := range tests {
+		var out bytes.Buffer
+		p := &printer{w: &out}
+		p.excerpt(4, tt.in, 3, 20)
+		if out.String() != tt.want {
+			t.Errorf("excerpt(%q) = %q, want %q", tt.in, out.String(), tt.want)
+		}
+	}
+}
+
+// plainOneLineText is oneLineText as defined: fold the whole text, make it
+// safe, then cut it.
+func plainOneLineText(s string, max int) string {
+	return truncate(safeText(strings.Join(strings.Fields(s), " ")), max)
+}
+
+func TestOneLineText(t *testing.T) {
+	tests := []struct {
+		in   string
+		max  int
+		want string
+	}{
+		{"plain text", 20, "plain text"},
+		{"  lead and trail  ", 20, "lead and trail"},
+		{"a\tb\n\nc\u00a0d\u2003e", 20, "a b c d e"},
+		{"a  b", 20, "a b"},
+		{"cut here please", 8, "cut her…"},
+		{"cut\there\tplease", 8, "cut her…"},
+		{"\x1b[31mred", 20, `\u001b[31mred`},
+		{"\x1b\x1b\x1b\x1b abc", 8, `\u001b\…`},
+		{"bad \xff byte", 20, `bad \xff byte`},
+		{"bidi \u202eevil", 20, `bidi \u202eevil`},
+		{"東京 で 天気", 4, "東京 …"},
+		{"", 10, ""},
+		{"   ", 10, ""},
+		{"no limit   at all", 0, "no limit at all"},
+	}
+	for _, tt := range tests {
+		if got := oneLineText(tt.in, tt.max); got != tt.want {
+			t.Errorf("oneLineText(%q, %d) = %q, want %q", tt.in, tt.max, got, tt.want)
+		}
+		if got := plainOneLineText(tt.in, tt.max); got != tt.want {
+			t.Errorf("the plain definition gives %q for %q, want %q", got, tt.in, tt.want)
+		}
+	}
+	// Random text of the pieces that matter: blanks of every kind, escapes,
+	// wide and invalid runes, at every limit.
+	pieces := []string{"a", "bc", " ", "  ", "\t", "\n", "\r\n", "\u00a0", "\u3000", "\x1b", "\x7f", "\xff", "\xe6\x9d", "東", "😀", "\u202e", "\ufffd", "…"}
+	rng := rand.New(rand.NewPCG(1, 2))
+	for range 20000 {
+		var b strings.Builder
+		for range rng.IntN(12) {
+			b.WriteString(pieces[rng.IntN(len(pieces))])
+		}
+		s, max := b.String(), rng.IntN(14)
+		if got, want := oneLineText(s, max), plainOneLineText(s, max); got != want {
+			t.Fatalf("oneLineText(%q, %d) = %q, want %q", s, max, got, want)
+		}
+	}
+}
+
+// plainTruncate is truncate as defined: the runes of s, cut.
+func plainTruncate(s string, max int) string {
+	if max <= 1 || utf8.RuneCountInString(s) <= max {
+		return s
+	}
+	return string([]rune(s)[:max-1]) + "…"
+}
+
+func TestTruncate(t *testing.T) {
+	for _, s := range []string{"", "a", "ab", "abc", "東京で", "a\xffbc", "\xff\xfe\xfd", "ab\xff", "😀😀😀😀"} {
+		for max := range 6 {
+			if got, want := truncate(s, max), plainTruncate(s, max); got != want {
+				t.Errorf("truncate(%q, %d) = %q, want %q", s, max, got, want)
+			}
+		}
+	}
+}
