@@ -62,11 +62,7 @@ func writerLines(t *testing.T) [][]byte {
 	must(w.WriteEnd(End{Reason: ReasonError, Error: "provider: 429 \"slow down\"", Steps: 12,
 		Usage: Usage{InputTokens: 1 << 40, OutputTokens: 5, CacheCreationInputTokens: 6, CacheReadInputTokens: 7, ReasoningTokens: 8}}))
 	must(w.WriteEnd(End{Reason: ReasonStop}))
-	var lines [][]byte
-	for _, l := range bytes.Split(bytes.TrimSuffix(buf.Bytes(), []byte("\n")), []byte("\n")) {
-		lines = append(lines, l)
-	}
-	return lines
+	return bytes.Split(bytes.TrimSuffix(buf.Bytes(), []byte("\n")), []byte("\n"))
 }
 
 // Every line the writer writes is read quickly, and as encoding/json reads
