@@ -37,6 +37,8 @@ func decodeSeeds(t testing.TB) [][]byte {
 		`{"type":"end","reason":"error","error":"a\u0000b","usage":{"Input_tokens":1}}`,
 		`{"type":"message","seq":1,"step":0,"message":{"role":"user","content":[{"type":"input_text","text":"a"},null,{"type":"text","text":"b"}]}}`,
 		`{"type":"message","step":2,"message":{"role":"assistant","content":{"x":1}}}`,
+		`{"type":"message","seq":4,"step":1,"message":{"role":"user","content":"Images of c1:"},"images_of":["c1"]}`,
+		`{"type":"message","step":1,"message":{"role":"user","content":"x"},"images_of":[]}`,
 		`{"type":"message","step":1.5,"message":{"role":"user","content":"x"}}`,
 		"{\"type\":\"message\",\"message\":{\"role\":\"user\",\"content\":\"\xff\"}}",
 		`{"type":"message","message":{"role":"user","content":"a"}} x`,

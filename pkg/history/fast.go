@@ -132,7 +132,7 @@ func (r *fileReader) promptAfter(start time.Time, from int64) (prompt string, ok
 			return "", false
 		}
 		if isType(line, transcript.TypeMessage) {
-			if rec, ok := decodeTail(line); ok && rec.Role == "user" && rec.Text != "" {
+			if rec, ok := decodeTail(line); ok && rec.IsPrompt() {
 				return rec.Text, true
 			}
 		}

@@ -55,8 +55,8 @@ type Entry struct {
 	Size    int64
 	ModTime time.Time
 	// Header is nil for a file that is not an agentloop transcript. Its
-	// tool definitions and system prompt are not read (Tools is nil,
-	// System empty).
+	// tool definitions, MCP servers and system prompt are not read (Tools
+	// and MCPServers are nil, System empty).
 	Header *transcript.Header
 	// End is nil for a run that has not ended (or was killed).
 	End *transcript.End
@@ -306,7 +306,7 @@ func (e *Entry) readTail(r *fileReader, opts Options) error {
 			// The answer is the last assistant message's text; one that
 			// only calls tools has none.
 			e.Answer, wantAnswer = rec.Text, false
-		case role == "user" && rec.Text != "" && e.Continues():
+		case rec.IsPrompt() && e.Continues():
 			if wantPrompt {
 				e.Prompt, wantPrompt = rec.Text, false
 			}
@@ -336,11 +336,12 @@ func slowTail(line []byte) (transcript.MessageLine, bool) {
 			Role    string          `json:"role"`
 			Content transcript.Text `json:"content"`
 		} `json:"message"`
+		ImagesOf []string `json:"images_of"`
 	}
 	if json.Unmarshal(line, &rec) != nil {
 		return transcript.MessageLine{}, false
 	}
-	return transcript.MessageLine{Step: rec.Step, Role: rec.Message.Role, Text: rec.Message.Content.Text}, true
+	return transcript.MessageLine{Step: rec.Step, Role: rec.Message.Role, Text: rec.Message.Content.Text, Images: len(rec.ImagesOf) > 0}, true
 }
 
 // decodeEnd reads an end record, quickly when it is as the writer writes it.
@@ -381,9 +382,9 @@ func decodeHeader(line []byte) (*transcript.Header, error) {
 	return h, nil
 }
 
-// decodeHeaderFields decodes a header line but for its tool definitions
-// and its system prompt (Tools is nil, System empty), which the listing
-// does not show: quickly when it is as the writer writes it, else with
+// decodeHeaderFields decodes a header line but for its tool definitions,
+// MCP servers and system prompt (Tools and MCPServers are nil, System
+// empty), which the listing does not show: quickly when it is as the writer writes it, else with
 // encoding/json.
 func decodeHeaderFields(line []byte) (*transcript.Header, error) {
 	if h, ok := transcript.QuickHeader(line); ok {
@@ -397,7 +398,7 @@ func slowHeader(line []byte) (*transcript.Header, error) {
 	if err := json.Unmarshal(withoutTools(line), &h); err != nil {
 		return nil, fmt.Errorf("header: %v", err)
 	}
-	h.Tools, h.System = nil, ""
+	h.Tools, h.MCPServers, h.System = nil, nil, ""
 	return &h, nil
 }
 

@@ -23,18 +23,18 @@ import (
 // to the structs' tags).
 var (
 	headerKeys = []string{"type", "version", "id", "time", "command", "provider", "model", "base_url", "tools_dirs",
-		"tools", "system", "max_steps", "parallel", "parent", "parent_id", "agentloop"}
+		"tools", "system", "max_steps", "parallel", "parent", "parent_id", "agentloop", "mcp_servers"}
 	endKeys     = []string{"type", "time", "reason", "error", "steps", "usage"}
 	usageKeys   = []string{"input_tokens", "output_tokens", "cache_creation_input_tokens", "cache_read_input_tokens", "reasoning_tokens"}
-	messageKeys = []string{"step", "message"}
+	messageKeys = []string{"step", "message", "images_of"}
 	wireKeys    = []string{"role", "content"}
 	partKeys    = []string{"type", "text"}
 )
 
 // QuickHeader decodes a header line as encoding/json does, but for the tool
-// definitions and the system prompt, which it checks and skips (Tools is
-// nil, System empty): a listing shows neither, and they are most of a
-// header.
+// definitions, the MCP servers and the system prompt, which it checks and
+// skips (Tools and MCPServers are nil, System empty): a listing shows none
+// of them, and they are most of a header.
 func QuickHeader(line []byte) (h Header, ok bool) {
 	var s scanner
 	s.reset(line)
@@ -82,6 +82,11 @@ func QuickHeader(line []byte) (h Header, ok bool) {
 			h.ParentID = s.quickString()
 		case "agentloop":
 			h.Agentloop = s.quickString()
+		case "mcp_servers":
+			if s.peekKind() != kindArray {
+				s.giveUp()
+			}
+			s.skip()
 		default:
 			s.skip()
 		}
@@ -120,16 +125,26 @@ func QuickEnd(line []byte) (e End, ok bool) {
 	return e, s.err == nil
 }
 
-// MessageLine is what a listing reads of a message record: its step, and
-// its message's role and text (the content as Text decodes it).
+// MessageLine is what a listing reads of a message record: its step, its
+// message's role and text (the content as Text decodes it), and whether it
+// carries the pictures of tool results (ImagesOf is not empty).
 type MessageLine struct {
-	Step int
-	Role string
-	Text string
+	Step   int
+	Role   string
+	Text   string
+	Images bool
 }
 
-// QuickMessage reads a message record's step, role and text as
-// encoding/json does into a struct of those fields.
+// IsPrompt reports whether the message is a question a person asked: a
+// user message with text that does not carry the pictures of tool results
+// (Chat Completions sends those in a user message of their own).
+func (m MessageLine) IsPrompt() bool {
+	return m.Role == "user" && m.Text != "" && !m.Images
+}
+
+// QuickMessage reads a message record's step, role, text and whether it
+// names calls in images_of, as encoding/json does into a struct of those
+// fields.
 func QuickMessage(line []byte) (m MessageLine, ok bool) {
 	var s scanner
 	s.reset(line)
@@ -156,6 +171,8 @@ func QuickMessage(line []byte) (m MessageLine, ok bool) {
 					s.skip()
 				}
 			}
+		case "images_of":
+			m.Images = len(s.quickStrings()) > 0
 		default:
 			s.skip()
 		}

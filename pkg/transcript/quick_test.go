@@ -44,7 +44,8 @@ func writerLines(t *testing.T) [][]byte {
 	must(w.WriteHeader(Header{ID: "0123abcd", Time: time.Date(2026, 3, 1, 10, 0, 0, 123456789, time.UTC), Command: "continue",
 		Provider: "anthropic", Model: "claude-x", BaseURL: "http://127.0.0.1:1/v1", ToolsDirs: []string{"/a", "tools.d"},
 		Tools: []json.RawMessage{tool, tool}, System: "Be brief.\n\"Quote\" <b> & é 東京 😀\u2028", MaxSteps: 1 << 30, Parallel: 4,
-		Parent: "/x/y.jsonl", ParentID: "ffff", Agentloop: "v1.2.3"}))
+		Parent: "/x/y.jsonl", ParentID: "ffff", Agentloop: "v1.2.3",
+		MCPServers: []MCPServer{{Name: "fs", Transport: "stdio", Command: []string{"npx", "server"}, Tools: []string{"read"}}}}))
 	must(w.WriteHeader(Header{Provider: "openai", Model: "m"}))
 	for _, m := range []string{
 		`{"role":"user","content":"What is \"it\"?\n\tTab \\ é 😀"}`,
@@ -59,6 +60,8 @@ func writerLines(t *testing.T) [][]byte {
 		must(w.WriteMessage(Message{Step: 3, Message: json.RawMessage(m), Usage: &Usage{InputTokens: 10, OutputTokens: 2},
 			LatencyMS: 120, FinishReason: "stop", Results: []Result{{CallID: "c1", Name: "get", ExitCode: -1, DurationMS: 5}}}))
 	}
+	must(w.WriteMessage(Message{Step: 3, Message: json.RawMessage(`{"role":"user","content":[{"type":"text","text":"Images of c1:"},{"type":"image_url","image_url":{"url":"data:image/png;base64,AA=="}}]}`),
+		ImagesOf: []string{"c1"}}))
 	must(w.WriteEnd(End{Reason: ReasonError, Error: "provider: 429 \"slow down\"", Steps: 12,
 		Usage: Usage{InputTokens: 1 << 40, OutputTokens: 5, CacheCreationInputTokens: 6, CacheReadInputTokens: 7, ReasoningTokens: 8}}))
 	must(w.WriteEnd(End{Reason: ReasonStop}))
@@ -80,7 +83,7 @@ func TestQuickReadsWriterLines(t *testing.T) {
 			if err := json.Unmarshal(line, &want); err != nil {
 				t.Fatal(err)
 			}
-			want.Tools, want.System = nil, ""
+			want.Tools, want.MCPServers, want.System = nil, nil, ""
 			if !ok || !reflect.DeepEqual(got, want) {
 				t.Errorf("QuickHeader(%s) = %+v, %v; want %+v", line, got, ok, want)
 			}
@@ -100,7 +103,7 @@ func TestQuickReadsWriterLines(t *testing.T) {
 				t.Fatal(err)
 			}
 			role, text := MessageText(m.Message)
-			if want := (MessageLine{Step: m.Step, Role: role, Text: text}); !ok || got != want {
+			if want := (MessageLine{Step: m.Step, Role: role, Text: text, Images: len(m.ImagesOf) > 0}); !ok || got != want {
 				t.Errorf("QuickMessage(%s) = %+v, %v; want %+v", line, got, ok, want)
 			}
 		}
@@ -124,6 +127,7 @@ func TestQuickGivesUp(t *testing.T) {
 		{"null for a string", header(`"model":null`), quickHeaderOK},
 		{"tools that are null", header(`"tools":null`), quickHeaderOK},
 		{"tools that are not a list", header(`"tools":{}`), quickHeaderOK},
+		{"MCP servers that are not a list", header(`"mcp_servers":{}`), quickHeaderOK},
 		{"a number for a string", header(`"model":7`), quickHeaderOK},
 		{"a fraction for an int", header(`"max_steps":1.0`), quickHeaderOK},
 		{"an exponent for an int", header(`"max_steps":1e3`), quickHeaderOK},
@@ -145,6 +149,8 @@ func TestQuickGivesUp(t *testing.T) {
 		{"a content part that is null", `{"type":"message","message":{"role":"user","content":[null]}}`, quickMessageOK},
 		{"a content part's text as a number", `{"type":"message","message":{"role":"user","content":[{"type":"text","text":1}]}}`, quickMessageOK},
 		{"a role in another case", `{"type":"message","message":{"Role":"user","content":"a"}}`, quickMessageOK},
+		{"images_of that are null", `{"type":"message","message":{"role":"user","content":"a"},"images_of":null}`, quickMessageOK},
+		{"images_of that are not strings", `{"type":"message","message":{"role":"user","content":"a"},"images_of":[1]}`, quickMessageOK},
 		{"a step in another case", `{"type":"message","STEP":2,"message":{"role":"user","content":"a"}}`, quickMessageOK},
 		{"nested too deeply", `{"type":"message","x":` + strings.Repeat("[", 10001) + strings.Repeat("]", 10001) + `}`, quickMessageOK},
 	}
