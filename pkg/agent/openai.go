@@ -24,9 +24,12 @@ type OpenAIConfig struct {
 	APIKey  string
 	BaseURL string
 	Model   string
-	// MaxRetries is the SDK's retry budget for 408/409/429/5xx and
-	// connection errors, with backoff.
-	MaxRetries  int
+	// MaxRetries is the retry budget for 408/409/429/5xx and connection
+	// errors, with backoff (see faultTransport).
+	MaxRetries int
+	// Limiter paces the requests; providers that share one slow down
+	// together. Nil: a limiter of this provider's own.
+	Limiter     *Limiter
 	Temperature *float64
 	// MaxTokens caps the answer's tokens; 0 leaves the server's default.
 	MaxTokens int64
@@ -69,9 +72,10 @@ func NewOpenAI(cfg OpenAIConfig) (*OpenAI, error) {
 	}
 	opts := []option.RequestOption{
 		option.WithEnvironmentProduction(),
-		option.WithHTTPClient(withFaultTransport(httpClient)),
+		option.WithHTTPClient(withFaultTransport(httpClient, cfg.Limiter, cfg.MaxRetries)),
 		option.WithBaseURL(cfg.BaseURL),
-		option.WithMaxRetries(cfg.MaxRetries),
+		// The transport retries, for every provider alike.
+		option.WithMaxRetries(0),
 	}
 	if cfg.APIKey != "" {
 		opts = append(opts, option.WithAPIKey(cfg.APIKey))
