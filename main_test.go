@@ -87,6 +87,8 @@ var fakeServers sync.Map // *testscript.TestScript → fakeServer
 // cmdFakeAPI runs a scripted model API inside the test process:
 //
 //	fakeapi openai|anthropic script.json [KEY [ADDR]]   start it; $FAKE_URL is its base URL
+//	                                   (a script that is an object plays many conversations at
+//	                                   once: fakeapi.Conversations)
 //	fakeapi check                      no grammar violation, every step played
 //	fakeapi requests FILE              write the request bodies received, one a line
 //	fakeapi stop                       shut it down (a closed port for later commands)
@@ -106,8 +108,7 @@ func cmdFakeAPI(ts *testscript.TestScript, neg bool, args []string) {
 		if len(args) < 2 {
 			ts.Fatalf("usage: fakeapi %s script.json [KEY]", args[0])
 		}
-		steps, err := fakeapi.LoadScript([]byte(ts.ReadFile(args[1])))
-		ts.Check(err)
+		script := []byte(ts.ReadFile(args[1]))
 		key := ""
 		if len(args) > 2 {
 			key = args[2]
@@ -118,13 +119,28 @@ func cmdFakeAPI(ts *testscript.TestScript, neg bool, args []string) {
 		}
 		var srv fakeServer
 		var url string
-		if args[0] == "openai" {
+		switch {
+		case fakeapi.IsConversations(script):
+			c, err := fakeapi.LoadConversations(script)
+			ts.Check(err)
+			if args[0] == "openai" {
+				s := fakeapi.NewOpenAIConversations(c, key)
+				srv, url = s, s.BaseURL()
+			} else {
+				s := fakeapi.NewAnthropicConversations(c, key)
+				srv, url = s, s.BaseURL()
+			}
+		case args[0] == "openai":
+			steps, err := fakeapi.LoadScript(script)
+			ts.Check(err)
 			s, err := fakeapi.NewOpenAIAt(addr, steps, key)
 			if err != nil {
 				ts.Fatalf("fakeapi: %v", err)
 			}
 			srv, url = s, s.BaseURL()
-		} else {
+		default:
+			steps, err := fakeapi.LoadScript(script)
+			ts.Check(err)
 			s := fakeapi.NewAnthropic(steps, key)
 			srv, url = s, s.BaseURL()
 		}
