@@ -225,7 +225,11 @@ func createTranscript(ios *IOStreams, path, parent string, conv *transcript.Conv
 		}
 		return w, nil
 	}
-	w, err := createChild(ios, path, parent, conv, h)
+	// The copy of the conversation is made whole before the transcript
+	// takes its name: a crash while it is written must not leave a file
+	// that looks like the conversation with its last calls unanswered,
+	// which a resume would run again.
+	w, err := createChild(ios, path, parent, conv, h, true)
 	if err != nil {
 		return nil, err
 	}
@@ -243,6 +247,10 @@ func createTranscript(ios *IOStreams, path, parent string, conv *transcript.Conv
 			w.Close()
 			return nil, err
 		}
+	}
+	if err := w.Commit(); err != nil {
+		w.Close()
+		return nil, err
 	}
 	return w, nil
 }

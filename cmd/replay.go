@@ -226,7 +226,7 @@ func replayConversation(ctx context.Context, opts *ReplayOptions, conv *transcri
 		if conv.Header != nil {
 			h.Model, h.BaseURL, h.System = conv.Header.Model, conv.Header.BaseURL, conv.Header.System
 		}
-		if w, err = createChild(ios, opts.Output, opts.File, conv, h); err != nil {
+		if w, err = createChild(ios, opts.Output, opts.File, conv, h, false); err != nil {
 			return nil, err
 		}
 	}
@@ -290,11 +290,18 @@ func printReplayReport(ios *IOStreams, rows []replay.Row) bool {
 
 // createChild creates the transcript of a replay or a resumed run; its
 // header names the parent.
-func createChild(ios *IOStreams, path, parent string, conv *transcript.Conversation, h transcript.Header) (*transcript.Writer, error) {
+//
+// With temp the file is made under a temporary name, for the caller to
+// Commit once it holds what it must before anything runs.
+func createChild(ios *IOStreams, path, parent string, conv *transcript.Conversation, h transcript.Header, temp bool) (*transcript.Writer, error) {
 	if parent != "-" && sameFile(path, parent) {
 		return nil, flagErrorf("-o %s would overwrite the transcript being read", path)
 	}
-	w, err := transcript.Create(path, secrets(ios))
+	create := transcript.Create
+	if temp {
+		create = transcript.CreateTemp
+	}
+	w, err := create(path, secrets(ios))
 	if err != nil {
 		return nil, err
 	}

@@ -276,3 +276,70 @@ func TestWriterRedactsKeyAfterNewline(t *testing.T) {
 		t.Errorf("record: %s", buf.String())
 	}
 }
+
+// TestCreateTempCommit: a transcript made with CreateTemp is not at its
+// path until Commit, is private, and takes later records there; one never
+// committed leaves nothing behind.
+func TestCreateTempCommit(t *testing.T) {
+	dir := t.TempDir()
+	path := filepath.Join(dir, "child.jsonl")
+	w, err := CreateTemp(path, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := w.WriteHeader(Header{Provider: "openai", Model: "m"}); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := os.Stat(path); !os.IsNotExist(err) {
+		t.Fatalf("the transcript is at its path before Commit: %v", err)
+	}
+	tmp := w.Path()
+	if fi, err := os.Stat(tmp); err != nil || fi.Mode().Perm() != 0o600 || !strings.HasSuffix(tmp, ".tmp") {
+		t.Fatalf("temporary file %s: %v %v", tmp, fi, err)
+	}
+	if err := w.Commit(); err != nil {
+		t.Fatal(err)
+	}
+	if w.Path() != path {
+		t.Errorf("path after Commit: %s", w.Path())
+	}
+	if err := w.WriteEnd(End{Reason: ReasonStop}); err != nil {
+		t.Fatal(err)
+	}
+	if err := w.Close(); err != nil {
+		t.Fatal(err)
+	}
+	data, _ := os.ReadFile(path)
+	if strings.Count(string(data), "\n") != 2 {
+		t.Errorf("committed file:\n%s", data)
+	}
+	if _, err := os.Stat(tmp); !os.IsNotExist(err) {
+		t.Errorf("the temporary file is still there: %v", err)
+	}
+
+	// A device is written in place, never renamed over.
+	if _, err := os.Stat(os.DevNull); err == nil {
+		w, err := CreateTemp(os.DevNull, nil)
+		if err != nil {
+			t.Fatal(err)
+		}
+		w.WriteHeader(Header{Provider: "openai", Model: "m"})
+		if err := w.Commit(); err != nil || w.Path() != os.DevNull {
+			t.Errorf("commit on %s: %v, path %s", os.DevNull, err, w.Path())
+		}
+		w.Close()
+		if fi, err := os.Stat(os.DevNull); err != nil || fi.Mode().IsRegular() {
+			t.Fatalf("%s is no longer a device: %v %v", os.DevNull, fi, err)
+		}
+	}
+
+	w, err = CreateTemp(filepath.Join(dir, "never.jsonl"), nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	w.WriteHeader(Header{Provider: "openai", Model: "m"})
+	w.Close()
+	if entries, _ := os.ReadDir(dir); len(entries) != 1 {
+		t.Errorf("left behind: %v", entries)
+	}
+}
