@@ -59,7 +59,9 @@ func TestConversationsInterleaved(t *testing.T) {
 	if err := json.Unmarshal([]byte(args), &parsed); err != nil || parsed["q"] != `second "quoted"` {
 		t.Errorf("arguments %s: %v", args, err)
 	}
-	tool := func(id string) map[string]any { return map[string]any{"role": "tool", "tool_call_id": id, "content": "ok"} }
+	tool := func(id string) map[string]any {
+		return map[string]any{"role": "tool", "tool_call_id": id, "content": "ok"}
+	}
 	_, b2 := post(t, s.BaseURL(), map[string]any{"model": "m", "messages": []any{user("second \"quoted\""), tb, tool("c1")}})
 	_, a2 := post(t, s.BaseURL(), map[string]any{"model": "m", "messages": []any{user("first"), ta, tool("c1")}})
 	if got := answer(t, a2)["content"]; got != "answer to first" {

@@ -28,12 +28,12 @@ type Writer struct {
 	// regular is set for a regular file, the only kind Close syncs.
 	regular bool
 	// final is where Commit puts a file made by CreateTemp.
-	final string
-	redact  *Redactor
-	seq     int
-	err     error
-	buf     bytes.Buffer
-	now     func() time.Time
+	final  string
+	redact *Redactor
+	seq    int
+	err    error
+	buf    bytes.Buffer
+	now    func() time.Time
 }
 
 // Create creates (or truncates) the transcript file at path with mode 0600,
