@@ -13,6 +13,7 @@ import (
 	"github.com/spf13/pflag"
 
 	"github.com/agentloop/agentloop/pkg/agent"
+	"github.com/agentloop/agentloop/pkg/tools"
 	"github.com/agentloop/agentloop/pkg/transcript"
 )
 
@@ -48,21 +49,39 @@ const liveOnly = "agentloop_live_only"
 // flags only a live run takes then say so in their help, and
 // givenLiveOnly finds them. -v is the root's, for every command.
 func addLiveFlags(c *cobra.Command, o *liveOptions, mode string) {
-	f := c.Flags()
-	addToolsDirFlag(c, &o.ToolsDirs)
-	f.IntVar(&o.Parallel, "parallel", agent.DefaultParallel, "tool calls of one turn run at once")
-	f.StringVarP(&o.Output, "output", "o", "", "write the transcript to `FILE`")
-	addApprovalFlags(c, &o.Approval)
-
+	addLoopFlags(c, o, mode)
+	c.Flags().StringVarP(&o.Output, "output", "o", "", "write the transcript to `FILE`")
 	live := pflag.NewFlagSet("", pflag.ContinueOnError)
-	addModelFlags(live, &o.Model)
-	live.IntVar(&o.MaxSteps, "max-steps", agent.DefaultMaxSteps, "cap on this run's model calls; it exits 3 when it is reached")
 	live.BoolVar(&o.NoTranscript, "no-transcript", false, "write no transcript")
 	live.BoolVar(&o.JSON, "json", false, "print one JSON object {answer, reason, steps, usage, transcript} instead of the answer")
 	live.BoolVarP(&o.Quiet, "quiet", "q", false, "show nothing on stderr but errors")
 	live.BoolVar(&o.Stream, "stream", false, "print the model's text as it is generated, also when stdout is not a terminal (text written before tool calls included)")
 	live.BoolVar(&o.NoStream, "no-stream", false, "print the answer only when it is complete, also on a terminal")
-	live.VisitAll(func(fl *pflag.Flag) {
+	addModeFlags(c, live, mode)
+
+	c.MarkFlagsMutuallyExclusive("output", "no-transcript")
+	c.MarkFlagsMutuallyExclusive("stream", "no-stream")
+	c.MarkFlagsMutuallyExclusive("stream", "json")
+}
+
+// addLoopFlags registers the flags that set up the loop itself: the tools,
+// their approval, the model and the step budget. A batch takes these and
+// not those of one run's output.
+func addLoopFlags(c *cobra.Command, o *liveOptions, mode string) {
+	f := c.Flags()
+	addToolsDirFlag(c, &o.ToolsDirs)
+	f.IntVar(&o.Parallel, "parallel", agent.DefaultParallel, "tool calls of one turn run at once")
+	addApprovalFlags(c, &o.Approval)
+	live := pflag.NewFlagSet("", pflag.ContinueOnError)
+	addModelFlags(live, &o.Model)
+	live.IntVar(&o.MaxSteps, "max-steps", agent.DefaultMaxSteps, "cap on this run's model calls; it exits 3 when it is reached")
+	addModeFlags(c, live, mode)
+}
+
+// addModeFlags adds the flags of fs to c; with a mode, each says in its
+// help that it goes with that mode, and givenLiveOnly finds it.
+func addModeFlags(c *cobra.Command, fs *pflag.FlagSet, mode string) {
+	fs.VisitAll(func(fl *pflag.Flag) {
 		if mode != "" {
 			fl.Usage = "with " + mode + ": " + fl.Usage
 			if fl.Annotations == nil {
@@ -70,12 +89,8 @@ func addLiveFlags(c *cobra.Command, o *liveOptions, mode string) {
 			}
 			fl.Annotations[liveOnly] = []string{mode}
 		}
-		f.AddFlag(fl)
+		c.Flags().AddFlag(fl)
 	})
-
-	c.MarkFlagsMutuallyExclusive("output", "no-transcript")
-	c.MarkFlagsMutuallyExclusive("stream", "no-stream")
-	c.MarkFlagsMutuallyExclusive("stream", "json")
 }
 
 // givenLiveOnly names a flag given that only a live run takes, or "".
@@ -144,6 +159,36 @@ type liveRun struct {
 // creates the transcript (its file name and header carry one id) and wires
 // the loop. The caller runs the loop with run.ctx and ends with finish.
 func startLive(ctx context.Context, ios *IOStreams, o *liveOptions, s liveSetup) (*liveRun, error) {
+	reg, err := liveTools(ios, o, s)
+	if err != nil {
+		return nil, err
+	}
+	prog := newProgress(ios, o.Verbose, o.Quiet)
+	ap := newApprover(ios, reg, o.Approval, false, prog.hold)
+	loop, w, err := newLoop(ios, o, s, ap, liveNet{})
+	if err != nil {
+		prog.Close()
+		ap.Close()
+		return nil, err
+	}
+	if w != nil && o.Verbose {
+		if s.parent != "" {
+			prog.Printf("transcript: %s (continues %s)", w.Path(), s.parent)
+		} else {
+			prog.Printf("transcript: %s", w.Path())
+		}
+	}
+	run := &liveRun{ap: ap, loop: loop}
+	run.ctx, run.cancel = withRunTimeout(ctx, s.model.Timeout)
+	loop.OnEvent = prog.Event
+	stream := attachStream(ios, loop, prog, wantStream(ios, o.Stream, o.NoStream, o.JSON))
+	run.end = runEnd{w: w, prog: prog, stream: stream, asJSON: o.JSON, maxSteps: o.MaxSteps, redact: secrets(ios)}
+	return run, nil
+}
+
+// liveTools loads the tools of a live run and narrows them to those the
+// flags offer.
+func liveTools(ios *IOStreams, o *liveOptions, s liveSetup) (*tools.Registry, error) {
 	reg, err := loadTools(ios, s.dirs, s.explicit)
 	if err != nil {
 		return nil, err
@@ -156,17 +201,21 @@ func startLive(ctx context.Context, ios *IOStreams, o *liveOptions, s liveSetup)
 			return nil, flagErrorf("--tool: %v", err)
 		}
 	}
-	reg = reg.Without(o.Approval.Deny...)
-	prov, baseURL, err := newProvider(ios, s.model)
-	if err != nil {
-		return nil, err
-	}
-	defs, err := prov.ToolDefs(toolSpecs(reg.Definitions()))
-	if err != nil {
-		return nil, err
-	}
+	return reg.Without(o.Approval.Deny...), nil
+}
 
-	redact := secrets(ios)
+// newLoop builds the provider, creates the transcript (at -o, else a new
+// file in the transcripts folder) and wires a loop to them and to exec,
+// the tools behind their approval. The runs of a batch share exec and net.
+func newLoop(ios *IOStreams, o *liveOptions, s liveSetup, exec *approver, net liveNet) (*agent.Loop, *transcript.Writer, error) {
+	prov, baseURL, err := newProvider(ios, s.model, net)
+	if err != nil {
+		return nil, nil, err
+	}
+	defs, err := prov.ToolDefs(toolSpecs(exec.reg.Definitions()))
+	if err != nil {
+		return nil, nil, err
+	}
 	var w *transcript.Writer
 	if !o.NoTranscript {
 		id := transcript.NewID()
@@ -179,27 +228,14 @@ func startLive(ctx context.Context, ios *IOStreams, o *liveOptions, s liveSetup)
 			ToolsDirs: toolsDirsForHeader(s.dirs), Tools: defs, System: s.model.System, MaxSteps: o.MaxSteps,
 		}
 		if w, err = createTranscript(ios, path, s.parent, s.conv, h); err != nil {
-			return nil, err
+			return nil, nil, err
 		}
 	}
-
-	prog := newProgress(ios, o.Verbose, o.Quiet)
-	if w != nil && o.Verbose {
-		if s.parent != "" {
-			prog.Printf("transcript: %s (continues %s)", w.Path(), s.parent)
-		} else {
-			prog.Printf("transcript: %s", w.Path())
-		}
+	loop := &agent.Loop{
+		Provider: prov, Tools: exec, ToolDefs: defs, System: s.model.System,
+		MaxSteps: o.MaxSteps, Parallel: o.Parallel, Transcript: w,
 	}
-	run := &liveRun{ap: newApprover(ios, reg, o.Approval, false, prog.hold)}
-	run.ctx, run.cancel = withRunTimeout(ctx, s.model.Timeout)
-	run.loop = &agent.Loop{
-		Provider: prov, Tools: run.ap, ToolDefs: defs, System: s.model.System,
-		MaxSteps: o.MaxSteps, Parallel: o.Parallel, Transcript: w, OnEvent: prog.Event,
-	}
-	stream := attachStream(ios, run.loop, prog, wantStream(ios, o.Stream, o.NoStream, o.JSON))
-	run.end = runEnd{w: w, prog: prog, stream: stream, asJSON: o.JSON, maxSteps: o.MaxSteps, redact: redact}
-	return run, nil
+	return loop, w, nil
 }
 
 // finish ends a live run the same way whichever command started it.

@@ -2,6 +2,7 @@ package cmd
 
 import (
 	"errors"
+	"net/http"
 	"strings"
 	"time"
 
@@ -72,9 +73,17 @@ func secrets(ios *IOStreams) *transcript.Redactor {
 	return transcript.NewRedactor(ios.Getenv("OPENAI_API_KEY"), ios.Getenv("ANTHROPIC_API_KEY"))
 }
 
+// liveNet is what the providers of one invocation share: a connection pool
+// and the limiter that paces their requests. The zero value gives each
+// provider its own.
+type liveNet struct {
+	client  *http.Client
+	limiter *agent.Limiter
+}
+
 // newProvider builds the provider the options name, and says the address it
 // talks to.
-func newProvider(ios *IOStreams, o *modelOptions) (agent.Provider, string, error) {
+func newProvider(ios *IOStreams, o *modelOptions, net liveNet) (agent.Provider, string, error) {
 	name := o.providerName()
 	if o.Model == "" {
 		o.Model = config.DefaultModelFor(name)
@@ -108,12 +117,12 @@ func newProvider(ios *IOStreams, o *modelOptions) (agent.Provider, string, error
 		p, err = agent.NewOpenAI(agent.OpenAIConfig{
 			APIKey: key, BaseURL: baseURL, Model: o.Model, Temperature: temp,
 			Organization: ios.Getenv("OPENAI_ORG_ID"), Project: ios.Getenv("OPENAI_PROJECT_ID"),
-			MaxRetries: o.MaxRetries, MaxTokens: o.MaxTokens,
+			MaxRetries: o.MaxRetries, MaxTokens: o.MaxTokens, HTTPClient: net.client, Limiter: net.limiter,
 		})
 	} else {
 		p, err = agent.NewAnthropic(agent.AnthropicConfig{
 			APIKey: key, BaseURL: baseURL, Model: o.Model, Temperature: temp,
-			MaxRetries: o.MaxRetries, MaxTokens: o.MaxTokens,
+			MaxRetries: o.MaxRetries, MaxTokens: o.MaxTokens, HTTPClient: net.client, Limiter: net.limiter,
 		})
 	}
 	if errors.Is(err, agent.ErrNoAPIKey) {

@@ -2,6 +2,7 @@ package cmd
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"strings"
 
@@ -17,8 +18,6 @@ func runReplayResume(ctx context.Context, opts *ReplayOptions) error {
 	if err != nil {
 		return err
 	}
-	d := agent.DialectFor(conv.Shape)
-
 	// What the recording says, unless a flag says otherwise.
 	mo := opts.Model
 	if h := conv.Header; h != nil {
@@ -55,6 +54,30 @@ func runReplayResume(ctx context.Context, opts *ReplayOptions) error {
 		fillModel(opts.Config, &mo)
 	}
 
+	st, err := resumeState(conv)
+	if err != nil {
+		return fmt.Errorf("%s %w", opts.File, err)
+	}
+
+	// A tool gone since the recording is not offered; a pending call of it
+	// is answered as an unknown tool.
+	dirs, explicit := opts.recordedToolsDirs(conv)
+	run, err := startLive(ctx, ios, &opts.liveOptions, liveSetup{
+		command: "resume", model: &mo, dirs: dirs, explicit: explicit, parent: opts.File, conv: conv,
+	})
+	if err != nil {
+		return err
+	}
+	out, err := run.loop.Run(run.ctx, st)
+	return run.finish(ios, out, err)
+}
+
+// resumeState is where a recorded conversation stands, for the loop to go
+// on from: its messages, the steps and tokens spent, and the results of
+// pending calls that finished before the run stopped, which are answered
+// with their recorded results, not run (or asked about) again.
+func resumeState(conv *transcript.Conversation) (agent.State, error) {
+	d := agent.DialectFor(conv.Shape)
 	msgs := make([]agent.Message, len(conv.Messages))
 	steps := 0
 	var usage transcript.Usage
@@ -69,24 +92,10 @@ func runReplayResume(ctx context.Context, opts *ReplayOptions) error {
 	}
 	if last := msgs[len(msgs)-1]; d.Role(last) == "assistant" {
 		if t, err := d.ParseAssistant(last); err == nil && len(t.Calls) == 0 {
-			return fmt.Errorf("%s ended with an answer: there is nothing to resume", opts.File)
+			return agent.State{}, errors.New("ended with an answer: there is nothing to resume")
 		}
 	}
-
-	// A tool gone since the recording is not offered; a pending call of it
-	// is answered as an unknown tool.
-	dirs, explicit := opts.recordedToolsDirs(conv)
-	run, err := startLive(ctx, ios, &opts.liveOptions, liveSetup{
-		command: "resume", model: &mo, dirs: dirs, explicit: explicit, parent: opts.File, conv: conv,
-	})
-	if err != nil {
-		return err
-	}
-	// A pending call that had finished before the run stopped is answered
-	// with its recorded result, not run (or asked about) again.
-	st := agent.State{Messages: msgs, Finished: agent.FinishedFromRecords(conv.Finished), Steps: steps, Usage: usage}
-	out, err := run.loop.Run(run.ctx, st)
-	return run.finish(ios, out, err)
+	return agent.State{Messages: msgs, Finished: agent.FinishedFromRecords(conv.Finished), Steps: steps, Usage: usage}, nil
 }
 
 // baseURLFromEnv reports whether AGENTLOOP_BASE_URL or the provider's own

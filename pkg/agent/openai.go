@@ -103,6 +103,17 @@ func defaultHTTPClient() *http.Client {
 	return &http.Client{Transport: t}
 }
 
+// NewHTTPClient is the default client with a connection pool that keeps
+// conns connections to a server open between requests: one for each
+// request a batch has in flight, where the default keeps two.
+func NewHTTPClient(conns int) *http.Client {
+	c := defaultHTTPClient()
+	t := c.Transport.(*http.Transport)
+	t.MaxIdleConnsPerHost = max(conns, 2)
+	t.MaxIdleConns = max(t.MaxIdleConns, 2*conns)
+	return c
+}
+
 // Model is the model asked.
 func (o *OpenAI) Model() string { return o.cfg.Model }
 

@@ -111,3 +111,21 @@ func (s Shard) String() string {
 	}
 	return fmt.Sprintf("%d/%d", s.K, s.N)
 }
+
+// CaseClashes finds the ids whose file names differ only in case: on a
+// file system that ignores case (macOS, Windows) their transcripts would
+// be one file.
+func CaseClashes(items []Item) []Problem {
+	var probs []Problem
+	seen := map[string]Item{}
+	for _, it := range items {
+		key := strings.ToLower(FileName(it.ID))
+		if first, ok := seen[key]; ok {
+			probs = append(probs, Problem{it.Line, fmt.Sprintf("ids %s and %s (line %d) differ only in case: OUTDIR's file system does not tell their transcripts apart",
+				strconv.Quote(it.ID), strconv.Quote(first.ID), first.Line)})
+			continue
+		}
+		seen[key] = it
+	}
+	return probs
+}

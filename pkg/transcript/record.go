@@ -35,8 +35,8 @@ type Header struct {
 	Version int       `json:"version" jsonschema:"description=Format version (1)"`
 	ID      string    `json:"id" jsonschema:"description=Unique id of this transcript"`
 	Time    time.Time `json:"time"`
-	// Command is what wrote the transcript: run, replay or resume.
-	Command  string `json:"command,omitempty" jsonschema:"enum=run,enum=replay,enum=resume"`
+	// Command is what wrote the transcript: run, replay, resume or batch.
+	Command  string `json:"command,omitempty" jsonschema:"enum=run,enum=replay,enum=resume,enum=batch"`
 	Provider string `json:"provider" jsonschema:"enum=openai,enum=anthropic,description=Wire shape of every message record"`
 	Model    string `json:"model"`
 	BaseURL  string `json:"base_url,omitempty"`
