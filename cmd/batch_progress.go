@@ -197,7 +197,7 @@ func (p *batchProgress) statusLocked(now time.Time) string {
 		rate := float64(p.done) / elapsed.Minutes()
 		fmt.Fprintf(&b, " · %.1f/min", rate)
 		if left := p.total - p.done; left > 0 {
-			fmt.Fprintf(&b, " · %s left", (time.Duration(float64(left)/rate*float64(time.Minute))).Round(time.Second))
+			fmt.Fprintf(&b, " · %s left", (time.Duration(float64(left) / rate * float64(time.Minute))).Round(time.Second))
 		}
 	}
 	if p.limiter != nil {
