@@ -16,7 +16,9 @@ import (
 // text of its first user message, plays Steps from the start (or the
 // script in Prompts that its prompt contains), and is checked for
 // continuity on its own. "{{prompt}}" in a step's text or a call's
-// arguments stands for that prompt.
+// arguments stands for that prompt. A conversation may send again the
+// request it was last answered: a client killed before it wrote the
+// answer down does so when it goes on; the next step answers it.
 type Conversations struct {
 	Steps []Step `json:"steps"`
 	// Prompts are the scripts of the conversations whose prompt contains
