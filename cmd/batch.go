@@ -67,8 +67,8 @@ A tool marked confirm: true is denied with no terminal to ask on, as in run;
 the run on stderr (--json prints it on stdout).
 
 Exit codes: 0 every item answered, 1 an item failed (or a result could not be
-written), 3 an item ran out of budget and none failed, 2 usage or bad input,
-4 the provider cannot be set up, 130 interrupted (run again to go on).
+written), 3 an item ran out of budget and none failed, 2 usage, bad input or an
+OUTDIR in use, 4 no API key, 130 interrupted (run again to go on).
 See docs/batch.md.`,
 		Example: `  agentloop batch evals.jsonl -d out
   agentloop batch prompts.txt -d out -j 16 -m gpt-4o-mini
@@ -160,7 +160,8 @@ func runBatch(ctx context.Context, opts *BatchOptions) error {
 
 	dir, done, torn, err := batch.OpenDir(opts.Dir)
 	if err != nil {
-		return err
+		// Nothing ran: the folder given is not one a batch can use.
+		return &ExitError{Code: ExitUsage, Err: err}
 	}
 	defer dir.Close()
 	if torn != nil {
