@@ -78,8 +78,8 @@ func checkMerged(t *testing.T, path string, n int) {
 // ghWorkflow is the part of a GitHub Actions workflow the example uses;
 // a key it does not know (a misspelling) fails the decoding.
 type ghWorkflow struct {
-	Name string         `yaml:"name"`
-	On   any            `yaml:"on"`
+	Name string `yaml:"name"`
+	On   any    `yaml:"on"`
 	Jobs map[string]struct {
 		RunsOn   string `yaml:"runs-on"`
 		Needs    string `yaml:"needs"`

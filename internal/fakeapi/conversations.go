@@ -18,7 +18,8 @@ import (
 // continuity on its own. "{{prompt}}" in a step's text or a call's
 // arguments stands for that prompt. A conversation may send again the
 // request it was last answered: a client killed before it wrote the
-// answer down does so when it goes on; the next step answers it.
+// answer down does so when it goes on; the step that answered it answers
+// it again.
 type Conversations struct {
 	Steps []Step `json:"steps"`
 	// Prompts are the scripts of the conversations whose prompt contains

@@ -420,7 +420,11 @@ func (s *server) checkContinuity(c *convState, msgs []json.RawMessage, responseO
 	}
 	if s.batch != nil && sameMessages(msgs, lastOK) {
 		// The request again, as a client that was killed before it wrote
-		// the answer down sends it when it goes on: the answer was lost.
+		// the answer down sends it when it goes on: the answer was lost,
+		// and the step that gave it answers again.
+		s.mu.Lock()
+		c.next--
+		s.mu.Unlock()
 		return
 	}
 	if len(msgs) <= len(lastOK) {
