@@ -81,6 +81,20 @@ func NewAnthropicConversations(c *Conversations, key string) *Anthropic {
 	return s
 }
 
+// Refused is the number of requests the rate limit answered with a 429.
+func (s *server) Refused() int {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.refused
+}
+
+// FirstRefused is when the rate limit first answered 429; zero if never.
+func (s *server) FirstRefused() time.Time {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.firstRefused
+}
+
 // Conversations is the number of conversations begun.
 func (s *server) Conversations() int {
 	s.mu.Lock()
@@ -126,6 +140,10 @@ func (s *server) admit(prompt string) (*convState, string) {
 		}
 		s.accepted = keep
 		if len(s.accepted) >= rl.Limit {
+			s.refused++
+			if s.firstRefused.IsZero() {
+				s.firstRefused = now
+			}
 			if rl.RetryAfter == "" {
 				return nil, "1"
 			}

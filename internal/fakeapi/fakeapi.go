@@ -140,8 +140,10 @@ type server struct {
 	convs map[string]*convState
 	// accepted are the times of the requests the rate limit let through
 	// in its window; pausedUntil is the end of the last Retry-After sent.
-	accepted    []time.Time
-	pausedUntil time.Time
+	accepted     []time.Time
+	refused      int
+	firstRefused time.Time
+	pausedUntil  time.Time
 }
 
 // convState is where one conversation stands.

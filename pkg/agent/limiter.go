@@ -39,7 +39,7 @@ type Limiter struct {
 	// requests sent before it are one event, not one each.
 	lastCut time.Time
 	// starts are the recent start times, a ring, to measure the rate.
-	starts [64]time.Time
+	starts [256]time.Time
 	n      int
 
 	throttled int
@@ -150,11 +150,13 @@ func (l *Limiter) measured(now time.Time) float64 {
 	if seen < 2 {
 		return 0
 	}
+	// Over a second at least, unless the ring holds less than a second of
+	// starts: a burst is not a rate.
 	span := now.Sub(oldest)
-	if span < time.Second {
-		span = time.Second
+	if seen < len(l.starts) {
+		span = max(span, time.Second)
 	}
-	return float64(seen) / span.Seconds()
+	return float64(seen) / max(span, 10*time.Millisecond).Seconds()
 }
 
 // Throttled records a throttled answer (429, 503, 529): every request

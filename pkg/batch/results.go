@@ -82,15 +82,22 @@ func (r *Result) Retryable() bool { return r.Reason == transcript.ReasonError }
 func (r *Result) Finished() bool { return r.Reason != transcript.ReasonInterrupted }
 
 // ResultsFile is results.jsonl opened for appending. Each line goes out in
-// one write and is synced before Append returns, so a kill at any moment
-// leaves every finished item on disk and at most a last line cut short,
-// which the next OpenResults cuts off.
+// one write, so a kill at any moment leaves every line written whole and
+// at most a last line cut short, which the next OpenResults cuts off; and
+// each is synced before Append returns, so a machine that goes down keeps
+// it too. Appends that come together share one sync (a group commit): the
+// items of a batch finish at once, and a sync each, one after another,
+// would be what the batch waits for.
 type ResultsFile struct {
-	mu   sync.Mutex
-	f    *os.File
-	path string
-	size int64
-	err  error
+	mu      sync.Mutex // the file's end: size, lines, err
+	f       *os.File
+	path    string
+	size    int64
+	lines   int // lines written
+	err     error
+	syncMu  sync.Mutex // one sync at a time
+	synced  int        // lines known to be on disk
+	syncErr error
 }
 
 // Torn says that the results file ended in a line cut short, and where.
@@ -174,8 +181,8 @@ func readResults(r io.Reader, path string) (results []Result, good int64, torn *
 	}
 }
 
-// Append writes one result as one line, in one write, and syncs it. After
-// a failed write every later Append fails too.
+// Append writes one result as one line, in one write, and returns once it
+// is synced. After a failed write or sync every later Append fails too.
 func (f *ResultsFile) Append(r Result) error {
 	line, err := json.Marshal(r)
 	if err != nil {
@@ -183,14 +190,11 @@ func (f *ResultsFile) Append(r Result) error {
 	}
 	line = append(line, '\n')
 	f.mu.Lock()
-	defer f.mu.Unlock()
 	if f.err != nil {
+		f.mu.Unlock()
 		return f.err
 	}
 	n, err := f.f.Write(line)
-	if err == nil {
-		err = f.f.Sync()
-	}
 	if err != nil {
 		// A short write would leave a torn line under the next one: cut
 		// it off, so the file stays whole lines.
@@ -198,9 +202,37 @@ func (f *ResultsFile) Append(r Result) error {
 			_ = f.f.Truncate(f.size)
 		}
 		f.err = fmt.Errorf("write %s: %w", f.path, bare(err))
+		f.mu.Unlock()
 		return f.err
 	}
 	f.size += int64(n)
+	f.lines++
+	mine := f.lines
+	f.mu.Unlock()
+	return f.sync(mine)
+}
+
+// sync returns once line number upTo is on disk: a sync that began after
+// it was written covers it, whoever made it.
+func (f *ResultsFile) sync(upTo int) error {
+	f.syncMu.Lock()
+	defer f.syncMu.Unlock()
+	if f.synced >= upTo || f.syncErr != nil {
+		return f.syncErr
+	}
+	f.mu.Lock()
+	target := f.lines
+	f.mu.Unlock()
+	if err := f.f.Sync(); err != nil {
+		f.syncErr = fmt.Errorf("sync %s: %w", f.path, bare(err))
+		f.mu.Lock()
+		if f.err == nil {
+			f.err = f.syncErr
+		}
+		f.mu.Unlock()
+		return f.syncErr
+	}
+	f.synced = target
 	return nil
 }
 

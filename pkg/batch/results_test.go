@@ -2,9 +2,11 @@ package batch
 
 import (
 	"encoding/json"
+	"fmt"
 	"os"
 	"path/filepath"
 	"strings"
+	"sync"
 	"syscall"
 	"testing"
 	"time"
@@ -132,5 +134,33 @@ func TestResultClass(t *testing.T) {
 		if got := tt.r.Class(); got != tt.class || tt.r.Retryable() != tt.retry {
 			t.Errorf("%s exit %d: class %v retry %v", tt.r.Reason, tt.r.ExitCode, got, tt.r.Retryable())
 		}
+	}
+}
+
+// TestResultsFileConcurrentAppends: appends from many goroutines (the
+// items of a batch, finishing together) each land as one whole line.
+func TestResultsFileConcurrentAppends(t *testing.T) {
+	path := filepath.Join(t.TempDir(), ResultsName)
+	f, _, _, err := OpenResults(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var wg sync.WaitGroup
+	for i := range 64 {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			r := result(fmt.Sprintf("item-%d", i), "stop", 0)
+			r.Answer = strings.Repeat("x", 5000) // longer than a pipe's atomic write
+			if err := f.Append(r); err != nil {
+				t.Error(err)
+			}
+		}()
+	}
+	wg.Wait()
+	f.Close()
+	got, torn, err := ReadResults(path)
+	if err != nil || torn != nil || len(Latest(got)) != 64 {
+		t.Fatalf("%d results, %d ids, torn %v, %v", len(got), len(Latest(got)), torn, err)
 	}
 }

@@ -17,9 +17,9 @@ type Options struct {
 	// is not Finished (an interrupted item) is not recorded: the next run
 	// continues the item. Run is called from Jobs goroutines at once.
 	Run func(ctx context.Context, t Task) Result
-	// Record writes a finished result (ResultsFile.Append), one at a time.
-	// An error stops the batch: the items running are interrupted and
-	// nothing more starts.
+	// Record writes a finished result (ResultsFile.Append); it is called
+	// from Jobs goroutines at once. An error stops the batch: the items
+	// running are interrupted and nothing more starts.
 	Record func(Result) error
 	// OnStart and OnDone, when set, report progress; they are called one
 	// at a time. recorded says whether the result was written.
@@ -79,8 +79,6 @@ func Run(ctx context.Context, tasks []Task, o Options) Report {
 				}
 				mu.Unlock()
 				res := o.Run(ctx, t)
-				mu.Lock()
-				// Recorded one at a time: the file's order is the report's.
 				recorded := false
 				var err error
 				if res.Finished() {
@@ -88,6 +86,7 @@ func Run(ctx context.Context, tasks []Task, o Options) Report {
 						recorded = true
 					}
 				}
+				mu.Lock()
 				switch {
 				case recorded:
 					rep.Finished = append(rep.Finished, res)

@@ -79,7 +79,12 @@ func TestRunJobs(t *testing.T) {
 			mu.Unlock()
 			return Result{ID: tk.Item.ID, Reason: transcript.ReasonStop}
 		},
-		Record: func(r Result) error { recorded = append(recorded, r.ID); return nil },
+		Record: func(r Result) error {
+			mu.Lock()
+			defer mu.Unlock()
+			recorded = append(recorded, r.ID)
+			return nil
+		},
 	})
 	if peak.Load() != 3 {
 		t.Errorf("peak %d jobs, want 3", peak.Load())
