@@ -122,3 +122,17 @@ func TestShardsPartition(t *testing.T) {
 		t.Error("the zero shard is not the whole batch")
 	}
 }
+
+func TestCaseClashes(t *testing.T) {
+	items := []Item{{ID: "Case-1", Line: 1}, {ID: "case-1", Line: 2}, {ID: "other", Line: 3}, {ID: "CASE-1", Line: 4}, {ID: "a/b", Line: 5}, {ID: "A/B", Line: 6}}
+	probs := CaseClashes(items)
+	if len(probs) != 3 || probs[0].Line != 2 || probs[1].Line != 4 || probs[2].Line != 6 {
+		t.Fatalf("%+v", probs)
+	}
+	if want := `ids "case-1" and "Case-1" (line 1) differ only in case`; !strings.Contains(probs[0].Msg, want) {
+		t.Errorf("%q", probs[0].Msg)
+	}
+	if CaseClashes(items[2:3]) != nil {
+		t.Error("a clash in one item")
+	}
+}
