@@ -56,6 +56,10 @@ func TestKill9AtRandomMoments(t *testing.T) {
 	}
 	writeEchoTool(t, tools, filepath.Join(dir, "calls.log"), "sleep 0.02\n")
 
+	if p := runAgentloop(t, dir, nil, nil, "tools", "trust"); p.code != 0 {
+		t.Fatalf("tools trust: exit %d\n%s", p.code, p.stderr)
+	}
+
 	// A whole run first: how long one takes bounds the kill moments.
 	srv := fakeapi.NewOpenAI(crashScript(), "")
 	defer srv.Close()
@@ -96,7 +100,7 @@ func TestKill9AtRandomMoments(t *testing.T) {
 		if isTorn(t, name, data) {
 			torn++
 		}
-		checkKilledTranscript(t, dir, name, data)
+		checkKilledTranscript(t, dir, name, data, "openai")
 	}
 	t.Logf("%d kills: %d left a torn last line, %d came after the end record", kills, torn, ended)
 }
@@ -157,7 +161,7 @@ func isTorn(t *testing.T, name string, data []byte) bool {
 
 // checkKilledTranscript: validate (pending calls allowed) passes; replay
 // re-runs what was recorded with the same results; resume continues it.
-func checkKilledTranscript(t *testing.T, dir, name string, data []byte) {
+func checkKilledTranscript(t *testing.T, dir, name string, data []byte, provider string) {
 	t.Helper()
 	path := filepath.Join(dir, name)
 	tools := filepath.Join(dir, "tools.d")
@@ -195,9 +199,9 @@ func checkKilledTranscript(t *testing.T, dir, name string, data []byte) {
 	}
 	log := filepath.Join(dir, "calls.log")
 	before, _ := os.ReadFile(log)
-	srv := fakeapi.NewOpenAI([]fakeapi.Step{{Text: strp("resumed")}}, "")
+	srv, url := startFake(t, provider, []fakeapi.Step{{Text: strp("resumed")}})
 	defer srv.Close()
-	code, out, errOut := execute(t, "replay", "--resume", "--base-url", srv.BaseURL(), "--tools-dir", tools, "--no-transcript", path)
+	code, out, errOut := execute(t, "replay", "--resume", "--base-url", url, "--tools-dir", tools, "--no-transcript", path)
 	if code != 0 || out != "resumed\n" {
 		t.Errorf("resume %s: exit %d\n%s%s\n%s", name, code, out, errOut, data)
 	}
@@ -232,8 +236,16 @@ func execute(t *testing.T, args ...string) (int, string, string) {
 // TestTornAtEveryRecord cuts a whole transcript in the middle of each of its
 // records in turn, as a kill during that write would: each prefix
 // validates with one truncated-line warning, replays with a warning, and
-// resumes.
+// resumes. In the Responses shape a turn is several records written in one
+// call: cut inside it, the turn's whole records are left out with the torn
+// one.
 func TestTornAtEveryRecord(t *testing.T) {
+	for _, provider := range []string{"openai", "responses"} {
+		t.Run(provider, func(t *testing.T) { tornAtEveryRecord(t, provider) })
+	}
+}
+
+func tornAtEveryRecord(t *testing.T, provider string) {
 	dir := t.TempDir()
 	tools := filepath.Join(dir, "tools.d")
 	if err := os.MkdirAll(tools, 0o755); err != nil {
@@ -243,10 +255,16 @@ func TestTornAtEveryRecord(t *testing.T) {
 		t.Fatal(err)
 	}
 	writeEchoTool(t, tools, filepath.Join(dir, "calls.log"), "")
-	srv := fakeapi.NewOpenAI(crashScript()[3:], "")
+	steps := crashScript()[3:]
+	if provider == "responses" {
+		for i := range steps {
+			steps[i].Reasoning = []fakeapi.Reasoning{{Summary: "step"}}
+		}
+	}
+	srv, url := startFake(t, provider, steps)
 	defer srv.Close()
 	whole := filepath.Join(dir, "whole.jsonl")
-	if code, out, errOut := execute(t, "run", "--base-url", srv.BaseURL(), "--tools-dir", tools, "-o", whole, "go"); code != 0 {
+	if code, out, errOut := execute(t, "run", "--provider", provider, "-m", "m", "--base-url", url, "--tools-dir", tools, "-o", whole, "go"); code != 0 {
 		t.Fatalf("run: exit %d\n%s%s", code, out, errOut)
 	}
 	data, err := os.ReadFile(whole)
@@ -265,6 +283,6 @@ func TestTornAtEveryRecord(t *testing.T) {
 		if want := fmt.Sprintf("%s:%d: warning: last line is incomplete (the writer was stopped mid-record)", name, i+1); code != 0 || !strings.Contains(out, want) {
 			t.Errorf("validate %s: exit %d\n%s\nwant %q", name, code, out, want)
 		}
-		checkKilledTranscript(t, dir, name, cut)
+		checkKilledTranscript(t, dir, name, cut, provider)
 	}
 }

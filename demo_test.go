@@ -46,7 +46,7 @@ func TestDemoTranscript(t *testing.T) {
 	}
 	for _, args := range [][]string{
 		{"validate", demoPath},
-		{"replay", demoPath},
+		{"replay", "--tools-dir", "tools.d", demoPath},
 		{"replay", "--show", demoPath},
 	} {
 		ios, _, out, errOut := cmd.Test()

@@ -40,6 +40,14 @@ func TestScript(t *testing.T) {
 			}
 			return writeDocBlocks(env.WorkDir)
 		},
+		// [root]: the scenario runs as root, who may read any process
+		// unless a capability is dropped.
+		Condition: func(cond string) (bool, error) {
+			if cond == "root" {
+				return os.Geteuid() == 0, nil
+			}
+			return false, errors.New("unknown condition " + cond)
+		},
 		Cmds: map[string]func(ts *testscript.TestScript, neg bool, args []string){
 			"exitcode": cmdExitCode,
 			"fakeapi":  cmdFakeAPI,
@@ -86,15 +94,15 @@ var fakeServers sync.Map // *testscript.TestScript → fakeServer
 
 // cmdFakeAPI runs a scripted model API inside the test process:
 //
-//	fakeapi openai|anthropic script.json [KEY [ADDR]]   start it; $FAKE_URL is its base URL
-//	                                   (a script that is an object plays many conversations at
-//	                                   once: fakeapi.Conversations)
+//	fakeapi openai|responses|anthropic script.json [KEY [ADDR]]   start it; $FAKE_URL is its base URL
+//	                                   (an openai or anthropic script that is an object plays
+//	                                   many conversations at once: fakeapi.Conversations)
 //	fakeapi check                      no grammar violation, every step played
 //	fakeapi requests FILE              write the request bodies received, one a line
 //	fakeapi stop                       shut it down (a closed port for later commands)
 func cmdFakeAPI(ts *testscript.TestScript, neg bool, args []string) {
 	if len(args) == 0 {
-		ts.Fatalf("usage: fakeapi openai|check|requests|stop ...")
+		ts.Fatalf("usage: fakeapi openai|responses|anthropic|check|requests|stop ...")
 	}
 	get := func() fakeServer {
 		v, ok := fakeServers.Load(ts)
@@ -104,7 +112,7 @@ func cmdFakeAPI(ts *testscript.TestScript, neg bool, args []string) {
 		return v.(fakeServer)
 	}
 	switch args[0] {
-	case "openai", "anthropic":
+	case "openai", "responses", "anthropic":
 		if len(args) < 2 {
 			ts.Fatalf("usage: fakeapi %s script.json [KEY]", args[0])
 		}
@@ -119,8 +127,15 @@ func cmdFakeAPI(ts *testscript.TestScript, neg bool, args []string) {
 		}
 		var srv fakeServer
 		var url string
+		var steps []fakeapi.Step
+		conversations := fakeapi.IsConversations(script) && args[0] != "responses"
+		if !conversations {
+			var err error
+			steps, err = fakeapi.LoadScript(script)
+			ts.Check(err)
+		}
 		switch {
-		case fakeapi.IsConversations(script):
+		case conversations:
 			c, err := fakeapi.LoadConversations(script)
 			ts.Check(err)
 			if args[0] == "openai" {
@@ -131,16 +146,15 @@ func cmdFakeAPI(ts *testscript.TestScript, neg bool, args []string) {
 				srv, url = s, s.BaseURL()
 			}
 		case args[0] == "openai":
-			steps, err := fakeapi.LoadScript(script)
-			ts.Check(err)
 			s, err := fakeapi.NewOpenAIAt(addr, steps, key)
 			if err != nil {
 				ts.Fatalf("fakeapi: %v", err)
 			}
 			srv, url = s, s.BaseURL()
+		case args[0] == "responses":
+			s := fakeapi.NewResponses(steps, key)
+			srv, url = s, s.BaseURL()
 		default:
-			steps, err := fakeapi.LoadScript(script)
-			ts.Check(err)
 			s := fakeapi.NewAnthropic(steps, key)
 			srv, url = s, s.BaseURL()
 		}

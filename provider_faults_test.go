@@ -23,8 +23,13 @@ type fakeRun interface {
 
 func startFake(t *testing.T, provider string, steps []fakeapi.Step) (fakeRun, string) {
 	t.Helper()
-	if provider == "anthropic" {
+	switch provider {
+	case "anthropic":
 		s := fakeapi.NewAnthropic(steps, "")
+		t.Cleanup(s.Close)
+		return s, s.BaseURL()
+	case "responses":
+		s := fakeapi.NewResponses(steps, "")
 		t.Cleanup(s.Close)
 		return s, s.BaseURL()
 	}
@@ -138,8 +143,11 @@ var providerFaults = []providerFault{
 	{
 		name: "a response with no choices or no content",
 		steps: func(p string) []fakeapi.Step {
-			if p == "anthropic" {
+			switch p {
+			case "anthropic":
 				return []fakeapi.Step{{Body: json.RawMessage(`{"id":"msg_1","type":"message","role":"assistant","model":"m","content":[],"stop_reason":"end_turn","stop_sequence":null,"usage":{"input_tokens":5,"output_tokens":0}}`)}}
+			case "responses":
+				return []fakeapi.Step{{Body: json.RawMessage(`{"id":"resp_1","object":"response","status":"completed","model":"m","output":[],"usage":{"input_tokens":5,"output_tokens":0}}`)}}
 			}
 			return []fakeapi.Step{{Body: json.RawMessage(`{"id":"chatcmpl-1","object":"chat.completion","created":1,"model":"m","choices":[]}`)}}
 		},
@@ -160,11 +168,11 @@ var providerFaults = []providerFault{
 }
 
 // TestProviderFaults runs agentloop against a model API that misbehaves in
-// every way the table lists, for both providers. Each run ends in a retry
+// every way the table lists, for every provider. Each run ends in a retry
 // that succeeds or a one-line error with exit status 4, and leaves a
 // transcript that validates and says how the run ended.
 func TestProviderFaults(t *testing.T) {
-	for _, provider := range []string{"openai", "anthropic"} {
+	for _, provider := range []string{"openai", "responses", "anthropic"} {
 		for _, tc := range providerFaults {
 			t.Run(provider+"/"+tc.name, func(t *testing.T) {
 				t.Parallel()
@@ -243,7 +251,7 @@ func closedURL(t *testing.T) string {
 // raise --max-tokens; the empty turn is left out of the transcript, which
 // stays a conversation the API accepts.
 func TestEmptyTruncatedAnswer(t *testing.T) {
-	for provider, finish := range map[string]string{"openai": "length", "anthropic": "max_tokens"} {
+	for provider, finish := range map[string]string{"openai": "length", "responses": "max_output_tokens", "anthropic": "max_tokens"} {
 		t.Run(provider, func(t *testing.T) {
 			dir := t.TempDir()
 			srv, url := startFake(t, provider, []fakeapi.Step{{Text: strp(""), Finish: finish}})

@@ -118,9 +118,9 @@ func TestReliabilityDoc(t *testing.T) {
 		}
 	}
 	for test, n := range map[string]int{
-		"TestProviderFaults":       2 * len(providerFaults),
+		"TestProviderFaults":       3 * len(providerFaults),
 		"TestKill9AtRandomMoments": 20,
-		"TestEmptyTruncatedAnswer": 2,
+		"TestEmptyTruncatedAnswer": 3,
 	} {
 		if got := casesOf(rows, test); got != n {
 			t.Errorf("docs/reliability.md counts %d cases for %s, which tries %d", got, test, n)

@@ -172,7 +172,7 @@ func TestApproverCanceledWhileAsking(t *testing.T) {
 	if res.Kind != transcript.KindCanceled || res.Content != "canceled while waiting for approval: interrupted" {
 		t.Errorf("result %+v", res)
 	}
-	if time.Since(start) > 2*time.Second {
+	if time.Since(start) > 20*time.Second {
 		t.Errorf("took %v", time.Since(start))
 	}
 	if _, err := os.Stat(filepath.Join(dir, "ran-c1")); err == nil {

@@ -44,7 +44,7 @@ func badFlagCases() []badFlag {
 		{args: []string{"schema", "transcript", "x"}, code: 2, err: `^agentloop schema transcript takes no arguments, got "x"$`},
 
 		// run
-		{args: run("--provider", "gemini", "hi"), code: 2, err: `^--provider "gemini": use openai or anthropic$`},
+		{args: run("--provider", "gemini", "hi"), code: 2, err: `^--provider "gemini": use openai, responses or anthropic$`},
 		{args: run("--base-url", "::not a url", "hi"), code: 2, err: `^--base-url "::not a url": is not a URL: missing protocol scheme$`},
 		{args: run("--base-url", "ftp://x/v1", "hi"), code: 2, err: `^--base-url "ftp://x/v1": want an http:// or https:// URL, e\.g\. http://localhost:11434/v1$`},
 		{args: run("--base-url", "http:///v1", "hi"), code: 2, err: `^--base-url "http:///v1": has no host$`},
@@ -116,7 +116,8 @@ func badFlagCases() []badFlag {
 
 		// validate
 		{args: []string{"validate"}, code: 2, err: `^validate needs at least one FILE \(use - for standard input\)$`},
-		{args: []string{"validate", "--input", "xml", "T"}, code: 2, err: `^--input "xml": want agentloop, messages, conversations or request$`},
+		{args: []string{"validate", "--input", "xml", "T"}, code: 2, err: `^--input "xml": want agentloop, messages, conversations, request, claude-code, codex, inspect, swe-agent, vcr or har$`},
+		{args: []string{"validate", "--max-line", "lots", "T"}, code: 2, err: `^--max-line "lots": want a size such as 8MiB, or 0 for no limit$`},
 		{args: []string{"validate", "--shape", "gemini", "T"}, code: 2, err: `^--shape "gemini": want openai or anthropic$`},
 		{args: []string{"validate", "--strict=2", "T"}, code: 2, err: `^invalid argument "2" for "--strict" flag`},
 		{args: []string{"validate", "--allow-pending=x", "T"}, code: 2, err: `^invalid argument "x" for "--allow-pending" flag`},
@@ -133,7 +134,7 @@ func badFlagCases() []badFlag {
 		{args: []string{"tools", "list", "--json=x"}, code: 2, err: `^invalid argument "x" for "--json" flag`},
 		{args: []string{"tools", "show"}, code: 2, err: `^agentloop tools show needs 1 argument\(s\) \(NAME\), got 0$`},
 		{args: []string{"tools", "show", "--tools-dir", "DIR", "nope"}, code: 1, err: `^unknown tool "nope" \(available: delete, look\)$`},
-		{args: []string{"tools", "show", "--provider", "gemini", "--tools-dir", "DIR", "look"}, code: 2, err: `^--provider must be openai or anthropic, got "gemini"$`},
+		{args: []string{"tools", "show", "--provider", "gemini", "--tools-dir", "DIR", "look"}, code: 2, err: `^--provider must be openai, responses or anthropic, got "gemini"$`},
 		{args: []string{"tools", "call"}, code: 2, err: `^agentloop tools call needs NAME and optionally ARGS_JSON, got 0 argument\(s\)$`},
 		{args: []string{"tools", "call", "a", "b", "c"}, code: 2, err: `^agentloop tools call needs NAME and optionally ARGS_JSON, got 3 argument\(s\)$`},
 		{args: []string{"tools", "call", "--tools-dir", "DIR", "delete", "{bad"}, code: 1, err: `^delete: arguments are not valid JSON: invalid character 'b' looking for beginning of object key string$`},

@@ -150,8 +150,10 @@ func TestMalformedTranscripts(t *testing.T) {
 	whole := strings.Join(goodTranscript, "\n") + "\n"
 	deep := strings.Repeat("[", 100000) + strings.Repeat("]", 100000)
 	huge := 100 << 20
+	longExit, longRe := 1, `:2: error: line 2 is longer than 8MiB, the most validate holds in memory; it is not checked \(raise the limit with --max-line\) \[line-too-long\]`
 	if testing.Short() {
 		huge = 1 << 20
+		longExit, longRe = 0, `no problems`
 	}
 	cases := []struct {
 		name       string
@@ -166,15 +168,16 @@ func TestMalformedTranscripts(t *testing.T) {
 		{"byte order mark", func() []byte { return []byte("\xef\xbb\xbf" + whole) }, 0, `no problems`, 0, `1 same`},
 		{"CRLF line ends", func() []byte { return []byte(strings.ReplaceAll(whole, "\n", "\r\n")) }, 0, `no problems`, 0, `1 same`},
 		{"a NUL between records", func() []byte { return []byte(strings.Replace(whole, "\n", "\n\x00\n", 1)) }, 1,
-			`:2: error: line is not JSON`, 1, `line 2: not a JSON object`},
+			`:2: error: binary data, not text \(a NUL byte at line 2, column 1\); the file is not checked further \[binary-file\]`, 1, `line 2: not a JSON object`},
 		{"a NUL inside a string", func() []byte { return []byte(strings.Replace(whole, `"content":"hi"`, "\"content\":\"h\x00i\"", 1)) }, 1,
-			`:2: error: line is not JSON: control byte 0x00 in string at column 103`, 1, `line 2: not a JSON object: invalid character '\\x00' in string literal`},
+			`:2: error: binary data, not text \(a NUL byte at line 2, column 103\)`, 1, `line 2: not a JSON object: invalid character '\\x00' in string literal`},
+		// validate holds at most --max-line (8 MiB) of a line.
 		{"a line of 100 MB in a message", func() []byte {
 			return []byte(strings.Replace(whole, `"content":"hi"`, `"content":"`+strings.Repeat("a", huge)+`"`, 1))
-		}, 0, `no problems`, 0, `1 same`},
+		}, longExit, longRe, 0, `1 same`},
 		{"a line of 100 MB that is not JSON", func() []byte {
 			return []byte(strings.Replace(whole, "\n", "\n"+strings.Repeat("x", huge)+"\n", 1))
-		}, 1, `:2: error: line is not JSON`, 1, `line 2: not a JSON object`},
+		}, 1, `:2: error: line`, 1, `line 2: not a JSON object`},
 		{"arrays nested 100,000 deep in a message", func() []byte {
 			return []byte(strings.Replace(whole, `"content":"hi"`, `"content":`+deep, 1))
 		}, 1, `:2: error: line is not JSON: nested too deeply`, 1, `line 2: not a JSON object: .*exceeded max depth`},
@@ -183,10 +186,10 @@ func TestMalformedTranscripts(t *testing.T) {
 			`no messages: line 1: incomplete last record \(the writer stopped mid-line\): not a JSON object: .*exceeded max depth`},
 		{"objects nested 100,000 deep", func() []byte { return []byte(strings.Repeat(`{"a":`, 100000) + "1" + strings.Repeat("}", 100000)) }, 1,
 			`nested too deeply`, 1, `exceeded max depth`},
-		{"an empty file", func() []byte { return nil }, 0, `warning: no messages found`, 1, `empty file: no messages`},
-		{"an empty array of messages", func() []byte { return []byte("[]") }, 0, `warning: no messages found`, 1, `(?m): no messages$`},
-		{"a request body without messages", func() []byte { return []byte(`{"model":"m","messages":[]}`) }, 0, `warning: no messages found`, 1, `(?m): no messages$`},
-		{"binary", func() []byte { return []byte("\x89PNG\r\n\x1a\n\x00\x00\x00\rIHDR\xff\xfe") }, 1, `:1: error: line is not JSON`, 1, `line 1: not a JSON object`},
+		{"an empty file", func() []byte { return nil }, 1, `error: the file is empty: nothing was checked \[no-conversation\]`, 1, `empty file: no messages`},
+		{"an empty array of messages", func() []byte { return []byte("[]") }, 1, `error: .*no message.*\[no-conversation\]`, 1, `(?m): no messages$`},
+		{"a request body without messages", func() []byte { return []byte(`{"model":"m","messages":[]}`) }, 1, `error: .*no message.*\[no-conversation\]`, 1, `(?m): no messages$`},
+		{"binary", func() []byte { return []byte("\x89PNG\r\n\x1a\n\x00\x00\x00\rIHDR\xff\xfe") }, 1, `:3: error: binary data`, 1, `line 1: not a JSON object`},
 	}
 	for _, tc := range cases {
 		t.Run(tc.name, func(t *testing.T) {

@@ -1,8 +1,6 @@
 package cmd
 
 import (
-	"strings"
-
 	"github.com/agentloop/agentloop/internal/config"
 	"github.com/agentloop/agentloop/pkg/transcript"
 )
@@ -21,5 +19,5 @@ func baseURLSource(flag string, provider string) string {
 	if flag != "" {
 		return "--base-url"
 	}
-	return strings.ToUpper(provider) + "_BASE_URL"
+	return config.ProviderBaseURLEnv(provider)
 }

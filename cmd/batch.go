@@ -132,7 +132,8 @@ func (o *BatchOptions) parse(c *cobra.Command, shard, format string) error {
 	}
 	o.config = cfg
 	useModel(cfg, &o.Model)
-	o.ToolsDirs, o.MaxSteps, o.Parallel = cfg.ToolsDirs, cfg.MaxSteps, cfg.Parallel
+	o.ToolsDirs, o.toolsSetting = cfg.ToolsDirs, toolsSetting(cfg)
+	o.MaxSteps, o.Parallel = cfg.MaxSteps, cfg.Parallel
 	return o.check(c)
 }
 
@@ -207,7 +208,7 @@ func runBatch(ctx context.Context, opts *BatchOptions) error {
 
 // setup is the live-run setup of an item run with mo.
 func (o *BatchOptions) setup(mo *modelOptions) liveSetup {
-	return liveSetup{command: "batch", model: mo, dirs: o.ToolsDirs, explicit: o.toolsDirsSet, only: o.Tools}
+	return liveSetup{command: "batch", model: mo, tools: toolsSource{o.ToolsDirs, o.toolsSetting}, only: o.Tools}
 }
 
 // checkProviders builds the provider of every model the items name, so

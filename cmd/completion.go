@@ -145,10 +145,11 @@ func completeDirs(c *cobra.Command, args []string, toComplete string) ([]cobra.C
 
 func completeProviders(c *cobra.Command, args []string, toComplete string) ([]cobra.Completion, cobra.ShellCompDirective) {
 	if c.Name() == "show" && c.Parent() != nil && c.Parent().Name() == "tools" {
-		return []string{"openai\tthe Chat Completions form", "anthropic\tthe Messages API form"}, cobra.ShellCompDirectiveNoFileComp
+		return []string{"openai\tthe Chat Completions form", "responses\tthe Responses API form", "anthropic\tthe Messages API form"}, cobra.ShellCompDirectiveNoFileComp
 	}
 	return []string{
 		"openai\tChat Completions: OpenAI and compatible servers (Ollama, vLLM, llama.cpp)",
+		"responses\tthe OpenAI Responses API: reasoning kept between steps",
 		"anthropic\tthe Anthropic Messages API",
 	}, cobra.ShellCompDirectiveNoFileComp
 }
@@ -230,16 +231,17 @@ func completeToolFlag(ios *IOStreams) cobra.CompletionFunc {
 // toolCompletions are the names, with descriptions, of the tools the
 // command would load.
 func toolCompletions(ios *IOStreams, c *cobra.Command, prefix string, exclude []string) []string {
-	var dirs []string
-	fl := c.Flags().Lookup("tools-dir")
-	explicit := fl != nil && fl.Changed
-	if explicit {
-		dirs, _ = c.Flags().GetStringArray("tools-dir")
+	var src toolsSource
+	if fl := c.Flags().Lookup("tools-dir"); fl != nil && fl.Changed {
+		src.dirs, _ = c.Flags().GetStringArray("tools-dir")
+		src.setting = "--tools-dir"
 	} else if cfg, err := loadConfig(ios, onlyFlags(c.Flags(), "profile")); err == nil {
-		dirs = cfg.ToolsDirs
+		src = toolsSource{cfg.ToolsDirs, toolsSetting(cfg)}
 	}
+	// Quietly: a completion prints nothing but candidates.
+	dirs, _ := toolsDirs(ios, src, false)
 	var out []string
-	for _, d := range quietDefinitions(ios, toolsDirs(ios, dirs, explicit)) {
+	for _, d := range quietDefinitions(ios, dirs) {
 		if strings.HasPrefix(d.Name, prefix) && !slices.Contains(exclude, d.Name) {
 			out = append(out, cobra.CompletionWithDesc(d.Name, firstLine(d.Description)))
 		}

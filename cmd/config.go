@@ -162,7 +162,8 @@ func (o *RunOptions) useConfig(c *cobra.Command) error {
 		return err
 	}
 	useModel(cfg, &o.Model)
-	o.ToolsDirs, o.MaxSteps, o.Parallel = cfg.ToolsDirs, cfg.MaxSteps, cfg.Parallel
+	o.ToolsDirs, o.toolsSetting = cfg.ToolsDirs, toolsSetting(cfg)
+	o.MaxSteps, o.Parallel = cfg.MaxSteps, cfg.Parallel
 	o.TranscriptDir = cfg.TranscriptDir
 	return nil
 }
@@ -180,7 +181,8 @@ func (o *ReplayOptions) useConfig(c *cobra.Command) error {
 		return err
 	}
 	o.Config = cfg
-	o.ToolsDirs, o.MaxSteps, o.Parallel = cfg.ToolsDirs, cfg.MaxSteps, cfg.Parallel
+	o.ToolsDirs, o.toolsSetting = cfg.ToolsDirs, toolsSetting(cfg)
+	o.MaxSteps, o.Parallel = cfg.MaxSteps, cfg.Parallel
 	o.Model.MaxRetries, o.Model.Timeout = cfg.MaxRetries, cfg.Timeout
 	o.TranscriptDir = cfg.TranscriptDir
 	return nil

@@ -53,7 +53,7 @@ before it is run. API keys are shown as set or unset, never their values.`,
 	f.BoolVar(&opts.JSON, "json", false, "print the configuration as JSON")
 	// The settings' flags, as run takes them: read by the resolver.
 	f.StringP("model", "m", "", "model to ask")
-	f.String("provider", "", "API to use: openai or anthropic")
+	f.String("provider", "", "API to use: openai, responses or anthropic")
 	f.String("base-url", "", "API base URL")
 	f.String("system", "", "system prompt")
 	f.StringArray("tools-dir", nil, "read tool definitions from `DIR` (repeatable)")

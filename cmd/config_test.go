@@ -198,7 +198,7 @@ func TestConfigEnvProblems(t *testing.T) {
 		{[]string{"AGENTLOOP_MAX_STEPS", "0"}, "AGENTLOOP_MAX_STEPS=0: must be at least 1"},
 		{[]string{"AGENTLOOP_PARALLEL", "-1"}, "AGENTLOOP_PARALLEL=-1: must be at least 1"},
 		{[]string{"AGENTLOOP_TIMEOUT", "soon"}, "AGENTLOOP_TIMEOUT=soon: not a duration"},
-		{[]string{"AGENTLOOP_PROVIDER", "gemini"}, "AGENTLOOP_PROVIDER=gemini: use openai or anthropic"},
+		{[]string{"AGENTLOOP_PROVIDER", "gemini"}, "AGENTLOOP_PROVIDER=gemini: use openai, responses or anthropic"},
 		{[]string{"AGENTLOOP_BASE_URL", "ftp://x"}, "AGENTLOOP_BASE_URL=ftp://x: want an http:// or https:// URL"},
 		{[]string{"AGENTLOOP_PROFILE", "ollama"}, "AGENTLOOP_PROFILE=ollama: there is no configuration file ("},
 	}
@@ -223,7 +223,7 @@ func TestConfigFlagProblems(t *testing.T) {
 		want string
 	}{
 		{[]string{"--max-steps", "0"}, "--max-steps 0: must be at least 1"},
-		{[]string{"--provider", "gemini"}, `--provider "gemini": use openai or anthropic`},
+		{[]string{"--provider", "gemini"}, `--provider "gemini": use openai, responses or anthropic`},
 		{[]string{"--timeout", "-1s"}, "--timeout -1s: must be positive"},
 		{[]string{"--base-url", "localhost"}, `--base-url "localhost": want an http:// or https:// URL`},
 	} {

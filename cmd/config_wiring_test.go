@@ -24,7 +24,7 @@ func TestRunUsesConfig(t *testing.T) {
 	if m.Model != "file-model" || m.Provider != "openai" || m.BaseURL != "http://openai-env.example/v1" || m.System != "from the file" ||
 		m.MaxRetries != 4 || m.Timeout != time.Minute || got.MaxSteps != 21 || got.Parallel != 2 ||
 		got.TranscriptDir != filepath.Join(e.home, "transcripts") || !reflect.DeepEqual(got.ToolsDirs, []string{"file-tools", filepath.Join(e.home, "tools")}) ||
-		got.toolsDirsSet {
+		got.toolsDirsSet || got.toolsSetting != "tools_dirs in "+e.path {
 		t.Errorf("options %+v", got)
 	}
 }
@@ -61,13 +61,13 @@ func TestReplayResumeConfigOrder(t *testing.T) {
 func TestToolsCommandsUseConfig(t *testing.T) {
 	e := newConfigEnv(t, "tools_dirs: [mine]\nprovider: anthropic\n")
 	for _, tt := range []struct {
-		args     []string
-		dirs     []string
-		explicit bool
+		args    []string
+		dirs    []string
+		setting string
 	}{
-		{[]string{"x"}, []string{"mine"}, false},
-		{[]string{"x", "--tools-dir", "other"}, []string{"other"}, true},
-		{[]string{"x", "--provider", "openai"}, []string{"mine"}, false},
+		{[]string{"x"}, []string{"mine"}, "tools_dirs in " + e.path},
+		{[]string{"x", "--tools-dir", "other"}, []string{"other"}, "--tools-dir"},
+		{[]string{"x", "--provider", "openai"}, []string{"mine"}, "tools_dirs in " + e.path},
 	} {
 		var got *ToolsShowOptions
 		c := newCmdToolsShow(e.ios(), func(o *ToolsShowOptions) error { got = o; return nil })
@@ -75,22 +75,29 @@ func TestToolsCommandsUseConfig(t *testing.T) {
 		if err := c.Execute(); err != nil {
 			t.Fatal(err)
 		}
-		if !reflect.DeepEqual(got.ToolsDirs, tt.dirs) || got.ExplicitDirs != tt.explicit || got.Provider != "openai" && tt.args[len(tt.args)-1] == "openai" {
+		if !reflect.DeepEqual(got.ToolsDirs, tt.dirs) || got.ToolsSetting != tt.setting || got.Provider != "openai" && tt.args[len(tt.args)-1] == "openai" {
 			t.Errorf("%v: %+v", tt.args, got)
 		}
 	}
 }
 
-// Configured folders that do not exist are left out, as the default ones
-// are; a --tools-dir that does not exist is an error.
+// A folder a setting names that does not exist is a usage error naming the
+// setting; one agentloop chose itself is left out.
 func TestToolsDirsConfigured(t *testing.T) {
 	dir := t.TempDir()
+	missing := filepath.Join(dir, "missing")
 	ios, _, _, _ := Test()
-	got := toolsDirs(ios, []string{dir, filepath.Join(dir, "missing")}, false)
-	if !reflect.DeepEqual(got, []string{dir}) {
-		t.Errorf("configured: %q", got)
+	for setting, want := range map[string]string{
+		"--tools-dir":          "--tools-dir " + missing + ": no such file or folder",
+		"AGENTLOOP_TOOLS_DIRS": "AGENTLOOP_TOOLS_DIRS: " + missing + ": no such file or folder",
+		"tools_dirs in c.yaml": "tools_dirs in c.yaml: " + missing + ": no such file or folder",
+	} {
+		_, err := loadTools(ios, toolsSource{[]string{dir, missing}, setting})
+		if code, msg := exitCode(err); code != ExitUsage || msg != want {
+			t.Errorf("%s: exit %d, %q; want %q", setting, code, msg, want)
+		}
 	}
-	if _, err := loadTools(ios, []string{filepath.Join(dir, "missing")}, true); err == nil {
-		t.Error("a missing --tools-dir is no error")
+	if got, err := toolsDirs(ios, toolsSource{dirs: []string{missing}}, true); err != nil || len(got) != 0 {
+		t.Errorf("chosen by agentloop: %q, %v", got, err)
 	}
 }

@@ -2,6 +2,7 @@ package cmd
 
 import (
 	"bytes"
+	"encoding/json"
 	"os"
 	"path/filepath"
 	"regexp"
@@ -9,7 +10,7 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/santhosh-tekuri/jsonschema/v6"
+	"github.com/google/jsonschema-go/jsonschema"
 
 	"github.com/agentloop/agentloop/pkg/transcript"
 )
@@ -61,15 +62,11 @@ func TestTranscriptSchemaAcceptsRecords(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	doc, err := jsonschema.UnmarshalJSON(bytes.NewReader(schema))
-	if err != nil {
+	var doc jsonschema.Schema
+	if err := json.Unmarshal(schema, &doc); err != nil {
 		t.Fatal(err)
 	}
-	c := jsonschema.NewCompiler()
-	if err := c.AddResource("transcript.schema.json", doc); err != nil {
-		t.Fatal(err)
-	}
-	sch, err := c.Compile("transcript.schema.json")
+	sch, err := doc.Resolve(nil)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -78,8 +75,8 @@ func TestTranscriptSchemaAcceptsRecords(t *testing.T) {
 		t.Fatal(err)
 	}
 	for i, line := range strings.Split(strings.TrimSpace(string(data)), "\n") {
-		v, err := jsonschema.UnmarshalJSON(strings.NewReader(line))
-		if err != nil {
+		var v any
+		if err := json.Unmarshal([]byte(line), &v); err != nil {
 			t.Fatal(err)
 		}
 		if err := sch.Validate(v); err != nil {
@@ -91,14 +88,15 @@ func TestTranscriptSchemaAcceptsRecords(t *testing.T) {
 	if err := w.WriteResult(transcript.CallResult{Step: 1, Result: transcript.Result{CallID: "call_1", Name: "mark"}, Content: "ok"}); err != nil {
 		t.Fatal(err)
 	}
-	v, err := jsonschema.UnmarshalJSON(&rec)
-	if err != nil {
+	var v any
+	if err := json.Unmarshal(rec.Bytes(), &v); err != nil {
 		t.Fatal(err)
 	}
 	if err := sch.Validate(v); err != nil {
 		t.Errorf("result record: %v", err)
 	}
-	bad, _ := jsonschema.UnmarshalJSON(strings.NewReader(`{"type":"end","reason":"finished"}`))
+	var bad any
+	_ = json.Unmarshal([]byte(`{"type":"end","reason":"finished"}`), &bad)
 	if sch.Validate(bad) == nil {
 		t.Error("an end record with an unknown reason passed")
 	}

@@ -23,7 +23,8 @@ import (
 type liveOptions struct {
 	Model        modelOptions
 	ToolsDirs    []string
-	toolsDirsSet bool
+	toolsDirsSet bool   // --tools-dir was given
+	toolsSetting string // the setting that gave ToolsDirs (see toolsSource)
 	MaxSteps     int
 	Parallel     int
 	Output       string
@@ -121,24 +122,25 @@ func (o *liveOptions) check(c *cobra.Command) error {
 	return nil
 }
 
-// recordedToolsDirs are the tools folders for a recorded conversation:
-// --tools-dir, else the folders the run recorded (those that still exist),
-// else the configured ones; and whether they were given explicitly.
-func (o *liveOptions) recordedToolsDirs(conv *transcript.Conversation) ([]string, bool) {
+// recordedTools are the tools folders for a recorded conversation:
+// --tools-dir, else the folders the run recorded, else the configured ones.
+// Recorded folders are agentloop's choice, not the user's: a transcript may
+// come from anywhere, so they are used as ./tools.d is (those that exist
+// and are trusted; a tool gone is a "missing tool" row).
+func (o *liveOptions) recordedTools(conv *transcript.Conversation) toolsSource {
 	if !o.toolsDirsSet && conv.Header != nil && len(conv.Header.ToolsDirs) > 0 {
-		return conv.Header.ToolsDirs, false
+		return toolsSource{dirs: conv.Header.ToolsDirs}
 	}
-	return o.ToolsDirs, o.toolsDirsSet
+	return toolsSource{o.ToolsDirs, o.toolsSetting}
 }
 
 // liveSetup is what differs between the live runs: a new one (run) and
 // one that continues a recorded conversation (replay --resume).
 type liveSetup struct {
-	command  string        // the header's command: "run" or "resume"
-	model    *modelOptions // resolved: flags, then transcript, then configuration
-	dirs     []string      // the tools folders, and whether they were given
-	explicit bool
-	only     []string // run --tool: offer only these
+	command string        // the header's command: "run" or "resume"
+	model   *modelOptions // resolved: flags, then transcript, then configuration
+	tools   toolsSource   // where the tools are
+	only    []string      // run --tool: offer only these
 	// parent is the transcript continued and conv its conversation, which
 	// the new transcript starts with; "" and nil for a new run.
 	parent string
@@ -189,7 +191,7 @@ func startLive(ctx context.Context, ios *IOStreams, o *liveOptions, s liveSetup)
 // liveTools loads the tools of a live run and narrows them to those the
 // flags offer.
 func liveTools(ios *IOStreams, o *liveOptions, s liveSetup) (*tools.Registry, error) {
-	reg, err := loadTools(ios, s.dirs, s.explicit)
+	reg, err := loadTools(ios, s.tools)
 	if err != nil {
 		return nil, err
 	}
@@ -225,7 +227,7 @@ func newLoop(ios *IOStreams, o *liveOptions, s liveSetup, exec *approver, net li
 		}
 		h := transcript.Header{
 			ID: id, Command: s.command, Provider: prov.Name(), Model: prov.Model(), BaseURL: baseURL,
-			ToolsDirs: toolsDirsForHeader(s.dirs), Tools: defs, System: s.model.System, MaxSteps: o.MaxSteps,
+			ToolsDirs: toolsDirsForHeader(s.tools.dirs), Tools: defs, System: s.model.System, MaxSteps: o.MaxSteps,
 		}
 		if w, err = createTranscript(ios, path, s.parent, s.conv, h); err != nil {
 			return nil, nil, err
@@ -269,11 +271,10 @@ func createTranscript(ios *IOStreams, path, parent string, conv *transcript.Conv
 	if err != nil {
 		return nil, err
 	}
-	for _, rec := range conv.Messages {
-		if err := w.WriteMessage(rec); err != nil {
-			w.Close()
-			return nil, err
-		}
+	// In one write, so that a kill cannot leave part of a turn.
+	if err := w.WriteMessages(conv.Messages...); err != nil {
+		w.Close()
+		return nil, err
 	}
 	// So do the results of calls that finished before the run stopped:
 	// should this run stop too before they are sent, they are still not

@@ -3,7 +3,7 @@ package cmd
 import (
 	"errors"
 	"net/http"
-	"strings"
+	"slices"
 	"time"
 
 	"github.com/spf13/cobra"
@@ -26,20 +26,23 @@ type modelOptions struct {
 	MaxTokens   int64
 	MaxRetries  int
 	Timeout     time.Duration
+	// Store keeps responses on the server (responses only).
+	Store bool
 	// baseURLFrom names where BaseURL came from when neither the flag nor
 	// the provider's variable gave it, for error messages.
 	baseURLFrom string
 }
 
 func addModelFlags(f *pflag.FlagSet, o *modelOptions) {
-	f.StringVarP(&o.Model, "model", "m", "", "model to ask (default "+config.DefaultModel+", or "+config.DefaultAnthropicModel+" with --provider anthropic)")
-	f.StringVar(&o.Provider, "provider", "", "API to use: openai or anthropic (default: anthropic for claude-* models, else openai)")
+	f.StringVarP(&o.Model, "model", "m", "", "model to ask (default "+config.DefaultModel+"; "+config.DefaultResponsesModel+" with --provider responses, "+config.DefaultAnthropicModel+" with --provider anthropic)")
+	f.StringVar(&o.Provider, "provider", "", "API to use: openai (Chat Completions), responses (OpenAI Responses) or anthropic (default: anthropic for claude-*, responses for OpenAI reasoning models o1, o3, o4-mini, gpt-5…, else openai)")
 	f.StringVar(&o.BaseURL, "base-url", "", "API base URL, e.g. http://localhost:11434/v1 for Ollama (default from OPENAI_BASE_URL / ANTHROPIC_BASE_URL)")
 	f.StringVar(&o.System, "system", "", "system prompt")
 	f.Float64Var(&o.Temperature, "temperature", 0, "sampling temperature (default: the server's)")
 	f.Int64Var(&o.MaxTokens, "max-tokens", 0, "cap on each answer's output tokens (default: 4096 for anthropic, the server's for openai)")
 	f.IntVar(&o.MaxRetries, "max-retries", config.DefaultMaxRetries, "retries of a failed model request (408, 409, 429, 5xx, connection errors), with backoff")
 	f.DurationVar(&o.Timeout, "timeout", 0, "time limit for the whole run, e.g. 5m (default: none)")
+	f.BoolVar(&o.Store, "store", false, "responses: keep each response on the server and send only the new items with previous_response_id (default: stateless, store false)")
 }
 
 // check validates the flag values and notes which were given.
@@ -57,10 +60,8 @@ func (o *modelOptions) check(c *cobra.Command) error {
 	if o.Timeout < 0 {
 		return flagErrorf("--timeout %s: must be positive", o.Timeout)
 	}
-	switch o.Provider {
-	case "", "openai", "anthropic":
-	default:
-		return flagErrorf("--provider %q: use openai or anthropic", o.Provider)
+	if o.Provider != "" && !slices.Contains(config.Providers, o.Provider) {
+		return flagErrorf("--provider %q: use openai, responses or anthropic", o.Provider)
 	}
 	return nil
 }
@@ -85,10 +86,13 @@ type liveNet struct {
 // talks to.
 func newProvider(ios *IOStreams, o *modelOptions, net liveNet) (agent.Provider, string, error) {
 	name := o.providerName()
+	if o.Store && name != "responses" {
+		return nil, "", flagErrorf("--store keeps responses on the server: it applies to --provider responses only (the provider is %s)", name)
+	}
 	if o.Model == "" {
 		o.Model = config.DefaultModelFor(name)
 	}
-	prefix := strings.ToUpper(name) // OPENAI_…, ANTHROPIC_…
+	prefix := config.ProviderEnvPrefix(name) // OPENAI_…, ANTHROPIC_…
 	baseURL := o.BaseURL
 	if baseURL == "" {
 		baseURL = ios.Getenv(prefix + "_BASE_URL")
@@ -113,13 +117,17 @@ func newProvider(ios *IOStreams, o *modelOptions, net liveNet) (agent.Provider, 
 		}
 		err error
 	)
-	if name == "openai" {
-		p, err = agent.NewOpenAI(agent.OpenAIConfig{
-			APIKey: key, BaseURL: baseURL, Model: o.Model, Temperature: temp,
-			Organization: ios.Getenv("OPENAI_ORG_ID"), Project: ios.Getenv("OPENAI_PROJECT_ID"),
-			MaxRetries: o.MaxRetries, MaxTokens: o.MaxTokens, HTTPClient: net.client, Limiter: net.limiter,
-		})
-	} else {
+	oai := agent.OpenAIConfig{
+		APIKey: key, BaseURL: baseURL, Model: o.Model, Temperature: temp,
+		Organization: ios.Getenv("OPENAI_ORG_ID"), Project: ios.Getenv("OPENAI_PROJECT_ID"),
+		MaxRetries: o.MaxRetries, MaxTokens: o.MaxTokens, HTTPClient: net.client, Limiter: net.limiter,
+	}
+	switch name {
+	case "openai":
+		p, err = agent.NewOpenAI(oai)
+	case "responses":
+		p, err = agent.NewResponses(agent.ResponsesConfig{OpenAIConfig: oai, Store: o.Store})
+	default:
 		p, err = agent.NewAnthropic(agent.AnthropicConfig{
 			APIKey: key, BaseURL: baseURL, Model: o.Model, Temperature: temp,
 			MaxRetries: o.MaxRetries, MaxTokens: o.MaxTokens, HTTPClient: net.client, Limiter: net.limiter,

@@ -206,8 +206,9 @@ func runReplay(ctx context.Context, opts *ReplayOptions) error {
 func replayConversation(ctx context.Context, opts *ReplayOptions, conv *transcript.Conversation) (*replay.Result, error) {
 	ios := opts.IO
 	// A tool gone since the recording is a "missing tool" row.
-	dirs, explicit := opts.recordedToolsDirs(conv)
-	reg, err := loadTools(ios, dirs, explicit)
+	src := opts.recordedTools(conv)
+	dirs := src.dirs
+	reg, err := loadTools(ios, src)
 	if err != nil {
 		return nil, err
 	}

@@ -61,9 +61,8 @@ func runReplayResume(ctx context.Context, opts *ReplayOptions) error {
 
 	// A tool gone since the recording is not offered; a pending call of it
 	// is answered as an unknown tool.
-	dirs, explicit := opts.recordedToolsDirs(conv)
 	run, err := startLive(ctx, ios, &opts.liveOptions, liveSetup{
-		command: "resume", model: &mo, dirs: dirs, explicit: explicit, parent: opts.File, conv: conv,
+		command: "resume", model: &mo, tools: opts.recordedTools(conv), parent: opts.File, conv: conv,
 	})
 	if err != nil {
 		return err
@@ -79,23 +78,24 @@ func runReplayResume(ctx context.Context, opts *ReplayOptions) error {
 func resumeState(conv *transcript.Conversation) (agent.State, error) {
 	d := agent.DialectFor(conv.Shape)
 	msgs := make([]agent.Message, len(conv.Messages))
-	steps := 0
-	var usage transcript.Usage
 	for i, rec := range conv.Messages {
 		msgs[i] = rec.Message
-		if d.Role(rec.Message) == "assistant" {
-			steps++
+	}
+	turns := agent.Turns(d, msgs)
+	var usage transcript.Usage
+	for _, span := range turns {
+		for _, rec := range conv.Messages[span.Start:span.End] {
 			if rec.Usage != nil {
 				usage.Add(*rec.Usage)
 			}
 		}
 	}
-	if last := msgs[len(msgs)-1]; d.Role(last) == "assistant" {
-		if t, err := d.ParseAssistant(last); err == nil && len(t.Calls) == 0 {
+	if n := len(turns); n > 0 && turns[n-1].End == len(msgs) {
+		if t, err := agent.ParseTurn(d, msgs[turns[n-1].Start:]); err == nil && len(t.Calls) == 0 {
 			return agent.State{}, errors.New("ended with an answer: there is nothing to resume")
 		}
 	}
-	return agent.State{Messages: msgs, Finished: agent.FinishedFromRecords(conv.Finished), Steps: steps, Usage: usage}, nil
+	return agent.State{Messages: msgs, Finished: agent.FinishedFromRecords(conv.Finished), Steps: len(turns), Usage: usage}, nil
 }
 
 // baseURLFromEnv reports whether AGENTLOOP_BASE_URL or the provider's own

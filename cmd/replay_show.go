@@ -5,7 +5,6 @@ import (
 	"fmt"
 	"io"
 	"strings"
-	"time"
 	"unicode/utf8"
 
 	"github.com/agentloop/agentloop/pkg/agent"
@@ -141,44 +140,33 @@ func renderTranscript(w io.Writer, name string, conv *transcript.Conversation, s
 	var total transcript.Usage
 	step := 0
 	lastText := ""
-	for _, rec := range conv.Messages {
+	msgs := make([]agent.Message, len(conv.Messages))
+	for i, rec := range conv.Messages {
+		msgs[i] = rec.Message
+	}
+	turnEnd := map[int]int{}
+	for _, span := range agent.Turns(d, msgs) {
+		turnEnd[span.Start] = span.End
+	}
+	for i := 0; i < len(conv.Messages); i++ {
+		rec := conv.Messages[i]
 		role := d.Role(rec.Message)
 		p.blank()
 		switch role {
 		case "assistant":
 			step++
-			t, err := d.ParseAssistant(rec.Message)
-			if err != nil {
-				p.line(0, st.red(fmt.Sprintf("step %d: unreadable assistant message: %v", step, err)))
-				continue
-			}
-			head := []string{st.bold(fmt.Sprintf("step %d", step)), "assistant"}
-			if rec.FinishReason != "" {
-				head = append(head, rec.FinishReason)
-			}
-			if rec.Usage != nil {
-				total.Add(*rec.Usage)
-				head = append(head, usageText(*rec.Usage))
-			}
-			if rec.LatencyMS > 0 {
-				head = append(head, (time.Duration(rec.LatencyMS) * time.Millisecond).String())
-			}
-			p.line(0, strings.Join(head, " · "))
-			for _, b := range otherBlocks(rec.Message) {
-				p.line(2, st.dim(b))
-			}
-			if t.Text != "" {
-				p.text(2, t.Text)
-			}
-			lastCalls = t.Calls
+			end := max(turnEnd[i], i+1)
+			recs := conv.Messages[i:end]
+			i = end - 1
+			text, calls := renderTurn(p, d, recs, step, &total)
+			lastCalls = calls
 			clear(answered)
-			for _, c := range t.Calls {
+			for _, c := range calls {
 				callNames[c.ID] = c.Name
-				p.line(2, fmt.Sprintf("→ %s %s %s", st.cyan(safeText(c.Name)), st.dim(safeText(c.ID)), oneLineText(string(c.Arguments), 1<<20)))
 			}
 			lastText = ""
-			if len(t.Calls) == 0 {
-				lastText = t.Text
+			if len(calls) == 0 {
+				lastText = text
 			}
 		default:
 			lastText = "" // the conversation went on after it
@@ -323,38 +311,7 @@ func toolNames(defs []json.RawMessage) []string {
 	return names
 }
 
-// otherBlocks describes an Anthropic assistant message's blocks that are
-// neither text nor tool_use: thinking, and server-side tools run by the API.
-func otherBlocks(msg agent.Message) []string {
-	var m struct {
-		Content []struct {
-			Type     string          `json:"type"`
-			Thinking string          `json:"thinking"`
-			Name     string          `json:"name"`
-			Input    json.RawMessage `json:"input"`
-		} `json:"content"`
-	}
-	if json.Unmarshal(msg, &m) != nil {
-		return nil
-	}
-	var out []string
-	for _, b := range m.Content {
-		switch {
-		case b.Type == "text" || b.Type == "tool_use":
-		case b.Type == "thinking":
-			out = append(out, "thinking: "+oneLineText(b.Thinking, 160))
-		case b.Type == "redacted_thinking":
-			out = append(out, "thinking (redacted)")
-		case b.Type == "server_tool_use" || b.Type == "mcp_tool_use":
-			out = append(out, fmt.Sprintf("⚙ %s %s (run by the API)", b.Name, oneLineText(string(b.Input), 200)))
-		default:
-			out = append(out, "⚙ "+b.Type)
-		}
-	}
-	return out
-}
-
-// messageText is the text of a non-assistant message of either shape.
+// messageText is the text of a non-assistant message of any shape.
 func messageText(msg agent.Message) string {
 	var m struct {
 		Content json.RawMessage `json:"content"`
@@ -376,7 +333,7 @@ func messageText(msg agent.Message) string {
 	var b strings.Builder
 	for _, part := range parts {
 		switch part.Type {
-		case "text":
+		case "text", "input_text", "output_text":
 			b.WriteString(part.Text)
 		default:
 			fmt.Fprintf(&b, "[%s]", part.Type)

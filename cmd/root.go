@@ -43,6 +43,10 @@ var errInterrupted = errors.New("interrupted")
 // Main runs agentloop with the process's arguments and streams and returns
 // the exit code.
 func Main() int {
+	// Before anything reads a key. Should the kernel refuse, agentloop
+	// runs as it would have without it.
+	_ = protectSecrets()
+
 	ctx, cancel := context.WithCancelCause(context.Background())
 	defer cancel(nil)
 

@@ -78,7 +78,7 @@ func runRun(ctx context.Context, opts *RunOptions) error {
 		return err
 	}
 	run, err := startLive(ctx, ios, &opts.liveOptions, liveSetup{
-		command: "run", model: &opts.Model, dirs: opts.ToolsDirs, explicit: opts.toolsDirsSet, only: opts.Tools,
+		command: "run", model: &opts.Model, tools: toolsSource{opts.ToolsDirs, opts.toolsSetting}, only: opts.Tools,
 	})
 	if err != nil {
 		return err

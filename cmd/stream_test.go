@@ -84,7 +84,7 @@ func TestRunStreamsOnATerminalWithoutMixingLines(t *testing.T) {
 		}
 		return ""
 	})
-	opts := &RunOptions{IO: ios, Prompt: []string{"warmer?"}, liveOptions: liveOptions{ToolsDirs: []string{dir}, toolsDirsSet: true,
+	opts := &RunOptions{IO: ios, Prompt: []string{"warmer?"}, liveOptions: liveOptions{ToolsDirs: []string{dir}, toolsDirsSet: true, toolsSetting: "--tools-dir",
 		MaxSteps: 10, Parallel: 8, NoTranscript: true, Model: modelOptions{BaseURL: srv.BaseURL()}}}
 	if err := runRun(context.Background(), opts); err != nil {
 		t.Fatalf("%v\n%s", err, term.b.String())
@@ -116,7 +116,7 @@ func TestStreamedCutOffAnswerPrintedOnce(t *testing.T) {
 	}, "")
 	defer srv.Close()
 	ios, _, out, errOut := Test()
-	opts := &RunOptions{IO: ios, Prompt: []string{"q"}, liveOptions: liveOptions{ToolsDirs: []string{t.TempDir()}, toolsDirsSet: true,
+	opts := &RunOptions{IO: ios, Prompt: []string{"q"}, liveOptions: liveOptions{ToolsDirs: []string{t.TempDir()}, toolsDirsSet: true, toolsSetting: "--tools-dir",
 		MaxSteps: 10, Parallel: 8, NoTranscript: true, Stream: true, Model: modelOptions{BaseURL: srv.BaseURL()}}}
 	err := runRun(context.Background(), opts)
 	if err == nil || !strings.Contains(err.Error(), "cut off by the output token limit") {

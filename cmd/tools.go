@@ -11,6 +11,7 @@ import (
 
 	"github.com/spf13/cobra"
 
+	"github.com/agentloop/agentloop/internal/config"
 	"github.com/agentloop/agentloop/pkg/tools"
 )
 
@@ -18,12 +19,15 @@ import (
 func newCmdTools(ios *IOStreams) *cobra.Command {
 	c := &cobra.Command{
 		Use:   "tools",
-		Short: "List, show and call the tools offered to the model",
+		Short: "List, show, call and trust the tools offered to the model",
 		Long: `Tools are YAML definitions in tools.d folders, each backed by an executable.
-By default agentloop reads ./tools.d and, when it exists, the tools.d folder in
-the user's config directory ($XDG_CONFIG_HOME/agentloop/tools.d); tools_dirs in
-the configuration or AGENTLOOP_TOOLS_DIRS name other folders. See docs/tools.md.`,
+By default agentloop reads ./tools.d, once you have trusted it ('agentloop tools
+trust'), and the tools.d folder in your config directory
+($XDG_CONFIG_HOME/agentloop/tools.d); a tool of ./tools.d overrides one of the
+same name of yours. --tools-dir, tools_dirs in the configuration or
+AGENTLOOP_TOOLS_DIRS name other folders, used as given. See docs/tools.md.`,
 		Example: `  agentloop tools list
+  agentloop tools trust
   agentloop tools show get_weather --provider anthropic
   agentloop tools call calc '{"expression": "6*7"}'`,
 		Args: noArgs,
@@ -32,55 +36,73 @@ the configuration or AGENTLOOP_TOOLS_DIRS name other folders. See docs/tools.md.
 	c.AddCommand(newCmdToolsList(ios, nil))
 	c.AddCommand(newCmdToolsShow(ios, nil))
 	c.AddCommand(newCmdToolsCall(ios, nil))
+	c.AddCommand(newCmdToolsTrust(ios, nil))
+	c.AddCommand(newCmdToolsUntrust(ios, nil))
 	return c
 }
 
 // addToolsDirFlag registers the repeatable --tools-dir flag. Whether it was
 // given is c.Flags().Changed("tools-dir").
 func addToolsDirFlag(c *cobra.Command, dirs *[]string) {
-	c.Flags().StringArrayVar(dirs, "tools-dir", nil, "read tool definitions from `DIR` (repeatable; default ./tools.d and the user config's agentloop/tools.d)")
+	c.Flags().StringArrayVar(dirs, "tools-dir", nil, "read tool definitions from `DIR`, trusted or not (repeatable; default ./tools.d once trusted, and the user config's agentloop/tools.d)")
 }
 
-// configToolsDirs returns the folders of --tools-dir, else those of the
-// configuration (nil for the default ones). Only --tools-dir and --profile
-// are read as settings: tools show --provider names a wire form, not the
-// provider to use.
-func configToolsDirs(c *cobra.Command, ios *IOStreams) ([]string, error) {
+// toolsSource is the folders a command loads tools from and how they were
+// chosen. Folders a setting names are the user's choice: always used, and
+// each must exist. The others agentloop picks itself (./tools.d and the
+// user's own tools.d when no setting names any, or the folders a
+// transcript recorded): those missing are left out, and a folder other
+// than the user's own is used only once trusted.
+type toolsSource struct {
+	dirs []string // nil: the default folders
+	// setting names what gave dirs, for errors: "--tools-dir",
+	// "AGENTLOOP_TOOLS_DIRS" or "tools_dirs in FILE"; "" when agentloop
+	// chose them.
+	setting string
+}
+
+// configToolsSource returns the folders of --tools-dir, else those of the
+// configuration (none for the default ones). Only --tools-dir and
+// --profile are read as settings: tools show --provider names a wire form,
+// not the provider to use.
+func configToolsSource(c *cobra.Command, ios *IOStreams) (toolsSource, error) {
 	cfg, err := resolveConfig(ios, onlyFlags(c.Flags(), "tools-dir", "profile"))
 	if err != nil {
-		return nil, err
+		return toolsSource{}, err
 	}
-	return cfg.ToolsDirs, nil
+	return toolsSource{cfg.ToolsDirs, toolsSetting(cfg)}, nil
 }
 
-// toolsDirs returns the folders to load tools from. Folders given with
-// --tools-dir (explicit) are used as they are. Otherwise dirs are the
-// configured folders, or nil for the default ones, and those that do not
-// exist are left out: a configured tools.d is relative to the folder
-// agentloop runs in, and not every folder has one.
-func toolsDirs(ios *IOStreams, dirs []string, explicit bool) []string {
-	if explicit {
-		return dirs
+// toolsSetting names the setting that gave the configuration's tools
+// folders, "" when none did (the default folders).
+func toolsSetting(cfg *config.Config) string {
+	switch src := cfg.Source("tools_dirs"); src.Kind {
+	case config.SourceFlag:
+		return "--tools-dir"
+	case config.SourceEnv:
+		return src.Name
+	case config.SourceFile:
+		return "tools_dirs in " + src.File
 	}
-	if dirs == nil {
-		dirs = defaultToolsDirs(ios)
-	}
-	var out []string
-	for _, d := range dirs {
-		if fi, err := os.Stat(d); err == nil && fi.IsDir() {
-			out = append(out, d)
-		}
-	}
-	return out
+	return ""
 }
 
-// defaultToolsDirs are ./tools.d and the user's config tools.d.
+// defaultToolsDirs are ./tools.d and the user's config tools.d, in that
+// order: a project's tool overrides the user's of the same name.
 func defaultToolsDirs(ios *IOStreams) []string {
 	dirs := []string{"tools.d"}
-	if cfg := userConfigDir(ios); cfg != "" {
-		dirs = append(dirs, filepath.Join(cfg, "agentloop", "tools.d"))
+	if d := userToolsDir(ios); d != "" {
+		dirs = append(dirs, d)
 	}
 	return dirs
+}
+
+// userToolsDir is the user's own tools folder, $XDG_CONFIG_HOME/agentloop/tools.d.
+func userToolsDir(ios *IOStreams) string {
+	if cfg := userConfigDir(ios); cfg != "" {
+		return filepath.Join(cfg, "agentloop", "tools.d")
+	}
+	return ""
 }
 
 // userConfigDir is os.UserConfigDir read through the command's environment,
@@ -99,16 +121,62 @@ func userConfigDir(ios *IOStreams) string {
 	return filepath.Join(home, ".config")
 }
 
+// toolsDirs returns the folders to load tools from (see toolsSource). A
+// folder a setting names that does not exist is a usage error naming the
+// setting. A folder left out for want of trust is said on stderr, in one
+// line saying how to trust it, when warn is set.
+func toolsDirs(ios *IOStreams, src toolsSource, warn bool) ([]string, error) {
+	if src.setting != "" {
+		for _, d := range src.dirs {
+			if _, err := os.Stat(d); errors.Is(err, fs.ErrNotExist) {
+				return nil, missingToolsDir(src.setting, d)
+			}
+		}
+		return src.dirs, nil
+	}
+	dirs := src.dirs
+	if dirs == nil {
+		dirs = defaultToolsDirs(ios)
+	}
+	var out []string
+	for _, d := range dirs {
+		if _, err := os.Stat(d); err != nil {
+			continue
+		}
+		why, err := untrustedReason(ios, d)
+		if err != nil {
+			return nil, err
+		}
+		if why == "" {
+			out = append(out, d)
+		} else if warn {
+			fmt.Fprintf(ios.ErrOut, "agentloop: ignoring the tools of %s: %s; review it, then run: %s\n", d, why, trustCommand(d))
+		}
+	}
+	return out, nil
+}
+
+func missingToolsDir(setting, dir string) error {
+	if setting == "--tools-dir" {
+		return flagErrorf("--tools-dir %s: no such file or folder", dir)
+	}
+	msg := fmt.Sprintf("%s: %s: no such file or folder", setting, dir)
+	if !filepath.IsAbs(dir) {
+		if wd, err := os.Getwd(); err == nil {
+			msg += " (in " + wd + ")"
+		}
+	}
+	return &ExitError{Code: ExitUsage, Err: errors.New(msg)}
+}
+
 // loadTools loads the tools of the given folders (see toolsDirs). Every
 // problem in the definitions is printed on stderr as file:line: message,
-// and the error returned exits 1; a folder given that does not exist is a
-// usage error (exit 2).
-func loadTools(ios *IOStreams, dirs []string, explicit bool) (*tools.Registry, error) {
-	dirs = toolsDirs(ios, dirs, explicit)
-	for _, d := range dirs {
-		if _, err := os.Stat(d); errors.Is(err, fs.ErrNotExist) {
-			return nil, flagErrorf("--tools-dir %s: no such file or folder", d)
-		}
+// and the error returned exits 1; a folder a setting names that does not
+// exist is a usage error (exit 2).
+func loadTools(ios *IOStreams, src toolsSource) (*tools.Registry, error) {
+	dirs, err := toolsDirs(ios, src, true)
+	if err != nil {
+		return nil, err
 	}
 	reg, err := tools.Load(dirs, tools.Options{Getenv: ios.Getenv})
 	if err == nil {

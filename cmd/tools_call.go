@@ -17,9 +17,11 @@ const maxArgsInput = 16 << 20
 
 // ToolsCallOptions are the inputs of `agentloop tools call`.
 type ToolsCallOptions struct {
-	IO           *IOStreams
-	ToolsDirs    []string
-	ExplicitDirs bool
+	IO        *IOStreams
+	ToolsDirs []string
+	// ToolsSetting names the setting that gave ToolsDirs; "" when
+	// agentloop chooses the folders (see toolsSource).
+	ToolsSetting string
 	Name         string
 	Args         string // "-" reads them from stdin
 	CallID       string
@@ -50,12 +52,11 @@ ARGS_JSON is a JSON object and defaults to {}; "-" reads it from stdin.`,
 			if len(args) == 2 {
 				opts.Args = args[1]
 			}
-			opts.ExplicitDirs = c.Flags().Changed("tools-dir")
-			dirs, err := configToolsDirs(c, ios)
+			src, err := configToolsSource(c, ios)
 			if err != nil {
 				return err
 			}
-			opts.ToolsDirs = dirs
+			opts.ToolsDirs, opts.ToolsSetting = src.dirs, src.setting
 			if runF != nil {
 				return runF(opts)
 			}
@@ -91,7 +92,7 @@ func runToolsCall(ctx context.Context, opts *ToolsCallOptions) error {
 		}
 		args = b
 	}
-	reg, err := loadTools(opts.IO, opts.ToolsDirs, opts.ExplicitDirs)
+	reg, err := loadTools(opts.IO, toolsSource{opts.ToolsDirs, opts.ToolsSetting})
 	if err != nil {
 		return err
 	}

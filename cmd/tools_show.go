@@ -2,17 +2,21 @@ package cmd
 
 import (
 	"fmt"
+	"slices"
 
 	"github.com/spf13/cobra"
 
+	"github.com/agentloop/agentloop/internal/config"
 	"github.com/agentloop/agentloop/pkg/agent"
 )
 
 // ToolsShowOptions are the inputs of `agentloop tools show`.
 type ToolsShowOptions struct {
-	IO           *IOStreams
-	ToolsDirs    []string
-	ExplicitDirs bool
+	IO        *IOStreams
+	ToolsDirs []string
+	// ToolsSetting names the setting that gave ToolsDirs; "" when
+	// agentloop chooses the folders (see toolsSource).
+	ToolsSetting string
 	Name         string
 	Provider     string
 }
@@ -23,21 +27,22 @@ func newCmdToolsShow(ios *IOStreams, runF func(*ToolsShowOptions) error) *cobra.
 		Use:   "show NAME",
 		Short: "Print a tool's definition exactly as the model receives it",
 		Long: `Print the function definition of one tool as it is sent to the model: the
-OpenAI form {"type":"function","function":{...}} by default, or the Anthropic
-form {"name","description","input_schema"} with --provider anthropic.`,
+Chat Completions form {"type":"function","function":{...}} by default, the
+Responses form {"type":"function","name",...,"strict"} with --provider
+responses, or the Anthropic form {"name","description","input_schema"} with
+--provider anthropic.`,
 		Example: `  agentloop tools show get_weather
   agentloop tools show get_weather --provider anthropic | jq .input_schema`,
 		Args: exactArgs(1, "NAME"),
 		RunE: func(c *cobra.Command, args []string) error {
 			opts.Name = args[0]
-			opts.ExplicitDirs = c.Flags().Changed("tools-dir")
-			dirs, err := configToolsDirs(c, ios)
+			src, err := configToolsSource(c, ios)
 			if err != nil {
 				return err
 			}
-			opts.ToolsDirs = dirs
-			if opts.Provider != "openai" && opts.Provider != "anthropic" {
-				return flagErrorf("--provider must be openai or anthropic, got %q", opts.Provider)
+			opts.ToolsDirs, opts.ToolsSetting = src.dirs, src.setting
+			if !slices.Contains(config.Providers, opts.Provider) {
+				return flagErrorf("--provider must be openai, responses or anthropic, got %q", opts.Provider)
 			}
 			if runF != nil {
 				return runF(opts)
@@ -46,12 +51,12 @@ form {"name","description","input_schema"} with --provider anthropic.`,
 		},
 	}
 	addToolsDirFlag(c, &opts.ToolsDirs)
-	c.Flags().StringVar(&opts.Provider, "provider", "openai", "the wire form: openai or anthropic")
+	c.Flags().StringVar(&opts.Provider, "provider", "openai", "the wire form: openai, responses or anthropic")
 	return c
 }
 
 func runToolsShow(opts *ToolsShowOptions) error {
-	reg, err := loadTools(opts.IO, opts.ToolsDirs, opts.ExplicitDirs)
+	reg, err := loadTools(opts.IO, toolsSource{opts.ToolsDirs, opts.ToolsSetting})
 	if err != nil {
 		return err
 	}

@@ -13,14 +13,14 @@ import (
 
 func TestNewCmdToolsListFlags(t *testing.T) {
 	tests := []struct {
-		args     []string
-		dirs     []string
-		explicit bool
-		json     bool
+		args    []string
+		dirs    []string
+		setting string
+		json    bool
 	}{
-		{nil, nil, false, false},
-		{[]string{"--json"}, nil, false, true},
-		{[]string{"--tools-dir", "a", "--tools-dir=b"}, []string{"a", "b"}, true, false},
+		{nil, nil, "", false},
+		{[]string{"--json"}, nil, "", true},
+		{[]string{"--tools-dir", "a", "--tools-dir=b"}, []string{"a", "b"}, "--tools-dir", false},
 	}
 	for _, tt := range tests {
 		t.Run(strings.Join(tt.args, " "), func(t *testing.T) {
@@ -31,7 +31,7 @@ func TestNewCmdToolsListFlags(t *testing.T) {
 			if err := c.Execute(); err != nil {
 				t.Fatal(err)
 			}
-			if !slices.Equal(got.ToolsDirs, tt.dirs) || got.ExplicitDirs != tt.explicit || got.JSON != tt.json {
+			if !slices.Equal(got.ToolsDirs, tt.dirs) || got.ToolsSetting != tt.setting || got.JSON != tt.json {
 				t.Errorf("options = %+v", got)
 			}
 		})
@@ -114,12 +114,17 @@ func testIO(env map[string]string) (*IOStreams, *strings.Builder, *strings.Build
 }
 
 func TestRunToolsList(t *testing.T) {
-	dir := writeToolsDir(t)
+	full := writeToolsDir(t)
+	t.Chdir(filepath.Dir(full))
+	dir := filepath.Base(full) // short paths in the file column
+	if dir != "001" {
+		t.Fatalf("the tools folder is %s", dir)
+	}
 	ios, out, _ := testIO(nil)
-	if err := runToolsList(&ToolsListOptions{IO: ios, ToolsDirs: []string{dir}, ExplicitDirs: true}); err != nil {
+	if err := runToolsList(&ToolsListOptions{IO: ios, ToolsDirs: []string{dir}, ToolsSetting: "--tools-dir"}); err != nil {
 		t.Fatal(err)
 	}
-	want := "echo  Print the arguments.\nfail  Fail with a message that is long enough to be cut on a narrow terminal.\n"
+	want := "echo  001/echo.yaml:1  Print the arguments.\nfail  001/fail.yaml:1  Fail with a message that is long enough to be cut on a narrow terminal.\n"
 	if out.String() != want {
 		t.Errorf("piped:\n%s\nwant:\n%s", out, want)
 	}
@@ -127,11 +132,11 @@ func TestRunToolsList(t *testing.T) {
 	// On a terminal the format changes to fit; the data does not.
 	ios, out, _ = testIO(nil)
 	ios.SetTTY(false, true, true)
-	ios.SetWidth(40)
-	if err := runToolsList(&ToolsListOptions{IO: ios, ToolsDirs: []string{dir}, ExplicitDirs: true}); err != nil {
+	ios.SetWidth(60)
+	if err := runToolsList(&ToolsListOptions{IO: ios, ToolsDirs: []string{dir}, ToolsSetting: "--tools-dir"}); err != nil {
 		t.Fatal(err)
 	}
-	if want := "echo  Print the arguments.\nfail  Fail with a message that is long …\n"; out.String() != want {
+	if want := "echo  001/echo.yaml:1  Print the arguments.\nfail  001/fail.yaml:1  Fail with a message that is long eno…\n"; out.String() != want {
 		t.Errorf("terminal:\n%q\nwant:\n%q", out, want)
 	}
 }
@@ -153,7 +158,7 @@ func TestRunToolsListDefaultDirs(t *testing.T) {
 	if !strings.HasPrefix(out.String(), "echo ") || errOut.Len() != 0 {
 		t.Errorf("stdout %q stderr %q", out, errOut)
 	}
-	if got := toolsDirs(ios, nil, false); len(got) != 1 || got[0] != filepath.Join(cfg, "agentloop", "tools.d") {
+	if got, _ := toolsDirs(ios, toolsSource{}, true); len(got) != 1 || got[0] != filepath.Join(cfg, "agentloop", "tools.d") {
 		t.Errorf("toolsDirs = %q", got)
 	}
 }
@@ -163,14 +168,14 @@ func TestRunToolsCall(t *testing.T) {
 	ctx := context.Background()
 
 	ios, out, _ := testIO(nil)
-	err := runToolsCall(ctx, &ToolsCallOptions{IO: ios, ToolsDirs: []string{dir}, ExplicitDirs: true, Name: "echo", Args: `{"text":"hi"}`, CallID: "c"})
+	err := runToolsCall(ctx, &ToolsCallOptions{IO: ios, ToolsDirs: []string{dir}, ToolsSetting: "--tools-dir", Name: "echo", Args: `{"text":"hi"}`, CallID: "c"})
 	if err != nil || out.String() != "hi" {
 		t.Errorf("piped: err %v, stdout %q", err, out)
 	}
 	// A terminal gets a final newline; a pipe gets the bytes as they are.
 	ios, out, _ = testIO(nil)
 	ios.SetTTY(false, true, true)
-	_ = runToolsCall(ctx, &ToolsCallOptions{IO: ios, ToolsDirs: []string{dir}, ExplicitDirs: true, Name: "echo", Args: `{"text":"hi"}`, CallID: "c"})
+	_ = runToolsCall(ctx, &ToolsCallOptions{IO: ios, ToolsDirs: []string{dir}, ToolsSetting: "--tools-dir", Name: "echo", Args: `{"text":"hi"}`, CallID: "c"})
 	if out.String() != "hi\n" {
 		t.Errorf("terminal: stdout %q", out)
 	}
@@ -179,12 +184,12 @@ func TestRunToolsCall(t *testing.T) {
 	ios.In = strings.NewReader(`{"text":"from stdin"}`)
 	out = &strings.Builder{}
 	ios.Out = out
-	if err := runToolsCall(ctx, &ToolsCallOptions{IO: ios, ToolsDirs: []string{dir}, ExplicitDirs: true, Name: "echo", Args: "-", CallID: "c"}); err != nil || out.String() != "from stdin" {
+	if err := runToolsCall(ctx, &ToolsCallOptions{IO: ios, ToolsDirs: []string{dir}, ToolsSetting: "--tools-dir", Name: "echo", Args: "-", CallID: "c"}); err != nil || out.String() != "from stdin" {
 		t.Errorf("stdin: err %v, stdout %q", err, out)
 	}
 
 	ios, out, _ = testIO(nil)
-	err = runToolsCall(ctx, &ToolsCallOptions{IO: ios, ToolsDirs: []string{dir}, ExplicitDirs: true, Name: "fail", Args: "{}", CallID: "c"})
+	err = runToolsCall(ctx, &ToolsCallOptions{IO: ios, ToolsDirs: []string{dir}, ToolsSetting: "--tools-dir", Name: "fail", Args: "{}", CallID: "c"})
 	if code, msg := exitCode(err); code != ExitFailure || msg != "fail: tool exited with code 4\nstderr:\nbroken" || out.Len() != 0 {
 		t.Errorf("failure: exit %d, message %q, stdout %q", code, msg, out)
 	}
@@ -194,7 +199,7 @@ func TestLoadToolsErrors(t *testing.T) {
 	dir := t.TempDir()
 	os.WriteFile(filepath.Join(dir, "a.yaml"), []byte("name: a\n"), 0o644)
 	ios, _, errOut := testIO(nil)
-	_, err := loadTools(ios, []string{dir}, true)
+	_, err := loadTools(ios, toolsSource{[]string{dir}, "--tools-dir"})
 	code, msg := exitCode(err)
 	if code != ExitFailure || msg != "2 problems in the tool definitions" {
 		t.Errorf("exit %d, message %q", code, msg)
@@ -205,7 +210,7 @@ func TestLoadToolsErrors(t *testing.T) {
 		t.Errorf("stderr:\n%s\nwant:\n%s", errOut, want)
 	}
 
-	_, err = loadTools(ios, []string{filepath.Join(dir, "nope")}, true)
+	_, err = loadTools(ios, toolsSource{[]string{filepath.Join(dir, "nope")}, "--tools-dir"})
 	if err == nil || err.Error() != "--tools-dir "+filepath.Join(dir, "nope")+": no such file or folder" {
 		t.Errorf("missing dir: %v", err)
 	}

@@ -76,14 +76,24 @@ command: [echo, sunny]
 
 func TestSummary(t *testing.T) {
 	for _, tc := range []struct {
-		st   transcript.Stats
-		want string
+		st         transcript.Stats
+		formats    map[string]int
+		unreadable int
+		want       string
 	}{
-		{transcript.Stats{Files: 1, Messages: 12, ToolCalls: 1}, "no problems in 1 file (12 messages, 1 tool call)"},
-		{transcript.Stats{Files: 2, Messages: 1204, ToolCalls: 311, Errors: 3, Warnings: 1}, "3 errors, 1 warning in 2 files (1,204 messages, 311 tool calls)"},
-		{transcript.Stats{Files: 1, Messages: 1234567, Errors: 1}, "1 error, 0 warnings in 1 file (1,234,567 messages, 0 tool calls)"},
+		{transcript.Stats{Files: 1, Messages: 12, ToolCalls: 1}, map[string]int{"agentloop": 1}, 0,
+			"no problems in 1 file (12 messages, 1 tool call): agentloop"},
+		{transcript.Stats{Files: 2, Messages: 1204, ToolCalls: 311, Errors: 3, Warnings: 1}, map[string]int{"claude-code": 2}, 0,
+			"3 errors, 1 warning in 2 files (1,204 messages, 311 tool calls): claude-code"},
+		{transcript.Stats{Files: 3, Messages: 1234567, Errors: 1}, map[string]int{"openai-messages": 1, "claude-code": 2}, 0,
+			"1 error, 0 warnings in 3 files (1,234,567 messages, 0 tool calls): 2 claude-code, 1 openai-messages"},
+		// An input that could not be read is never "no problems": the
+		// exit status is 2.
+		{transcript.Stats{}, map[string]int{}, 1, "1 input not read; 0 errors, 0 warnings in 0 files (0 messages, 0 tool calls)"},
+		{transcript.Stats{Files: 1, Messages: 2}, map[string]int{"openai-messages": 1}, 2,
+			"2 inputs not read; 0 errors, 0 warnings in 1 file (2 messages, 0 tool calls): openai-messages"},
 	} {
-		if got := summary(tc.st); got != tc.want {
+		if got := summary(tc.st, tc.formats, tc.unreadable); got != tc.want {
 			t.Errorf("got  %s\nwant %s", got, tc.want)
 		}
 	}

@@ -1,4 +1,5 @@
-// Command gen writes a large, realistic agentloop transcript for benchmarks:
+// Command gen writes a large, realistic agentloop transcript or Claude Code
+// session log for benchmarks:
 //
 //	go run ./bench/gen -shape openai -size 1GB -o /tmp/t.jsonl
 //
@@ -16,7 +17,7 @@ import (
 )
 
 func main() {
-	shape := flag.String("shape", "openai", "message shape: openai or anthropic")
+	shape := flag.String("shape", "openai", "what to write: an agentloop transcript of shape openai or anthropic, or a claude-code session log")
 	size := flag.String("size", "100MB", "approximate output size (KB, MB, GB)")
 	out := flag.String("o", "", "output file (default: standard output)")
 	seed := flag.Uint64("seed", 1, "random seed")

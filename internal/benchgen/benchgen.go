@@ -1,14 +1,14 @@
-// Package benchgen writes large, realistic agentloop transcripts for
-// benchmarks: prompts of a few hundred bytes, tool results of 200 B to 20 KB
-// (log-uniform), turns of one to four parallel calls, and text that mixes
-// ASCII, accented and CJK letters, emoji and characters JSON must escape.
-// The output is a function of the arguments only, so runs compare.
+// Package benchgen writes large, realistic agentloop transcripts and
+// Claude Code session logs for benchmarks: prompts of a few hundred bytes,
+// tool results of 200 B to 20 KB (log-uniform), turns of one to four
+// parallel calls, and text that mixes ASCII, accented and CJK letters, emoji
+// and characters JSON must escape. The output is a function of the
+// arguments only, so runs compare.
 package benchgen
 
 import (
 	"bufio"
 	"encoding/json"
-	"fmt"
 	"io"
 	"math"
 	"math/rand/v2"
@@ -18,15 +18,15 @@ import (
 	"github.com/agentloop/agentloop/pkg/transcript"
 )
 
-// Write writes one transcript of about size bytes in the given shape
-// ("openai" or "anthropic").
+// Write writes one log of about size bytes in the given shape: an agentloop
+// transcript ("openai" or "anthropic") or a Claude Code session
+// ("claude-code").
 func Write(w io.Writer, shape string, size int64, seed uint64) error {
-	if shape != "openai" && shape != "anthropic" {
-		return fmt.Errorf("shape %q: want openai or anthropic", shape)
-	}
 	bw := bufio.NewWriterSize(w, 1<<20)
 	g := &gen{r: rand.New(rand.NewPCG(seed, 2)), anthropic: shape == "anthropic", w: bw}
-	g.write(size)
+	if err := writeShape(g, shape, size); err != nil {
+		return err
+	}
 	return bw.Flush()
 }
 

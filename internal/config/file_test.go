@@ -42,7 +42,7 @@ func TestParseFileProblems(t *testing.T) {
 		{"negative timeout", "timeout: -5s\n", []string{"1: timeout -5s: must be positive"}},
 		{"quoted number", "max_steps: \"5\"\n", []string{`1: max_steps "5": not a whole number (write it without quotes)`}},
 		{"float", "max_steps: 2.5\n", []string{`1: max_steps "2.5": not a whole number`}},
-		{"provider", "provider: gemini\n", []string{`1: provider "gemini": use openai or anthropic`}},
+		{"provider", "provider: gemini\n", []string{`1: provider "gemini": use openai, responses or anthropic`}},
 		{"base url", "base_url: localhost:11434\n", []string{`1: base_url "localhost:11434": want an http:// or https:// URL`}},
 		{"empty model", "model: \"\"\n", []string{`1: model "": must not be empty`}},
 		{"no value", "model:\n", []string{"1: model: no value"}},

@@ -19,6 +19,8 @@ import (
 	"fmt"
 	"net/url"
 	"path/filepath"
+	"regexp"
+	"slices"
 	"strings"
 	"time"
 
@@ -38,28 +40,55 @@ const (
 	DefaultModel = "gpt-4o-mini"
 	// DefaultAnthropicModel is the default model of the anthropic provider.
 	DefaultAnthropicModel = "claude-sonnet-4-5"
+	// DefaultResponsesModel is the default model of the responses provider.
+	DefaultResponsesModel = "gpt-5-mini"
 	// DefaultMaxRetries is the default of max_retries.
 	DefaultMaxRetries = 2
 )
 
+// Providers are the values of provider: OpenAI Chat Completions, the
+// OpenAI Responses API, Anthropic Messages.
+var Providers = []string{"openai", "responses", "anthropic"}
+
 // DefaultModelFor is the default model of a provider.
 func DefaultModelFor(provider string) string {
-	if provider == "anthropic" {
+	switch provider {
+	case "anthropic":
 		return DefaultAnthropicModel
+	case "responses":
+		return DefaultResponsesModel
 	}
 	return DefaultModel
 }
 
+// reasoningModel matches the names of OpenAI's reasoning models (o1, o3,
+// o4-mini, the gpt-5 family, codex-mini), whose reasoning the Responses API
+// carries from one step to the next and Chat Completions throws away.
+var reasoningModel = regexp.MustCompile(`^(o[1-9][0-9]*(-|$)|gpt-5|codex-)`)
+
 // ProviderFor is the provider a configuration chooses: the one named, else
-// the one a model's name implies.
+// the one a model's name implies: anthropic for claude-*, responses for an
+// OpenAI reasoning model, openai (Chat Completions, which compatible
+// servers speak) for any other.
 func ProviderFor(provider, model string) string {
-	if provider != "" {
+	switch {
+	case provider != "":
 		return provider
-	}
-	if strings.HasPrefix(model, "claude") {
+	case strings.HasPrefix(model, "claude"):
 		return "anthropic"
+	case reasoningModel.MatchString(model):
+		return "responses"
 	}
 	return "openai"
+}
+
+// ProviderEnvPrefix is the prefix of a provider's variables: OPENAI for
+// both OpenAI APIs, ANTHROPIC.
+func ProviderEnvPrefix(provider string) string {
+	if provider == "anthropic" {
+		return "ANTHROPIC"
+	}
+	return "OPENAI"
 }
 
 // Kind is how a setting's value is written and read.
@@ -143,11 +172,10 @@ func notEmpty(v any) string {
 }
 
 func checkProvider(v any) string {
-	switch v.(string) {
-	case "openai", "anthropic":
+	if slices.Contains(Providers, v.(string)) {
 		return ""
 	}
-	return "use openai or anthropic"
+	return "use openai, responses or anthropic"
 }
 
 func checkBaseURL(v any) string { return BaseURLProblem(v.(string)) }

@@ -116,10 +116,7 @@ func (c *Config) BaseURL(provider string) (string, Source) {
 
 // ProviderBaseURLEnv is the provider's own base URL variable.
 func ProviderBaseURLEnv(provider string) string {
-	if provider == "anthropic" {
-		return "ANTHROPIC_BASE_URL"
-	}
-	return "OPENAI_BASE_URL"
+	return ProviderEnvPrefix(provider) + "_BASE_URL"
 }
 
 // FlagError is a flag whose value is wrong: a mistake on the command line.

@@ -163,7 +163,7 @@ func TestResolveProblems(t *testing.T) {
 		if !errors.As(err, &probs) {
 			t.Fatalf("err %v, want Problems", err)
 		}
-		want := Problems{"AGENTLOOP_PROVIDER=gemini: use openai or anthropic", "AGENTLOOP_MAX_STEPS=ten: not a whole number"}
+		want := Problems{"AGENTLOOP_PROVIDER=gemini: use openai, responses or anthropic", "AGENTLOOP_MAX_STEPS=ten: not a whole number"}
 		if !reflect.DeepEqual(probs, want) {
 			t.Errorf("%q, want %q", probs, want)
 		}
@@ -180,7 +180,7 @@ func TestResolveProblems(t *testing.T) {
 		{"max-steps", "0", "--max-steps 0: must be at least 1"},
 		{"max-steps", "x", `--max-steps x: strconv.Atoi: parsing "x": invalid syntax`},
 		{"timeout", "-1s", "--timeout -1s: must be positive (0 means no limit)"},
-		{"provider", "gemini", `--provider "gemini": use openai or anthropic`},
+		{"provider", "gemini", `--provider "gemini": use openai, responses or anthropic`},
 		{"base-url", "localhost", `--base-url "localhost": want an http:// or https:// URL, e.g. http://localhost:11434/v1`},
 	} {
 		t.Run("flag "+tt.flag, func(t *testing.T) {
@@ -261,9 +261,20 @@ func TestResolveNoPath(t *testing.T) {
 func TestProviderFor(t *testing.T) {
 	for _, tt := range []struct{ provider, model, want string }{
 		{"", "gpt-4o", "openai"}, {"", "claude-sonnet-4-5", "anthropic"}, {"openai", "claude-x", "openai"}, {"", "", "openai"},
+		// OpenAI's reasoning models go to the Responses API unless told.
+		{"", "o1", "responses"}, {"", "o3-mini", "responses"}, {"", "o4-mini-2025-04-16", "responses"},
+		{"", "gpt-5", "responses"}, {"", "gpt-5-mini", "responses"}, {"", "codex-mini-latest", "responses"},
+		{"openai", "o3", "openai"},
+		{"", "gpt-4.1", "openai"}, {"", "gpt-4o-mini", "openai"}, {"", "omni-moderation", "openai"}, {"", "o", "openai"},
+		{"", "llama3.2", "openai"}, {"", "openai/o3", "openai"},
 	} {
 		if got := ProviderFor(tt.provider, tt.model); got != tt.want {
 			t.Errorf("ProviderFor(%q, %q) = %q, want %q", tt.provider, tt.model, got, tt.want)
+		}
+	}
+	for provider, model := range map[string]string{"openai": DefaultModel, "responses": DefaultResponsesModel, "anthropic": DefaultAnthropicModel} {
+		if got := DefaultModelFor(provider); got != model || ProviderFor("", got) != provider {
+			t.Errorf("DefaultModelFor(%q) = %q, whose provider by name is %q", provider, got, ProviderFor("", got))
 		}
 	}
 }

@@ -1,8 +1,9 @@
 // Package fakeapi serves scripted model APIs for tests: an OpenAI Chat
-// Completions server and an Anthropic Messages server that play a
-// conversation step by step and check every request they receive the way the
-// real API does, answering a violation with the real API's 400 and its error
-// text. Tests read the violations back and fail on any.
+// Completions server, an OpenAI Responses server and an Anthropic Messages
+// server that play a conversation step by step and check every request they
+// receive the way the real API does, answering a violation with the real
+// API's 400 and its error text. Tests read the violations back and fail on
+// any.
 package fakeapi
 
 import (
@@ -68,6 +69,13 @@ type Step struct {
 	Finish    string           `json:"finish,omitempty"` // finish_reason / stop_reason override
 	Refusal   string           `json:"refusal,omitempty"`
 	Usage     map[string]int64 `json:"usage,omitempty"`
+
+	// Responses only: reasoning items first, then Items (output items of
+	// any type, sent as they are), then the message, then the calls.
+	// OmitCompletedOutput streams a completed response with output null.
+	Reasoning           []Reasoning       `json:"reasoning,omitempty"`
+	Items               []json.RawMessage `json:"items,omitempty"`
+	OmitCompletedOutput bool              `json:"omit_completed_output,omitempty"`
 
 	// Expect asserts on the request that this step answers.
 	Expect *Expect `json:"expect,omitempty"`

@@ -3,6 +3,7 @@ package fakeapi
 import (
 	"bufio"
 	"encoding/json"
+	"net/http"
 	"os"
 	"strings"
 	"testing"
@@ -134,5 +135,204 @@ func TestAnthropicGrammarRejectsWithTheRealTexts(t *testing.T) {
 	ok := `[{"role":"user","content":"q"},` + asst + `,{"role":"user","content":[` + res("toolu_2") + `,` + res("toolu_1") + `,{"type":"text","text":"more"}]}]`
 	if got := checkAnthropicGrammar(msgs(t, ok)); got != "" {
 		t.Errorf("results first in any order, then text, is valid; got %q", got)
+	}
+}
+
+// corpusResponses reads the Responses records of the corpus.
+func corpusResponses(t *testing.T) []responsesRecord {
+	t.Helper()
+	f, err := os.Open("../../testdata/corpus/pydantic-ai-responses.jsonl")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer f.Close()
+	sc := bufio.NewScanner(f)
+	sc.Buffer(nil, 1<<24)
+	var recs []responsesRecord
+	for line := 1; sc.Scan(); line++ {
+		var rec responsesRecord
+		if err := json.Unmarshal(sc.Bytes(), &rec); err != nil {
+			t.Fatalf("line %d: %v", line, err)
+		}
+		rec.line = line
+		recs = append(recs, rec)
+	}
+	return recs
+}
+
+type responsesRecord struct {
+	line    int
+	API     string  `json:"api"`
+	Status  int     `json:"status"`
+	Error   *string `json:"error"`
+	Host    string  `json:"host"`
+	Request struct {
+		Input        json.RawMessage   `json:"input"`
+		Store        *bool             `json:"store"`
+		Tools        []json.RawMessage `json:"tools"`
+		Previous     *string           `json:"previous_response_id"`
+		Conversation json.RawMessage   `json:"conversation"`
+	} `json:"request"`
+}
+
+// The fake Responses server agrees with the real API on the recorded
+// traffic: every request accepted is accepted, and the grammar rejection
+// the API recorded is rejected with its text.
+func TestResponsesGrammarAgreesWithTheCorpus(t *testing.T) {
+	accepted, rejected := 0, 0
+	for _, rec := range corpusResponses(t) {
+		if rec.API != "openai-responses" {
+			continue
+		}
+		var items []json.RawMessage
+		if err := json.Unmarshal(rec.Request.Input, &items); err != nil {
+			t.Fatalf("line %d: input: %v", rec.line, err)
+		}
+		store := rec.Request.Store == nil || *rec.Request.Store
+		got := checkResponsesTools(rec.Request.Tools)
+		if got == nil {
+			got = checkResponsesItems(items, store, issued{earlier: rec.Request.Previous != nil || len(rec.Request.Conversation) > 0})
+		}
+		switch {
+		case rec.Status == 200:
+			accepted++
+			if got != nil {
+				t.Errorf("line %d (%s): accepted by the real API, refused here: %s", rec.line, rec.Host, got.msg)
+			}
+		case rec.Host == "api.openai.com" && rec.Error != nil && strings.HasPrefix(*rec.Error, "Item '"):
+			rejected++
+			if got == nil || got.msg != *rec.Error {
+				t.Errorf("line %d: the real API said %q; here %+v", rec.line, *rec.Error, got)
+			}
+		}
+	}
+	if accepted < 60 || rejected != 1 {
+		t.Errorf("checked %d accepted and %d rejected records; the corpus holds 63 and 1", accepted, rejected)
+	}
+}
+
+func TestResponsesGrammarRejectsWithTheRealTexts(t *testing.T) {
+	const (
+		user = `{"role":"user","content":"q"}`
+		rs   = `{"type":"reasoning","id":"rs_1","summary":[],"encrypted_content":"gAAAAABxyz"}`
+		fc1  = `{"type":"function_call","id":"fc_1","call_id":"call_1","name":"f","arguments":"{}"}`
+		fc2  = `{"type":"function_call","id":"fc_2","call_id":"call_2","name":"f","arguments":"{}"}`
+		out1 = `{"type":"function_call_output","call_id":"call_1","output":"a"}`
+		out2 = `{"type":"function_call_output","call_id":"call_2","output":"b"}`
+	)
+	made := issued{final: map[string]string{"rs_1": "gAAAAABxyz"}, reasoning: map[string]string{"fc_1": "rs_1", "fc_2": "rs_1"}}
+	tests := []struct {
+		name, items string
+		store       bool
+		is          issued
+		want        string
+	}{
+		{"no output", `[` + user + `,` + rs + `,` + fc1 + `,` + fc2 + `,` + out2 + `]`, false, issued{},
+			"No tool output found for function call call_1."},
+		{"message before the output", `[` + user + `,` + fc1 + `,` + user + `,` + out1 + `]`, false, issued{},
+			"No tool output found for function call call_1."},
+		{"output without its call", `[` + user + `,` + out1 + `]`, false, issued{},
+			"No tool call found for function call output with call_id call_1."},
+		{"call without its reasoning", `[` + user + `,` + fc1 + `,` + fc2 + `,` + out1 + `,` + out2 + `]`, false, made,
+			"Item 'fc_1' of type 'function_call' was provided without its required 'reasoning' item: 'rs_1'."},
+		{"reasoning after its call", `[` + user + `,` + fc1 + `,` + rs + `,` + fc2 + `,` + out1 + `,` + out2 + `]`, false, made,
+			"Item 'fc_1' of type 'function_call' was provided without its required 'reasoning' item: 'rs_1'."},
+		{"reasoning alone", `[` + user + `,` + rs + `,` + user + `]`, false, issued{},
+			"Item 'rs_1' of type 'reasoning' was provided without its required following item."},
+		{"reasoning at the end", `[` + user + `,` + rs + `]`, false, issued{},
+			"Item 'rs_1' of type 'reasoning' was provided without its required following item."},
+		{"reasoning without ciphertext", `[` + user + `,{"type":"reasoning","id":"rs_1","summary":[],"encrypted_content":null},` + fc1 + `,` + out1 + `]`, false, issued{},
+			"Item with id 'rs_1' not found. Items are not persisted when `store` is set to false. Try again with `store` set to true, or remove this item from your input."},
+		{"another ciphertext", `[` + user + `,` + strings.Replace(rs, "xyz", "abc", 1) + `,` + fc1 + `,` + out1 + `]`, false, made,
+			"The encrypted content gAAA...Babc could not be verified."},
+		{"duplicate item", `[` + user + `,` + rs + `,` + rs + `,` + fc1 + `,` + out1 + `]`, false, issued{},
+			"Duplicate item found with id rs_1. Remove duplicate items from your input and try again."},
+		{"object arguments", `[` + user + `,{"type":"function_call","call_id":"c","name":"f","arguments":{}}]`, false, issued{},
+			"Invalid type for 'input[1].arguments': expected a string, but got an object instead."},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			got := checkResponsesItems(msgs(t, tt.items), tt.store, tt.is)
+			if got == nil || got.msg != tt.want {
+				t.Errorf("got %+v, want %q", got, tt.want)
+			}
+		})
+	}
+	ok := `[` + user + `,` + rs + `,` + fc1 + `,` + fc2 + `,` + out2 + `,` + out1 + `,{"type":"message","role":"assistant","content":[{"type":"output_text","text":"x"}]}]`
+	if got := checkResponsesItems(msgs(t, ok), false, made); got != nil {
+		t.Errorf("outputs in any order after the calls are valid; got %q", got.msg)
+	}
+	stored := `[` + user + `,{"type":"reasoning","id":"rs_1","summary":[]},` + fc1 + `,` + out1 + `]`
+	if got := checkResponsesItems(msgs(t, stored), true, issued{}); got != nil {
+		t.Errorf("with store, a reasoning item without its ciphertext is looked up; got %q", got.msg)
+	}
+}
+
+// The fake streams the events of a turn in the order the API sends them
+// (as recorded from api.openai.com), and a reasoning item's ciphertext in
+// three forms: cut short when the item is added, whole when it is done,
+// whole with other bytes in the completed response.
+func TestResponsesStreamEventSequence(t *testing.T) {
+	summary, text := "Plan.", "Hi."
+	s := NewResponses([]Step{{Reasoning: []Reasoning{{Summary: summary}}, Text: &text,
+		ToolCalls: []ToolCall{{ID: "call_1", Name: "f", Arguments: `{"a":1}`}}}}, "")
+	defer s.Close()
+	res, err := http.Post(s.BaseURL()+"/responses", "application/json",
+		strings.NewReader(`{"model":"o4-mini","stream":true,"store":false,"input":[{"role":"user","content":"q"}]}`))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer res.Body.Close()
+	if ct := res.Header.Get("Content-Type"); ct != "text/event-stream" {
+		t.Fatalf("content type %q", ct)
+	}
+	var types []string
+	ciphers := map[string]string{}
+	sc := bufio.NewScanner(res.Body)
+	sc.Buffer(nil, 1<<20)
+	for sc.Scan() {
+		line := sc.Text()
+		data, ok := strings.CutPrefix(line, "data: ")
+		if !ok {
+			continue
+		}
+		var ev struct {
+			Type     string `json:"type"`
+			Seq      int    `json:"sequence_number"`
+			Item     *respInItem
+			Response *struct {
+				Output []respInItem `json:"output"`
+			} `json:"response"`
+		}
+		if err := json.Unmarshal([]byte(data), &ev); err != nil {
+			t.Fatal(err)
+		}
+		if ev.Seq != len(types) {
+			t.Errorf("event %d has sequence_number %d", len(types), ev.Seq)
+		}
+		types = append(types, ev.Type)
+		switch {
+		case ev.Item != nil && ev.Item.Type == "reasoning":
+			ciphers[strings.TrimPrefix(ev.Type, "response.output_item.")] = *ev.Item.EncryptedContent
+		case ev.Type == "response.completed":
+			ciphers["completed"] = *ev.Response.Output[0].EncryptedContent
+		}
+	}
+	want := []string{
+		"response.created", "response.in_progress",
+		"response.output_item.added", "response.reasoning_summary_part.added", "response.reasoning_summary_text.delta",
+		"response.reasoning_summary_text.done", "response.reasoning_summary_part.done", "response.output_item.done",
+		"response.output_item.added", "response.content_part.added", "response.output_text.delta",
+		"response.output_text.done", "response.content_part.done", "response.output_item.done",
+		"response.output_item.added", "response.function_call_arguments.delta", "response.function_call_arguments.delta",
+		"response.function_call_arguments.done", "response.output_item.done",
+		"response.completed",
+	}
+	if strings.Join(types, "\n") != strings.Join(want, "\n") {
+		t.Errorf("events:\n%s\nwant:\n%s", strings.Join(types, "\n"), strings.Join(want, "\n"))
+	}
+	added, done, completed := ciphers["added"], ciphers["done"], ciphers["completed"]
+	if len(added) >= len(done) || len(done) != len(completed) || done == completed || !strings.HasPrefix(done, "gAAAAA") {
+		t.Errorf("ciphertexts: added %q, done %q, completed %q", added, done, completed)
 	}
 }

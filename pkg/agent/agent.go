@@ -3,9 +3,14 @@
 // id, and repeats until the model answers without calling a tool.
 //
 // Messages are kept in each provider's own wire shape (OpenAI Chat
-// Completions or Anthropic Messages) from the moment they arrive: the loop
-// never rebuilds one by hand. A Dialect knows one shape; a Provider is a
-// Dialect that can also talk to a model.
+// Completions, OpenAI Responses or Anthropic Messages) from the moment they
+// arrive: the loop never rebuilds one by hand. A Dialect knows one shape; a
+// Provider is a Dialect that can also talk to a model.
+//
+// A turn of the model is one assistant message in Chat Completions and
+// Messages, and a run of output items (reasoning, message, function_call,
+// and whatever else the API returned) in Responses: each item is a message
+// of its own, in the conversation and in the transcript.
 package agent
 
 import (
@@ -41,10 +46,12 @@ const (
 	StopPause     StopReason = "pause"      // a long turn paused; send it back to go on
 )
 
-// Turn is one assistant message as the model returned it.
+// Turn is one answer of the model as it returned it.
 type Turn struct {
-	// Message is the assistant message exactly as it goes back to the API.
-	Message Message
+	// Messages are what the turn adds to the conversation, exactly as they
+	// go back to the API: one assistant message, or (Responses) every output
+	// item in order.
+	Messages []Message
 	// Text is the message's text content (the plan, or the final answer).
 	Text  string
 	Calls []Call
@@ -120,13 +127,20 @@ type Dialect interface {
 	// message per call (OpenAI) or one user message of tool_result blocks
 	// (Anthropic).
 	ResultMessages(results []CallResult) ([]ResultMessage, error)
-	// ParseAssistant reads a recorded assistant message.
+	// ParseAssistant reads a recorded assistant message (Responses: one
+	// output item; ParseTurn reads a whole turn).
 	ParseAssistant(msg Message) (*Turn, error)
 	// ParseResults returns the tool results a message carries (none for a
 	// message that answers no call).
 	ParseResults(msg Message) []RecordedResult
 	// Role is the message's role ("user", "assistant", "tool", "system").
+	// Responses output items are "assistant", and function_call_output
+	// items "tool".
 	Role(msg Message) string
+	// ItemTurns reports whether a turn is a run of output items
+	// (Responses) rather than one assistant message: consecutive
+	// "assistant" messages are then one turn.
+	ItemTurns() bool
 	// ToolDefs are the tool definitions in the API's wire form.
 	ToolDefs(specs []ToolSpec) ([]json.RawMessage, error)
 }
@@ -159,11 +173,15 @@ type Executor interface {
 	Call(ctx context.Context, name, callID string, args []byte) ToolResult
 }
 
-// DialectFor is the grammar of a message shape as a transcript names it:
-// "anthropic", else OpenAI Chat Completions.
+// DialectFor is the grammar of a message shape as a transcript names it
+// (and of the provider of that name): "anthropic", "responses" (OpenAI
+// Responses items), else OpenAI Chat Completions.
 func DialectFor(shape string) Dialect {
-	if shape == "anthropic" {
+	switch shape {
+	case "anthropic":
 		return AnthropicDialect{}
+	case "responses":
+		return ResponsesDialect{}
 	}
 	return OpenAIDialect{}
 }

@@ -271,7 +271,7 @@ func (AnthropicDialect) ParseAssistant(msg Message) (*Turn, error) {
 		return nil, fmt.Errorf("message has role %q, want assistant", m.Role)
 	}
 	blocks, text := antBlocks(m.Content)
-	t := &Turn{Message: msg, Stop: StopEnd}
+	t := &Turn{Messages: []Message{msg}, Stop: StopEnd}
 	var b strings.Builder
 	b.WriteString(text)
 	for _, bl := range blocks {
@@ -319,6 +319,9 @@ func (AnthropicDialect) ParseResults(msg Message) []RecordedResult {
 	}
 	return out
 }
+
+// ItemTurns is false: a turn is one assistant message.
+func (AnthropicDialect) ItemTurns() bool { return false }
 
 // Role is the message's role.
 func (AnthropicDialect) Role(msg Message) string {

@@ -92,7 +92,7 @@ func (p *fuzzProvider) Complete(ctx context.Context, req *agent.Request) (*agent
 			return nil, &agent.ProviderError{Provider: p.Name(), Status: 500, Message: "fuzzed failure"}
 		}
 	}
-	type call struct{ id, name, args string }
+	type call = struct{ id, name, args string }
 	var calls []call
 	for i := range ncalls {
 		c := call{id: fmt.Sprintf("call_%d_%d", p.turns, i)}
@@ -134,6 +134,9 @@ func (p *fuzzProvider) Complete(ctx context.Context, req *agent.Request) (*agent
 		}
 	}
 
+	if p.Name() == "responses" {
+		return p.responsesTurn(kind, stop, text, calls)
+	}
 	var msg []byte
 	if anthropic {
 		var content []any
@@ -178,6 +181,43 @@ func (p *fuzzProvider) Complete(ctx context.Context, req *agent.Request) (*agent
 	return turn, nil
 }
 
+// responsesTurn is a turn of output items: maybe a reasoning item, the
+// text (or refusal) as a message, the calls.
+func (p *fuzzProvider) responsesTurn(kind byte, stop agent.StopReason, text string, calls []struct{ id, name, args string }) (*agent.Turn, error) {
+	var items []agent.Message
+	add := func(v any) {
+		b, _ := json.Marshal(v)
+		items = append(items, b)
+	}
+	if kind&0x10 != 0 {
+		add(map[string]any{"type": "reasoning", "id": fmt.Sprintf("rs_%d", p.turns), "summary": []any{}, "encrypted_content": "gAAAAAB" + fmt.Sprint(p.turns)})
+	}
+	switch {
+	case stop == agent.StopRefusal:
+		add(map[string]any{"type": "message", "role": "assistant", "content": []any{map[string]any{"type": "refusal", "refusal": text}}})
+	case text != "":
+		add(map[string]any{"type": "message", "role": "assistant", "content": []any{map[string]any{"type": "output_text", "text": text}}})
+	}
+	for _, c := range calls {
+		add(map[string]any{"type": "function_call", "call_id": c.id, "name": c.name, "arguments": c.args})
+	}
+	if len(items) == 0 || (len(items) == 1 && kind&0x10 != 0 && stop != agent.StopMaxTokens) {
+		// The API sends no empty completed response; one cut off in its
+		// reasoning is what it is.
+		add(map[string]any{"type": "message", "role": "assistant", "content": []any{map[string]any{"type": "output_text", "text": "t"}}})
+	}
+	turn, err := agent.ParseTurn(p, items)
+	if err != nil {
+		return nil, &agent.ProviderError{Provider: p.Name(), Message: err.Error()}
+	}
+	if stop != agent.StopToolUse || len(calls) > 0 {
+		turn.Stop = stop
+	}
+	turn.FinishReason = string(stop)
+	turn.Usage = transcript.Usage{InputTokens: 1, OutputTokens: 1}
+	return turn, nil
+}
+
 // fuzzExec answers calls without processes: echo, fail, panic, and the
 // unknown rest.
 type fuzzExec struct{}
@@ -205,16 +245,21 @@ func FuzzLoop(f *testing.F) {
 	f.Add([]byte{0x81, 0, 0, 0, 1, 0, 2, 0, 0x46, 0x47, 5})
 	f.Add([]byte{0x86, 3, 'a', 'b', 'c', 3, 0, 0, 1, 3, 3, 2, 5, 0x27, 0x47})
 	f.Add([]byte("\x00\x03\x02\x04\x05\x00\x02\x00\x01\x03\x01\x02\x00\x04\x07"))
+	f.Add([]byte{0x84, 0x90, 2, 0, 0, 0, 1, 2, 1, 0x97, 0x26, 1, 2, 0, 3, 5})
+	f.Add([]byte{0x82, 0x96, 1, 0, 0, 0, 0x17, 0x20, 1, 0, 0, 0, 0x15})
 	f.Fuzz(func(t *testing.T, data []byte) {
 		if len(data) == 0 {
 			return
 		}
 		mode := data[0]
 		var p *fuzzProvider
-		if mode&1 == 0 {
-			p = &fuzzProvider{Dialect: agent.OpenAIDialect{}, check: fakeapi.CheckOpenAIMessages}
-		} else {
+		switch {
+		case mode&1 != 0:
 			p = &fuzzProvider{Dialect: agent.AnthropicDialect{}, check: fakeapi.CheckAnthropicMessages}
+		case mode&0x80 != 0:
+			p = &fuzzProvider{Dialect: agent.ResponsesDialect{}, check: fakeapi.CheckResponsesItems}
+		default:
+			p = &fuzzProvider{Dialect: agent.OpenAIDialect{}, check: fakeapi.CheckOpenAIMessages}
 		}
 		p.data = data[1:]
 		var buf bytes.Buffer
@@ -242,9 +287,9 @@ func FuzzLoop(f *testing.F) {
 		// Every call the conversation holds is answered: it could be sent
 		// on (but for a final answer, which ends it and is never sent).
 		msgs := out.Messages
-		if last := msgs[len(msgs)-1]; p.Role(last) == "assistant" {
-			if tu, err := p.ParseAssistant(last); err == nil && len(tu.Calls) == 0 {
-				msgs = msgs[:len(msgs)-1]
+		if spans := agent.Turns(p, msgs); len(spans) > 0 && spans[len(spans)-1].End == len(msgs) {
+			if tu, err := agent.ParseTurn(p, msgs[spans[len(spans)-1].Start:]); err == nil && len(tu.Calls) == 0 {
+				msgs = msgs[:spans[len(spans)-1].Start]
 			}
 		}
 		if err := p.check(msgs); err != nil {

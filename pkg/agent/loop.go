@@ -109,7 +109,7 @@ func (l *Loop) Prompt(ctx context.Context, text string) (*Outcome, error) {
 
 // Run continues a conversation until the model answers without tool calls,
 // the step budget runs out, or an error or cancellation stops it. Calls of
-// the last assistant message that no later message answers are run first.
+// the last assistant turn that no later message answers are run first.
 // The end record is written on every path; the returned error says why a
 // run ended in error or interruption.
 func (l *Loop) Run(ctx context.Context, st State) (*Outcome, error) {
@@ -166,12 +166,8 @@ func (l *Loop) Run(ctx context.Context, st State) (*Outcome, error) {
 			out.Reason = transcript.ReasonError
 			return l.finish(out, &ProviderError{Provider: l.Provider.Name(), Message: "the response has no content: neither text nor tool calls"})
 		}
-		out.Messages = append(out.Messages, turn.Message)
-		usage := turn.Usage
-		if err := l.record(transcript.Message{
-			Step: step, Message: turn.Message, Usage: &usage,
-			LatencyMS: turn.Latency.Milliseconds(), FinishReason: turn.FinishReason,
-		}); err != nil {
+		out.Messages = append(out.Messages, turn.Messages...)
+		if err := l.recordTurn(step, turn); err != nil {
 			out.Reason = transcript.ReasonError
 			return l.finish(out, err)
 		}
@@ -412,22 +408,18 @@ func (l *Loop) call(ctx context.Context, c *Call) (r ToolResult) {
 	return l.Tools.Call(ctx, c.Name, c.ID, c.Arguments)
 }
 
-// pendingCalls finds the calls of the last assistant message that no later
-// message answers, and that message's step.
+// pendingCalls finds the calls of the last assistant turn that no later
+// message answers, and that turn's step.
 func (l *Loop) pendingCalls(msgs []Message) ([]Call, int, error) {
-	last := -1
-	for i := len(msgs) - 1; i >= 0; i-- {
-		if l.Provider.Role(msgs[i]) == "assistant" {
-			last = i
-			break
-		}
-	}
-	if last < 0 {
+	turns := Turns(l.Provider, msgs)
+	if len(turns) == 0 {
 		return nil, 0, nil
 	}
-	turn, err := l.Provider.ParseAssistant(msgs[last])
+	span := turns[len(turns)-1]
+	last := span.End - 1
+	turn, err := ParseTurn(l.Provider, msgs[span.Start:span.End])
 	if err != nil {
-		return nil, 0, fmt.Errorf("%w: message %d: %v", ErrResume, last+1, err)
+		return nil, 0, fmt.Errorf("%w: message %d: %v", ErrResume, span.Start+1, err)
 	}
 	if len(turn.Calls) == 0 {
 		return nil, 0, nil
@@ -459,13 +451,23 @@ func (l *Loop) pendingCalls(msgs []Message) ([]Call, int, error) {
 	case len(msgs) > last+1 && l.Provider.Name() == "anthropic":
 		return nil, 0, fmt.Errorf("%w: the message after the last assistant turn answers only some of its calls", ErrResume)
 	}
-	steps := 0
-	for _, m := range msgs[:last+1] {
-		if l.Provider.Role(m) == "assistant" {
-			steps++
-		}
+	return pending, len(turns), nil
+}
+
+// recordTurn writes a turn's messages; what is known of the whole turn
+// (usage, latency, finish reason) goes on its last one.
+func (l *Loop) recordTurn(step int, turn *Turn) error {
+	if l.Transcript == nil || len(turn.Messages) == 0 {
+		return nil
 	}
-	return pending, steps, nil
+	recs := make([]transcript.Message, len(turn.Messages))
+	for i, m := range turn.Messages {
+		recs[i] = transcript.Message{Step: step, Message: m}
+	}
+	usage := turn.Usage
+	last := &recs[len(recs)-1]
+	last.Usage, last.LatencyMS, last.FinishReason = &usage, turn.Latency.Milliseconds(), turn.FinishReason
+	return l.Transcript.WriteMessages(recs...)
 }
 
 func (l *Loop) record(m transcript.Message) error {

@@ -464,7 +464,7 @@ func TestResumeAnswersPendingCallsFirst(t *testing.T) {
 
 func TestRefusalEndsWithoutRunningCalls(t *testing.T) {
 	d := agent.OpenAIDialect{}
-	turn := &agent.Turn{Message: json.RawMessage(`{"role":"assistant","content":"I can't help with that.","tool_calls":[{"id":"c1","type":"function","function":{"name":"get_weather","arguments":"{}"}}]}`),
+	turn := &agent.Turn{Messages: []agent.Message{json.RawMessage(`{"role":"assistant","content":"I can't help with that.","tool_calls":[{"id":"c1","type":"function","function":{"name":"get_weather","arguments":"{}"}}]}`)},
 		Text: "I can't help with that.", Calls: []agent.Call{{ID: "c1", Name: "get_weather", Arguments: []byte(`{}`)}}, Stop: agent.StopRefusal}
 	ex := weatherTools()
 	out, err := (&agent.Loop{Provider: agent.NewScripted(d, "m", []*agent.Turn{turn}), Tools: ex}).Prompt(context.Background(), "x")

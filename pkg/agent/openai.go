@@ -56,8 +56,22 @@ var ErrNoAPIKey = errors.New("no API key")
 // NewOpenAI builds the provider. It fails without an API key unless BaseURL
 // points at another server.
 func NewOpenAI(cfg OpenAIConfig) (*OpenAI, error) {
+	opts, err := openAIOptions("openai", &cfg)
+	if err != nil {
+		return nil, err
+	}
+	// Only the Chat Completions service: the SDK's NewClient builds every
+	// service of the API and reads credentials from the environment on its
+	// own, which links in (and pages in at start-up) code agentloop never
+	// runs. The key and the address are the ones agentloop was given.
+	return &OpenAI{chat: openai.NewChatCompletionService(opts...), cfg: cfg}, nil
+}
+
+// openAIOptions checks an OpenAI configuration, filling in the default
+// address, and returns the client options both OpenAI providers use.
+func openAIOptions(provider string, cfg *OpenAIConfig) ([]option.RequestOption, error) {
 	if cfg.Model == "" {
-		return nil, errors.New("openai: no model given")
+		return nil, fmt.Errorf("%s: no model given", provider)
 	}
 	isDefault := cfg.BaseURL == "" || strings.TrimRight(cfg.BaseURL, "/") == OpenAIBaseURL
 	if cfg.BaseURL == "" {
@@ -86,11 +100,7 @@ func NewOpenAI(cfg OpenAIConfig) (*OpenAI, error) {
 	if cfg.Project != "" {
 		opts = append(opts, option.WithProject(cfg.Project))
 	}
-	// Only the Chat Completions service: the SDK's NewClient builds every
-	// service of the API and reads credentials from the environment on its
-	// own, which links in (and pages in at start-up) code agentloop never
-	// runs. The key and the address are the ones agentloop was given.
-	return &OpenAI{chat: openai.NewChatCompletionService(opts...), cfg: cfg}, nil
+	return opts, nil
 }
 
 // defaultHTTPClient is the SDKs' default: a connection pool of its own, and
@@ -399,7 +409,7 @@ func (OpenAIDialect) ParseAssistant(msg Message) (*Turn, error) {
 	if m.Role != "assistant" {
 		return nil, fmt.Errorf("message has role %q, want assistant", m.Role)
 	}
-	t := &Turn{Message: msg, Text: oaiText(m.Content), Stop: StopEnd}
+	t := &Turn{Messages: []Message{msg}, Text: oaiText(m.Content), Stop: StopEnd}
 	for _, tc := range m.ToolCalls {
 		args := []byte(tc.Function.Arguments)
 		var s string
@@ -427,6 +437,9 @@ func (OpenAIDialect) ParseResults(msg Message) []RecordedResult {
 	isErr := strings.HasPrefix(content, `{"error":`) && json.Unmarshal([]byte(content), &e) == nil && e.Error != nil
 	return []RecordedResult{{CallID: m.ToolCallID, Content: content, IsError: isErr}}
 }
+
+// ItemTurns is false: a turn is one assistant message.
+func (OpenAIDialect) ItemTurns() bool { return false }
 
 // Role is the message's role.
 func (OpenAIDialect) Role(msg Message) string {

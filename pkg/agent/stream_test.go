@@ -46,7 +46,7 @@ func TestScenariosWithStreaming(t *testing.T) {
 		}, weatherTools(), 2, "max_steps", "", ""},
 	}
 	for _, sc := range scenarios {
-		for _, provider := range []string{"openai", "anthropic"} {
+		for _, provider := range []string{"openai", "responses", "anthropic"} {
 			t.Run(sc.name+"/"+provider, func(t *testing.T) {
 				var streamed strings.Builder
 				configure := func(l *agent.Loop) {
@@ -55,9 +55,12 @@ func TestScenariosWithStreaming(t *testing.T) {
 				}
 				var out *agent.Outcome
 				var err error
-				if provider == "openai" {
+				switch provider {
+				case "openai":
 					out, _, _, err = run(t, sc.steps, sc.ex, configure)
-				} else {
+				case "responses":
+					out, _, _, err = runResp(t, sc.steps, sc.ex, agent.ResponsesConfig{}, configure)
+				default:
 					out, _, _, err = runAnt(t, sc.steps, sc.ex, configure)
 				}
 				if err != nil {

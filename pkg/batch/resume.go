@@ -30,12 +30,19 @@ func StageOf(conv *transcript.Conversation, d agent.Dialect) Stage {
 	if conv.End != nil && conv.End.Reason != transcript.ReasonInterrupted {
 		return Ended
 	}
-	for _, m := range conv.Messages {
-		if d.Role(m.Message) == "assistant" {
-			return Stopped
-		}
+	if len(agent.Turns(d, messages(conv))) > 0 {
+		return Stopped
 	}
 	return Unstarted
+}
+
+// messages are a conversation's messages as the loop takes them.
+func messages(conv *transcript.Conversation) []agent.Message {
+	msgs := make([]agent.Message, len(conv.Messages))
+	for i, m := range conv.Messages {
+		msgs[i] = m.Message
+	}
+	return msgs
 }
 
 // FromTranscript is the result an Ended conversation records; the caller
@@ -50,15 +57,12 @@ func FromTranscript(conv *transcript.Conversation, d agent.Dialect) Result {
 	}
 	switch r.Reason {
 	case transcript.ReasonStop, transcript.ReasonMaxTokens, transcript.ReasonRefusal:
-		for i := len(conv.Messages) - 1; i >= 0; i-- {
-			m := conv.Messages[i].Message
-			if d.Role(m) != "assistant" {
-				continue
-			}
-			if t, err := d.ParseAssistant(m); err == nil {
+		msgs := messages(conv)
+		if turns := agent.Turns(d, msgs); len(turns) > 0 {
+			last := turns[len(turns)-1]
+			if t, err := agent.ParseTurn(d, msgs[last.Start:last.End]); err == nil {
 				r.Answer = t.Text
 			}
-			break
 		}
 	}
 	return r

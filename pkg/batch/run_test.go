@@ -102,30 +102,36 @@ func TestRunJobs(t *testing.T) {
 // TestRunInterrupted: a cancelled batch starts nothing more; what the
 // running items return as interrupted is not recorded.
 func TestRunInterrupted(t *testing.T) {
-	ctx, cancel := context.WithCancel(context.Background())
-	var recorded atomic.Int32
-	rep := Run(ctx, tasks(10), Options{
-		Jobs: 2,
-		Run: func(ctx context.Context, tk Task) Result {
-			if tk.Item.ID == "3" {
-				cancel()
+	for _, jobs := range []int{1, 3} {
+		ctx, cancel := context.WithCancel(context.Background())
+		stopped := make(chan struct{})
+		var recorded atomic.Int32
+		rep := Run(ctx, tasks(10), Options{
+			Jobs: jobs,
+			Run: func(ctx context.Context, tk Task) Result {
+				if tk.Item.ID == "0" {
+					cancel()
+					close(stopped)
+				}
+				<-stopped // the items running with the first are interrupted too
+				if ctx.Err() != nil {
+					return Result{ID: tk.Item.ID, Reason: transcript.ReasonInterrupted}
+				}
+				return Result{ID: tk.Item.ID, Reason: transcript.ReasonStop}
+			},
+			Record: func(Result) error { recorded.Add(1); return nil },
+		})
+		cancel()
+		if int(recorded.Load()) != len(rep.Finished) {
+			t.Errorf("-j %d: recorded %d, finished %d", jobs, recorded.Load(), len(rep.Finished))
+		}
+		if len(rep.Finished) != 0 || len(rep.Unfinished)+rep.NotStarted != 10 || rep.NotStarted < 10-jobs {
+			t.Errorf("-j %d: finished %d, unfinished %d, not started %d", jobs, len(rep.Finished), len(rep.Unfinished), rep.NotStarted)
+		}
+		for _, r := range rep.Unfinished {
+			if r.Finished() {
+				t.Errorf("%+v among the unfinished", r)
 			}
-			if ctx.Err() != nil {
-				return Result{ID: tk.Item.ID, Reason: transcript.ReasonInterrupted}
-			}
-			return Result{ID: tk.Item.ID, Reason: transcript.ReasonStop}
-		},
-		Record: func(Result) error { recorded.Add(1); return nil },
-	})
-	if int(recorded.Load()) != len(rep.Finished) {
-		t.Errorf("recorded %d, finished %d", recorded.Load(), len(rep.Finished))
-	}
-	if len(rep.Finished)+len(rep.Unfinished)+rep.NotStarted != 10 || rep.NotStarted == 0 || len(rep.Unfinished) == 0 {
-		t.Errorf("finished %d, unfinished %d, not started %d", len(rep.Finished), len(rep.Unfinished), rep.NotStarted)
-	}
-	for _, r := range rep.Unfinished {
-		if r.Finished() {
-			t.Errorf("%+v among the unfinished", r)
 		}
 	}
 }

@@ -168,7 +168,7 @@ func Run(ctx context.Context, conv *transcript.Conversation, opts Options) (res 
 		// Put back what the recording holds after this turn (and its
 		// results) before the next one: a user's follow-up, say.
 		var extra []transcript.Message
-		for i := rec.turnAt(t) + 1; i < rec.turnAt(t+1); i++ {
+		for i := rec.turnEnd(t); i < rec.turnAt(t+1); i++ {
 			if len(d.ParseResults(rec.msgs[i])) == 0 {
 				extra = append(extra, conv.Messages[i])
 			}
@@ -244,29 +244,35 @@ func (r *rerun) Call(ctx context.Context, name, callID string, args []byte) agen
 	return r.tools.Call(ctx, name, callID, args)
 }
 
-// recordedTurns parses the assistant turns of a conversation, with what the
-// transcript recorded about how each ended.
+// recordedTurns parses the assistant turns of a conversation (Responses: a
+// run of output items each), with what the transcript recorded about how
+// each ended, on the turn's last message.
 func recordedTurns(d agent.Dialect, conv *transcript.Conversation) ([]*agent.Turn, error) {
+	msgs := make([]agent.Message, len(conv.Messages))
+	for i, rec := range conv.Messages {
+		msgs[i] = rec.Message
+	}
 	var turns []*agent.Turn
-	for _, rec := range conv.Messages {
-		if d.Role(rec.Message) != "assistant" {
-			continue
-		}
-		t, err := d.ParseAssistant(rec.Message)
+	for _, span := range agent.Turns(d, msgs) {
+		t, err := agent.ParseTurn(d, msgs[span.Start:span.End])
 		if err != nil {
-			return nil, fmt.Errorf("message %d: %w", rec.Seq, err)
+			return nil, fmt.Errorf("message %d: %w", conv.Messages[span.Start].Seq, err)
 		}
-		t.FinishReason = rec.FinishReason
-		switch rec.FinishReason {
+		for _, rec := range conv.Messages[span.Start:span.End] {
+			if rec.FinishReason != "" {
+				t.FinishReason = rec.FinishReason
+			}
+			if rec.Usage != nil {
+				t.Usage.Add(*rec.Usage)
+			}
+		}
+		switch t.FinishReason {
 		case "refusal", "content_filter":
 			t.Stop = agent.StopRefusal
-		case "length", "max_tokens", "model_context_window_exceeded":
+		case "length", "max_tokens", "max_output_tokens", "model_context_window_exceeded":
 			t.Stop = agent.StopMaxTokens
 		case "pause_turn":
 			t.Stop = agent.StopPause
-		}
-		if rec.Usage != nil {
-			t.Usage = *rec.Usage
 		}
 		turns = append(turns, t)
 	}
@@ -276,8 +282,8 @@ func recordedTurns(d agent.Dialect, conv *transcript.Conversation) ([]*agent.Tur
 // recording is what a conversation recorded, arranged for a replay.
 type recording struct {
 	msgs []agent.Message
-	// turns are the indexes in msgs of the assistant messages.
-	turns []int
+	// turns are where in msgs the assistant turns are.
+	turns []agent.TurnSpan
 	// results are the recorded results by step and call id; errKnown
 	// marks those whose is_error the transcript's metadata gives (an
 	// OpenAI tool message does not say it: it is guessed from its text),
@@ -289,14 +295,20 @@ type recording struct {
 
 func readRecording(d agent.Dialect, conv *transcript.Conversation) *recording {
 	r := &recording{results: map[callKey]agent.RecordedResult{}, errKnown: map[callKey]bool{}, kinds: map[callKey]string{}}
-	for i, m := range conv.Messages {
+	for _, m := range conv.Messages {
 		r.msgs = append(r.msgs, m.Message)
-		if d.Role(m.Message) == "assistant" {
-			r.turns = append(r.turns, i)
+	}
+	r.turns = agent.Turns(d, r.msgs)
+	t := 0 // the turns that start at or before the message
+	for i, m := range conv.Messages {
+		for t < len(r.turns) && r.turns[t].Start <= i {
+			t++
+		}
+		if t > 0 && i < r.turns[t-1].End {
 			continue
 		}
 		for j, res := range d.ParseResults(m.Message) {
-			k := callKey{len(r.turns), res.CallID}
+			k := callKey{t, res.CallID}
 			if j < len(m.Results) && m.Results[j].CallID == res.CallID {
 				res.IsError = m.Results[j].IsError
 				r.errKnown[k] = true
@@ -325,7 +337,15 @@ func readRecording(d agent.Dialect, conv *transcript.Conversation) *recording {
 // last one.
 func (r *recording) turnAt(t int) int {
 	if t < len(r.turns) {
-		return r.turns[t]
+		return r.turns[t].Start
+	}
+	return len(r.msgs)
+}
+
+// turnEnd is the index just past assistant turn t in msgs.
+func (r *recording) turnEnd(t int) int {
+	if t < len(r.turns) {
+		return r.turns[t].End
 	}
 	return len(r.msgs)
 }

@@ -251,6 +251,81 @@ func TestStatusDiverged(t *testing.T) {
 	}
 }
 
+// A Responses recording: each turn is a run of output items (reasoning,
+// text, calls) that the replay plays back whole; a user's follow-up between
+// turns goes back in where it was; the calls of each turn are re-run under
+// its step.
+func TestRunResponsesTurns(t *testing.T) {
+	d := agent.ResponsesDialect{}
+	items := []struct {
+		step    int
+		msg     string
+		finish  string
+		results []transcript.Result
+	}{
+		{0, `{"role":"user","content":"go"}`, "", nil},
+		{1, `{"type":"reasoning","id":"rs_1","summary":[],"encrypted_content":"gAAAAAB1"}`, "", nil},
+		{1, `{"type":"message","role":"assistant","content":[{"type":"output_text","text":"Checking."}]}`, "", nil},
+		{1, `{"type":"function_call","call_id":"a","name":"echo","arguments":"{}"}`, "", nil},
+		{1, `{"type":"function_call","call_id":"b","name":"echo","arguments":"{}"}`, "completed", nil},
+		{1, `{"type":"function_call_output","call_id":"a","output":"hi"}`, "", []transcript.Result{{CallID: "a", Name: "echo"}}},
+		{1, `{"type":"function_call_output","call_id":"b","output":"hi"}`, "", []transcript.Result{{CallID: "b", Name: "echo"}}},
+		{2, `{"type":"message","role":"assistant","content":[{"type":"output_text","text":"Both said hi."}]}`, "completed", nil},
+		{2, `{"role":"user","content":"again?"}`, "", nil},
+		{3, `{"type":"reasoning","id":"rs_3","summary":[],"encrypted_content":"gAAAAAB3"}`, "", nil},
+		{3, `{"type":"function_call","call_id":"a","name":"echo","arguments":"{}"}`, "completed", nil},
+		{3, `{"type":"function_call_output","call_id":"a","output":"bye"}`, "", []transcript.Result{{CallID: "a", Name: "echo"}}},
+		{4, `{"type":"message","role":"assistant","content":[{"type":"output_text","text":"done"}]}`, "completed", nil},
+	}
+	var b bytes.Buffer
+	w := transcript.NewWriter(&b, nil)
+	if err := w.WriteHeader(transcript.Header{Provider: "responses", Model: "m"}); err != nil {
+		t.Fatal(err)
+	}
+	for _, it := range items {
+		if err := w.WriteMessage(transcript.Message{Step: it.step, Message: json.RawMessage(it.msg), FinishReason: it.finish, Results: it.results}); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if err := w.WriteEnd(transcript.End{Reason: transcript.ReasonStop, Steps: 4}); err != nil {
+		t.Fatal(err)
+	}
+	convs, err := transcript.ReadConversations(bytes.NewReader(b.Bytes()))
+	if err != nil {
+		t.Fatal(err)
+	}
+	var rec bytes.Buffer
+	out := transcript.NewWriter(&rec, nil)
+	ex := &tools{fns: map[string]func() agent.ToolResult{"echo": ok("hi")}}
+	res, err := replay.Run(context.Background(), convs[0], replay.Options{Tools: ex, Parallel: 1, Transcript: out})
+	if err != nil {
+		t.Fatal(err)
+	}
+	var rows []string
+	for _, r := range res.Rows {
+		rows = append(rows, fmt.Sprintf("%d:%s:%s", r.Step, r.ID, r.Status))
+	}
+	if got := strings.Join(rows, " "); got != "1:a:same 1:b:same 3:a:DIFFERENT" {
+		t.Errorf("rows %s", got)
+	}
+	if res.Answer != "done" {
+		t.Errorf("answer %q", res.Answer)
+	}
+	// The replay's own transcript holds the same items in the same order.
+	replayed, err := transcript.ReadConversations(bytes.NewReader(rec.Bytes()))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if n := len(replayed[0].Messages); n != len(items) {
+		t.Fatalf("the replay recorded %d items, want %d", n, len(items))
+	}
+	for i, m := range replayed[0].Messages {
+		if d.Role(m.Message) != d.Role(json.RawMessage(items[i].msg)) || m.Step != items[i].step {
+			t.Errorf("item %d: step %d %s, want step %d %s", i, m.Step, m.Message, items[i].step, items[i].msg)
+		}
+	}
+}
+
 // A recording that stopped while a turn ran: result records hold the calls
 // that finished. Their fresh results are compared with the records; a call
 // the record says was not run is not run now; a call with no result at all

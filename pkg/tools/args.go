@@ -3,13 +3,11 @@ package tools
 import (
 	"bytes"
 	"encoding/json"
-	"errors"
 	"fmt"
 	"slices"
 	"strings"
 
-	"github.com/santhosh-tekuri/jsonschema/v6"
-	"github.com/santhosh-tekuri/jsonschema/v6/kind"
+	"github.com/google/jsonschema-go/jsonschema"
 )
 
 // Limits on what goes into ARG_* variables. Linux refuses one environment
@@ -34,7 +32,7 @@ func (t *tool) prepare(args []byte) (*prepared, error) {
 		// Some models send "" for a tool without parameters.
 		args = []byte("{}")
 	}
-	v, err := jsonschema.UnmarshalJSON(bytes.NewReader(args))
+	v, err := decodeJSON(args)
 	if err != nil {
 		return nil, fmt.Errorf("arguments are not valid JSON: %v", err)
 	}
@@ -43,12 +41,12 @@ func (t *tool) prepare(args []byte) (*prepared, error) {
 		return nil, fmt.Errorf("arguments must be a JSON object, got %s", jsonTypeName(v))
 	}
 	if t.stripNulls {
-		stripNulls(t.schemaDoc, obj)
+		stripNulls(t.validator.root, obj)
 	}
-	if err := t.validator.Validate(obj); err != nil {
-		return nil, fmt.Errorf("invalid arguments for %s: %s", t.def.Name, describeValidation(err, t.schemaDoc))
+	if err := t.validator.check(obj, true); err != nil {
+		return nil, fmt.Errorf("invalid arguments for %s: %s", t.def.Name, err)
 	}
-	fillDefaults(t.schemaDoc, obj)
+	fillDefaults(t.validator.root, obj)
 
 	var buf bytes.Buffer
 	enc := json.NewEncoder(&buf)
@@ -116,124 +114,12 @@ func jsonTypeName(v any) string {
 	return "an object"
 }
 
-// describeValidation turns a schema validation error into one line that
-// names each offending field by its JSON pointer. schema, when given, is
-// used to list the accepted fields of an object that got an unknown one.
-func describeValidation(err error, schema map[string]any) string {
-	var ve *jsonschema.ValidationError
-	if !errors.As(err, &ve) {
-		return err.Error()
-	}
-	var msgs []string
-	var walk func(e *jsonschema.ValidationError)
-	walk = func(e *jsonschema.ValidationError) {
-		if len(e.Causes) > 0 {
-			for _, c := range e.Causes {
-				walk(c)
-			}
-			return
-		}
-		at := pointer(e.InstanceLocation)
-		switch k := e.ErrorKind.(type) {
-		case *kind.Required:
-			for _, m := range k.Missing {
-				msgs = append(msgs, fmt.Sprintf("%s/%s: missing required property", at, m))
-			}
-		case *kind.AdditionalProperties:
-			allowed := propertyNames(schema, e.InstanceLocation)
-			for _, p := range k.Properties {
-				msg := fmt.Sprintf("%s/%s: unknown property", at, p)
-				if len(allowed) > 0 {
-					msg += " (accepted: " + strings.Join(allowed, ", ") + ")"
-				} else if schema != nil {
-					msg += " (this object takes no properties)"
-				}
-				msgs = append(msgs, msg)
-			}
-		case *kind.Enum:
-			want := make([]string, len(k.Want))
-			for i, w := range k.Want {
-				b, _ := json.Marshal(w)
-				want[i] = string(b)
-			}
-			got, _ := json.Marshal(k.Got)
-			msgs = append(msgs, fmt.Sprintf("%s: %s is not one of %s", orRoot(at), got, strings.Join(want, ", ")))
-		default:
-			msgs = append(msgs, fmt.Sprintf("%s: %s", orRoot(at), kindText(e.ErrorKind)))
-		}
-	}
-	walk(ve)
-	slices.Sort(msgs)
-	msgs = slices.Compact(msgs)
-	if schema == nil {
-		// A default value checked at load: there is no field to name.
-		for i, m := range msgs {
-			msgs[i] = strings.TrimPrefix(m, "(value): ")
-		}
-	}
-	return strings.Join(msgs, "; ")
-}
-
-// kindText is the library's own wording of one failed keyword, without
-// the location it prefixes (we print our own).
-func kindText(k jsonschema.ErrorKind) string {
-	msg := (&jsonschema.ValidationError{ErrorKind: k}).Error()
-	return strings.TrimPrefix(msg, "at '': ")
-}
-
-func orRoot(at string) string {
-	if at == "" {
-		return "(value)"
-	}
-	return at
-}
-
-// pointer renders a JSON pointer (RFC 6901).
-func pointer(tokens []string) string {
-	var b strings.Builder
-	for _, t := range tokens {
-		b.WriteByte('/')
-		b.WriteString(strings.NewReplacer("~", "~0", "/", "~1").Replace(t))
-	}
-	return b.String()
-}
-
-// propertyNames lists the properties of the object schema at the instance
-// location, in name order.
-func propertyNames(schema map[string]any, loc []string) []string {
-	s := schema
-	for _, tok := range loc {
-		if s == nil {
-			return nil
-		}
-		if props, ok := s["properties"].(map[string]any); ok {
-			if sub, ok := props[tok].(map[string]any); ok {
-				s = sub
-				continue
-			}
-		}
-		if items, ok := s["items"].(map[string]any); ok {
-			s = items // tok is an array index
-			continue
-		}
-		return nil
-	}
-	props, _ := s["properties"].(map[string]any)
-	names := make([]string, 0, len(props))
-	for n := range props {
-		names = append(names, n)
-	}
-	slices.Sort(names)
-	return names
-}
-
 // stripNulls drops null values of optional properties: the strict form
 // makes the model send null where it means "not given".
-func stripNulls(schema map[string]any, v any) {
-	walkObjects(schema, v, func(s map[string]any, obj map[string]any) {
-		req, _ := s["required"].([]any)
+func stripNulls(schema *jsonschema.Schema, v any) {
+	walkObjects(schema, v, func(s *jsonschema.Schema, obj map[string]any) {
 		for k, x := range obj {
-			if x == nil && !slices.Contains(req, any(k)) {
+			if x == nil && !slices.Contains(s.Required, k) {
 				delete(obj, k)
 			}
 		}
@@ -241,17 +127,14 @@ func stripNulls(schema map[string]any, v any) {
 }
 
 // fillDefaults sets each absent property that has a default.
-func fillDefaults(schema map[string]any, v any) {
-	walkObjects(schema, v, func(s map[string]any, obj map[string]any) {
-		props, _ := s["properties"].(map[string]any)
-		for name, ps := range props {
-			if _, ok := obj[name]; ok {
+func fillDefaults(schema *jsonschema.Schema, v any) {
+	walkObjects(schema, v, func(s *jsonschema.Schema, obj map[string]any) {
+		for name, ps := range s.Properties {
+			if _, ok := obj[name]; ok || ps.Default == nil {
 				continue
 			}
-			if psm, ok := ps.(map[string]any); ok {
-				if d, ok := psm["default"]; ok {
-					obj[name] = deepCopy(d)
-				}
+			if d, err := decodeJSON(ps.Default); err == nil {
+				obj[name] = d
 			}
 		}
 	})
@@ -259,41 +142,20 @@ func fillDefaults(schema map[string]any, v any) {
 
 // walkObjects calls fn for every object of v alongside its schema, parents
 // before their children, following properties and items.
-func walkObjects(schema map[string]any, v any, fn func(schema, obj map[string]any)) {
+func walkObjects(schema *jsonschema.Schema, v any, fn func(schema *jsonschema.Schema, obj map[string]any)) {
 	switch x := v.(type) {
 	case map[string]any:
 		fn(schema, x)
-		props, _ := schema["properties"].(map[string]any)
 		for name, child := range x {
-			if ps, ok := props[name].(map[string]any); ok {
+			if ps, ok := schema.Properties[name]; ok {
 				walkObjects(ps, child, fn)
 			}
 		}
 	case []any:
-		if items, ok := schema["items"].(map[string]any); ok {
+		if schema.Items != nil {
 			for _, e := range x {
-				walkObjects(items, e, fn)
+				walkObjects(schema.Items, e, fn)
 			}
 		}
 	}
-}
-
-// deepCopy copies a default value so that filling defaults into a call's
-// arguments never writes into the value shared by all calls.
-func deepCopy(v any) any {
-	switch x := v.(type) {
-	case map[string]any:
-		c := make(map[string]any, len(x))
-		for k, e := range x {
-			c[k] = deepCopy(e)
-		}
-		return c
-	case []any:
-		c := make([]any, len(x))
-		for i, e := range x {
-			c[i] = deepCopy(e)
-		}
-		return c
-	}
-	return v
 }

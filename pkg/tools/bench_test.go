@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"os/exec"
 	"path/filepath"
+	"strings"
 	"testing"
 )
 
@@ -12,6 +13,30 @@ import (
 // parameters of different kinds, as a large tools.d would be.
 func BenchmarkLoad(b *testing.B) {
 	dir := b.TempDir()
+	writeFiles(b, dir, largeToolsDir())
+	opts := Options{Getenv: testEnv(nil)}
+	for b.Loop() {
+		r, err := Load([]string{dir}, opts)
+		if err != nil || r.Len() != 200 {
+			b.Fatalf("load: %v", err)
+		}
+	}
+}
+
+// BenchmarkDigest is the cost of checking that a trusted ./tools.d is
+// still as trusted, paid by each command that uses it: the same 200 tool
+// files as BenchmarkLoad.
+func BenchmarkDigest(b *testing.B) {
+	dir := b.TempDir()
+	writeFiles(b, dir, largeToolsDir())
+	for b.Loop() {
+		if _, err := Digest(dir); err != nil {
+			b.Fatal(err)
+		}
+	}
+}
+
+func largeToolsDir() map[string]string {
 	files := map[string]string{"tool.sh": okScript}
 	for i := range 200 {
 		files[fmt.Sprintf("tool%03d.yaml", i)] = fmt.Sprintf(`name: tool_%03d
@@ -26,14 +51,7 @@ timeout: 10s
 max_output: 32KiB
 `, i, i)
 	}
-	writeFiles(b, dir, files)
-	opts := Options{Getenv: testEnv(nil)}
-	for b.Loop() {
-		r, err := Load([]string{dir}, opts)
-		if err != nil || r.Len() != 200 {
-			b.Fatalf("load: %v", err)
-		}
-	}
+	return files
 }
 
 const trivialScript = "#!/bin/sh\nexit 0\n"
@@ -60,6 +78,61 @@ func BenchmarkExecBare(b *testing.B) {
 	for b.Loop() {
 		if err := exec.Command(path).Run(); err != nil {
 			b.Fatal(err)
+		}
+	}
+}
+
+// nestedTool is a tool whose parameters nest objects depth levels deep
+// (then a string, one level more), written under parameters: or, with raw,
+// as a schema: by hand. Flow style keeps the file's size in proportion to
+// the depth, as block style's indentation would not.
+func nestedTool(depth int, raw bool) string {
+	var b strings.Builder
+	b.WriteString("name: deep\ndescription: d\nrun: tool.sh\n")
+	levels := depth
+	if raw {
+		b.WriteString("schema: {type: object, properties: {")
+		levels-- // the schema itself is the first level
+	} else {
+		b.WriteString("parameters: {")
+	}
+	for i := range levels {
+		fmt.Fprintf(&b, "p%d: {type: object, properties: {", i)
+	}
+	if raw {
+		b.WriteString("leaf: {type: string, default: x}")
+	} else {
+		b.WriteString("leaf: {type: string, default: x, required: false}")
+	}
+	b.WriteString(strings.Repeat("}}", levels))
+	if raw {
+		b.WriteString("}")
+	}
+	b.WriteString("}\n")
+	return b.String()
+}
+
+// BenchmarkLoadNested loads a tool whose parameters nest depth levels
+// deep, to the limit. The time per level stays flat as depth grows: loading
+// is linear in the size of the definition.
+func BenchmarkLoadNested(b *testing.B) {
+	for _, raw := range []bool{false, true} {
+		for _, depth := range []int{8, 16, 32, 63} {
+			name := fmt.Sprintf("parameters/depth=%d", depth)
+			if raw {
+				name = fmt.Sprintf("schema/depth=%d", depth)
+			}
+			b.Run(name, func(b *testing.B) {
+				dir := b.TempDir()
+				writeFiles(b, dir, map[string]string{"tool.yaml": nestedTool(depth, raw), "tool.sh": okScript})
+				opts := Options{Getenv: testEnv(nil)}
+				for b.Loop() {
+					if _, err := Load([]string{dir}, opts); err != nil {
+						b.Fatal(err)
+					}
+				}
+				b.ReportMetric(float64(b.Elapsed().Nanoseconds())/float64(b.N)/float64(depth), "ns/level")
+			})
 		}
 	}
 }

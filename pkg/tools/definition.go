@@ -33,6 +33,9 @@ type Definition struct {
 	Command   []string      // argv, run without a shell, or nil
 	File      string        // YAML file the tool came from
 	Line      int           // line of the tool in File
+	// Overrides lists, as file:line, the tools of the same name in later
+	// paths given to Load that this one overrides.
+	Overrides []string
 }
 
 // clone returns a deep copy, so that callers of Definitions and Lookup
@@ -42,6 +45,7 @@ func (d *Definition) clone() *Definition {
 	c.Parameters = slices.Clone(d.Parameters)
 	c.Env = slices.Clone(d.Env)
 	c.Command = slices.Clone(d.Command)
+	c.Overrides = slices.Clone(d.Overrides)
 	return &c
 }
 

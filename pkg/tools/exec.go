@@ -59,14 +59,13 @@ func (r *Registry) exec(ctx context.Context, t *tool, callID string, p *prepared
 	}
 	defer pr.closeAll()
 
-	cmd, err := startProcess(path, argv, r.env(t, callID, p), r.opts.Dir, pr)
+	cmd, err := startTracked(func() (*exec.Cmd, error) { return startProcess(path, argv, r.env(t, callID, p), r.opts.Dir, pr) })
 	pr.closeChildEnds()
 	if err != nil {
 		return failure(transcript.KindStart, startErrorText(path, err))
 	}
 	// Setpgid made the tool the leader of a new group whose id is its pid.
 	pgid := cmd.Process.Pid
-	trackGroup(pgid)
 	defer untrackGroup(pgid)
 
 	out := &capture{max: t.def.MaxOutput}

@@ -188,7 +188,7 @@ func TestCancelKillsTheGroup(t *testing.T) {
 	time.AfterFunc(300*time.Millisecond, func() { cancel(errors.New("interrupted")) })
 	start := time.Now()
 	res := r.Call(ctx, "slow", "c", nil)
-	if time.Since(start) > 2*time.Second {
+	if time.Since(start) > 20*time.Second {
 		t.Errorf("Call took %v after cancel", time.Since(start))
 	}
 	if res.Kind != transcript.KindCanceled || res.Content != "canceled before the tool finished (interrupted); the tool's process group was killed" {
@@ -333,14 +333,12 @@ func TestStdinClosedEarly(t *testing.T) {
 		"reads a little": "#!/bin/sh\nhead -c 10 >/dev/null\necho ok\n",
 	} {
 		t.Run(name, func(t *testing.T) {
-			r := loadOne(t, "name: s\ndescription: d\nparameters:\n  text: {type: string}\nrun: tool.sh\n", script, Options{})
-			start := time.Now()
+			// A writer blocked on the closed pipe would hold the call until
+			// its timeout, which ends it as a timeout error instead of "ok".
+			r := loadOne(t, "name: s\ndescription: d\nparameters:\n  text: {type: string}\nrun: tool.sh\ntimeout: 20s\n", script, Options{})
 			res := mustCall(t, r, "s", `{"text":"`+big+`"}`)
-			if res.Content != "ok\n" {
-				t.Errorf("content = %q", res.Content)
-			}
-			if time.Since(start) > time.Second {
-				t.Errorf("Call took %v", time.Since(start))
+			if res.Content != "ok\n" || res.Kind != transcript.KindOK {
+				t.Errorf("content = %q, kind %q", res.Content, res.Kind)
 			}
 		})
 	}
@@ -497,30 +495,24 @@ func TestCallRecordsDuration(t *testing.T) {
 	}
 }
 
-// A call waiting for a free process slot gives up when its context ends.
+// A call waiting for a free process slot gives up when its context ends,
+// not when the slot frees.
 func TestCancelWhileWaitingForASlot(t *testing.T) {
 	dir := t.TempDir()
-	r := loadOne(t, "name: hold\ndescription: d\nrun: tool.sh\n", "#!/bin/sh\ntouch '"+dir+"/started'\nsleep 1\n", Options{MaxProcs: 1})
+	r := loadOne(t, "name: hold\ndescription: d\nrun: tool.sh\n", "#!/bin/sh\ntouch '"+dir+"/started'\nsleep 30\ntouch '"+dir+"/finished'\n", Options{MaxProcs: 1})
+	firstCtx, stopFirst := context.WithCancel(context.Background())
 	var first sync.WaitGroup
 	defer first.Wait()
-	first.Go(func() { r.Call(context.Background(), "hold", "first", nil) })
-	for i := 0; ; i++ {
-		if _, err := os.Stat(dir + "/started"); err == nil {
-			break
-		}
-		if i > 200 {
-			t.Fatal("the first call never started")
-		}
-		time.Sleep(10 * time.Millisecond)
-	}
+	defer stopFirst()
+	first.Go(func() { r.Call(firstCtx, "hold", "first", nil) })
+	waitFor(t, dir+"/started")
 	ctx, cancel := context.WithTimeout(context.Background(), 100*time.Millisecond)
 	defer cancel()
-	start := time.Now()
 	res := r.Call(ctx, "hold", "second", nil)
 	if res.Kind != transcript.KindCanceled || !strings.HasPrefix(res.Content, "canceled before the tool started") {
 		t.Errorf("result = %+v", res)
 	}
-	if time.Since(start) > time.Second {
-		t.Errorf("waited %v for a slot after the context ended", time.Since(start))
+	if _, err := os.Stat(dir + "/finished"); err == nil {
+		t.Error("the second call waited for the first to free its slot")
 	}
 }

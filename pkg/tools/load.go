@@ -14,7 +14,6 @@ import (
 	"syscall"
 	"time"
 
-	"github.com/santhosh-tekuri/jsonschema/v6"
 	"gopkg.in/yaml.v3"
 
 	"github.com/agentloop/agentloop/internal/suggest"
@@ -94,6 +93,11 @@ var credentials = []string{"OPENAI_API_KEY", "ANTHROPIC_API_KEY"}
 // Load reads the tool definitions of paths: every *.yaml and *.yml file of a
 // folder (not its subfolders), in name order, or a single file. All problems
 // of all files are reported together, as LoadErrors.
+//
+// The paths are layers, first first: a tool of an earlier path overrides a
+// tool of the same name in a later one (as the project's tools.d does the
+// user's), and Definition.Overrides says where those were. Two tools of one
+// name within one path are an error.
 func Load(paths []string, opts Options) (*Registry, error) {
 	if opts.Getenv == nil {
 		opts.Getenv = os.Getenv
@@ -101,9 +105,12 @@ func Load(paths []string, opts Options) (*Registry, error) {
 	if opts.MaxProcs <= 0 {
 		opts.MaxProcs = DefaultMaxProcs
 	}
-	l := &loader{opts: opts, compiler: newCompiler()}
-	for _, f := range l.files(paths) {
-		l.loadFile(f)
+	l := &loader{opts: opts, seen: map[string]bool{}}
+	for layer, p := range paths {
+		l.layer = layer
+		for _, f := range l.files([]string{p}) {
+			l.loadFile(f)
+		}
 	}
 	l.checkDuplicates()
 	if len(l.errs) > 0 {
@@ -120,12 +127,12 @@ func Load(paths []string, opts Options) (*Registry, error) {
 }
 
 type loader struct {
-	opts     Options
-	errs     []*LoadError
-	tools    []*tool
-	named    []*tool // every tool with a name, valid or not, for duplicates
-	compiler *jsonschema.Compiler
-	nschemas int
+	opts  Options
+	errs  []*LoadError
+	tools []*tool
+	named []*tool // every tool with a name, valid or not, for duplicates
+	seen  map[string]bool
+	layer int // the index in Load's paths of the files being read
 }
 
 func (l *loader) fail(file string, line int, err error, format string, args ...any) {
@@ -135,14 +142,13 @@ func (l *loader) fail(file string, line int, err error, format string, args ...a
 // files expands the paths to the list of files to read, each once.
 func (l *loader) files(paths []string) []string {
 	var out []string
-	seen := map[string]bool{}
 	add := func(p string) {
 		key := p
 		if abs, err := filepath.Abs(p); err == nil {
 			key = abs
 		}
-		if !seen[key] {
-			seen[key] = true
+		if !l.seen[key] {
+			l.seen[key] = true
 			out = append(out, p)
 		}
 	}
@@ -349,7 +355,7 @@ func (f *fileLoader) tool(n *yaml.Node) {
 	}
 	nerrs := len(f.errs)
 	_, fields := f.fields(n, toolKeys, "key")
-	t := &tool{def: Definition{File: f.file, Line: n.Line, Timeout: DefaultTimeout, MaxOutput: DefaultMaxOutput}}
+	t := &tool{def: Definition{File: f.file, Line: n.Line, Timeout: DefaultTimeout, MaxOutput: DefaultMaxOutput}, layer: f.layer}
 
 	if p, ok := fields["name"]; !ok {
 		if !slices.Contains(f.suggested, "name") {
@@ -519,7 +525,7 @@ func (f *fileLoader) checkExecutable(n *yaml.Node, key, p string) (string, bool)
 		f.errorf(n, "%s: %s is not a regular file", key, path)
 		return "", false
 	case syscall.Access(abs, 1 /* X_OK */) != nil || fi.Mode().Perm()&0o111 == 0:
-		f.errorf(n, "%s: %s is not executable; run chmod +x %s", key, path, path)
+		f.errorf(n, "%s: %s is not executable%s", key, path, chmodAdvice(f.dir, abs, path, fi))
 		return "", false
 	}
 	if msg := checkInterpreter(abs); msg != "" {
@@ -545,16 +551,4 @@ func checkInterpreter(path string) string {
 		return ""
 	}
 	return "has no #! line; start it with one, e.g. #!/bin/sh"
-}
-
-// checkDuplicates reports a name defined more than once, naming both places.
-func (l *loader) checkDuplicates() {
-	first := map[string]*tool{}
-	for _, t := range l.named {
-		if prev, ok := first[t.def.Name]; ok {
-			l.fail(t.def.File, t.nameLine, nil, "duplicate tool name %q (also defined at %s:%d)", t.def.Name, prev.def.File, prev.nameLine)
-			continue
-		}
-		first[t.def.Name] = t
-	}
 }

@@ -9,8 +9,6 @@ import (
 	"strings"
 	"time"
 
-	"github.com/santhosh-tekuri/jsonschema/v6"
-
 	"github.com/agentloop/agentloop/internal/suggest"
 	"github.com/agentloop/agentloop/pkg/transcript"
 )
@@ -19,9 +17,9 @@ import (
 type tool struct {
 	def        Definition
 	nameLine   int
-	validator  *jsonschema.Schema
-	schemaDoc  map[string]any // the schema arguments are checked against, decoded
-	stripNulls bool           // strict form: null stands for an absent optional property
+	validator  *argSchema
+	stripNulls bool // strict form: null stands for an absent optional property
+	layer      int  // the index in Load's paths of the path it came from
 }
 
 // Registry is a set of loaded tools. It is safe for concurrent use.

@@ -1,6 +1,7 @@
 package tools
 
 import (
+	"os/exec"
 	"sync"
 	"syscall"
 )
@@ -8,8 +9,24 @@ import (
 // running holds the process groups of the tools this process has started
 // and not yet ended, across all Registries.
 var running struct {
-	mu     sync.Mutex
-	groups map[int]struct{}
+	// starting is held for reading while a tool starts, until its group is
+	// tracked, and for writing by KillRunning: a tool that has started
+	// running cannot be missed by it.
+	starting sync.RWMutex
+	mu       sync.Mutex
+	groups   map[int]struct{}
+}
+
+// startTracked starts a tool's process, the leader of a new process group,
+// and tracks the group.
+func startTracked(start func() (*exec.Cmd, error)) (*exec.Cmd, error) {
+	running.starting.RLock()
+	defer running.starting.RUnlock()
+	cmd, err := start()
+	if err == nil {
+		trackGroup(cmd.Process.Pid)
+	}
+	return cmd, err
 }
 
 func trackGroup(pgid int) {
@@ -33,6 +50,8 @@ func untrackGroup(pgid int) {
 // groups of their own, which a terminal's signals do not reach, so they
 // would otherwise go on running with nobody left to stop them.
 func KillRunning() int {
+	running.starting.Lock()
+	defer running.starting.Unlock()
 	running.mu.Lock()
 	defer running.mu.Unlock()
 	for pgid := range running.groups {

@@ -3,15 +3,13 @@ package tools
 import (
 	"bytes"
 	"encoding/json"
-	"errors"
 	"fmt"
 	"math"
 	"slices"
 	"strconv"
 	"strings"
 
-	invopop "github.com/invopop/jsonschema"
-	"github.com/santhosh-tekuri/jsonschema/v6"
+	"github.com/google/jsonschema-go/jsonschema"
 	"gopkg.in/yaml.v3"
 
 	"github.com/agentloop/agentloop/internal/suggest"
@@ -29,89 +27,8 @@ type param struct {
 	items       *param
 	props       []*param
 	line        int
-	// ptr is where the parameter's schema is within the tool's schema, as
-	// a JSON pointer; defNode is where its default was written.
-	ptr     string
-	defNode *yaml.Node
-}
-
-// schema builds the JSON Schema of p. In strict mode an optional parameter
-// becomes nullable instead of omittable, and loses its "default" keyword,
-// which strict mode does not accept: the default is said in the description
-// and filled in when the model sends null.
-func (p *param) schema(strict, optional bool) *invopop.Schema {
-	s := &invopop.Schema{Type: p.typ, Description: p.description, Enum: slices.Clone(p.enum)}
-	if p.hasDefault {
-		s.Default = p.def
-	}
-	switch p.typ {
-	case "array":
-		s.Items = p.items.schema(strict, false)
-	case "object":
-		o := objectSchema(p.props, strict)
-		s.Properties, s.Required, s.AdditionalProperties = o.Properties, o.Required, o.AdditionalProperties
-	}
-	if strict && optional {
-		s.Type = ""
-		s.Extras = map[string]any{"type": []string{p.typ, "null"}}
-		if s.Enum != nil {
-			s.Enum = append(s.Enum, nil)
-		}
-		if p.hasDefault {
-			s.Default = nil
-			d, _ := json.Marshal(p.def)
-			s.Description = strings.TrimSpace(s.Description + " (null means the default, " + string(d) + ")")
-		}
-	}
-	return s
-}
-
-// objectSchema is the schema of an object with the given properties, in
-// order. Additional properties are refused so that a misspelt argument is an
-// error the model sees rather than a value the tool silently ignores.
-func objectSchema(props []*param, strict bool) *invopop.Schema {
-	s := &invopop.Schema{Type: "object", Properties: invopop.NewProperties(), AdditionalProperties: invopop.FalseSchema}
-	for _, p := range props {
-		s.Properties.Set(p.name, p.schema(strict, p.optional))
-		if strict || !p.optional {
-			s.Required = append(s.Required, p.name)
-		}
-	}
-	return s
-}
-
-// newCompiler returns a JSON Schema compiler that never reads a file or the
-// network: tool schemas are self-contained.
-func newCompiler() *jsonschema.Compiler {
-	c := jsonschema.NewCompiler()
-	c.DefaultDraft(jsonschema.Draft2020)
-	c.UseLoader(noLoader{})
-	return c
-}
-
-type noLoader struct{}
-
-func (noLoader) Load(url string) (any, error) {
-	return nil, fmt.Errorf("references outside the schema are not supported: %s", url)
-}
-
-// compile compiles a JSON Schema document, which stays known to the
-// compiler under the returned URL.
-func (l *loader) compile(doc []byte) (*jsonschema.Schema, any, string, error) {
-	v, err := jsonschema.UnmarshalJSON(bytes.NewReader(doc))
-	if err != nil {
-		return nil, nil, "", err
-	}
-	l.nschemas++
-	url := fmt.Sprintf("mem:///schema%d.json", l.nschemas)
-	if err := l.compiler.AddResource(url, v); err != nil {
-		return nil, nil, "", err
-	}
-	s, err := l.compiler.Compile(url)
-	if err != nil {
-		return nil, nil, "", err
-	}
-	return s, v, url, nil
+	defNode     *yaml.Node         // where the default was written
+	check       *jsonschema.Schema // the parameter's part of the schema arguments are checked against
 }
 
 // schema decodes parameters: or schema: and sets the tool's schemas.
@@ -137,46 +54,35 @@ func (f *fileLoader) schema(n *yaml.Node, t *tool, fields map[string]pair) {
 			// A tool with a bad parameter is not registered, but the schema
 			// of the others is still built, so that one pass over the file
 			// reports their problems too (wrong defaults, clashing names).
-			props = f.params(params.val, "parameter", "")
+			props = f.params(params.val, "parameter", 1)
 		}
 	}
 	f.checkArgNames(props)
 
-	sent, err := json.Marshal(objectSchema(props, t.def.Strict))
-	if err != nil {
-		f.errorf(n, "cannot build the schema: %v", err)
-		return
-	}
-	t.def.Parameters = sent
+	var sent bytes.Buffer
+	writeObjectSchema(&sent, props, t.def.Strict)
+	t.def.Parameters = sent.Bytes()
 	// Arguments are checked against the plain form even for a strict tool:
 	// nulls of optional parameters are dropped first, so both what a strict
 	// model sends and a hand-written call that leaves them out are accepted.
-	check := sent
-	if t.def.Strict {
-		if check, err = json.Marshal(objectSchema(props, false)); err != nil {
-			f.errorf(n, "cannot build the schema: %v", err)
-			return
-		}
-		if _, _, _, err := f.compile(sent); err != nil {
-			f.errorf(n, "the strict schema does not compile: %v", err)
-			return
-		}
-		t.stripNulls = true
-	}
-	s, doc, url, err := f.compile(check)
+	t.stripNulls = t.def.Strict
+	check := checkObjectSchema(props)
+	rs, err := check.Resolve(&jsonschema.ResolveOptions{ValidateDefaults: true})
 	if err != nil {
-		f.errorf(n, "the schema does not compile: %v", err)
+		// A default that does not fit its parameter: find which, and say
+		// where it was written.
+		f.checkDefaults(props)
+		if _, err := check.Resolve(nil); err != nil {
+			f.errorf(n, "the schema does not resolve: %v", err)
+		}
 		return
 	}
-	if !f.checkDefaults(url, props) {
-		return
-	}
-	t.validator, t.schemaDoc = s, doc.(map[string]any)
+	t.validator = &argSchema{root: check, resolved: rs}
 }
 
 // params decodes a mapping of parameter names to specs. The ones in error
 // are reported and left out.
-func (f *fileLoader) params(n *yaml.Node, what, base string) []*param {
+func (f *fileLoader) params(n *yaml.Node, what string, depth int) []*param {
 	pairs, _ := f.fields(n, nil, what+" name")
 	var props []*param
 	for _, p := range pairs {
@@ -184,22 +90,27 @@ func (f *fileLoader) params(n *yaml.Node, what, base string) []*param {
 			f.errorf(p.key, "%s name %q: use 1 to 64 letters, digits, '_' or '-'", what, p.key.Value)
 			continue
 		}
-		if pp, ok := f.param(p.key.Value, p.val, true, base+"/properties/"+p.key.Value); ok {
+		if pp, ok := f.param(p.key.Value, p.val, true, depth); ok {
 			props = append(props, pp)
 		}
 	}
 	return props
 }
 
-// param decodes one parameter spec. In items: there is no 'required'.
-func (f *fileLoader) param(name string, n *yaml.Node, canBeOptional bool, ptr string) (*param, bool) {
+// param decodes one parameter spec, depth levels deep (1 for those of the
+// tool). In items: there is no 'required'.
+func (f *fileLoader) param(name string, n *yaml.Node, canBeOptional bool, depth int) (*param, bool) {
+	if depth > maxDepth {
+		f.errorf(n, "parameter '%s': nested more than %d levels deep (properties: and items: count a level each)", name, maxDepth)
+		return nil, false
+	}
 	if n.Kind != yaml.MappingNode {
 		f.errorf(n, "parameter '%s': want a mapping such as {type: string, description: ...}, got %s", name, kindName(n))
 		return nil, false
 	}
 	nerrs := len(f.errs)
 	_, fields := f.fields(n, paramKeys, "parameter key")
-	p := &param{name: name, line: n.Line, ptr: ptr}
+	p := &param{name: name, line: n.Line}
 
 	typ, hasType := fields["type"]
 	if !hasType {
@@ -238,7 +149,7 @@ func (f *fileLoader) param(name string, n *yaml.Node, canBeOptional bool, ptr st
 		if p.typ != "array" {
 			f.errorf(it.key, "parameter '%s': 'items' is only for type array", name)
 		} else {
-			p.items, _ = f.param(name+"[]", it.val, false, ptr+"/items")
+			p.items, _ = f.param(name+"[]", it.val, false, depth+1)
 		}
 	} else if p.typ == "array" {
 		f.errorf(n, "parameter '%s': type array needs 'items', e.g. items: {type: string}", name)
@@ -250,7 +161,7 @@ func (f *fileLoader) param(name string, n *yaml.Node, canBeOptional bool, ptr st
 		case pr.val.Kind != yaml.MappingNode || len(pr.val.Content) == 0:
 			f.errorf(pr.val, "parameter '%s': properties: want a non-empty mapping of names to parameter specs", name)
 		default:
-			p.props = f.params(pr.val, "property", ptr)
+			p.props = f.params(pr.val, "property", depth+1)
 		}
 	} else if p.typ == "object" {
 		f.errorf(n, "parameter '%s': type object needs 'properties'", name)
@@ -327,31 +238,25 @@ func scalarHasType(n *yaml.Node, typ string) bool {
 	return false
 }
 
-// checkDefaults validates every default against its parameter's schema,
-// with the same validator as call arguments. The parameter's schema is a
-// fragment of the tool's, already compiled under url, so this costs no
-// second compilation.
-func (f *fileLoader) checkDefaults(url string, props []*param) bool {
-	ok := true
+// checkDefaults reports each default that does not fit its parameter's
+// schema, with the same checks as call arguments. It runs only when one
+// does not: each check resolves the parameter's part of the schema alone.
+func (f *fileLoader) checkDefaults(props []*param) {
 	for _, p := range props {
-		if p.hasDefault {
-			s, err := f.compiler.Compile(url + "#" + p.ptr)
+		if p.hasDefault && p.check != nil {
+			rs, err := p.check.Resolve(nil)
 			if err == nil {
-				err = s.Validate(p.def)
+				err = (&argSchema{root: p.check, resolved: rs}).check(p.def, false)
 			}
 			if err != nil {
-				f.errorf(p.defNode, "parameter '%s': default %s", p.name, describeValidation(err, nil))
-				ok = false
+				f.errorf(p.defNode, "parameter '%s': default %s", p.name, strings.ReplaceAll(err.Error(), "(value): ", ""))
 			}
 		}
-		if p.items != nil && !f.checkDefaults(url, []*param{p.items}) {
-			ok = false
+		if p.items != nil {
+			f.checkDefaults([]*param{p.items})
 		}
-		if !f.checkDefaults(url, p.props) {
-			ok = false
-		}
+		f.checkDefaults(p.props)
 	}
-	return ok
 }
 
 // checkArgNames reports two parameters that would share an ARG_ variable.
@@ -377,16 +282,29 @@ func (f *fileLoader) rawSchema(t *tool, raw pair) {
 		f.errorf(raw.val, "schema: the top level must have 'type: object' (tool arguments are a JSON object)")
 		return
 	}
+	if deep := tooDeep(raw.val, 1); deep != nil {
+		f.errorf(deep, "schema: nested more than %d levels deep (each schema inside another counts a level)", maxDepth)
+		return
+	}
 	var buf bytes.Buffer
 	if !f.encodeJSON(&buf, raw.val) {
 		return
 	}
-	s, doc, _, err := f.compile(buf.Bytes())
+	doc, err := decodeJSON(buf.Bytes())
 	if err != nil {
-		f.errorf(raw.val, "schema: not a valid JSON Schema: %s", describeSchemaError(err))
+		f.errorf(raw.val, "schema: %v", err)
 		return
 	}
 	m := doc.(map[string]any)
+	if err := checkSchemaDoc(m); err != nil {
+		f.errorf(raw.val, "schema: not a valid JSON Schema: %s", err)
+		return
+	}
+	s, err := compileSchema(m)
+	if err != nil {
+		f.errorf(raw.val, "schema: not a valid JSON Schema: %s", oneLine(err.Error()))
+		return
+	}
 	if t.def.Strict {
 		if msg := strictProblem(m, ""); msg != "" {
 			f.errorf(raw.val, "schema: strict: true needs the schema in strict form: %s", msg)
@@ -402,7 +320,7 @@ func (f *fileLoader) rawSchema(t *tool, raw pair) {
 	}
 	f.checkArgNames(names)
 	t.def.Parameters = buf.Bytes()
-	t.validator, t.schemaDoc = s, m
+	t.validator = s
 }
 
 // strictProblem checks the rules OpenAI's strict mode puts on every object
@@ -433,16 +351,6 @@ func strictProblem(s map[string]any, at string) string {
 		return strictProblem(items, at+"/items")
 	}
 	return ""
-}
-
-// describeSchemaError words a schema that fails its metaschema by the
-// keywords at fault rather than the library's nested account.
-func describeSchemaError(err error) string {
-	var sve *jsonschema.SchemaValidationError
-	if errors.As(err, &sve) {
-		return describeValidation(sve.Err, nil)
-	}
-	return oneLine(err.Error())
 }
 
 func oneLine(s string) string {

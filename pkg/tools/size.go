@@ -1,60 +1,9 @@
 package tools
 
-import (
-	"fmt"
-	"math"
-	"strconv"
-	"strings"
-)
-
-var sizeUnits = map[string]float64{
-	"":    1,
-	"b":   1,
-	"kb":  1e3,
-	"mb":  1e6,
-	"gb":  1e9,
-	"kib": 1 << 10,
-	"mib": 1 << 20,
-	"gib": 1 << 30,
-}
+import "github.com/agentloop/agentloop/internal/bytesize"
 
 // parseSize reads a byte count such as "512", "16KiB", "1MB" or "1.5 MiB".
-func parseSize(s string) (int64, error) {
-	t := strings.TrimSpace(s)
-	i := strings.IndexFunc(t, func(r rune) bool { return (r < '0' || r > '9') && r != '.' })
-	num, unit := t, ""
-	if i >= 0 {
-		num, unit = t[:i], strings.TrimSpace(t[i:])
-	}
-	mult, ok := sizeUnits[strings.ToLower(unit)]
-	if num == "" || !ok {
-		return 0, fmt.Errorf("%q is not a size; write a number of bytes with an optional unit: 512, 16KiB, 1MB", s)
-	}
-	f, err := strconv.ParseFloat(num, 64)
-	if err != nil {
-		return 0, fmt.Errorf("%q is not a size; write a number of bytes with an optional unit: 512, 16KiB, 1MB", s)
-	}
-	n := f * mult
-	// math.MaxInt64 is 2^63 as a float64, one more than the largest int64:
-	// n must be below it, or the conversion wraps.
-	if n >= math.MaxInt64 {
-		return 0, fmt.Errorf("%q is too large", s)
-	}
-	if n != math.Trunc(n) {
-		return 0, fmt.Errorf("%q is not a whole number of bytes", s)
-	}
-	return int64(n), nil
-}
+func parseSize(s string) (int64, error) { return bytesize.Parse(s) }
 
 // formatSize renders n in the largest binary unit that divides it evenly.
-func formatSize(n int64) string {
-	switch {
-	case n >= 1<<30 && n%(1<<30) == 0:
-		return fmt.Sprintf("%dGiB", n>>30)
-	case n >= 1<<20 && n%(1<<20) == 0:
-		return fmt.Sprintf("%dMiB", n>>20)
-	case n >= 1<<10 && n%(1<<10) == 0:
-		return fmt.Sprintf("%dKiB", n>>10)
-	}
-	return strconv.FormatInt(n, 10)
-}
+func formatSize(n int64) string { return bytesize.Format(n) }

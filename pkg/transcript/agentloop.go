@@ -289,9 +289,15 @@ func recordName(typ string) string {
 func (v *validator) applyHeader(n int, ri *recordInfo, names map[string]struct{}) {
 	c := &v.conv
 	switch string(ri.provider) {
-	case "openai":
+	case "openai", "responses":
 		if v.opts.Shape == "" && c.n == 0 {
 			c.shape = shapeOpenAI
+			if string(ri.provider) == "responses" {
+				c.shape = shapeResponses
+				// agentloop sends store false unless --store, and
+				// asks for every reasoning item's ciphertext either way.
+				c.stateless = true
+			}
 		}
 		u := string(ri.baseURL)
 		c.openAI = u == "" || strings.Contains(u, "://api.openai.com")
@@ -300,7 +306,7 @@ func (v *validator) applyHeader(n int, ri *recordInfo, names map[string]struct{}
 			c.shape = shapeAnthropic
 		}
 	default:
-		v.fileFinding(n, Error, "invalid-record", "header with provider %q (want openai or anthropic)", ri.provider)
+		v.fileFinding(n, Error, "invalid-record", "header with provider %q (want openai, responses or anthropic)", ri.provider)
 	}
 	if ri.hasTools {
 		c.setTools(names)
@@ -395,9 +401,15 @@ func (v *validator) readResults() {
 func (v *validator) checkResults(n int, m *wireMsg) {
 	got := v.gotIDs[:0]
 	defer func() { v.gotIDs = got[:0] }()
-	if string(m.role) == "tool" {
+	switch {
+	case string(m.role) == "tool":
 		got = append(got, m.toolCallID)
-	} else {
+	case len(m.typ) > 0 && !m.hasRole:
+		// A Responses function_call_output item answers its call_id.
+		if bytes.HasSuffix(m.typ, []byte("_output")) {
+			got = append(got, m.callID)
+		}
+	default:
 		for i := range m.blocks {
 			if string(m.blocks[i].typ) == "tool_result" {
 				got = append(got, m.blocks[i].toolUseID)

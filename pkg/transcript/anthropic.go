@@ -1,6 +1,10 @@
 package transcript
 
-import "bytes"
+import (
+	"bytes"
+	"fmt"
+	"strings"
+)
 
 // Anthropic Messages: rules 14–28 of transcript-rules.md. Consecutive
 // messages of one role are one turn to the API (rule 19), so pairing is
@@ -33,12 +37,27 @@ func (c *conv) addAnthropic(m *wireMsg) {
 		c.report(m.line, m.index, "first-not-user", nil, "the first message is from the %s; older API versions want a user message first", role)
 	}
 	if c.emptyLast != nil {
-		c.v.emitFinding(*c.emptyLast)
+		// Not the last message after all; unless the log goes on with the
+		// same message on this line.
+		if !(m.continues && role == "assistant") {
+			c.v.emitFinding(*c.emptyLast)
+		}
 		c.emptyLast = nil
 	}
-	if role == c.lastRole {
-		c.report(m.line, m.index, "role-order", nil, "second %s message in a row: the API merges them into one turn", role)
-	} else {
+	c.settleBlank(m, role)
+	// A log that writes one message over several lines (Claude Code: a line
+	// a content block, and the results of its calls in between) marks the
+	// lines after the first as continuing it.
+	reopened := m.continues && role == "assistant" && c.lastRole == "user" && c.inUserTurn
+	switch {
+	case reopened:
+		// More blocks of the assistant message before this user turn: its
+		// calls join the ones the turn answers.
+	case role == c.lastRole:
+		if !m.continues {
+			c.report(m.line, m.index, "role-order", nil, "second %s message in a row: the API merges them into one turn", role)
+		}
+	default:
 		if c.inUserTurn {
 			c.closeUserTurn()
 		}
@@ -50,7 +69,9 @@ func (c *conv) addAnthropic(m *wireMsg) {
 			c.pending = c.pending[:0]
 		}
 	}
-	c.lastRole = role
+	if !reopened {
+		c.lastRole = role
+	}
 
 	switch m.content {
 	case kindString:
@@ -58,7 +79,7 @@ func (c *conv) addAnthropic(m *wireMsg) {
 			c.emptyContent(m, role, "content is an empty string")
 		}
 		c.resultPhase = false
-		if role == "assistant" {
+		if role == "assistant" && !m.continues {
 			c.noteAssistant(m)
 		}
 		return
@@ -96,6 +117,47 @@ func (c *conv) emptyContent(m *wireMsg, role, what string) {
 	c.report(m.line, m.index, "empty-content", nil, "%s: every message but a final assistant one needs content", what)
 }
 
+// blankText reports block i, a text block of whitespace only. The API
+// refuses a message that says nothing else ("text content blocks must
+// contain non-whitespace text"), but took one beside other blocks: a 200 for
+// an assistant message [text " ", tool_use, tool_use] (simonw/llm-anthropic,
+// tests/cassettes/test_anthropic/test_tools.yaml, interaction 1).
+func (c *conv) blankText(m *wireMsg, i int) {
+	if !m.onlyBlankText() {
+		c.reportSev(m.line, m.index, Warning, "empty-content", nil,
+			"content[%d]: text block of whitespace only beside other content: accepted by the Messages API, refused by some gateways", i)
+		return
+	}
+	f := Finding{File: c.v.name, Line: m.line, Index: m.index, Path: c.path(m.index), Severity: c.severity("empty-content"),
+		Code: "empty-content", Message: fmt.Sprintf("content[%d]: text block of whitespace only, and nothing else in the message", i)}
+	if c.split && m.role != nil && string(m.role) == "assistant" {
+		// The next line may hold the rest of this message.
+		if c.heldBlank == nil {
+			c.heldBlank = &f
+		}
+		return
+	}
+	c.v.emitFinding(f)
+}
+
+// settleBlank decides a blank-only assistant line held by blankText, once
+// the line after it shows whether the message said more.
+func (c *conv) settleBlank(m *wireMsg, role string) {
+	f := c.heldBlank
+	if f == nil {
+		return
+	}
+	if m != nil && m.continues && role == "assistant" {
+		if m.onlyBlankText() {
+			return // still nothing but blanks: keep waiting
+		}
+		f.Severity = Warning
+		f.Message = strings.Replace(f.Message, "and nothing else in the message", "beside other content: accepted by the Messages API, refused by some gateways", 1)
+	}
+	c.heldBlank = nil
+	c.v.emitFinding(*f)
+}
+
 func (c *conv) noteAssistant(m *wireMsg) {
 	c.haveAsst = true
 	c.lastAsst.line, c.lastAsst.index = m.line, m.index
@@ -107,7 +169,9 @@ func (c *conv) noteAssistant(m *wireMsg) {
 }
 
 func (c *conv) anthropicAssistant(m *wireMsg) {
-	c.noteAssistant(m)
+	if !m.continues {
+		c.noteAssistant(m)
+	}
 	afterToolUse := false
 	for i := range m.blocks {
 		b := &m.blocks[i]
@@ -134,11 +198,9 @@ func (c *conv) anthropicAssistant(m *wireMsg) {
 						"content[%d]: %s for %s, which no server_tool_use before it called", i, t, b.toolUseID)
 				}
 			}
-		case string(t) == "thinking" || string(t) == "redacted_thinking":
-			c.thinkSeen = true
 		case string(t) == "text":
 			if b.blankText {
-				c.report(m.line, m.index, "empty-content", nil, "content[%d]: text block of whitespace only", i)
+				c.blankText(m, i)
 			} else if afterToolUse {
 				c.report(m.line, m.index, "text-after-tool-use", nil,
 					"content[%d]: text after a tool_use block; some clients then lose the pairing", i)
@@ -205,7 +267,7 @@ func (c *conv) anthropicUser(m *wireMsg) {
 				c.report(m.line, m.index, "misplaced-block", []string{string(b.id)},
 					"content[%d]: %s in a user message; calls belong to assistant messages", i, t)
 			case string(t) == "text" && b.blankText:
-				c.report(m.line, m.index, "empty-content", nil, "content[%d]: text block of whitespace only", i)
+				c.blankText(m, i)
 			}
 			continue
 		}
@@ -276,13 +338,17 @@ func (c *conv) closeUserTurn() {
 	c.resync = false
 }
 
-// checkThinking applies the one thinking rule a log can show: with thinking
-// on, the last assistant message of a tool loop starts with a thinking block.
+// checkThinking applies the one thinking rule a log can show. With
+// thinking of type "enabled" in the request, the last assistant message of
+// a tool loop must start with a thinking block; the API says so with a 400
+// (rule 26). With adaptive thinking, and in logs that do not say how thinking
+// was set, a turn without thinking is accepted: the model skips it on most
+// tool-using turns, and the API answers (Claude Code sessions of Opus 4.6),
+// so it is not checked there.
 func (c *conv) checkThinking() {
-	on := c.thinkingOn == shapeAnthropic || (!c.requestLevel && c.thinkSeen)
-	if !on || !c.haveAsst || !c.lastAsst.toolUse || c.lastAsst.thinkingFirst {
+	if c.thinkingOn != shapeAnthropic || !c.haveAsst || !c.lastAsst.toolUse || c.lastAsst.thinkingFirst {
 		return
 	}
 	c.report(c.lastAsst.line, c.lastAsst.index, "thinking-not-first", nil,
-		"thinking is in use, but the last assistant message with tool_use does not start with a thinking block; pass the thinking blocks back unchanged")
+		"the request enables thinking, but the last assistant message with tool_use does not start with a thinking block; pass the thinking blocks back unchanged")
 }

@@ -12,7 +12,7 @@ import (
 // BenchmarkValidate measures the checker alone over a generated transcript
 // held in memory; bench/run.sh measures the command over a file on disk.
 func BenchmarkValidate(b *testing.B) {
-	for _, shape := range []string{"openai", "anthropic"} {
+	for _, shape := range []string{"openai", "anthropic", "claude-code"} {
 		b.Run(shape, func(b *testing.B) {
 			var buf bytes.Buffer
 			if err := benchgen.Write(&buf, shape, 64<<20, 1); err != nil {

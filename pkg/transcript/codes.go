@@ -39,58 +39,80 @@ type Code struct {
 	// without rules has one saying what it checks instead.
 	Note    string
 	Summary string
+	// Evidence says how the API's refusal behind an error is known: one of
+	// the Evidence constants; empty for warnings and checks of the file.
+	Evidence string
 }
+
+// Evidence for the errors of Codes.
+const (
+	// EvidenceRecorded: a request the API answered with a 400 for this is
+	// in the recorded corpus (testdata/corpus), flagged with the code.
+	EvidenceRecorded = "400 recorded"
+	// EvidenceReported: the API's 400 error text for it is quoted in
+	// public issue threads (transcript-rules.md names them).
+	EvidenceReported = "400 reported"
+	// EvidenceInferred: from the API's published schemas and SDK types;
+	// no 400 for it has been seen.
+	EvidenceInferred = "inferred"
+)
 
 // Codes is every finding the checker reports, in the order of the rules.
 var Codes = []Code{
-	{"unanswered-call", "1, 12, 14", Error, Error, "", "a tool call is not answered before the next message"},
-	{"pending-call", "1, 14, 29", Error, Error, "a warning in fine-tuning files; not reported with --allow-pending", "the conversation ends with tool calls still unanswered"},
-	{"orphan-result", "2, 15", Error, Error, "", "a tool result follows no message with tool calls"},
-	{"unknown-result-id", "3, 12, 15", Error, Error, "", "a tool result answers an id the previous assistant message did not call"},
-	{"duplicate-result", "4, 18", Error, Error, "", "a tool call is answered more than once"},
-	{"duplicate-call-id", "4, 17", Warning, Error, "", "the same id twice in one assistant message"},
-	{"reused-call-id", "4, 17", Warning, Error, "", "an id already used by an earlier tool call"},
-	{"missing-tool-call-id", "5", Error, 0, "", "a tool message without tool_call_id"},
-	{"arguments-not-string", "6", Error, 0, "", "function.arguments is not a string"},
-	{"arguments-not-json", "6", Warning, 0, "", "function.arguments is not valid JSON"},
-	{"arguments-not-object", "6", Warning, 0, "", "function.arguments is JSON but not an object"},
-	{"invalid-tool-call", "7", Error, 0, "", "a tool call lacks id, type, function.name or function.arguments, or has an unknown type"},
-	{"call-id-too-long", "8", Error, 0, "an error when the target is known to be api.openai.com, a warning otherwise", "a tool call id longer than 40 characters (64 for Responses)"},
-	{"invalid-tool-name", "9, 23", Error, Error, "", "a tool name that does not match ^[a-zA-Z0-9_-]{1,64}$"},
-	{"undefined-tool", "9", Warning, Warning, "", "a call to a tool the conversation's tools list does not define"},
-	{"invalid-message-name", "10", Error, 0, "", "a message name that does not match ^[a-zA-Z0-9_-]+$"},
-	{"tool-message-name", "10", Warning, 0, "", "a name on a tool message (rejected by some providers)"},
-	{"missing-content", "11, 20", Error, Error, "", "a message without content where content is required"},
-	{"empty-content", "11, 20", Warning, Error, "", "empty content, or a text block of whitespace only"},
-	{"content-with-tool-calls", "11", Warning, 0, "", "text content beside tool_calls (rejected by some providers)"},
-	{"orphan-reasoning", "12", Error, 0, "", "a Responses reasoning item without the output item that followed it"},
-	{"result-not-first", "16", 0, Error, "", "a tool_result block after other content in its message"},
-	{"role-order", "19", 0, Warning, "", "two messages of the same role in a row (the API merges them)"},
-	{"error-result-empty", "21", 0, Error, "", "a tool_result with is_error true and no content"},
-	{"invalid-call-id", "22", 0, Error, "", "a tool_use id that does not match ^[a-zA-Z0-9_-]+$"},
-	{"input-not-object", "24", 0, Error, "", "a tool_use input that is not a JSON object"},
-	{"misplaced-block", "25", 0, Error, "", "a tool_use in a user message or a tool_result in an assistant message"},
-	{"invalid-block", "25", 0, Error, "", "a content block that is not an object, has no type, or lacks a required field"},
-	{"text-after-tool-use", "25", 0, Warning, "", "text after a tool_use block in the same message"},
-	{"thinking-not-first", "26", 0, Error, "", "thinking is in use but the final assistant message does not start with a thinking block"},
-	{"system-in-messages", "28", 0, Warning, "", "a system message inside messages (a provider extension)"},
-	{"first-not-user", "28", 0, Warning, "", "the first message is not a user message"},
-	{"mixed-shapes", "30", Warning, Warning, "", "OpenAI and Anthropic tool calls in one conversation"},
-	{"unknown-shape", "", Warning, Warning, "the rules cover only these two shapes", "a conversation in neither the OpenAI nor the Anthropic shape (Gemini, Bedrock, …): not checked"},
-	{"invalid-message", "", Error, Error, "each API's message schema", "a message that is not an object, has no role or an unknown one, or fields of the wrong type"},
-	{"unknown-tool", "", Error, Error, "only with --tools-dir", "a call to a tool the tools directories do not define"},
-	{"arguments-invalid", "", Error, Error, "only with --tools-dir", "arguments that do not match the tool's schema"},
-	{"not-json", "", Error, Error, "a check of the file", "a line (or file) that is not JSON"},
-	{"truncated-line", "", Error, Error, "a warning in agentloop transcripts, whose writer was killed mid-line", "the last line is cut off before its end"},
-	{"not-a-conversation", "", Error, Error, "a check of the file", "a JSON value that holds no messages"},
-	{"missing-header", "", Error, Error, "agentloop transcripts only", "an agentloop transcript whose first record is not a header"},
-	{"duplicate-header", "", Error, Error, "agentloop transcripts only", "a second header record"},
-	{"seq-order", "", Error, Error, "agentloop transcripts only", "message records whose seq does not increase"},
-	{"record-after-end", "", Error, Error, "agentloop transcripts only", "a record after the end record"},
-	{"invalid-record", "", Error, Error, "agentloop transcripts only", "an agentloop record of unknown type or with fields of the wrong type"},
-	{"stray-result-record", "", Error, Error, "agentloop transcripts only", "a result record that names no call of the last assistant message still waiting for its result"},
-	{"results-mismatch", "", Error, Error, "agentloop transcripts only", "a record's results do not name the tool results its message holds"},
-	{"empty-input", "", Warning, Warning, "a check of the file", "a file with no messages"},
+	{"unanswered-call", "1, 12, 14", Error, Error, "a warning in Codex rollouts, whose writer sends an \"aborted\" output in place of a missing one", "a tool call is not answered before the next message", EvidenceRecorded},
+	{"pending-call", "1, 14, 29", Error, Error, "a warning in fine-tuning files, Inspect AI logs, SWE-agent trajectories and Codex rollouts; not reported with --allow-pending", "the conversation ends with tool calls still unanswered", EvidenceReported},
+	{"orphan-result", "2, 15", Error, Error, "a warning in Codex rollouts, whose writer drops such outputs", "a tool result follows no message with tool calls", EvidenceReported},
+	{"unknown-result-id", "3, 12, 15", Error, Error, "", "a tool result answers an id the previous assistant message did not call", EvidenceReported},
+	{"duplicate-result", "4, 18", Error, Error, "", "a tool call is answered more than once", EvidenceReported},
+	{"duplicate-call-id", "4, 17", Warning, Error, "", "the same id twice in one assistant message", EvidenceReported},
+	{"reused-call-id", "4, 17", Warning, Error, "", "an id already used by an earlier tool call", EvidenceReported},
+	{"missing-tool-call-id", "5", Error, 0, "", "a tool message without tool_call_id", EvidenceReported},
+	{"arguments-not-string", "6", Error, 0, "", "function.arguments is not a string", EvidenceReported},
+	{"arguments-not-json", "6", Warning, 0, "", "function.arguments is not valid JSON", ""},
+	{"arguments-not-object", "6", Warning, 0, "", "function.arguments is JSON but not an object", ""},
+	{"invalid-tool-call", "7", Error, 0, "", "a tool call lacks id, type, function.name or function.arguments, or has an unknown type", EvidenceInferred},
+	{"call-id-too-long", "8", Error, 0, "an error when the target is known to be api.openai.com, a warning otherwise", "a tool call id longer than 40 characters (64 for Responses)", EvidenceReported},
+	{"invalid-tool-name", "9, 23", Error, Error, "", "a tool name that does not match ^[a-zA-Z0-9_-]{1,64}$", EvidenceReported},
+	{"undefined-tool", "9", Warning, Warning, "", "a call to a tool the conversation's tools list does not define", ""},
+	{"invalid-message-name", "10", Error, 0, "", "a message name that does not match ^[a-zA-Z0-9_-]+$", EvidenceReported},
+	{"tool-message-name", "10", Warning, 0, "", "a name on a tool message (rejected by some providers)", ""},
+	{"missing-content", "11, 20", Error, Error, "", "a message without content where content is required", EvidenceReported},
+	{"empty-content", "11, 20", Warning, Error, "in the Anthropic shape, a warning for a blank text block beside other content, which the API accepts", "empty content, or a text block of whitespace only", EvidenceReported},
+	{"content-with-tool-calls", "11", Warning, 0, "", "text content beside tool_calls (rejected by some providers)", ""},
+	{"orphan-reasoning", "12", Error, 0, "", "a Responses reasoning item without the output item that followed it", EvidenceRecorded},
+	{"missing-reasoning", "12", Error, 0, "", "a Responses item of a response whose reasoning item is not in front of it", EvidenceReported},
+	{"reasoning-not-found", "12", Error, 0, "when the server keeps nothing: store false, or an agentloop transcript", "a Responses reasoning item without its encrypted_content", EvidenceReported},
+	{"result-not-first", "16", 0, Error, "", "a tool_result block after other content in its message", EvidenceReported},
+	{"role-order", "19", 0, Warning, "", "two messages of the same role in a row (the API merges them)", ""},
+	{"error-result-empty", "21", 0, Error, "", "a tool_result with is_error true and no content", EvidenceReported},
+	{"invalid-call-id", "22", 0, Error, "", "a tool_use id that does not match ^[a-zA-Z0-9_-]+$", EvidenceReported},
+	{"input-not-object", "24", 0, Error, "", "a tool_use input that is not a JSON object", EvidenceReported},
+	{"misplaced-block", "25", 0, Error, "", "a tool_use in a user message or a tool_result in an assistant message", EvidenceInferred},
+	{"invalid-block", "25", 0, Error, "", "a content block that is not an object, has no type, or lacks a required field", EvidenceInferred},
+	{"text-after-tool-use", "25", 0, Warning, "", "text after a tool_use block in the same message", ""},
+	{"thinking-not-first", "26", 0, Error, "only when the request enables thinking of type \"enabled\"", "the final assistant message with tool_use does not start with a thinking block", EvidenceReported},
+	{"system-in-messages", "28", 0, Warning, "", "a system message inside messages (a provider extension)", ""},
+	{"first-not-user", "28", 0, Warning, "", "the first message is not a user message", ""},
+	{"mixed-shapes", "30", Warning, Warning, "", "OpenAI and Anthropic tool calls in one conversation", ""},
+	{"unknown-shape", "", Warning, Warning, "the rules cover only these two shapes", "a conversation in neither the OpenAI nor the Anthropic shape (Gemini, Bedrock, …): not checked", ""},
+	{"invalid-message", "", Error, Error, "each API's message schema", "a message that is not an object, has no role or an unknown one, or fields of the wrong type", EvidenceInferred},
+	{"unknown-tool", "", Error, Error, "only with --tools-dir", "a call to a tool the tools directories do not define", ""},
+	{"arguments-invalid", "", Error, Error, "only with --tools-dir", "arguments that do not match the tool's schema", ""},
+	{"not-json", "", Error, Error, "a check of the file", "a line (or file, or recorded body) that is not JSON", ""},
+	{"not-yaml", "", Error, Error, "a check of the file", "an interaction of a cassette that is not YAML", ""},
+	{"truncated-line", "", Error, Error, "a warning in agentloop transcripts, whose writer was killed mid-line", "the last line is cut off before its end", ""},
+	{"line-too-long", "", Error, Error, "a check of the file", "a line (or a message of a JSON document) longer than --max-line: not checked", ""},
+	{"binary-file", "", Error, Error, "a check of the file", "binary data (a NUL byte): the file is not checked further", ""},
+	{"not-a-conversation", "", Error, Error, "a check of the file", "a JSON value that holds no messages", ""},
+	{"no-conversation", "", Error, Error, "a warning with --allow-pending for an empty file or an agentloop transcript without messages (a run stopped before its first)", "a file in which no conversation or message was recognised: nothing was checked", ""},
+	{"missing-header", "", Error, Error, "agentloop transcripts only", "an agentloop transcript whose first record is not a header", ""},
+	{"duplicate-header", "", Error, Error, "agentloop transcripts only", "a second header record", ""},
+	{"seq-order", "", Error, Error, "agentloop transcripts only", "message records whose seq does not increase", ""},
+	{"record-after-end", "", Error, Error, "agentloop transcripts only", "a record after the end record", ""},
+	{"invalid-record", "", Error, Error, "agentloop transcripts, and the lines of Claude Code and Codex logs", "a record of unknown type or with fields of the wrong type, or a log line that is not an object", ""},
+	{"missing-parent", "", Warning, Warning, "Claude Code logs only", "a line whose parentUuid names no line before it (a line was removed?)", ""},
+	{"stray-result-record", "", Error, Error, "agentloop transcripts only", "a result record that names no call of the last assistant message still waiting for its result", ""},
+	{"results-mismatch", "", Error, Error, "agentloop transcripts only", "a record's results do not name the tool results its message holds", ""},
 }
 
 var codeIndex = func() map[string]*Code {

@@ -43,6 +43,7 @@ const (
 	kindTranscript convKind = iota // agentloop transcript or bare messages
 	kindRequest                    // a request body: the API will see it as is
 	kindFineTune                   // a fine-tuning record (rule 29)
+	kindLog                        // a finished run's log (Inspect AI, SWE-agent): it may end at a limit
 )
 
 // pend is a tool call waiting for its result.
@@ -86,8 +87,7 @@ type conv struct {
 	toolsMayFollow bool // a request body's tools may come after its messages
 	deferred       []deferredCall
 
-	thinkingOn   shape // shapeAnthropic when the request enables thinking
-	requestLevel bool  // request-level keys (thinking, previous_response_id) are authoritative
+	thinkingOn shape // shapeAnthropic when the request enables thinking of type "enabled"
 
 	// Chat Completions and Responses: the calls of the last assistant turn.
 	pending   []pend
@@ -114,7 +114,6 @@ type conv struct {
 	inUserTurn  bool
 	emptyLast   *Finding // an empty assistant message: fine only if it is the last
 	serverIDs   map[uint64]struct{}
-	thinkSeen   bool
 	lastAsst    struct {
 		line, index            int
 		toolUse, thinkingFirst bool
@@ -129,6 +128,24 @@ type conv struct {
 		id          string
 	}
 	reasoningOpen bool
+	afterOutput   bool // the last item was an output the client wrote
+	// stateless is set when the server keeps no item (store false), and
+	// noCipher holds the reasoning items that then cannot be found, until
+	// the end of a body says whether it is.
+	stateless bool
+	noCipher  []Finding
+	// The reasoning item of each OpenAI response the conversation holds, by
+	// a hash of the response's part of the item ids, and what was seen of
+	// the current run of output items (see respKey).
+	rsByResp map[uint64]seenReasoning
+	run      int
+	runItems []runItem
+
+	// How the log that holds the conversation wrote it.
+	split     bool     // messages may be split over lines (Claude Code): see blankText
+	heldBlank *Finding // a blank-only assistant line whose message may go on
+	repairs   bool     // the writer repairs pairing before it sends (Codex): see report
+	flat      bool     // tool calls in Inspect AI's shape: see openAICall
 
 	// Findings for plain messages seen before the shape was known, one list
 	// per candidate shape; the list of the shape that wins is emitted.
@@ -141,10 +158,12 @@ const maxEarly = 100
 func (c *conv) reset(v *validator, kind convKind, array string) {
 	pending, deferred, missed, keep := c.pending[:0], c.deferred[:0], c.missed[:0], c.keep[:0]
 	early0, early1 := c.early[0][:0], c.early[1][:0]
-	ids, server, tools := c.ids, c.serverIDs, c.tools
+	ids, server, tools, rs := c.ids, c.serverIDs, c.tools, c.rsByResp
 	clear(ids)
 	clear(server)
-	*c = conv{v: v, kind: kind, array: array, pending: pending, deferred: deferred, missed: missed, keep: keep, ids: ids, serverIDs: server, tools: tools}
+	clear(rs)
+	*c = conv{v: v, kind: kind, array: array, pending: pending, deferred: deferred, missed: missed, keep: keep, ids: ids, serverIDs: server, tools: tools,
+		rsByResp: rs, noCipher: c.noCipher[:0], runItems: c.runItems[:0]}
 	c.early[0], c.early[1] = early0, early1
 	if c.ids == nil {
 		c.ids = make(map[uint64]seenID)
@@ -207,7 +226,21 @@ func (c *conv) severity(code string) Severity {
 
 // report emits a finding about the message at line/index.
 func (c *conv) report(line, index int, code string, ids []string, format string, args ...any) {
-	c.reportSev(line, index, c.severity(code), code, ids, format, args...)
+	sev := c.severity(code)
+	if c.repairs {
+		// Codex fills in an "aborted" output for a call left without one,
+		// and drops an output whose call is gone, each time it sends the
+		// conversation (codex-rs/core/src/context_manager/normalize.rs):
+		// the API never sees these gaps, and a rollout of an interrupted
+		// turn has them. A warning says so.
+		switch code {
+		case "unanswered-call", "pending-call":
+			sev, format = Warning, format+"; Codex sends an \"aborted\" output in its place"
+		case "orphan-result":
+			sev, format = Warning, format+"; Codex drops it before sending"
+		}
+	}
+	c.reportSev(line, index, sev, code, ids, format, args...)
 }
 
 func (c *conv) reportSev(line, index int, sev Severity, code string, ids []string, format string, args ...any) {
@@ -229,7 +262,7 @@ func classify(m *wireMsg) shape {
 	if m.foreign {
 		return shapeForeign
 	}
-	if len(m.typ) > 0 {
+	if len(m.typ) > 0 && !(string(m.typ) == "message" && m.anthropicMessage()) {
 		return shapeResponses
 	}
 	if !m.hasRole && (m.callIDK != kindAbsent || m.output != kindAbsent) {
@@ -266,12 +299,35 @@ func classify(m *wireMsg) shape {
 	return shapeUnknown
 }
 
+// anthropicMessage reports whether a {"type": "message"} object is an
+// Anthropic message as the API returns it (id, type, role, content,
+// stop_reason…) rather than a Responses message item, whose content parts
+// are input_text, output_text and the like.
+func (m *wireMsg) anthropicMessage() bool {
+	if m.stopReason {
+		return true
+	}
+	for i := range m.blocks {
+		switch t := string(m.blocks[i].typ); {
+		case t == "text", t == "tool_use", t == "tool_result", t == "thinking", t == "redacted_thinking", t == "image",
+			strings.HasSuffix(t, "_tool_use"), strings.HasSuffix(t, "_tool_result"):
+			return true
+		}
+	}
+	return false
+}
+
 // add checks one message.
 func (c *conv) add(m *wireMsg) {
-	c.v.stats.Messages++
+	if !m.continues {
+		c.v.stats.Messages++
+	}
 	c.last.line, c.last.index = m.line, m.index
 	c.n++
 	s := classify(m)
+	if c.flat {
+		s = shapeUnknown // Inspect AI's own shape: its blocks say nothing of an API
+	}
 	if c.shape == shapeUnknown && s != shapeUnknown {
 		c.decide(s)
 	} else if s != shapeUnknown && s != c.shape && !c.mixed && c.shape != shapeForeign &&
@@ -348,10 +404,14 @@ func (c *conv) finish() {
 		}
 		c.decide(s)
 	}
+	if c.n > 0 {
+		c.v.shapes |= 1 << c.shape
+	}
 	switch c.shape {
 	case shapeOpenAI:
 		c.pendingAtEnd("tool message")
 	case shapeAnthropic:
+		c.settleBlank(nil, "")
 		if c.inUserTurn {
 			c.closeUserTurn()
 		}
@@ -361,6 +421,12 @@ func (c *conv) finish() {
 		if c.reasoningOpen {
 			c.reportOrphanReasoning()
 		}
+		if c.stateless {
+			// Held only while store was unknown.
+			for _, f := range c.noCipher {
+				c.v.emitFinding(f)
+			}
+		}
 		c.pendingAtEnd("function_call_output")
 		if !c.previousResponse {
 			for _, f := range c.orphanOutputs {
@@ -369,6 +435,7 @@ func (c *conv) finish() {
 		}
 	}
 	c.orphanOutputs = c.orphanOutputs[:0]
+	c.noCipher = c.noCipher[:0]
 	c.flushDeferred()
 }
 
@@ -424,6 +491,8 @@ func (c *conv) pendingAtEnd(what string) {
 		sev, hint = Warning, " (fine for fine-tuning data; a request would be refused)"
 	case kindRequest:
 		hint = ""
+	case kindLog:
+		sev, hint = Warning, " (the run ended there: a limit, or an error?)"
 	}
 	recorded := 0
 	for i := range c.pending {

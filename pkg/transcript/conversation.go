@@ -30,7 +30,8 @@ type Conversation struct {
 	// run again.
 	Finished []CallResult
 	End      *End
-	// Shape is the wire shape of the messages: "openai" or "anthropic".
+	// Shape is the wire shape of the messages: "openai", "responses" (OpenAI
+	// Responses input items) or "anthropic".
 	Shape string
 	// System is the system prompt of a request body, if any.
 	System string
@@ -87,18 +88,29 @@ func readRequest(b []byte) (*Conversation, bool, error) {
 		}
 	} else {
 		var body struct {
-			Messages []json.RawMessage `json:"messages"`
-			System   json.RawMessage   `json:"system"`
-			Type     string            `json:"type"`
-			Role     string            `json:"role"`
+			Messages     []json.RawMessage `json:"messages"`
+			System       json.RawMessage   `json:"system"`
+			Input        json.RawMessage   `json:"input"`
+			Instructions json.RawMessage   `json:"instructions"`
 		}
-		if err := json.Unmarshal(b, &body); err != nil || body.Messages == nil {
+		if err := json.Unmarshal(b, &body); err != nil {
+			return nil, false, nil
+		}
+		switch {
+		case body.Messages != nil:
+			msgs = body.Messages
+			c.System = systemText(body.System)
+			c.systemField = len(body.System) > 0
+		case isArray(body.Input):
+			// A Responses request: its input items, its instructions.
+			if err := json.Unmarshal(body.Input, &msgs); err != nil {
+				return nil, true, fmt.Errorf("input is not an array of items: %w", err)
+			}
+			c.System = systemText(body.Instructions)
+		default:
 			// One record or one message alone on the only line: JSONL.
 			return nil, false, nil
 		}
-		msgs = body.Messages
-		c.System = systemText(body.System)
-		c.systemField = len(body.System) > 0
 	}
 	if len(msgs) == 0 {
 		// Nothing to replay or resume; callers count on a message.
@@ -145,9 +157,10 @@ func readLines(data []byte) ([]*Conversation, error) {
 			return nil
 		}
 		var probe struct {
-			Type *string         `json:"type"`
-			Role *string         `json:"role"`
-			Msgs json.RawMessage `json:"messages"`
+			Type  *string         `json:"type"`
+			Role  *string         `json:"role"`
+			Msgs  json.RawMessage `json:"messages"`
+			Input json.RawMessage `json:"input"`
 		}
 		if err := json.Unmarshal(text, &probe); err != nil {
 			if e := lineErr(probeError(err)); e != nil {
@@ -156,7 +169,7 @@ func readLines(data []byte) ([]*Conversation, error) {
 			continue
 		}
 		switch {
-		case probe.Type != nil && probe.Role == nil:
+		case probe.Type != nil && probe.Role == nil && (isRecordType(*probe.Type) || c.Format == "agentloop"):
 			if err := setFormat("agentloop"); err != nil {
 				return nil, err
 			}
@@ -185,12 +198,13 @@ func readLines(data []byte) ([]*Conversation, error) {
 			case rec.End != nil:
 				c.End = rec.End
 			}
-		case probe.Role != nil:
+		case probe.Role != nil || (probe.Type != nil && len(probe.Msgs) == 0 && !isArray(probe.Input)):
+			// A message, or a Responses item (function_call, reasoning, …).
 			if err := setFormat("messages"); err != nil {
 				return nil, err
 			}
 			c.Messages = append(c.Messages, Message{Type: TypeMessage, Seq: len(c.Messages) + 1, Message: append(json.RawMessage(nil), text...)})
-		case len(probe.Msgs) > 0:
+		case len(probe.Msgs) > 0 || isArray(probe.Input):
 			if err := setFormat("conversations"); err != nil {
 				return nil, err
 			}
@@ -223,23 +237,64 @@ func readLines(data []byte) ([]*Conversation, error) {
 	c.Torn = torn
 	c.Finished = slices.DeleteFunc(c.Finished, func(r CallResult) bool { return slices.Contains(answered, r.CallID) })
 	c.finish()
+	if torn != nil {
+		c.dropTornTurn()
+		if len(c.Messages) == 0 {
+			return nil, nothingRead("no messages", torn)
+		}
+	}
 	return []*Conversation{c}, nil
 }
 
+// dropTornTurn leaves out the start of a turn whose last record was torn.
+// The loop writes a Responses turn's items in one write, its usage and
+// finish reason on the last: items of the last step without one are what
+// is left of a turn cut short, which no API would take back on its own (a
+// reasoning item without the item it came with).
+func (c *Conversation) dropTornTurn() {
+	if c.Format != "agentloop" || c.Shape != "responses" {
+		return
+	}
+	n := len(c.Messages)
+	i := n
+	for i > 0 {
+		m := &c.Messages[i-1]
+		var it struct {
+			Role string `json:"role"`
+			Type string `json:"type"`
+		}
+		_ = json.Unmarshal(m.Message, &it)
+		output := it.Role == "assistant" || (it.Role == "" && it.Type != "" && !strings.HasSuffix(it.Type, "_output"))
+		if !output || m.FinishReason != "" || m.Usage != nil || m.Step != c.Messages[n-1].Step {
+			break
+		}
+		i--
+	}
+	c.Messages = c.Messages[:i]
+}
+
 // answeredIDs reads a message's role and the call ids it answers: an
-// OpenAI tool message's tool_call_id, or the tool_use_id of an Anthropic
-// user message's tool_result blocks.
+// OpenAI tool message's tool_call_id, a Responses output item's call_id, or
+// the tool_use_id of an Anthropic user message's tool_result blocks. A
+// Responses item the model wrote counts as an assistant message.
 func answeredIDs(msg json.RawMessage) (string, []string) {
 	var m struct {
 		Role       string          `json:"role"`
+		Type       string          `json:"type"`
 		ToolCallID string          `json:"tool_call_id"`
+		CallID     string          `json:"call_id"`
 		Content    json.RawMessage `json:"content"`
 	}
 	if json.Unmarshal(msg, &m) != nil {
 		return "", nil
 	}
-	if m.Role == "tool" {
+	switch {
+	case m.Role == "tool":
 		return m.Role, []string{m.ToolCallID}
+	case m.Role == "" && strings.HasSuffix(m.Type, "_output"):
+		return "tool", []string{m.CallID}
+	case m.Role == "" && m.Type != "":
+		return "assistant", nil
 	}
 	var blocks []struct {
 		Type      string `json:"type"`
@@ -266,9 +321,10 @@ func nothingRead(what string, torn *LineError) error {
 
 // finish fills in the shape and, for logs without records, the steps.
 func (c *Conversation) finish() {
-	if c.Header != nil && (c.Header.Provider == "openai" || c.Header.Provider == "anthropic") {
+	switch {
+	case c.Header != nil && (c.Header.Provider == "openai" || c.Header.Provider == "responses" || c.Header.Provider == "anthropic"):
 		c.Shape = c.Header.Provider
-	} else {
+	default:
 		c.Shape = DetectShape(c.Messages)
 		if c.Shape == "openai" && c.systemField && !hasOpenAISigns(c.Messages) {
 			c.Shape = "anthropic"
@@ -277,17 +333,34 @@ func (c *Conversation) finish() {
 	if c.Format == "agentloop" {
 		return
 	}
-	step := 0
+	// A step is an assistant message; in the Responses shape, a run of
+	// output items.
+	step, inTurn := 0, false
 	for i := range c.Messages {
 		var m struct {
 			Role string `json:"role"`
+			Type string `json:"type"`
 		}
 		_ = json.Unmarshal(c.Messages[i].Message, &m)
-		if m.Role == "assistant" {
+		output := m.Role == "assistant" || (c.Shape == "responses" && m.Role == "" && m.Type != "" && !strings.HasSuffix(m.Type, "_output"))
+		if output && (!inTurn || c.Shape != "responses") {
 			step++
 		}
+		inTurn = output
 		c.Messages[i].Step = step
 	}
+}
+
+// isRecordType reports whether a line's type is an agentloop record's
+// rather than a Responses item's (in a file of records, any other type is
+// a bad record).
+func isRecordType(t string) bool {
+	return t == TypeHeader || t == TypeMessage || t == TypeResult || t == TypeEnd
+}
+
+func isArray(raw json.RawMessage) bool {
+	raw = bytes.TrimSpace(raw)
+	return len(raw) > 0 && raw[0] == '['
 }
 
 // hasOpenAISigns reports whether any message is unmistakably Chat
@@ -307,12 +380,16 @@ func hasOpenAISigns(msgs []Message) bool {
 
 // DetectShape tells the wire shape of messages by the first message that
 // shows one: "openai" for tool_calls, a tool_call_id or the tool role,
-// "anthropic" for a content block of a type only the Messages API has (see
-// anthropicBlock); "openai" when no message shows either.
+// "responses" for a Responses item (one with a type and no role, or a
+// message with input_text or output_text parts), "anthropic" for a content
+// block of a type only the
+// Messages API has (see anthropicBlock); "openai" when no message shows
+// any.
 func DetectShape(msgs []Message) string {
 	for _, m := range msgs {
 		var probe struct {
 			Role       string            `json:"role"`
+			Type       string            `json:"type"`
 			ToolCalls  json.RawMessage   `json:"tool_calls"`
 			ToolCallID json.RawMessage   `json:"tool_call_id"`
 			Content    []json.RawMessage `json:"content"`
@@ -323,12 +400,22 @@ func DetectShape(msgs []Message) string {
 		if len(probe.ToolCalls) > 0 || len(probe.ToolCallID) > 0 || probe.Role == "tool" {
 			return "openai"
 		}
+		if probe.Type != "" && probe.Role == "" {
+			// An item that is not a message: function_call, reasoning, …
+			return "responses"
+		}
 		for _, b := range probe.Content {
 			var blk struct {
 				Type string `json:"type"`
 			}
-			if json.Unmarshal(b, &blk) == nil && anthropicBlock(blk.Type) {
+			if json.Unmarshal(b, &blk) != nil {
+				continue
+			}
+			switch {
+			case anthropicBlock(blk.Type):
 				return "anthropic"
+			case blk.Type == "input_text" || blk.Type == "output_text":
+				return "responses"
 			}
 		}
 	}

@@ -34,15 +34,15 @@ func TestDocsTable(t *testing.T) {
 	}
 	var b strings.Builder
 	b.WriteString(tableBegin + "\n\n")
-	b.WriteString("| rule | code | OpenAI | Anthropic | what it means | corpus records flagged |\n")
-	b.WriteString("|---|---|---|---|---|---|\n")
+	b.WriteString("| rule | code | OpenAI | Anthropic | evidence | what it means | corpus records flagged |\n")
+	b.WriteString("|---|---|---|---|---|---|---|\n")
 	for _, c := range Codes {
 		summary := c.Summary
 		if c.Note != "" {
 			summary += " (" + c.Note + ")"
 		}
-		fmt.Fprintf(&b, "| %s | `%s` | %s | %s | %s | %s |\n", orDash(c.Rules), c.Code, sevName(c.OpenAI), sevName(c.Anthropic),
-			strings.ReplaceAll(summary, "|", `\|`), records(flagged[c.Code]))
+		fmt.Fprintf(&b, "| %s | `%s` | %s | %s | %s | %s | %s |\n", orDash(c.Rules), c.Code, sevName(c.OpenAI), sevName(c.Anthropic),
+			orDash(c.Evidence), strings.ReplaceAll(summary, "|", `\|`), records(flagged[c.Code]))
 	}
 	b.WriteString("\n" + tableEnd)
 	table := b.String()

@@ -3,6 +3,8 @@ package transcript
 import (
 	"bytes"
 	"encoding/json"
+	"os"
+	"path/filepath"
 	"strings"
 	"testing"
 	"unicode/utf8"
@@ -62,11 +64,17 @@ func FuzzValidate(f *testing.F) {
 	f.Add([]byte(lines(header, rec(1, aUser), rec(2, aCall1))), uint8(2))
 	f.Add([]byte("[\n"+oUser+",\n"+oCall1+"\n]"), uint8(3))
 	f.Add([]byte("{\"input\":[{\"type\":\"reasoning\",\"id\":\"rs_1\"}]}"), uint8(4))
+	for _, lf := range logFiles {
+		if data, err := os.ReadFile(filepath.Join(logsDir, lf.file)); err == nil && len(data) < 64<<10 {
+			f.Add(data, uint8(0))
+		}
+	}
 	f.Fuzz(func(t *testing.T, data []byte, mode uint8) {
 		opts := Options{
-			Input:        []string{"", InputAgentloop, InputMessages, InputConversations, InputRequest}[mode%5],
+			Input:        append([]string{""}, Inputs...)[int(mode)%(len(Inputs)+1)],
 			Shape:        []string{"", "openai", "anthropic"}[(mode/5)%3],
 			AllowPending: mode&0x40 != 0,
+			MaxLine:      map[bool]int{true: 64}[mode&0x20 != 0],
 			Tools:        map[bool]ToolChecker{true: fakeTools{}, false: nil}[mode&0x80 != 0],
 		}
 		var n int

@@ -81,7 +81,8 @@ func (c *conv) openAIAssistant(m *wireMsg) {
 			c.report(m.line, m.index, "missing-content", nil, "assistant message has neither content nor tool_calls")
 		}
 	case kindString, kindArray:
-		if hasCalls && m.content == kindString && m.blankString {
+		if hasCalls && m.content == kindString && m.blankString && !c.flat {
+			// (Inspect AI writes "" where the API had no text.)
 			c.report(m.line, m.index, "empty-content", nil, `content "" beside tool_calls: some gateways refuse empty text; leave content null`)
 		} else if hasCalls && m.contentText {
 			c.report(m.line, m.index, "content-with-tool-calls", nil, "text content beside tool_calls: accepted by OpenAI, refused by some providers (Mistral)")
@@ -128,6 +129,10 @@ func (c *conv) openAICall(m *wireMsg, i int, tc *call) {
 	if label == nil {
 		label = []byte("tool_calls[" + itoa(i) + "]")
 	}
+	if tc.flat {
+		c.flatCall(m, id, label, tc)
+		return
+	}
 	switch {
 	case !tc.hasType:
 		c.report(m.line, m.index, "invalid-tool-call", []string{string(id)}, `call %s has no type (want "function")`, label)
@@ -141,6 +146,28 @@ func (c *conv) openAICall(m *wireMsg, i int, tc *call) {
 	} else {
 		c.checkCallName(m, label, tc.name)
 		c.openAIArgs(m, label, tc)
+	}
+	if id != nil {
+		h := c.hash(id)
+		c.noteID(m, id, h, m.index)
+		c.addPending(m, id, tc.name, h)
+	} else {
+		c.v.stats.ToolCalls++
+	}
+}
+
+// flatCall checks a call in Inspect AI's shape: "function" is the name and
+// "arguments" the object Inspect parsed the model's arguments into.
+func (c *conv) flatCall(m *wireMsg, id, label []byte, tc *call) {
+	c.checkCallName(m, label, tc.name)
+	switch {
+	case !tc.hasArgs:
+		c.report(m.line, m.index, "invalid-tool-call", []string{string(id)}, "call %s has no arguments", label)
+	case tc.argsK == kindObject:
+		c.checkArgs(m, label, tc.name, tc.args)
+	default:
+		c.report(m.line, m.index, "arguments-not-object", []string{string(id)},
+			"arguments of call %s are %s, not an object", label, kindName(tc.argsK))
 	}
 	if id != nil {
 		h := c.hash(id)

@@ -10,21 +10,55 @@ import (
 	"reflect"
 	"strings"
 	"time"
+
+	"github.com/agentloop/agentloop/internal/bytesize"
 )
 
 // LineReader reads lines of any length (there is no 64 KiB limit), strips the
 // line ending (LF or CRLF) and a leading UTF-8 byte order mark, and reports
-// whether the last line was cut off before its newline.
+// whether the last line was cut off before its newline. SetLimits makes it
+// refuse lines over a length, and input holding a NUL byte.
 type LineReader struct {
 	br   *bufio.Reader
 	line int
 	buf  []byte
 	eof  bool
+
+	max        int  // longest line held; 0 for no limit
+	nulIsError bool // a NUL byte ends the input with a *BinaryError
+}
+
+// LineTooLongError is a line longer than the limit SetLimits set. The line
+// was read to its end and dropped; reading can go on with the next.
+type LineTooLongError struct {
+	Line int
+	Max  int
+}
+
+func (e *LineTooLongError) Error() string {
+	return fmt.Sprintf("line %d is longer than %s", e.Line, bytesize.Format(int64(e.Max)))
+}
+
+// BinaryError is a NUL byte, which no text format holds: the input is
+// binary. Nothing after it is read.
+type BinaryError struct {
+	Line, Column int
+}
+
+func (e *BinaryError) Error() string {
+	return fmt.Sprintf("NUL byte at line %d, column %d: binary data, not text", e.Line, e.Column)
 }
 
 // NewLineReader reads lines from r.
 func NewLineReader(r io.Reader) *LineReader {
 	return &LineReader{br: bufio.NewReaderSize(r, 256<<10)}
+}
+
+// SetLimits makes Next refuse a line longer than max bytes (0: any length)
+// with a *LineTooLongError, holding at most max bytes of it, and, if
+// refuseNUL, end the input at the first NUL byte with a *BinaryError.
+func (l *LineReader) SetLimits(max int, refuseNUL bool) {
+	l.max, l.nulIsError = max, refuseNUL
 }
 
 // Next returns the next line and its 1-based number. complete is false for a
@@ -35,33 +69,67 @@ func (l *LineReader) Next() (text []byte, n int, complete bool, err error) {
 		return nil, l.line, false, io.EOF
 	}
 	l.buf = l.buf[:0]
+	tooLong := false
 	for {
 		chunk, err := l.br.ReadSlice('\n')
-		if len(l.buf) == 0 && err == nil {
+		if l.nulIsError {
+			if i := bytes.IndexByte(chunk, 0); i >= 0 {
+				l.eof = true
+				return nil, l.line + 1, false, &BinaryError{Line: l.line + 1, Column: len(l.buf) + i + 1}
+			}
+		}
+		if len(l.buf) == 0 && err == nil && !tooLong && (l.max <= 0 || len(chunk) <= l.max+2) {
 			// The common case: the whole line is in the buffer.
 			text = chunk
 			break
 		}
-		l.buf = append(l.buf, chunk...)
+		switch {
+		case tooLong:
+		case l.max > 0 && len(l.buf)+len(chunk) > l.max+2: // +2: the line ending is not counted
+			tooLong = true
+			l.buf = l.buf[:0]
+		default:
+			l.buf = appendCapped(l.buf, chunk, l.max)
+		}
 		if err == bufio.ErrBufferFull {
 			continue
 		}
 		if err == io.EOF {
 			l.eof = true
-			if len(l.buf) == 0 {
+			if len(l.buf) == 0 && !tooLong {
 				return nil, l.line, false, io.EOF
 			}
 			l.line++
+			if tooLong {
+				return nil, l.line, false, &LineTooLongError{Line: l.line, Max: l.max}
+			}
 			return l.strip(l.buf), l.line, false, nil
 		}
 		if err != nil {
 			return nil, l.line, false, err
+		}
+		if tooLong {
+			l.line++
+			return nil, l.line, true, &LineTooLongError{Line: l.line, Max: l.max}
 		}
 		text = l.buf
 		break
 	}
 	l.line++
 	return l.strip(text[:len(text)-1]), l.line, true, nil
+}
+
+// appendCapped appends b to buf, growing it at most to limit (plus the line
+// ending) when a limit is set, so that a long line does not cost twice its
+// length.
+func appendCapped(buf, b []byte, limit int) []byte {
+	need := len(buf) + len(b)
+	if need > cap(buf) && limit > 0 {
+		grown := make([]byte, len(buf), min(max(2*cap(buf), need), limit+2))
+		copy(grown, buf)
+		buf = grown
+	}
+	return append(buf, b...)
 }
 
 func (l *LineReader) strip(b []byte) []byte {

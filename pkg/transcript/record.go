@@ -37,7 +37,7 @@ type Header struct {
 	Time    time.Time `json:"time"`
 	// Command is what wrote the transcript: run, replay, resume or batch.
 	Command  string `json:"command,omitempty" jsonschema:"enum=run,enum=replay,enum=resume,enum=batch"`
-	Provider string `json:"provider" jsonschema:"enum=openai,enum=anthropic,description=Wire shape of every message record"`
+	Provider string `json:"provider" jsonschema:"enum=openai,enum=responses,enum=anthropic,description=Wire shape of every message record"`
 	Model    string `json:"model"`
 	BaseURL  string `json:"base_url,omitempty"`
 	// ToolsDirs are the folders the tools were loaded from.

@@ -1,6 +1,7 @@
 package transcript
 
 import (
+	"bytes"
 	"strings"
 	"unicode/utf8"
 )
@@ -19,6 +20,25 @@ func (c *conv) addResponses(m *wireMsg) {
 	if t == "" && m.hasRole {
 		t = "message"
 	}
+	// The model's items after the client's outputs are a new turn: the
+	// calls of the last one had to be answered by then.
+	output := (t != "message" && !strings.HasSuffix(t, "_output")) || (t == "message" && string(m.role) == "assistant")
+	if output && c.afterOutput {
+		c.closeBlock(m)
+	}
+	c.afterOutput = strings.HasSuffix(t, "_output")
+	c.checkReasoningOrder(m, t, output)
+	if t == "reasoning" && !m.cipher && isOpenAIReasoning(m.id) {
+		// Whether anything finds it depends on store, which a request
+		// body may give after its input: until then the finding waits.
+		saved := c.v.hold
+		if !c.stateless {
+			c.v.hold = &c.noCipher
+		}
+		c.report(m.line, m.index, "reasoning-not-found", []string{string(m.id)},
+			"reasoning item %s has no encrypted_content, and with store false the API keeps no item to find it by id; pass the ciphertext back (include reasoning.encrypted_content)", m.id)
+		c.v.hold = saved
+	}
 	if c.reasoningOpen && t != "reasoning" {
 		c.reasoningOpen = false
 		// The item that came with a reasoning item is an output item, which
@@ -28,13 +48,13 @@ func (c *conv) addResponses(m *wireMsg) {
 		}
 	}
 	switch {
-	case t == "function_call" || t == "custom_tool_call":
+	case t == "function_call" || t == "custom_tool_call" || t == "local_shell_call":
 		c.responsesCall(m, t)
 	case strings.HasSuffix(t, "_call_output"):
 		c.responsesOutput(m, t)
 	case t == "reasoning":
 		// Reasoning items may sit between calls and their outputs.
-		if len(m.id) > 3 && string(m.id[:3]) == "rs_" {
+		if isOpenAIReasoning(m.id) {
 			if c.reasoningOpen {
 				c.reportOrphanReasoning()
 			}
@@ -69,9 +89,13 @@ func (c *conv) responsesCall(m *wireMsg, t string) {
 		c.reportSev(m.line, m.index, sev, "call-id-too-long", []string{string(id)},
 			"call_id %s is %d characters, over the %d allowed by OpenAI's Responses API", id, n, maxResponsesCallID)
 	}
-	if m.nameK != kindString {
+	switch {
+	case t == "local_shell_call":
+		// The built-in shell tool: no name, an action; answered by a
+		// function_call_output.
+	case m.nameK != kindString:
 		c.report(m.line, m.index, "invalid-tool-call", []string{string(id)}, "%s %s has no name", t, id)
-	} else {
+	default:
 		c.checkCallName(m, id, m.name)
 	}
 	if t == "function_call" {
@@ -125,4 +149,99 @@ func (c *conv) responsesOutput(m *wireMsg, t string) {
 	c.report(m.line, m.index, "orphan-result", []string{string(m.callID)},
 		"%s for %s, which no function_call in the input made (and there is no previous_response_id)", t, m.callID)
 	c.v.hold = saved
+}
+
+// isOpenAIReasoning reports whether id is an OpenAI reasoning item's
+// (rs_…); other servers' reasoning items (DeepSeek's) follow other rules.
+func isOpenAIReasoning(id []byte) bool {
+	return len(id) > 3 && string(id[:3]) == "rs_"
+}
+
+// seenReasoning is a reasoning item of the conversation, and the run of
+// output items it is in.
+type seenReasoning struct {
+	line, index, run int
+	id               string
+}
+
+// runItem is an item of the current run of output items whose response
+// had shown no reasoning item yet.
+type runItem struct {
+	key         uint64
+	line, index int
+	id, typ     string
+}
+
+// respKey returns a hash of the part of an OpenAI item id that names the
+// response the item came in: the ids of one response's items share it.
+// The API's ids are a prefix, "_" and hex: 16 digits of the response,
+// "00" and a time in current ids (50 digits); a time first and the
+// response's 16 digits last in older ones (48 digits).
+func (c *conv) respKey(id []byte) (uint64, bool) {
+	i := bytes.IndexByte(id, '_')
+	if i < 0 {
+		return 0, false
+	}
+	hex := id[i+1:]
+	for _, ch := range hex {
+		if !(ch >= '0' && ch <= '9' || ch >= 'a' && ch <= 'f') {
+			return 0, false
+		}
+	}
+	switch {
+	case len(hex) == 50 && hex[16] == '0' && hex[17] == '0':
+		return c.hash(hex[:16]), true
+	case len(hex) == 48:
+		return c.hash(hex[32:]), true
+	}
+	return 0, false
+}
+
+// checkReasoningOrder applies what the API checks of an item that came
+// with a reasoning item: that item, in front of it among the output items
+// it was returned with (rule 12, "provided without its required
+// 'reasoning' item"). Items of one response are told by their ids; a
+// reasoning item left out altogether cannot be told from one there never
+// was.
+func (c *conv) checkReasoningOrder(m *wireMsg, t string, output bool) {
+	if !output {
+		c.run++
+		c.runItems = c.runItems[:0]
+		return
+	}
+	// Only what the model writes after reasoning needs it: a hosted
+	// tool's listing (mcp_list_tools) comes before.
+	if t != "reasoning" && t != "function_call" && t != "custom_tool_call" && t != "message" {
+		return
+	}
+	key, ok := c.respKey(m.id)
+	if !ok {
+		return
+	}
+	if t == "reasoning" {
+		if c.rsByResp == nil {
+			c.rsByResp = make(map[uint64]seenReasoning)
+		}
+		if _, seen := c.rsByResp[key]; !seen {
+			c.rsByResp[key] = seenReasoning{line: m.line, index: m.index, run: c.run, id: string(m.id)}
+		}
+		for _, it := range c.runItems {
+			if it.key == key {
+				c.report(m.line, m.index, "missing-reasoning", []string{string(m.id), it.id},
+					"reasoning item %s comes after %s %s (%s), which came with it; the API wants the reasoning item in front", m.id, it.typ, it.id, c.where(it.line, it.index))
+				break
+			}
+		}
+		return
+	}
+	rs, ok := c.rsByResp[key]
+	switch {
+	case !ok:
+		if len(c.runItems) < maxEarly {
+			c.runItems = append(c.runItems, runItem{key: key, line: m.line, index: m.index, id: string(m.id), typ: t})
+		}
+	case rs.run != c.run:
+		c.report(m.line, m.index, "missing-reasoning", []string{string(m.id), rs.id},
+			"%s %s came with reasoning item %s (%s), which is not among the output items in front of it; the API refuses it without that item", t, m.id, rs.id, c.where(rs.line, rs.index))
+	}
 }

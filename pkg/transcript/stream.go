@@ -18,7 +18,11 @@ type stream struct {
 	br   *bufio.Reader
 	line int // line of the next byte
 	buf  []byte
-	err  error // a read error other than EOF
+	err  error // a read error other than EOF, or a *BinaryError
+	// max is the most bytes of one value capture copies out (0: no limit);
+	// tooBig says the last value captured was longer, and not copied.
+	max    int
+	tooBig bool
 }
 
 // errBroken ends a document whose structure is broken; what is broken has
@@ -37,6 +41,9 @@ func (st *stream) peek() byte {
 			return 0
 		}
 		switch c {
+		case 0:
+			st.err = &BinaryError{Line: st.line}
+			return 0
 		case '\n':
 			st.line++
 		case ' ', '\t', '\r':
@@ -113,9 +120,11 @@ func (cs *capState) feed(b []byte) (int, bool) {
 }
 
 // capture copies the next value into st.buf; false at the end of the input
-// before the value is complete.
+// before the value is complete. A value longer than st.max is read to its
+// end but not copied: capture returns it empty, with st.tooBig set.
 func (st *stream) capture() ([]byte, bool) {
 	st.buf = st.buf[:0]
+	st.tooBig = false
 	if st.peek() == 0 {
 		return nil, false
 	}
@@ -132,8 +141,19 @@ func (st *stream) capture() ([]byte, bool) {
 		}
 		b, _ := st.br.Peek(st.br.Buffered())
 		n, done := cs.feed(b)
+		if i := bytes.IndexByte(b[:n], 0); i >= 0 {
+			st.err = &BinaryError{Line: st.line + bytes.Count(b[:i], []byte{'\n'})}
+			return nil, false
+		}
 		st.line += bytes.Count(b[:n], []byte{'\n'})
-		st.buf = append(st.buf, b[:n]...)
+		switch {
+		case st.tooBig:
+		case st.max > 0 && len(st.buf)+n > st.max:
+			st.tooBig = true
+			st.buf = st.buf[:0]
+		default:
+			st.buf = append(st.buf, b[:n]...)
+		}
 		st.br.Discard(n)
 		if done {
 			return st.buf, true
@@ -145,16 +165,19 @@ func (st *stream) capture() ([]byte, bool) {
 // the document ended and whether more input follows it (JSONL whose first
 // line was too long to look at whole).
 func (v *validator) streamDoc(br *bufio.Reader) (int, bool, error) {
-	st := &stream{br: br, line: 1}
+	st := &stream{br: br, line: 1, max: v.opts.MaxLine}
+	if v.format == "" {
+		v.format = InputRequest
+	}
 	var err error
 	switch st.peek() {
 	case 0:
-		return st.line, false, st.err
+		return st.line, false, v.streamError(st)
 	case '[':
 		st.consume()
 		v.kind = linesMessages
 		v.startConv(st.line, kindTranscript, "messages")
-		err = v.streamArray(st, v.docMessage)
+		err = v.streamArray(st, "messages", v.docMessage)
 		if err == nil {
 			v.conv.finish()
 		}
@@ -166,41 +189,99 @@ func (v *validator) streamDoc(br *bufio.Reader) (int, bool, error) {
 	default:
 		line := st.line
 		buf, _ := st.capture()
+		if st.err != nil {
+			return line, false, v.streamError(st)
+		}
+		if st.tooBig {
+			v.fileFinding(line, Error, "not-json", "file is not JSON")
+			return line, false, nil
+		}
 		v.sc.reset(buf)
 		v.sc.skip()
 		v.sc.end()
 		if v.sc.err != nil {
 			v.fileFinding(line, Error, "not-json", "file is not JSON: %s", v.sc.err.msg)
-			return line, false, st.err
+			return line, false, nil
 		}
 		v.fileFinding(line, Error, "not-a-conversation", "file holds %s; want a request body, an array of messages or JSONL", kindName(kindOf(buf[0])))
 	}
 	if st.err != nil {
-		return st.line, false, fmt.Errorf("read %s: %w", v.name, st.err)
+		return st.line, false, v.streamError(st)
 	}
 	if err != nil {
-		return st.line, false, nil
+		if err == errBroken {
+			err = nil
+		}
+		return st.line, false, err
 	}
 	if st.peek() == 0 {
-		return st.line, false, st.err
+		return st.line, false, v.streamError(st)
+	}
+	if v.format == InputRequest {
+		v.format = InputConversations // JSONL of bodies, the first a long line
 	}
 	return st.line, true, nil
 }
 
+// streamError turns the stream's error, if any, into a finding (binary
+// data) or the error of an unreadable file.
+func (v *validator) streamError(st *stream) error {
+	if st.err == nil {
+		return nil
+	}
+	return v.readError(st.err)
+}
+
 // broken reports where a document stops being JSON.
 func (v *validator) broken(st *stream, line int, what string) error {
+	if st.err != nil {
+		return errBroken
+	}
 	if st.peek() == 0 && st.err == nil {
 		v.fileFinding(line, Error, "truncated-line", "the file ends inside the JSON document (%s)", what)
-	} else {
+	} else if st.err == nil {
 		v.fileFinding(line, Error, "not-json", "file is not JSON: %s", what)
 	}
 	return errBroken
 }
 
 // streamArray walks the elements of an array whose '[' is consumed; each
-// element is captured, and checked by fn from v.sc.
-func (v *validator) streamArray(st *stream, fn func(line, i int)) error {
+// element is captured, and checked by fn from v.sc. An element longer than
+// the limit is reported as name[i] when name is set (messages, tools), and
+// passed over silently otherwise.
+func (v *validator) streamArray(st *stream, name string, fn func(line, i int)) error {
+	return v.streamElems(st, func(line, i int) error {
+		buf, ok := st.capture()
+		if !ok {
+			return v.broken(st, line, "unterminated value")
+		}
+		if st.tooBig {
+			if name != "" {
+				v.tooLong(line, fmt.Sprintf("%s[%d] (from line %d)", name, i, line))
+			}
+			return nil
+		}
+		v.sc.arena = v.sc.arena[:0]
+		v.sc.reset(buf)
+		fn(line, i)
+		if v.sc.err == nil {
+			v.sc.end()
+		}
+		if v.sc.err != nil {
+			at := line + bytes.Count(buf[:min(v.sc.err.off, len(buf))], []byte{'\n'})
+			return v.broken(st, at, v.sc.err.msg)
+		}
+		return nil
+	})
+}
+
+// streamElems walks the elements of an array whose '[' is consumed,
+// leaving each element for fn to read from the stream.
+func (v *validator) streamElems(st *stream, fn func(line, i int) error) error {
 	for i := 0; ; i++ {
+		if i&255 == 255 && v.interrupted() {
+			return v.ctx.Err()
+		}
 		c := st.peek()
 		if c == ']' {
 			st.consume()
@@ -218,20 +299,8 @@ func (v *validator) streamArray(st *stream, fn func(line, i int)) error {
 		if c == 0 {
 			return v.unexpected(st, c, "a value")
 		}
-		line := st.line
-		buf, ok := st.capture()
-		if !ok {
-			return v.broken(st, line, "unterminated value")
-		}
-		v.sc.arena = v.sc.arena[:0]
-		v.sc.reset(buf)
-		fn(line, i)
-		if v.sc.err == nil {
-			v.sc.end()
-		}
-		if v.sc.err != nil {
-			at := line + bytes.Count(buf[:min(v.sc.err.off, len(buf))], []byte{'\n'})
-			return v.broken(st, at, v.sc.err.msg)
+		if err := fn(st.line, i); err != nil {
+			return err
 		}
 	}
 }
@@ -243,17 +312,15 @@ func (v *validator) unexpected(st *stream, c byte, want string) error {
 	return v.broken(st, st.line, fmt.Sprintf("unexpected %q, want %s", c, want))
 }
 
-// streamObject checks a request body or {"messages": …} document whose '{'
-// is consumed.
-func (v *validator) streamObject(st *stream) error {
-	v.startDoc(st.line)
-	c := &v.conv
-	var d docInfo
+// walkObject walks the keys of an object whose '{' is consumed. For each
+// key, fn may read the value from the stream and return true; a value it
+// leaves is checked for being JSON and passed over, an element at a time.
+func (v *validator) walkObject(st *stream, fn func(key string, k byte, line int) (bool, error)) error {
 	for i := 0; ; i++ {
 		ch := st.peek()
 		if ch == '}' {
 			st.consume()
-			break
+			return nil
 		}
 		if i > 0 {
 			if ch != ',' {
@@ -267,7 +334,7 @@ func (v *validator) streamObject(st *stream) error {
 		}
 		line := st.line
 		buf, ok := st.capture()
-		if !ok {
+		if !ok || st.tooBig {
 			return v.broken(st, line, "unterminated key")
 		}
 		v.sc.reset(buf)
@@ -281,47 +348,144 @@ func (v *validator) streamObject(st *stream) error {
 		st.consume()
 		ch = st.peek()
 		k := kindOf(ch)
+		if fn != nil {
+			done, err := fn(key, k, st.line)
+			if err != nil {
+				return err
+			}
+			if done {
+				continue
+			}
+		}
+		if err := v.skipValue(st); err != nil {
+			return err
+		}
+	}
+}
+
+// skipValue checks that the value at the cursor is JSON and passes over it,
+// holding one element of an array or object at a time.
+func (v *validator) skipValue(st *stream) error {
+	switch st.peek() {
+	case '[':
+		st.consume()
+		return v.streamArray(st, "", func(int, int) { v.sc.skip() })
+	case '{':
+		st.consume()
+		return v.walkObject(st, nil)
+	}
+	line := st.line
+	buf, ok := st.capture()
+	if !ok {
+		return v.broken(st, line, "unterminated value")
+	}
+	if st.tooBig {
+		return nil
+	}
+	s := &v.sc
+	s.arena = s.arena[:0]
+	s.reset(buf)
+	s.skip()
+	s.end()
+	if s.err != nil {
+		at := line + bytes.Count(buf[:min(s.err.off, len(buf))], []byte{'\n'})
+		return v.broken(st, at, s.err.msg)
+	}
+	return nil
+}
+
+// captureValue captures the value at the cursor into v.sc, checked to be
+// JSON; false (and nothing to read) when it is too long to hold.
+func (v *validator) captureValue(st *stream) (bool, error) {
+	line := st.line
+	buf, ok := st.capture()
+	if !ok {
+		return false, v.broken(st, line, "unterminated value")
+	}
+	if st.tooBig {
+		return false, nil
+	}
+	s := &v.sc
+	s.arena = s.arena[:0]
+	s.reset(buf)
+	s.skip()
+	s.end()
+	if s.err != nil {
+		at := line + bytes.Count(buf[:min(s.err.off, len(buf))], []byte{'\n'})
+		return false, v.broken(st, at, s.err.msg)
+	}
+	s.reset(buf)
+	return true, nil
+}
+
+// streamObject checks a request body, {"messages": …} document, or another
+// whole-file log (Inspect AI, SWE-agent, HAR) whose '{' is consumed.
+func (v *validator) streamObject(st *stream) error {
+	v.startDoc(st.line)
+	c := &v.conv
+	var d docInfo
+	err := v.walkObject(st, func(key string, k byte, line int) (bool, error) {
 		d.note(key, k)
 		switch {
 		case d.takeArray(c, key, k):
-			st.consume()
-			if err := v.streamArray(st, v.docMessage); err != nil {
-				return err
+			if key == "history" {
+				// A SWE-agent trajectory: history is what it sent, in
+				// the Chat Completions shape (tool messages name their
+				// call in a list, tool_call_ids).
+				if v.format == InputRequest {
+					v.format = InputSWEAgent
+				}
+				c.kind = kindLog
 			}
+			st.consume()
+			return true, v.streamArray(st, key, v.docMessage)
 		case key == "tools" && k == kindArray:
 			st.consume()
 			names := v.toolNames()
-			if err := v.streamArray(st, func(line, i int) { v.readTool(line, i, names) }); err != nil {
-				return err
+			if err := v.streamArray(st, "tools", func(line, i int) { v.readTool(line, i, names) }); err != nil {
+				return true, err
 			}
 			c.setTools(names)
-		case k == kindArray:
-			// Read an element at a time: a second array of messages may be
-			// as large as the first.
+			return true, nil
+		case key == "thinking":
+			ok, err := v.captureValue(st)
+			if ok {
+				d.thinking = thinkingEnabled(&v.sc)
+			}
+			return true, err
+		case key == "store":
+			ok, err := v.captureValue(st)
+			if ok {
+				d.noteStore(&v.sc)
+			}
+			return true, err
+		case key == "samples" && k == kindArray && d.array == "":
+			// An Inspect AI eval log: a conversation in each sample.
+			d.other = true
+			if v.format == InputRequest {
+				v.format = InputInspect
+			}
 			st.consume()
-			if err := v.streamArray(st, func(int, int) { v.sc.skip() }); err != nil {
-				return err
+			return true, v.streamElems(st, func(line, i int) error { return v.inspectSample(st, line, i) })
+		case key == "log" && k == kindObject && d.array == "":
+			// An HTTP Archive: the request bodies of its entries.
+			d.other = true
+			if v.format == InputRequest {
+				v.format = InputHAR
 			}
-		default:
-			line := st.line
-			buf, ok := st.capture()
-			if !ok {
-				return v.broken(st, line, "unterminated value")
-			}
-			s := &v.sc
-			s.arena = s.arena[:0]
-			s.reset(buf)
-			if key == "thinking" {
-				d.thinking = thinkingEnabled(s)
-				s.reset(buf)
-			}
-			s.skip()
-			s.end()
-			if s.err != nil {
-				at := line + bytes.Count(buf[:min(s.err.off, len(buf))], []byte{'\n'})
-				return v.broken(st, at, s.err.msg)
-			}
+			st.consume()
+			return true, v.walkObject(st, func(key string, k byte, line int) (bool, error) {
+				if key != "entries" || k != kindArray {
+					return false, nil
+				}
+				st.consume()
+				return true, v.streamElems(st, func(line, i int) error { return v.harEntry(st, line, i) })
+			})
 		}
+		return false, nil
+	})
+	if err != nil {
+		return err
 	}
 	v.applyDoc(&d)
 	return nil

@@ -1,12 +1,14 @@
 package transcript
 
 import (
-	"bufio"
 	"bytes"
+	"context"
 	"fmt"
 	"hash/maphash"
 	"io"
+	"slices"
 	"strconv"
+	"strings"
 )
 
 // ToolChecker knows the tools a run may call. The checker asks it about
@@ -25,7 +27,17 @@ const (
 	InputMessages      = "messages"      // JSONL, one message a line: one conversation
 	InputConversations = "conversations" // JSONL, one {"messages": […]} (or request body) a line
 	InputRequest       = "request"       // one JSON request body, or an array of messages, for the whole file
+	InputClaudeCode    = "claude-code"   // Claude Code session log: a tree of user and assistant lines
+	InputCodex         = "codex"         // Codex CLI rollout: Responses items under response_item lines
+	InputInspect       = "inspect"       // Inspect AI eval log (.json): samples[].messages
+	InputSWEAgent      = "swe-agent"     // SWE-agent trajectory (.traj): history
+	InputVCR           = "vcr"           // VCR cassette (vcrpy, go-vcr YAML): the request bodies recorded
+	InputHAR           = "har"           // HTTP Archive: the request bodies recorded
 )
+
+// Inputs are the input formats, in the order help and errors list them.
+var Inputs = []string{InputAgentloop, InputMessages, InputConversations, InputRequest, InputClaudeCode,
+	InputCodex, InputInspect, InputSWEAgent, InputVCR, InputHAR}
 
 // Options say how to read and judge the input. The zero value detects the
 // input format and the shape of each conversation.
@@ -43,6 +55,10 @@ type Options struct {
 	// Tools, when set, must define every tool called, and validates the
 	// arguments of each call.
 	Tools ToolChecker
+	// MaxLine is the longest line, or value of a streamed document, held
+	// in memory; a longer one is reported (line-too-long) and passed over.
+	// 0 holds any length.
+	MaxLine int
 }
 
 // Finding is one problem found.
@@ -62,7 +78,14 @@ type Finding struct {
 	Message  string   `json:"message"`
 	// IDs are the tool call ids involved, if any.
 	IDs []string `json:"ids,omitempty"`
+	// Status is the HTTP status recorded for the request the finding is
+	// about (cassettes, HAR files); 0 when none was.
+	Status int `json:"status,omitempty"`
 }
+
+// Confirmed reports whether the API refused the request the finding is
+// about: an error on a body that was answered with a 400.
+func (f Finding) Confirmed() bool { return f.Severity == Error && f.Status == 400 }
 
 // String formats the finding like a compiler message:
 // "file:line: error: messages[3]: message [code]".
@@ -75,7 +98,14 @@ func (f Finding) String() string {
 	if f.Path != "" {
 		where = f.Path + ": "
 	}
-	return fmt.Sprintf("%s: %s: %s%s [%s]", loc, f.Severity, where, f.Message, f.Code)
+	s := fmt.Sprintf("%s: %s: %s%s [%s]", loc, f.Severity, where, f.Message, f.Code)
+	switch {
+	case f.Confirmed():
+		s += " (recorded response 400: confirmed)"
+	case f.Status != 0:
+		s += fmt.Sprintf(" (recorded response %d)", f.Status)
+	}
+	return s
 }
 
 // Stats count what was checked.
@@ -86,9 +116,13 @@ type Stats struct {
 	ToolCalls     int `json:"tool_calls"`
 	Errors        int `json:"errors"`
 	Warnings      int `json:"warnings"`
+	// Format is what one file was read as: an input format, qualified by
+	// the shape of its messages where the format has none of its own
+	// ("openai-messages", "anthropic-request"). Add leaves it out of totals.
+	Format string `json:"format,omitempty"`
 }
 
-// Add adds o to s.
+// Add adds the counts of o to s.
 func (s *Stats) Add(o Stats) {
 	s.Files += o.Files
 	s.Conversations += o.Conversations
@@ -108,20 +142,27 @@ func (s *Stats) Add(o Stats) {
 // merged Anthropic user turn leaves unanswered, at the end of the turn; and
 // at the end of a conversation or request body, a last assistant message
 // without its thinking block, Responses outputs that previous_response_id
-// might account for, and calls to tools that a later tools list might
-// define.
+// might account for, Responses reasoning items without their ciphertext
+// (which matter only if store is false), and calls to tools that a later
+// tools list might define.
 //
 // Memory is the largest line (or, for a whole-file JSON document, the
 // largest message), plus what the current conversation has seen: the calls
-// of its last turn, and every call id it has used, to find reused ids. The
+// of its last turn, and every call id it has used, to find reused ids (and,
+// for OpenAI Responses items, one id per reasoning item). The
 // ids grow with the number of calls, by 30 to 40 bytes of heap a call
 // (5.5 MiB for the 200,000 calls of a 1 GB agentloop transcript, 73 MiB for
 // 2 million); see conv.ids for why they are kept exactly.
 func Validate(name string, r io.Reader, opts Options, emit func(Finding)) (Stats, error) {
-	switch opts.Input {
-	case "", InputAgentloop, InputMessages, InputConversations, InputRequest:
-	default:
-		return Stats{}, fmt.Errorf("unknown input format %q (want agentloop, messages, conversations or request)", opts.Input)
+	return ValidateContext(context.Background(), name, r, opts, emit)
+}
+
+// ValidateContext is Validate that stops, returning ctx's error, when ctx
+// is done. A read that blocks (a FIFO, a terminal) is not interrupted: a
+// caller that must stop at once stops waiting for it.
+func ValidateContext(ctx context.Context, name string, r io.Reader, opts Options, emit func(Finding)) (Stats, error) {
+	if opts.Input != "" && !slices.Contains(Inputs, opts.Input) {
+		return Stats{}, fmt.Errorf("unknown input format %q (want %s)", opts.Input, strings.Join(Inputs, ", "))
 	}
 	switch opts.Shape {
 	case "", "openai", "anthropic":
@@ -131,9 +172,10 @@ func Validate(name string, r io.Reader, opts Options, emit func(Finding)) (Stats
 	if emit == nil {
 		emit = func(Finding) {}
 	}
-	v := &validator{name: name, opts: opts, emit: emit, seed: maphash.MakeSeed()}
+	v := &validator{name: name, opts: opts, emit: emit, seed: maphash.MakeSeed(), ctx: ctx, done: ctx.Done()}
 	v.stats.Files = 1
 	err := v.run(r)
+	v.stats.Format = v.label()
 	return v.stats, err
 }
 
@@ -145,6 +187,8 @@ const (
 	linesAgentloop
 	linesMessages
 	linesConversations
+	linesClaudeCode
+	linesCodex
 )
 
 type validator struct {
@@ -153,8 +197,22 @@ type validator struct {
 	emit  func(Finding)
 	seed  maphash.Seed
 	stats Stats
+	ctx   context.Context
+	done  <-chan struct{}
 	// hold, when set, collects findings instead of emitting them.
 	hold *[]Finding
+
+	format   string // the input format, once known
+	shapes   uint8  // the shapes of the conversations checked, a bit each
+	noConv   string // why nothing was checked, when it is known
+	stopped  bool   // the file was given up (binary data): nothing more is said
+	bodyOf   string // for bodies recorded in cassettes and HAR files: the interaction ("interactions[2]")
+	status   int    // and the status of its recorded response
+	bodyBuf  []byte
+	bodySc   scanner // reads recorded bodies while sc holds what they were found in
+	recorded int     // interactions or entries of a recording
+	bodies   int     // of those, the request bodies checked
+	ccs      *ccState
 
 	sc   scanner
 	sub  scanner // for documents inside strings: arguments
@@ -181,6 +239,14 @@ func (v *validator) emitFinding(f Finding) {
 		*v.hold = append(*v.hold, f)
 		return
 	}
+	if v.bodyOf != "" {
+		if f.Path == "" {
+			f.Path = v.bodyOf
+		} else {
+			f.Path = v.bodyOf + " " + f.Path
+		}
+		f.Status = v.status
+	}
 	if v.opts.Strict && f.Severity == Warning {
 		f.Severity = Error
 	}
@@ -197,196 +263,6 @@ func (v *validator) fileFinding(line int, sev Severity, code, format string, arg
 	v.emitFinding(Finding{File: v.name, Line: line, Index: -1, Severity: sev, Code: code, Message: fmt.Sprintf(format, args...)})
 }
 
-const detectWindow = 1 << 20
-
-func (v *validator) run(r io.Reader) error {
-	br := bufio.NewReaderSize(r, detectWindow)
-	if b, _ := br.Peek(3); bytes.Equal(b, []byte("\xef\xbb\xbf")) {
-		br.Discard(3)
-	}
-	stream := false
-	switch v.opts.Input {
-	case InputAgentloop:
-		v.kind = linesAgentloop
-	case InputMessages:
-		v.kind = linesMessages
-	case InputConversations:
-		v.kind = linesConversations
-	case InputRequest:
-		stream = true
-	default:
-		var err error
-		stream, err = detectStream(br)
-		if err != nil {
-			return err
-		}
-	}
-	line := 0
-	if stream {
-		var more bool
-		var err error
-		line, more, err = v.streamDoc(br)
-		if err != nil || !more {
-			v.finishFile()
-			return err
-		}
-	}
-	lr := NewLineReader(br)
-	lr.line = line
-	if line > 0 {
-		lr.line = line - 1 // the rest of the document's last line comes first
-	}
-	return v.lines(lr)
-}
-
-// detectStream tells a whole-file JSON document from JSONL by the first
-// line: an array, or an object whose first line is not a whole JSON value,
-// is one document.
-func detectStream(br *bufio.Reader) (bool, error) {
-	peek, err := br.Peek(detectWindow)
-	if err != nil && err != io.EOF && err != bufio.ErrBufferFull {
-		return false, err
-	}
-	i := 0
-	for i < len(peek) && (peek[i] == ' ' || peek[i] == '\t' || peek[i] == '\n' || peek[i] == '\r') {
-		i++
-	}
-	if i == len(peek) {
-		return false, nil
-	}
-	switch peek[i] {
-	case '[':
-		return true, nil
-	case '{':
-	default:
-		return false, nil
-	}
-	j := bytes.IndexByte(peek[i:], '\n')
-	if j < 0 {
-		// No newline in the window: one long line. A line that ends the
-		// file is read whole. A longer one is streamed if it is a document,
-		// but a huge first message or record is one JSONL line like any.
-		return len(peek) == detectWindow && !startsRecord(peek[i:]), nil
-	}
-	first := bytes.TrimSuffix(peek[i:i+j], []byte("\r"))
-	var s scanner
-	s.reset(first)
-	s.skip()
-	s.end()
-	// A first line that stops short is the start of a pretty-printed document.
-	return s.err != nil && s.err.off >= len(first), nil
-}
-
-// startsRecord reports whether the top-level keys visible in the start of
-// an object are those of a message or an agentloop record rather than of a
-// request body.
-func startsRecord(b []byte) bool {
-	var s scanner
-	s.reset(b)
-	s.enter('{')
-	for n := 0; s.next('}', &n) && s.err == nil; {
-		switch string(s.key()) {
-		case "role", "content", "type", "seq", "tool_calls", "tool_call_id", "parts", "message":
-			return true
-		case "messages", "input", "model", "tools", "system", "contents", "traj":
-			return false
-		}
-		s.skip()
-	}
-	return false
-}
-
-// finishFile ends the file's last conversation.
-func (v *validator) finishFile() {
-	if v.kind == linesAgentloop || v.kind == linesMessages {
-		if v.conv.v != nil && v.conv.n > 0 {
-			v.conv.finish()
-		}
-	}
-	if v.stats.Messages == 0 && v.stats.Errors == 0 && v.stats.Warnings == 0 {
-		v.fileFinding(0, Warning, "empty-input", "no messages found")
-	}
-}
-
-// lines checks a JSONL file, one line at a time.
-func (v *validator) lines(lr *LineReader) error {
-	for {
-		text, n, complete, err := lr.Next()
-		if err == io.EOF {
-			v.finishFile()
-			return nil
-		}
-		if err != nil {
-			return fmt.Errorf("read %s: %w", v.name, err)
-		}
-		if len(bytes.TrimSpace(text)) == 0 {
-			continue
-		}
-		v.sc.arena = v.sc.arena[:0]
-		if v.kind == linesUnknown {
-			v.kind = classifyLine(text)
-			if v.kind == linesUnknown {
-				v.notJSON(text, n, complete)
-				continue
-			}
-		}
-		switch v.kind {
-		case linesAgentloop:
-			v.record(text, n, complete)
-		case linesMessages:
-			v.messageLine(text, n, complete)
-		case linesConversations:
-			v.conversationLine(text, n, complete)
-		}
-	}
-}
-
-// classifyLine picks the JSONL format from its first readable line.
-func classifyLine(text []byte) lineKind {
-	var s scanner
-	s.reset(text)
-	if s.peekKind() != kindObject {
-		s.skip()
-		s.end()
-		if s.err != nil {
-			return linesUnknown
-		}
-		return linesMessages
-	}
-	s.enter('{')
-	var typ []byte
-	record, conv := false, false
-	for n := 0; s.next('}', &n); {
-		k := s.key()
-		switch string(k) {
-		case "type":
-			if s.peekKind() == kindString {
-				typ = s.text()
-				continue
-			}
-		case "seq", "reason", "provider":
-			record = true
-		case "message":
-			record = s.peekKind() == kindObject || record
-		case "messages", "contents", "traj":
-			conv = true
-		case "input":
-			conv = s.peekKind() == kindArray || conv
-		}
-		s.skip()
-	}
-	s.end()
-	switch {
-	case s.err != nil:
-		return linesUnknown
-	case conv:
-		return linesConversations
-	case string(typ) == TypeHeader, (string(typ) == TypeMessage || string(typ) == TypeEnd) && record:
-		return linesAgentloop
-	}
-	return linesMessages
-}
-
 // notJSON reports a line that does not parse, and makes the conversation
 // forget what the lost line might have said.
 func (v *validator) notJSON(text []byte, n int, complete bool) {
@@ -398,14 +274,20 @@ func (v *validator) notJSON(text []byte, n int, complete bool) {
 	if s.err != nil {
 		msg = fmt.Sprintf("%s at column %d", s.err.msg, s.err.off+1)
 	}
-	if !complete {
+	switch {
+	case v.bodyOf != "":
+		if s.err != nil {
+			msg = fmt.Sprintf("%s at offset %d", s.err.msg, s.err.off)
+		}
+		v.fileFinding(n, Error, "not-json", "the recorded request body is not JSON: %s", msg)
+	case !complete:
 		sev := Error
 		why := "the file ends in the middle of a line"
 		if v.kind == linesAgentloop {
 			sev, why = Warning, "the writer was stopped mid-record"
 		}
 		v.fileFinding(n, sev, "truncated-line", "last line is incomplete (%s): %s", why, msg)
-	} else {
+	default:
 		v.fileFinding(n, Error, "not-json", "line is not JSON: %s", msg)
 	}
 	if v.conv.v != nil {
@@ -414,10 +296,12 @@ func (v *validator) notJSON(text []byte, n int, complete bool) {
 }
 
 // lost forgets pending calls after an unreadable line: whatever it held
-// (a result, a call) is unknown, and guessing would cascade.
+// (a result, a call, the item a reasoning item came with) is unknown, and
+// guessing would cascade.
 func (c *conv) lost() {
 	c.pending = c.pending[:0]
 	c.resync = true
+	c.reasoningOpen = false
 }
 
 func (v *validator) startConv(line int, kind convKind, array string) {
@@ -462,8 +346,11 @@ type docInfo struct {
 	contents  bool   // a Gemini "contents": not a shape the rules cover
 	model     bool   // a request rather than a fine-tuning record
 	previous  bool   // previous_response_id or conversation: the server holds earlier items
+	stateless bool   // store false: the server keeps no item
 	system    bool   // a top-level system: the Anthropic shape
 	thinking  bool   // thinking enabled (read by thinkingEnabled)
+	other     bool   // a log holding conversations of its own (Inspect AI, HAR)
+	eval      bool   // an Inspect AI log's "eval": without samples, it holds none
 }
 
 // note records what a top-level key whose value is of kind k says.
@@ -483,19 +370,30 @@ func (d *docInfo) note(key string, k byte) {
 		d.system = true
 	case "previous_response_id", "conversation":
 		d.previous = k != kindNull
+	case "eval":
+		d.eval = k == kindObject
 	}
+}
+
+// noteStore records a top-level "store" whose value is at the scanner's
+// cursor: only false makes the request stateless (the API's default is
+// true).
+func (d *docInfo) noteStore(s *scanner) {
+	d.stateless = s.peekKind() == kindBool && s.d[s.i] == 'f'
+	s.skip()
 }
 
 // takeArray reports whether the value of key, of kind k, holds the
 // conversation's messages: the first array under messages, traj (tau-bench
-// trajectories) or input (Responses items), whichever comes first. If so it
-// tells the conversation, which names its messages after the key.
+// trajectories), history (SWE-agent trajectories) or input (Responses
+// items), whichever comes first. If so it tells the conversation, which
+// names its messages after the key.
 func (d *docInfo) takeArray(c *conv, key string, k byte) bool {
-	if d.array != "" || k != kindArray {
+	if d.array != "" || d.other || k != kindArray {
 		return false
 	}
 	switch key {
-	case "messages", "traj", "input":
+	case "messages", "traj", "history", "input":
 	default:
 		return false
 	}
@@ -513,11 +411,30 @@ func (d *docInfo) takeArray(c *conv, key string, k byte) bool {
 // responsesOutput, checkCallName).
 func (v *validator) applyDoc(d *docInfo) {
 	c := &v.conv
+	if d.eval && d.array == "" {
+		// An Inspect AI log, maybe written without its samples.
+		d.other = true
+		if v.format == InputRequest {
+			v.format = InputInspect
+		}
+		if v.stats.Messages == 0 {
+			v.noConv = "this Inspect AI log holds no sample messages (was it written with --no-log-samples?)"
+		}
+	}
+	if d.other {
+		// Its conversations were checked as they came; the object itself
+		// was not one.
+		v.stats.Conversations--
+		if v.format == InputHAR {
+			v.noBodies("entry", v.recorded)
+		}
+		return
+	}
 	if d.model {
 		c.kind = kindRequest
-		c.requestLevel = true
 	}
 	c.previousResponse = d.previous
+	c.stateless = d.stateless
 	if d.thinking {
 		c.thinkingOn = shapeAnthropic
 	}
@@ -531,7 +448,8 @@ func (v *validator) applyDoc(d *docInfo) {
 	case d.contents:
 		c.decide(shapeForeign)
 	case d.input != kindAbsent:
-		// A plain prompt string: nothing to pair.
+		// A plain prompt string: one message, nothing to pair.
+		v.stats.Messages++
 	default:
 		v.fileFinding(c.start, Error, "not-a-conversation", "object has no messages array")
 	}
@@ -581,6 +499,8 @@ func (v *validator) conversationLine(text []byte, n int, complete bool) {
 			c.setTools(v.readTools(n))
 		case key == "thinking":
 			d.thinking = thinkingEnabled(s)
+		case key == "store":
+			d.noteStore(s)
 		default:
 			s.skip()
 		}
@@ -618,7 +538,9 @@ func thinkingEnabled(s *scanner) bool {
 	for n := 0; s.next('}', &n); {
 		if string(s.key()) == "type" && s.peekKind() == kindString {
 			t := string(s.text())
-			on = t == "enabled" || t == "adaptive"
+			// Adaptive thinking may skip a turn; only "enabled" makes
+			// the API want a thinking block first (see checkThinking).
+			on = t == "enabled"
 			continue
 		}
 		s.skip()

@@ -61,6 +61,23 @@ func (fakeTools) CheckArgs(name string, args []byte) error {
 	return nil
 }
 
+// Responses items with the API's ids: the items of one response share the
+// 16 digits after the prefix.
+const (
+	rUser  = `{"role":"user","content":"What is the weather in Paris?"}`
+	rRs    = `{"type":"reasoning","id":"rs_0c71d6d8526a7a4b006920e03fd67c819da5eead157faee94b","summary":[],"encrypted_content":"gAAAAABpPDIV"}`
+	rRsBad = `{"type":"reasoning","id":"rs_0c71d6d8526a7a4b006920e03fd67c819da5eead157faee94b","summary":[],"encrypted_content":null}`
+	rCall  = `{"type":"function_call","id":"fc_0c71d6d8526a7a4b006920e0447ea8819da94e572b1f077c44","call_id":"call_1","name":"get_weather","arguments":"{\"city\":\"Paris\"}"}`
+	rOut   = `{"type":"function_call_output","call_id":"call_1","output":"sunny"}`
+	rMsg   = `{"type":"message","id":"msg_0c71d6d8526a7a4b006920e05500000000000000000000000","role":"assistant","content":[{"type":"output_text","text":"Let me check."}]}`
+)
+
+func rBody(extra string, items ...string) string {
+	return `{"model":"o4-mini",` + extra + `"input":[` + strings.Join(items, ",") + `]}`
+}
+
+const rHeader = `{"type":"header","version":1,"id":"t","time":"2026-01-01T00:00:00Z","provider":"responses","model":"o4-mini"}`
+
 type codeCase struct {
 	name  string // starts with the shape of the input (see caseShape)
 	code  string
@@ -77,7 +94,11 @@ var codeCases = []codeCase{
 	{"responses interleaved", "unanswered-call", Error, Options{Input: InputRequest},
 		`{"input":[{"type":"function_call","call_id":"a","name":"read","arguments":"{}"},{"role":"assistant","content":"x"},{"type":"function_call_output","call_id":"a","output":"ok"}]}`,
 		`{"input":[{"role":"assistant","content":"x"},{"type":"function_call","call_id":"a","name":"read","arguments":"{}"},{"type":"function_call_output","call_id":"a","output":"ok"}]}`},
+	{"responses next turn", "unanswered-call", Error, Options{Input: InputRequest},
+		`{"input":[{"type":"function_call","call_id":"a","name":"f","arguments":"{}"},{"type":"function_call","call_id":"b","name":"f","arguments":"{}"},{"type":"function_call_output","call_id":"a","output":"ok"},{"type":"function_call","call_id":"c","name":"f","arguments":"{}"},{"type":"function_call_output","call_id":"c","output":"ok"}]}`,
+		`{"input":[{"type":"function_call","call_id":"a","name":"f","arguments":"{}"},{"type":"function_call","call_id":"b","name":"f","arguments":"{}"},{"type":"function_call_output","call_id":"a","output":"ok"},{"type":"function_call_output","call_id":"b","output":"ok"},{"type":"function_call","call_id":"c","name":"f","arguments":"{}"},{"type":"function_call_output","call_id":"c","output":"ok"}]}`},
 	{"openai", "pending-call", Error, Options{}, lines(oUser, oCall1), lines(oUser, oCall1, oTool1)},
+	{"responses no output", "pending-call", Error, Options{Input: InputRequest}, rBody(`"store":false,`, rUser, rRs, rCall), rBody(`"store":false,`, rUser, rRs, rCall, rOut)},
 	{"anthropic", "pending-call", Error, Options{}, lines(aUser, aCall1), lines(aUser, aCall1, aRes1)},
 	{"openai allowed", "pending-call", Error, Options{}, lines(oUser, oCall1), lines(oUser, oCall1)},
 	{"fine-tuning", "pending-call", Warning, Options{}, `{"messages":[` + oUser + `,` + oCall1 + `]}` + "\n", `{"messages":[` + oUser + `,` + oCall1 + `,` + oTool1 + `]}` + "\n"},
@@ -104,9 +125,20 @@ var codeCases = []codeCase{
 		lines(aUser, aCall12, aRes12)},
 	{"openai", "reused-call-id", Warning, Options{}, lines(oUser, oCall1, oTool1, oUser, oCall1, oTool1), lines(oUser, oCall1, oTool1, oUser, oCall("call_2", "get_weather", `"{}"`), oTool("call_2"))},
 	{"anthropic", "reused-call-id", Error, Options{}, lines(aUser, aCall1, aRes1, aCall1, aRes1), lines(aUser, aCall1, aRes1, aCall("toolu_2", "get_weather", "{}"), aRes("toolu_2"))},
+	{"responses next turn", "reused-call-id", Warning, Options{Input: InputRequest},
+		`{"input":[{"type":"function_call","call_id":"a","name":"f","arguments":"{}"},{"type":"function_call_output","call_id":"a","output":"ok"},{"type":"function_call","call_id":"a","name":"f","arguments":"{}"},{"type":"function_call_output","call_id":"a","output":"ok"}]}`,
+		`{"input":[{"type":"function_call","call_id":"a","name":"f","arguments":"{}"},{"type":"function_call_output","call_id":"a","output":"ok"},{"type":"function_call","call_id":"b","name":"f","arguments":"{}"},{"type":"function_call_output","call_id":"b","output":"ok"}]}`},
 	{"openai", "missing-tool-call-id", Error, Options{}, lines(oUser, oCall1, `{"role":"tool","content":"sunny"}`), lines(oUser, oCall1, oTool1)},
 	{"openai", "arguments-not-string", Error, Options{}, lines(oUser, oCall("call_1", "f", `{"city":"Paris"}`), oTool1), lines(oUser, oCall("call_1", "f", `"{\"city\":\"Paris\"}"`), oTool1)},
 	{"openai", "arguments-not-json", Warning, Options{}, lines(oUser, oCall("call_1", "f", `"{city: Paris}"`), oTool1), lines(oUser, oCall("call_1", "f", `"{\"city\":\"Paris\"}"`), oTool1)},
+	{"responses codex local_shell_call", "unanswered-call", Warning, Options{},
+		lines(`{"timestamp":"t","type":"session_meta","payload":{"id":"s"}}`,
+			`{"timestamp":"t","type":"response_item","payload":{"type":"local_shell_call","call_id":"call_1","status":"completed","action":{"type":"exec","command":["ls"]}}}`,
+			`{"timestamp":"t","type":"response_item","payload":{"type":"message","role":"user","content":[{"type":"input_text","text":"next"}]}}`),
+		lines(`{"timestamp":"t","type":"session_meta","payload":{"id":"s"}}`,
+			`{"timestamp":"t","type":"response_item","payload":{"type":"local_shell_call","call_id":"call_1","status":"completed","action":{"type":"exec","command":["ls"]}}}`,
+			`{"timestamp":"t","type":"response_item","payload":{"type":"function_call_output","call_id":"call_1","output":"a.txt"}}`,
+			`{"timestamp":"t","type":"response_item","payload":{"type":"message","role":"user","content":[{"type":"input_text","text":"next"}]}}`)},
 	{"openai", "arguments-not-object", Warning, Options{}, lines(oUser, oCall("call_1", "f", `"\"{\\\"city\\\":1}\""`), oTool1), lines(oUser, oCall("call_1", "f", `"{\"city\":1}"`), oTool1)},
 	{"responses", "arguments-not-object", Warning, Options{Input: InputRequest},
 		`{"input":[{"type":"function_call","call_id":"a","name":"f","arguments":"[]"},{"type":"function_call_output","call_id":"a","output":"ok"}]}`,
@@ -136,12 +168,30 @@ var codeCases = []codeCase{
 	{"openai", "empty-content", Warning, Options{}, lines(oUser, strings.Replace(oCall1, `"content":null`, `"content":""`, 1), oTool1), lines(oUser, oCall1, oTool1)},
 	{"anthropic", "empty-content", Error, Options{}, lines(aUser, aCall1, aRes1, `{"role":"assistant","content":[]}`, aUser), lines(aUser, aCall1, aRes1, aDone, aUser)},
 	{"anthropic blank text", "empty-content", Error, Options{}, lines(`{"role":"user","content":[{"type":"text","text":" \n"}]}`, aCall1, aRes1), lines(aUser, aCall1, aRes1)},
+	{"anthropic blank text beside tool_use", "empty-content", Warning, Options{},
+		lines(aUser, `{"role":"assistant","content":[{"type":"text","text":" "},{"type":"tool_use","id":"toolu_1","name":"get_weather","input":{}}]}`, aRes1),
+		lines(aUser, `{"role":"assistant","content":[{"type":"tool_use","id":"toolu_1","name":"get_weather","input":{}}]}`, aRes1)},
 	{"anthropic escaped blank text", "empty-content", Error, Options{}, lines(`{"role":"user","content":[{"type":"text","text":"\u0020\u000A\t"}]}`, aCall1, aRes1), lines(`{"role":"user","content":[{"type":"text","text":"\u0020x"}]}`, aCall1, aRes1)},
 	{"anthropic escaped blank string", "empty-content", Error, Options{}, lines(`{"role":"user","content":"\u0009\u000d"}`, aCall1, aRes1), lines(`{"role":"user","content":"\u0009\u00e9"}`, aCall1, aRes1)},
 	{"openai", "content-with-tool-calls", Warning, Options{}, lines(oUser, strings.Replace(oCall1, `"content":null`, `"content":"Checking."`, 1), oTool1), lines(oUser, oCall1, oTool1)},
 	{"responses", "orphan-reasoning", Error, Options{Input: InputRequest},
 		`{"input":[{"role":"user","content":"hi"},{"type":"reasoning","id":"rs_1","summary":[]},{"role":"assistant","content":"42"}]}`,
 		`{"input":[{"role":"user","content":"hi"},{"type":"reasoning","id":"rs_1","summary":[]},{"type":"message","id":"msg_1","role":"assistant","content":[{"type":"output_text","text":"42"}]}]}`},
+	{"responses reasoning apart", "missing-reasoning", Error, Options{Input: InputRequest},
+		rBody("", rUser, rRs, rMsg, rUser, rCall, rOut),
+		rBody("", rUser, rRs, rMsg, rCall, rOut, rUser)},
+	{"responses reasoning behind", "missing-reasoning", Error, Options{Input: InputRequest},
+		rBody("", rUser, rCall, rRs, rMsg, rOut),
+		rBody("", rUser, rRs, rMsg, rCall, rOut)},
+	{"responses stateless", "reasoning-not-found", Error, Options{Input: InputRequest},
+		rBody(`"store":false,`, rUser, rRsBad, rCall, rOut),
+		rBody(`"store":true,`, rUser, rRsBad, rCall, rOut)},
+	{"responses store after input", "reasoning-not-found", Error, Options{Input: InputRequest},
+		`{"input":[` + rUser + `,` + rRsBad + `,` + rCall + `,` + rOut + `],"store":false}`,
+		`{"input":[` + rUser + `,` + rRs + `,` + rCall + `,` + rOut + `],"store":false}`},
+	{"responses agentloop", "reasoning-not-found", Error, Options{},
+		lines(rHeader, rec(1, rUser), rec(2, rRsBad), rec(3, rCall), rec(4, rOut), end),
+		lines(rHeader, rec(1, rUser), rec(2, rRs), rec(3, rCall), rec(4, rOut), end)},
 	{"anthropic", "result-not-first", Error, Options{},
 		lines(aUser, aCall1, `{"role":"user","content":[{"type":"text","text":"here"},{"type":"tool_result","tool_use_id":"toolu_1","content":"sunny"}]}`),
 		lines(aUser, aCall1, `{"role":"user","content":[{"type":"tool_result","tool_use_id":"toolu_1","content":"sunny"},{"type":"text","text":"here"}]}`)},
@@ -164,10 +214,10 @@ var codeCases = []codeCase{
 	{"anthropic", "text-after-tool-use", Warning, Options{},
 		lines(aUser, `{"role":"assistant","content":[{"type":"tool_use","id":"toolu_1","name":"f","input":{}},{"type":"text","text":"done"}]}`, aRes1),
 		lines(aUser, `{"role":"assistant","content":[{"type":"text","text":"done"},{"type":"tool_use","id":"toolu_1","name":"f","input":{}}]}`, aRes1)},
-	{"anthropic", "thinking-not-first", Error, Options{},
-		lines(aUser, `{"role":"assistant","content":[{"type":"thinking","thinking":"hm","signature":"s"},{"type":"text","text":"a"}]}`, aUser, aCall1, aRes1),
-		lines(aUser, `{"role":"assistant","content":[{"type":"thinking","thinking":"hm","signature":"s"},{"type":"text","text":"a"}]}`, aUser,
-			`{"role":"assistant","content":[{"type":"thinking","thinking":"hm","signature":"s"},{"type":"tool_use","id":"toolu_1","name":"get_weather","input":{}}]}`, aRes1)},
+	{"anthropic thinking enabled", "thinking-not-first", Error, Options{},
+		`{"model":"m","thinking":{"type":"enabled","budget_tokens":1024},"messages":[` + aUser + `,{"role":"assistant","content":[{"type":"thinking","thinking":"hm","signature":"s"},{"type":"text","text":"a"}]},` + aUser + `,` + aCall1 + `,` + aRes1 + `]}` + "\n",
+		`{"model":"m","thinking":{"type":"enabled","budget_tokens":1024},"messages":[` + aUser + `,{"role":"assistant","content":[{"type":"thinking","thinking":"hm","signature":"s"},{"type":"text","text":"a"}]},` + aUser + `,` +
+			`{"role":"assistant","content":[{"type":"thinking","thinking":"hm","signature":"s"},{"type":"tool_use","id":"toolu_1","name":"get_weather","input":{}}]},` + aRes1 + `]}` + "\n"},
 	{"anthropic", "system-in-messages", Warning, Options{}, lines(aUser, aCall1, aRes1, `{"role":"system","content":[{"type":"text","text":"be brief"}]}`), lines(aUser, aCall1, aRes1)},
 	{"anthropic", "first-not-user", Warning, Options{}, lines(aDone, aUser, aCall1, aRes1), lines(aUser, aCall1, aRes1)},
 	{"anthropic after system", "first-not-user", Warning, Options{},
@@ -209,7 +259,25 @@ var codeCases = []codeCase{
 	{"anthropic", "stray-result-record", Error, Options{},
 		lines(aHeader, rec(1, aUser), rec(2, aCall12), resultRec("toolu_2"), rec(3, aRes12), resultRec("toolu_1"), rec(4, aDone), end),
 		lines(aHeader, rec(1, aUser), rec(2, aCall12), resultRec("toolu_2"), resultRec("toolu_1"), rec(3, aRes12), rec(4, aDone), end)},
-	{"empty", "empty-input", Warning, Options{}, "\n\n", lines(oUser)},
+	{"empty", "no-conversation", Error, Options{}, "\n\n", lines(oUser)},
+	{"agentloop killed before its first message", "no-conversation", Warning, Options{AllowPending: true}, lines(header), lines(header, rec(1, oUser))},
+	{"nothing recognised", "no-conversation", Error, Options{},
+		lines(`{"type":"summary","summary":"a session","leafUuid":"u1"}`),
+		lines(`{"type":"summary","summary":"a session","leafUuid":"u1"}`, `{"type":"user","uuid":"u1","parentUuid":null,"message":{"role":"user","content":"hi"}}`)},
+	{"claude code", "missing-parent", Warning, Options{},
+		lines(`{"type":"user","uuid":"u1","parentUuid":null,"message":{"role":"user","content":"hi"}}`,
+			`{"type":"assistant","uuid":"a1","parentUuid":"u1","message":{"id":"msg_1","role":"assistant","content":[{"type":"text","text":"hello"}]}}`,
+			`{"type":"user","uuid":"u2","parentUuid":"gone","message":{"role":"user","content":"again"}}`),
+		lines(`{"type":"user","uuid":"u1","parentUuid":null,"message":{"role":"user","content":"hi"}}`,
+			`{"type":"assistant","uuid":"a1","parentUuid":"u1","message":{"id":"msg_1","role":"assistant","content":[{"type":"text","text":"hello"}]}}`,
+			`{"type":"user","uuid":"u2","parentUuid":"a1","message":{"role":"user","content":"again"}}`)},
+	{"binary", "binary-file", Error, Options{}, lines(oUser) + "\x00\x01\x02" + lines(oUser), lines(oUser, oUser)},
+	{"zip", "binary-file", Error, Options{}, "PK\x03\x04\x14\x00 not a whole archive", lines(oUser)},
+	{"long line", "line-too-long", Error, Options{MaxLine: 200},
+		lines(oUser, `{"role":"assistant","content":"`+strings.Repeat("x", 300)+`"}`, oUser), lines(oUser, oDone, oUser)},
+	{"cassette", "not-yaml", Error, Options{},
+		"interactions:\n- request:\n    body: '{\"messages\": [\n    method: POST\n",
+		"interactions:\n- request:\n    body: '{\"model\":\"m\",\"messages\":[{\"role\":\"user\",\"content\":\"hi\"}]}'\n    method: POST\n    uri: https://api.openai.com/v1/chat/completions\n"},
 }
 
 var aHeader = strings.Replace(header, `"provider":"openai"`, `"provider":"anthropic"`, 1)
@@ -357,7 +425,7 @@ func TestFindingFormat(t *testing.T) {
 	if !slices.Equal(fs[0].IDs, []string{"call_1"}) || fs[0].Index != 2 {
 		t.Errorf("ids %v index %d", fs[0].IDs, fs[0].Index)
 	}
-	if st != (Stats{Files: 1, Conversations: 1, Messages: 3, ToolCalls: 1, Errors: 1}) {
+	if st != (Stats{Files: 1, Conversations: 1, Messages: 3, ToolCalls: 1, Errors: 1, Format: "openai-messages"}) {
 		t.Errorf("stats %+v", st)
 	}
 }
@@ -532,6 +600,54 @@ func TestDuplicateHeaderNamesFirst(t *testing.T) {
 	for _, f := range fs {
 		if !strings.Contains(f.Message, "line 1") {
 			t.Errorf("does not name the first header's line: %v", f)
+		}
+	}
+}
+
+// TestThinkingAsTheAPIEnforces: a turn without a thinking block is an error
+// only where the API answers it with a 400, a request enabling thinking of
+// type "enabled". With adaptive thinking the model skips thinking on most
+// tool-using turns and the API answers; a log does not say which was set.
+func TestThinkingAsTheAPIEnforces(t *testing.T) {
+	think := `{"role":"assistant","content":[{"type":"thinking","thinking":"hm","signature":"s"},{"type":"tool_use","id":"toolu_0","name":"get_weather","input":{}}]}`
+	msgs := []string{aUser, think, aRes("toolu_0"), aCall1, aRes1}
+	body := func(thinking string) string {
+		return `{"model":"claude-opus-4-6","thinking":` + thinking + `,"messages":[` + strings.Join(msgs, ",") + `]}` + "\n"
+	}
+	for _, tc := range []struct {
+		name, in string
+		want     []string
+	}{
+		{"a log that does not say", lines(msgs...), nil},
+		{"adaptive", body(`{"type":"adaptive"}`), nil},
+		{"disabled", body(`{"type":"disabled"}`), nil},
+		{"enabled", body(`{"type":"enabled","budget_tokens":2048}`), []string{"1 error thinking-not-first"}},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			fs, _ := validateBytes(t, "t.jsonl", []byte(tc.in), Options{})
+			if got := codesAt(fs); !slices.Equal(got, tc.want) {
+				t.Errorf("got %v, want %v\n%s", got, tc.want, dump(fs))
+			}
+		})
+	}
+}
+
+// TestEvidence: every error of an API rule says how the API's refusal is
+// known, and one said to be recorded flags a refused body of the corpus.
+func TestEvidence(t *testing.T) {
+	recorded := map[string]bool{}
+	for _, code := range grammarCodes {
+		recorded[code] = true
+	}
+	for _, c := range Codes {
+		apiError := c.Rules != "" && (c.OpenAI == Error || c.Anthropic == Error)
+		switch {
+		case apiError && c.Evidence == "":
+			t.Errorf("%s: an error of rules %s with no evidence", c.Code, c.Rules)
+		case !apiError && c.Evidence != "" && c.Code != "invalid-message":
+			t.Errorf("%s: evidence %q for what is not an API rule's error", c.Code, c.Evidence)
+		case c.Evidence == EvidenceRecorded && !recorded[c.Code]:
+			t.Errorf("%s: said to be recorded, but no refused corpus record is flagged with it", c.Code)
 		}
 	}
 }

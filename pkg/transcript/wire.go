@@ -32,9 +32,32 @@ type wireMsg struct {
 	argsK      byte
 	args       []byte
 	output     byte
+	cipher     bool // a non-empty encrypted_content
 
 	// Shape signals that belong to neither OpenAI nor Anthropic.
 	foreign bool
+	// stopReason: an Anthropic response's stop_reason, which says a
+	// {"type":"message"} object is an Anthropic message, not a Responses item.
+	stopReason bool
+
+	// continues is set by readers of logs that write one message over
+	// several lines (Claude Code) on the lines after its first.
+	continues bool
+}
+
+// onlyBlankText reports whether the content is an array whose every block
+// is a text block of whitespace only.
+func (m *wireMsg) onlyBlankText() bool {
+	if m.content != kindArray || len(m.blocks) == 0 {
+		return false
+	}
+	for i := range m.blocks {
+		b := &m.blocks[i]
+		if b.notObject || string(b.typ) != "text" || !b.blankText {
+			return false
+		}
+	}
+	return true
 }
 
 // block is one element of a content array: an Anthropic block, an OpenAI
@@ -71,6 +94,9 @@ type call struct {
 	args      []byte // decoded arguments (custom: input)
 	hasArgs   bool
 	custom    bool
+	// flat: Inspect AI writes the name as "function": "name" and the
+	// arguments as an object beside it.
+	flat bool
 }
 
 func (m *wireMsg) reset(line, index int) {
@@ -109,6 +135,24 @@ func (s *scanner) readMsg(m *wireMsg) {
 		case "tool_call_id":
 			m.toolCallIDK = s.peekKind()
 			m.toolCallID = s.stringOrSkip()
+		case "tool_call_ids":
+			// SWE-agent keeps a tool message's id in a list of one, and
+			// sends the first as tool_call_id.
+			if m.toolCallIDK == kindAbsent && s.peekKind() == kindArray {
+				s.enter('[')
+				for n := 0; s.next(']', &n); {
+					if n == 1 && s.peekKind() == kindString {
+						m.toolCallIDK, m.toolCallID = kindString, s.text()
+						continue
+					}
+					s.skip()
+				}
+				continue
+			}
+			s.skip()
+		case "stop_reason":
+			m.stopReason = true
+			s.skip()
 		case "name":
 			m.nameK = s.peekKind()
 			m.name = s.stringOrSkip()
@@ -132,6 +176,8 @@ func (s *scanner) readMsg(m *wireMsg) {
 		case "output":
 			m.output = s.peekKind()
 			s.skip()
+		case "encrypted_content":
+			m.cipher = len(s.stringOrSkip()) > 0
 		case "parts", "toolUse", "toolResult":
 			m.foreign = true
 			s.skip()
@@ -278,11 +324,18 @@ func (s *scanner) readCalls(m *wireMsg) {
 			case "function", "custom":
 				c.custom = string(k) == "custom"
 				c.function = s.peekKind()
-				if c.function == kindObject {
+				switch c.function {
+				case kindObject:
 					s.readFunction(c)
-				} else {
+				case kindString:
+					c.flat, c.hasName, c.name = true, true, s.text()
+				default:
 					s.skip()
 				}
+			case "arguments":
+				c.hasArgs = true
+				c.argsK = s.peekKind()
+				c.args = s.skipRaw()
 			default:
 				s.skip()
 			}

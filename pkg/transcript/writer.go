@@ -184,6 +184,40 @@ func (w *Writer) WriteMessage(m Message) error {
 	return nil
 }
 
+// WriteMessages writes several message records, as WriteMessage does, in a
+// single write call: a turn of several output items is on disk whole or
+// not at all (but for a torn last line), never cut between two items that
+// the API accepts only together.
+func (w *Writer) WriteMessages(ms ...Message) error {
+	w.mu.Lock()
+	defer w.mu.Unlock()
+	if w.err != nil {
+		return w.err
+	}
+	var all bytes.Buffer
+	seq := w.seq
+	for _, m := range ms {
+		m.Type = TypeMessage
+		if m.Seq == 0 {
+			m.Seq = seq + 1
+		}
+		if m.Time.IsZero() {
+			m.Time = w.now().UTC()
+		}
+		line, err := w.encodeLocked(m)
+		if err != nil {
+			return err
+		}
+		all.Write(line)
+		seq = max(seq, m.Seq)
+	}
+	if err := w.writeLineLocked(all.Bytes()); err != nil {
+		return err
+	}
+	w.seq = seq
+	return nil
+}
+
 // WriteResult writes a result record, filling in its type and, when
 // unset, its time.
 func (w *Writer) WriteResult(r CallResult) error {
@@ -212,16 +246,30 @@ func (w *Writer) writeLocked(rec any) error {
 	if w.err != nil {
 		return w.err
 	}
+	line, err := w.encodeLocked(rec)
+	if err != nil {
+		return err
+	}
+	return w.writeLineLocked(line)
+}
+
+// encodeLocked encodes and redacts one record into a line that is valid
+// until the next call; w.mu is held.
+func (w *Writer) encodeLocked(rec any) ([]byte, error) {
 	w.buf.Reset()
 	enc := json.NewEncoder(&w.buf)
 	enc.SetEscapeHTML(false)
 	if err := enc.Encode(rec); err != nil {
 		// A record that cannot be encoded is a bug in the caller, not a disk
 		// fault; nothing was written, later records may still go out.
-		return fmt.Errorf("encode transcript record: %w", err)
+		return nil, fmt.Errorf("encode transcript record: %w", err)
 	}
-	line := w.redact.Redact(w.buf.Bytes())
-	if _, err := w.w.Write(line); err != nil {
+	return w.redact.Redact(w.buf.Bytes()), nil
+}
+
+// writeLineLocked writes encoded lines in one call; w.mu is held.
+func (w *Writer) writeLineLocked(lines []byte) error {
+	if _, err := w.w.Write(lines); err != nil {
 		w.err = fmt.Errorf("write transcript %s: %w", w.name(), bare(err))
 		return w.err
 	}

@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"encoding/json"
 	"errors"
+	"fmt"
 	"io"
 	"os"
 	"path/filepath"
@@ -208,6 +209,16 @@ func TestReadConversationsFormats(t *testing.T) {
 `, "messages", "openai", 1, 3},
 		{"request", "{\n  \"model\": \"m\",\n  \"system\": \"be brief\",\n  \"messages\": [\n    {\"role\": \"user\", \"content\": [{\"type\": \"text\", \"text\": \"q\"}]},\n    {\"role\": \"assistant\", \"content\": [{\"type\": \"tool_use\", \"id\": \"t\", \"name\": \"f\", \"input\": {}}]}\n  ]\n}\n", "request", "anthropic", 1, 2},
 		{"array", `[{"role":"user","content":"q"},{"role":"assistant","content":"a"}]`, "request", "openai", 1, 2},
+		{"responses agentloop", `{"type":"header","version":1,"id":"x","time":"2026-01-01T00:00:00Z","provider":"responses","model":"m"}
+{"type":"message","seq":1,"step":0,"time":"2026-01-01T00:00:00Z","message":{"role":"user","content":"hi"}}
+`, "agentloop", "responses", 1, 1},
+		{"responses items", `{"role":"user","content":"q"}
+{"type":"reasoning","id":"rs_1","summary":[]}
+{"type":"function_call","call_id":"c","name":"f","arguments":"{}"}
+{"type":"function_call_output","call_id":"c","output":"r"}
+{"type":"message","role":"assistant","content":[{"type":"output_text","text":"a"}]}
+`, "messages", "responses", 1, 5},
+		{"responses request", "{\"model\": \"o3\", \"instructions\": \"be brief\",\n \"input\": [{\"role\": \"user\", \"content\": \"q\"}, {\"type\": \"function_call\", \"call_id\": \"c\", \"name\": \"f\", \"arguments\": \"{}\"}]}\n", "request", "responses", 1, 2},
 		{"conversations", `{"messages":[{"role":"user","content":"q"}]}
 {"messages":[{"role":"user","content":"r"},{"role":"assistant","content":"s"}]}
 `, "conversations", "openai", 2, 1},
@@ -232,6 +243,23 @@ func TestReadConversationsFormats(t *testing.T) {
 	}
 	if _, err := ReadConversations(strings.NewReader("\n\n")); err == nil {
 		t.Error("an empty file should be refused")
+	}
+	// A step is a run of output items in the Responses shape.
+	convs, err := ReadConversations(strings.NewReader(`{"role":"user","content":"q"}
+{"type":"reasoning","id":"rs_1","summary":[]}
+{"type":"function_call","call_id":"c","name":"f","arguments":"{}"}
+{"type":"function_call_output","call_id":"c","output":"r"}
+{"type":"message","role":"assistant","content":[{"type":"output_text","text":"a"}]}
+`))
+	if err != nil {
+		t.Fatal(err)
+	}
+	var steps []int
+	for _, m := range convs[0].Messages {
+		steps = append(steps, m.Step)
+	}
+	if fmt.Sprint(steps) != "[0 1 1 1 2]" {
+		t.Errorf("steps %v", steps)
 	}
 }
 
@@ -341,5 +369,84 @@ func TestCreateTempCommit(t *testing.T) {
 	w.Close()
 	if entries, _ := os.ReadDir(dir); len(entries) != 1 {
 		t.Errorf("left behind: %v", entries)
+	}
+}
+
+// A Responses turn cut by a torn last line is left out whole: its items
+// were written in one call, and a reasoning item alone is one no API takes.
+func TestReadConversationsDropsATornTurn(t *testing.T) {
+	const (
+		head = `{"type":"header","version":1,"id":"x","time":"2026-01-01T00:00:00Z","provider":"responses","model":"m"}` + "\n"
+		user = `{"type":"message","seq":1,"step":0,"time":"2026-01-01T00:00:00Z","message":{"role":"user","content":"q"}}` + "\n"
+		rs   = `{"type":"message","seq":2,"step":1,"time":"2026-01-01T00:00:00Z","message":{"type":"reasoning","id":"rs_1","summary":[],"encrypted_content":"gAAAA"}}` + "\n"
+		fc   = `{"type":"message","seq":3,"step":1,"time":"2026-01-01T00:00:00Z","message":{"type":"function_call","call_id":"c","name":"f","arguments":"{}"},"finish_reason":"completed"}` + "\n"
+	)
+	for _, tt := range []struct {
+		name, in string
+		msgs     int
+	}{
+		{"torn inside the turn", head + user + rs + fc[:40], 1},
+		{"whole turn, torn after", head + user + rs + fc + `{"type":"mess`, 3},
+		{"not torn", head + user + rs, 2},
+	} {
+		t.Run(tt.name, func(t *testing.T) {
+			convs, err := ReadConversations(strings.NewReader(tt.in))
+			if err != nil {
+				t.Fatal(err)
+			}
+			if n := len(convs[0].Messages); n != tt.msgs {
+				t.Errorf("%d messages, want %d", n, tt.msgs)
+			}
+		})
+	}
+}
+
+// countingWriter counts the Write calls it gets.
+type countingWriter struct {
+	bytes.Buffer
+	writes int
+}
+
+func (w *countingWriter) Write(p []byte) (int, error) {
+	w.writes++
+	return w.Buffer.Write(p)
+}
+
+// WriteMessages numbers its records on from the last and puts them out in
+// one write call.
+func TestWriteMessagesIsOneWrite(t *testing.T) {
+	var out countingWriter
+	w := NewWriter(&out, nil)
+	if err := w.WriteMessage(Message{Message: json.RawMessage(`{"role":"user","content":"q"}`)}); err != nil {
+		t.Fatal(err)
+	}
+	items := []Message{
+		{Step: 1, Message: json.RawMessage(`{"type":"reasoning","id":"rs_1","summary":[]}`)},
+		{Step: 1, Message: json.RawMessage(`{"type":"function_call","call_id":"c","name":"f","arguments":"{}"}`), FinishReason: "completed"},
+	}
+	if err := w.WriteMessages(items...); err != nil {
+		t.Fatal(err)
+	}
+	if out.writes != 2 {
+		t.Errorf("%d writes, want 2 (one per call)", out.writes)
+	}
+	lines := strings.Split(strings.TrimSuffix(out.String(), "\n"), "\n")
+	if len(lines) != 3 || !strings.Contains(lines[1], `"seq":2`) || !strings.Contains(lines[2], `"seq":3`) || w.Seq() != 3 {
+		t.Errorf("seq %d, lines:\n%s", w.Seq(), out.String())
+	}
+}
+
+// Messages that carry a type of their own are told apart by their content:
+// an Anthropic response object is "type":"message" too.
+func TestDetectShapeOfTypedMessages(t *testing.T) {
+	for _, tt := range []struct{ msg, want string }{
+		{`{"type":"function_call","call_id":"c","name":"f","arguments":"{}"}`, "responses"},
+		{`{"type":"message","role":"assistant","content":[{"type":"output_text","text":"a"}]}`, "responses"},
+		{`{"id":"msg_1","type":"message","role":"assistant","content":[{"type":"tool_use","id":"t","name":"f","input":{}}]}`, "anthropic"},
+		{`{"role":"assistant","content":"a"}`, "openai"},
+	} {
+		if got := DetectShape([]Message{{Message: json.RawMessage(tt.msg)}}); got != tt.want {
+			t.Errorf("%s: %s, want %s", tt.msg, got, tt.want)
+		}
 	}
 }

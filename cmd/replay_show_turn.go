@@ -1,0 +1,141 @@
+package cmd
+
+import (
+	"encoding/json"
+	"fmt"
+	"strings"
+	"time"
+
+	"github.com/agentloop/agentloop/pkg/agent"
+	"github.com/agentloop/agentloop/pkg/transcript"
+)
+
+// renderTurn writes one assistant turn: its head (step, how it ended,
+// tokens, time), then each message's reasoning, server-side tools, text and
+// calls in the order they came. It returns the turn's text and calls, and
+// adds its usage to total.
+func renderTurn(p *printer, d agent.Dialect, recs []transcript.Message, step int, total *transcript.Usage) (string, []agent.Call) {
+	st := p.st
+	head := []string{st.bold(fmt.Sprintf("step %d", step)), "assistant"}
+	var usage transcript.Usage
+	var latency int64
+	finish, hasUsage := "", false
+	for _, rec := range recs {
+		if rec.FinishReason != "" {
+			finish = rec.FinishReason
+		}
+		if rec.Usage != nil {
+			usage.Add(*rec.Usage)
+			hasUsage = true
+		}
+		latency += rec.LatencyMS
+	}
+	if finish != "" {
+		head = append(head, finish)
+	}
+	if hasUsage {
+		total.Add(usage)
+		head = append(head, usageText(usage))
+	}
+	if latency > 0 {
+		head = append(head, (time.Duration(latency) * time.Millisecond).String())
+	}
+	p.line(0, strings.Join(head, " · "))
+
+	var text strings.Builder
+	var calls []agent.Call
+	for _, rec := range recs {
+		t, err := d.ParseAssistant(rec.Message)
+		if err != nil {
+			p.line(2, st.red(fmt.Sprintf("unreadable assistant message: %v", err)))
+			continue
+		}
+		notes := otherBlocks(rec.Message)
+		if d.ItemTurns() {
+			notes = itemNotes(rec.Message)
+		}
+		for _, b := range notes {
+			p.line(2, st.dim(b))
+		}
+		if t.Text != "" {
+			p.text(2, t.Text)
+		}
+		for _, c := range t.Calls {
+			p.line(2, fmt.Sprintf("→ %s %s %s", st.cyan(safeText(c.Name)), st.dim(safeText(c.ID)), oneLineText(string(c.Arguments), 1<<20)))
+		}
+		text.WriteString(t.Text)
+		calls = append(calls, t.Calls...)
+	}
+	return text.String(), calls
+}
+
+// otherBlocks describes an Anthropic assistant message's blocks that are
+// neither text nor tool_use: thinking, and server-side tools run by the API.
+func otherBlocks(msg agent.Message) []string {
+	var m struct {
+		Content []struct {
+			Type     string          `json:"type"`
+			Thinking string          `json:"thinking"`
+			Name     string          `json:"name"`
+			Input    json.RawMessage `json:"input"`
+		} `json:"content"`
+	}
+	if json.Unmarshal(msg, &m) != nil {
+		return nil
+	}
+	var out []string
+	for _, b := range m.Content {
+		switch {
+		case b.Type == "text" || b.Type == "tool_use":
+		case b.Type == "thinking":
+			out = append(out, "thinking: "+oneLineText(b.Thinking, 160))
+		case b.Type == "redacted_thinking":
+			out = append(out, "thinking (redacted)")
+		case b.Type == "server_tool_use" || b.Type == "mcp_tool_use":
+			out = append(out, fmt.Sprintf("⚙ %s %s (run by the API)", b.Name, oneLineText(string(b.Input), 200)))
+		default:
+			out = append(out, "⚙ "+b.Type)
+		}
+	}
+	return out
+}
+
+// itemNotes describes a Responses output item that is neither text nor a
+// function call: a reasoning item by its summaries (its ciphertext is for
+// the API, not for reading), and the items of tools the API ran.
+func itemNotes(msg agent.Message) []string {
+	var it struct {
+		Type    string `json:"type"`
+		Summary []struct {
+			Text string `json:"text"`
+		} `json:"summary"`
+		Content []struct {
+			Text string `json:"text"`
+		} `json:"content"`
+		Cipher *string `json:"encrypted_content"`
+	}
+	if json.Unmarshal(msg, &it) != nil {
+		return nil
+	}
+	switch it.Type {
+	case "message", "function_call", "":
+		return nil
+	case "reasoning":
+		var out []string
+		for _, s := range it.Summary {
+			out = append(out, "reasoning: "+oneLineText(s.Text, 300))
+		}
+		for _, c := range it.Content {
+			out = append(out, "reasoning: "+oneLineText(c.Text, 300))
+		}
+		if len(out) == 0 {
+			what := "no summary"
+			if it.Cipher != nil && *it.Cipher != "" {
+				what = "encrypted, no summary"
+			}
+			out = append(out, "reasoning ("+what+")")
+		}
+		return out
+	}
+	return []string{"⚙ " + safeText(it.Type) + " (run by the API)"}
+}

@@ -1,0 +1,459 @@
+package agent
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"maps"
+	"slices"
+	"strings"
+	"sync"
+
+	"github.com/openai/openai-go/v3"
+	"github.com/openai/openai-go/v3/packages/param"
+	"github.com/openai/openai-go/v3/responses"
+)
+
+// ResponsesConfig configures the Responses provider: an OpenAI
+// configuration (the same key, address and limits) and whether responses
+// are kept on the server.
+type ResponsesConfig struct {
+	OpenAIConfig
+	// Store keeps each response on the server (store: true) and sends the
+	// next request as previous_response_id and the items that are new
+	// since. Unset, every request is stateless: store: false and the whole
+	// item list, reasoning items included in their encrypted form.
+	Store bool
+}
+
+// Responses talks to the OpenAI Responses API, the API OpenAI recommends
+// for reasoning models: a turn is a list of output items (reasoning,
+// message, function_call, …), each kept and sent back exactly as returned,
+// so the model's reasoning carries over from one step to the next.
+type Responses struct {
+	ResponsesDialect
+	svc responses.ResponseService
+	cfg ResponsesConfig
+
+	// With Store: the last response's id and the conversation the server
+	// holds under it (its input and its output), to send only what is new.
+	mu       sync.Mutex
+	lastID   string
+	lastHeld []Message
+}
+
+var _ Provider = (*Responses)(nil)
+
+// NewResponses builds the provider. Like NewOpenAI it fails without an API
+// key unless BaseURL points at another server.
+func NewResponses(cfg ResponsesConfig) (*Responses, error) {
+	opts, err := openAIOptions("responses", &cfg.OpenAIConfig)
+	if err != nil {
+		return nil, err
+	}
+	// Only the Responses service, for the reasons given in NewOpenAI.
+	return &Responses{svc: responses.NewResponseService(opts...), cfg: cfg}, nil
+}
+
+// Model is the model asked.
+func (r *Responses) Model() string { return r.cfg.Model }
+
+// BaseURL is the server's address.
+func (r *Responses) BaseURL() string { return r.cfg.BaseURL }
+
+// Complete sends the conversation and returns the model's turn: its output
+// items, each a message of its own.
+func (r *Responses) Complete(ctx context.Context, req *Request) (*Turn, error) {
+	params := r.params(req)
+	var (
+		resp *responses.Response
+		err  error
+	)
+	if req.OnText != nil {
+		resp, err = r.stream(ctx, params, req.OnText)
+	} else {
+		resp, err = r.svc.New(ctx, params)
+		if err != nil {
+			err = r.providerError(err)
+		}
+	}
+	if err != nil {
+		return nil, err
+	}
+	turn, err := r.turn(resp, resp.Output)
+	if err != nil {
+		return nil, err
+	}
+	if r.cfg.Store {
+		r.mu.Lock()
+		r.lastID = resp.ID
+		r.lastHeld = append(slices.Clip(req.Messages), turn.Messages...)
+		r.mu.Unlock()
+	}
+	return turn, nil
+}
+
+// params composes a request from the conversation's wire items. It is the
+// one place a request is made: each item goes out as the bytes it is kept
+// as.
+func (r *Responses) params(req *Request) responses.ResponseNewParams {
+	p := responses.ResponseNewParams{
+		Model: r.cfg.Model,
+		Store: openai.Bool(r.cfg.Store),
+		// Asked for with Store too: the transcript then holds every
+		// reasoning item whole, and a resumed run can go on statelessly.
+		Include: []responses.ResponseIncludable{responses.ResponseIncludableReasoningEncryptedContent},
+	}
+	if req.System != "" {
+		// Instructions do not carry over with previous_response_id: they
+		// are sent on every request.
+		p.Instructions = openai.String(req.System)
+	}
+	items := req.Messages
+	if id, n := r.held(req.Messages); id != "" {
+		p.PreviousResponseID = openai.String(id)
+		items = items[n:]
+	}
+	input := make(responses.ResponseInputParam, len(items))
+	for i, m := range items {
+		input[i] = param.Override[responses.ResponseInputItemUnionParam](json.RawMessage(m))
+	}
+	p.Input = responses.ResponseNewParamsInputUnion{OfInputItemList: input}
+	for _, t := range req.Tools {
+		p.Tools = append(p.Tools, param.Override[responses.ToolUnionParam](json.RawMessage(t)))
+	}
+	if len(p.Tools) > 0 {
+		// The loop answers every call of a turn, concurrently.
+		p.ParallelToolCalls = openai.Bool(true)
+	}
+	if r.cfg.Temperature != nil {
+		p.Temperature = openai.Float(*r.cfg.Temperature)
+	}
+	if r.cfg.MaxTokens > 0 {
+		p.MaxOutputTokens = openai.Int(r.cfg.MaxTokens)
+	}
+	return p
+}
+
+// held returns the last response's id and how many of msgs the server
+// holds under it, when msgs go on from that conversation unchanged; else
+// "" (the whole list is sent).
+func (r *Responses) held(msgs []Message) (string, int) {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	if r.lastID == "" || len(r.lastHeld) > len(msgs) {
+		return "", 0
+	}
+	for i, m := range r.lastHeld {
+		if !bytes.Equal(m, msgs[i]) {
+			return "", 0
+		}
+	}
+	return r.lastID, len(r.lastHeld)
+}
+
+// stream reads a streamed response. Items are gathered as each is done; the
+// completed response's output, when it has one, replaces them: it is the
+// form the API expects back (a reasoning item's ciphertext differs between
+// the two), and each item is kept once.
+func (r *Responses) stream(ctx context.Context, params responses.ResponseNewParams, onText func(string)) (*responses.Response, error) {
+	s := r.svc.NewStreaming(ctx, params)
+	defer s.Close()
+	done := map[int64]responses.ResponseOutputItemUnion{}
+	var final *responses.Response
+	for s.Next() {
+		ev := s.Current()
+		switch ev.Type {
+		case "response.output_text.delta":
+			onText(ev.Delta)
+		case "response.output_item.done":
+			done[ev.OutputIndex] = ev.Item
+		case "response.completed", "response.incomplete", "response.failed":
+			resp := ev.Response
+			final = &resp
+		case "error":
+			msg := ev.Message
+			if ev.Code != "" {
+				msg = ev.Code + ": " + msg
+			}
+			return nil, &ProviderError{Provider: "responses", Message: msg}
+		}
+	}
+	if err := s.Err(); err != nil {
+		return nil, r.providerError(err)
+	}
+	if final == nil {
+		// A stream that stops before its last event holds part of a
+		// response: taken as the answer it would be a shorter, wrong one.
+		return nil, &ProviderError{Provider: "responses", Message: "the stream ended before the response was complete"}
+	}
+	if len(final.Output) == 0 && len(done) > 0 {
+		for _, i := range slices.Sorted(maps.Keys(done)) {
+			final.Output = append(final.Output, done[i])
+		}
+	}
+	return final, nil
+}
+
+// turn makes a Turn of a response's output items.
+func (r *Responses) turn(resp *responses.Response, output []responses.ResponseOutputItemUnion) (*Turn, error) {
+	switch resp.Status {
+	case responses.ResponseStatusFailed:
+		msg := resp.Error.Message
+		if resp.Error.Code != "" {
+			msg = string(resp.Error.Code) + ": " + msg
+		}
+		if msg == "" {
+			msg = "the response failed"
+		}
+		return nil, &ProviderError{Provider: "responses", Message: msg}
+	case "", responses.ResponseStatusCompleted, responses.ResponseStatusIncomplete:
+	default:
+		return nil, &ProviderError{Provider: "responses", Message: fmt.Sprintf("the response is %s, not complete", resp.Status)}
+	}
+	msgs := make([]Message, 0, len(output))
+	for _, it := range output {
+		m, err := outputItem(it)
+		if err != nil {
+			return nil, &ProviderError{Provider: "responses", Message: "cannot re-encode an output item: " + err.Error(), Err: err}
+		}
+		msgs = append(msgs, m)
+	}
+	turn, err := ParseTurn(r.ResponsesDialect, msgs)
+	if err != nil {
+		return nil, &ProviderError{Provider: "responses", Message: err.Error(), Err: err}
+	}
+	turn.FinishReason = string(resp.Status)
+	if resp.Status == responses.ResponseStatusIncomplete {
+		turn.FinishReason = resp.IncompleteDetails.Reason
+		turn.Stop = StopMaxTokens
+		if turn.FinishReason == "content_filter" {
+			turn.Stop = StopRefusal
+		}
+	}
+	if turn.Stop == StopEnd && isEmpty(turn) {
+		return nil, &ProviderError{Provider: "responses", Message: "the response has no content: neither text nor tool calls"}
+	}
+	u := resp.Usage
+	turn.Usage.InputTokens = u.InputTokens
+	turn.Usage.OutputTokens = u.OutputTokens
+	turn.Usage.CacheReadInputTokens = u.InputTokensDetails.CachedTokens
+	turn.Usage.CacheCreationInputTokens = u.InputTokensDetails.CacheWriteTokens
+	turn.Usage.ReasoningTokens = u.OutputTokensDetails.ReasoningTokens
+	return turn, nil
+}
+
+// outputItem is an output item as it goes back as an input item: through
+// the SDK's ToParam for the items it models (which keeps the bytes
+// received), and byte for byte for any other.
+func outputItem(it responses.ResponseOutputItemUnion) (Message, error) {
+	var p any
+	switch it.Type {
+	case "reasoning":
+		p = it.AsReasoning().ToParam()
+	case "message":
+		p = it.AsMessage().ToParam()
+	case "function_call":
+		p = it.AsFunctionCall().ToParam()
+	default:
+		if it.RawJSON() == "" {
+			return nil, errors.New("an output item without its JSON")
+		}
+		return Message(it.RawJSON()), nil
+	}
+	return json.Marshal(p)
+}
+
+func (r *Responses) providerError(err error) error {
+	var apiErr *openai.Error
+	if !errors.As(err, &apiErr) {
+		return transportError("responses", r.cfg.BaseURL, err)
+	}
+	return apiError(endpoint{provider: "responses", keyVar: "OPENAI_API_KEY", hasKey: r.cfg.APIKey != "",
+		model: r.cfg.Model, baseURL: r.cfg.BaseURL, retries: r.cfg.MaxRetries},
+		apiErr.StatusCode, apiErr.Message, apiErr.Response, err)
+}
+
+// ResponsesDialect is the Responses item grammar: a conversation is a list
+// of input items, a turn the output items of one response.
+type ResponsesDialect struct{}
+
+var _ Dialect = ResponsesDialect{}
+
+// Name is "responses".
+func (ResponsesDialect) Name() string { return "responses" }
+
+// UserMessage is {"role":"user","content":text}.
+func (ResponsesDialect) UserMessage(text string) Message {
+	b, _ := json.Marshal(responses.ResponseInputItemParamOfMessage(text, responses.EasyInputMessageRoleUser))
+	return b
+}
+
+// ResultMessages writes one function_call_output item per call, in call
+// order. A failed call's output is {"error": "..."}, as for Chat
+// Completions.
+func (ResponsesDialect) ResultMessages(results []CallResult) ([]ResultMessage, error) {
+	out := make([]ResultMessage, len(results))
+	for i, r := range results {
+		output := r.Result.Content
+		if r.Result.IsError {
+			b, err := json.Marshal(map[string]string{"error": output})
+			if err != nil {
+				return nil, err
+			}
+			output = string(b)
+		}
+		item := responses.ResponseInputItemParamOfFunctionCallOutput(output)
+		item.OfFunctionCallOutput.CallID = openai.String(r.Call.ID)
+		b, err := json.Marshal(item)
+		if err != nil {
+			return nil, err
+		}
+		out[i] = ResultMessage{Message: b, Results: []int{i}}
+	}
+	return out, nil
+}
+
+// respItem holds the fields of an item the loop reads.
+type respItem struct {
+	Type      string          `json:"type"`
+	Role      string          `json:"role"`
+	CallID    string          `json:"call_id"`
+	Name      string          `json:"name"`
+	Arguments json.RawMessage `json:"arguments"`
+	Output    json.RawMessage `json:"output"`
+	Content   json.RawMessage `json:"content"`
+}
+
+// respPart is an element of a message's content or of an output list.
+type respPart struct {
+	Type    string `json:"type"`
+	Text    string `json:"text"`
+	Refusal string `json:"refusal"`
+}
+
+// ParseAssistant reads one output item: the text and refusal of a message,
+// the call of a function_call; other items (reasoning, hosted tools) carry
+// neither.
+func (d ResponsesDialect) ParseAssistant(msg Message) (*Turn, error) {
+	var it respItem
+	if err := json.Unmarshal(msg, &it); err != nil {
+		return nil, fmt.Errorf("item is not a JSON object: %w", err)
+	}
+	if role := d.Role(msg); role != "assistant" {
+		return nil, fmt.Errorf("item of type %q and role %q is not an output item", it.Type, it.Role)
+	}
+	t := &Turn{Messages: []Message{msg}, Stop: StopEnd}
+	switch it.Type {
+	case "function_call":
+		args := []byte(it.Arguments)
+		var s string
+		if json.Unmarshal(it.Arguments, &s) == nil {
+			args = []byte(s)
+		}
+		t.Calls = []Call{{ID: it.CallID, Name: it.Name, Arguments: args}}
+		t.Stop = StopToolUse
+	case "message", "":
+		text, refusal := respText(it.Content)
+		t.Text = text
+		if refusal != "" {
+			t.Stop = StopRefusal
+			if t.Text == "" {
+				t.Text = refusal
+			}
+		}
+	}
+	return t, nil
+}
+
+// respText is a message content's text (a string, or its text parts
+// joined) and refusal.
+func respText(content json.RawMessage) (text, refusal string) {
+	var s string
+	if json.Unmarshal(content, &s) == nil {
+		return s, ""
+	}
+	var parts []respPart
+	_ = json.Unmarshal(content, &parts)
+	var b, r strings.Builder
+	for _, p := range parts {
+		switch p.Type {
+		case "output_text", "input_text", "text":
+			b.WriteString(p.Text)
+		case "refusal":
+			r.WriteString(p.Refusal)
+		}
+	}
+	return b.String(), r.String()
+}
+
+// ParseResults reads a function_call_output item's result.
+func (ResponsesDialect) ParseResults(msg Message) []RecordedResult {
+	var it respItem
+	if json.Unmarshal(msg, &it) != nil || it.Type != "function_call_output" {
+		return nil
+	}
+	content, _ := respText(it.Output)
+	var e struct {
+		Error *string `json:"error"`
+	}
+	isErr := strings.HasPrefix(content, `{"error":`) && json.Unmarshal([]byte(content), &e) == nil && e.Error != nil
+	return []RecordedResult{{CallID: it.CallID, Content: content, IsError: isErr}}
+}
+
+// Role is an item's role: its own for a message; "tool" for the outputs
+// the client sends (function_call_output and the other *_output items);
+// "assistant" for every other item, which only the model makes.
+func (ResponsesDialect) Role(msg Message) string {
+	var it struct {
+		Type string `json:"type"`
+		Role string `json:"role"`
+	}
+	if json.Unmarshal(msg, &it) != nil {
+		return ""
+	}
+	switch {
+	case it.Role != "":
+		return it.Role
+	case strings.HasSuffix(it.Type, "_output"):
+		return "tool"
+	case it.Type == "" || it.Type == "item_reference":
+		return ""
+	}
+	return "assistant"
+}
+
+// ItemTurns is true: a turn is the run of output items of one response.
+func (ResponsesDialect) ItemTurns() bool { return true }
+
+// respTool is a function tool definition; its parameters stay raw so the
+// properties keep their order.
+type respTool struct {
+	Type        string          `json:"type"`
+	Name        string          `json:"name"`
+	Description string          `json:"description,omitempty"`
+	Parameters  json.RawMessage `json:"parameters"`
+	// Strict is always sent: the Responses API makes function tools
+	// strict unless told otherwise, and strict mode refuses optional
+	// parameters.
+	Strict bool `json:"strict"`
+}
+
+// ToolDefs writes {"type":"function","name",…,"strict"} definitions.
+func (ResponsesDialect) ToolDefs(defs []ToolSpec) ([]json.RawMessage, error) {
+	out := make([]json.RawMessage, 0, len(defs))
+	for _, d := range defs {
+		t := respTool{Type: "function", Name: d.Name, Description: d.Description, Parameters: d.Parameters, Strict: d.Strict}
+		if len(t.Parameters) == 0 {
+			t.Parameters = json.RawMessage(`{"type":"object","properties":{}}`)
+		}
+		b, err := marshalNoEscape(t)
+		if err != nil {
+			return nil, fmt.Errorf("tool %s: %w", d.Name, err)
+		}
+		out = append(out, b)
+	}
+	return out, nil
+}

@@ -1,0 +1,331 @@
+package transcript
+
+import (
+	"fmt"
+	"hash/maphash"
+)
+
+// Claude Code session logs (~/.claude/projects/<project>/<session>.jsonl).
+//
+// A line is {"type": "user"|"assistant"|"system"|"summary"|…, "uuid",
+// "parentUuid", "message": {an Anthropic message}, …}. The lines form a tree
+// by parentUuid: the conversation Claude Code sent is the path from a root
+// (parentUuid null) to a leaf. Rewinding a conversation starts a branch
+// from an earlier line; a compaction starts a new root; a sub-agent's
+// conversation (isSidechain) has a root of its own. An assistant message is
+// written a content block a line, all lines with one message.id, and the
+// results of its calls, each a user line, may come between them: the lines
+// of one message id are one message, and consecutive user lines one turn.
+//
+// The reader keeps a chain per open branch, each a conversation checked as
+// lines extend it; a line extends the chain whose last line is its parent.
+// It does not keep the whole tree: a line whose parent is older than the
+// last line of its chain starts a branch that is checked from there on,
+// without the state before it (its first results are not matched against
+// calls made before the branch point).
+
+// ccChain is one branch of the tree being read: a conversation and where
+// it has got to.
+type ccChain struct {
+	conv     conv
+	keys     []uint64 // the uuids (hashed) in ccState.tips naming its last line
+	asstID   uint64   // message.id (hashed) of its last assistant message; 0 if none
+	asstIdx  int      // that message's index
+	index    int      // index of its last message; -1 before the first
+	role     byte     // 'u' or 'a' for the last message, 0 before the first
+	messages int
+	used     int // when it was last extended, to close the least used
+}
+
+// ccState is the state of a Claude Code file.
+type ccState struct {
+	chains []*ccChain
+	tips   map[uint64]*ccChain
+	recent map[uint64]ccNode // recent message lines, for where a branch starts
+	last   *ccChain          // the chain the last line extended
+	clock  int
+}
+
+// ccNode is where a message line stood in its conversation.
+type ccNode struct {
+	index int32
+	role  byte
+}
+
+const (
+	maxChains = 256     // open branches kept; the least recently extended is closed beyond
+	maxRecent = 1 << 16 // message lines remembered for branch points
+)
+
+// ccLine reads one line of a Claude Code log.
+func (v *validator) ccLine(text []byte, n int, complete bool) {
+	if v.ccs == nil {
+		v.ccs = &ccState{tips: map[uint64]*ccChain{}, recent: map[uint64]ccNode{}}
+		v.format = InputClaudeCode
+	}
+	s := &v.sc
+	s.reset(text)
+	if s.peekKind() != kindObject {
+		s.skip()
+		s.end()
+		if s.err != nil {
+			v.notJSON(text, n, complete)
+			return
+		}
+		v.fileFinding(n, Error, "invalid-record", "line is %s, not a Claude Code log entry", kindName(kindOf(text[0])))
+		return
+	}
+	m := &v.msg
+	m.reset(n, 0)
+	var typ, uuid, parent, msgID []byte
+	hasParent, parentNull, message, skip := false, false, false, false
+	s.enter('{')
+	for k := 0; s.next('}', &k); {
+		switch string(s.key()) {
+		case "type":
+			typ = s.stringOrSkip()
+		case "uuid":
+			uuid = s.stringOrSkip()
+		case "parentUuid":
+			hasParent = true
+			parentNull = s.peekKind() == kindNull
+			parent = s.stringOrSkip()
+		case "message":
+			if s.peekKind() == kindObject {
+				message = true
+				s.readMsg(m)
+				msgID = m.id
+				continue
+			}
+			s.skip()
+		case "isApiErrorMessage", "isVisibleInTranscriptOnly":
+			// Lines Claude Code shows but does not send: API errors
+			// written as assistant messages, and the like.
+			skip = skip || s.peekKind() == kindBool && s.d[s.i] == 't'
+			s.skip()
+		default:
+			s.skip()
+		}
+	}
+	s.end()
+	if s.err != nil {
+		v.notJSON(text, n, complete)
+		if v.ccs.last != nil {
+			v.ccs.last.conv.lost()
+		}
+		return
+	}
+	t := string(typ)
+	if !message || skip || (t != "user" && t != "assistant") {
+		v.ccPassThrough(uuid, parent, hasParent, parentNull)
+		return
+	}
+	cs := v.ccs
+	ch := v.ccParentChain(n, parent, hasParent, parentNull)
+	cs.clock++
+	ch.used = cs.clock
+	cs.last = ch
+	for _, k := range ch.keys {
+		if cs.tips[k] == ch {
+			delete(cs.tips, k)
+		}
+	}
+	ch.keys = ch.keys[:0]
+	if len(uuid) > 0 {
+		h := v.hash(uuid)
+		cs.tips[h] = ch
+		ch.keys = append(ch.keys, h)
+	}
+
+	// Where the line stands in the conversation Claude Code sends.
+	role := byte('u')
+	if string(m.role) == "assistant" {
+		role = 'a'
+	}
+	var id uint64
+	if len(msgID) > 0 {
+		id = v.hash(msgID)
+	}
+	switch {
+	case role == 'a' && id != 0 && id == ch.asstID:
+		m.continues = true
+		m.index = ch.asstIdx
+	case role == 'u' && ch.role == 'u':
+		m.continues = true
+		m.index = ch.index
+	default:
+		ch.index++
+		m.index = ch.index
+		if role == 'a' {
+			ch.asstID, ch.asstIdx = id, ch.index
+		}
+	}
+	if !(m.continues && role == 'a') {
+		ch.role = role
+	}
+	ch.messages++
+	if ch.messages == 1 {
+		v.stats.Conversations++
+	}
+	ch.conv.add(m)
+	if len(uuid) > 0 {
+		if len(cs.recent) >= maxRecent {
+			clear(cs.recent)
+		}
+		cs.recent[v.hash(uuid)] = ccNode{index: int32(m.index), role: role}
+	}
+}
+
+// hash hashes an id with the file's seed.
+func (v *validator) hash(b []byte) uint64 { return maphash.Bytes(v.seed, b) }
+
+// ccParentChain finds the chain a line with this parent extends, or starts
+// one.
+func (v *validator) ccParentChain(line int, parent []byte, hasParent, parentNull bool) *ccChain {
+	cs := v.ccs
+	switch {
+	case !hasParent:
+		// A log without parentUuid (older versions, hand-made files):
+		// the lines are in order.
+		if cs.last != nil {
+			return cs.last
+		}
+		return v.ccNewChain(line, nil)
+	case parentNull || len(parent) == 0:
+		return v.ccNewChain(line, nil)
+	}
+	h := v.hash(parent)
+	if ch, ok := cs.tips[h]; ok {
+		return ch
+	}
+	// A branch from an earlier line, or from a line this file does not
+	// have.
+	if at, ok := cs.recent[h]; ok {
+		return v.ccNewChain(line, &at)
+	}
+	if cs.last != nil {
+		// A parent the file does not have: most likely a line was taken
+		// out. The line goes on from the one before it, where the gap
+		// shows as what it left unanswered.
+		v.fileFinding(line, Warning, "missing-parent", "parentUuid %s names no line read before this one: a line is missing; read as following the line before", parent)
+		return cs.last
+	}
+	// The first line of a file that continues another.
+	ch := v.ccNewChain(line, nil)
+	ch.conv.resync = true
+	ch.conv.lastRole = "?" // not the first message
+	return ch
+}
+
+// ccNewChain starts a chain at line: a root when from is nil, else a branch
+// from the message line from describes.
+func (v *validator) ccNewChain(line int, branch *ccNode) *ccChain {
+	cs := v.ccs
+	if len(cs.chains) >= maxChains {
+		v.ccClose(cs.leastUsed())
+	}
+	ch := &ccChain{index: -1}
+	ch.conv.reset(v, kindTranscript, "")
+	ch.conv.start = line
+	ch.conv.split = true
+	if v.opts.Shape == "" {
+		ch.conv.shape = shapeAnthropic
+	}
+	if branch != nil {
+		// Checked from the branch point on: the calls made before it
+		// are not known here.
+		ch.index = int(branch.index)
+		ch.role = branch.role
+		ch.conv.resync = true
+		ch.conv.lastRole = map[byte]string{'u': "user", 'a': "assistant"}[branch.role]
+		if ch.conv.lastRole == "user" {
+			ch.conv.inUserTurn = true
+			ch.conv.turnStart, ch.conv.turnIndex = line, int(branch.index)
+		}
+	}
+	cs.chains = append(cs.chains, ch)
+	return ch
+}
+
+func (cs *ccState) leastUsed() *ccChain {
+	var lu *ccChain
+	for _, ch := range cs.chains {
+		if lu == nil || ch.used < lu.used {
+			lu = ch
+		}
+	}
+	return lu
+}
+
+// ccClose finishes a chain and forgets it.
+func (v *validator) ccClose(ch *ccChain) {
+	cs := v.ccs
+	if ch.messages > 0 {
+		ch.conv.finish()
+	}
+	for _, k := range ch.keys {
+		if cs.tips[k] == ch {
+			delete(cs.tips, k)
+		}
+	}
+	for i, c := range cs.chains {
+		if c == ch {
+			cs.chains = append(cs.chains[:i], cs.chains[i+1:]...)
+			break
+		}
+	}
+	if cs.last == ch {
+		cs.last = nil
+	}
+}
+
+// ccPassThrough records a line that sends nothing (system, progress,
+// attachment, file-history-snapshot lines, and the like) but that later
+// lines may name as their parent: it stands where its parent does.
+func (v *validator) ccPassThrough(uuid, parent []byte, hasParent, parentNull bool) {
+	if len(uuid) == 0 {
+		return
+	}
+	cs := v.ccs
+	var ch *ccChain
+	switch {
+	case !hasParent:
+		ch = cs.last
+	case parentNull || len(parent) == 0:
+		// A new root: a compaction's boundary, which the summary after it
+		// names as its parent.
+		ch = v.ccNewChain(0, nil)
+	default:
+		ch = cs.tips[v.hash(parent)]
+	}
+	if ch == nil {
+		return
+	}
+	h := v.hash(uuid)
+	cs.tips[h] = ch
+	ch.keys = append(ch.keys, h)
+	if len(ch.keys) > 4096 {
+		// A long run of progress lines: only the newest can still be named.
+		for _, k := range ch.keys[:2048] {
+			if cs.tips[k] == ch {
+				delete(cs.tips, k)
+			}
+		}
+		ch.keys = append(ch.keys[:0], ch.keys[2048:]...)
+	}
+}
+
+// ccFinish ends every open chain at the end of the file.
+func (v *validator) ccFinish() {
+	if v.ccs == nil {
+		return
+	}
+	for _, ch := range v.ccs.chains {
+		if ch.messages > 0 {
+			ch.conv.finish()
+		}
+	}
+	if v.stats.Messages == 0 {
+		v.noConv = fmt.Sprintf("no user or assistant line in this %s", formatName(InputClaudeCode))
+	}
+}
