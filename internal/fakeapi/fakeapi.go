@@ -136,7 +136,6 @@ type server struct {
 	key string
 
 	mu         sync.Mutex
-	steps      []Step
 	requests   []Request
 	violations []string
 	handler    func(w http.ResponseWriter, r *http.Request, body []byte)

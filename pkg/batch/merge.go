@@ -63,16 +63,14 @@ func Merge(dirs []string, items []Item) (*Merged, error) {
 	}
 	slices.SortFunc(m.Duplicates, func(a, b Duplicate) int { return cmp.Compare(a.ID, b.ID) })
 
-	if items != nil {
-		for _, it := range items {
-			r, ok := byID[it.ID]
-			if !ok {
-				m.Missing = append(m.Missing, it)
-				continue
-			}
-			m.Results = append(m.Results, r)
-			delete(byID, it.ID)
+	for _, it := range items {
+		r, ok := byID[it.ID]
+		if !ok {
+			m.Missing = append(m.Missing, it)
+			continue
 		}
+		m.Results = append(m.Results, r)
+		delete(byID, it.ID)
 	}
 	rest := make([]Result, 0, len(byID))
 	for _, r := range byID {
