@@ -65,22 +65,21 @@ func (b *batchItems) run(ctx context.Context, t batch.Task) batch.Result {
 				return fail(fmt.Errorf("%s holds a conversation with another prompt (the input changed since it ran?); remove it to run the item again", path))
 			}
 			stage := batch.StageOf(conv, d)
-			if stage == batch.Ended && t.Prior == nil {
+			if stage == batch.Ended && (t.Prior == nil || conv.End == nil || conv.End.Reason != transcript.ReasonError) {
 				// The run ended; only its result line was not written.
 				r := batch.FromTranscript(conv, d)
 				r.ID, r.Line, r.Metadata, r.Transcript, r.Attempts = res.ID, res.Line, res.Metadata, res.Transcript, earlier+1
-				r.ExitCode = recordedExit(conv.End)
+				r.ExitCode = recordedExit(r.Reason, r.Error)
 				return r
 			}
 			res.Attempts = earlier + 2
 			if stage != batch.Unstarted {
-				st, err := resumeState(conv)
-				if err != nil {
-					return fail(fmt.Errorf("%s %w", path, err))
-				}
+				// Stopped, or ended in an error --retry-failed runs again:
+				// it goes on as replay --resume goes on.
 				if p := o.Model.providerName(); p != conv.Shape {
 					return fail(fmt.Errorf("%s holds a conversation in the %s shape; it cannot go on with the %s provider", path, conv.Shape, p))
 				}
+				st, _ := recordedState(conv)
 				state, s.conv = &st, conv
 			}
 		}
@@ -156,15 +155,15 @@ func readItemTranscript(ios *IOStreams, path string) (*transcript.Conversation, 
 	return loadConversation(ios, path, false)
 }
 
-// recordedExit is the exit status of a run that ended, read from its end
-// record: the one outcomeError gives for the same end.
-func recordedExit(end *transcript.End) int {
+// recordedExit is the exit status of a run that ended as its transcript
+// says: the one outcomeError gives for the same end.
+func recordedExit(reason, errText string) int {
 	switch {
-	case end.Reason == transcript.ReasonStop && end.Error == "":
+	case reason == transcript.ReasonStop && errText == "":
 		return ExitOK
-	case end.Reason == transcript.ReasonMaxSteps, end.Reason == "budget", end.Reason == "context":
+	case reason == transcript.ReasonMaxSteps, reason == "budget", reason == "context":
 		return ExitMaxSteps
-	case end.Reason == transcript.ReasonError && providerErrorText(end.Error):
+	case reason == transcript.ReasonError && providerErrorText(errText):
 		return ExitProvider
 	}
 	return ExitFailure

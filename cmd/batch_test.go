@@ -80,7 +80,7 @@ func TestRecordedExit(t *testing.T) {
 		{transcript.End{Reason: "error", Error: "write transcript x: no space left on device"}, ExitFailure},
 	}
 	for _, tt := range tests {
-		if got := recordedExit(&tt.end); got != tt.want {
+		if got := recordedExit(tt.end.Reason, tt.end.Error); got != tt.want {
 			t.Errorf("%+v: exit %d, want %d", tt.end, got, tt.want)
 		}
 	}

@@ -155,13 +155,20 @@ func fillModel(cfg *config.Config, mo *modelOptions) {
 }
 
 // useConfig fills run's options from the configuration; a flag given is
-// already there and agrees with it.
+// already there and agrees with it. Continuing a conversation, the model
+// settings wait in Config, as for replay --resume: the transcript's header
+// comes between a flag and the configuration.
 func (o *RunOptions) useConfig(c *cobra.Command) error {
 	cfg, err := configFor(c, o.IO)
 	if err != nil {
 		return err
 	}
-	useModel(cfg, &o.Model)
+	if o.Continue != "" {
+		o.Config = cfg
+		o.Model.MaxRetries, o.Model.Timeout = cfg.MaxRetries, cfg.Timeout
+	} else {
+		useModel(cfg, &o.Model)
+	}
 	o.ToolsDirs, o.toolsSetting = cfg.ToolsDirs, toolsSetting(cfg)
 	o.MaxSteps, o.Parallel = cfg.MaxSteps, cfg.Parallel
 	o.TranscriptDir = cfg.TranscriptDir
@@ -170,10 +177,10 @@ func (o *RunOptions) useConfig(c *cobra.Command) error {
 
 // useConfig fills replay's options from the configuration. The model
 // settings wait in Config: with --resume the transcript's header comes
-// between a flag and the configuration. --show uses no setting, so it
-// reads a transcript whatever state the configuration is in.
+// between a flag and the configuration. --show and --html use no setting, so
+// they read a transcript whatever state the configuration is in.
 func (o *ReplayOptions) useConfig(c *cobra.Command) error {
-	if o.Show {
+	if o.Show || o.HTML != "" {
 		return nil
 	}
 	cfg, err := configFor(c, o.IO)

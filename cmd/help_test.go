@@ -87,8 +87,20 @@ func exampleCommands(line string) [][]string {
 		word.Reset()
 		inWord = false
 	}
-	// A command substitution is a command line of its own.
-	line = strings.NewReplacer(`"$(`, " ; ", `)"`, " ; ", "$(", " ; ", "<(", " ; ").Replace(line)
+	// A command substitution is a command line of its own, and one
+	// argument of the line around it; the innermost go first.
+	for {
+		open := max(strings.LastIndex(line, "$("), strings.LastIndex(line, "<("))
+		if open < 0 {
+			break
+		}
+		end := strings.IndexByte(line[open:], ')')
+		if end < 0 {
+			break
+		}
+		out = append(out, exampleCommands(line[open+2:open+end])...)
+		line = line[:open] + "SUBSTITUTED" + line[open+end+1:]
+	}
 	rs := []rune(line)
 	for i := 0; i < len(rs); i++ {
 		r := rs[i]
@@ -142,7 +154,12 @@ func TestExampleCommands(t *testing.T) {
 		t.Errorf("%q", got)
 	}
 	got = exampleCommands(`  AGENTLOOP_MAX_STEPS=20 agentloop config show; source <(agentloop completion bash)`)
-	if len(got) != 2 || strings.Join(got[1], "|") != "completion|bash" {
+	if len(got) != 2 || strings.Join(got[0], "|") != "completion|bash" {
+		t.Errorf("%q", got)
+	}
+	// The substitution is an argument of the command around it.
+	got = exampleCommands(`  agentloop validate "$(agentloop log path last)"`)
+	if len(got) != 2 || strings.Join(got[0], "|") != "log|path|last" || strings.Join(got[1], "|") != "validate|SUBSTITUTED" {
 		t.Errorf("%q", got)
 	}
 }

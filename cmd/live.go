@@ -2,8 +2,6 @@ package cmd
 
 import (
 	"context"
-	"encoding/json"
-	"errors"
 	"fmt"
 	"path/filepath"
 	"strings"
@@ -135,12 +133,15 @@ func (o *liveOptions) recordedTools(conv *transcript.Conversation) toolsSource {
 }
 
 // liveSetup is what differs between the live runs: a new one (run) and
-// one that continues a recorded conversation (replay --resume).
+// one that goes on with a recorded conversation (replay --resume, run -c).
 type liveSetup struct {
-	command string        // the header's command: "run" or "resume"
+	command string        // the header's command: "run", "resume" or "continue"
 	model   *modelOptions // resolved: flags, then transcript, then configuration
 	tools   toolsSource   // where the tools are
 	only    []string      // run --tool: offer only these
+	// recorded, when set, are the tools the recording offered: of those,
+	// the ones still loaded are offered (run -c without --tool).
+	recorded *[]string
 	// parent is the transcript continued and conv its conversation, which
 	// the new transcript starts with; "" and nil for a new run.
 	parent string
@@ -202,6 +203,21 @@ func liveTools(ios *IOStreams, o *liveOptions, s liveSetup) (*tools.Registry, er
 		if reg, err = reg.Subset(s.only); err != nil {
 			return nil, flagErrorf("--tool: %v", err)
 		}
+	} else if s.recorded != nil {
+		var keep, gone []string
+		for _, n := range *s.recorded {
+			if reg.Has(n) {
+				keep = append(keep, n)
+			} else {
+				gone = append(gone, n)
+			}
+		}
+		if len(gone) > 0 && !o.Quiet {
+			fmt.Fprintf(ios.ErrOut, "agentloop: warning: the conversation's tool%s %s %s gone: not offered now\n", plural(len(gone), "", "s"), safeText(strings.Join(gone, ", ")), plural(len(gone), "is", "are"))
+		}
+		if reg, err = reg.Subset(keep); err != nil {
+			return nil, err
+		}
 	}
 	return reg.Without(o.Approval.Deny...), nil
 }
@@ -228,6 +244,7 @@ func newLoop(ios *IOStreams, o *liveOptions, s liveSetup, exec *approver, net li
 		h := transcript.Header{
 			ID: id, Command: s.command, Provider: prov.Name(), Model: prov.Model(), BaseURL: baseURL,
 			ToolsDirs: toolsDirsForHeader(s.tools.dirs), Tools: defs, System: s.model.System, MaxSteps: o.MaxSteps,
+			Parallel: o.Parallel,
 		}
 		if w, err = createTranscript(ios, path, s.parent, s.conv, h); err != nil {
 			return nil, nil, err
@@ -305,113 +322,6 @@ func attachStream(ios *IOStreams, loop *agent.Loop, prog *progress, on bool) *an
 		prog.Event(e)
 	}
 	return s
-}
-
-// runResult is what --json prints.
-type runResult struct {
-	Answer     string           `json:"answer"`
-	Reason     string           `json:"reason"`
-	Steps      int              `json:"steps"`
-	Usage      transcript.Usage `json:"usage"`
-	Transcript string           `json:"transcript,omitempty"`
-	Error      string           `json:"error,omitempty"`
-}
-
-// runEnd is what a live run needs to finish.
-type runEnd struct {
-	w        *transcript.Writer
-	prog     *progress
-	stream   *answerStream
-	asJSON   bool
-	maxSteps int
-	redact   *transcript.Redactor
-}
-
-// finishRun closes the transcript, prints the outcome and maps it to an
-// exit status.
-func finishRun(ios *IOStreams, out *agent.Outcome, err error, e runEnd) error {
-	if e.stream != nil {
-		e.stream.Close()
-	}
-	e.prog.Close()
-	path := ""
-	if e.w != nil {
-		path = e.w.Path()
-		if cerr := e.w.Close(); cerr != nil && err == nil {
-			err = cerr
-		}
-	}
-	err = outcomeError(out, err, path, e.maxSteps)
-	if err != nil {
-		err = redactError(err, e.redact)
-	}
-	if e.asJSON {
-		res := runResult{Answer: out.Answer, Reason: out.Reason, Steps: out.Steps, Usage: out.Usage, Transcript: path}
-		if err != nil {
-			res.Error = err.Error()
-		}
-		enc := json.NewEncoder(ios.Out)
-		enc.SetEscapeHTML(false)
-		if e := enc.Encode(res); e != nil {
-			return e
-		}
-	} else if out.Answer != "" && !e.stream.answered() && (out.Reason == transcript.ReasonStop || out.Reason == transcript.ReasonMaxTokens || out.Reason == transcript.ReasonRefusal) {
-		fmt.Fprintln(ios.Out, strings.TrimRight(out.Answer, "\n"))
-	}
-	return err
-}
-
-// outcomeError maps how a run ended to the error Execute turns into an
-// exit status.
-func outcomeError(out *agent.Outcome, err error, path string, maxSteps int) error {
-	resume := ""
-	if path != "" {
-		resume = "; continue it with: agentloop replay --resume " + path
-	}
-	if err != nil {
-		var pe *agent.ProviderError
-		switch {
-		case errors.Is(err, errInterrupted):
-			return &ExitError{Code: ExitInterrupted, Err: errors.New("interrupted" + resume)}
-		case errors.Is(err, errRunTimeout):
-			return &ExitError{Code: ExitProvider, Err: err}
-		case errors.As(err, &pe):
-			return &ExitError{Code: ExitProvider, Err: err}
-		}
-		return err
-	}
-	switch out.Reason {
-	case transcript.ReasonMaxSteps:
-		return &ExitError{Code: ExitMaxSteps, Err: fmt.Errorf("step budget exhausted after %d step%s (--max-steps %d)%s", out.Steps, plural(out.Steps, "", "s"), maxSteps, resume)}
-	case transcript.ReasonMaxTokens:
-		return fmt.Errorf("the answer was cut off by the output token limit (raise --max-tokens)")
-	case transcript.ReasonRefusal:
-		return fmt.Errorf("the model refused to answer")
-	}
-	return nil
-}
-
-var errRunTimeout = errors.New("run timed out")
-
-func withRunTimeout(ctx context.Context, d time.Duration) (context.Context, context.CancelFunc) {
-	if d <= 0 {
-		return context.WithCancel(ctx)
-	}
-	return context.WithTimeoutCause(ctx, d, fmt.Errorf("%w after %s (--timeout)", errRunTimeout, d))
-}
-
-// redactError keeps secrets out of an error message.
-func redactError(err error, r *transcript.Redactor) error {
-	msg := err.Error()
-	clean := r.RedactString(msg)
-	if clean == msg {
-		return err
-	}
-	var ee *ExitError
-	if errors.As(err, &ee) {
-		return &ExitError{Code: ee.Code, Err: errors.New(clean)}
-	}
-	return errors.New(clean)
 }
 
 // defaultTranscriptPath is dir/<time>-<id>.jsonl; dir "" is

@@ -27,6 +27,8 @@ type ReplayOptions struct {
 	Resume bool
 	Force  bool
 	Ignore []*regexp.Regexp
+	// HTML is the file --html writes the page to, "-" for stdout.
+	HTML string
 
 	// The options of a live run, for --resume; an offline replay takes
 	// the tools folders, --parallel, -o, -v and the approval flags of
@@ -51,7 +53,10 @@ arguments and its fresh result is compared with the recorded one. The report
 (one line per call, a diff for each difference) goes to stderr, the recorded
 final answer to stdout; the exit status is 1 when any result differs.
 
---show renders the transcript for reading. --resume sends the conversation to
+--show renders the transcript for reading. --html FILE draws it as one
+self-contained web page: a timeline of the model and tool calls (calls that ran
+in parallel overlap), the tokens of each request, a table of the steps and every
+message, collapsible; it loads nothing from the network. --resume sends the conversation to
 the live model and continues the loop where it stopped (after --max-steps, an
 API error or an interrupt), answering calls left pending first, into a new
 transcript; the old file is never modified. A pending call that had finished
@@ -71,6 +76,7 @@ refused unless --force.`,
 		Example: `  agentloop replay run.jsonl                      # did any tool's output change?
   agentloop replay --ignore '\d{2}:\d{2}:\d{2}' run.jsonl
   agentloop replay --show run.jsonl | less
+  agentloop replay --html run.html run.jsonl
   agentloop replay --resume --max-steps 5 run.jsonl`,
 		Args: exactArgs(1, "FILE"),
 		RunE: func(c *cobra.Command, args []string) error {
@@ -98,6 +104,8 @@ refused unless --force.`,
 				return runF(c.Context(), opts)
 			}
 			switch {
+			case opts.HTML != "":
+				return writeHTMLReport(ios, opts.File, opts.HTML)
 			case opts.Show:
 				return runReplayShow(opts)
 			case opts.Resume:
@@ -108,6 +116,7 @@ refused unless --force.`,
 	}
 	f := c.Flags()
 	f.BoolVar(&opts.Show, "show", false, "render the transcript for reading")
+	f.StringVar(&opts.HTML, "html", "", "draw the transcript as a self-contained web page in `FILE` (- for stdout)")
 	f.BoolVar(&opts.Resume, "resume", false, "continue the conversation with the live model, into a new transcript")
 	f.BoolVar(&opts.Force, "force", false, "replay a transcript even when it fails validation")
 	f.StringArrayVar(&ignore, "ignore", nil, "mask text matching `REGEX` in both results before comparing (repeatable)")
@@ -118,7 +127,9 @@ refused unless --force.`,
 	c.MarkFlagsMutuallyExclusive("resume", "ignore")
 	for _, name := range []string{"output", "ignore", "yes", "allow", "deny"} {
 		c.MarkFlagsMutuallyExclusive("show", name)
+		c.MarkFlagsMutuallyExclusive("html", name)
 	}
+	c.MarkFlagsMutuallyExclusive("html", "show", "resume")
 	return c
 }
 
@@ -346,5 +357,16 @@ func checkConversations(ios *IOStreams, file string, data []byte, convs []*trans
 		fmt.Fprintf(ios.ErrOut, "agentloop: warning: %s fails validation (%d error%s); going on because of --force\n", file, len(errs), plural(len(errs), "", "s"))
 		return nil
 	}
-	return fmt.Errorf("%s fails validation (%d error%s): a replay of it would not mean much; fix it, or pass --force", file, len(errs), plural(len(errs), "", "s"))
+	return &invalidError{file: file, n: len(errs)}
+}
+
+// invalidError refuses a transcript that fails validation; the findings
+// are printed already.
+type invalidError struct {
+	file string
+	n    int
+}
+
+func (e *invalidError) Error() string {
+	return fmt.Sprintf("%s fails validation (%d error%s): a replay of it would not mean much; fix it, or pass --force", e.file, e.n, plural(e.n, "", "s"))
 }

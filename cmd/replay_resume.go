@@ -2,7 +2,6 @@ package cmd
 
 import (
 	"context"
-	"errors"
 	"fmt"
 	"strings"
 
@@ -18,45 +17,16 @@ func runReplayResume(ctx context.Context, opts *ReplayOptions) error {
 	if err != nil {
 		return err
 	}
-	// What the recording says, unless a flag says otherwise.
-	mo := opts.Model
-	if h := conv.Header; h != nil {
-		if mo.Model == "" {
-			mo.Model = h.Model
-		}
-		if mo.Provider == "" {
-			mo.Provider = h.Provider
-		}
-		// The recorded address stands in for the configuration file: a
-		// flag or an environment variable still wins.
-		if mo.BaseURL == "" && !baseURLFromEnv(ios, opts.Config, h.Provider) &&
-			h.BaseURL != "" && h.BaseURL != agent.OpenAIBaseURL && h.BaseURL != agent.AnthropicBaseURL {
-			if strings.Contains(h.BaseURL, transcript.Redacted) {
-				return flagErrorf("%s was recorded against %s, whose password a transcript does not keep; give the address again with --base-url", opts.File, h.BaseURL)
-			}
-			mo.BaseURL, mo.baseURLFrom = h.BaseURL, "the transcript's base_url"
-		}
-		if mo.System == "" {
-			mo.System = h.System
-		}
-	}
-	if mo.System == "" {
-		mo.System = conv.System
-	}
-	if mo.Provider == "" {
-		mo.Provider = conv.Shape
-	}
-	if mo.Provider != conv.Shape {
-		return flagErrorf("the transcript's messages are in the %s shape; it can be resumed only with --provider %s", conv.Shape, conv.Shape)
-	}
-	// Then what the environment and the configuration file say.
-	if opts.Config != nil {
-		fillModel(opts.Config, &mo)
-	}
-
-	st, err := resumeState(conv)
+	mo, err := recordedModel(ios, opts.Config, opts.Model, opts.File, conv, "resumed")
 	if err != nil {
-		return fmt.Errorf("%s %w", opts.File, err)
+		return err
+	}
+	st, turns := recordedState(conv)
+	d := agent.DialectFor(conv.Shape)
+	if n := len(turns); n > 0 && turns[n-1].End == len(st.Messages) {
+		if t, err := agent.ParseTurn(d, st.Messages[turns[n-1].Start:]); err == nil && len(t.Calls) == 0 {
+			return fmt.Errorf("%s ended with an answer: there is nothing to resume (to go on with a new message: agentloop run --continue=%s MESSAGE)", opts.File, opts.File)
+		}
 	}
 
 	// A tool gone since the recording is not offered; a pending call of it
@@ -71,31 +41,68 @@ func runReplayResume(ctx context.Context, opts *ReplayOptions) error {
 	return run.finish(ios, out, err)
 }
 
-// resumeState is where a recorded conversation stands, for the loop to go
-// on from: its messages, the steps and tokens spent, and the results of
-// pending calls that finished before the run stopped, which are answered
-// with their recorded results, not run (or asked about) again.
-func resumeState(conv *transcript.Conversation) (agent.State, error) {
-	d := agent.DialectFor(conv.Shape)
+// recordedModel decides the model settings of a run that goes on with a
+// recorded conversation: a flag, then the recording, then the environment
+// and the configuration file (the recorded base URL comes after an
+// environment variable too). The provider cannot change: the messages are
+// in the recorded provider's wire shape. how says what the conversation is
+// ("resumed", "continued") in the refusal.
+func recordedModel(ios *IOStreams, cfg *config.Config, flags modelOptions, file string, conv *transcript.Conversation, how string) (modelOptions, error) {
+	mo := flags
+	if h := conv.Header; h != nil {
+		if mo.Model == "" {
+			mo.Model = h.Model
+		}
+		if mo.Provider == "" {
+			mo.Provider = h.Provider
+		}
+		if mo.BaseURL == "" && !baseURLFromEnv(ios, cfg, h.Provider) &&
+			h.BaseURL != "" && h.BaseURL != agent.OpenAIBaseURL && h.BaseURL != agent.AnthropicBaseURL {
+			if strings.Contains(h.BaseURL, transcript.Redacted) {
+				return mo, flagErrorf("%s was recorded against %s, whose password a transcript does not keep; give the address again with --base-url", file, h.BaseURL)
+			}
+			mo.BaseURL, mo.baseURLFrom = h.BaseURL, "the transcript's base_url"
+		}
+		if mo.System == "" {
+			mo.System = h.System
+		}
+	}
+	if mo.System == "" {
+		mo.System = conv.System
+	}
+	if mo.Provider == "" {
+		mo.Provider = conv.Shape
+	}
+	if mo.Provider != conv.Shape {
+		return mo, flagErrorf("the transcript's messages are in the %s shape; it can be %s only with --provider %s", conv.Shape, how, conv.Shape)
+	}
+	if cfg != nil {
+		fillModel(cfg, &mo)
+	}
+	return mo, nil
+}
+
+// recordedState is a recorded conversation as the loop goes on with it:
+// its messages, the model calls and tokens it spent, and the results of
+// calls that finished before its run stopped; and its turns.
+func recordedState(conv *transcript.Conversation) (agent.State, []agent.TurnSpan) {
 	msgs := make([]agent.Message, len(conv.Messages))
 	for i, rec := range conv.Messages {
 		msgs[i] = rec.Message
 	}
-	turns := agent.Turns(d, msgs)
-	var usage transcript.Usage
+	turns := agent.Turns(agent.DialectFor(conv.Shape), msgs)
+	st := agent.State{Messages: msgs, Steps: len(turns)}
 	for _, span := range turns {
 		for _, rec := range conv.Messages[span.Start:span.End] {
 			if rec.Usage != nil {
-				usage.Add(*rec.Usage)
+				st.Usage.Add(*rec.Usage)
 			}
 		}
 	}
-	if n := len(turns); n > 0 && turns[n-1].End == len(msgs) {
-		if t, err := agent.ParseTurn(d, msgs[turns[n-1].Start:]); err == nil && len(t.Calls) == 0 {
-			return agent.State{}, errors.New("ended with an answer: there is nothing to resume")
-		}
-	}
-	return agent.State{Messages: msgs, Finished: agent.FinishedFromRecords(conv.Finished), Steps: len(turns), Usage: usage}, nil
+	// A pending call that had finished before the run stopped is answered
+	// with its recorded result, not run (or asked about) again.
+	st.Finished = agent.FinishedFromRecords(conv.Finished)
+	return st, turns
 }
 
 // baseURLFromEnv reports whether AGENTLOOP_BASE_URL or the provider's own

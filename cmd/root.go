@@ -206,6 +206,7 @@ $XDG_CONFIG_HOME/agentloop/config.yaml, in that order; see 'agentloop config --h
 	root.AddCommand(newCmdBatch(ios, nil))
 	root.AddCommand(newCmdValidate(ios, nil))
 	root.AddCommand(newCmdReplay(ios, nil))
+	root.AddCommand(newCmdLog(ios, nil))
 	root.AddCommand(newCmdSchema(ios))
 	root.AddCommand(newCmdTools(ios))
 	root.AddCommand(newCmdConfig(ios))

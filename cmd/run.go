@@ -3,12 +3,16 @@ package cmd
 import (
 	"bytes"
 	"context"
+	"errors"
 	"fmt"
 	"io"
 	"strings"
 	"unicode/utf8"
 
 	"github.com/spf13/cobra"
+
+	"github.com/agentloop/agentloop/internal/config"
+	"github.com/agentloop/agentloop/pkg/history"
 )
 
 // maxStdinPrompt caps a prompt read from stdin.
@@ -20,6 +24,12 @@ type RunOptions struct {
 	Prompt []string
 	// Tools are the tools offered, all when empty.
 	Tools []string
+	// Continue is the conversation to go on with (-c): "last", an id
+	// prefix or a transcript's path; "" starts a new one.
+	Continue string
+	// Config fills, when continuing, the model settings that neither a
+	// flag nor the transcript gives.
+	Config *config.Config
 	liveOptions
 }
 
@@ -40,6 +50,15 @@ Defaults for the model, provider, base URL, tools folders, step budget and the
 rest come from AGENTLOOP_* variables and the configuration file; see
 'agentloop config --help'.
 
+-c goes on with the last conversation (--continue=ID a given one: the start of
+an id 'agentloop log' shows, or a transcript's path): the prompt is its next
+message, asked with the same provider, model, tools and system prompt unless a
+flag changes them (the provider cannot change). Calls the conversation left
+pending are answered first, as 'replay --resume' does. A last message the
+model never answered (the run failed or was interrupted before it) is not sent
+again: the new prompt takes its place. The run writes a new transcript that
+names the one it continues; that one is never modified.
+
 A tool marked confirm: true asks before each call (y/N, on the terminal); with
 no terminal to ask on the call is denied, and the model is told so. --yes and
 --allow NAME run such calls without asking; --deny NAME leaves a tool out.
@@ -48,6 +67,8 @@ Exit codes: 0 answered, 1 failure, 2 usage, 3 step budget exhausted,
 4 provider/API error, 130 interrupted.`,
 		Example: `  agentloop run "Is it warmer in Paris or Dublin right now?"
   git diff | agentloop run "Review this change" -o review.jsonl
+  agentloop run -c "and in Tokyo?"
+  agentloop run --continue=3f2a9c --model gpt-4o "Explain that again, more simply"
   agentloop run --json --max-steps 5 "What changed in go.mod?" < go.mod
   agentloop run --base-url http://localhost:11434/v1 -m llama3.2 "What time is it in Tokyo?"`,
 		RunE: func(c *cobra.Command, args []string) error {
@@ -68,14 +89,22 @@ Exit codes: 0 answered, 1 failure, 2 usage, 3 step budget exhausted,
 	}
 	addLiveFlags(c, &opts.liveOptions, "")
 	c.Flags().StringArrayVar(&opts.Tools, "tool", nil, "offer only this tool (repeatable)")
+	c.Flags().VarP(refValue{&opts.Continue}, "continue", "c", "go on with the last conversation, or with run ID's: --continue=ID")
+	c.Flags().Lookup("continue").NoOptDefVal = history.Last
 	return c
 }
 
 func runRun(ctx context.Context, opts *RunOptions) error {
 	ios := opts.IO
 	prompt, err := readPrompt(ios, opts.Prompt)
+	if errors.Is(err, errNoPrompt) && opts.Continue != "" {
+		return flagErrorf("no prompt: -c goes on with a new message (to go on where a run stopped, without one: agentloop replay --resume FILE)")
+	}
 	if err != nil {
 		return err
+	}
+	if opts.Continue != "" {
+		return runContinue(ctx, opts, prompt)
 	}
 	run, err := startLive(ctx, ios, &opts.liveOptions, liveSetup{
 		command: "run", model: &opts.Model, tools: toolsSource{opts.ToolsDirs, opts.toolsSetting}, only: opts.Tools,
@@ -86,6 +115,22 @@ func runRun(ctx context.Context, opts *RunOptions) error {
 	out, err := run.loop.Prompt(run.ctx, prompt)
 	return run.finish(ios, out, err)
 }
+
+var errNoPrompt = errors.New("no prompt: give it as arguments or on stdin")
+
+// refValue is --continue's value: a run's id or path, or "last" when the
+// flag is given alone. Its type has no name, so that help shows the flag
+// as --continue[=last], as short as it is used.
+type refValue struct{ ref *string }
+
+func (v refValue) String() string {
+	if v.ref == nil {
+		return ""
+	}
+	return *v.ref
+}
+func (v refValue) Set(s string) error { *v.ref = s; return nil }
+func (v refValue) Type() string       { return "" }
 
 // readPrompt joins the arguments and, when stdin holds data, reads it too.
 func readPrompt(ios *IOStreams, args []string) (string, error) {
@@ -119,7 +164,7 @@ func readPrompt(ios *IOStreams, args []string) (string, error) {
 		}
 	}
 	if prompt == "" {
-		return "", flagErrorf("no prompt: give it as arguments or on stdin")
+		return "", &FlagError{Err: errNoPrompt}
 	}
 	return prompt, nil
 }

@@ -1,7 +1,9 @@
-// Command gen writes a large, realistic agentloop transcript or Claude Code
-// session log for benchmarks:
+// Command gen writes large, realistic agentloop transcripts or Claude Code
+// session logs for benchmarks:
 //
 //	go run ./bench/gen -shape openai -size 1GB -o /tmp/t.jsonl
+//	go run ./bench/gen -shape anthropic -steps 1000 -o /tmp/run.jsonl   # a run with timings
+//	go run ./bench/gen -runs 10000 -size 1MB -dir /tmp/transcripts      # a transcript folder
 //
 // See internal/benchgen for what the transcript holds.
 package main
@@ -21,11 +23,25 @@ func main() {
 	size := flag.String("size", "100MB", "approximate output size (KB, MB, GB)")
 	out := flag.String("o", "", "output file (default: standard output)")
 	seed := flag.Uint64("seed", 1, "random seed")
+	steps := flag.Int("steps", 0, "write a run of this many steps, with latencies and durations, instead of -size bytes")
+	runs := flag.Int("runs", 0, "write this many transcripts of -size each into -dir")
+	dir := flag.String("dir", "", "folder for -runs")
 	flag.Parse()
 	n, err := parseSize(*size)
 	if err != nil {
 		fmt.Fprintln(os.Stderr, "gen:", err)
 		os.Exit(2)
+	}
+	if *runs > 0 {
+		if *dir == "" {
+			fmt.Fprintln(os.Stderr, "gen: -runs needs -dir")
+			os.Exit(2)
+		}
+		if err := benchgen.WriteFolder(*dir, *runs, n, *seed); err != nil {
+			fmt.Fprintln(os.Stderr, "gen:", err)
+			os.Exit(1)
+		}
+		return
 	}
 	w := os.Stdout
 	if *out != "" {
@@ -37,7 +53,11 @@ func main() {
 		defer f.Close()
 		w = f
 	}
-	if err := benchgen.Write(w, *shape, n, *seed); err != nil {
+	write := func() error { return benchgen.Write(w, *shape, n, *seed) }
+	if *steps > 0 {
+		write = func() error { return benchgen.WriteRun(w, *shape, *steps, *seed) }
+	}
+	if err := write(); err != nil {
 		fmt.Fprintln(os.Stderr, "gen:", err)
 		os.Exit(1)
 	}

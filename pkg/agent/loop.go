@@ -52,6 +52,9 @@ type State struct {
 	// Steps and Usage are what earlier runs of this conversation spent.
 	Steps int
 	Usage transcript.Usage
+	// Prompt, when set, is a new user message: the conversation goes on
+	// with it once the pending calls are answered.
+	Prompt string
 }
 
 // Outcome is how a run ended.
@@ -100,11 +103,7 @@ var ErrResume = errors.New("cannot continue this conversation")
 
 // Prompt starts a conversation with one user message and runs it.
 func (l *Loop) Prompt(ctx context.Context, text string) (*Outcome, error) {
-	msg := l.Provider.UserMessage(text)
-	if err := l.record(transcript.Message{Step: 0, Message: msg}); err != nil {
-		return l.finish(&Outcome{Reason: transcript.ReasonError, Messages: []Message{msg}}, err)
-	}
-	return l.Run(ctx, State{Messages: []Message{msg}})
+	return l.Run(ctx, State{Prompt: text})
 }
 
 // Run continues a conversation until the model answers without tool calls,
@@ -132,6 +131,17 @@ func (l *Loop) Run(ctx context.Context, st State) (*Outcome, error) {
 				return l.finish(out, err)
 			}
 			pending, finished = nil, nil
+		}
+		if st.Prompt != "" {
+			// The question the conversation goes on with, after the
+			// answers the calls before it were owed.
+			msg := l.Provider.UserMessage(st.Prompt)
+			out.Messages = append(out.Messages, msg)
+			if err := l.record(transcript.Message{Step: out.Steps, Message: msg}); err != nil {
+				out.Reason = transcript.ReasonError
+				return l.finish(out, err)
+			}
+			st.Prompt = ""
 		}
 		if newSteps >= maxSteps {
 			out.Reason = transcript.ReasonMaxSteps

@@ -25,15 +25,71 @@ const (
 	Stopped
 )
 
-// StageOf reads how far a recorded conversation got.
+// StageOf reads how far a recorded conversation got. A conversation whose
+// last turn answers without calling a tool has ended even without its end
+// record (a kill came between the two).
 func StageOf(conv *transcript.Conversation, d agent.Dialect) Stage {
 	if conv.End != nil && conv.End.Reason != transcript.ReasonInterrupted {
 		return Ended
 	}
-	if len(agent.Turns(d, messages(conv))) > 0 {
-		return Stopped
+	msgs := messages(conv)
+	turns := agent.Turns(d, msgs)
+	if len(turns) == 0 {
+		return Unstarted
 	}
-	return Unstarted
+	if last := turns[len(turns)-1]; last.End == len(msgs) {
+		if t, err := agent.ParseTurn(d, msgs[last.Start:]); err == nil && len(t.Calls) == 0 {
+			return Ended
+		}
+	}
+	return Stopped
+}
+
+// FromTranscript is the result an Ended conversation records; the caller
+// sets the exit status, the item's fields and the attempts.
+func FromTranscript(conv *transcript.Conversation, d agent.Dialect) Result {
+	msgs := messages(conv)
+	turns := agent.Turns(d, msgs)
+	var last *agent.Turn
+	if n := len(turns); n > 0 {
+		last, _ = agent.ParseTurn(d, msgs[turns[n-1].Start:turns[n-1].End])
+	}
+	var r Result
+	if e := conv.End; e != nil {
+		r.Reason, r.Steps, r.Usage, r.Error, r.Time = e.Reason, e.Steps, e.Usage, e.Error, e.Time
+	} else {
+		// The answer is on record, its end record is not.
+		r.Reason, r.Steps = transcript.ReasonStop, len(turns)
+		if last != nil {
+			switch last.Stop {
+			case agent.StopRefusal:
+				r.Reason = transcript.ReasonRefusal
+			case agent.StopMaxTokens:
+				r.Reason = transcript.ReasonMaxTokens
+			}
+		}
+		for _, m := range conv.Messages {
+			if m.Usage != nil {
+				r.Usage.Add(*m.Usage)
+			}
+		}
+		if n := len(conv.Messages); n > 0 {
+			r.Time = conv.Messages[n-1].Time
+		}
+	}
+	if h := conv.Header; h != nil {
+		r.Provider, r.Model = h.Provider, h.Model
+		if !h.Time.IsZero() && !r.Time.IsZero() {
+			r.DurationMS = r.Time.Sub(h.Time).Milliseconds()
+		}
+	}
+	switch r.Reason {
+	case transcript.ReasonStop, transcript.ReasonMaxTokens, transcript.ReasonRefusal:
+		if last != nil {
+			r.Answer = last.Text
+		}
+	}
+	return r
 }
 
 // messages are a conversation's messages as the loop takes them.
@@ -43,29 +99,6 @@ func messages(conv *transcript.Conversation) []agent.Message {
 		msgs[i] = m.Message
 	}
 	return msgs
-}
-
-// FromTranscript is the result an Ended conversation records; the caller
-// sets the exit status, the item's fields and the time taken.
-func FromTranscript(conv *transcript.Conversation, d agent.Dialect) Result {
-	r := Result{Reason: conv.End.Reason, Steps: conv.End.Steps, Usage: conv.End.Usage, Error: conv.End.Error, Time: conv.End.Time}
-	if h := conv.Header; h != nil {
-		r.Provider, r.Model = h.Provider, h.Model
-		if !h.Time.IsZero() && !conv.End.Time.IsZero() {
-			r.DurationMS = conv.End.Time.Sub(h.Time).Milliseconds()
-		}
-	}
-	switch r.Reason {
-	case transcript.ReasonStop, transcript.ReasonMaxTokens, transcript.ReasonRefusal:
-		msgs := messages(conv)
-		if turns := agent.Turns(d, msgs); len(turns) > 0 {
-			last := turns[len(turns)-1]
-			if t, err := agent.ParseTurn(d, msgs[last.Start:last.End]); err == nil {
-				r.Answer = t.Text
-			}
-		}
-	}
-	return r
 }
 
 // SamePrompt reports whether the conversation starts with the message

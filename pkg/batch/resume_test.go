@@ -43,6 +43,7 @@ func TestStageOf(t *testing.T) {
 		{"killed after the results", []string{hdr, prompt, calls, res1}, Stopped},
 		{"interrupted", []string{hdr, prompt, calls, endInt}, Stopped},
 		{"answered", []string{hdr, prompt, calls, res1, answer, endStop}, Ended},
+		{"answered, killed before the end record", []string{hdr, prompt, calls, res1, answer}, Ended},
 		{"failed", []string{hdr, prompt, calls, res1, endErr}, Ended},
 	}
 	for _, tt := range tests {
@@ -57,6 +58,14 @@ func TestFromTranscript(t *testing.T) {
 	r := FromTranscript(conv(t, hdr, prompt, calls, res1, answer, endStop), d)
 	if r.Answer != "the answer" || r.Reason != "stop" || r.Steps != 2 || r.Usage.OutputTokens != 5 || r.DurationMS != 3000 || r.Model != "m" || r.Provider != "openai" {
 		t.Errorf("answered: %+v", r)
+	}
+	// Killed between the answer and the end record: the answer, the
+	// steps and the tokens are read from the messages.
+	calls2 := strings.Replace(calls, `"message":`, `"usage":{"input_tokens":7,"output_tokens":2},"message":`, 1)
+	answer2 := strings.Replace(answer, `"message":`, `"usage":{"input_tokens":9,"output_tokens":3},"message":`, 1)
+	r = FromTranscript(conv(t, hdr, prompt, calls2, res1, answer2), d)
+	if r.Answer != "the answer" || r.Reason != "stop" || r.Steps != 2 || r.Usage.InputTokens != 16 || r.Usage.OutputTokens != 5 || r.DurationMS != 2000 {
+		t.Errorf("answered without an end record: %+v", r)
 	}
 	r = FromTranscript(conv(t, hdr, prompt, calls, res1, endErr), d)
 	if r.Answer != "" || r.Reason != "error" || !strings.Contains(r.Error, "500") {

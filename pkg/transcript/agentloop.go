@@ -53,7 +53,7 @@ const (
 var recordFields = map[string]map[string]fieldType{
 	TypeHeader: {
 		"version": fieldInt, "id": fieldString, "time": fieldTime, "command": fieldString, "model": fieldString,
-		"base_url": fieldString, "tools_dirs": fieldStrings, "system": fieldString, "max_steps": fieldInt,
+		"base_url": fieldString, "tools_dirs": fieldStrings, "system": fieldString, "max_steps": fieldInt, "parallel": fieldInt,
 		"parent": fieldString, "parent_id": fieldString, "agentloop": fieldString,
 	},
 	TypeMessage: {

@@ -29,7 +29,10 @@ type Conversation struct {
 	// stopped, whose results are still to be sent and which are not to be
 	// run again.
 	Finished []CallResult
-	End      *End
+	// Results are every result record, in the order written: when each
+	// call of a turn whose other calls still ran finished.
+	Results []CallResult
+	End     *End
 	// Shape is the wire shape of the messages: "openai", "responses" (OpenAI
 	// Responses input items) or "anthropic".
 	Shape string
@@ -195,6 +198,7 @@ func readLines(data []byte) ([]*Conversation, error) {
 				}
 			case rec.Result != nil:
 				c.Finished = append(c.Finished, *rec.Result)
+				c.Results = append(c.Results, *rec.Result)
 			case rec.End != nil:
 				c.End = rec.End
 			}

@@ -35,8 +35,9 @@ type Header struct {
 	Version int       `json:"version" jsonschema:"description=Format version (1)"`
 	ID      string    `json:"id" jsonschema:"description=Unique id of this transcript"`
 	Time    time.Time `json:"time"`
-	// Command is what wrote the transcript: run, replay, resume or batch.
-	Command  string `json:"command,omitempty" jsonschema:"enum=run,enum=replay,enum=resume,enum=batch"`
+	// Command is what wrote the transcript: run, replay, resume, continue
+	// (run -c) or batch.
+	Command  string `json:"command,omitempty" jsonschema:"enum=run,enum=replay,enum=resume,enum=continue,enum=batch"`
 	Provider string `json:"provider" jsonschema:"enum=openai,enum=responses,enum=anthropic,description=Wire shape of every message record"`
 	Model    string `json:"model"`
 	BaseURL  string `json:"base_url,omitempty"`
@@ -46,6 +47,7 @@ type Header struct {
 	Tools     []json.RawMessage `json:"tools,omitempty"`
 	System    string            `json:"system,omitempty"`
 	MaxSteps  int               `json:"max_steps,omitempty"`
+	Parallel  int               `json:"parallel,omitempty" jsonschema:"description=How many tool calls of one turn could run at once"`
 	Parent    string            `json:"parent,omitempty" jsonschema:"description=Path of the transcript this one continues or replays"`
 	ParentID  string            `json:"parent_id,omitempty" jsonschema:"description=Id of that transcript"`
 	Agentloop string            `json:"agentloop,omitempty" jsonschema:"description=Version of agentloop that wrote the file"`

@@ -1,0 +1,120 @@
+package cmd
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"strings"
+	"time"
+
+	"github.com/agentloop/agentloop/pkg/agent"
+	"github.com/agentloop/agentloop/pkg/transcript"
+)
+
+// runResult is what --json prints.
+type runResult struct {
+	Answer     string           `json:"answer"`
+	Reason     string           `json:"reason"`
+	Steps      int              `json:"steps"`
+	Usage      transcript.Usage `json:"usage"`
+	Transcript string           `json:"transcript,omitempty"`
+	Error      string           `json:"error,omitempty"`
+}
+
+// runEnd is what a live run needs to finish.
+type runEnd struct {
+	w        *transcript.Writer
+	prog     *progress
+	stream   *answerStream
+	asJSON   bool
+	maxSteps int
+	redact   *transcript.Redactor
+}
+
+// finishRun closes the transcript, prints the outcome and maps it to an
+// exit status.
+func finishRun(ios *IOStreams, out *agent.Outcome, err error, e runEnd) error {
+	if e.stream != nil {
+		e.stream.Close()
+	}
+	e.prog.Close()
+	path := ""
+	if e.w != nil {
+		path = e.w.Path()
+		if cerr := e.w.Close(); cerr != nil && err == nil {
+			err = cerr
+		}
+	}
+	err = outcomeError(out, err, path, e.maxSteps)
+	if err != nil {
+		err = redactError(err, e.redact)
+	}
+	if e.asJSON {
+		res := runResult{Answer: out.Answer, Reason: out.Reason, Steps: out.Steps, Usage: out.Usage, Transcript: path}
+		if err != nil {
+			res.Error = err.Error()
+		}
+		enc := json.NewEncoder(ios.Out)
+		enc.SetEscapeHTML(false)
+		if e := enc.Encode(res); e != nil {
+			return e
+		}
+	} else if out.Answer != "" && !e.stream.answered() && (out.Reason == transcript.ReasonStop || out.Reason == transcript.ReasonMaxTokens || out.Reason == transcript.ReasonRefusal) {
+		fmt.Fprintln(ios.Out, strings.TrimRight(out.Answer, "\n"))
+	}
+	return err
+}
+
+// outcomeError maps how a run ended to the error Execute turns into an
+// exit status.
+func outcomeError(out *agent.Outcome, err error, path string, maxSteps int) error {
+	resume := ""
+	if path != "" {
+		resume = "; continue it with: agentloop replay --resume " + path
+	}
+	if err != nil {
+		var pe *agent.ProviderError
+		switch {
+		case errors.Is(err, errInterrupted):
+			return &ExitError{Code: ExitInterrupted, Err: errors.New("interrupted" + resume)}
+		case errors.Is(err, errRunTimeout):
+			return &ExitError{Code: ExitProvider, Err: err}
+		case errors.As(err, &pe):
+			return &ExitError{Code: ExitProvider, Err: err}
+		}
+		return err
+	}
+	switch out.Reason {
+	case transcript.ReasonMaxSteps:
+		return &ExitError{Code: ExitMaxSteps, Err: fmt.Errorf("step budget exhausted after %d step%s (--max-steps %d)%s", out.Steps, plural(out.Steps, "", "s"), maxSteps, resume)}
+	case transcript.ReasonMaxTokens:
+		return fmt.Errorf("the answer was cut off by the output token limit (raise --max-tokens)")
+	case transcript.ReasonRefusal:
+		return fmt.Errorf("the model refused to answer")
+	}
+	return nil
+}
+
+var errRunTimeout = errors.New("run timed out")
+
+func withRunTimeout(ctx context.Context, d time.Duration) (context.Context, context.CancelFunc) {
+	if d <= 0 {
+		return context.WithCancel(ctx)
+	}
+	return context.WithTimeoutCause(ctx, d, fmt.Errorf("%w after %s (--timeout)", errRunTimeout, d))
+}
+
+// redactError keeps secrets out of an error message.
+func redactError(err error, r *transcript.Redactor) error {
+	msg := err.Error()
+	clean := r.RedactString(msg)
+	if clean == msg {
+		return err
+	}
+	var ee *ExitError
+	if errors.As(err, &ee) {
+		return &ExitError{Code: ee.Code, Err: errors.New(clean)}
+	}
+	return errors.New(clean)
+}

@@ -1,0 +1,87 @@
+package cmd
+
+import (
+	"fmt"
+	"time"
+
+	"github.com/spf13/cobra"
+
+	"github.com/agentloop/agentloop/pkg/history"
+)
+
+// LogPruneOptions are the inputs of `agentloop log prune`.
+type LogPruneOptions struct {
+	IO        *IOStreams
+	Dir       string
+	OlderThan time.Duration
+	Yes       bool
+	now       func() time.Time
+}
+
+func newCmdLogPrune(ios *IOStreams, runF func(*LogPruneOptions) error) *cobra.Command {
+	opts := &LogPruneOptions{IO: ios, now: time.Now}
+	var olderThan string
+	c := &cobra.Command{
+		Use:   "prune --older-than AGE [--yes]",
+		Short: "Remove the transcripts of old runs",
+		Long: `Remove the transcripts of the runs that started more than AGE ago (30d, 2w,
+12h). Without --yes nothing is removed: the files that would be are printed,
+one path a line on stdout, with a summary on stderr.
+
+Only agentloop transcripts are removed: a file in the folder that is not one
+(or whose header cannot be read) is left alone whatever its age. A run that
+continued a removed one keeps its own copy of the conversation.`,
+		Example: `  agentloop log prune --older-than 30d
+  agentloop log prune --older-than 30d --yes`,
+		Args: noArgs,
+		RunE: func(c *cobra.Command, args []string) error {
+			if olderThan == "" {
+				return flagErrorf("say how old a run must be to go: --older-than AGE (30d, 2w, 12h)")
+			}
+			age, err := history.ParseAge(olderThan)
+			if err != nil {
+				return flagErrorf("--older-than: %v", err)
+			}
+			opts.OlderThan = age
+			dir, err := logDir(c, ios)
+			if err != nil {
+				return err
+			}
+			opts.Dir = dir
+			if runF != nil {
+				return runF(opts)
+			}
+			return runLogPrune(opts)
+		},
+	}
+	c.Flags().StringVar(&olderThan, "older-than", "", "remove runs started more than `AGE` ago (30d, 2w, 12h)")
+	c.Flags().BoolVarP(&opts.Yes, "yes", "y", false, "remove them (without it, only list them)")
+	return c
+}
+
+func runLogPrune(opts *LogPruneOptions) error {
+	ios := opts.IO
+	entries, err := history.Scan(opts.Dir, history.Options{})
+	if err != nil {
+		return fmt.Errorf("read the transcript folder: %w", err)
+	}
+	cutoff := opts.now().Add(-opts.OlderThan)
+	old := history.Older(entries, cutoff)
+	var size int64
+	for _, e := range old {
+		size += e.Size
+		fmt.Fprintln(ios.Out, e.Path)
+	}
+	n := fmt.Sprintf("%d transcript%s (%s)", len(old), plural(len(old), "", "s"), byteSize(int(size)))
+	if !opts.Yes {
+		if len(old) == 0 {
+			fmt.Fprintf(ios.ErrOut, "no run in %s started before %s\n", opts.Dir, cutoff.Local().Format("2006-01-02 15:04"))
+			return nil
+		}
+		fmt.Fprintf(ios.ErrOut, "would remove %s of runs started before %s; run again with --yes to remove them\n", n, cutoff.Local().Format("2006-01-02 15:04"))
+		return nil
+	}
+	removed, freed, err := history.Remove(old)
+	fmt.Fprintf(ios.ErrOut, "removed %d transcript%s (%s)\n", removed, plural(removed, "", "s"), byteSize(int(freed)))
+	return err
+}

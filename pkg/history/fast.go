@@ -1,0 +1,221 @@
+package history
+
+import (
+	"bytes"
+	"io"
+	"time"
+
+	"github.com/agentloop/agentloop/pkg/transcript"
+)
+
+// withoutTools returns a header line with its "tools" array replaced by
+// null. The tool definitions are most of a header and the listing needs
+// none of them; a byte scan past them costs a fraction of decoding them.
+func withoutTools(line []byte) []byte {
+	depth, inString := 0, false
+	for i := 0; i < len(line); i++ {
+		c := line[i]
+		if inString {
+			switch c {
+			case '\\':
+				i++
+			case '"':
+				inString = false
+			}
+			continue
+		}
+		switch c {
+		case '"':
+			const key = `"tools":`
+			if depth == 1 && bytes.HasPrefix(line[i:], []byte(key)) {
+				start := i + len(key)
+				end := skipArray(line, start)
+				if end < 0 {
+					return line
+				}
+				out := make([]byte, 0, len(line)-(end-start)+4)
+				out = append(append(append(out, line[:start]...), "null"...), line[end:]...)
+				return out
+			}
+			inString = true
+		case '{', '[':
+			depth++
+		case '}', ']':
+			depth--
+		}
+	}
+	return line
+}
+
+// skipArray returns the offset just past the array that starts at i
+// (after blanks), or -1 when there is none or it does not end.
+func skipArray(b []byte, i int) int {
+	for i < len(b) && (b[i] == ' ' || b[i] == '\t') {
+		i++
+	}
+	if i >= len(b) || b[i] != '[' {
+		return -1
+	}
+	depth, inString := 0, false
+	for ; i < len(b); i++ {
+		c := b[i]
+		if inString {
+			switch c {
+			case '\\':
+				i++
+			case '"':
+				inString = false
+			}
+			continue
+		}
+		switch c {
+		case '"':
+			inString = true
+		case '[', '{':
+			depth++
+		case ']', '}':
+			depth--
+			if depth == 0 {
+				return i + 1
+			}
+		}
+	}
+	return -1
+}
+
+// promptAfter finds the prompt of a run that continued a conversation:
+// the first user message with text among the records written from start
+// on. The messages the run copied from the one it continues come first and
+// keep their own, earlier times, so the first record of the run is found
+// by bisecting the file on the records' times, reading a few hundred bytes
+// at each step instead of every record. ok is false when the times do not
+// allow it (a record without a time near its start, times out of order),
+// and the caller reads back from the end instead.
+func (r *fileReader) promptAfter(start time.Time, from int64) (prompt string, ok bool) {
+	lo, hi, best := from, r.size, r.size
+	buf := make([]byte, 2048)
+	for lo < hi {
+		mid := lo + (hi-lo)/2
+		l, t, err := r.recordFrom(mid, from, buf)
+		if err != nil {
+			return "", false
+		}
+		if l >= hi {
+			hi = mid
+			continue
+		}
+		if t.IsZero() {
+			return "", false
+		}
+		if !t.Before(start) {
+			best, hi = l, l
+		} else {
+			lo = l + 1
+		}
+	}
+	// The prompt is the first record of the run; allow a few more.
+	off := best
+	for range 4 {
+		line, next, err := r.readLine(off)
+		if err != nil {
+			return "", false
+		}
+		if isType(line, transcript.TypeMessage) {
+			if rec, ok := decodeTail(line); ok && rec.Message.Role == "user" && rec.Message.Content.Text != "" {
+				return rec.Message.Content.Text, true
+			}
+		}
+		off = next
+	}
+	return "", false
+}
+
+// recordFrom finds the first line that starts at or after off (the
+// file's size if none does; from is known to start one) and reads the
+// "time" of its record, which the writer puts among a record's first
+// fields; a zero time when it has none there.
+func (r *fileReader) recordFrom(off, from int64, buf []byte) (int64, time.Time, error) {
+	start := from
+	if off > from {
+		start = r.size
+		for pos := off - 1; pos < r.size; pos += int64(len(buf)) {
+			n, err := r.f.ReadAt(buf, pos)
+			if i := bytes.IndexByte(buf[:n], '\n'); i >= 0 {
+				start = pos + int64(i) + 1
+				if rest := buf[i+1 : n]; len(rest) >= 256 || bytes.IndexByte(rest, '\n') >= 0 {
+					// The record's start is read already.
+					return start, recordTime(rest), nil
+				}
+				break
+			}
+			if err != nil && err != io.EOF {
+				return 0, time.Time{}, err
+			}
+			if n == 0 {
+				break
+			}
+		}
+	}
+	if start >= r.size {
+		return r.size, time.Time{}, nil
+	}
+	n, err := r.f.ReadAt(buf[:256], start)
+	if n == 0 && err != nil {
+		return 0, time.Time{}, err
+	}
+	return start, recordTime(buf[:n]), nil
+}
+
+// recordTime reads the "time" field near the start of a record.
+func recordTime(b []byte) time.Time {
+	if nl := bytes.IndexByte(b, '\n'); nl >= 0 {
+		b = b[:nl]
+	}
+	const key = `"time":"`
+	i := bytes.Index(b, []byte(key))
+	if i < 0 {
+		return time.Time{}
+	}
+	b = b[i+len(key):]
+	j := bytes.IndexByte(b, '"')
+	if j < 0 {
+		return time.Time{}
+	}
+	t, err := time.Parse(time.RFC3339Nano, string(b[:j]))
+	if err != nil {
+		return time.Time{}
+	}
+	return t
+}
+
+// readLine reads the line that starts at off, wherever it is in the file.
+func (r *fileReader) readLine(off int64) (line []byte, next int64, err error) {
+	if off >= r.size {
+		return nil, off, io.EOF
+	}
+	var buf []byte
+	chunk := int64(tailChunk)
+	for {
+		n := min(chunk, r.size-off-int64(len(buf)))
+		if n <= 0 {
+			return buf, r.size, nil
+		}
+		part := make([]byte, n)
+		got, err := r.f.ReadAt(part, off+int64(len(buf)))
+		if i := bytes.IndexByte(part[:got], '\n'); i >= 0 {
+			buf = append(buf, part[:i]...)
+			return bytes.TrimSuffix(buf, []byte("\r")), off + int64(len(buf)) + 1, nil
+		}
+		buf = append(buf, part[:got]...)
+		if err != nil && err != io.EOF {
+			return nil, off, err
+		}
+		if got == 0 {
+			return buf, r.size, nil
+		}
+		if int64(len(buf)) > maxLine {
+			return nil, off, io.ErrShortBuffer
+		}
+		chunk *= 2
+	}
+}

@@ -1,0 +1,370 @@
+// Package history lists the transcripts of past runs in a folder: what ran,
+// when, how it ended and what was asked, read from each file's first
+// records and its last ones without reading the file whole. It also groups
+// continued conversations into threads, finds a run by id prefix, and
+// chooses what to prune.
+//
+// A file that is not an agentloop transcript, or whose last line was cut
+// off by a writer that died, is an Entry like any other: listed, never an
+// error that stops the listing.
+package history
+
+import (
+	"bytes"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"os"
+	"slices"
+	"strings"
+	"time"
+
+	"github.com/agentloop/agentloop/pkg/transcript"
+)
+
+// Commands whose transcript continues another: their header names a parent
+// whose conversation they copy and go on with.
+const (
+	CommandContinue = "continue"
+	CommandResume   = "resume"
+)
+
+// States of a run as the listing shows them, besides the end reasons of
+// transcript.End.
+const (
+	StateUnfinished = "unfinished" // no end record: still running, or killed
+	StateTorn       = "torn"       // the last line was cut off mid-record
+	StateForeign    = "foreign"    // not an agentloop transcript
+)
+
+// headChunk and tailChunk are how much of a file is read at a time at its
+// start and at its end. The header of a run with a few tools and the
+// first message fit in the first; the end record in the second.
+const (
+	headChunk = 8 << 10
+	tailChunk = 4 << 10
+	// maxLine caps a line read to find a prompt or an answer: a prompt
+	// read from stdin can be 16 MiB, a record around it a little more.
+	maxLine = 40 << 20
+)
+
+// Entry is one file of the folder.
+type Entry struct {
+	Path    string
+	Size    int64
+	ModTime time.Time
+	// Header is nil for a file that is not an agentloop transcript.
+	Header *transcript.Header
+	// End is nil for a run that has not ended (or was killed).
+	End *transcript.End
+	// Torn is set when the last line was cut off.
+	Torn bool
+	// Problem says why a foreign file is not a transcript.
+	Problem string
+	// LastStep is the step of the last message record, for a run with no
+	// end record.
+	LastStep int
+	// Prompt is the text of the user message this run answered: the first
+	// message of a run, the new message of a continued one.
+	Prompt string
+	// Answer is the text of the last assistant message; read only when
+	// Options.Answers asks for it.
+	Answer string
+}
+
+// Options say what to read beyond the header and the end.
+type Options struct {
+	// Answers reads the last assistant message's text too (for a search).
+	Answers bool
+}
+
+// ID is the transcript's id, "" for a foreign file.
+func (e *Entry) ID() string {
+	if e.Header == nil {
+		return ""
+	}
+	return e.Header.ID
+}
+
+// ShortID is the first 8 characters of the id, as the listing shows it.
+func (e *Entry) ShortID() string {
+	id := e.ID()
+	if len(id) > 8 {
+		return id[:8]
+	}
+	return id
+}
+
+// Time is when the run started (the header's time), or the file's
+// modification time for a foreign file.
+func (e *Entry) Time() time.Time {
+	if e.Header != nil && !e.Header.Time.IsZero() {
+		return e.Header.Time
+	}
+	return e.ModTime
+}
+
+// State is how the run ended: an end reason (stop, max_steps, error, …),
+// or StateUnfinished, StateTorn or StateForeign.
+func (e *Entry) State() string {
+	switch {
+	case e.Header == nil && e.Torn:
+		return StateTorn
+	case e.Header == nil:
+		return StateForeign
+	case e.End != nil:
+		return e.End.Reason
+	case e.Torn:
+		return StateTorn
+	}
+	return StateUnfinished
+}
+
+// Steps counts the model calls of the conversation: the end record's
+// count, else the last message's step.
+func (e *Entry) Steps() int {
+	if e.End != nil {
+		return e.End.Steps
+	}
+	return e.LastStep
+}
+
+// Tokens is every token the conversation used, input and output, as the
+// end record counts them; 0 without one.
+func (e *Entry) Tokens() int64 {
+	if e.End == nil || e.Header == nil {
+		return 0
+	}
+	return e.End.Usage.Total(e.Header.Provider)
+}
+
+// Continues reports whether the run went on with another transcript's
+// conversation (-c or replay --resume).
+func (e *Entry) Continues() bool {
+	return e.Header != nil && e.Header.ParentID != "" &&
+		(e.Header.Command == CommandContinue || e.Header.Command == CommandResume)
+}
+
+// Sort orders entries newest first; the path breaks ties.
+func Sort(entries []*Entry) {
+	slices.SortStableFunc(entries, func(a, b *Entry) int {
+		if c := b.Time().Compare(a.Time()); c != 0 {
+			return c
+		}
+		return strings.Compare(b.Path, a.Path)
+	})
+}
+
+// Read reads what the listing shows of one file. Anything wrong with the
+// file is in the entry (Problem, Torn), never an error; nil means there is
+// no file to list (it is gone, or it is not a regular file).
+func Read(path string, opts Options) *Entry {
+	// Stat before opening: opening a named pipe would wait for a writer.
+	fi, err := os.Stat(path)
+	if errors.Is(err, os.ErrNotExist) || err == nil && !fi.Mode().IsRegular() {
+		return nil
+	}
+	if err != nil {
+		return &Entry{Path: path, Problem: bareError(err)}
+	}
+	f, err := os.Open(path)
+	if err != nil {
+		if errors.Is(err, os.ErrNotExist) {
+			return nil
+		}
+		return &Entry{Path: path, ModTime: fi.ModTime(), Size: fi.Size(), Problem: bareError(err)}
+	}
+	defer f.Close()
+	e := &Entry{Path: path, Size: fi.Size(), ModTime: fi.ModTime()}
+	r, release := newFileReader(f, fi.Size())
+	defer release()
+	if err := e.read(r, opts); err != nil {
+		e.Header, e.End, e.Prompt, e.Answer = nil, nil, "", ""
+		e.Problem = err.Error()
+	}
+	return e
+}
+
+// read fills the entry from the head and the tail of the file.
+func (e *Entry) read(r *fileReader, opts Options) error {
+	head, err := r.head()
+	if err != nil {
+		return err
+	}
+	if len(head.line) == 0 {
+		return errors.New("empty file")
+	}
+	h, err := decodeHeader(head.line)
+	if err != nil {
+		if !head.complete && isType(head.line, transcript.TypeHeader) {
+			e.Torn = true
+			return errors.New("the header is cut off: the writer stopped in the middle of it")
+		}
+		return err
+	}
+	e.Header = h
+	if h.Command == CommandContinue && h.ParentID != "" {
+		if p, ok := r.promptAfter(h.Time, head.next); ok {
+			e.Prompt = p
+		}
+	}
+	if !e.Continues() {
+		// The prompt of a run is its first message.
+		if line, _, err := r.lineAt(head.next); err == nil && isType(line, transcript.TypeMessage) {
+			if m, ok := decodeTail(line); ok && m.Message.Role == "user" {
+				e.Prompt = m.Message.Content.Text
+			}
+		}
+	}
+	return e.readTail(r, opts)
+}
+
+// readTail reads back from the end: the end record, the step reached, the
+// answer when asked for, and the prompt of a continued run (the last user
+// message with text, a few records before the end as a rule).
+func (e *Entry) readTail(r *fileReader, opts Options) error {
+	b := newBackLines(r)
+	wantPrompt := e.Continues() && e.Prompt == ""
+	wantAnswer := opts.Answers
+	seenMessage := false
+	for first := true; ; first = false {
+		line, complete, err := b.prev()
+		if err == io.EOF {
+			return nil
+		}
+		if err != nil {
+			return err
+		}
+		if first && !complete {
+			e.Torn = true
+			continue
+		}
+		switch {
+		case isType(line, transcript.TypeEnd) && e.End == nil && !seenMessage:
+			var end transcript.End
+			if json.Unmarshal(line, &end) == nil {
+				e.End = &end
+			}
+			if !wantPrompt && !wantAnswer {
+				return nil
+			}
+			continue
+		case isType(line, transcript.TypeHeader):
+			return nil
+		case !isType(line, transcript.TypeMessage):
+			continue
+		}
+		// Once the step is known, only a message that can be the answer or
+		// the prompt is worth decoding; a cheap look at the line tells.
+		if seenMessage && !(wantAnswer && bytes.Contains(line, []byte(`"assistant"`)) || (wantPrompt || wantAnswer && e.Continues()) && bytes.Contains(line, []byte(`"user"`))) {
+			continue
+		}
+		rec, ok := decodeTail(line)
+		if !ok {
+			continue
+		}
+		if !seenMessage {
+			seenMessage, e.LastStep = true, rec.Step
+		}
+		switch role := rec.Message.Role; {
+		case wantAnswer && role == "assistant":
+			// The answer is the last assistant message's text; one that
+			// only calls tools has none.
+			e.Answer, wantAnswer = rec.Message.Content.Text, false
+		case role == "user" && rec.Message.Content.Text != "" && e.Continues():
+			if wantPrompt {
+				e.Prompt, wantPrompt = rec.Message.Content.Text, false
+			}
+			// An answer before the run's prompt is an earlier run's.
+			wantAnswer = false
+		}
+		if !wantPrompt && !wantAnswer {
+			return nil
+		}
+	}
+}
+
+// tailRecord is what the tail of a transcript is read for.
+type tailRecord struct {
+	Step    int `json:"step"`
+	Message struct {
+		Role    string          `json:"role"`
+		Content transcript.Text `json:"content"`
+	} `json:"message"`
+}
+
+func decodeTail(line []byte) (*tailRecord, bool) {
+	var rec tailRecord
+	if json.Unmarshal(line, &rec) != nil {
+		return nil, false
+	}
+	return &rec, true
+}
+
+// isType reports whether a line looks like a record of the type: the
+// writer puts "type" first, and a cheap look saves decoding a long line.
+func isType(line []byte, typ string) bool {
+	return bytes.HasPrefix(line, []byte(`{"type":"`+typ+`"`))
+}
+
+func decodeHeader(line []byte) (*transcript.Header, error) {
+	if !isType(line, transcript.TypeHeader) {
+		if err := notHeader(line); err != nil {
+			return nil, err
+		}
+	}
+	var h transcript.Header
+	if err := json.Unmarshal(withoutTools(line), &h); err != nil {
+		return nil, fmt.Errorf("header: %v", err)
+	}
+	if h.Version != transcript.Version {
+		return nil, fmt.Errorf("transcript format version %d; this agentloop reads version %d", h.Version, transcript.Version)
+	}
+	return &h, nil
+}
+
+// notHeader says what a first line that does not start as the writer
+// starts a header is; nil when it is a header after all.
+func notHeader(line []byte) error {
+	var probe struct {
+		Type *string `json:"type"`
+		Role *string `json:"role"`
+	}
+	if err := json.Unmarshal(line, &probe); err != nil {
+		return errors.New("not an agentloop transcript: the first line is not JSON")
+	}
+	what := "a record"
+	switch {
+	case probe.Type != nil && *probe.Type == transcript.TypeHeader:
+		// A header the writer did not write: fields in another order.
+		return nil
+	case probe.Role != nil:
+		what = "a bare message"
+	case probe.Type == nil:
+		what = "a JSON value without \"type\""
+	default:
+		what = fmt.Sprintf("a %q record", *probe.Type)
+	}
+	return fmt.Errorf("not an agentloop transcript: the first line is %s, not a header", what)
+}
+
+// bareError drops the operation and path an *os.PathError repeats.
+func bareError(err error) string {
+	var pe *os.PathError
+	if errors.As(err, &pe) {
+		return pe.Err.Error()
+	}
+	return err.Error()
+}
+
+// Matches reports whether the prompt or the answer holds text, ignoring
+// case. The answer is there only when the entry was read with
+// Options.Answers.
+func (e *Entry) Matches(text string) bool {
+	return containsFold(e.Prompt, text) || containsFold(e.Answer, text)
+}
+
+func containsFold(s, sub string) bool {
+	return strings.Contains(strings.ToLower(s), strings.ToLower(sub))
+}

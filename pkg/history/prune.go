@@ -1,0 +1,80 @@
+package history
+
+import (
+	"errors"
+	"fmt"
+	"os"
+	"slices"
+	"strconv"
+	"strings"
+	"time"
+)
+
+// Older returns the transcripts that started before cutoff, oldest first.
+// A foreign file, or one whose header cannot be read, is never among them:
+// nothing says it is a run's, or how old the run is.
+func Older(entries []*Entry, cutoff time.Time) []*Entry {
+	var old []*Entry
+	for _, e := range entries {
+		if e.Header != nil && e.Time().Before(cutoff) {
+			old = append(old, e)
+		}
+	}
+	slices.SortStableFunc(old, func(a, b *Entry) int { return a.Time().Compare(b.Time()) })
+	return old
+}
+
+// Remove deletes the entries' files. It goes on after a failure and
+// returns every one, joined.
+func Remove(entries []*Entry) (removed int, freed int64, err error) {
+	var errs []error
+	for _, e := range entries {
+		if rerr := os.Remove(e.Path); rerr != nil && !errors.Is(rerr, os.ErrNotExist) {
+			errs = append(errs, fmt.Errorf("remove %s: %s", e.Path, bareError(rerr)))
+			continue
+		}
+		removed++
+		freed += e.Size
+	}
+	return removed, freed, errors.Join(errs...)
+}
+
+// ParseAge reads an age: a Go duration (90m, 36h) or a whole number of
+// days or weeks (30d, 2w).
+func ParseAge(s string) (time.Duration, error) {
+	s = strings.TrimSpace(s)
+	for _, u := range []struct {
+		suffix string
+		unit   time.Duration
+	}{{"d", 24 * time.Hour}, {"w", 7 * 24 * time.Hour}} {
+		if n, ok := strings.CutSuffix(s, u.suffix); ok {
+			v, err := strconv.Atoi(n)
+			if err != nil || v < 0 || v > 100000 {
+				return 0, fmt.Errorf("%q is not an age: write a whole number of days (30d), weeks (2w) or a duration (12h)", s)
+			}
+			return time.Duration(v) * u.unit, nil
+		}
+	}
+	d, err := time.ParseDuration(s)
+	if err != nil || d < 0 {
+		return 0, fmt.Errorf("%q is not an age: write a whole number of days (30d), weeks (2w) or a duration (12h)", s)
+	}
+	return d, nil
+}
+
+// ParseSince reads a point in time: an age before now (7d, 12h), a date
+// (2026-01-31, local midnight) or an RFC 3339 time.
+func ParseSince(s string, now time.Time) (time.Time, error) {
+	s = strings.TrimSpace(s)
+	if t, err := time.ParseInLocation("2006-01-02", s, now.Location()); err == nil {
+		return t, nil
+	}
+	if t, err := time.Parse(time.RFC3339, s); err == nil {
+		return t, nil
+	}
+	d, err := ParseAge(s)
+	if err != nil {
+		return time.Time{}, fmt.Errorf("%q is neither an age (7d, 12h), a date (2026-01-31) nor an RFC 3339 time", s)
+	}
+	return now.Add(-d), nil
+}

@@ -1,0 +1,320 @@
+package htmlview
+
+import (
+	"bytes"
+	"crypto/sha256"
+	"encoding/base64"
+	"fmt"
+	"html"
+	"regexp"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/agentloop/agentloop/pkg/agent"
+	"github.com/agentloop/agentloop/pkg/transcript"
+)
+
+var t0 = time.Date(2026, 3, 1, 10, 0, 0, 0, time.UTC)
+
+func ms(n int) time.Duration { return time.Duration(n) * time.Millisecond }
+
+func TestLayoutBatch(t *testing.T) {
+	calls := []batchCall{{name: "a", duration: ms(600)}, {name: "b", duration: ms(1100)}, {name: "c", duration: ms(300)}}
+	end := t0.Add(5 * time.Second)
+	tests := []struct {
+		name      string
+		parallel  int
+		notBefore time.Time
+		want      [][2]time.Duration // start, end after t0
+	}{
+		// All at once: they start together and the last ends at end.
+		{"parallel", 8, time.Time{}, [][2]time.Duration{{ms(3900), ms(4500)}, {ms(3900), ms(5000)}, {ms(3900), ms(4200)}}},
+		// One at a time: one after the other in call order.
+		{"one at a time", 1, time.Time{}, [][2]time.Duration{{ms(3000), ms(3600)}, {ms(3600), ms(4700)}, {ms(4700), ms(5000)}}},
+		// Two slots: c waits for a's slot.
+		{"two slots", 2, time.Time{}, [][2]time.Duration{{ms(3900), ms(4500)}, {ms(3900), ms(5000)}, {ms(4500), ms(4800)}}},
+		// Never before the model call that asked for them ended.
+		{"not before the turn", 8, t0.Add(4200 * time.Millisecond), [][2]time.Duration{{ms(4200), ms(4800)}, {ms(4200), ms(5300)}, {ms(4200), ms(4500)}}},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			spans := layoutBatch(1, calls, tt.parallel, end, tt.notBefore)
+			for i, s := range spans {
+				got := [2]time.Duration{s.Start.Sub(t0), s.End.Sub(t0)}
+				if got != tt.want[i] {
+					t.Errorf("call %s: %v, want %v", s.Name, got, tt.want[i])
+				}
+			}
+		})
+	}
+	// A recorded finishing time puts the call where it ran.
+	done := []batchCall{{name: "a", duration: ms(200), done: t0.Add(time.Second)}}
+	if s := layoutBatch(1, done, 8, end, time.Time{})[0]; !s.Start.Equal(t0.Add(ms(800))) || !s.End.Equal(t0.Add(time.Second)) {
+		t.Errorf("recorded finish: %v–%v", s.Start.Sub(t0), s.End.Sub(t0))
+	}
+}
+
+func TestAssignLanes(t *testing.T) {
+	at := func(from, to int) (time.Time, time.Time) { return t0.Add(ms(from)), t0.Add(ms(to)) }
+	mk := func(kind SpanKind, from, to int) Span {
+		s, e := at(from, to)
+		return Span{Kind: kind, Start: s, End: e}
+	}
+	spans := []Span{
+		mk(SpanModel, 0, 100),
+		mk(SpanTool, 100, 500), mk(SpanTool, 100, 300), mk(SpanTool, 100, 200), // three at once
+		mk(SpanModel, 500, 600),
+		mk(SpanTool, 600, 700), // alone again: lane 1
+		mk(SpanTool, 650, 800), // overlaps the last: lane 2
+	}
+	lanes := assignLanes(spans)
+	var got []int
+	for _, s := range spans {
+		got = append(got, s.Lane)
+	}
+	if want := []int{0, 1, 2, 3, 0, 1, 2}; fmt.Sprint(got) != fmt.Sprint(want) || lanes != 4 {
+		t.Fatalf("lanes %v (%d), want %v (4)", got, lanes, want)
+	}
+}
+
+func TestAxisCutsIdleTime(t *testing.T) {
+	spans := []Span{
+		{Start: t0, End: t0.Add(2 * time.Second)},
+		{Start: t0.Add(3 * time.Second), End: t0.Add(4 * time.Second)},     // 1 s apart: kept
+		{Start: t0.Add(time.Hour), End: t0.Add(time.Hour + 4*time.Second)}, // an hour later: cut
+	}
+	ax, gaps := newAxis(spans)
+	if len(gaps) != 1 || gaps[0].Skipped != time.Hour-4*time.Second {
+		t.Fatalf("gaps %+v, want one of 59m56s", gaps)
+	}
+	// 8 s of activity and one cut of 200 ms (2% of 8 s is less).
+	if ax.total != 8*time.Second+200*time.Millisecond {
+		t.Errorf("axis length %v", ax.total)
+	}
+	prev := -1.0
+	for _, tm := range []time.Time{t0, t0.Add(time.Second), t0.Add(2500 * time.Millisecond), t0.Add(4 * time.Second), t0.Add(time.Hour), t0.Add(time.Hour + 4*time.Second)} {
+		p := ax.pos(tm)
+		if p < prev || p < 0 || p > 1 {
+			t.Errorf("pos(%v) = %v after %v", tm.Sub(t0), p, prev)
+		}
+		prev = p
+	}
+	if ax.pos(t0) != 0 || ax.pos(t0.Add(time.Hour+4*time.Second)) != 1 {
+		t.Errorf("the axis does not run from the first start to the last end")
+	}
+	var labels []string
+	for _, tk := range ax.ticks() {
+		labels = append(labels, tk.Label)
+	}
+	if got := strings.Join(labels, " "); got != "0s 2s 4s 1h00m00s 1h00m02s 1h00m04s" {
+		t.Errorf("ticks %q", got)
+	}
+}
+
+func TestElapsedAndNiceStep(t *testing.T) {
+	for d, want := range map[time.Duration]string{0: "0s", ms(850): "850ms", ms(12500): "12.5s", 3*time.Minute + 5*time.Second: "3m05s",
+		2*time.Hour + 10*time.Minute: "2h10m", 50 * time.Hour: "2d02h"} {
+		if got := elapsed(d); got != want {
+			t.Errorf("elapsed(%v) = %q, want %q", d, got, want)
+		}
+	}
+	for d, want := range map[time.Duration]time.Duration{ms(3): ms(5), ms(700): time.Second, 40 * time.Second: time.Minute, 30 * time.Hour: 48 * time.Hour} {
+		if got := niceStep(d); got != want {
+			t.Errorf("niceStep(%v) = %v, want %v", d, got, want)
+		}
+	}
+}
+
+// mark stands in for the terminal helper: it must be applied to every
+// text from the transcript.
+func mark(s string) string { return strings.ReplaceAll(s, "\x1b", `\u001b`) }
+
+func render(t *testing.T, conv *transcript.Conversation) string {
+	t.Helper()
+	var b bytes.Buffer
+	if err := Render(&b, conv, Options{Name: "t.jsonl", Dialect: dialect(conv.Shape), Safe: mark}); err != nil {
+		t.Fatal(err)
+	}
+	return b.String()
+}
+
+func dialect(shape string) agent.Dialect {
+	if shape == "anthropic" {
+		return agent.AnthropicDialect{}
+	}
+	return agent.OpenAIDialect{}
+}
+
+func read(t *testing.T, s string) *transcript.Conversation {
+	t.Helper()
+	convs, err := transcript.ReadConversations(strings.NewReader(s))
+	if err != nil {
+		t.Fatal(err)
+	}
+	return convs[0]
+}
+
+const sample = `{"type":"header","version":1,"id":"abc","time":"2026-03-01T10:00:00Z","command":"continue","provider":"openai","model":"m","parent":"p.jsonl","parent_id":"p1","parallel":2}
+{"type":"message","seq":1,"step":0,"time":"2026-03-01T09:00:00Z","message":{"role":"user","content":"Weather in Paris?"}}
+{"type":"message","seq":2,"step":1,"time":"2026-03-01T09:00:01Z","message":{"role":"assistant","content":"Sunny."},"usage":{"input_tokens":50,"output_tokens":5},"latency_ms":900,"finish_reason":"stop"}
+{"type":"message","seq":3,"step":1,"time":"2026-03-01T10:00:00.010Z","message":{"role":"user","content":"And in Tokyo <b>now</b>? \u001b[31m"}}
+{"type":"message","seq":4,"step":2,"time":"2026-03-01T10:00:01Z","message":{"role":"assistant","content":null,"tool_calls":[{"id":"c1","type":"function","function":{"name":"w","arguments":"{\"city\":\"Tokyo\"}"}},{"id":"c2","type":"function","function":{"name":"w","arguments":"{\"city\":\"Osaka\"}"}},{"id":"c3","type":"function","function":{"name":"w","arguments":"{bad"}}]},"usage":{"input_tokens":120,"output_tokens":30,"cache_read_input_tokens":64},"latency_ms":800,"finish_reason":"tool_calls"}
+{"type":"message","seq":5,"step":2,"time":"2026-03-01T10:00:02Z","message":{"role":"tool","tool_call_id":"c1","content":"rain"},"results":[{"call_id":"c1","name":"w","exit_code":0,"duration_ms":500,"truncated":false,"is_error":false}]}
+{"type":"message","seq":6,"step":2,"time":"2026-03-01T10:00:02Z","message":{"role":"tool","tool_call_id":"c2","content":"[cleared: 2 KiB]"},"results":[{"call_id":"c2","name":"w","exit_code":0,"duration_ms":300,"truncated":false,"is_error":false}]}
+{"type":"message","seq":7,"step":2,"time":"2026-03-01T10:00:02Z","message":{"role":"tool","tool_call_id":"c3","content":"{\"error\":\"bad arguments\"}"},"results":[{"call_id":"c3","name":"w","exit_code":-1,"duration_ms":0,"truncated":false,"is_error":true,"error":"bad_arguments"}]}
+{"type":"message","seq":8,"step":3,"time":"2026-03-01T10:00:03Z","message":{"role":"assistant","content":"Rainy in Tokyo."},"usage":{"input_tokens":200,"output_tokens":8},"latency_ms":700,"finish_reason":"stop"}
+{"type":"end","time":"2026-03-01T10:00:03.100Z","reason":"stop","steps":3,"usage":{"input_tokens":370,"output_tokens":43,"cache_read_input_tokens":64}}
+`
+
+func TestBuild(t *testing.T) {
+	b := &builder{conv: read(t, sample), d: agent.OpenAIDialect{}, safe: mark, provider: "openai", parallel: 2}
+	p := b.build("t.jsonl")
+	if p.Title != "Weather in Paris?" {
+		t.Errorf("title %q", p.Title)
+	}
+	var copied []string
+	for _, m := range p.Messages {
+		if m.Copied {
+			copied = append(copied, m.ID)
+		}
+	}
+	if strings.Join(copied, " ") != "m1 m2" {
+		t.Errorf("copied from the parent: %v, want m1 m2", copied)
+	}
+	if got := p.Messages[2].Text; got != `And in Tokyo <b>now</b>? \u001b[31m` {
+		t.Errorf("user text %q: Safe not applied", got)
+	}
+	if len(p.Messages) != 8 {
+		t.Fatalf("%d messages, want 8", len(p.Messages))
+	}
+	var cleared, failed int
+	for _, m := range p.Messages {
+		for _, r := range m.Results {
+			if r.Cleared {
+				cleared++
+			}
+			if r.IsError {
+				failed++
+				if r.State != "error: bad_arguments" {
+					t.Errorf("failed result state %q", r.State)
+				}
+			}
+		}
+	}
+	if cleared != 1 || failed != 1 {
+		t.Errorf("%d cleared, %d failed; want 1 and 1", cleared, failed)
+	}
+	if !p.Messages[3].Calls[2].BadJSON || p.Messages[3].Calls[0].Args != "{\n  \"city\": \"Tokyo\"\n}" {
+		t.Errorf("calls %+v", p.Messages[3].Calls)
+	}
+	// Three model calls, three tool calls; the hour between the run and
+	// its continuation is cut.
+	tl := p.Timeline
+	if tl == nil || len(tl.Bars) != 6 || len(tl.Gaps) != 1 || tl.Lanes != 3 {
+		t.Fatalf("timeline %+v", tl)
+	}
+	if len(p.Chart.Bars) != 3 || p.Chart.Max != "208" {
+		t.Errorf("chart %d bars, max %s", len(p.Chart.Bars), p.Chart.Max)
+	}
+	c := p.Chart.Bars[1]
+	if c.CachedH <= 0 || c.InH <= 0 || c.OutH <= 0 || c.OutY+c.OutH != c.InY || c.InY+c.InH != c.CachedY || c.CachedY+c.CachedH != chartHeight {
+		t.Errorf("stacked bar %+v", c)
+	}
+	if len(p.Steps) != 3 || p.Steps[1].Calls != "w, w, w" || p.Steps[1].Errors != 1 || p.Steps[1].Cached != "64" {
+		t.Errorf("steps %+v", p.Steps)
+	}
+	if p.Outcome.Reason != "stop" || p.Outcome.Calls != 3 || p.Outcome.Errored != 1 || p.Outcome.Wall != "3.10s" {
+		t.Errorf("outcome %+v", p.Outcome)
+	}
+}
+
+func TestRenderEscapesEverything(t *testing.T) {
+	hostile := `<script>alert(1)</script>"'&`
+	esc := func(s string) string { return strings.ReplaceAll(s, `"`, `\"`) }
+	src := strings.NewReplacer("HOSTILE", esc(hostile)).Replace(`{"type":"header","version":1,"id":"HOSTILE","time":"2026-03-01T10:00:00Z","provider":"openai","model":"HOSTILE","system":"HOSTILE","tools":[{"type":"function","function":{"name":"HOSTILE"}}]}
+{"type":"message","seq":1,"step":0,"time":"2026-03-01T10:00:00Z","message":{"role":"user","content":"HOSTILE"}}
+{"type":"message","seq":2,"step":1,"time":"2026-03-01T10:00:01Z","message":{"role":"assistant","content":"HOSTILE","tool_calls":[{"id":"HOSTILE","type":"function","function":{"name":"HOSTILE","arguments":"HOSTILE"}}]},"latency_ms":10,"finish_reason":"HOSTILE"}
+{"type":"message","seq":3,"step":1,"time":"2026-03-01T10:00:02Z","message":{"role":"tool","tool_call_id":"HOSTILE","content":"HOSTILE"},"results":[{"call_id":"HOSTILE","name":"HOSTILE","exit_code":1,"duration_ms":5,"truncated":false,"is_error":true,"error":"HOSTILE"}]}
+{"type":"end","time":"2026-03-01T10:00:03Z","reason":"HOSTILE","error":"HOSTILE","steps":1,"usage":{"input_tokens":1,"output_tokens":1}}
+`)
+	out := render(t, read(t, src))
+	if n := strings.Count(out, "<script"); n != 1 {
+		t.Errorf("%d <script elements, want only the page's own", n)
+	}
+	if strings.Contains(out, "alert(1)</script>") {
+		t.Errorf("the hostile text reached the page unescaped")
+	}
+	if n := strings.Count(out, "&lt;script&gt;alert(1)&lt;/script&gt;"); n < 10 {
+		t.Errorf("the hostile text is shown escaped %d times, want every field", n)
+	}
+}
+
+func TestRenderPolicyAllowsOnlyItsScript(t *testing.T) {
+	out := render(t, read(t, sample))
+	m := regexp.MustCompile(`(?s)<script>(.*?)</script>`).FindStringSubmatch(out)
+	if m == nil {
+		t.Fatal("no script")
+	}
+	sum := sha256.Sum256([]byte(m[1]))
+	want := "script-src 'sha256-" + base64.StdEncoding.EncodeToString(sum[:]) + "'"
+	policy := html.UnescapeString(regexp.MustCompile(`http-equiv="Content-Security-Policy" content="([^"]*)"`).FindStringSubmatch(out)[1])
+	if !strings.Contains(policy, want) || !strings.HasPrefix(policy, "default-src 'none'") {
+		t.Errorf("the security policy %q does not allow exactly the page's script (%s)", policy, want)
+	}
+	for _, bad := range []string{"http://", "https://", "src=", "@import", "url("} {
+		if strings.Contains(out, bad) {
+			t.Errorf("the page refers to something outside itself: %q", bad)
+		}
+	}
+}
+
+func TestRenderWithoutHeaderOrTimes(t *testing.T) {
+	conv := read(t, `{"role":"user","content":"hi"}
+{"role":"assistant","content":"hello"}
+`)
+	out := render(t, conv)
+	if strings.Contains(out, `id="timeline-h"`) || strings.Contains(out, `id="tokens-h"`) {
+		t.Error("a log without times or usage drew a timeline or a chart")
+	}
+	if !strings.Contains(out, "hello") || !strings.Contains(out, "no header") {
+		t.Error("the messages or the format are missing")
+	}
+}
+
+func TestRenderNeedsItsOptions(t *testing.T) {
+	if err := Render(&bytes.Buffer{}, read(t, sample), Options{}); err == nil {
+		t.Fatal("Render without a Dialect and Safe succeeded")
+	}
+}
+
+// An interrupted turn: the call that finished is drawn where its result
+// record says it ended, and shown with the results not yet sent; the call
+// still running when the run stopped has no result.
+func TestBuildInterruptedTurn(t *testing.T) {
+	src := `{"type":"header","version":1,"id":"i","time":"2026-03-01T10:00:00Z","command":"run","provider":"openai","model":"m","parallel":8}
+{"type":"message","seq":1,"step":0,"time":"2026-03-01T10:00:00Z","message":{"role":"user","content":"wait and mark"}}
+{"type":"message","seq":2,"step":1,"time":"2026-03-01T10:00:01Z","message":{"role":"assistant","content":null,"tool_calls":[{"id":"call_wait","type":"function","function":{"name":"wait","arguments":"{}"}},{"id":"call_mark","type":"function","function":{"name":"mark","arguments":"{}"}}]},"latency_ms":1000,"finish_reason":"tool_calls"}
+{"type":"result","step":1,"time":"2026-03-01T10:00:03Z","call_id":"call_mark","name":"mark","exit_code":0,"duration_ms":500,"truncated":false,"is_error":false,"content":"marked\n"}
+{"type":"end","time":"2026-03-01T10:00:05Z","reason":"interrupted","error":"interrupted","steps":1,"usage":{"input_tokens":0,"output_tokens":0}}
+`
+	conv := read(t, src)
+	b := &builder{conv: conv, d: agent.OpenAIDialect{}, safe: mark, provider: "openai", parallel: 8}
+	p := b.build("t.jsonl")
+	last := p.Messages[len(p.Messages)-1]
+	if last.Role != "not yet sent" || len(last.Results) != 1 || last.Results[0].Name != "mark" || !strings.Contains(last.Head, "no result yet: wait call_wait") {
+		t.Fatalf("last message %+v", last)
+	}
+	var tool *Span
+	for i := range b.spans {
+		if b.spans[i].Kind == SpanTool {
+			tool = &b.spans[i]
+		}
+	}
+	if tool == nil || !tool.End.Equal(time.Date(2026, 3, 1, 10, 0, 3, 0, time.UTC)) || tool.Duration() != 500*time.Millisecond {
+		t.Fatalf("tool span %+v", tool)
+	}
+	if !p.Outcome.Bad || p.Outcome.Reason != "interrupted" {
+		t.Errorf("outcome %+v", p.Outcome)
+	}
+}
