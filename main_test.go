@@ -20,7 +20,15 @@ var updateScripts = flag.Bool("update-scripts", false, "rewrite testdata/script 
 
 func TestMain(m *testing.M) {
 	testscript.Main(m, map[string]func(){
-		"agentloop": func() { os.Exit(cmd.Main()) },
+		"agentloop": func() {
+			peakFile := os.Getenv(peakRSSEnv)
+			os.Unsetenv(peakRSSEnv)
+			code := cmd.Main()
+			if peakFile != "" {
+				recordPeakRSS(peakFile)
+			}
+			os.Exit(code)
+		},
 	})
 }
 
