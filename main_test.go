@@ -136,7 +136,7 @@ func cmdFakeAPI(ts *testscript.TestScript, neg bool, args []string) {
 		var srv fakeServer
 		var url string
 		var steps []fakeapi.Step
-		conversations := fakeapi.IsConversations(script) && args[0] != "responses"
+		conversations := fakeapi.IsConversations(script)
 		if !conversations {
 			var err error
 			steps, err = fakeapi.LoadScript(script)
@@ -146,10 +146,14 @@ func cmdFakeAPI(ts *testscript.TestScript, neg bool, args []string) {
 		case conversations:
 			c, err := fakeapi.LoadConversations(script)
 			ts.Check(err)
-			if args[0] == "openai" {
+			switch args[0] {
+			case "openai":
 				s := fakeapi.NewOpenAIConversations(c, key)
 				srv, url = s, s.BaseURL()
-			} else {
+			case "responses":
+				s := fakeapi.NewResponsesConversations(c, key)
+				srv, url = s, s.BaseURL()
+			default:
 				s := fakeapi.NewAnthropicConversations(c, key)
 				srv, url = s, s.BaseURL()
 			}

@@ -193,7 +193,7 @@ func jsonInner(s string) string {
 	return string(b[1 : len(b)-1])
 }
 
-// firstUserText is the text of the first user message, in either shape.
+// firstUserText is the text of the first user message, in any shape.
 func firstUserText(msgs []json.RawMessage) string {
 	for _, raw := range msgs {
 		var m struct {
@@ -214,7 +214,7 @@ func firstUserText(msgs []json.RawMessage) string {
 		_ = json.Unmarshal(m.Content, &parts)
 		var b strings.Builder
 		for _, p := range parts {
-			if p.Type == "text" {
+			if p.Type == "text" || p.Type == "input_text" {
 				b.WriteString(p.Text)
 			}
 		}

@@ -122,3 +122,75 @@ func TestConversationsRateLimit(t *testing.T) {
 }
 
 func strp(s string) *string { return &s }
+
+// TestResponsesConversations: a Responses server plays conversations apart
+// too, tells them by a prompt in either form of user message, answers a
+// request sent again (its answer lost) with the same step, and still
+// catches a conversation that rewrote what it was given.
+func TestResponsesConversations(t *testing.T) {
+	c, err := LoadConversations([]byte(`{"steps": [
+	    {"tool_calls": [{"id": "c1", "name": "look", "arguments": "{\"q\":\"{{prompt}}\"}"}]},
+	    {"text": "answer to {{prompt}}"}]}`))
+	if err != nil {
+		t.Fatal(err)
+	}
+	s := NewResponsesConversations(c, "")
+	defer s.Close()
+	respond := func(input ...any) []any {
+		t.Helper()
+		b, _ := json.Marshal(map[string]any{"model": "m", "input": input, "store": false})
+		res, err := http.Post(s.BaseURL()+"/responses", "application/json", strings.NewReader(string(b)))
+		if err != nil {
+			t.Fatal(err)
+		}
+		defer res.Body.Close()
+		var out struct {
+			Output []any `json:"output"`
+		}
+		_ = json.NewDecoder(res.Body).Decode(&out)
+		return out.Output
+	}
+	text := func(out []any) string {
+		for _, it := range out {
+			m := it.(map[string]any)
+			if m["type"] == "message" {
+				return m["content"].([]any)[0].(map[string]any)["text"].(string)
+			}
+		}
+		return ""
+	}
+	result := map[string]any{"type": "function_call_output", "call_id": "c1", "output": "ok"}
+	first := user("first")
+	second := map[string]any{"type": "message", "role": "user", "content": []any{map[string]any{"type": "input_text", "text": "second"}}}
+
+	a1 := respond(first)
+	b1 := respond(second)
+	if len(a1) != 1 || len(b1) != 1 || a1[0].(map[string]any)["type"] != "function_call" {
+		t.Fatalf("first turns: %v, %v", a1, b1)
+	}
+	if args := b1[0].(map[string]any)["arguments"]; args != `{"q":"second"}` {
+		t.Errorf("the second conversation's call: %v", args)
+	}
+	// The first conversation's last request again, as a client killed
+	// before it wrote the answer down sends it.
+	a1 = respond(first)
+	if got := text(respond(second, b1[0], result)); got != "answer to second" {
+		t.Errorf("second answer %q", got)
+	}
+	if got := text(respond(first, a1[0], result)); got != "answer to first" {
+		t.Errorf("first answer %q", got)
+	}
+	if err := s.Check(); err != nil {
+		t.Error(err)
+	}
+	if s.Remaining() != 0 || s.Conversations() != 2 {
+		t.Errorf("remaining %d, conversations %d", s.Remaining(), s.Conversations())
+	}
+
+	t3 := respond(user("third"))[0].(map[string]any)
+	t3["arguments"] = `{"q":"made up"}`
+	respond(user("third"), t3, result)
+	if err := s.Check(); err == nil || !strings.Contains(err.Error(), "item 1 changed between requests") {
+		t.Errorf("a conversation that rewrote the items it was given: %v", err)
+	}
+}

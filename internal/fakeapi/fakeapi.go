@@ -168,6 +168,8 @@ type convState struct {
 	lastTurn json.RawMessage
 	lastReq  []json.RawMessage
 	retrying bool
+	// lastItems are the output items of the last Responses turn returned.
+	lastItems []json.RawMessage
 }
 
 func (s *server) start(h func(w http.ResponseWriter, r *http.Request, body []byte)) {
