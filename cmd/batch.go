@@ -101,6 +101,9 @@ See docs/batch.md.`,
 	f.BoolVar(&opts.JSON, "json", false, "print the summary as one JSON object on stdout")
 	f.BoolVarP(&opts.Quiet, "quiet", "q", false, "show nothing on stderr but errors")
 	addLoopFlags(c, &opts.liveOptions, "")
+	// The loop's limits hold for each item, not for the batch.
+	f.Lookup("timeout").Usage = "time limit for each item, e.g. 5m (default: none)"
+	f.Lookup("max-steps").Usage = "cap on each item's model calls (an item's max_steps replaces it); an item that reaches it ends with exit_code 3"
 	c.AddCommand(newCmdBatchMerge(ios, nil))
 	return c
 }
