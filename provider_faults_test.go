@@ -70,7 +70,8 @@ func same(steps ...fakeapi.Step) func(string) []fakeapi.Step {
 var providerFaults = []providerFault{
 	{
 		name: "connection refused", refused: true, args: []string{"--max-retries", "1"},
-		wantCode: 4, wantErr: `^cannot connect to http://127\.0\.0\.1:\d+/v1: connection refused \(is the server running\? check --base-url\)$`,
+		// (An Anthropic base URL is used without the /v1 its SDK adds.)
+		wantCode: 4, wantErr: `^cannot connect to http://127\.0\.0\.1:\d+(/v1)?: connection refused \(is the server running\? check --base-url\)$`,
 	},
 	{
 		name:  "connection reset mid-body, then an answer",

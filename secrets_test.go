@@ -115,7 +115,7 @@ func TestSecretsNeverWritten(t *testing.T) {
 		return nil
 	})
 	p = runAgentloop(t, dir, env, nil, "replay", "--resume", "--no-transcript", defaultPath)
-	if p.code != 2 || !strings.Contains(p.stderr, "whose password a transcript does not keep; give the address again with --base-url") {
+	if p.code != 2 || !strings.Contains(p.stderr, "whose credentials a transcript does not keep; give the address again with --base-url") {
 		t.Errorf("resume: exit %d\n%s", p.code, p.stderr)
 	}
 	outputs = append(outputs, p.stdout, p.stderr)

@@ -11,8 +11,6 @@ import (
 	"strings"
 	"sync"
 	"time"
-	"unicode"
-	"unicode/utf8"
 
 	"github.com/spf13/cobra"
 
@@ -72,8 +70,11 @@ type approver struct {
 	// calls are not re-run either.
 	offline bool
 	skip    map[string]bool
-	// hold keeps progress off stderr while a question is on screen.
-	hold func() (release func())
+	// ui keeps progress off stderr while a question is on screen, and
+	// says on stderr that a call was denied.
+	ui approvalUI
+	// order asks about the calls of a turn in the order they were made.
+	order *callOrder
 
 	slot chan struct{} // one question at a time
 	once sync.Once
@@ -85,10 +86,24 @@ type approver struct {
 
 var _ agent.Executor = (*approver)(nil)
 
-// newApprover wraps reg. A nil hold is a progress display that needs none.
-func newApprover(ios *IOStreams, reg *tools.Registry, o approvalOptions, offline bool, hold func() func()) *approver {
+// approvalUI is what the approver needs of the progress display.
+type approvalUI interface {
+	// hold keeps stderr quiet until release is called.
+	hold() (release func())
+	// note writes a line on stderr (none with -q).
+	note(line string)
+}
+
+// quietUI is the display of a replay, which asks nobody.
+type quietUI struct{}
+
+func (quietUI) hold() func() { return func() {} }
+func (quietUI) note(string)  {}
+
+// newApprover wraps reg. A nil ui shows nothing.
+func newApprover(ios *IOStreams, reg *tools.Registry, o approvalOptions, offline bool, ui approvalUI) *approver {
 	a := &approver{reg: reg, ios: ios, allowAll: o.Yes, allow: map[string]bool{}, skip: map[string]bool{},
-		offline: offline, hold: hold, slot: make(chan struct{}, 1)}
+		offline: offline, ui: ui, order: newCallOrder(), slot: make(chan struct{}, 1)}
 	for _, n := range o.Allow {
 		a.allow[n] = true
 	}
@@ -97,10 +112,43 @@ func newApprover(ios *IOStreams, reg *tools.Registry, o approvalOptions, offline
 			a.skip[n] = true
 		}
 	}
-	if a.hold == nil {
-		a.hold = func() func() { return func() {} }
+	if a.ui == nil {
+		a.ui = quietUI{}
 	}
 	return a
+}
+
+// Observe passes the loop's events to next, learning from them the order
+// of each turn's calls.
+func (a *approver) Observe(next func(agent.Event)) func(agent.Event) {
+	return observeOrder(a.order, next)
+}
+
+func observeOrder(o *callOrder, next func(agent.Event)) func(agent.Event) {
+	return func(e agent.Event) {
+		o.Event(e)
+		if next != nil {
+			next(e)
+		}
+	}
+}
+
+type callOrderKey struct{}
+
+// withCallOrder gives the calls made with ctx an order of their own: the
+// runs of a batch share one approver (its answers, its terminal, one
+// question at a time), each with its own turns, and its loop's events go
+// to observeOrder(o, …).
+func withCallOrder(ctx context.Context, o *callOrder) context.Context {
+	return context.WithValue(ctx, callOrderKey{}, o)
+}
+
+// orderOf is the order the call made with ctx keeps.
+func (a *approver) orderOf(ctx context.Context) *callOrder {
+	if o, ok := ctx.Value(callOrderKey{}).(*callOrder); ok {
+		return o
+	}
+	return a.order
 }
 
 // Call runs the call if it may run, and otherwise answers it with why not.
@@ -118,11 +166,15 @@ func (a *approver) Call(ctx context.Context, name, callID string, args []byte) a
 	case a.offline:
 		return refused(transcript.KindSkipped, fmt.Sprintf("not replayed: %s needs a person's approval (confirm: true); replay runs it with --allow %s or --yes", name, name), start)
 	default:
-		if r, ok := a.ask(ctx, name, callID, args); !ok {
+		r, ok := a.ask(ctx, name, callID, args)
+		a.orderOf(ctx).pass(callID)
+		if !ok {
 			r.Duration = time.Since(start)
 			return r
 		}
+		return toolResult(a.reg.Call(ctx, name, callID, args))
 	}
+	a.orderOf(ctx).pass(callID)
 	return toolResult(a.reg.Call(ctx, name, callID, args))
 }
 
@@ -153,6 +205,9 @@ func canceled(ctx context.Context) agent.ToolResult {
 // ask puts the call to a person and reports whether they allowed it;
 // when they did not, the result says so.
 func (a *approver) ask(ctx context.Context, name, callID string, args []byte) (agent.ToolResult, bool) {
+	if !a.orderOf(ctx).wait(ctx, callID) {
+		return canceled(ctx), false
+	}
 	select {
 	case a.slot <- struct{}{}:
 		defer func() { <-a.slot }()
@@ -164,11 +219,16 @@ func (a *approver) ask(ctx context.Context, name, callID string, args []byte) (a
 	}
 	a.once.Do(a.open)
 	if !a.ok {
+		// Said on stderr too: a run in CI must not end "successfully"
+		// without a word about what it did not do.
+		a.ui.note(fmt.Sprintf("agentloop: %s (call %s) denied: it needs a person's approval (confirm: true) and there is no terminal to ask on; --allow %s or --yes runs it",
+			displayText(name, 200), displayText(callID, 200), displayText(name, 200)))
 		return agent.ToolResult{IsError: true, Kind: transcript.KindDenied, ExitCode: -1, Content: fmt.Sprintf(
 			"not run: %s needs a person's approval (confirm: true) and there was no terminal to ask on; the user can allow it with --allow %s or --yes",
 			name, name)}, false
 	}
-	release := a.hold()
+	// Released early to say the call was declined below the question.
+	release := sync.OnceFunc(a.ui.hold())
 	defer release()
 	fmt.Fprintf(a.out, "agentloop: the model asks to run %s (call %s) with:\n  %s\nRun it? [y/N] ", name, displayText(callID, 100), displayArgs(args))
 
@@ -195,6 +255,8 @@ func (a *approver) ask(ctx context.Context, name, callID string, args []byte) (a
 	case "y", "yes":
 		return agent.ToolResult{}, true
 	}
+	release()
+	a.ui.note(fmt.Sprintf("agentloop: %s (call %s) not run: declined", displayText(name, 200), displayText(callID, 200)))
 	return agent.ToolResult{IsError: true, Kind: transcript.KindDenied, ExitCode: -1,
 		Content: fmt.Sprintf("not run: the user declined this call to %s", name)}, false
 }
@@ -231,30 +293,4 @@ func displayArgs(args []byte) string {
 		args = b.Bytes()
 	}
 	return displayText(string(args), maxShownArgs)
-}
-
-// displayText escapes what a terminal would interpret and shows at most
-// max bytes of s, saying how many more there were.
-func displayText(s string, max int) string {
-	var out strings.Builder
-	n := 0
-	for n < len(s) {
-		r, size := utf8.DecodeRuneInString(s[n:])
-		if n+size > max {
-			break
-		}
-		switch {
-		case r == utf8.RuneError && size == 1:
-			fmt.Fprintf(&out, "\\x%02x", s[n])
-		case unicode.IsGraphic(r) && !unicode.Is(unicode.Bidi_Control, r):
-			out.WriteRune(r)
-		default:
-			fmt.Fprintf(&out, "\\u%04x", r)
-		}
-		n += size
-	}
-	if n < len(s) {
-		fmt.Fprintf(&out, "… (%d more bytes not shown)", len(s)-n)
-	}
-	return out.String()
 }

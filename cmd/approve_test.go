@@ -114,14 +114,8 @@ func TestApproverOneQuestionAtATime(t *testing.T) {
 	ios, in, _, errOut := Test()
 	in.WriteString("y\nn\ny\nn\ny\nn\n")
 	ios.SetTTY(true, false, false)
-	var mu sync.Mutex
-	holds := 0
-	a := newApprover(ios, reg, approvalOptions{}, false, func() func() {
-		mu.Lock()
-		holds++
-		mu.Unlock()
-		return func() {}
-	})
+	ui := &countingUI{}
+	a := newApprover(ios, reg, approvalOptions{}, false, ui)
 	defer a.Close()
 	var wg sync.WaitGroup
 	results := make([]agent.ToolResult, 6)
@@ -147,9 +141,29 @@ func TestApproverOneQuestionAtATime(t *testing.T) {
 			t.Errorf("call %d: result %+v, ran %v", i, r, err == nil)
 		}
 	}
-	if ran != 3 || denied != 3 || holds != 6 {
-		t.Errorf("%d ran, %d denied, progress held %d times; want 3, 3, 6", ran, denied, holds)
+	if ran != 3 || denied != 3 || ui.holds != 6 || len(ui.notes) != 3 {
+		t.Errorf("%d ran, %d denied, progress held %d times, %d notes; want 3, 3, 6, 3", ran, denied, ui.holds, len(ui.notes))
 	}
+}
+
+// countingUI counts the holds of the progress display and keeps the notes.
+type countingUI struct {
+	mu    sync.Mutex
+	holds int
+	notes []string
+}
+
+func (u *countingUI) hold() func() {
+	u.mu.Lock()
+	defer u.mu.Unlock()
+	u.holds++
+	return func() {}
+}
+
+func (u *countingUI) note(line string) {
+	u.mu.Lock()
+	defer u.mu.Unlock()
+	u.notes = append(u.notes, line)
 }
 
 // Ctrl-C while a question waits for its answer ends the call at once.
@@ -253,5 +267,40 @@ func TestApprovalFlagsParse(t *testing.T) {
 	ios, _, _, errOut := Test()
 	if code := Execute(context.Background(), ios, []string{"replay", "--show", "--yes", "f.jsonl"}); code != ExitUsage || !strings.Contains(errOut.String(), "--show and --yes cannot be used together") {
 		t.Errorf("replay --show --yes: exit %d, %s", code, errOut)
+	}
+}
+
+// Questions follow the order of the calls in their turn, whatever order
+// the calls reach the approver in; one that waits for an earlier call
+// gives up when the run is interrupted.
+func TestApproverAsksInCallOrder(t *testing.T) {
+	reg, _ := approvalTools(t)
+	ios, in, _, errOut := Test()
+	in.WriteString("y\ny\ny\n")
+	ios.SetTTY(true, false, false)
+	a := newApprover(ios, reg, approvalOptions{}, false, nil)
+	defer a.Close()
+	observe := a.Observe(nil)
+	calls := []agent.Call{{ID: "c1", Name: "delete"}, {ID: "c2", Name: "delete"}, {ID: "c3", Name: "delete"}}
+	for i := range calls {
+		observe(agent.Event{Kind: agent.EventCallStart, Step: 1, Call: &calls[i], Index: i})
+	}
+	var wg sync.WaitGroup
+	for i := len(calls) - 1; i >= 0; i-- { // the last call first
+		wg.Go(func() { a.Call(context.Background(), "delete", calls[i].ID, []byte(`{"path":"x"}`)) })
+		time.Sleep(20 * time.Millisecond)
+	}
+	wg.Wait()
+	if !regexp.MustCompile(`(?s)\(call c1\).*\(call c2\).*\(call c3\)`).MatchString(errOut.String()) {
+		t.Errorf("questions out of call order:\n%s", errOut)
+	}
+
+	// A new turn: c2 waits for c1, which never comes.
+	observe(agent.Event{Kind: agent.EventCallStart, Step: 2, Call: &agent.Call{ID: "d1"}, Index: 0})
+	observe(agent.Event{Kind: agent.EventCallStart, Step: 2, Call: &agent.Call{ID: "d2"}, Index: 1})
+	ctx, cancel := context.WithCancelCause(context.Background())
+	time.AfterFunc(50*time.Millisecond, func() { cancel(errInterrupted) })
+	if r := a.Call(ctx, "delete", "d2", []byte(`{"path":"x"}`)); r.Kind != transcript.KindCanceled {
+		t.Errorf("result %+v, want canceled", r)
 	}
 }

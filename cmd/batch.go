@@ -189,7 +189,7 @@ func runBatch(ctx context.Context, opts *BatchOptions) error {
 		net: liveNet{client: agent.NewHTTPClient(opts.Jobs), limiter: agent.NewLimiter()},
 	}
 	prog.limiter = b.net.limiter
-	b.ap = newApprover(ios, reg, opts.Approval, false, prog.hold)
+	b.ap = newApprover(ios, reg, opts.Approval, false, prog)
 	rep := batch.Run(ctx, plan.Tasks, batch.Options{
 		Jobs: opts.Jobs, Run: b.run, Record: dir.Results.Append, OnStart: prog.Start, OnDone: prog.Done,
 	})

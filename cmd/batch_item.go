@@ -44,8 +44,8 @@ func (b *batchItems) run(ctx context.Context, t batch.Task) batch.Result {
 	if it.MaxSteps > 0 {
 		o.MaxSteps = it.MaxSteps
 	}
-	o.Output = b.dir.TranscriptPath(it.ID)
 	s := b.opts.setup(&o.Model)
+	s.path = b.dir.TranscriptPath(it.ID)
 	prompt := itemPrompt(it)
 	// An item's messages (a torn line of a killed run's transcript) are
 	// not the batch's to print; its failures are in its result.
@@ -98,8 +98,10 @@ func (b *batchItems) run(ctx context.Context, t batch.Task) batch.Result {
 	if err != nil {
 		return fail(err)
 	}
-	loop.OnEvent = b.prog.Events(it.ID)
-	rctx, cancel := withRunTimeout(ctx, o.Model.Timeout)
+	// The item's questions keep its own order of calls.
+	order := newCallOrder()
+	loop.OnEvent = observeOrder(order, b.prog.Events(it.ID))
+	rctx, cancel := withRunTimeout(withCallOrder(ctx, order), o.Model.Timeout)
 	defer cancel()
 	var out *agent.Outcome
 	if state != nil {

@@ -21,6 +21,7 @@ type batchProgress struct {
 	w       io.Writer
 	live    bool
 	verbose bool
+	quiet   bool
 	width   int
 	redact  *transcript.Redactor
 	limiter *agent.Limiter
@@ -37,13 +38,16 @@ type batchProgress struct {
 	shown   bool
 	held    int
 	queued  []string
+	// noted counts the notes of the approver (calls denied, declined):
+	// the first is shown, the others with -v, and how many at the end.
+	noted   int
 	stop    chan struct{}
 	stopped chan struct{}
 }
 
 func newBatchProgress(ios *IOStreams, verbose, quiet bool, total int) *batchProgress {
 	p := &batchProgress{
-		w: ios.ErrOut, verbose: verbose && !quiet, live: ios.IsStderrTTY() && !quiet && !verbose,
+		w: ios.ErrOut, verbose: verbose && !quiet, quiet: quiet, live: ios.IsStderrTTY() && !quiet && !verbose,
 		width: ios.Width(), redact: secrets(ios), start: time.Now(), total: total,
 	}
 	if p.live {
@@ -138,6 +142,24 @@ func (p *batchProgress) hold() (release func()) {
 	}
 }
 
+// note says that an item's call was denied or declined: the first such
+// line, and every one with -v; a batch of many items would otherwise say
+// the same thing once an item. Each is in its item's transcript.
+func (p *batchProgress) note(line string) {
+	if p.quiet {
+		return
+	}
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	p.noted++
+	if p.noted > 1 && !p.verbose {
+		return
+	}
+	p.clearLocked()
+	p.printlnLocked(line)
+	p.drawLocked()
+}
+
 func (p *batchProgress) printlnLocked(line string) {
 	line = p.redact.RedactString(line)
 	if p.held > 0 {
@@ -156,6 +178,9 @@ func (p *batchProgress) Close() {
 	p.mu.Lock()
 	defer p.mu.Unlock()
 	p.clearLocked()
+	if n := p.noted - 1; n > 0 && !p.verbose {
+		fmt.Fprintf(p.w, "agentloop: %d more tool call%s denied or declined (-v shows each; the transcripts hold them)\n", n, plural(n, " was", "s were"))
+	}
 }
 
 func (p *batchProgress) clearLocked() {

@@ -2,6 +2,7 @@ package cmd
 
 import (
 	"context"
+	"fmt"
 	"os"
 	"path/filepath"
 	"strings"
@@ -141,5 +142,33 @@ func TestItemPrompt(t *testing.T) {
 	}
 	if got := itemPrompt(batch.Item{Prompt: "just this", Stdin: " \n"}); got != "just this" {
 		t.Errorf("%q", got)
+	}
+}
+
+// TestBatchProgressNotes: of the approver's notes (a call denied for want
+// of a terminal, once an item), the first is shown and then how many
+// more; -v shows each, -q none.
+func TestBatchProgressNotes(t *testing.T) {
+	tests := []struct {
+		name           string
+		verbose, quiet bool
+		want           string
+	}{
+		{"plain", false, false, "denied 1\nagentloop: 2 more tool calls were denied or declined (-v shows each; the transcripts hold them)\n"},
+		{"-v", true, false, "denied 1\ndenied 2\ndenied 3\n"},
+		{"-q", false, true, ""},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			ios, _, _, errOut := Test()
+			p := newBatchProgress(ios, tt.verbose, tt.quiet, 3)
+			for i := 1; i <= 3; i++ {
+				p.note(fmt.Sprintf("denied %d", i))
+			}
+			p.Close()
+			if got := errOut.String(); got != tt.want {
+				t.Errorf("stderr %q\nwant   %q", got, tt.want)
+			}
+		})
 	}
 }

@@ -86,3 +86,41 @@ func BenchmarkBatchItem(b *testing.B) {
 	}
 	b.ReportMetric(float64(b.Elapsed().Microseconds())/float64(200*b.N), "µs/item")
 }
+
+// writeLongAnswer records a run whose answer is size bytes of prose.
+func writeLongAnswer(b *testing.B, dir string, size int) string {
+	line := "All work and no play makes Jack a dull boy. "
+	text := bytes.Repeat([]byte(line), size/len(line))
+	for i := 2000; i < len(text); i += 2000 {
+		text[i] = '\n'
+	}
+	content, _ := json.Marshal(map[string]string{"role": "assistant", "content": string(text)})
+	var buf bytes.Buffer
+	buf.WriteString(`{"type":"header","version":1,"id":"x","time":"2026-01-01T00:00:00Z","provider":"openai","model":"m"}` + "\n")
+	buf.WriteString(`{"type":"message","seq":1,"step":0,"time":"2026-01-01T00:00:00Z","message":{"role":"user","content":"write at length"}}` + "\n")
+	fmt.Fprintf(&buf, `{"type":"message","seq":2,"step":1,"time":"2026-01-01T00:00:00Z","message":%s,"finish_reason":"stop"}`+"\n", content)
+	buf.WriteString(`{"type":"end","time":"2026-01-01T00:00:00Z","reason":"stop","steps":1,"usage":{"input_tokens":0,"output_tokens":0}}` + "\n")
+	path := filepath.Join(dir, "answer.jsonl")
+	if err := os.WriteFile(path, buf.Bytes(), 0o600); err != nil {
+		b.Fatal(err)
+	}
+	return path
+}
+
+// BenchmarkReplayShowLongAnswer renders a run whose answer is 16 MiB, on a
+// terminal 100 columns wide: wrapped, made safe, printed once.
+func BenchmarkReplayShowLongAnswer(b *testing.B) {
+	file := writeLongAnswer(b, b.TempDir(), 16<<20)
+	b.SetBytes(16 << 20)
+	for b.Loop() {
+		ios, _, out, errOut := Test()
+		ios.SetTTY(false, true, true)
+		ios.SetWidth(100)
+		if err := runReplayShow(&ReplayOptions{IO: ios, File: file}); err != nil {
+			b.Fatalf("%v\n%s", err, errOut)
+		}
+		if out.Len() < 16<<20 {
+			b.Fatalf("%d bytes shown", out.Len())
+		}
+	}
+}

@@ -36,7 +36,7 @@ func runContinue(ctx context.Context, opts *RunOptions, prompt string) error {
 
 	// The tools folders and the tools the conversation had, unless
 	// --tools-dir or --tool say otherwise.
-	setup := liveSetup{command: "continue", model: &mo, tools: opts.recordedTools(conv), only: opts.Tools, parent: path, conv: conv}
+	setup := liveSetup{command: "continue", model: &mo, tools: opts.recordedTools(conv), only: opts.Tools, parent: path, conv: conv, force: opts.Force}
 	if h := conv.Header; h != nil && !opts.toolsDirsSet {
 		names := toolNames(h.Tools)
 		setup.recorded = &names

@@ -49,7 +49,7 @@ const liveOnly = "agentloop_live_only"
 // givenLiveOnly finds them. -v is the root's, for every command.
 func addLiveFlags(c *cobra.Command, o *liveOptions, mode string) {
 	addLoopFlags(c, o, mode)
-	c.Flags().StringVarP(&o.Output, "output", "o", "", "write the transcript to `FILE`")
+	c.Flags().StringVarP(&o.Output, "output", "o", "", "write the transcript to `FILE` (its folder must exist; an earlier transcript there is replaced)")
 	live := pflag.NewFlagSet("", pflag.ContinueOnError)
 	live.BoolVar(&o.NoTranscript, "no-transcript", false, "write no transcript")
 	live.BoolVar(&o.JSON, "json", false, "print one JSON object {answer, reason, steps, usage, transcript} instead of the answer")
@@ -146,6 +146,11 @@ type liveSetup struct {
 	// the new transcript starts with; "" and nil for a new run.
 	parent string
 	conv   *transcript.Conversation
+	// force lets -o overwrite a file that is not a transcript.
+	force bool
+	// path, when set, is the transcript's path as agentloop chose it (a
+	// batch item's), not -o's.
+	path string
 }
 
 // liveRun is a live run set up: the loop, wired to the provider, the tools
@@ -167,23 +172,23 @@ func startLive(ctx context.Context, ios *IOStreams, o *liveOptions, s liveSetup)
 		return nil, err
 	}
 	prog := newProgress(ios, o.Verbose, o.Quiet)
-	ap := newApprover(ios, reg, o.Approval, false, prog.hold)
+	ap := newApprover(ios, reg, o.Approval, false, prog)
 	loop, w, err := newLoop(ios, o, s, ap, liveNet{})
 	if err != nil {
 		prog.Close()
 		ap.Close()
 		return nil, err
 	}
-	if w != nil && o.Verbose {
+	if w != nil {
 		if s.parent != "" {
-			prog.Printf("transcript: %s (continues %s)", w.Path(), s.parent)
+			prog.transcriptPath(fmt.Sprintf("transcript: %s (continues %s)", w.Path(), s.parent))
 		} else {
-			prog.Printf("transcript: %s", w.Path())
+			prog.transcriptPath("transcript: " + w.Path())
 		}
 	}
 	run := &liveRun{ap: ap, loop: loop}
 	run.ctx, run.cancel = withRunTimeout(ctx, s.model.Timeout)
-	loop.OnEvent = prog.Event
+	loop.OnEvent = ap.Observe(prog.Event)
 	stream := attachStream(ios, loop, prog, wantStream(ios, o.Stream, o.NoStream, o.JSON))
 	run.end = runEnd{w: w, prog: prog, stream: stream, asJSON: o.JSON, maxSteps: o.MaxSteps, redact: secrets(ios)}
 	return run, nil
@@ -237,8 +242,11 @@ func newLoop(ios *IOStreams, o *liveOptions, s liveSetup, exec *approver, net li
 	var w *transcript.Writer
 	if !o.NoTranscript {
 		id := transcript.NewID()
-		path := o.Output
-		if path == "" {
+		path, explicit := o.Output, o.Output != ""
+		switch {
+		case s.path != "":
+			path, explicit = s.path, false
+		case path == "":
 			path = defaultTranscriptPath(ios, o.TranscriptDir, id)
 		}
 		h := transcript.Header{
@@ -246,7 +254,7 @@ func newLoop(ios *IOStreams, o *liveOptions, s liveSetup, exec *approver, net li
 			ToolsDirs: toolsDirsForHeader(s.tools.dirs), Tools: defs, System: s.model.System, MaxSteps: o.MaxSteps,
 			Parallel: o.Parallel,
 		}
-		if w, err = createTranscript(ios, path, s.parent, s.conv, h); err != nil {
+		if w, err = createTranscript(ios, path, explicit, s.force, s.parent, s.conv, h); err != nil {
 			return nil, nil, err
 		}
 	}
@@ -264,12 +272,21 @@ func (r *liveRun) finish(ios *IOStreams, out *agent.Outcome, err error) error {
 	return finishRun(ios, out, err, r.end)
 }
 
-// createTranscript creates a run's transcript. One that continues another
-// names its parent and starts with the parent's whole conversation, so it
-// stands on its own for validate, replay and a later resume.
-func createTranscript(ios *IOStreams, path, parent string, conv *transcript.Conversation, h transcript.Header) (*transcript.Writer, error) {
+// createTranscript creates a run's transcript at path, -o's when explicit
+// (see createOutput). One that continues another names its parent and
+// starts with the parent's whole conversation, so it stands on its own for
+// validate, replay and a later resume.
+func createTranscript(ios *IOStreams, path string, explicit, force bool, parent string, conv *transcript.Conversation, h transcript.Header) (*transcript.Writer, error) {
 	if parent == "" {
-		w, err := transcript.Create(path, secrets(ios))
+		var (
+			w   *transcript.Writer
+			err error
+		)
+		if explicit {
+			w, err = createOutput(path, secrets(ios), force, false)
+		} else {
+			w, err = transcript.Create(path, secrets(ios))
+		}
 		if err != nil {
 			return nil, err
 		}
@@ -284,7 +301,7 @@ func createTranscript(ios *IOStreams, path, parent string, conv *transcript.Conv
 	// takes its name: a crash while it is written must not leave a file
 	// that looks like the conversation with its last calls unanswered,
 	// which a resume would run again.
-	w, err := createChild(ios, path, parent, conv, h, true)
+	w, err := createChild(ios, path, explicit, force, parent, conv, h, true)
 	if err != nil {
 		return nil, err
 	}
@@ -307,21 +324,6 @@ func createTranscript(ios *IOStreams, path, parent string, conv *transcript.Conv
 		return nil, err
 	}
 	return w, nil
-}
-
-// attachStream makes the loop stream the model's text to stdout; it
-// returns nil when not streaming.
-func attachStream(ios *IOStreams, loop *agent.Loop, prog *progress, on bool) *answerStream {
-	if !on {
-		return nil
-	}
-	s := &answerStream{out: ios.Out, prog: prog}
-	loop.OnText = s.Text
-	loop.OnEvent = func(e agent.Event) {
-		s.Event(e)
-		prog.Event(e)
-	}
-	return s
 }
 
 // defaultTranscriptPath is dir/<time>-<id>.jsonl; dir "" is

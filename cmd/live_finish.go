@@ -61,7 +61,7 @@ func finishRun(ios *IOStreams, out *agent.Outcome, err error, e runEnd) error {
 			return e
 		}
 	} else if out.Answer != "" && !e.stream.answered() && (out.Reason == transcript.ReasonStop || out.Reason == transcript.ReasonMaxTokens || out.Reason == transcript.ReasonRefusal) {
-		fmt.Fprintln(ios.Out, strings.TrimRight(out.Answer, "\n"))
+		fmt.Fprintln(ios.Out, terminalText(ios, strings.TrimRight(out.Answer, "\n")))
 	}
 	return err
 }

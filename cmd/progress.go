@@ -7,8 +7,6 @@ import (
 	"strings"
 	"sync"
 	"time"
-	"unicode"
-	"unicode/utf8"
 
 	"github.com/agentloop/agentloop/pkg/agent"
 	"github.com/agentloop/agentloop/pkg/transcript"
@@ -19,7 +17,9 @@ import (
 type progress struct {
 	w       io.Writer
 	live    bool // rewrite one status line (stderr is a terminal)
+	tty     bool // stderr is a terminal
 	verbose bool
+	quiet   bool
 	width   int
 	redact  *transcript.Redactor
 
@@ -37,12 +37,18 @@ type progress struct {
 	// the status line stays off and -v lines wait in queued.
 	held   int
 	queued []string
+	// The -v lines of a turn's calls, held until the lines of the calls
+	// before them are out: calls run at once, but are told in call order.
+	callStep          int
+	starts, dones     map[int]string
+	nextStart, nextDn int
 }
 
 func newProgress(ios *IOStreams, verbose, quiet bool) *progress {
 	p := &progress{
-		w: ios.ErrOut, verbose: verbose && !quiet, live: ios.IsStderrTTY() && !quiet && !verbose,
+		w: ios.ErrOut, verbose: verbose && !quiet, quiet: quiet, tty: ios.IsStderrTTY(), live: ios.IsStderrTTY() && !quiet && !verbose,
 		width: ios.Width(), redact: secrets(ios), start: time.Now(), running: map[string]string{},
+		starts: map[int]string{}, dones: map[int]string{},
 	}
 	if p.live {
 		p.stop, p.done = make(chan struct{}), make(chan struct{})
@@ -155,7 +161,7 @@ func (p *progress) Event(e agent.Event) {
 		p.streaming = false
 		if p.verbose {
 			t := e.Turn
-			line := fmt.Sprintf("step %d: %s, %d call(s), %d→%d tokens, %s", e.Step, t.FinishReason, len(t.Calls), t.Usage.InputTokens, t.Usage.OutputTokens, t.Latency.Round(time.Millisecond))
+			line := fmt.Sprintf("step %d: %s, %d call(s), %d→%d tokens, %s", e.Step, displayText(t.FinishReason, 100), len(t.Calls), t.Usage.InputTokens, t.Usage.OutputTokens, t.Latency.Round(time.Millisecond))
 			p.printlnLocked(line)
 			if t.Text != "" && len(t.Calls) > 0 {
 				p.printlnLocked("  says: " + oneLineText(t.Text, 400))
@@ -164,7 +170,9 @@ func (p *progress) Event(e agent.Event) {
 	case agent.EventCallStart:
 		p.running[e.Call.ID] = e.Call.Name
 		if p.verbose {
-			p.printlnLocked(fmt.Sprintf("  → %s %s %s", safeText(e.Call.ID), safeText(e.Call.Name), oneLineText(string(e.Call.Arguments), 300)))
+			p.newCallsLocked(e)
+			p.starts[e.Index] = fmt.Sprintf("  → %s %s %s", safeText(e.Call.ID), safeText(e.Call.Name), oneLineText(string(e.Call.Arguments), 300))
+			p.flushCallsLocked()
 		}
 	case agent.EventCallDone:
 		delete(p.running, e.Call.ID)
@@ -179,11 +187,60 @@ func (p *progress) Event(e agent.Event) {
 			}
 			if e.Recorded {
 				state += ", finished before the run stopped: not run again"
+				// Not started in this run: nothing to say of its start.
+				p.newCallsLocked(e)
+				p.starts[e.Index] = ""
 			}
-			p.printlnLocked(fmt.Sprintf("  ← %s %s: %s, %s, %d bytes: %s", safeText(e.Call.ID), safeText(e.Call.Name), state, r.Duration.Round(time.Millisecond), len(r.Content), oneLineText(r.Content, 200)))
+			p.dones[e.Index] = fmt.Sprintf("  ← %s %s: %s, %s, %d bytes: %s", safeText(e.Call.ID), safeText(e.Call.Name), state, r.Duration.Round(time.Millisecond), len(r.Content), oneLineText(r.Content, 200))
+			p.flushCallsLocked()
 		}
 	}
 	p.drawLocked()
+}
+
+// newCallsLocked starts the held lines afresh when e is of another turn's
+// calls.
+func (p *progress) newCallsLocked(e agent.Event) {
+	if e.Step != p.callStep || p.nextStart > e.Index {
+		p.callStep, p.starts, p.dones, p.nextStart, p.nextDn = e.Step, map[int]string{}, map[int]string{}, 0, 0
+	}
+}
+
+// flushCallsLocked prints the held -v lines whose turn has come: the
+// start of a call once the calls before it have started, its end once
+// theirs have ended. (A call's end follows its start.)
+func (p *progress) flushCallsLocked() {
+	for line, ok := p.starts[p.nextStart]; ok; line, ok = p.starts[p.nextStart] {
+		if line != "" {
+			p.printlnLocked(line)
+		}
+		delete(p.starts, p.nextStart)
+		p.nextStart++
+	}
+	for line, ok := p.dones[p.nextDn]; ok && p.nextDn < p.nextStart; line, ok = p.dones[p.nextDn] {
+		p.printlnLocked(line)
+		delete(p.dones, p.nextDn)
+		p.nextDn++
+	}
+}
+
+// note writes a line on stderr below the status line, unless -q.
+func (p *progress) note(line string) {
+	if p.quiet {
+		return
+	}
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	p.clearLocked()
+	p.printlnLocked(line)
+}
+
+// transcriptPath says where the transcript goes: with -v, and on a
+// terminal unless -q.
+func (p *progress) transcriptPath(line string) {
+	if p.verbose || (p.tty && !p.quiet) {
+		p.Printf("%s", line)
+	}
 }
 
 // Printf writes a message line on stderr, below the status line.
@@ -192,53 +249,6 @@ func (p *progress) Printf(format string, args ...any) {
 	defer p.mu.Unlock()
 	p.clearLocked()
 	fmt.Fprintln(p.w, p.redact.RedactString(fmt.Sprintf(format, args...)))
-}
-
-// oneLineText folds text onto one line, makes it safe to print, and cuts
-// it at max runes.
-func oneLineText(s string, max int) string {
-	s = strings.Join(strings.Fields(s), " ")
-	return truncate(safeText(s), max)
-}
-
-// safeText makes text written by a model or a tool safe for a terminal:
-// control characters other than newline and tab (an escape sequence could
-// move the cursor, retitle the window or hide what follows), bidirectional
-// overrides and invalid UTF-8 are shown as escapes instead of sent as they
-// are.
-func safeText(s string) string {
-	clean := true
-	for _, r := range s {
-		if r == utf8.RuneError || (!unicode.IsGraphic(r) && r != '\n' && r != '\t') || unicode.Is(unicode.Bidi_Control, r) {
-			clean = false
-			break
-		}
-	}
-	if clean {
-		return s
-	}
-	var b strings.Builder
-	for i := 0; i < len(s); {
-		r, size := utf8.DecodeRuneInString(s[i:])
-		switch {
-		case r == utf8.RuneError && size == 1:
-			fmt.Fprintf(&b, "\\x%02x", s[i])
-		case r == '\n' || r == '\t' || (unicode.IsGraphic(r) && !unicode.Is(unicode.Bidi_Control, r)):
-			b.WriteRune(r)
-		default:
-			fmt.Fprintf(&b, "\\u%04x", r)
-		}
-		i += size
-	}
-	return b.String()
-}
-
-func truncate(s string, max int) string {
-	if max <= 1 || utf8.RuneCountInString(s) <= max {
-		return s
-	}
-	r := []rune(s)
-	return string(r[:max-1]) + "…"
 }
 
 func sortedUnique(ss []string) []string {

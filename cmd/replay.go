@@ -53,13 +53,15 @@ arguments and its fresh result is compared with the recorded one. The report
 (one line per call, a diff for each difference) goes to stderr, the recorded
 final answer to stdout; the exit status is 1 when any result differs.
 
---show renders the transcript for reading. --html FILE draws it as one
-self-contained web page: a timeline of the model and tool calls (calls that ran
-in parallel overlap), the tokens of each request, a table of the steps and every
-message, collapsible; it loads nothing from the network. --resume sends the conversation to
-the live model and continues the loop where it stopped (after --max-steps, an
-API error or an interrupt), answering calls left pending first, into a new
-transcript; the old file is never modified. A pending call that had finished
+--show renders the transcript for reading, a record at a time, wrapped to the
+terminal; it does not check it ('agentloop validate' does). --html FILE draws it
+as one self-contained web page: a timeline of the model and tool calls (calls
+that ran in parallel overlap), the tokens of each request, a table of the steps
+and every message, collapsible; it loads nothing from the network. --resume
+sends the conversation to the live model and continues the loop where it
+stopped (after --max-steps, an API error or an interrupt), answering calls left
+pending first, into a new transcript; the old file is never modified. A pending
+call that had finished
 before the run stopped (its result is in a result record) is answered with
 that result and not run again.
 
@@ -118,7 +120,7 @@ refused unless --force.`,
 	f.BoolVar(&opts.Show, "show", false, "render the transcript for reading")
 	f.StringVar(&opts.HTML, "html", "", "draw the transcript as a self-contained web page in `FILE` (- for stdout)")
 	f.BoolVar(&opts.Resume, "resume", false, "continue the conversation with the live model, into a new transcript")
-	f.BoolVar(&opts.Force, "force", false, "replay a transcript even when it fails validation")
+	f.BoolVar(&opts.Force, "force", false, "replay a transcript even when it fails validation, and let -o overwrite a file that is not an agentloop transcript")
 	f.StringArrayVar(&ignore, "ignore", nil, "mask text matching `REGEX` in both results before comparing (repeatable)")
 	addLiveFlags(c, &opts.liveOptions, "--resume")
 	f.Lookup("output").Usage = "record the replay (or the resumed run) to `FILE`"
@@ -204,7 +206,7 @@ func runReplay(ctx context.Context, opts *ReplayOptions) error {
 	}
 	failed := printReplayReport(ios, rows)
 	if answer != "" && len(convs) == 1 {
-		fmt.Fprintln(ios.Out, strings.TrimRight(answer, "\n"))
+		fmt.Fprintln(ios.Out, terminalText(ios, strings.TrimRight(answer, "\n")))
 	}
 	if failed {
 		return errSilent
@@ -238,7 +240,7 @@ func replayConversation(ctx context.Context, opts *ReplayOptions, conv *transcri
 		if conv.Header != nil {
 			h.Model, h.BaseURL, h.System = conv.Header.Model, conv.Header.BaseURL, conv.Header.System
 		}
-		if w, err = createChild(ios, opts.Output, opts.File, conv, h, false); err != nil {
+		if w, err = createChild(ios, opts.Output, true, opts.Force, opts.File, conv, h, false); err != nil {
 			return nil, err
 		}
 	}
@@ -264,9 +266,12 @@ func replayConversation(ctx context.Context, opts *ReplayOptions, conv *transcri
 // printReplayReport writes the rows, each divergence's diff after its row,
 // and the summary on stderr, and says whether any call diverged.
 func printReplayReport(ios *IOStreams, rows []replay.Row) bool {
+	// Ids, names and diffs come from the recording and the tools: shown,
+	// not obeyed.
 	idW, nameW := 0, 0
-	for _, r := range rows {
-		idW, nameW = max(idW, len(r.ID)), max(nameW, len(r.Name))
+	for i := range rows {
+		rows[i].ID, rows[i].Name = displayText(rows[i].ID, 200), displayText(rows[i].Name, 200)
+		idW, nameW = max(idW, len(rows[i].ID)), max(nameW, len(rows[i].Name))
 	}
 	counts := map[replay.Status]int{}
 	failed := false
@@ -277,13 +282,13 @@ func printReplayReport(ios *IOStreams, rows []replay.Row) bool {
 		}
 		status := string(r.Status)
 		if r.Status == replay.NotRun {
-			status += " (" + r.Recorded + " in the recording)"
+			status += " (" + displayText(r.Recorded, 100) + " in the recording)"
 		}
 		fmt.Fprintf(ios.ErrOut, "%sstep %d  %-*s  %-*s  %s\n", prefix, r.Step, idW, r.ID, nameW, r.Name, status)
 		counts[r.Status]++
 		if r.Status.Diverged() {
 			failed = true
-			ios.ErrOut.Write(r.Diff)
+			io.WriteString(ios.ErrOut, safeText(string(r.Diff)))
 		}
 	}
 	var parts []string
@@ -302,18 +307,26 @@ func printReplayReport(ios *IOStreams, rows []replay.Row) bool {
 
 // createChild creates the transcript of a replay or a resumed run; its
 // header names the parent.
+// path is -o's when explicit, else one of agentloop's choosing.
 //
 // With temp the file is made under a temporary name, for the caller to
 // Commit once it holds what it must before anything runs.
-func createChild(ios *IOStreams, path, parent string, conv *transcript.Conversation, h transcript.Header, temp bool) (*transcript.Writer, error) {
+func createChild(ios *IOStreams, path string, explicit, force bool, parent string, conv *transcript.Conversation, h transcript.Header, temp bool) (*transcript.Writer, error) {
 	if parent != "-" && sameFile(path, parent) {
 		return nil, flagErrorf("-o %s would overwrite the transcript being read", path)
 	}
-	create := transcript.Create
-	if temp {
-		create = transcript.CreateTemp
+	var (
+		w   *transcript.Writer
+		err error
+	)
+	switch {
+	case explicit:
+		w, err = createOutput(path, secrets(ios), force, temp)
+	case temp:
+		w, err = transcript.CreateTemp(path, secrets(ios))
+	default:
+		w, err = transcript.Create(path, secrets(ios))
 	}
-	w, err := create(path, secrets(ios))
 	if err != nil {
 		return nil, err
 	}
@@ -351,7 +364,7 @@ func checkConversations(ios *IOStreams, file string, data []byte, convs []*trans
 		return nil
 	}
 	for _, f := range errs {
-		fmt.Fprintln(ios.ErrOut, f.String())
+		fmt.Fprintln(ios.ErrOut, safeText(f.String()))
 	}
 	if force {
 		fmt.Fprintf(ios.ErrOut, "agentloop: warning: %s fails validation (%d error%s); going on because of --force\n", file, len(errs), plural(len(errs), "", "s"))

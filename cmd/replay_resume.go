@@ -32,7 +32,7 @@ func runReplayResume(ctx context.Context, opts *ReplayOptions) error {
 	// A tool gone since the recording is not offered; a pending call of it
 	// is answered as an unknown tool.
 	run, err := startLive(ctx, ios, &opts.liveOptions, liveSetup{
-		command: "resume", model: &mo, tools: opts.recordedTools(conv), parent: opts.File, conv: conv,
+		command: "resume", model: &mo, tools: opts.recordedTools(conv), parent: opts.File, conv: conv, force: opts.Force,
 	})
 	if err != nil {
 		return err
@@ -59,7 +59,7 @@ func recordedModel(ios *IOStreams, cfg *config.Config, flags modelOptions, file 
 		if mo.BaseURL == "" && !baseURLFromEnv(ios, cfg, h.Provider) &&
 			h.BaseURL != "" && h.BaseURL != agent.OpenAIBaseURL && h.BaseURL != agent.AnthropicBaseURL {
 			if strings.Contains(h.BaseURL, transcript.Redacted) {
-				return mo, flagErrorf("%s was recorded against %s, whose password a transcript does not keep; give the address again with --base-url", file, h.BaseURL)
+				return mo, flagErrorf("%s was recorded against %s, whose credentials a transcript does not keep; give the address again with --base-url", file, h.BaseURL)
 			}
 			mo.BaseURL, mo.baseURLFrom = h.BaseURL, "the transcript's base_url"
 		}
@@ -78,6 +78,17 @@ func recordedModel(ios *IOStreams, cfg *config.Config, flags modelOptions, file 
 	}
 	if cfg != nil {
 		fillModel(cfg, &mo)
+	}
+	// The system prompt goes first in a Chat Completions request; a log
+	// whose messages already start with it (another tool's) is sent as it
+	// is, without a second one.
+	if conv.Shape == "openai" && len(conv.Messages) > 0 {
+		if role := agent.DialectFor(conv.Shape).Role(conv.Messages[0].Message); role == "system" || role == "developer" {
+			if flags.System != "" {
+				return mo, flagErrorf("--system: the messages of %s start with a %s message already", file, role)
+			}
+			mo.System = ""
+		}
 	}
 	return mo, nil
 }

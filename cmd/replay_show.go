@@ -1,265 +1,258 @@
 package cmd
 
 import (
+	"bufio"
 	"encoding/json"
 	"fmt"
-	"io"
+	"os"
 	"strings"
-	"unicode/utf8"
 
 	"github.com/agentloop/agentloop/pkg/agent"
 	"github.com/agentloop/agentloop/pkg/transcript"
 )
 
-// showResultLines is how many lines of each tool result --show prints.
-const showResultLines = 6
+// How much of each tool result --show prints: lines, and bytes (piped; on
+// a terminal, as many as fill those lines).
+const (
+	showResultLines = 6
+	showResultBytes = 4 << 10
+	// showArgsBytes bounds the arguments shown of each call.
+	showArgsBytes = 4 << 10
+)
 
+// runReplayShow renders a recorded run for reading. The file is read a
+// record at a time and each record is printed as it is read, so memory is
+// bounded by the longest record, not by the file. It is not checked
+// first: 'agentloop validate' does that.
 func runReplayShow(opts *ReplayOptions) error {
 	ios := opts.IO
-	convs, err := loadConversations(ios, opts.File, true)
-	if err != nil {
-		return err
+	in := ios.In
+	if opts.File != "-" {
+		f, err := os.Open(opts.File)
+		if err != nil {
+			return &ExitError{Code: ExitUsage, Err: fmt.Errorf("read transcript: %w", err)}
+		}
+		defer f.Close()
+		in = f
 	}
 	st := showStyle{}
 	if ios.IsStdoutTTY() {
 		st.width = ios.Width()
 		st.color = ios.ColorEnabled()
 	}
-	for i, conv := range convs {
-		name := opts.File
-		if conv.Line > 0 {
-			name = fmt.Sprintf("%s:%d", opts.File, conv.Line)
-		}
-		if i > 0 {
-			fmt.Fprintln(ios.Out)
-		}
-		if err := renderTranscript(ios.Out, name, conv, st); err != nil {
-			return err
-		}
+	out := bufio.NewWriterSize(ios.Out, 64<<10)
+	sh := &shower{p: &printer{w: out, st: st}, file: opts.File}
+	torn, err := transcript.ReadEach(in, sh.part)
+	sh.finish()
+	if ferr := out.Flush(); sh.p.err == nil {
+		sh.p.err = ferr
 	}
-	return nil
+	if torn != nil {
+		fmt.Fprintf(ios.ErrOut, "agentloop: warning: %s:%d: the last line is incomplete (the writer was stopped mid-record); it is ignored\n", opts.File, torn.Line)
+	}
+	if err != nil {
+		return fmt.Errorf("%s: %w", opts.File, err)
+	}
+	return sh.p.err
 }
 
-// showStyle is how --show renders: on a terminal with colours and cut to
-// its width; piped, plain and whole, so the output is stable.
-type showStyle struct {
-	color bool
-	width int
+// shower renders the parts of a recorded file as they are read.
+type shower struct {
+	p    *printer
+	file string
+	// convs counts the conversations begun.
+	convs int
+
+	// The conversation being shown.
+	open   bool
+	format string
+	header *transcript.Header
+	shape  string
+	// detect is set while the shape is not settled: a file of bare
+	// messages shows it as it goes.
+	detect    bool
+	step      int
+	total     transcript.Usage
+	callNames map[string]string
+	// The calls of the last assistant turn, those of them a message
+	// answers, and the result records of those that finished before the
+	// run stopped.
+	lastCalls []agent.Call
+	answered  map[string]bool
+	finished  []transcript.CallResult
+	end       *transcript.End
+	// answer is the text of the last assistant turn when it called no
+	// tools: the final answer if nothing follows it. It is printed once,
+	// under its step if the conversation goes on, else at the end.
+	answer    string
+	hasAnswer bool
+	// turn holds the items of a Responses turn until it ends.
+	turn []transcript.Message
 }
 
-func (s showStyle) paint(code, text string) string {
-	if !s.color || text == "" {
-		return text
+func (sh *shower) part(pt transcript.Part) error {
+	if c := pt.Conversation; c != nil {
+		sh.finish()
+		name := sh.file
+		if c.Line > 0 {
+			name = fmt.Sprintf("%s:%d", sh.file, c.Line)
+		}
+		sh.begin(name, c.Format, c.Header, c.Shape)
+		if c.System != "" {
+			sh.system(c.System)
+		}
+		for _, m := range c.Messages {
+			sh.message(m)
+		}
+		sh.finished = c.Finished
+		sh.end = c.End
+		sh.finish()
+		return sh.p.err
 	}
-	return "\x1b[" + code + "m" + text + "\x1b[0m"
+	if !sh.open {
+		sh.begin(sh.file, pt.Format, nil, "")
+	}
+	switch {
+	case pt.Header != nil:
+		sh.header = pt.Header
+		sh.headerLines()
+	case pt.Message != nil:
+		sh.message(*pt.Message)
+	case pt.Result != nil:
+		sh.finished = append(sh.finished, *pt.Result)
+	case pt.End != nil:
+		sh.end = pt.End
+	}
+	return sh.p.err
 }
 
-func (s showStyle) bold(t string) string  { return s.paint("1", t) }
-func (s showStyle) dim(t string) string   { return s.paint("2", t) }
-func (s showStyle) cyan(t string) string  { return s.paint("36", t) }
-func (s showStyle) red(t string) string   { return s.paint("31", t) }
-func (s showStyle) green(t string) string { return s.paint("32", t) }
-
-// fit makes a line fit the terminal: tabs expanded, cut at the width
-// counting only the characters that show (not colour escapes).
-func (s showStyle) fit(line string) string {
-	if s.width <= 0 {
-		return line
+// begin starts a conversation: its title, and what its header says.
+func (sh *shower) begin(name, format string, h *transcript.Header, shape string) {
+	if sh.convs > 0 {
+		sh.p.blank()
 	}
-	var b strings.Builder
-	col, cut := 0, false
-	for i := 0; i < len(line); {
-		if line[i] == 0x1b { // an escape sequence takes no column
-			j := strings.IndexByte(line[i:], 'm')
-			if j < 0 {
-				break
-			}
-			b.WriteString(line[i : i+j+1])
-			i += j + 1
-			continue
-		}
-		r, size := utf8.DecodeRuneInString(line[i:])
-		i += size
-		if cut {
-			continue
-		}
-		w := 1
-		if r == '\t' {
-			w = 8 - col%8
-		}
-		if col+w > s.width-1 && i < len(line) || col+w > s.width {
-			b.WriteString("…")
-			cut = true
-			continue
-		}
-		if r == '\t' {
-			b.WriteString(strings.Repeat(" ", w))
-		} else {
-			b.WriteRune(r)
-		}
-		col += w
+	sh.convs++
+	*sh = shower{p: sh.p, file: sh.file, convs: sh.convs, open: true, format: format, header: h, shape: shape, detect: shape == "", callNames: map[string]string{}, answered: map[string]bool{}}
+	sh.p.line(0, sh.p.st.bold("transcript "+displayText(name, 1<<10)))
+	switch {
+	case h != nil:
+		sh.headerLines()
+	case shape != "":
+		sh.p.line(2, sh.p.st.dim(fmt.Sprintf("%s messages, no header (%s)", shape, format)))
 	}
-	return b.String()
 }
 
-// renderTranscript writes a readable account of a conversation.
-func renderTranscript(w io.Writer, name string, conv *transcript.Conversation, st showStyle) error {
-	d := agent.DialectFor(conv.Shape)
-	p := &printer{w: w, st: st}
+func (sh *shower) headerLines() {
+	h, st := sh.header, sh.p.st
+	if p := h.Provider; p == "openai" || p == "responses" || p == "anthropic" {
+		sh.shape, sh.detect = p, false
+	}
+	meta := []string{h.Provider, h.Model}
+	if h.BaseURL != "" {
+		meta = append(meta, transcript.RedactURL(h.BaseURL))
+	}
+	sh.p.line(2, st.dim(displayText(strings.Join(nonEmpty(meta), " · "), 1<<10)))
+	info := []string{"id " + h.ID, h.Time.UTC().Format("2006-01-02 15:04:05 UTC")}
+	if h.Command != "" && h.Command != "run" {
+		info = append(info, h.Command+" of "+h.Parent)
+	}
+	sh.p.line(2, st.dim(displayText(strings.Join(info, " · "), 1<<10)))
+	if names := toolNames(h.Tools); len(names) > 0 {
+		sh.p.line(2, st.dim(displayText(fmt.Sprintf("tools (%d): %s", len(names), strings.Join(names, ", ")), 1<<16)))
+	}
+	if h.System != "" {
+		sh.system(h.System)
+	}
+}
 
-	p.line(0, st.bold("transcript "+name))
-	if h := conv.Header; h != nil {
-		meta := []string{h.Provider, h.Model}
-		if h.BaseURL != "" {
-			meta = append(meta, h.BaseURL)
-		}
-		p.line(2, st.dim(strings.Join(nonEmpty(meta), " · ")))
-		info := []string{"id " + h.ID, h.Time.UTC().Format("2006-01-02 15:04:05 UTC")}
-		if h.Command != "" && h.Command != "run" {
-			info = append(info, h.Command+" of "+h.Parent)
-		}
-		p.line(2, st.dim(strings.Join(info, " · ")))
-		if names := toolNames(h.Tools); len(names) > 0 {
-			p.line(2, st.dim(fmt.Sprintf("tools (%d): %s", len(names), strings.Join(names, ", "))))
-		}
-		if h.System != "" {
-			p.line(2, st.dim("system: "+oneLineText(h.System, 200)))
-		}
-	} else {
-		p.line(2, st.dim(fmt.Sprintf("%s messages, no header (%s)", conv.Shape, conv.Format)))
+// system shows a system prompt whole.
+func (sh *shower) system(text string) {
+	first, rest, _ := strings.Cut(strings.TrimSpace(text), "\n")
+	sh.p.emit(2, sh.p.st.dim("system: "), first)
+	if rest != "" {
+		sh.p.text(10, rest)
 	}
-	if conv.System != "" {
-		p.line(2, st.dim("system: "+oneLineText(conv.System, 200)))
-	}
+}
 
-	// Calls by id, to name the tool of each result; the calls of the last
-	// assistant turn, and those of them a message answers.
-	callNames := map[string]string{}
-	var lastCalls []agent.Call
-	answered := map[string]bool{}
-	var total transcript.Usage
-	step := 0
-	lastText := ""
-	msgs := make([]agent.Message, len(conv.Messages))
-	for i, rec := range conv.Messages {
-		msgs[i] = rec.Message
-	}
-	turnEnd := map[int]int{}
-	for _, span := range agent.Turns(d, msgs) {
-		turnEnd[span.Start] = span.End
-	}
-	for i := 0; i < len(conv.Messages); i++ {
-		rec := conv.Messages[i]
-		role := d.Role(rec.Message)
-		p.blank()
-		switch role {
-		case "assistant":
-			step++
-			end := max(turnEnd[i], i+1)
-			recs := conv.Messages[i:end]
-			i = end - 1
-			text, calls := renderTurn(p, d, recs, step, &total)
-			lastCalls = calls
-			clear(answered)
-			for _, c := range calls {
-				callNames[c.ID] = c.Name
-			}
-			lastText = ""
-			if len(calls) == 0 {
-				lastText = text
-			}
-		default:
-			lastText = "" // the conversation went on after it
-			results := d.ParseResults(rec.Message)
-			if len(results) == 0 {
-				p.line(0, st.bold(role))
-				p.text(2, messageText(rec.Message))
-				continue
-			}
-			for i, r := range results {
-				answered[r.CallID] = true
-				meta := transcript.Result{CallID: r.CallID, IsError: r.IsError, ExitCode: -1}
-				if i < len(rec.Results) {
-					meta = rec.Results[i]
-				}
-				name := callNames[r.CallID]
-				if name == "" {
-					name = meta.Name
-				}
-				meta.IsError = r.IsError
-				p.result(name, r.CallID, meta, len(rec.Results) > 0, r.Content, "")
-			}
+func (sh *shower) dialect() agent.Dialect { return agent.DialectFor(sh.shape) }
+
+func (sh *shower) message(rec transcript.Message) {
+	p, st := sh.p, sh.p.st
+	if sh.detect {
+		// No header to say the shape: each message may show it, and the
+		// first that is unmistakably of another API than Chat
+		// Completions settles it.
+		detected := transcript.DetectShape([]transcript.Message{rec})
+		if sh.shape == "" && sh.header == nil {
+			p.line(2, st.dim(fmt.Sprintf("%s messages, no header (%s)", detected, sh.format)))
 		}
+		if sh.shape == "" || detected != "openai" {
+			sh.shape = detected
+		}
+		sh.detect = sh.shape == "openai"
 	}
-	p.unsent(lastCalls, answered, conv.Finished)
+	d := sh.dialect()
+	role := d.Role(rec.Message)
+	if role == "assistant" && d.ItemTurns() {
+		// A Responses turn is a run of output items: shown when it ends.
+		sh.turn = append(sh.turn, rec)
+		return
+	}
+	sh.endTurn()
+	if role == "assistant" {
+		sh.showTurn([]transcript.Message{rec})
+		return
+	}
+	sh.flushAnswer()
 	p.blank()
-	end := conv.End
+	sh.results(d, role, rec)
+}
+
+// endTurn shows the Responses turn whose items are held, if any.
+func (sh *shower) endTurn() {
+	if len(sh.turn) > 0 {
+		sh.showTurn(sh.turn)
+		sh.turn = nil
+	}
+}
+
+// finish ends the conversation being shown: how it ended, and its answer.
+func (sh *shower) finish() {
+	if !sh.open {
+		return
+	}
+	sh.endTurn()
+	sh.open = false
+	sh.unsent()
+	p, st, end := sh.p, sh.p.st, sh.end
+	answer := sh.hasAnswer && (end == nil || end.Reason == transcript.ReasonStop)
+	if answer {
+		p.line(2, st.dim("(the answer, below)"))
+	} else {
+		sh.flushAnswer()
+	}
+	p.blank()
+	total := sh.total
 	switch {
 	case end != nil:
-		line := fmt.Sprintf("end: %s after %d step%s", end.Reason, end.Steps, plural(end.Steps, "", "s"))
+		line := fmt.Sprintf("end: %s after %d step%s", displayText(end.Reason, 100), end.Steps, plural(end.Steps, "", "s"))
 		if end.Error != "" {
 			line += ": " + oneLineText(end.Error, 300)
 		}
 		p.line(0, st.bold(line))
 		total = end.Usage
-	case conv.Format == "agentloop":
-		p.line(0, st.bold(fmt.Sprintf("no end record: the run was stopped or is still going (%d step%s)", step, plural(step, "", "s"))))
+	case sh.format == "agentloop":
+		p.line(0, st.bold(fmt.Sprintf("no end record: the run was stopped or is still going (%d step%s)", sh.step, plural(sh.step, "", "s"))))
 	}
 	if total != (transcript.Usage{}) {
 		p.line(2, "tokens: "+usageText(total))
 	}
-	if lastText != "" && (end == nil || end.Reason == transcript.ReasonStop) {
+	if answer {
 		p.blank()
 		p.line(0, st.bold("answer"))
-		p.text(2, lastText)
+		p.text(2, sh.answer)
 	}
-	return p.err
-}
-
-// printer writes indented lines and remembers the first error.
-type printer struct {
-	w   io.Writer
-	st  showStyle
-	err error
-	// gap is a blank line owed before the next line: never two in a row,
-	// never one at the end.
-	gap bool
-}
-
-func (p *printer) line(indent int, s string) {
-	if p.err != nil {
-		return
-	}
-	if p.gap {
-		_, p.err = fmt.Fprintln(p.w)
-		p.gap = false
-	}
-	_, p.err = fmt.Fprintf(p.w, "%s\n", p.st.fit(strings.Repeat(" ", indent)+s))
-}
-
-func (p *printer) blank() { p.gap = true }
-
-// text prints every line of a text.
-func (p *printer) text(indent int, s string) {
-	for _, l := range strings.Split(strings.TrimRight(safeText(s), "\n"), "\n") {
-		p.line(indent, l)
-	}
-}
-
-// excerpt prints the first n lines of a text and says how much is left.
-func (p *printer) excerpt(indent int, s string, n int) {
-	if s == "" {
-		p.line(indent, p.st.dim("(empty)"))
-		return
-	}
-	lines := strings.Split(strings.TrimRight(safeText(s), "\n"), "\n")
-	for i, l := range lines {
-		if i == n {
-			p.line(indent, p.st.dim(fmt.Sprintf("… %d more line%s", len(lines)-n, plural(len(lines)-n, "", "s"))))
-			return
-		}
-		p.line(indent, l)
-	}
+	sh.answer, sh.hasAnswer = "", false
 }
 
 func usageText(u transcript.Usage) string {
@@ -311,7 +304,7 @@ func toolNames(defs []json.RawMessage) []string {
 	return names
 }
 
-// messageText is the text of a non-assistant message of any shape.
+// messageText is the text of a non-assistant message of either shape.
 func messageText(msg agent.Message) string {
 	var m struct {
 		Content json.RawMessage `json:"content"`

@@ -1,6 +1,8 @@
 package cmd
 
 import (
+	"bytes"
+	"encoding/json"
 	"slices"
 	"strings"
 	"time"
@@ -10,23 +12,23 @@ import (
 )
 
 // result prints one call's result: a line saying how it ran, then the
-// start of its content. timed says the duration is known; note, if set,
-// ends the line.
-func (p *printer) result(name, id string, meta transcript.Result, timed bool, content, note string) {
-	st := p.st
+// start of its text (size is the content's, as the model read it). timed
+// says the duration is known; note, if set, ends the line.
+func (sh *shower) result(name, id string, meta transcript.Result, timed bool, size int, text, note string) {
+	p, st := sh.p, sh.p.st
 	state := st.green("ok")
 	if meta.IsError {
 		state = "error"
 		if meta.Error != "" {
-			state += " (" + meta.Error + ")"
+			state += " (" + displayText(meta.Error, 100) + ")"
 		}
 		state = st.red(state)
 	}
-	info := []string{"← " + st.cyan(safeText(name)) + " " + st.dim(safeText(id)), state}
+	info := []string{"← " + st.cyan(displayText(name, 200)) + " " + st.dim(displayText(id, 200)), state}
 	if meta.DurationMS > 0 || timed {
 		info = append(info, (time.Duration(meta.DurationMS) * time.Millisecond).String())
 	}
-	info = append(info, byteSize(len(content)))
+	info = append(info, byteSize(size))
 	if meta.Truncated {
 		info = append(info, "truncated")
 	}
@@ -34,26 +36,78 @@ func (p *printer) result(name, id string, meta transcript.Result, timed bool, co
 		info = append(info, st.dim(note))
 	}
 	p.line(2, strings.Join(info, " · "))
-	p.excerpt(4, content, showResultLines)
+	budget := showResultBytes
+	if st.width > 0 {
+		budget = showResultLines * max(st.width-4, 20)
+	}
+	p.excerpt(4, text, showResultLines, budget)
 }
 
 // unsent prints the calls of the last turn that no message answers: those
 // that finished before the run stopped (a result record holds the result,
 // not yet sent to the model) and those cut short, which a resume runs.
-func (p *printer) unsent(calls []agent.Call, answered map[string]bool, finished []transcript.CallResult) {
+func (sh *shower) unsent() {
+	p, st := sh.p, sh.p.st
 	first := true
-	for _, c := range calls {
-		if answered[c.ID] {
+	for _, c := range sh.lastCalls {
+		if sh.answered[c.ID] {
 			continue
 		}
 		if first {
 			p.blank()
 			first = false
 		}
-		if i := slices.IndexFunc(finished, func(f transcript.CallResult) bool { return f.CallID == c.ID }); i >= 0 {
-			p.result(c.Name, c.ID, finished[i].Result, true, finished[i].Content, "recorded, not yet sent")
+		if i := slices.IndexFunc(sh.finished, func(f transcript.CallResult) bool { return f.CallID == c.ID }); i >= 0 {
+			f := sh.finished[i]
+			sh.result(c.Name, c.ID, f.Result, true, len(f.Content), f.Content, "recorded, not yet sent")
 			continue
 		}
-		p.line(2, "… "+p.st.cyan(safeText(c.Name))+" "+p.st.dim(safeText(c.ID))+" · "+p.st.red("pending")+" · no result: replay --resume runs it")
+		p.line(2, "… "+st.cyan(displayText(c.Name, 200))+" "+st.dim(displayText(c.ID, 200))+" · "+st.red("pending")+" · no result: replay --resume runs it")
 	}
+}
+
+// flushAnswer prints a turn's text held back as a possible answer under
+// its step: the conversation went on after it.
+func (sh *shower) flushAnswer() {
+	if sh.hasAnswer {
+		sh.p.text(2, sh.answer)
+	}
+	sh.answer, sh.hasAnswer = "", false
+}
+
+// results shows a message that is not the model's: tool results, or a
+// message's text.
+func (sh *shower) results(d agent.Dialect, role string, rec transcript.Message) {
+	p, st := sh.p, sh.p.st
+	results := d.ParseResults(rec.Message)
+	if len(results) == 0 {
+		p.line(0, st.bold(displayText(role, 100)))
+		p.text(2, messageText(rec.Message))
+		return
+	}
+	for i, r := range results {
+		sh.answered[r.CallID] = true
+		meta := transcript.Result{CallID: r.CallID, IsError: r.IsError, ExitCode: -1}
+		if i < len(rec.Results) {
+			meta = rec.Results[i]
+		}
+		name := sh.callNames[r.CallID]
+		if name == "" {
+			name = meta.Name
+		}
+		meta.IsError = r.IsError
+		// An error is shown as the text it carries, not as the JSON an
+		// OpenAI model reads it in.
+		sh.result(name, r.CallID, meta, len(rec.Results) > 0, len(r.Content), r.Text, "")
+	}
+}
+
+// compactJSON is arguments on one line, as the model wrote them when they
+// are not JSON.
+func compactJSON(args []byte) string {
+	var b bytes.Buffer
+	if err := json.Compact(&b, args); err != nil {
+		return string(args)
+	}
+	return b.String()
 }

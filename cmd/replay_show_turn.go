@@ -10,13 +10,19 @@ import (
 	"github.com/agentloop/agentloop/pkg/transcript"
 )
 
-// renderTurn writes one assistant turn: its head (step, how it ended,
+// showTurn writes one assistant turn: its head (step, how it ended,
 // tokens, time), then each message's reasoning, server-side tools, text and
-// calls in the order they came. It returns the turn's text and calls, and
-// adds its usage to total.
-func renderTurn(p *printer, d agent.Dialect, recs []transcript.Message, step int, total *transcript.Usage) (string, []agent.Call) {
-	st := p.st
-	head := []string{st.bold(fmt.Sprintf("step %d", step)), "assistant"}
+// calls in the order they came. The text of a turn that calls no tools is
+// held as the answer (see flushAnswer).
+func (sh *shower) showTurn(recs []transcript.Message) {
+	p, st, d := sh.p, sh.p.st, sh.dialect()
+	sh.flushAnswer()
+	p.blank()
+	sh.step++
+	sh.lastCalls, sh.finished = nil, nil
+	clear(sh.answered)
+
+	head := []string{st.bold(fmt.Sprintf("step %d", sh.step)), "assistant"}
 	var usage transcript.Usage
 	var latency int64
 	finish, hasUsage := "", false
@@ -31,10 +37,10 @@ func renderTurn(p *printer, d agent.Dialect, recs []transcript.Message, step int
 		latency += rec.LatencyMS
 	}
 	if finish != "" {
-		head = append(head, finish)
+		head = append(head, displayText(finish, 100))
 	}
 	if hasUsage {
-		total.Add(usage)
+		sh.total.Add(usage)
 		head = append(head, usageText(usage))
 	}
 	if latency > 0 {
@@ -42,31 +48,47 @@ func renderTurn(p *printer, d agent.Dialect, recs []transcript.Message, step int
 	}
 	p.line(0, strings.Join(head, " · "))
 
-	var text strings.Builder
-	var calls []agent.Call
-	for _, rec := range recs {
+	turns := make([]*agent.Turn, len(recs))
+	for i, rec := range recs {
 		t, err := d.ParseAssistant(rec.Message)
 		if err != nil {
-			p.line(2, st.red(fmt.Sprintf("unreadable assistant message: %v", err)))
+			p.line(2, st.red("unreadable assistant message: "+displayText(err.Error(), 1<<10)))
 			continue
 		}
-		notes := otherBlocks(rec.Message)
-		if d.ItemTurns() {
-			notes = itemNotes(rec.Message)
+		turns[i] = t
+		sh.lastCalls = append(sh.lastCalls, t.Calls...)
+	}
+	var answer strings.Builder
+	for i, t := range turns {
+		if t == nil {
+			continue
+		}
+		var notes []string
+		switch {
+		case d.ItemTurns():
+			notes = itemNotes(recs[i].Message)
+		case sh.shape == "anthropic":
+			notes = otherBlocks(recs[i].Message)
 		}
 		for _, b := range notes {
 			p.line(2, st.dim(b))
+		}
+		if len(sh.lastCalls) == 0 {
+			answer.WriteString(t.Text)
+			continue
 		}
 		if t.Text != "" {
 			p.text(2, t.Text)
 		}
 		for _, c := range t.Calls {
-			p.line(2, fmt.Sprintf("→ %s %s %s", st.cyan(safeText(c.Name)), st.dim(safeText(c.ID)), oneLineText(string(c.Arguments), 1<<20)))
+			sh.callNames[c.ID] = c.Name
+			p.line(2, fmt.Sprintf("→ %s %s %s", st.cyan(displayText(c.Name, 200)), st.dim(displayText(c.ID, 200)), displayText(compactJSON(c.Arguments), showArgsBytes)))
 		}
-		text.WriteString(t.Text)
-		calls = append(calls, t.Calls...)
 	}
-	return text.String(), calls
+	if len(sh.lastCalls) == 0 {
+		sh.answer = answer.String()
+		sh.hasAnswer = sh.answer != ""
+	}
 }
 
 // otherBlocks describes an Anthropic assistant message's blocks that are
@@ -92,9 +114,9 @@ func otherBlocks(msg agent.Message) []string {
 		case b.Type == "redacted_thinking":
 			out = append(out, "thinking (redacted)")
 		case b.Type == "server_tool_use" || b.Type == "mcp_tool_use":
-			out = append(out, fmt.Sprintf("⚙ %s %s (run by the API)", b.Name, oneLineText(string(b.Input), 200)))
+			out = append(out, fmt.Sprintf("⚙ %s %s (run by the API)", displayText(b.Name, 200), oneLineText(string(b.Input), 200)))
 		default:
-			out = append(out, "⚙ "+b.Type)
+			out = append(out, "⚙ "+displayText(b.Type, 200))
 		}
 	}
 	return out
@@ -137,5 +159,5 @@ func itemNotes(msg agent.Message) []string {
 		}
 		return out
 	}
-	return []string{"⚙ " + safeText(it.Type) + " (run by the API)"}
+	return []string{"⚙ " + displayText(it.Type, 200) + " (run by the API)"}
 }

@@ -90,7 +90,9 @@ func Execute(ctx context.Context, ios *IOStreams, args []string) int {
 	err = normalizeCobraError(root, args, err)
 	code, msg := exitCode(err)
 	if msg != "" {
-		fmt.Fprintf(ios.ErrOut, "agentloop: %s\n", msg)
+		// An error may quote a server, a tool or a file: its text is
+		// shown, never obeyed, and no key in it is shown.
+		fmt.Fprintf(ios.ErrOut, "agentloop: %s\n", safeText(secrets(ios).RedactString(msg)))
 		// Only a mistake on the command line points at --help; a bad
 		// configuration file or unreadable input exits 2 without it.
 		var fe *FlagError

@@ -24,6 +24,8 @@ type RunOptions struct {
 	Prompt []string
 	// Tools are the tools offered, all when empty.
 	Tools []string
+	// Force lets -o overwrite a file that is not a transcript.
+	Force bool
 	// Continue is the conversation to go on with (-c): "last", an id
 	// prefix or a transcript's path; "" starts a new one.
 	Continue string
@@ -91,6 +93,7 @@ Exit codes: 0 answered, 1 failure, 2 usage, 3 step budget exhausted,
 	c.Flags().StringArrayVar(&opts.Tools, "tool", nil, "offer only this tool (repeatable)")
 	c.Flags().VarP(refValue{&opts.Continue}, "continue", "c", "go on with the last conversation, or with run ID's: --continue=ID")
 	c.Flags().Lookup("continue").NoOptDefVal = history.Last
+	c.Flags().BoolVar(&opts.Force, "force", false, "let -o overwrite a file that is not an agentloop transcript")
 	return c
 }
 
@@ -107,7 +110,7 @@ func runRun(ctx context.Context, opts *RunOptions) error {
 		return runContinue(ctx, opts, prompt)
 	}
 	run, err := startLive(ctx, ios, &opts.liveOptions, liveSetup{
-		command: "run", model: &opts.Model, tools: toolsSource{opts.ToolsDirs, opts.toolsSetting}, only: opts.Tools,
+		command: "run", model: &opts.Model, tools: toolsSource{opts.ToolsDirs, opts.toolsSetting}, only: opts.Tools, force: opts.Force,
 	})
 	if err != nil {
 		return err

@@ -16,6 +16,8 @@ import (
 type answerStream struct {
 	out  io.Writer
 	prog *progress
+	// safe is out on a terminal: the model's text shown, not obeyed.
+	safe *safeWriter
 	// open is set while a turn's text is being written; final when the
 	// answer went out this way.
 	open, final bool
@@ -70,6 +72,9 @@ func (s *answerStream) Close() {
 }
 
 func (s *answerStream) endLine() {
+	if s.safe != nil {
+		s.safe.Flush()
+	}
 	if !s.lastNL {
 		fmt.Fprintln(s.out)
 		s.lastNL = true
@@ -78,3 +83,23 @@ func (s *answerStream) endLine() {
 
 // answered reports whether the final answer already went to stdout.
 func (s *answerStream) answered() bool { return s != nil && s.final }
+
+// attachStream makes the loop stream the model's text to stdout; it
+// returns nil when not streaming.
+func attachStream(ios *IOStreams, loop *agent.Loop, prog *progress, on bool) *answerStream {
+	if !on {
+		return nil
+	}
+	s := &answerStream{out: ios.Out, prog: prog}
+	if ios.IsStdoutTTY() {
+		s.safe = &safeWriter{w: ios.Out}
+		s.out = s.safe
+	}
+	loop.OnText = s.Text
+	next := loop.OnEvent
+	loop.OnEvent = func(e agent.Event) {
+		s.Event(e)
+		next(e)
+	}
+	return s
+}

@@ -187,7 +187,7 @@ func loadTools(ios *IOStreams, src toolsSource) (*tools.Registry, error) {
 		errs = j.Unwrap()
 	}
 	for _, e := range errs {
-		fmt.Fprintln(ios.ErrOut, e)
+		fmt.Fprintln(ios.ErrOut, safeText(e.Error()))
 	}
 	noun := "problem"
 	if len(errs) > 1 {

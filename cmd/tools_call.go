@@ -115,7 +115,7 @@ func runToolsCall(ctx context.Context, opts *ToolsCallOptions) error {
 		}
 		return fmt.Errorf("%s: %s", opts.Name, res.Content)
 	}
-	fmt.Fprint(opts.IO.Out, res.Content)
+	fmt.Fprint(opts.IO.Out, terminalText(opts.IO, res.Content))
 	if opts.IO.IsStdoutTTY() && res.Content != "" && !strings.HasSuffix(res.Content, "\n") {
 		fmt.Fprintln(opts.IO.Out)
 	}

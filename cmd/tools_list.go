@@ -3,6 +3,7 @@ package cmd
 import (
 	"encoding/json"
 	"fmt"
+	"io"
 	"os"
 	"slices"
 	"strings"
@@ -124,10 +125,10 @@ func printToolTable(ios *IOStreams, defs []*tools.Definition) error {
 	tw := tabwriter.NewWriter(ios.Out, 0, 8, 2, ' ', 0)
 	for i, d := range defs {
 		desc := firstLine(d.Description)
-		// On a terminal a long description is cut to the width; piped,
-		// it is whole.
+		// On a terminal a long description is cut to the width, and a
+		// tools folder's text is shown, not obeyed; piped, it is whole.
 		if ios.IsStdoutTTY() {
-			desc = fitWidth(desc, max(ios.Width()-nameWidth-whereWidth-4, 20))
+			desc = fitWidth(displayText(desc, 1<<16), max(ios.Width()-nameWidth-whereWidth-4, 20))
 		}
 		fmt.Fprintf(tw, "%s\t%s\t%s\n", d.Name, wheres[i], desc)
 	}
@@ -155,9 +156,15 @@ func fitWidth(s string, width int) string {
 	return string(r[:width-1]) + "…"
 }
 
-// writeJSON prints v as indented JSON, with <, > and & left as they are.
+// writeJSON prints v as indented JSON, with <, > and & left as they are
+// (and, on a terminal, what JSON leaves unescaped that a terminal would
+// act on shown escaped).
 func writeJSON(ios *IOStreams, v any) error {
-	enc := json.NewEncoder(ios.Out)
+	var out io.Writer = ios.Out
+	if ios.IsStdoutTTY() {
+		out = &safeWriter{w: ios.Out}
+	}
+	enc := json.NewEncoder(out)
 	enc.SetEscapeHTML(false)
 	enc.SetIndent("", "  ")
 	return enc.Encode(v)

@@ -62,7 +62,8 @@ func antError(w http.ResponseWriter, status int, typ, msg string) {
 }
 
 func (s *Anthropic) handle(w http.ResponseWriter, r *http.Request, body []byte) {
-	if !strings.HasSuffix(r.URL.Path, "/v1/messages") || r.Method != http.MethodPost {
+	// The Messages API is at the server's root: /v1/v1/messages is a 404.
+	if r.URL.Path != "/v1/messages" || r.Method != http.MethodPost {
 		s.violatef("unexpected %s %s", r.Method, r.URL.Path)
 		antError(w, http.StatusNotFound, "not_found_error", "Not Found")
 		return

@@ -111,8 +111,12 @@ type ResultMessage struct {
 
 // RecordedResult is a tool result read back from a message.
 type RecordedResult struct {
-	CallID  string
+	CallID string
+	// Content is the result as the model read it.
 	Content string
+	// Text is what the tool or agentloop said: Content, but for an OpenAI
+	// error result the text inside its {"error": …}.
+	Text    string
 	IsError bool
 }
 

@@ -6,6 +6,7 @@ import (
 	"errors"
 	"fmt"
 	"net/http"
+	"net/url"
 	"strings"
 
 	"github.com/anthropics/anthropic-sdk-go/v2"
@@ -48,10 +49,11 @@ func NewAnthropic(cfg AnthropicConfig) (*Anthropic, error) {
 	if cfg.Model == "" {
 		return nil, errors.New("anthropic: no model given")
 	}
-	isDefault := cfg.BaseURL == "" || strings.TrimRight(cfg.BaseURL, "/") == AnthropicBaseURL
 	if cfg.BaseURL == "" {
 		cfg.BaseURL = AnthropicBaseURL
 	}
+	cfg.BaseURL = anthropicRoot(cfg.BaseURL)
+	isDefault := strings.TrimRight(cfg.BaseURL, "/") == AnthropicBaseURL
 	if isDefault && cfg.APIKey == "" {
 		return nil, fmt.Errorf("%w: set ANTHROPIC_API_KEY, or pass --base-url for another server", ErrNoAPIKey)
 	}
@@ -74,6 +76,22 @@ func NewAnthropic(cfg AnthropicConfig) (*Anthropic, error) {
 	}
 	// Only the Messages service, for the reasons given in NewOpenAI.
 	return &Anthropic{messages: anthropic.NewMessageService(opts...), cfg: cfg}, nil
+}
+
+// anthropicRoot drops a final /v1 from a base URL. The SDK adds
+// /v1/messages itself, while OpenAI-style base URLs (and many proxies'
+// instructions) end in /v1: both forms name the same server.
+func anthropicRoot(base string) string {
+	u, err := url.Parse(base)
+	if err != nil {
+		return base
+	}
+	p := strings.TrimRight(u.Path, "/")
+	if !strings.HasSuffix(p, "/v1") {
+		return base
+	}
+	u.Path, u.RawPath = strings.TrimSuffix(p, "/v1"), ""
+	return u.String()
 }
 
 // Model is the model asked.
@@ -315,6 +333,7 @@ func (AnthropicDialect) ParseResults(msg Message) []RecordedResult {
 			}
 		}
 		r.Content = b.String()
+		r.Text = r.Content
 		out = append(out, r)
 	}
 	return out

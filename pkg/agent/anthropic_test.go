@@ -356,3 +356,25 @@ func TestAnthropicRequestShapeMatchesRealAcceptedRequests(t *testing.T) {
 		}
 	}
 }
+
+// A base URL ending in /v1, as OpenAI-style addresses do, names the same
+// server: the SDK adds /v1/messages itself.
+func TestAnthropicBaseURLForms(t *testing.T) {
+	for in, want := range map[string]string{
+		"http://h:1/v1":                "http://h:1",
+		"http://h:1/v1/":               "http://h:1",
+		"http://h:1":                   "http://h:1",
+		"http://h:1/proxy/v1":          "http://h:1/proxy",
+		"http://h:1/v1?api-key=x":      "http://h:1?api-key=x",
+		"http://h:1/v10":               "http://h:1/v10",
+		"https://api.anthropic.com/v1": "https://api.anthropic.com",
+	} {
+		p, err := agent.NewAnthropic(agent.AnthropicConfig{BaseURL: in, Model: "m", APIKey: "k"})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if got := p.BaseURL(); got != want {
+			t.Errorf("base URL %q is used as %q, want %q", in, got, want)
+		}
+	}
+}

@@ -166,7 +166,12 @@ func apiError(e endpoint, status int, message string, res *http.Response, err er
 			pe.Hint = "check " + e.keyVar + ": the server refused the key"
 		}
 	case http.StatusNotFound:
-		pe.Hint = fmt.Sprintf("check --model %q and --base-url %s", e.model, e.baseURL)
+		// Say what was asked for: a base URL with a path too many or too
+		// few (…/v1/v1/…) shows at once.
+		pe.Hint = fmt.Sprintf("check --model %q and --base-url %s", e.model, transcript.RedactURL(e.baseURL))
+		if res != nil && res.Request != nil && res.Request.URL != nil {
+			pe.Hint = fmt.Sprintf("%s %s: %s", res.Request.Method, transcript.RedactURL(res.Request.URL.String()), pe.Hint)
+		}
 	case http.StatusTooManyRequests, 529: // 529: Anthropic's "overloaded"
 		pe.Hint = fmt.Sprintf("rate limited or overloaded after %d retries; raise --max-retries or try later", e.retries)
 	}

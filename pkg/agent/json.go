@@ -3,6 +3,10 @@ package agent
 import (
 	"bytes"
 	"encoding/json"
+	"strings"
+	"unicode"
+	"unicode/utf16"
+	"unicode/utf8"
 )
 
 // marshalNoEscape is json.Marshal without HTML escaping, so text with < > &
@@ -15,4 +19,116 @@ func marshalNoEscape(v any) ([]byte, error) {
 		return nil, err
 	}
 	return bytes.TrimSuffix(b.Bytes(), []byte("\n")), nil
+}
+
+// jsonString decodes a JSON string literal as json.Unmarshal does (an
+// invalid byte or a lone surrogate becomes U+FFFD) but into a single
+// allocation: json.Unmarshal makes two, the unquoted bytes and the
+// string, and an answer can be hundreds of megabytes. ok is false when b
+// is not a string literal.
+func jsonString(b []byte) (s string, ok bool) {
+	if len(b) < 2 || b[0] != '"' || b[len(b)-1] != '"' {
+		return "", false
+	}
+	b = b[1 : len(b)-1]
+	var out strings.Builder
+	out.Grow(len(b))
+	for len(b) > 0 {
+		i := bytes.IndexByte(b, '\\')
+		if i < 0 {
+			i = len(b)
+		}
+		writeValid(&out, b[:i])
+		b = b[i:]
+		if len(b) == 0 {
+			break
+		}
+		if len(b) < 2 {
+			return "", false
+		}
+		switch c := b[1]; c {
+		case '"', '\\', '/':
+			out.WriteByte(c)
+		case 'b':
+			out.WriteByte('\b')
+		case 'f':
+			out.WriteByte('\f')
+		case 'n':
+			out.WriteByte('\n')
+		case 'r':
+			out.WriteByte('\r')
+		case 't':
+			out.WriteByte('\t')
+		case 'u':
+			r := hex4(b[2:])
+			if r < 0 {
+				return "", false
+			}
+			b = b[6:]
+			if utf16.IsSurrogate(r) {
+				if len(b) >= 2 && b[0] == '\\' && b[1] == 'u' {
+					if dec := utf16.DecodeRune(r, hex4(b[2:])); dec != unicode.ReplacementChar {
+						out.WriteRune(dec)
+						b = b[6:]
+						continue
+					}
+				}
+				r = unicode.ReplacementChar
+			}
+			out.WriteRune(r)
+			continue
+		default:
+			return "", false
+		}
+		b = b[2:]
+	}
+	return out.String(), true
+}
+
+// hex4 reads the four hex digits b starts with, or returns -1.
+func hex4(b []byte) rune {
+	if len(b) < 4 {
+		return -1
+	}
+	var r rune
+	for _, c := range b[:4] {
+		switch {
+		case '0' <= c && c <= '9':
+			c -= '0'
+		case 'a' <= c && c <= 'f':
+			c = c - 'a' + 10
+		case 'A' <= c && c <= 'F':
+			c = c - 'A' + 10
+		default:
+			return -1
+		}
+		r = r*16 + rune(c)
+	}
+	return r
+}
+
+// writeValid writes b with each byte that is not UTF-8 as U+FFFD.
+func writeValid(out *strings.Builder, b []byte) {
+	if utf8.Valid(b) {
+		out.Write(b)
+		return
+	}
+	for len(b) > 0 {
+		i := 0
+		for i < len(b) && b[i] < utf8.RuneSelf {
+			i++
+		}
+		out.Write(b[:i])
+		b = b[i:]
+		if len(b) == 0 {
+			return
+		}
+		r, size := utf8.DecodeRune(b)
+		if r == utf8.RuneError && size == 1 {
+			out.WriteRune(utf8.RuneError)
+		} else {
+			out.Write(b[:size])
+		}
+		b = b[size:]
+	}
 }

@@ -386,10 +386,10 @@ func (OpenAIDialect) ResultMessages(results []CallResult) ([]ResultMessage, erro
 
 // oaiMessage holds the fields of a Chat Completions message the loop reads.
 type oaiMessage struct {
-	Role       string          `json:"role"`
-	Content    json.RawMessage `json:"content"`
-	ToolCallID string          `json:"tool_call_id"`
-	Refusal    *string         `json:"refusal"`
+	Role       string     `json:"role"`
+	Content    oaiContent `json:"content"`
+	ToolCallID string     `json:"tool_call_id"`
+	Refusal    *string    `json:"refusal"`
 	ToolCalls  []struct {
 		ID       string `json:"id"`
 		Type     string `json:"type"`
@@ -409,7 +409,7 @@ func (OpenAIDialect) ParseAssistant(msg Message) (*Turn, error) {
 	if m.Role != "assistant" {
 		return nil, fmt.Errorf("message has role %q, want assistant", m.Role)
 	}
-	t := &Turn{Messages: []Message{msg}, Text: oaiText(m.Content), Stop: StopEnd}
+	t := &Turn{Messages: []Message{msg}, Text: string(m.Content), Stop: StopEnd}
 	for _, tc := range m.ToolCalls {
 		args := []byte(tc.Function.Arguments)
 		var s string
@@ -430,12 +430,16 @@ func (OpenAIDialect) ParseResults(msg Message) []RecordedResult {
 	if json.Unmarshal(msg, &m) != nil || m.Role != "tool" {
 		return nil
 	}
-	content := oaiText(m.Content)
+	content := string(m.Content)
 	var e struct {
 		Error *string `json:"error"`
 	}
 	isErr := strings.HasPrefix(content, `{"error":`) && json.Unmarshal([]byte(content), &e) == nil && e.Error != nil
-	return []RecordedResult{{CallID: m.ToolCallID, Content: content, IsError: isErr}}
+	text := content
+	if isErr {
+		text = *e.Error
+	}
+	return []RecordedResult{{CallID: m.ToolCallID, Content: content, Text: text, IsError: isErr}}
 }
 
 // ItemTurns is false: a turn is one assistant message.
@@ -450,13 +454,21 @@ func (OpenAIDialect) Role(msg Message) string {
 	return m.Role
 }
 
+// oaiContent is a content read as its text as it is decoded, without a
+// copy of its JSON: an answer can be hundreds of megabytes.
+type oaiContent string
+
+func (c *oaiContent) UnmarshalJSON(b []byte) error {
+	*c = oaiContent(oaiText(b))
+	return nil
+}
+
 // oaiText is a content's text: the string, or the text parts joined.
 func oaiText(content json.RawMessage) string {
 	if len(content) == 0 || string(content) == "null" {
 		return ""
 	}
-	var s string
-	if json.Unmarshal(content, &s) == nil {
+	if s, ok := jsonString(content); ok {
 		return s
 	}
 	var parts []struct {

@@ -400,7 +400,11 @@ func (ResponsesDialect) ParseResults(msg Message) []RecordedResult {
 		Error *string `json:"error"`
 	}
 	isErr := strings.HasPrefix(content, `{"error":`) && json.Unmarshal([]byte(content), &e) == nil && e.Error != nil
-	return []RecordedResult{{CallID: it.CallID, Content: content, IsError: isErr}}
+	text := content
+	if isErr {
+		text = *e.Error
+	}
+	return []RecordedResult{{CallID: it.CallID, Content: content, Text: text, IsError: isErr}}
 }
 
 // Role is an item's role: its own for a message; "tool" for the outputs

@@ -204,8 +204,10 @@ func (b *builder) build(name string) *page {
 func (b *builder) header() {
 	c, p := b.conv, b.p
 	if h := c.Header; h != nil {
+		// A transcript written by an older agentloop, or by hand, may
+		// hold a credential in its base URL: the page never shows it.
 		for _, kv := range []metaItem{
-			{"model", h.Provider + " · " + h.Model}, {"base URL", h.BaseURL}, {"id", h.ID},
+			{"model", h.Provider + " · " + h.Model}, {"base URL", transcript.RedactURL(h.BaseURL)}, {"id", h.ID},
 			{"started", h.Time.UTC().Format("2006-01-02 15:04:05 UTC")}, {"command", commandName(h.Command)},
 			{"continues", h.Parent}, {"agentloop", h.Agentloop},
 		} {

@@ -131,16 +131,154 @@ func readRequest(b []byte) (*Conversation, bool, error) {
 func readLines(data []byte) ([]*Conversation, error) {
 	c := &Conversation{}
 	var convs []*Conversation
-	var torn *LineError
 	var answered []string // call ids answered since the last assistant message
-	lr := NewLineReader(bytes.NewReader(data))
+	format, torn, err := eachLine(NewLineReader(bytes.NewReader(data)).Next, func(p Part) error {
+		switch {
+		case p.Conversation != nil:
+			convs = append(convs, p.Conversation)
+		case p.Header != nil:
+			c.Header = p.Header
+		case p.Message != nil:
+			c.Messages = append(c.Messages, *p.Message)
+			if r, ids := answeredIDs(p.Message.Message); r == "assistant" {
+				c.Finished, answered = nil, nil
+			} else {
+				answered = append(answered, ids...)
+			}
+		case p.Result != nil:
+			c.Finished = append(c.Finished, *p.Result)
+			c.Results = append(c.Results, *p.Result)
+		case p.End != nil:
+			c.End = p.End
+		}
+		return nil
+	})
+	if err != nil {
+		return nil, err
+	}
+	if format == "conversations" {
+		convs[len(convs)-1].Torn = torn
+		return convs, nil
+	}
+	c.Format, c.Torn = format, torn
+	c.Finished = slices.DeleteFunc(c.Finished, func(r CallResult) bool { return slices.Contains(answered, r.CallID) })
+	c.finish()
+	if torn != nil {
+		c.dropTornTurn()
+		if len(c.Messages) == 0 {
+			return nil, nothingRead("no messages", torn)
+		}
+	}
+	return []*Conversation{c}, nil
+}
+
+// Part is one piece of a recorded conversation, as ReadEach hands it over:
+// a record of an agentloop transcript (a result record is a call that
+// finished but is not answered by a message yet), a message of a JSONL file of
+// messages, or a whole conversation (a request body, a line of a
+// conversations file).
+type Part struct {
+	// Format is "agentloop", "messages", "conversations" or "request".
+	Format string
+	// Line is the line the part is on (0 for a request body).
+	Line         int
+	Header       *Header
+	Message      *Message
+	Result       *CallResult
+	End          *End
+	Conversation *Conversation
+}
+
+// ReadEach reads what ReadConversations reads, a part at a time and in
+// file order, so that memory is bounded by the longest line rather than by
+// the file (a request body, one JSON document, is read whole). The
+// messages of a file of bare messages come numbered, with their steps
+// counted; their wire shape is for the caller to tell (DetectShape). A
+// torn last line is skipped and returned; any other bad line ends the
+// reading with an error naming it, after the parts before it. An error fn
+// returns ends it too.
+func ReadEach(r io.Reader, fn func(Part) error) (torn *LineError, err error) {
+	lr := NewLineReader(r)
+	first, n, complete, err := nextNonBlank(lr)
+	if err == io.EOF {
+		return nil, errors.New("empty file: no messages")
+	}
+	if err != nil {
+		return nil, err
+	}
+	first = bytes.Clone(first)
+	// One JSON document, perhaps over several lines: read it whole.
+	whole := func(lines ...[]byte) (*LineError, error) {
+		rest, err := io.ReadAll(lr.br)
+		if err != nil {
+			return nil, err
+		}
+		// Blank lines before it keep the line numbers of errors right.
+		doc := append(bytes.Repeat([]byte("\n"), n-1), bytes.Join(lines, []byte("\n"))...)
+		convs, err := ReadConversations(bytes.NewReader(append(doc, rest...)))
+		if err != nil {
+			return nil, err
+		}
+		for _, c := range convs {
+			if err := fn(Part{Format: c.Format, Line: c.Line, Conversation: c}); err != nil {
+				return nil, err
+			}
+		}
+		return convs[len(convs)-1].Torn, nil
+	}
+	if first[0] == '[' || !json.Valid(first) {
+		return whole(first, nil)
+	}
+	lines := [][]byte{first}
+	nums := []int{n}
+	completes := []bool{complete}
+	if !isRecordOrMessage(first) {
+		// A request body on one line, or the first line of a file of
+		// conversations: the next line tells.
+		second, n2, complete2, err := nextNonBlank(lr)
+		if err == io.EOF {
+			return whole(first)
+		}
+		if err != nil {
+			return nil, err
+		}
+		lines, nums, completes = append(lines, second), append(nums, n2), append(completes, complete2)
+	}
+	next := func() ([]byte, int, bool, error) {
+		if len(lines) > 0 {
+			text, n, c := lines[0], nums[0], completes[0]
+			lines, nums, completes = lines[1:], nums[1:], completes[1:]
+			return text, n, c, nil
+		}
+		return lr.Next()
+	}
+	_, torn, err = eachLine(next, fn)
+	return torn, err
+}
+
+// nextNonBlank is the next line that holds something.
+func nextNonBlank(lr *LineReader) ([]byte, int, bool, error) {
 	for {
 		text, n, complete, err := lr.Next()
+		if err != nil || len(bytes.TrimSpace(text)) > 0 {
+			return bytes.TrimSpace(text), n, complete, err
+		}
+	}
+}
+
+// eachLine reads the lines next returns as an agentloop transcript, a
+// JSONL file of messages or a JSONL file of conversations, handing each
+// part to fn, and says which of the three it was.
+func eachLine(next func() ([]byte, int, bool, error), fn func(Part) error) (format string, torn *LineError, err error) {
+	messages, convs, step := 0, 0, 0
+	seenHeader, inTurn := false, false
+	for {
+		text, n, complete, err := next()
 		if err == io.EOF {
 			break
 		}
 		if err != nil {
-			return nil, err
+			return "", nil, err
 		}
 		if len(bytes.TrimSpace(text)) == 0 {
 			continue
@@ -153,10 +291,10 @@ func readLines(data []byte) ([]*Conversation, error) {
 			return &LineError{Line: n, Err: err}
 		}
 		setFormat := func(f string) error {
-			if c.Format != "" && c.Format != f {
-				return &LineError{Line: n, Err: fmt.Errorf("a %s line in a file of %s", strings.TrimSuffix(f, "s"), c.Format)}
+			if format != "" && format != f {
+				return &LineError{Line: n, Err: fmt.Errorf("a %s line in a file of %s", strings.TrimSuffix(f, "s"), format)}
 			}
-			c.Format = f
+			format = f
 			return nil
 		}
 		var probe struct {
@@ -167,87 +305,80 @@ func readLines(data []byte) ([]*Conversation, error) {
 		}
 		if err := json.Unmarshal(text, &probe); err != nil {
 			if e := lineErr(probeError(err)); e != nil {
-				return nil, e
+				return "", nil, e
 			}
 			continue
 		}
+		var part Part
 		switch {
-		case probe.Type != nil && probe.Role == nil && (isRecordType(*probe.Type) || c.Format == "agentloop"):
+		case probe.Type != nil && probe.Role == nil && (isRecordType(*probe.Type) || format == "agentloop"):
 			if err := setFormat("agentloop"); err != nil {
-				return nil, err
+				return "", nil, err
 			}
 			rec, err := decodeRecord(text)
 			if err != nil {
 				if e := lineErr(err); e != nil {
-					return nil, e
+					return "", nil, e
 				}
 				continue
 			}
-			switch {
-			case rec.Header != nil:
-				if c.Header != nil {
-					return nil, &LineError{Line: n, Err: errors.New("a second header")}
+			if rec.Header != nil {
+				if seenHeader {
+					return "", nil, &LineError{Line: n, Err: errors.New("a second header")}
 				}
-				c.Header = rec.Header
-			case rec.Message != nil:
-				c.Messages = append(c.Messages, *rec.Message)
-				if r, ids := answeredIDs(rec.Message.Message); r == "assistant" {
-					c.Finished, answered = nil, nil
-				} else {
-					answered = append(answered, ids...)
-				}
-			case rec.Result != nil:
-				c.Finished = append(c.Finished, *rec.Result)
-				c.Results = append(c.Results, *rec.Result)
-			case rec.End != nil:
-				c.End = rec.End
+				seenHeader = true
 			}
+			if rec.Message != nil {
+				messages++
+			}
+			part = Part{Header: rec.Header, Message: rec.Message, Result: rec.Result, End: rec.End}
 		case probe.Role != nil || (probe.Type != nil && len(probe.Msgs) == 0 && !isArray(probe.Input)):
 			// A message, or a Responses item (function_call, reasoning, …).
 			if err := setFormat("messages"); err != nil {
-				return nil, err
+				return "", nil, err
 			}
-			c.Messages = append(c.Messages, Message{Type: TypeMessage, Seq: len(c.Messages) + 1, Message: append(json.RawMessage(nil), text...)})
+			messages++
+			// A step is an assistant message, or a run of output items.
+			output := probe.Role != nil && *probe.Role == "assistant" ||
+				probe.Role == nil && !strings.HasSuffix(*probe.Type, "_output")
+			if output && !(inTurn && probe.Role == nil) {
+				step++
+			}
+			inTurn = output
+			part = Part{Message: &Message{Type: TypeMessage, Seq: messages, Step: step, Message: bytes.Clone(text)}}
 		case len(probe.Msgs) > 0 || isArray(probe.Input):
 			if err := setFormat("conversations"); err != nil {
-				return nil, err
+				return "", nil, err
 			}
 			one, _, err := readRequest(text)
 			if err != nil {
 				if e := lineErr(err); e != nil {
-					return nil, e
+					return "", nil, e
 				}
 				continue
 			}
 			one.Format, one.Line = "conversations", n
-			convs = append(convs, one)
+			convs++
+			part = Part{Conversation: one}
 		default:
 			if e := lineErr(errors.New(`neither a transcript record ("type"), a message ("role") nor a conversation ("messages")`)); e != nil {
-				return nil, e
+				return "", nil, e
 			}
+			continue
+		}
+		part.Format, part.Line = format, n
+		if err := fn(part); err != nil {
+			return "", nil, err
 		}
 	}
 	// With nothing else read, a torn last line is why: say what it was.
-	if c.Format == "conversations" {
-		if len(convs) == 0 {
-			return nil, nothingRead("no conversations", torn)
-		}
-		convs[len(convs)-1].Torn = torn
-		return convs, nil
+	switch {
+	case format == "conversations" && convs == 0:
+		return "", nil, nothingRead("no conversations", torn)
+	case format != "conversations" && messages == 0:
+		return "", nil, nothingRead("no messages", torn)
 	}
-	if len(c.Messages) == 0 {
-		return nil, nothingRead("no messages", torn)
-	}
-	c.Torn = torn
-	c.Finished = slices.DeleteFunc(c.Finished, func(r CallResult) bool { return slices.Contains(answered, r.CallID) })
-	c.finish()
-	if torn != nil {
-		c.dropTornTurn()
-		if len(c.Messages) == 0 {
-			return nil, nothingRead("no messages", torn)
-		}
-	}
-	return []*Conversation{c}, nil
+	return format, torn, nil
 }
 
 // dropTornTurn leaves out the start of a turn whose last record was torn.

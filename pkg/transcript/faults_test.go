@@ -70,3 +70,54 @@ func TestRedactorURLPasswords(t *testing.T) {
 		}
 	}
 }
+
+// A credential in a base URL's query (Azure's api-key, a signed URL's sig)
+// is kept out of every line and message, as a URL password is.
+func TestRedactorURLQueryCredentials(t *testing.T) {
+	r := NewRedactor()
+	tests := []struct{ in, want string }{
+		{`{"base_url":"http://h/v1?api-key=SECRET"}`, `{"base_url":"http://h/v1?api-key=[REDACTED]"}`},
+		{`cannot connect to https://h/v1?api-version=2024-10-21&API-KEY=s3cr3t: refused`, `cannot connect to https://h/v1?api-version=2024-10-21&API-KEY=[REDACTED]: refused`},
+		{`Post "http://h/v1/chat/completions?x-api-key=a&access_token=b&sig=c&code=d&secret=e&password=f&token=g&key=h": EOF`,
+			`Post "http://h/v1/chat/completions?x-api-key=[REDACTED]&access_token=[REDACTED]&sig=[REDACTED]&code=[REDACTED]&secret=[REDACTED]&password=[REDACTED]&token=[REDACTED]&key=[REDACTED]": EOF`},
+		{`https://s3/x?X-Amz-Credential=AK%2F1&X-Amz-Signature=ff00&X-Amz-Date=1`, `https://s3/x?X-Amz-Credential=[REDACTED]&X-Amz-Signature=[REDACTED]&X-Amz-Date=1`},
+		{`http://h/?apikey=1#frag?key=2`, `http://h/?apikey=[REDACTED]#frag?key=2`},
+		// Other parameters, and queries outside URLs, are left alone.
+		{`http://h/v1?api-version=2024&model=x`, `http://h/v1?api-version=2024&model=x`},
+		{`what?key=value is not a URL`, `what?key=value is not a URL`},
+		{`http://h/v1?key=`, `http://h/v1?key=`},
+	}
+	for _, tt := range tests {
+		if got := r.RedactString(tt.in); got != tt.want {
+			t.Errorf("Redact(%q) = %q, want %q", tt.in, got, tt.want)
+		}
+	}
+}
+
+func TestRedactURL(t *testing.T) {
+	tests := []struct{ in, want string }{
+		{"http://h/v1?api-key=SECRET", "http://h/v1?api-key=[REDACTED]"},
+		{"http://u:pw@h/v1?Token=x&a=b", "http://u:[REDACTED]@h/v1?Token=[REDACTED]&a=b"},
+		{"http://h/v1?a=b#sig=c", "http://h/v1?a=b#sig=c"},
+		{"http://h/v1", "http://h/v1"},
+		{"not a url ?key=1", "not a url ?key=[REDACTED]"},
+	}
+	for _, tt := range tests {
+		if got := RedactURL(tt.in); got != tt.want {
+			t.Errorf("RedactURL(%q) = %q, want %q", tt.in, got, tt.want)
+		}
+	}
+}
+
+func TestCredentialParam(t *testing.T) {
+	for name, want := range map[string]bool{
+		"api-key": true, "API_KEY": true, "apikey": true, "key": true, "token": true, "sig": true,
+		"code": true, "secret": true, "password": true, "x-api-key": true, "access_token": true,
+		"client_secret": true, "X-Amz-Security-Token": true, "subscription-key": true,
+		"api-version": false, "model": false, "deployment": false, "limit": false, "sv": false,
+	} {
+		if got := CredentialParam(name); got != want {
+			t.Errorf("CredentialParam(%q) = %v, want %v", name, got, want)
+		}
+	}
+}

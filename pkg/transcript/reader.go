@@ -49,6 +49,9 @@ func (e *BinaryError) Error() string {
 	return fmt.Sprintf("NUL byte at line %d, column %d: binary data, not text", e.Line, e.Column)
 }
 
+// keepLine is the largest line buffer a LineReader keeps for reuse.
+const keepLine = 1 << 20
+
 // NewLineReader reads lines from r.
 func NewLineReader(r io.Reader) *LineReader {
 	return &LineReader{br: bufio.NewReaderSize(r, 256<<10)}
@@ -113,6 +116,11 @@ func (l *LineReader) Next() (text []byte, n int, complete bool, err error) {
 			return nil, l.line, true, &LineTooLongError{Line: l.line, Max: l.max}
 		}
 		text = l.buf
+		// A long line's buffer is not kept for the next: held on to, it
+		// would double what a caller that decodes the line holds.
+		if cap(l.buf) > keepLine {
+			l.buf = nil
+		}
 		break
 	}
 	l.line++

@@ -7,6 +7,7 @@ import (
 	"regexp"
 	"slices"
 	"strings"
+	"unicode"
 )
 
 // Redacted replaces every secret the Redactor finds.
@@ -80,6 +81,17 @@ func (r *Redactor) Redact(b []byte) []byte {
 	if urlPassword.Match(b) {
 		b = urlPassword.ReplaceAll(b, []byte("${1}"+Redacted+"@"))
 	}
+	// A URL with a query: its credential-like values (Azure's api-key,
+	// a signed URL's sig or X-Amz-Signature, an OAuth code) go too.
+	if bytes.Contains(b, []byte("://")) && bytes.IndexByte(b, '?') >= 0 {
+		b = urlWithQuery.ReplaceAllFunc(b, func(u []byte) []byte {
+			// Punctuation that ends a sentence ends the URL.
+			tail := len(bytes.TrimRight(u, ".,:;!)"))
+			i := bytes.IndexByte(u, '?')
+			out := append(u[:i+1:i+1], redactQuery(string(u[i+1:tail]))...)
+			return append(out, u[tail:]...)
+		})
+	}
 	return b
 }
 
@@ -88,13 +100,78 @@ func (r *Redactor) RedactString(s string) string {
 	return string(r.Redact([]byte(s)))
 }
 
-// RedactURL hides the password of a URL that has one, as url.Redacted
-// does; anything else (not a URL, no password) is returned as it is.
+// urlWithQuery matches a URL up to the end of its query, in free text or
+// inside a JSON string (it stops at a quote or a backslash).
+var urlWithQuery = regexp.MustCompile(`[a-zA-Z][a-zA-Z0-9+.-]*://[^\s"'<>\\?#]*\?[^\s"'<>\\#]*`)
+
+// RedactURL replaces the password of a URL that has one, and the values
+// of its query parameters whose names look like credentials (see
+// CredentialParam), with [REDACTED] (as every line and message is, so the
+// two agree); anything else is returned as it is.
 func RedactURL(raw string) string {
-	if u, err := url.Parse(raw); err == nil && u.User != nil {
-		if _, ok := u.User.Password(); ok {
-			return u.Redacted()
+	raw = urlPassword.ReplaceAllString(raw, "${1}"+Redacted+"@")
+	q := strings.IndexByte(raw, '?')
+	if q < 0 {
+		return raw
+	}
+	end := len(raw)
+	if h := strings.IndexByte(raw[q:], '#'); h >= 0 {
+		end = q + h
+	}
+	return raw[:q+1] + redactQuery(raw[q+1:end]) + raw[end:]
+}
+
+// redactQuery replaces the values of the credential-like parameters of a
+// raw query string, leaving the rest of it byte for byte.
+func redactQuery(query string) string {
+	parts := strings.Split(query, "&")
+	changed := false
+	for i, p := range parts {
+		name, value, ok := strings.Cut(p, "=")
+		if !ok || value == "" || value == Redacted {
+			continue
+		}
+		if n, err := url.QueryUnescape(name); err == nil {
+			name = n
+		}
+		if CredentialParam(name) {
+			parts[i] = p[:len(p)-len(value)] + Redacted
+			changed = true
 		}
 	}
-	return raw
+	if !changed {
+		return query
+	}
+	return strings.Join(parts, "&")
+}
+
+// credentialWords are the words of a query parameter name that say its
+// value is a credential: api-key, access_token, sig (Azure SAS),
+// X-Amz-Signature, X-Amz-Credential, code (OAuth), client_secret.
+var credentialWords = map[string]bool{
+	"key": true, "apikey": true, "token": true, "sig": true, "signature": true, "code": true,
+	"secret": true, "password": true, "passwd": true, "pwd": true, "pass": true, "auth": true,
+	"credential": true, "credentials": true, "jwt": true, "session": true,
+}
+
+// CredentialParam reports whether a query parameter of that name (matched
+// without regard to case) likely carries a credential: one of its words
+// (split at anything but a letter or digit) is a credential word, or the
+// words run together end in one (apikey, accesstoken).
+func CredentialParam(name string) bool {
+	words := strings.FieldsFunc(strings.ToLower(name), func(r rune) bool {
+		return !unicode.IsLetter(r) && !unicode.IsDigit(r)
+	})
+	for _, w := range words {
+		if credentialWords[w] {
+			return true
+		}
+	}
+	joined := strings.Join(words, "")
+	for _, suffix := range []string{"key", "token", "secret", "password", "signature", "credential"} {
+		if strings.HasSuffix(joined, suffix) {
+			return true
+		}
+	}
+	return false
 }

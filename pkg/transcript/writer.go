@@ -37,13 +37,97 @@ type Writer struct {
 }
 
 // Create creates (or truncates) the transcript file at path with mode 0600,
-// making missing directories with mode 0700.
+// making missing directories with mode 0700: for a path of agentloop's own
+// choosing.
 func Create(path string, redact *Redactor) (*Writer, error) {
 	if dir := filepath.Dir(path); dir != "." {
 		if err := os.MkdirAll(dir, 0o700); err != nil {
 			return nil, fmt.Errorf("create transcript directory: %w", err)
 		}
 	}
+	return create(path, redact)
+}
+
+// CreateAt's refusals: a file that is not a transcript would be
+// overwritten, or the folder is not one.
+var (
+	ErrNotTranscript = errors.New("the file exists and is not an agentloop transcript")
+	ErrNotFolder     = errors.New("not a folder")
+)
+
+// CreateAt creates the transcript file at a path a person named. Unlike
+// Create it makes no directory (a mistyped folder is an error, not a new
+// tree), and it replaces an existing regular file only when that file is
+// an agentloop transcript (re-running a command with the same path is the
+// common case) or overwrite is set: otherwise it returns ErrNotTranscript
+// and the file is left as it was. An empty file, a device and a pipe are
+// written to.
+func CreateAt(path string, redact *Redactor, overwrite bool) (*Writer, error) {
+	if err := checkAt(path, overwrite); err != nil {
+		return nil, err
+	}
+	return create(path, redact)
+}
+
+// CreateTempAt is CreateAt's checks, then CreateTemp: the file takes the
+// path a person named only at Commit.
+func CreateTempAt(path string, redact *Redactor, overwrite bool) (*Writer, error) {
+	if err := checkAt(path, overwrite); err != nil {
+		return nil, err
+	}
+	return CreateTemp(path, redact)
+}
+
+// checkAt refuses what CreateAt refuses.
+func checkAt(path string, overwrite bool) error {
+	dir := filepath.Dir(path)
+	if fi, err := os.Stat(dir); err != nil {
+		return fmt.Errorf("create transcript: folder %s: %w", dir, bare(err))
+	} else if !fi.IsDir() {
+		return fmt.Errorf("create transcript: %s: %w", dir, ErrNotFolder)
+	}
+	if !overwrite {
+		if fi, err := os.Stat(path); err == nil && fi.Mode().IsRegular() && fi.Size() > 0 {
+			ok, err := IsTranscript(path)
+			if err != nil {
+				return fmt.Errorf("create transcript: %w", err)
+			}
+			if !ok {
+				return ErrNotTranscript
+			}
+		}
+	}
+	return nil
+}
+
+// IsTranscript reports whether the file at path starts with an agentloop
+// header record, as every transcript agentloop writes does.
+func IsTranscript(path string) (bool, error) {
+	f, err := os.Open(path)
+	if err != nil {
+		return false, err
+	}
+	defer f.Close()
+	// The header is written with its type first; a header too long to
+	// read here is known by that start.
+	const peek = 64 << 10
+	b, err := io.ReadAll(io.LimitReader(f, peek))
+	if err != nil {
+		return false, err
+	}
+	b = bytes.TrimLeft(bytes.TrimPrefix(b, []byte("\xef\xbb\xbf")), " \t\r\n")
+	if bytes.HasPrefix(b, []byte(`{"type":"header"`)) {
+		return true, nil
+	}
+	line, _, _ := bytes.Cut(b, []byte("\n"))
+	var probe struct {
+		Type    string `json:"type"`
+		Version int    `json:"version"`
+	}
+	return json.Unmarshal(line, &probe) == nil && probe.Type == TypeHeader && probe.Version > 0, nil
+}
+
+func create(path string, redact *Redactor) (*Writer, error) {
 	f, err := os.OpenFile(path, os.O_WRONLY|os.O_CREATE|os.O_TRUNC, 0o600)
 	if err != nil {
 		return nil, fmt.Errorf("create transcript: %w", err)

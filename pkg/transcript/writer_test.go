@@ -6,6 +6,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"io/fs"
 	"os"
 	"path/filepath"
 	"strings"
@@ -372,6 +373,77 @@ func TestCreateTempCommit(t *testing.T) {
 	}
 }
 
+// CreateAt, for a path a person named: no folders made, and no file that
+// is not a transcript overwritten unless asked.
+func TestCreateAt(t *testing.T) {
+	dir := t.TempDir()
+	header := `{"type":"header","version":1,"id":"old","time":"2026-01-01T00:00:00Z","provider":"openai","model":"m"}` + "\n"
+	tests := []struct {
+		name      string
+		path      string
+		existing  *string
+		overwrite bool
+		wantErr   string // "" for success
+	}{
+		{"new file", "new.jsonl", nil, false, ""},
+		{"missing folder", "nope/deeper/t.jsonl", nil, false, "nope/deeper: no such file or directory"},
+		{"folder is a file", "notes.txt/t.jsonl", ptr("x"), false, "txt: not a folder"},
+		{"not a transcript", "notes.txt", ptr("my notes\n"), false, ErrNotTranscript.Error()},
+		{"not a transcript, overwrite", "notes2.txt", ptr("my notes\n"), true, ""},
+		{"JSON that is not a transcript", "data.jsonl", ptr(`{"role":"user","content":"hi"}` + "\n"), false, ErrNotTranscript.Error()},
+		{"a transcript", "old.jsonl", ptr(header), false, ""},
+		{"a transcript with its keys in another order", "old2.jsonl", ptr(`{"version":1,"type":"header"}` + "\n"), false, ""},
+		{"an empty file", "empty.jsonl", ptr(""), false, ""},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			path := filepath.Join(dir, tt.path)
+			if tt.existing != nil {
+				target := path
+				if strings.HasSuffix(tt.wantErr, "not a folder") {
+					target = filepath.Dir(path)
+				}
+				if err := os.WriteFile(target, []byte(*tt.existing), 0o644); err != nil {
+					t.Fatal(err)
+				}
+			}
+			w, err := CreateAt(path, nil, tt.overwrite)
+			if tt.wantErr != "" {
+				if err == nil || !strings.Contains(err.Error(), tt.wantErr) {
+					t.Fatalf("err = %v, want %q", err, tt.wantErr)
+				}
+				if tt.existing != nil && !strings.HasSuffix(tt.wantErr, "not a folder") {
+					if b, _ := os.ReadFile(path); string(b) != *tt.existing {
+						t.Errorf("the file was changed to %q", b)
+					}
+				}
+				if _, err := os.Stat(filepath.Join(dir, "nope")); err == nil {
+					t.Error("a folder was made")
+				}
+				return
+			}
+			if err != nil {
+				t.Fatal(err)
+			}
+			w.WriteHeader(Header{Provider: "openai", Model: "m"})
+			if err := w.Close(); err != nil {
+				t.Fatal(err)
+			}
+			if ok, err := IsTranscript(path); !ok || err != nil {
+				t.Errorf("not a transcript after writing: %v", err)
+			}
+		})
+	}
+	// A device is written to.
+	w, err := CreateAt(os.DevNull, nil, false)
+	if err != nil {
+		t.Fatal(err)
+	}
+	w.Close()
+}
+
+func ptr(s string) *string { return &s }
+
 // A Responses turn cut by a torn last line is left out whole: its items
 // were written in one call, and a reasoning item alone is one no API takes.
 func TestReadConversationsDropsATornTurn(t *testing.T) {
@@ -448,5 +520,57 @@ func TestDetectShapeOfTypedMessages(t *testing.T) {
 		if got := DetectShape([]Message{{Message: json.RawMessage(tt.msg)}}); got != tt.want {
 			t.Errorf("%s: %s, want %s", tt.msg, got, tt.want)
 		}
+	}
+}
+
+// CreateTempAt refuses what CreateAt refuses, leaving the file as it was,
+// and otherwise makes the file under a temporary name until Commit.
+func TestCreateTempAt(t *testing.T) {
+	dir := t.TempDir()
+	notes := filepath.Join(dir, "notes.txt")
+	os.WriteFile(notes, []byte("my notes\n"), 0o644)
+	if _, err := CreateTempAt(notes, nil, false); !errors.Is(err, ErrNotTranscript) {
+		t.Errorf("over a file that is not a transcript: %v", err)
+	}
+	if b, _ := os.ReadFile(notes); string(b) != "my notes\n" {
+		t.Errorf("the file was changed to %q", b)
+	}
+	if _, err := CreateTempAt(filepath.Join(dir, "nope", "t.jsonl"), nil, false); !errors.Is(err, fs.ErrNotExist) {
+		t.Errorf("in a missing folder: %v", err)
+	}
+	if _, err := os.Stat(filepath.Join(dir, "nope")); err == nil {
+		t.Error("a folder was made")
+	}
+	path := filepath.Join(dir, "t.jsonl")
+	w, err := CreateTempAt(path, nil, false)
+	if err != nil {
+		t.Fatal(err)
+	}
+	w.WriteHeader(Header{Provider: "openai", Model: "m"})
+	if _, err := os.Stat(path); !os.IsNotExist(err) {
+		t.Errorf("at its path before Commit: %v", err)
+	}
+	if err := w.Commit(); err != nil {
+		t.Fatal(err)
+	}
+	w.Close()
+	if ok, err := IsTranscript(path); !ok || err != nil {
+		t.Errorf("not a transcript after Commit: %v", err)
+	}
+	// --force: a file that is not a transcript is replaced, at Commit.
+	w, err = CreateTempAt(notes, nil, true)
+	if err != nil {
+		t.Fatal(err)
+	}
+	w.WriteHeader(Header{Provider: "openai", Model: "m"})
+	if b, _ := os.ReadFile(notes); string(b) != "my notes\n" {
+		t.Errorf("replaced before Commit: %q", b)
+	}
+	if err := w.Commit(); err != nil {
+		t.Fatal(err)
+	}
+	w.Close()
+	if ok, _ := IsTranscript(notes); !ok {
+		t.Error("not replaced at Commit")
 	}
 }

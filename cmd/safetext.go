@@ -1,0 +1,149 @@
+package cmd
+
+import (
+	"fmt"
+	"io"
+	"strings"
+	"unicode"
+	"unicode/utf8"
+)
+
+// This file is the one place that decides what of a text from a model, a
+// tool, a server or a file may reach a terminal as it is. A control
+// character (an escape sequence could move the cursor, retitle the window,
+// write the clipboard with OSC 52 or hide what follows), a bidirectional
+// override (it could reorder what a person reads) and invalid UTF-8 are
+// shown as escapes (\u001b, \x9b) instead of sent; colour sequences are
+// shown the same way. Everything else passes byte for byte.
+
+// safeText makes text safe for a terminal, keeping newlines and tabs.
+func safeText(s string) string {
+	if isSafe(s, true) {
+		return s
+	}
+	var b strings.Builder
+	writeSafe(&b, s, true, len(s))
+	return b.String()
+}
+
+// displayText makes text safe for one line of a terminal (newlines and tabs
+// escaped too) and shows at most max bytes of it, saying how many more
+// there were.
+func displayText(s string, max int) string {
+	if len(s) <= max && isSafe(s, false) {
+		return s
+	}
+	var b strings.Builder
+	n := writeSafe(&b, s, false, max)
+	if n < len(s) {
+		fmt.Fprintf(&b, "… (%d more bytes not shown)", len(s)-n)
+	}
+	return b.String()
+}
+
+// oneLineText folds text onto one line, makes it safe to print, and cuts
+// it at max runes.
+func oneLineText(s string, max int) string {
+	s = strings.Join(strings.Fields(s), " ")
+	return truncate(safeText(s), max)
+}
+
+// passes reports whether r may reach a terminal as it is.
+func passes(r rune, keepLayout bool) bool {
+	if r == '\n' || r == '\t' {
+		return keepLayout
+	}
+	return r != utf8.RuneError && unicode.IsGraphic(r) && !unicode.Is(unicode.Bidi_Control, r)
+}
+
+func isSafe(s string, keepLayout bool) bool {
+	for _, r := range s {
+		if !passes(r, keepLayout) {
+			return false
+		}
+	}
+	return true
+}
+
+// writeSafe writes the escaped form of s to b, stopping before a character
+// that would take it past max bytes of s; it returns the bytes of s used.
+func writeSafe(b *strings.Builder, s string, keepLayout bool, max int) int {
+	n := 0
+	for n < len(s) {
+		form, size := shown(s[n:], keepLayout)
+		if n+size > max {
+			break
+		}
+		b.WriteString(form)
+		n += size
+	}
+	return n
+}
+
+// shown is how the character at the start of s reaches a terminal: itself,
+// or its escape (\u001b; \xff for a byte that is not UTF-8); size is its
+// length in s.
+func shown(s string, keepLayout bool) (form string, size int) {
+	r, size := utf8.DecodeRuneInString(s)
+	switch {
+	case r == utf8.RuneError && size == 1:
+		return fmt.Sprintf("\\x%02x", s[0]), 1
+	case passes(r, keepLayout):
+		return s[:size], size
+	}
+	return fmt.Sprintf("\\u%04x", r), size
+}
+
+// safeWriter passes what is written through safeText, for text that
+// arrives in pieces (a streamed answer, a diff). A character split
+// between two writes is held back until it is whole.
+type safeWriter struct {
+	w       io.Writer
+	partial []byte
+}
+
+func (s *safeWriter) Write(p []byte) (int, error) {
+	data := append(s.partial, p...)
+	// Hold back the start of a character that the next write completes.
+	cut := len(data)
+	for i := len(data) - 1; i >= 0 && i >= len(data)-utf8.UTFMax+1; i-- {
+		if utf8.RuneStart(data[i]) {
+			if !utf8.FullRune(data[i:]) {
+				cut = i
+			}
+			break
+		}
+	}
+	s.partial = append([]byte(nil), data[cut:]...)
+	if _, err := io.WriteString(s.w, safeText(string(data[:cut]))); err != nil {
+		return 0, err
+	}
+	return len(p), nil
+}
+
+// Flush writes a character left incomplete at the end, escaped.
+func (s *safeWriter) Flush() error {
+	if len(s.partial) == 0 {
+		return nil
+	}
+	_, err := io.WriteString(s.w, safeText(string(s.partial)))
+	s.partial = nil
+	return err
+}
+
+// terminalText is text for stdout: made safe when stdout is a terminal,
+// byte for byte when it is piped or redirected.
+func terminalText(ios *IOStreams, s string) string {
+	if ios.IsStdoutTTY() {
+		return safeText(s)
+	}
+	return s
+}
+
+func truncate(s string, max int) string {
+	if max <= 1 || utf8.RuneCountInString(s) <= max {
+		return s
+	}
+	r := []rune(s)
+	return string(r[:max-1]) + "…"
+}
