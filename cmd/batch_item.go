@@ -119,6 +119,10 @@ func (b *batchItems) run(ctx context.Context, t batch.Task) batch.Result {
 		if out.Reason == "" {
 			res.Reason = transcript.ReasonError
 		}
+		if out.Reason == transcript.ReasonMaxSteps && it.MaxSteps > 0 {
+			// The budget is the input line's, not --max-steps.
+			res.Error = fmt.Sprintf("step budget exhausted after %d step%s (max_steps %d on input line %d)", out.Steps, plural(out.Steps, "", "s"), it.MaxSteps, it.Line)
+		}
 	}
 	res.DurationMS, res.Time = time.Since(start).Milliseconds(), time.Now().UTC()
 	return res
