@@ -3,6 +3,7 @@ package main
 import (
 	"errors"
 	"flag"
+	"net/http/httptest"
 	"os"
 	"os/exec"
 	"strconv"
@@ -14,6 +15,7 @@ import (
 
 	"github.com/agentloop/agentloop/cmd"
 	"github.com/agentloop/agentloop/internal/fakeapi"
+	"github.com/agentloop/agentloop/internal/mcptest"
 )
 
 var updateScripts = flag.Bool("update-scripts", false, "rewrite testdata/script files with actual output")
@@ -29,13 +31,21 @@ func TestMain(m *testing.M) {
 			}
 			os.Exit(code)
 		},
+		// An MCP server over stdio, built with the SDK agentloop uses.
+		"mcpfake": func() { os.Exit(mcptest.Main(os.Args[1:])) },
 	})
 }
 
 // TestScript runs the end-to-end CLI scenarios in testdata/script.
 func TestScript(t *testing.T) {
-	testscript.Run(t, testscript.Params{
-		Dir:           "testdata/script",
+	testscript.Run(t, scriptParams("testdata/script", nil))
+}
+
+// scriptParams are the parameters of the scenarios of a folder; vars are
+// set in each scenario's environment.
+func scriptParams(dir string, vars map[string]string) testscript.Params {
+	return testscript.Params{
+		Dir:           dir,
 		UpdateScripts: *updateScripts,
 		Setup: func(env *testscript.Env) error {
 			// A clean, predictable environment: no keys, no user config.
@@ -45,6 +55,9 @@ func TestScript(t *testing.T) {
 			// The repository, for scripts that run the README's commands in it.
 			if wd, err := os.Getwd(); err == nil {
 				env.Setenv("REPO", wd)
+			}
+			for k, v := range vars {
+				env.Setenv(k, v)
 			}
 			return writeDocBlocks(env.WorkDir)
 		},
@@ -60,8 +73,9 @@ func TestScript(t *testing.T) {
 			"exitcode": cmdExitCode,
 			"fakeapi":  cmdFakeAPI,
 			"maxrss":   cmdMaxRSS,
+			"mcpserve": cmdMCPServe,
 		},
-	})
+	}
 }
 
 // cmdExitCode runs a program and asserts its exit status:
@@ -202,3 +216,39 @@ func cmdFakeAPI(ts *testscript.TestScript, neg bool, args []string) {
 		ts.Fatalf("fakeapi: unknown subcommand %q", args[0])
 	}
 }
+
+// cmdMCPServe serves the test MCP server over streamable HTTP on loopback
+// inside the test process, for as long as the script runs:
+//
+//	mcpserve [--tools N] [--bad-schemas]    $MCP_URL is its endpoint
+//	mcpserve stop                           shut it down (a closed port)
+func cmdMCPServe(ts *testscript.TestScript, neg bool, args []string) {
+	if len(args) == 1 && args[0] == "stop" {
+		v, ok := mcpServers.Load(ts)
+		if !ok {
+			ts.Fatalf("mcpserve: no server started")
+		}
+		v.(*httptest.Server).Close()
+		return
+	}
+	var o mcptest.Options
+	for i := 0; i < len(args); i++ {
+		switch args[i] {
+		case "--bad-schemas":
+			o.BadSchemas = true
+		case "--tools":
+			i++
+			n, err := strconv.Atoi(args[i])
+			ts.Check(err)
+			o.Tools = n
+		default:
+			ts.Fatalf("mcpserve: unknown argument %q", args[i])
+		}
+	}
+	srv := httptest.NewServer(mcptest.Handler(o))
+	mcpServers.Store(ts, srv)
+	ts.Defer(func() { srv.Close(); mcpServers.Delete(ts) })
+	ts.Setenv("MCP_URL", srv.URL)
+}
+
+var mcpServers sync.Map // *testscript.TestScript → *httptest.Server

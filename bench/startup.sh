@@ -7,7 +7,7 @@ set -euo pipefail
 cd "$(dirname "$0")/.."
 BIN=${BIN:-bin/agentloop}
 RUNS=${RUNS:-100}
-[ -x "$BIN" ] || go build -o "$BIN" .
+[ -x "$BIN" ] || CGO_ENABLED=0 go build -trimpath -ldflags "-s -w" -o "$BIN" .
 "$BIN" --version > /dev/null # page the binary in once
 times=()
 for _ in $(seq "$RUNS"); do

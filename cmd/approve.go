@@ -14,8 +14,8 @@ import (
 
 	"github.com/spf13/cobra"
 
+	"github.com/agentloop/agentloop/internal/toolset"
 	"github.com/agentloop/agentloop/pkg/agent"
-	"github.com/agentloop/agentloop/pkg/tools"
 	"github.com/agentloop/agentloop/pkg/transcript"
 )
 
@@ -36,14 +36,14 @@ func addApprovalFlags(c *cobra.Command, o *approvalOptions) {
 
 // check holds the names to the loaded tools: a misspelt name would allow
 // or deny nothing, silently.
-func (o *approvalOptions) check(reg *tools.Registry) error {
+func (o *approvalOptions) check(ts *toolset.Set) error {
 	for _, f := range []struct {
 		flag  string
 		names []string
 	}{{"allow", o.Allow}, {"deny", o.Deny}} {
 		for _, n := range f.names {
-			if _, err := reg.Subset([]string{n}); err != nil {
-				return flagErrorf("--%s %s: %v", f.flag, n, err)
+			if !ts.MayHave(n) {
+				return flagErrorf("--%s %s: %s", f.flag, n, ts.UnknownText(n))
 			}
 		}
 	}
@@ -61,7 +61,7 @@ func (o *approvalOptions) check(reg *tools.Registry) error {
 // an error result the model reads. Questions are asked one at a time,
 // whatever the number of calls running in parallel.
 type approver struct {
-	reg      *tools.Registry
+	tools    *toolset.Set
 	ios      *IOStreams
 	allowAll bool
 	allow    map[string]bool
@@ -100,9 +100,9 @@ type quietUI struct{}
 func (quietUI) hold() func() { return func() {} }
 func (quietUI) note(string)  {}
 
-// newApprover wraps reg. A nil ui shows nothing.
-func newApprover(ios *IOStreams, reg *tools.Registry, o approvalOptions, offline bool, ui approvalUI) *approver {
-	a := &approver{reg: reg, ios: ios, allowAll: o.Yes, allow: map[string]bool{}, skip: map[string]bool{},
+// newApprover wraps the tools. A nil ui shows nothing.
+func newApprover(ios *IOStreams, ts *toolset.Set, o approvalOptions, offline bool, ui approvalUI) *approver {
+	a := &approver{tools: ts, ios: ios, allowAll: o.Yes, allow: map[string]bool{}, skip: map[string]bool{},
 		offline: offline, ui: ui, order: newCallOrder(), slot: make(chan struct{}, 1)}
 	for _, n := range o.Allow {
 		a.allow[n] = true
@@ -153,44 +153,37 @@ func (a *approver) orderOf(ctx context.Context) *callOrder {
 
 // Call runs the call if it may run, and otherwise answers it with why not.
 func (a *approver) Call(ctx context.Context, name, callID string, args []byte) agent.ToolResult {
+	r, ran := a.call(ctx, name, callID, args)
+	if !ran {
+		r.Source, r.Server = a.tools.Origin(name)
+	}
+	return r
+}
+
+func (a *approver) call(ctx context.Context, name, callID string, args []byte) (agent.ToolResult, bool) {
 	start := time.Now()
-	def, known := a.reg.Lookup(name)
+	confirm, known := a.tools.Confirms(name)
 	switch {
 	case !known:
-		// The registry answers an unknown tool.
+		// The tools answer an unknown tool.
 	case a.skip[name]:
-		return refused(transcript.KindSkipped, fmt.Sprintf("not replayed: --deny %s", name), start)
-	case !def.Confirm, a.allowAll, a.allow[name]:
-	case a.reg.CheckArgs(name, args) != nil:
+		return refused(transcript.KindSkipped, fmt.Sprintf("not replayed: --deny %s", name), start), false
+	case !confirm, a.allowAll, a.allow[name]:
+	case a.tools.CheckArgs(name, args) != nil:
 		// Arguments that do not fit fail without running: nothing to ask.
 	case a.offline:
-		return refused(transcript.KindSkipped, fmt.Sprintf("not replayed: %s needs a person's approval (confirm: true); replay runs it with --allow %s or --yes", name, name), start)
+		return refused(transcript.KindSkipped, fmt.Sprintf("not replayed: %s needs a person's approval (confirm: true); replay runs it with --allow %s or --yes", name, name), start), false
 	default:
 		r, ok := a.ask(ctx, name, callID, args)
 		a.orderOf(ctx).pass(callID)
 		if !ok {
 			r.Duration = time.Since(start)
-			return r
+			return r, false
 		}
-		return toolResult(a.reg.Call(ctx, name, callID, args))
+		return a.tools.Call(ctx, name, callID, args), true
 	}
 	a.orderOf(ctx).pass(callID)
-	return toolResult(a.reg.Call(ctx, name, callID, args))
-}
-
-// toolResult is a script tool's result as the loop takes it.
-func toolResult(r tools.Result) agent.ToolResult {
-	return agent.ToolResult{Content: r.Content, IsError: r.IsError, Kind: r.Kind, ExitCode: r.ExitCode,
-		Duration: r.Duration, Truncated: r.Truncated}
-}
-
-// toolSpecs are the loaded tools as the loop offers them to the model.
-func toolSpecs(defs []*tools.Definition) []agent.ToolSpec {
-	specs := make([]agent.ToolSpec, len(defs))
-	for i, d := range defs {
-		specs[i] = agent.ToolSpec{Name: d.Name, Description: d.Description, Parameters: d.Parameters, Strict: d.Strict}
-	}
-	return specs
+	return a.tools.Call(ctx, name, callID, args), true
 }
 
 func refused(kind, why string, start time.Time) agent.ToolResult {
@@ -230,7 +223,11 @@ func (a *approver) ask(ctx context.Context, name, callID string, args []byte) (a
 	// Released early to say the call was declined below the question.
 	release := sync.OnceFunc(a.ui.hold())
 	defer release()
-	fmt.Fprintf(a.out, "agentloop: the model asks to run %s (call %s) with:\n  %s\nRun it? [y/N] ", name, displayText(callID, 100), displayArgs(args))
+	what := name
+	if _, server := a.tools.Origin(name); server != "" {
+		what += " of mcp server " + displayText(server, 100)
+	}
+	fmt.Fprintf(a.out, "agentloop: the model asks to run %s (call %s) with:\n  %s\nRun it? [y/N] ", what, displayText(callID, 100), displayArgs(args))
 
 	answer := make(chan string, 1)
 	go func() {

@@ -12,6 +12,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/agentloop/agentloop/internal/toolset"
 	"github.com/agentloop/agentloop/pkg/agent"
 	"github.com/agentloop/agentloop/pkg/tools"
 	"github.com/agentloop/agentloop/pkg/transcript"
@@ -19,7 +20,7 @@ import (
 
 // approvalTools loads "delete" (confirm: true, leaves a file "ran-<call
 // id>" behind) and "look" (no confirmation needed).
-func approvalTools(t *testing.T) (*tools.Registry, string) {
+func approvalTools(t *testing.T) (*toolset.Set, string) {
 	t.Helper()
 	dir := t.TempDir()
 	files := map[string]string{
@@ -38,7 +39,7 @@ func approvalTools(t *testing.T) (*tools.Registry, string) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	return reg, dir
+	return &toolset.Set{Reg: reg}, dir
 }
 
 func TestApprover(t *testing.T) {

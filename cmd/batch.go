@@ -136,6 +136,7 @@ func (o *BatchOptions) parse(c *cobra.Command, shard, format string) error {
 	o.config = cfg
 	useModel(cfg, &o.Model)
 	o.ToolsDirs, o.toolsSetting = cfg.ToolsDirs, toolsSetting(cfg)
+	o.MCPConfig, o.mcpServers = cfg.MCPConfig, cfg.MCPServers
 	o.MaxSteps, o.Parallel = cfg.MaxSteps, cfg.Parallel
 	return o.check(c)
 }
@@ -146,9 +147,17 @@ func runBatch(ctx context.Context, opts *BatchOptions) error {
 	if err != nil {
 		return err
 	}
-	reg, err := liveTools(ios, &opts.liveOptions, opts.setup(&opts.Model))
+	// The tools load once for the batch: its MCP servers start once and
+	// serve every item.
+	ts, started, err := liveTools(ctx, ios, &opts.liveOptions, opts.setup(&opts.Model))
 	if err != nil {
 		return err
+	}
+	defer ts.Close()
+	if opts.Verbose && !opts.Quiet {
+		for _, line := range started {
+			fmt.Fprintln(ios.ErrOut, line)
+		}
 	}
 	if err := opts.checkProviders(items); err != nil {
 		if !opts.DryRun {
@@ -188,8 +197,8 @@ func runBatch(ctx context.Context, opts *BatchOptions) error {
 		ios: ios, opts: opts, dir: dir, prog: prog,
 		net: liveNet{client: agent.NewHTTPClient(opts.Jobs), limiter: agent.NewLimiter()},
 	}
-	prog.limiter = b.net.limiter
-	b.ap = newApprover(ios, reg, opts.Approval, false, prog)
+	prog.limiter, prog.redact = b.net.limiter, toolSecrets(ios, ts)
+	b.ap = newApprover(ios, ts, opts.Approval, false, prog)
 	rep := batch.Run(ctx, plan.Tasks, batch.Options{
 		Jobs: opts.Jobs, Run: b.run, Record: dir.Results.Append, OnStart: prog.Start, OnDone: prog.Done,
 	})

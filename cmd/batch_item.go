@@ -33,7 +33,7 @@ func (b *batchItems) run(ctx context.Context, t batch.Task) batch.Result {
 	start := time.Now()
 	res := batch.Result{ID: it.ID, Line: it.Line, Metadata: it.Metadata, Transcript: batch.FileName(it.ID) + ".jsonl", Attempts: 1}
 	fail := func(err error) batch.Result {
-		code, msg := exitCode(redactError(err, secrets(b.ios)))
+		code, msg := exitCode(redactError(err, toolSecrets(b.ios, b.ap.tools)))
 		res.Reason, res.ExitCode, res.Error = transcript.ReasonError, code, msg
 		res.DurationMS, res.Time = time.Since(start).Milliseconds(), time.Now().UTC()
 		return res
@@ -115,7 +115,7 @@ func (b *batchItems) run(ctx context.Context, t batch.Task) batch.Result {
 	res.Reason, res.Steps, res.Usage, res.Answer = out.Reason, out.Steps, out.Usage, out.Answer
 	res.Provider, res.Model = loop.Provider.Name(), loop.Provider.Model()
 	if err := outcomeError(out, err, "", o.MaxSteps); err != nil {
-		res.ExitCode, res.Error = exitCode(redactError(err, secrets(b.ios)))
+		res.ExitCode, res.Error = exitCode(redactError(err, toolSecrets(b.ios, b.ap.tools)))
 		if out.Reason == "" {
 			res.Reason = transcript.ReasonError
 		}

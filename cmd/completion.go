@@ -1,15 +1,19 @@
 package cmd
 
 import (
+	"context"
 	"os"
 	"path/filepath"
 	"slices"
 	"strings"
+	"time"
 
 	"github.com/spf13/cobra"
 	"github.com/spf13/pflag"
 
 	"github.com/agentloop/agentloop/internal/config"
+	"github.com/agentloop/agentloop/internal/toolset"
+	"github.com/agentloop/agentloop/pkg/mcp"
 	"github.com/agentloop/agentloop/pkg/tools"
 )
 
@@ -232,19 +236,66 @@ func completeToolFlag(ios *IOStreams) cobra.CompletionFunc {
 // command would load.
 func toolCompletions(ios *IOStreams, c *cobra.Command, prefix string, exclude []string) []string {
 	var src toolsSource
+	cfg, cfgErr := loadConfig(ios, onlyFlags(c.Flags(), "profile", "mcp-config"))
 	if fl := c.Flags().Lookup("tools-dir"); fl != nil && fl.Changed {
 		src.dirs, _ = c.Flags().GetStringArray("tools-dir")
 		src.setting = "--tools-dir"
-	} else if cfg, err := loadConfig(ios, onlyFlags(c.Flags(), "profile")); err == nil {
+	} else if cfgErr == nil {
 		src = toolsSource{cfg.ToolsDirs, toolsSetting(cfg)}
 	}
 	// Quietly: a completion prints nothing but candidates.
 	dirs, _ := toolsDirs(ios, src, false)
 	var out []string
-	for _, d := range quietDefinitions(ios, dirs) {
-		if strings.HasPrefix(d.Name, prefix) && !slices.Contains(exclude, d.Name) {
-			out = append(out, cobra.CompletionWithDesc(d.Name, firstLine(d.Description)))
+	add := func(name, desc string) {
+		if strings.HasPrefix(name, prefix) && !slices.Contains(exclude, name) {
+			out = append(out, cobra.CompletionWithDesc(name, firstLine(desc)))
 		}
+	}
+	for _, d := range quietDefinitions(ios, dirs) {
+		add(d.Name, d.Description)
+	}
+	var servers []*mcp.Config
+	if cfgErr == nil {
+		servers = toolset.Quiet(toolset.Sources{Dirs: dirs, MCPFiles: cfg.MCPConfig, MCPServers: cfg.MCPServers, Getenv: ios.Getenv})
+	}
+	for _, t := range serverTools(c.Context(), ios, servers, prefix) {
+		add(t.Name, t.Description)
+	}
+	slices.Sort(out)
+	return out
+}
+
+// completionBudget bounds the time servers have to list their tools for a
+// completion: a shell waits for it.
+const completionBudget = 2 * time.Second
+
+// serverTools are the tools the servers offer whose names could start with
+// prefix: those of an allow-list as they are, the others' as the servers
+// list them within the completion's budget.
+func serverTools(ctx context.Context, ios *IOStreams, servers []*mcp.Config, prefix string) []*mcp.Tool {
+	var out []*mcp.Tool
+	var start []*mcp.Config
+	for _, c := range servers {
+		if !strings.HasPrefix(c.Prefix, prefix) && !strings.HasPrefix(prefix, c.Prefix) {
+			continue
+		}
+		if names, ok := c.Known(); ok {
+			for _, n := range names {
+				out = append(out, &mcp.Tool{Name: n, Server: c.Name, Description: "a tool of mcp server " + c.Name})
+			}
+			continue
+		}
+		start = append(start, c)
+	}
+	if len(start) > 0 {
+		if ctx == nil {
+			ctx = context.Background()
+		}
+		ctx, cancel := context.WithTimeout(ctx, completionBudget)
+		defer cancel()
+		set := startServers(ctx, ios, start)
+		defer set.Close()
+		out = append(out, set.Tools()...)
 	}
 	return out
 }

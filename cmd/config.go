@@ -38,6 +38,8 @@ Keys (file / environment / flag):
   timeout         AGENTLOOP_TIMEOUT         --timeout
   system          AGENTLOOP_SYSTEM          --system
   models          (file only) model names offered by shell completion
+  mcp_config      AGENTLOOP_MCP_CONFIG      --mcp-config
+  mcp_servers     (file only) MCP servers whose tools are offered (docs/mcp.md)
   profiles        (file only) named sets of the keys above
 
 AGENTLOOP_TOOLS_DIRS separates folders with colons. base_url falls back to OPENAI_BASE_URL or ANTHROPIC_BASE_URL (the chosen
@@ -172,6 +174,7 @@ func (o *RunOptions) useConfig(c *cobra.Command) error {
 	o.ToolsDirs, o.toolsSetting = cfg.ToolsDirs, toolsSetting(cfg)
 	o.MaxSteps, o.Parallel = cfg.MaxSteps, cfg.Parallel
 	o.TranscriptDir = cfg.TranscriptDir
+	o.MCPConfig, o.mcpServers = cfg.MCPConfig, cfg.MCPServers
 	return nil
 }
 
@@ -190,6 +193,7 @@ func (o *ReplayOptions) useConfig(c *cobra.Command) error {
 	o.Config = cfg
 	o.ToolsDirs, o.toolsSetting = cfg.ToolsDirs, toolsSetting(cfg)
 	o.MaxSteps, o.Parallel = cfg.MaxSteps, cfg.Parallel
+	o.MCPConfig, o.mcpServers = cfg.MCPConfig, cfg.MCPServers
 	o.Model.MaxRetries, o.Model.Timeout = cfg.MaxRetries, cfg.Timeout
 	o.TranscriptDir = cfg.TranscriptDir
 	return nil

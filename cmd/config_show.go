@@ -14,6 +14,7 @@ import (
 
 	"github.com/agentloop/agentloop/internal/config"
 	"github.com/agentloop/agentloop/pkg/agent"
+	"github.com/agentloop/agentloop/pkg/mcp"
 )
 
 // ConfigShowOptions are the inputs of `agentloop config show`.
@@ -57,6 +58,7 @@ before it is run. API keys are shown as set or unset, never their values.`,
 	f.String("base-url", "", "API base URL")
 	f.String("system", "", "system prompt")
 	f.StringArray("tools-dir", nil, "read tool definitions from `DIR` (repeatable)")
+	f.StringArray("mcp-config", nil, "read MCP servers from `FILE` (repeatable)")
 	f.Int("max-steps", agent.DefaultMaxSteps, "cap on model calls")
 	f.Int("parallel", agent.DefaultParallel, "tool calls of one turn run at once")
 	f.Int("max-retries", config.DefaultMaxRetries, "retries of a failed model request")
@@ -105,7 +107,38 @@ func configRows(ios *IOStreams, c *config.Config) []configRow {
 		{key: "timeout", value: c.Timeout.String(), src: c.Source("timeout")},
 		{key: "system", value: c.System, src: c.Source("system")},
 		{key: "models", value: models, src: c.Source("models")},
+		{key: "mcp_config", value: orEmpty(c.MCPConfig), src: c.Source("mcp_config"), path: true},
+		{key: "mcp_servers", value: serverSummaries(c.MCPServers), src: c.Source("mcp_servers")},
 	}
+}
+
+func orEmpty(l []string) []string {
+	if l == nil {
+		return []string{}
+	}
+	return l
+}
+
+// serverSummary is an MCP server as config show prints it: how it is
+// reached, never its environment or its headers.
+type serverSummary struct {
+	Name      string   `json:"name"`
+	Transport string   `json:"transport"`
+	Command   []string `json:"command,omitempty"`
+	URL       string   `json:"url,omitempty"`
+	Line      int      `json:"line"`
+}
+
+func serverSummaries(cfgs []*mcp.Config) []serverSummary {
+	out := []serverSummary{}
+	for _, c := range cfgs {
+		s := serverSummary{Name: c.Name, Transport: c.Transport(), Command: c.ShownCommand(), Line: c.Line}
+		if c.URL != "" {
+			s.URL = c.Shown()
+		}
+		out = append(out, s)
+	}
+	return out
 }
 
 // credentialVars are the provider keys config show reports as set or unset.
@@ -171,6 +204,16 @@ func displayValue(v any, isPath bool, home string, isProfile bool) string {
 		parts := make([]string, len(v))
 		for i, s := range v {
 			parts[i] = tilde(s)
+		}
+		return "[" + strings.Join(parts, ", ") + "]"
+	case []serverSummary:
+		parts := make([]string, len(v))
+		for i, s := range v {
+			how := s.URL
+			if s.Transport == mcp.Stdio {
+				how = strings.Join(s.Command, " ")
+			}
+			parts[i] = fmt.Sprintf("%s (%s: %s)", s.Name, s.Transport, how)
 		}
 		return "[" + strings.Join(parts, ", ") + "]"
 	}

@@ -36,6 +36,8 @@ max_retries        2                                          default
 timeout            0s                                         default
 system             "  padded, with [REDACTED] inside"         ` + file + `
 models             []                                         default
+mcp_config         []                                         default
+mcp_servers        []                                         default
 OPENAI_API_KEY     set                                        env
 ANTHROPIC_API_KEY  unset                                      env
 `

@@ -72,6 +72,8 @@ max_retries: 4
 timeout: 1m
 system: from the file
 models: [a, b]
+mcp_config: [~/servers.json]
+mcp_servers: {}
 profiles:
   p:
     model: profile-model
@@ -85,6 +87,8 @@ profiles:
     timeout: 2m
     system: from the profile
     models: [c]
+    mcp_config: [profile.json]
+    mcp_servers: {}
 `
 
 // Each key at each level: default, file, profile, environment, flag.
@@ -101,10 +105,12 @@ func TestConfigPrecedence(t *testing.T) {
 		"AGENTLOOP_MODEL", "env-model", "AGENTLOOP_PROVIDER", "openai", "AGENTLOOP_TOOLS_DIRS", "e1:~/e2",
 		"AGENTLOOP_MAX_STEPS", "13", "AGENTLOOP_PARALLEL", "7", "AGENTLOOP_TRANSCRIPT_DIR", "~/env-transcripts",
 		"AGENTLOOP_MAX_RETRIES", "0", "AGENTLOOP_TIMEOUT", "90s", "AGENTLOOP_SYSTEM", "from the env",
+		"AGENTLOOP_MCP_CONFIG", "env.json",
 	}
 	allFlags := []string{
 		"--model", "flag-model", "--provider", "anthropic", "--tools-dir", "f1", "--tools-dir", "f2",
 		"--max-steps", "14", "--parallel", "9", "--max-retries", "1", "--timeout", "3m", "--system", "from the flag",
+		"--mcp-config", "flag.json",
 	}
 	tests := []struct {
 		name  string
@@ -178,7 +184,9 @@ func TestConfigPrecedence(t *testing.T) {
 				t.Errorf("got  %+v\nwant %+v", got, w)
 			}
 			for _, k := range config.Keys {
-				if k.Name == "models" || (k.Name == "transcript_dir" && w.src == config.SourceFlag) || k.Name == "base_url" {
+				// models and mcp_servers are the file's only; the profile
+				// keeps them in the last two cases.
+				if k.Name == "models" || k.Name == "mcp_servers" || (k.Name == "transcript_dir" && w.src == config.SourceFlag) || k.Name == "base_url" {
 					continue
 				}
 				if s := c.Source(k.Name); s.Kind != w.src {

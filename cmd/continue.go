@@ -58,6 +58,11 @@ func withoutUnanswered(conv *transcript.Conversation) *transcript.Conversation {
 	n := len(conv.Messages)
 	for n > 0 {
 		msg := conv.Messages[n-1].Message
+		// The pictures of tool results (Chat Completions) answer calls
+		// as the results before them do: they stay.
+		if len(conv.Messages[n-1].ImagesOf) > 0 {
+			break
+		}
 		if role, text := transcript.MessageText(msg); role != "user" || text == "" || len(d.ParseResults(msg)) > 0 {
 			break
 		}

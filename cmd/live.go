@@ -3,15 +3,14 @@ package cmd
 import (
 	"context"
 	"fmt"
-	"path/filepath"
 	"strings"
-	"time"
 
 	"github.com/spf13/cobra"
 	"github.com/spf13/pflag"
 
+	"github.com/agentloop/agentloop/internal/toolset"
 	"github.com/agentloop/agentloop/pkg/agent"
-	"github.com/agentloop/agentloop/pkg/tools"
+	"github.com/agentloop/agentloop/pkg/mcp"
 	"github.com/agentloop/agentloop/pkg/transcript"
 )
 
@@ -23,6 +22,10 @@ type liveOptions struct {
 	ToolsDirs    []string
 	toolsDirsSet bool   // --tools-dir was given
 	toolsSetting string // the setting that gave ToolsDirs (see toolsSource)
+	// MCPConfig are the {"mcpServers": …} files read; mcpServers the
+	// configuration file's servers.
+	MCPConfig    []string
+	mcpServers   []*mcp.Config
 	MaxSteps     int
 	Parallel     int
 	Output       string
@@ -69,6 +72,7 @@ func addLiveFlags(c *cobra.Command, o *liveOptions, mode string) {
 func addLoopFlags(c *cobra.Command, o *liveOptions, mode string) {
 	f := c.Flags()
 	addToolsDirFlag(c, &o.ToolsDirs)
+	addMCPConfigFlag(c, &o.MCPConfig)
 	f.IntVar(&o.Parallel, "parallel", agent.DefaultParallel, "tool calls of one turn run at once")
 	addApprovalFlags(c, &o.Approval)
 	live := pflag.NewFlagSet("", pflag.ContinueOnError)
@@ -159,6 +163,7 @@ type liveRun struct {
 	loop   *agent.Loop
 	ctx    context.Context
 	cancel context.CancelFunc
+	tools  *toolset.Set
 	ap     *approver
 	end    runEnd
 }
@@ -166,18 +171,28 @@ type liveRun struct {
 // startLive sets up a live run: it loads the tools, builds the provider,
 // creates the transcript (its file name and header carry one id) and wires
 // the loop. The caller runs the loop with run.ctx and ends with finish.
-func startLive(ctx context.Context, ios *IOStreams, o *liveOptions, s liveSetup) (*liveRun, error) {
-	reg, err := liveTools(ios, o, s)
+func startLive(ctx context.Context, ios *IOStreams, o *liveOptions, s liveSetup) (run *liveRun, err error) {
+	ts, started, err := liveTools(ctx, ios, o, s)
 	if err != nil {
 		return nil, err
 	}
+	defer func() {
+		if err != nil {
+			ts.Close()
+		}
+	}()
 	prog := newProgress(ios, o.Verbose, o.Quiet)
-	ap := newApprover(ios, reg, o.Approval, false, prog)
+	ap := newApprover(ios, ts, o.Approval, false, prog)
 	loop, w, err := newLoop(ios, o, s, ap, liveNet{})
 	if err != nil {
 		prog.Close()
 		ap.Close()
 		return nil, err
+	}
+	if o.Verbose {
+		for _, line := range started {
+			prog.Printf("%s", line)
+		}
 	}
 	if w != nil {
 		if s.parent != "" {
@@ -186,32 +201,40 @@ func startLive(ctx context.Context, ios *IOStreams, o *liveOptions, s liveSetup)
 			prog.transcriptPath("transcript: " + w.Path())
 		}
 	}
-	run := &liveRun{ap: ap, loop: loop}
+	run = &liveRun{tools: ts, ap: ap, loop: loop}
 	run.ctx, run.cancel = withRunTimeout(ctx, s.model.Timeout)
 	loop.OnEvent = ap.Observe(prog.Event)
 	stream := attachStream(ios, loop, prog, wantStream(ios, o.Stream, o.NoStream, o.JSON))
-	run.end = runEnd{w: w, prog: prog, stream: stream, asJSON: o.JSON, maxSteps: o.MaxSteps, redact: secrets(ios)}
+	run.end = runEnd{w: w, prog: prog, stream: stream, asJSON: o.JSON, maxSteps: o.MaxSteps, redact: toolSecrets(ios, ts)}
 	return run, nil
 }
 
-// liveTools loads the tools of a live run and narrows them to those the
-// flags offer.
-func liveTools(ios *IOStreams, o *liveOptions, s liveSetup) (*tools.Registry, error) {
-	reg, err := loadTools(ios, s.tools)
+// liveTools loads the tools of a live run, starting the MCP servers it
+// needs, and narrows them to those the flags offer; started says which
+// servers started, for -v. The caller closes the set.
+func liveTools(ctx context.Context, ios *IOStreams, o *liveOptions, s liveSetup) (ts *toolset.Set, started []string, err error) {
+	sel := toolset.Selection{Only: s.only, Deny: o.Approval.Deny}
+	if len(s.only) == 0 && s.recorded != nil {
+		// Only the servers that could offer a recorded tool are started.
+		sel.Only, sel.Restricted = *s.recorded, true
+	}
+	src := toolSources{toolsSource: s.tools, mcpFiles: o.MCPConfig, mcpServers: o.mcpServers}
+	ts, err = loadToolSet(ctx, ios, src, sel, func(format string, a ...any) { started = append(started, fmt.Sprintf(format, a...)) })
 	if err != nil {
-		return nil, err
+		return nil, nil, err
 	}
-	if err := o.Approval.check(reg); err != nil {
-		return nil, err
-	}
-	if len(s.only) > 0 {
-		if reg, err = reg.Subset(s.only); err != nil {
-			return nil, flagErrorf("--tool: %v", err)
+	defer func() {
+		if err != nil {
+			ts.Close()
 		}
-	} else if s.recorded != nil {
+	}()
+	if err := o.Approval.check(ts); err != nil {
+		return nil, nil, err
+	}
+	if len(s.only) == 0 && s.recorded != nil {
 		var keep, gone []string
 		for _, n := range *s.recorded {
-			if reg.Has(n) {
+			if ts.Has(n) {
 				keep = append(keep, n)
 			} else {
 				gone = append(gone, n)
@@ -220,11 +243,14 @@ func liveTools(ios *IOStreams, o *liveOptions, s liveSetup) (*tools.Registry, er
 		if len(gone) > 0 && !o.Quiet {
 			fmt.Fprintf(ios.ErrOut, "agentloop: warning: the conversation's tool%s %s %s gone: not offered now\n", plural(len(gone), "", "s"), safeText(strings.Join(gone, ", ")), plural(len(gone), "is", "are"))
 		}
-		if reg, err = reg.Subset(keep); err != nil {
-			return nil, err
+		sel.Only = keep
+		if err := ts.Keep(sel); err != nil {
+			return nil, nil, err
 		}
+	} else if err := ts.Keep(sel); err != nil {
+		return nil, nil, flagErrorf("--tool: %v", err)
 	}
-	return reg.Without(o.Approval.Deny...), nil
+	return ts, started, nil
 }
 
 // newLoop builds the provider, creates the transcript (at -o, else a new
@@ -235,10 +261,11 @@ func newLoop(ios *IOStreams, o *liveOptions, s liveSetup, exec *approver, net li
 	if err != nil {
 		return nil, nil, err
 	}
-	defs, err := prov.ToolDefs(toolSpecs(exec.reg.Definitions()))
+	defs, err := exec.tools.ToolDefs(prov)
 	if err != nil {
 		return nil, nil, err
 	}
+	redact := toolSecrets(ios, exec.tools)
 	var w *transcript.Writer
 	if !o.NoTranscript {
 		id := transcript.NewID()
@@ -252,9 +279,9 @@ func newLoop(ios *IOStreams, o *liveOptions, s liveSetup, exec *approver, net li
 		h := transcript.Header{
 			ID: id, Command: s.command, Provider: prov.Name(), Model: prov.Model(), BaseURL: baseURL,
 			ToolsDirs: toolsDirsForHeader(s.tools.dirs), Tools: defs, System: s.model.System, MaxSteps: o.MaxSteps,
-			Parallel: o.Parallel,
+			Parallel: o.Parallel, MCPServers: exec.tools.Header(),
 		}
-		if w, err = createTranscript(ios, path, explicit, s.force, s.parent, s.conv, h); err != nil {
+		if w, err = createTranscript(ios, path, explicit, s.force, s.parent, s.conv, h, redact); err != nil {
 			return nil, nil, err
 		}
 	}
@@ -268,87 +295,7 @@ func newLoop(ios *IOStreams, o *liveOptions, s liveSetup, exec *approver, net li
 // finish ends a live run the same way whichever command started it.
 func (r *liveRun) finish(ios *IOStreams, out *agent.Outcome, err error) error {
 	r.ap.Close()
+	r.tools.Close()
 	defer r.cancel()
 	return finishRun(ios, out, err, r.end)
-}
-
-// createTranscript creates a run's transcript at path, -o's when explicit
-// (see createOutput). One that continues another names its parent and
-// starts with the parent's whole conversation, so it stands on its own for
-// validate, replay and a later resume.
-func createTranscript(ios *IOStreams, path string, explicit, force bool, parent string, conv *transcript.Conversation, h transcript.Header) (*transcript.Writer, error) {
-	if parent == "" {
-		var (
-			w   *transcript.Writer
-			err error
-		)
-		if explicit {
-			w, err = createOutput(path, secrets(ios), force, false)
-		} else {
-			w, err = transcript.Create(path, secrets(ios))
-		}
-		if err != nil {
-			return nil, err
-		}
-		h.Agentloop = Version()
-		if err := w.WriteHeader(h); err != nil {
-			w.Close()
-			return nil, err
-		}
-		return w, nil
-	}
-	// The copy of the conversation is made whole before the transcript
-	// takes its name: a crash while it is written must not leave a file
-	// that looks like the conversation with its last calls unanswered,
-	// which a resume would run again.
-	w, err := createChild(ios, path, explicit, force, parent, conv, h, true)
-	if err != nil {
-		return nil, err
-	}
-	// In one write, so that a kill cannot leave part of a turn.
-	if err := w.WriteMessages(conv.Messages...); err != nil {
-		w.Close()
-		return nil, err
-	}
-	// So do the results of calls that finished before the run stopped:
-	// should this run stop too before they are sent, they are still not
-	// run again.
-	for _, rec := range conv.Finished {
-		if err := w.WriteResult(rec); err != nil {
-			w.Close()
-			return nil, err
-		}
-	}
-	if err := w.Commit(); err != nil {
-		w.Close()
-		return nil, err
-	}
-	return w, nil
-}
-
-// defaultTranscriptPath is dir/<time>-<id>.jsonl; dir "" is
-// $XDG_STATE_HOME/agentloop/transcripts.
-func defaultTranscriptPath(ios *IOStreams, dir, id string) string {
-	if dir == "" {
-		dir = filepath.Join(stateDir(ios), "transcripts")
-	}
-	return filepath.Join(dir, time.Now().UTC().Format("20060102T150405Z")+"-"+id+".jsonl")
-}
-
-func stateDir(ios *IOStreams) string {
-	if d := ios.Getenv("XDG_STATE_HOME"); d != "" {
-		return filepath.Join(d, "agentloop")
-	}
-	if h := ios.Getenv("HOME"); h != "" {
-		return filepath.Join(h, ".local", "state", "agentloop")
-	}
-	return filepath.Join(".", ".agentloop")
-}
-
-// toolsDirsForHeader records the folders the tools came from.
-func toolsDirsForHeader(dirs []string) []string {
-	if len(dirs) == 0 {
-		return []string{"tools.d"}
-	}
-	return dirs
 }

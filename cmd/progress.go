@@ -191,7 +191,11 @@ func (p *progress) Event(e agent.Event) {
 				p.newCallsLocked(e)
 				p.starts[e.Index] = ""
 			}
-			p.dones[e.Index] = fmt.Sprintf("  ← %s %s: %s, %s, %d bytes: %s", safeText(e.Call.ID), safeText(e.Call.Name), state, r.Duration.Round(time.Millisecond), len(r.Content), oneLineText(r.Content, 200))
+			size := fmt.Sprintf("%d bytes", len(r.Content))
+			if n := len(r.Images); n > 0 {
+				size += fmt.Sprintf(" and %d image%s", n, plural(n, "", "s"))
+			}
+			p.dones[e.Index] = fmt.Sprintf("  ← %s %s: %s, %s, %s: %s", safeText(e.Call.ID), safeText(e.Call.Name), state, r.Duration.Round(time.Millisecond), size, oneLineText(r.Content, 200))
 			p.flushCallsLocked()
 		}
 	}

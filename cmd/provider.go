@@ -70,8 +70,12 @@ func (o *modelOptions) check(c *cobra.Command) error {
 func (o *modelOptions) providerName() string { return config.ProviderFor(o.Provider, o.Model) }
 
 // secrets are the key values to keep out of every file and message.
-func secrets(ios *IOStreams) *transcript.Redactor {
-	return transcript.NewRedactor(ios.Getenv("OPENAI_API_KEY"), ios.Getenv("ANTHROPIC_API_KEY"))
+func secrets(ios *IOStreams) *transcript.Redactor { return secretsWith(ios) }
+
+// secretsWith is secrets with more values to keep out: those MCP servers
+// were given.
+func secretsWith(ios *IOStreams, extra ...string) *transcript.Redactor {
+	return transcript.NewRedactor(append([]string{ios.Getenv("OPENAI_API_KEY"), ios.Getenv("ANTHROPIC_API_KEY")}, extra...)...)
 }
 
 // liveNet is what the providers of one invocation share: a connection pool

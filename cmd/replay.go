@@ -8,11 +8,13 @@ import (
 	"io"
 	"os"
 	"regexp"
+	"slices"
 	"strings"
 
 	"github.com/spf13/cobra"
 
 	"github.com/agentloop/agentloop/internal/config"
+	"github.com/agentloop/agentloop/internal/toolset"
 	"github.com/agentloop/agentloop/pkg/agent"
 	"github.com/agentloop/agentloop/pkg/replay"
 	"github.com/agentloop/agentloop/pkg/transcript"
@@ -219,36 +221,41 @@ func runReplay(ctx context.Context, opts *ReplayOptions) error {
 func replayConversation(ctx context.Context, opts *ReplayOptions, conv *transcript.Conversation) (*replay.Result, error) {
 	ios := opts.IO
 	// A tool gone since the recording is a "missing tool" row.
-	src := opts.recordedTools(conv)
-	dirs := src.dirs
-	reg, err := loadTools(ios, src)
+	tools := opts.recordedTools(conv)
+	dirs := tools.dirs
+	d := agent.DialectFor(conv.Shape)
+	// The servers started are those that could offer a tool the
+	// recording called.
+	src := toolSources{toolsSource: tools, mcpFiles: opts.MCPConfig, mcpServers: opts.mcpServers}
+	ts, err := loadToolSet(ctx, ios, src, toolset.Selection{Only: calledTools(d, conv), Restricted: true}, nil)
 	if err != nil {
 		return nil, err
 	}
-	if err := opts.Approval.check(reg); err != nil {
+	defer ts.Close()
+	if err := opts.Approval.check(ts); err != nil {
 		return nil, err
 	}
+	redact := toolSecrets(ios, ts)
 
 	var w *transcript.Writer
 	if opts.Output != "" {
-		d := agent.DialectFor(conv.Shape)
-		defs, err := d.ToolDefs(toolSpecs(reg.Definitions()))
+		defs, err := ts.ToolDefs(d)
 		if err != nil {
 			return nil, err
 		}
-		h := transcript.Header{Command: "replay", Provider: d.Name(), Tools: defs, ToolsDirs: dirs}
+		h := transcript.Header{Command: "replay", Provider: d.Name(), Tools: defs, ToolsDirs: dirs, MCPServers: ts.Header()}
 		if conv.Header != nil {
 			h.Model, h.BaseURL, h.System = conv.Header.Model, conv.Header.BaseURL, conv.Header.System
 		}
-		if w, err = createChild(ios, opts.Output, true, opts.Force, opts.File, conv, h, false); err != nil {
+		if w, err = createChild(opts.Output, true, opts.Force, opts.File, conv, h, redact, false); err != nil {
 			return nil, err
 		}
 	}
-	ap := newApprover(ios, reg, opts.Approval, true, nil)
+	ap := newApprover(ios, ts, opts.Approval, true, nil)
 	defer ap.Close()
 	ropts := replay.Options{
-		Tools: ap, Loaded: reg.Has, Parallel: opts.Parallel, Ignore: opts.Ignore,
-		Redact: secrets(ios), Transcript: w,
+		Tools: ap, Loaded: ts.Has, Parallel: opts.Parallel, Ignore: opts.Ignore,
+		Redact: redact, Transcript: w,
 	}
 	if opts.Verbose {
 		prog := newProgress(ios, true, false)
@@ -261,6 +268,24 @@ func replayConversation(ctx context.Context, opts *ReplayOptions, conv *transcri
 		err = fmt.Errorf("%s: %w", opts.File, err)
 	}
 	return res, err
+}
+
+// calledTools are the names of the tools a conversation's turns call.
+func calledTools(d agent.Dialect, conv *transcript.Conversation) []string {
+	var names []string
+	for _, rec := range conv.Messages {
+		if d.Role(rec.Message) != "assistant" {
+			continue
+		}
+		if t, err := d.ParseAssistant(rec.Message); err == nil {
+			for _, c := range t.Calls {
+				if !slices.Contains(names, c.Name) {
+					names = append(names, c.Name)
+				}
+			}
+		}
+	}
+	return names
 }
 
 // printReplayReport writes the rows, each divergence's diff after its row,
@@ -303,48 +328,6 @@ func printReplayReport(ios *IOStreams, rows []replay.Row) bool {
 	}
 	fmt.Fprintf(ios.ErrOut, "replay: %s\n", summary)
 	return failed
-}
-
-// createChild creates the transcript of a replay or a resumed run; its
-// header names the parent.
-// path is -o's when explicit, else one of agentloop's choosing.
-//
-// With temp the file is made under a temporary name, for the caller to
-// Commit once it holds what it must before anything runs.
-func createChild(ios *IOStreams, path string, explicit, force bool, parent string, conv *transcript.Conversation, h transcript.Header, temp bool) (*transcript.Writer, error) {
-	if parent != "-" && sameFile(path, parent) {
-		return nil, flagErrorf("-o %s would overwrite the transcript being read", path)
-	}
-	var (
-		w   *transcript.Writer
-		err error
-	)
-	switch {
-	case explicit:
-		w, err = createOutput(path, secrets(ios), force, temp)
-	case temp:
-		w, err = transcript.CreateTemp(path, secrets(ios))
-	default:
-		w, err = transcript.Create(path, secrets(ios))
-	}
-	if err != nil {
-		return nil, err
-	}
-	h.Parent, h.Agentloop = parent, Version()
-	if conv.Header != nil {
-		h.ParentID = conv.Header.ID
-	}
-	if err := w.WriteHeader(h); err != nil {
-		w.Close()
-		return nil, err
-	}
-	return w, nil
-}
-
-func sameFile(a, b string) bool {
-	fa, err1 := os.Stat(a)
-	fb, err2 := os.Stat(b)
-	return err1 == nil && err2 == nil && os.SameFile(fa, fb)
 }
 
 // checkConversations refuses a file that fails validation, printing the

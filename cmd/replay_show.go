@@ -160,6 +160,13 @@ func (sh *shower) headerLines() {
 	if names := toolNames(h.Tools); len(names) > 0 {
 		sh.p.line(2, st.dim(displayText(fmt.Sprintf("tools (%d): %s", len(names), strings.Join(names, ", ")), 1<<16)))
 	}
+	for _, m := range h.MCPServers {
+		how := m.URL
+		if m.Transport == "stdio" {
+			how = strings.Join(m.Command, " ")
+		}
+		sh.p.line(2, st.dim(displayText(fmt.Sprintf("mcp server %s (%s: %s): %s", m.Name, m.Transport, how, strings.Join(m.Tools, ", ")), 1<<16)))
+	}
 	if h.System != "" {
 		sh.system(h.System)
 	}
@@ -302,6 +309,15 @@ func toolNames(defs []json.RawMessage) []string {
 		names = append(names, t.Name)
 	}
 	return names
+}
+
+// messageContent is a message's "content".
+func messageContent(msg agent.Message) json.RawMessage {
+	var m struct {
+		Content json.RawMessage `json:"content"`
+	}
+	_ = json.Unmarshal(msg, &m)
+	return m.Content
 }
 
 // messageText is the text of a non-assistant message of either shape.

@@ -25,6 +25,9 @@ func (sh *shower) result(name, id string, meta transcript.Result, timed bool, si
 		state = st.red(state)
 	}
 	info := []string{"← " + st.cyan(displayText(name, 200)) + " " + st.dim(displayText(id, 200)), state}
+	if meta.Server != "" {
+		info = append(info, "mcp server "+displayText(meta.Server, 200))
+	}
 	if meta.DurationMS > 0 || timed {
 		info = append(info, (time.Duration(meta.DurationMS) * time.Millisecond).String())
 	}
@@ -79,6 +82,12 @@ func (sh *shower) flushAnswer() {
 // message's text.
 func (sh *shower) results(d agent.Dialect, role string, rec transcript.Message) {
 	p, st := sh.p, sh.p.st
+	if len(rec.ImagesOf) > 0 {
+		// The pictures of results (Chat Completions).
+		p.line(0, st.bold("tool images")+" of "+displayText(strings.Join(rec.ImagesOf, ", "), 1<<10))
+		p.text(2, agent.ImagesText(messageContent(rec.Message)))
+		return
+	}
 	results := d.ParseResults(rec.Message)
 	if len(results) == 0 {
 		p.line(0, st.bold(displayText(role, 100)))

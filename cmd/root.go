@@ -13,6 +13,7 @@ import (
 	"runtime/debug"
 	"slices"
 	"strings"
+	"sync"
 	"syscall"
 
 	"github.com/spf13/cobra"
@@ -20,7 +21,7 @@ import (
 
 	"github.com/agentloop/agentloop/internal/config"
 	"github.com/agentloop/agentloop/internal/english"
-	"github.com/agentloop/agentloop/pkg/tools"
+	"github.com/agentloop/agentloop/internal/procgroup"
 )
 
 // version is set at build time with -ldflags "-X github.com/agentloop/agentloop/cmd.version=v1.2.3".
@@ -69,7 +70,7 @@ func Main() int {
 		select {
 		case <-sigs:
 			fmt.Fprintln(os.Stderr, "agentloop: interrupted again, exiting at once")
-			tools.KillRunning()
+			procgroup.KillAll()
 			os.Exit(ExitInterrupted)
 		case <-done:
 		}
@@ -110,11 +111,15 @@ func isExitError(err error) bool {
 
 // cobraUsageError matches the texts of the usage errors cobra and pflag
 // return themselves (flag errors arrive through SetFlagErrorFunc already).
-var cobraUsageError = regexp.MustCompile(`^(unknown command ".*" for ".*"|unknown (shorthand )?flag: |invalid argument ".*" for ".*" flag: |flag needs an argument: |accepts \d+ arg\(s\), received \d+|requires at (least|most) \d+ arg\(s\), only received \d+|bad flag syntax: )`)
+var cobraUsageError = sync.OnceValue(func() *regexp.Regexp {
+	return regexp.MustCompile(`^(unknown command ".*" for ".*"|unknown (shorthand )?flag: |invalid argument ".*" for ".*" flag: |flag needs an argument: |accepts \d+ arg\(s\), received \d+|requires at (least|most) \d+ arg\(s\), only received \d+|bad flag syntax: )`)
+})
 
 // cobraExclusiveError matches cobra's complaint about flags marked
 // mutually exclusive: the group, then those of it that were given.
-var cobraExclusiveError = regexp.MustCompile(`^if any flags in the group \[([^]]*)\] are set none of the others can be; \[([^]]*)\] were all set$`)
+var cobraExclusiveError = sync.OnceValue(func() *regexp.Regexp {
+	return regexp.MustCompile(`^if any flags in the group \[([^]]*)\] are set none of the others can be; \[([^]]*)\] were all set$`)
+})
 
 // normalizeCobraError turns cobra's own usage complaints into FlagErrors,
 // naming flags as the user typed them.
@@ -126,10 +131,10 @@ func normalizeCobraError(root *cobra.Command, args []string, err error) error {
 	if errors.As(err, &fe) {
 		return err
 	}
-	if m := cobraExclusiveError.FindStringSubmatch(err.Error()); m != nil {
+	if m := cobraExclusiveError().FindStringSubmatch(err.Error()); m != nil {
 		return &FlagError{Err: exclusiveError(root, args, strings.Fields(m[1]), strings.Fields(m[2]))}
 	}
-	if cobraUsageError.MatchString(err.Error()) {
+	if cobraUsageError().MatchString(err.Error()) {
 		return &FlagError{Err: err}
 	}
 	return err
@@ -177,9 +182,10 @@ func NewRootCmd(ios *IOStreams) *cobra.Command {
 		Use:   "agentloop",
 		Short: "Run the ReAct tool-calling loop from a shell",
 		Long: `agentloop sends a prompt to a model, runs the tools it asks for (shell-script
-executors defined in tools.d/*.yaml), answers every tool call under its id, and
-prints the final answer on stdout. Every message is written to a JSONL transcript
-that can be checked with 'agentloop validate' and re-driven with 'agentloop replay'.
+executors defined in tools.d/*.yaml, and the tools of MCP servers), answers every
+tool call under its id, and prints the final answer on stdout. Every message is
+written to a JSONL transcript that can be checked with 'agentloop validate' and
+re-driven with 'agentloop replay'.
 
 Settings come from flags, AGENTLOOP_* environment variables and
 $XDG_CONFIG_HOME/agentloop/config.yaml, in that order; see 'agentloop config --help'.`,
@@ -211,6 +217,7 @@ $XDG_CONFIG_HOME/agentloop/config.yaml, in that order; see 'agentloop config --h
 	root.AddCommand(newCmdLog(ios, nil))
 	root.AddCommand(newCmdSchema(ios))
 	root.AddCommand(newCmdTools(ios))
+	root.AddCommand(newCmdMCP(ios))
 	root.AddCommand(newCmdConfig(ios))
 	root.AddCommand(newCmdCompletion(ios, nil))
 	// -q belongs to the commands that run the loop; where it is, it

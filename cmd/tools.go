@@ -20,7 +20,9 @@ func newCmdTools(ios *IOStreams) *cobra.Command {
 	c := &cobra.Command{
 		Use:   "tools",
 		Short: "List, show, call and trust the tools offered to the model",
-		Long: `Tools are YAML definitions in tools.d folders, each backed by an executable.
+		Long: `Tools are YAML definitions in tools.d folders, each backed by an executable,
+and the tools of MCP servers (a tools.d file with an mcp: key, the configuration's
+mcp_servers, or an {"mcpServers": …} file given with --mcp-config; see docs/mcp.md).
 By default agentloop reads ./tools.d, once you have trusted it ('agentloop tools
 trust'), and the tools.d folder in your config directory
 ($XDG_CONFIG_HOME/agentloop/tools.d); a tool of ./tools.d overrides one of the
@@ -47,6 +49,25 @@ func addToolsDirFlag(c *cobra.Command, dirs *[]string) {
 	c.Flags().StringArrayVar(dirs, "tools-dir", nil, "read tool definitions from `DIR`, trusted or not (repeatable; default ./tools.d once trusted, and the user config's agentloop/tools.d)")
 }
 
+// addMCPConfigFlag registers the repeatable --mcp-config flag.
+func addMCPConfigFlag(c *cobra.Command, files *[]string) {
+	c.Flags().StringArrayVar(files, "mcp-config", nil, "read MCP servers from the {\"mcpServers\": …} JSON `FILE` of Claude Desktop, Cursor and others (repeatable)")
+}
+
+// configToolSources returns where the tools come from: the folders of
+// --tools-dir, else those of the configuration (none for the default ones),
+// the --mcp-config files or the configured ones, and the configuration's
+// mcp_servers. Only --tools-dir, --mcp-config and --profile are read as
+// settings: tools show --provider names a wire form, not the provider to
+// use.
+func configToolSources(c *cobra.Command, ios *IOStreams) (toolSources, error) {
+	cfg, err := resolveConfig(ios, onlyFlags(c.Flags(), "tools-dir", "mcp-config", "profile"))
+	if err != nil {
+		return toolSources{}, err
+	}
+	return toolSources{toolsSource: toolsSource{cfg.ToolsDirs, toolsSetting(cfg)}, mcpFiles: cfg.MCPConfig, mcpServers: cfg.MCPServers}, nil
+}
+
 // toolsSource is the folders a command loads tools from and how they were
 // chosen. Folders a setting names are the user's choice: always used, and
 // each must exist. The others agentloop picks itself (./tools.d and the
@@ -59,18 +80,6 @@ type toolsSource struct {
 	// "AGENTLOOP_TOOLS_DIRS" or "tools_dirs in FILE"; "" when agentloop
 	// chose them.
 	setting string
-}
-
-// configToolsSource returns the folders of --tools-dir, else those of the
-// configuration (none for the default ones). Only --tools-dir and
-// --profile are read as settings: tools show --provider names a wire form,
-// not the provider to use.
-func configToolsSource(c *cobra.Command, ios *IOStreams) (toolsSource, error) {
-	cfg, err := resolveConfig(ios, onlyFlags(c.Flags(), "tools-dir", "profile"))
-	if err != nil {
-		return toolsSource{}, err
-	}
-	return toolsSource{cfg.ToolsDirs, toolsSetting(cfg)}, nil
 }
 
 // toolsSetting names the setting that gave the configuration's tools
@@ -169,31 +178,11 @@ func missingToolsDir(setting, dir string) error {
 	return &ExitError{Code: ExitUsage, Err: errors.New(msg)}
 }
 
-// loadTools loads the tools of the given folders (see toolsDirs). Every
-// problem in the definitions is printed on stderr as file:line: message,
-// and the error returned exits 1; a folder a setting names that does not
-// exist is a usage error (exit 2).
+// loadTools loads the script tools and the servers' declarations of the
+// given folders (see loadDefinitions), starting no server.
 func loadTools(ios *IOStreams, src toolsSource) (*tools.Registry, error) {
-	dirs, err := toolsDirs(ios, src, true)
-	if err != nil {
-		return nil, err
-	}
-	reg, err := tools.Load(dirs, tools.Options{Getenv: ios.Getenv})
-	if err == nil {
-		return reg, nil
-	}
-	errs := []error{err}
-	if j, ok := err.(interface{ Unwrap() []error }); ok {
-		errs = j.Unwrap()
-	}
-	for _, e := range errs {
-		fmt.Fprintln(ios.ErrOut, safeText(e.Error()))
-	}
-	noun := "problem"
-	if len(errs) > 1 {
-		noun = "problems"
-	}
-	return nil, &ExitError{Code: ExitFailure, Err: fmt.Errorf("%d %s in the tool definitions", len(errs), noun)}
+	reg, _, err := loadDefinitions(ios, toolSources{toolsSource: src})
+	return reg, err
 }
 
 // firstLine is the summary line of a description.

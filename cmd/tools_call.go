@@ -9,6 +9,9 @@ import (
 
 	"github.com/spf13/cobra"
 
+	"github.com/agentloop/agentloop/internal/toolset"
+	"github.com/agentloop/agentloop/pkg/agent"
+	"github.com/agentloop/agentloop/pkg/mcp"
 	"github.com/agentloop/agentloop/pkg/transcript"
 )
 
@@ -22,6 +25,8 @@ type ToolsCallOptions struct {
 	// ToolsSetting names the setting that gave ToolsDirs; "" when
 	// agentloop chooses the folders (see toolsSource).
 	ToolsSetting string
+	MCPConfig    []string
+	mcpServers   []*mcp.Config
 	Name         string
 	Args         string // "-" reads them from stdin
 	CallID       string
@@ -52,11 +57,11 @@ ARGS_JSON is a JSON object and defaults to {}; "-" reads it from stdin.`,
 			if len(args) == 2 {
 				opts.Args = args[1]
 			}
-			src, err := configToolsSource(c, ios)
+			src, err := configToolSources(c, ios)
 			if err != nil {
 				return err
 			}
-			opts.ToolsDirs, opts.ToolsSetting = src.dirs, src.setting
+			opts.ToolsDirs, opts.ToolsSetting, opts.MCPConfig, opts.mcpServers = src.dirs, src.setting, src.mcpFiles, src.mcpServers
 			if runF != nil {
 				return runF(opts)
 			}
@@ -64,6 +69,7 @@ ARGS_JSON is a JSON object and defaults to {}; "-" reads it from stdin.`,
 		},
 	}
 	addToolsDirFlag(c, &opts.ToolsDirs)
+	addMCPConfigFlag(c, &opts.MCPConfig)
 	c.Flags().StringVar(&opts.CallID, "call-id", "call_cli", "the call id the tool sees in AGENTLOOP_CALL_ID")
 	c.Flags().BoolVar(&opts.JSON, "json", false, "print the whole result (content, exit code, duration, ...) as JSON")
 	return c
@@ -78,6 +84,16 @@ type resultJSON struct {
 	DurationMS int64  `json:"duration_ms"`
 	Truncated  bool   `json:"truncated"`
 	Bytes      int64  `json:"bytes"`
+	// Images are the pictures the result holds, base64 in Data.
+	Images []imageJSON `json:"images,omitempty"`
+	Source string      `json:"source,omitempty"`
+	Server string      `json:"server,omitempty"`
+}
+
+// imageJSON is an image of a result.
+type imageJSON struct {
+	MIMEType string `json:"mime_type"`
+	Data     []byte `json:"data"`
 }
 
 func runToolsCall(ctx context.Context, opts *ToolsCallOptions) error {
@@ -92,22 +108,41 @@ func runToolsCall(ctx context.Context, opts *ToolsCallOptions) error {
 		}
 		args = b
 	}
-	reg, err := loadTools(opts.IO, toolsSource{opts.ToolsDirs, opts.ToolsSetting})
+	// Only a server that could have the tool is started.
+	sel := toolset.Selection{Only: []string{opts.Name}}
+	ts, err := loadToolSet(ctx, opts.IO, toolSources{toolsSource: toolsSource{opts.ToolsDirs, opts.ToolsSetting}, mcpFiles: opts.MCPConfig, mcpServers: opts.mcpServers}, sel, nil)
 	if err != nil {
 		return err
 	}
-	res := reg.Call(ctx, opts.Name, opts.CallID, args)
+	defer ts.Close()
+	var res agent.ToolResult
+	bytes := int64(-1)
+	if ts.Reg.Has(opts.Name) {
+		r := ts.Reg.Call(ctx, opts.Name, opts.CallID, args)
+		res, bytes = toolset.Result(r), r.Bytes
+	} else {
+		res = ts.Call(ctx, opts.Name, opts.CallID, args)
+		bytes = int64(len(res.Content))
+	}
 	if opts.JSON {
-		if err := writeJSON(opts.IO, resultJSON{
+		out := resultJSON{
 			Content: res.Content, IsError: res.IsError, Kind: res.Kind, ExitCode: res.ExitCode,
-			DurationMS: res.Duration.Milliseconds(), Truncated: res.Truncated, Bytes: res.Bytes,
-		}); err != nil {
+			DurationMS: res.Duration.Milliseconds(), Truncated: res.Truncated, Bytes: bytes,
+			Source: res.Source, Server: res.Server,
+		}
+		for _, im := range res.Images {
+			out.Images = append(out.Images, imageJSON{MIMEType: im.MIMEType, Data: im.Data})
+		}
+		if err := writeJSON(opts.IO, out); err != nil {
 			return err
 		}
 		if res.IsError {
 			return errSilent
 		}
 		return nil
+	}
+	for _, im := range res.Images {
+		res.Content += fmt.Sprintf("\n[image: %s, %d bytes; --json prints its data]", im.MIMEType, len(im.Data))
 	}
 	if res.IsError {
 		if res.Kind == transcript.KindUnknownTool {

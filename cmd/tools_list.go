@@ -1,6 +1,7 @@
 package cmd
 
 import (
+	"context"
 	"encoding/json"
 	"fmt"
 	"io"
@@ -13,7 +14,8 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/agentloop/agentloop/internal/config"
-	"github.com/agentloop/agentloop/pkg/tools"
+	"github.com/agentloop/agentloop/internal/toolset"
+	"github.com/agentloop/agentloop/pkg/mcp"
 )
 
 // ToolsListOptions are the inputs of `agentloop tools list`.
@@ -23,7 +25,13 @@ type ToolsListOptions struct {
 	// ToolsSetting names the setting that gave ToolsDirs; "" when
 	// agentloop chooses the folders (see toolsSource).
 	ToolsSetting string
+	MCPConfig    []string
+	mcpServers   []*mcp.Config
 	JSON         bool
+}
+
+func (o *ToolsListOptions) sources() toolSources {
+	return toolSources{toolsSource: toolsSource{o.ToolsDirs, o.ToolsSetting}, mcpFiles: o.MCPConfig, mcpServers: o.mcpServers}
 }
 
 func newCmdToolsList(ios *IOStreams, runF func(*ToolsListOptions) error) *cobra.Command {
@@ -31,27 +39,29 @@ func newCmdToolsList(ios *IOStreams, runF func(*ToolsListOptions) error) *cobra.
 	c := &cobra.Command{
 		Use:   "list",
 		Short: "List the loaded tools",
-		Long: `List the loaded tools, in name order: the name, the file:line the tool comes
-from and the first line of its description. When folders define tools
-of the same name, the first folder's wins (./tools.d before your own tools.d);
-the file of the one that won is shown, with what it overrides. --json prints
-every field of every definition instead.`,
+		Long: `List the loaded tools, in name order: the name, where the tool comes from (the
+file:line of a script tool, mcp:NAME for a tool of the MCP server NAME) and the
+first line of its description. When folders define tools of the same name, the
+first folder's wins (./tools.d before your own tools.d); the file of the one
+that won is shown, with what it overrides. The MCP servers are started to list
+their tools. --json prints every field of every definition instead.`,
 		Example: `  agentloop tools list
   agentloop tools list --tools-dir ./more-tools --json | jq -r '.[].name'`,
 		Args: noArgs,
 		RunE: func(c *cobra.Command, args []string) error {
-			src, err := configToolsSource(c, ios)
+			src, err := configToolSources(c, ios)
 			if err != nil {
 				return err
 			}
-			opts.ToolsDirs, opts.ToolsSetting = src.dirs, src.setting
+			opts.ToolsDirs, opts.ToolsSetting, opts.MCPConfig, opts.mcpServers = src.dirs, src.setting, src.mcpFiles, src.mcpServers
 			if runF != nil {
 				return runF(opts)
 			}
-			return runToolsList(opts)
+			return runToolsList(c.Context(), opts)
 		},
 	}
 	addToolsDirFlag(c, &opts.ToolsDirs)
+	addMCPConfigFlag(c, &opts.MCPConfig)
 	c.Flags().BoolVar(&opts.JSON, "json", false, "print the definitions as a JSON array")
 	return c
 }
@@ -61,37 +71,35 @@ type toolJSON struct {
 	Name        string          `json:"name"`
 	Description string          `json:"description"`
 	Parameters  json.RawMessage `json:"parameters"`
-	Strict      bool            `json:"strict"`
-	Confirm     bool            `json:"confirm"`
-	Timeout     string          `json:"timeout"`
-	MaxOutput   int64           `json:"max_output"`
-	Env         []string        `json:"env"`
-	Run         string          `json:"run,omitempty"`
-	Command     []string        `json:"command,omitempty"`
-	File        string          `json:"file"`
-	Line        int             `json:"line"`
-	Overrides   []string        `json:"overrides"`
+	// Source is "script" or "mcp"; an MCP tool names its Server and its
+	// name there (Original).
+	Source    string   `json:"source"`
+	Server    string   `json:"server,omitempty"`
+	Original  string   `json:"original,omitempty"`
+	Strict    bool     `json:"strict"`
+	Output    string   `json:"output,omitempty"`
+	Confirm   bool     `json:"confirm"`
+	Timeout   string   `json:"timeout"`
+	MaxOutput int64    `json:"max_output"`
+	Env       []string `json:"env"`
+	Run       string   `json:"run,omitempty"`
+	Command   []string `json:"command,omitempty"`
+	File      string   `json:"file"`
+	Line      int      `json:"line"`
+	Overrides []string `json:"overrides"`
 }
 
-func runToolsList(opts *ToolsListOptions) error {
-	reg, err := loadTools(opts.IO, toolsSource{opts.ToolsDirs, opts.ToolsSetting})
+func runToolsList(ctx context.Context, opts *ToolsListOptions) error {
+	ts, err := loadToolSet(ctx, opts.IO, opts.sources(), toolset.Selection{}, nil)
 	if err != nil {
 		return err
 	}
-	defs := reg.Definitions()
+	defer ts.Close()
+	rows := toolRows(ts)
 	if opts.JSON {
-		out := make([]toolJSON, 0, len(defs))
-		for _, d := range defs {
-			out = append(out, toolJSON{
-				Name: d.Name, Description: d.Description, Parameters: d.Parameters,
-				Strict: d.Strict, Confirm: d.Confirm, Timeout: d.Timeout.String(), MaxOutput: d.MaxOutput,
-				Env: append([]string{}, d.Env...), Run: d.Run, Command: d.Command, File: d.File, Line: d.Line,
-				Overrides: append([]string{}, d.Overrides...),
-			})
-		}
-		return writeJSON(opts.IO, out)
+		return writeJSON(opts.IO, rows)
 	}
-	if len(defs) == 0 {
+	if len(rows) == 0 {
 		src := toolsSource{opts.ToolsDirs, opts.ToolsSetting}
 		dirs, _ := toolsDirs(opts.IO, src, false)
 		where := "no tools.d folder found"
@@ -103,34 +111,68 @@ func runToolsList(opts *ToolsListOptions) error {
 		fmt.Fprintf(opts.IO.ErrOut, "no tools (%s); add YAML definitions to ./tools.d or pass --tools-dir\n", where)
 		return nil
 	}
-	return printToolTable(opts.IO, defs)
+	return printToolTable(opts.IO, rows)
 }
 
-func printToolTable(ios *IOStreams, defs []*tools.Definition) error {
+// toolRows are every tool offered, in name order.
+func toolRows(ts *toolset.Set) []toolJSON {
+	out := []toolJSON{}
+	for _, d := range ts.Reg.Definitions() {
+		out = append(out, toolJSON{
+			Name: d.Name, Description: d.Description, Parameters: d.Parameters, Source: "script", Output: d.Output,
+			Strict: d.Strict, Confirm: d.Confirm, Timeout: d.Timeout.String(), MaxOutput: d.MaxOutput,
+			Env: append([]string{}, d.Env...), Run: d.Run, Command: d.Command, File: d.File, Line: d.Line,
+			Overrides: append([]string{}, d.Overrides...),
+		})
+	}
+	if ts.MCP != nil {
+		for _, m := range ts.MCP.Tools() {
+			c := ts.Server(m.Server)
+			out = append(out, toolJSON{
+				Name: m.Name, Description: m.Description, Parameters: m.InputSchema, Source: "mcp", Server: m.Server,
+				Original: m.Original, Confirm: m.Confirm, Timeout: m.Timeout.String(), MaxOutput: c.MaxOutput, Env: []string{},
+				File: c.File, Line: c.Line, Overrides: []string{},
+			})
+		}
+	}
+	slices.SortFunc(out, func(a, b toolJSON) int { return strings.Compare(a.Name, b.Name) })
+	return out
+}
+
+// printToolTable writes a line a tool: its name, where it comes from (its
+// file:line and what it overrides, or its MCP server) and the first line
+// of its description.
+func printToolTable(ios *IOStreams, rows []toolJSON) error {
 	nameWidth, whereWidth := 0, 0
-	wheres := make([]string, len(defs))
-	for i, d := range defs {
-		nameWidth = max(nameWidth, len(d.Name))
-		home := ios.Getenv("HOME")
-		wheres[i] = fmt.Sprintf("%s:%d", config.TildePath(d.File, home), d.Line)
-		if len(d.Overrides) > 0 {
-			over := make([]string, len(d.Overrides))
-			for j, o := range d.Overrides {
-				over[j] = config.TildePath(o, home)
+	home := ios.Getenv("HOME")
+	wheres := make([]string, len(rows))
+	for i, r := range rows {
+		nameWidth = max(nameWidth, len(r.Name))
+		if r.Source == "mcp" {
+			wheres[i] = "mcp:" + r.Server
+		} else {
+			wheres[i] = fmt.Sprintf("%s:%d", config.TildePath(r.File, home), r.Line)
+			if len(r.Overrides) > 0 {
+				over := make([]string, len(r.Overrides))
+				for j, o := range r.Overrides {
+					over[j] = config.TildePath(o, home)
+				}
+				wheres[i] += " (overrides " + strings.Join(over, ", ") + ")"
 			}
-			wheres[i] += " (overrides " + strings.Join(over, ", ") + ")"
 		}
 		whereWidth = max(whereWidth, utf8.RuneCountInString(wheres[i]))
 	}
 	tw := tabwriter.NewWriter(ios.Out, 0, 8, 2, ' ', 0)
-	for i, d := range defs {
-		desc := firstLine(d.Description)
+	for i, r := range rows {
+		desc, where := firstLine(r.Description), wheres[i]
 		// On a terminal a long description is cut to the width, and a
-		// tools folder's text is shown, not obeyed; piped, it is whole.
+		// tools folder's or a server's text is shown, not obeyed; piped,
+		// it is whole.
 		if ios.IsStdoutTTY() {
 			desc = fitWidth(displayText(desc, 1<<16), max(ios.Width()-nameWidth-whereWidth-4, 20))
+			where = displayText(where, 1<<16)
 		}
-		fmt.Fprintf(tw, "%s\t%s\t%s\n", d.Name, wheres[i], desc)
+		fmt.Fprintf(tw, "%s\t%s\t%s\n", r.Name, where, desc)
 	}
 	return tw.Flush()
 }

@@ -1,13 +1,17 @@
 package cmd
 
 import (
+	"context"
+	"errors"
 	"fmt"
 	"slices"
 
 	"github.com/spf13/cobra"
 
 	"github.com/agentloop/agentloop/internal/config"
+	"github.com/agentloop/agentloop/internal/toolset"
 	"github.com/agentloop/agentloop/pkg/agent"
+	"github.com/agentloop/agentloop/pkg/mcp"
 )
 
 // ToolsShowOptions are the inputs of `agentloop tools show`.
@@ -17,6 +21,8 @@ type ToolsShowOptions struct {
 	// ToolsSetting names the setting that gave ToolsDirs; "" when
 	// agentloop chooses the folders (see toolsSource).
 	ToolsSetting string
+	MCPConfig    []string
+	mcpServers   []*mcp.Config
 	Name         string
 	Provider     string
 }
@@ -36,41 +42,43 @@ responses, or the Anthropic form {"name","description","input_schema"} with
 		Args: exactArgs(1, "NAME"),
 		RunE: func(c *cobra.Command, args []string) error {
 			opts.Name = args[0]
-			src, err := configToolsSource(c, ios)
+			src, err := configToolSources(c, ios)
 			if err != nil {
 				return err
 			}
-			opts.ToolsDirs, opts.ToolsSetting = src.dirs, src.setting
+			opts.ToolsDirs, opts.ToolsSetting, opts.MCPConfig, opts.mcpServers = src.dirs, src.setting, src.mcpFiles, src.mcpServers
 			if !slices.Contains(config.Providers, opts.Provider) {
 				return flagErrorf("--provider must be openai, responses or anthropic, got %q", opts.Provider)
 			}
 			if runF != nil {
 				return runF(opts)
 			}
-			return runToolsShow(opts)
+			return runToolsShow(c.Context(), opts)
 		},
 	}
 	addToolsDirFlag(c, &opts.ToolsDirs)
+	addMCPConfigFlag(c, &opts.MCPConfig)
 	c.Flags().StringVar(&opts.Provider, "provider", "openai", "the wire form: openai, responses or anthropic")
 	return c
 }
 
-func runToolsShow(opts *ToolsShowOptions) error {
-	reg, err := loadTools(opts.IO, toolsSource{opts.ToolsDirs, opts.ToolsSetting})
+func runToolsShow(ctx context.Context, opts *ToolsShowOptions) error {
+	ts, err := loadToolSet(ctx, opts.IO, toolSources{toolsSource: toolsSource{opts.ToolsDirs, opts.ToolsSetting}, mcpFiles: opts.MCPConfig, mcpServers: opts.mcpServers}, toolset.Selection{}, nil)
 	if err != nil {
 		return err
 	}
-	if _, err := reg.Subset([]string{opts.Name}); err != nil {
-		return err // names the tools there are
+	defer ts.Close()
+	if !ts.Has(opts.Name) {
+		return errors.New(ts.UnknownText(opts.Name))
 	}
 	// The definitions of every tool, made as a run makes them (Anthropic's
 	// last one carries the cache mark), and this one picked out.
-	defs, err := agent.DialectFor(opts.Provider).ToolDefs(toolSpecs(reg.Definitions()))
+	defs, err := ts.ToolDefs(agent.DialectFor(opts.Provider))
 	if err != nil {
 		return err
 	}
-	for i, d := range reg.Definitions() {
-		if d.Name == opts.Name {
+	for i, spec := range ts.Specs() {
+		if spec.Name == opts.Name {
 			return writeJSON(opts.IO, defs[i])
 		}
 	}

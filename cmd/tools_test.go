@@ -121,7 +121,7 @@ func TestRunToolsList(t *testing.T) {
 		t.Fatalf("the tools folder is %s", dir)
 	}
 	ios, out, _ := testIO(nil)
-	if err := runToolsList(&ToolsListOptions{IO: ios, ToolsDirs: []string{dir}, ToolsSetting: "--tools-dir"}); err != nil {
+	if err := runToolsList(context.Background(), &ToolsListOptions{IO: ios, ToolsDirs: []string{dir}, ToolsSetting: "--tools-dir"}); err != nil {
 		t.Fatal(err)
 	}
 	want := "echo  001/echo.yaml:1  Print the arguments.\nfail  001/fail.yaml:1  Fail with a message that is long enough to be cut on a narrow terminal.\n"
@@ -133,7 +133,7 @@ func TestRunToolsList(t *testing.T) {
 	ios, out, _ = testIO(nil)
 	ios.SetTTY(false, true, true)
 	ios.SetWidth(60)
-	if err := runToolsList(&ToolsListOptions{IO: ios, ToolsDirs: []string{dir}, ToolsSetting: "--tools-dir"}); err != nil {
+	if err := runToolsList(context.Background(), &ToolsListOptions{IO: ios, ToolsDirs: []string{dir}, ToolsSetting: "--tools-dir"}); err != nil {
 		t.Fatal(err)
 	}
 	if want := "echo  001/echo.yaml:1  Print the arguments.\nfail  001/fail.yaml:1  Fail with a message that is long eno…\n"; out.String() != want {
@@ -152,7 +152,7 @@ func TestRunToolsListDefaultDirs(t *testing.T) {
 	}
 	t.Chdir(t.TempDir()) // no ./tools.d here
 	ios, out, errOut := testIO(map[string]string{"XDG_CONFIG_HOME": cfg})
-	if err := runToolsList(&ToolsListOptions{IO: ios}); err != nil {
+	if err := runToolsList(context.Background(), &ToolsListOptions{IO: ios}); err != nil {
 		t.Fatal(err)
 	}
 	if !strings.HasPrefix(out.String(), "echo ") || errOut.Len() != 0 {

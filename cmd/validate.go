@@ -17,6 +17,7 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/agentloop/agentloop/internal/bytesize"
+	"github.com/agentloop/agentloop/internal/toolset"
 	"github.com/agentloop/agentloop/pkg/transcript"
 )
 
@@ -221,11 +222,12 @@ func runValidate(ctx context.Context, opts *ValidateOptions) error {
 		MaxLine:      opts.MaxLine,
 	}
 	if len(opts.ToolsDirs) > 0 {
-		reg, err := loadTools(opts.IO, toolsSource{opts.ToolsDirs, "--tools-dir"})
+		// No server is started: validating runs nothing.
+		reg, servers, err := loadDefinitions(opts.IO, toolSources{toolsSource: toolsSource{opts.ToolsDirs, "--tools-dir"}})
 		if err != nil {
 			return &ExitError{Code: ExitUsage, Err: err}
 		}
-		topts.Tools = reg
+		topts.Tools = &toolset.Checker{Reg: reg, Servers: toolset.Enabled(servers)}
 	}
 
 	o := &validateOutput{opts: opts, out: bufio.NewWriterSize(opts.IO.Out, 64<<10)}

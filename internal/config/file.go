@@ -13,6 +13,7 @@ import (
 
 	"github.com/agentloop/agentloop/internal/suggest"
 	"github.com/agentloop/agentloop/internal/yamlpos"
+	"github.com/agentloop/agentloop/pkg/mcp"
 )
 
 // maxFileSize bounds the configuration file: anything larger is not one.
@@ -38,7 +39,7 @@ type Profile struct {
 
 // Value is a setting's value in the file and the line of its key.
 type Value struct {
-	Value any // string, int, time.Duration or []string, by the key's Kind
+	Value any // string, int, time.Duration, []string or []*mcp.Config, by the key's Kind
 	Line  int
 }
 
@@ -156,6 +157,14 @@ func (p *fileParser) settings(m *yaml.Node, profile string, extra func(k, v *yam
 		}
 		k, ok := Lookup(name)
 		switch {
+		case ok && k.Kind == Servers:
+			servers, probs := mcp.DecodeServers(p.path, vn)
+			for _, pr := range probs {
+				p.probs = append(p.probs, pr.Error())
+			}
+			if len(probs) == 0 {
+				out[name] = Value{servers, kn.Line}
+			}
 		case ok:
 			v, problem := p.value(k, vn)
 			if problem == "" && k.Check != nil {

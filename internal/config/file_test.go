@@ -60,6 +60,9 @@ func TestParseFileProblems(t *testing.T) {
 		// counted from 0); the key to move is on line 6.
 		{"key misindented in a profile", "model: gpt-4o\nprofiles:\n  ollama:\n    model: llama3.2\n    max_steps: 3\n   timeout: 1m\n", []string{"6: did not find expected key"}},
 		{"two documents", "model: a\n---\nmodel: b\n", []string{"2: more than one YAML document"}},
+		{"mcp server key", "mcp_servers:\n  gh:\n    comand: [x]\n", []string{"3: unknown key 'comand' (did you mean 'command'?)"}},
+		{"mcp servers not a mapping", "mcp_servers: [gh]\n", []string{"1: mcp_servers: want a mapping of server names"}},
+		{"mcp server in a profile", "profiles:\n  p:\n    mcp_servers:\n      gh: {url: ftp://h}\n", []string{"4: url ftp://h: want an http:// or https:// URL"}},
 		{"every problem at once", "modle: a\nmax_steps: 0\nprofiles:\n  x:\n    timeout: later\n", []string{
 			"1: unknown key 'modle'", "2: max_steps 0: must be at least 1", `5: profile 'x': timeout "later": not a duration`,
 		}},

@@ -22,9 +22,11 @@ import (
 	"regexp"
 	"slices"
 	"strings"
+	"sync"
 	"time"
 
 	"github.com/agentloop/agentloop/pkg/agent"
+	"github.com/agentloop/agentloop/pkg/mcp"
 )
 
 // FileName is the configuration file's name in $XDG_CONFIG_HOME/agentloop.
@@ -64,7 +66,7 @@ func DefaultModelFor(provider string) string {
 // reasoningModel matches the names of OpenAI's reasoning models (o1, o3,
 // o4-mini, the gpt-5 family, codex-mini), whose reasoning the Responses API
 // carries from one step to the next and Chat Completions throws away.
-var reasoningModel = regexp.MustCompile(`^(o[1-9][0-9]*(-|$)|gpt-5|codex-)`)
+var reasoningModel = sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile(`^(o[1-9][0-9]*(-|$)|gpt-5|codex-)`) })
 
 // ProviderFor is the provider a configuration chooses: the one named, else
 // the one a model's name implies: anthropic for claude-*, responses for an
@@ -76,7 +78,7 @@ func ProviderFor(provider, model string) string {
 		return provider
 	case strings.HasPrefix(model, "claude"):
 		return "anthropic"
-	case reasoningModel.MatchString(model):
+	case reasoningModel().MatchString(model):
 		return "responses"
 	}
 	return "openai"
@@ -101,6 +103,7 @@ const (
 	Path          // a path; ~/ is the home folder
 	PathList      // paths; colon-separated in the environment
 	List          // strings; the file only
+	Servers       // MCP servers, NAME: {keys}; the file only
 )
 
 // Key is one setting of the configuration.
@@ -126,6 +129,8 @@ var Keys = []Key{
 	{Name: "timeout", Env: "AGENTLOOP_TIMEOUT", Flag: "timeout", Kind: Duration, Check: notNegative},
 	{Name: "system", Env: "AGENTLOOP_SYSTEM", Flag: "system", Kind: String},
 	{Name: "models", Kind: List, Check: noEmptyItem},
+	{Name: "mcp_config", Env: "AGENTLOOP_MCP_CONFIG", Flag: "mcp-config", Kind: PathList, Check: noEmptyItem},
+	{Name: "mcp_servers", Kind: Servers},
 }
 
 // Lookup finds a key by its name in the file.
@@ -160,6 +165,8 @@ func defaultValue(k Key, stateDir string) any {
 		return time.Duration(0)
 	case List, PathList:
 		return []string(nil)
+	case Servers:
+		return []*mcp.Config(nil)
 	}
 	return ""
 }

@@ -9,6 +9,7 @@ import (
 	"time"
 
 	"github.com/agentloop/agentloop/internal/suggest"
+	"github.com/agentloop/agentloop/pkg/mcp"
 	"github.com/agentloop/agentloop/pkg/transcript"
 )
 
@@ -85,6 +86,10 @@ type Config struct {
 	Timeout       time.Duration
 	System        string
 	Models        []string
+	// MCPConfig are the {"mcpServers": …} files to read; MCPServers the
+	// servers the file's mcp_servers: declares.
+	MCPConfig  []string
+	MCPServers []*mcp.Config
 
 	settings map[string]setting // by key name, and "profile"
 	file     *File
@@ -199,6 +204,8 @@ func Resolve(in Input) (*Config, error) {
 	cfg.Timeout = cfg.settings["timeout"].value.(time.Duration)
 	cfg.System = cfg.settings["system"].value.(string)
 	cfg.Models = asList(cfg.settings["models"].value)
+	cfg.MCPConfig = asList(cfg.settings["mcp_config"].value)
+	cfg.MCPServers, _ = cfg.settings["mcp_servers"].value.([]*mcp.Config)
 	return cfg, nil
 }
 

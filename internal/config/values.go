@@ -6,6 +6,7 @@ import (
 	"strconv"
 	"strings"
 
+	"github.com/agentloop/agentloop/pkg/mcp"
 	"github.com/agentloop/agentloop/pkg/transcript"
 )
 
@@ -20,6 +21,12 @@ func shownValue(v any) string {
 		return strconv.Quote(transcript.RedactURL(v))
 	case []string:
 		return "[" + strings.Join(v, ", ") + "]"
+	case []*mcp.Config:
+		names := make([]string, len(v))
+		for i, c := range v {
+			names[i] = c.Name
+		}
+		return "[" + strings.Join(names, ", ") + "]"
 	}
 	return fmt.Sprint(v)
 }

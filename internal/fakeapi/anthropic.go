@@ -88,10 +88,12 @@ func (s *Anthropic) handle(w http.ResponseWriter, r *http.Request, body []byte) 
 		antError(w, http.StatusBadRequest, "invalid_request_error", "max_tokens: Field required")
 		return
 	}
-	if msg := checkAnthropicGrammar(req.Messages); msg != "" {
-		s.violatef("%s", msg)
-		antError(w, http.StatusBadRequest, "invalid_request_error", msg)
-		return
+	for _, msg := range []string{checkAnthropicGrammar(req.Messages), checkAnthropicTools(req.Tools), checkAnthropicImages(req.Messages)} {
+		if msg != "" {
+			s.violatef("%s", msg)
+			antError(w, http.StatusBadRequest, "invalid_request_error", msg)
+			return
+		}
 	}
 	s.checkThinking(body)
 	c, ok := s.conversation(w, req.Messages, func(w http.ResponseWriter, status int, msg string) {

@@ -338,19 +338,27 @@ func (b *eventBudget) take() bool {
 	return true
 }
 
-// CheckOpenAIMessages applies the Chat Completions pairing rules to a
-// conversation and returns the real API's error for the first violation.
+// CheckOpenAIMessages applies the Chat Completions pairing rules and image
+// rules to a conversation and returns the real API's error for the first
+// violation.
 func CheckOpenAIMessages(msgs []json.RawMessage) error {
 	if msg, param := checkOpenAIGrammar(msgs); msg != "" {
+		return fmt.Errorf("%s (param %s)", msg, param)
+	}
+	if msg, param := checkOpenAIImages(msgs); msg != "" {
 		return fmt.Errorf("%s (param %s)", msg, param)
 	}
 	return nil
 }
 
-// CheckAnthropicMessages applies the Messages pairing rules to a
-// conversation and returns the real API's error for the first violation.
+// CheckAnthropicMessages applies the Messages pairing rules and image rules
+// to a conversation and returns the real API's error for the first
+// violation.
 func CheckAnthropicMessages(msgs []json.RawMessage) error {
 	if msg := checkAnthropicGrammar(msgs); msg != "" {
+		return errors.New(msg)
+	}
+	if msg := checkAnthropicImages(msgs); msg != "" {
 		return errors.New(msg)
 	}
 	return nil

@@ -80,10 +80,16 @@ func (s *OpenAI) handle(w http.ResponseWriter, r *http.Request, body []byte) {
 		oaiError(w, http.StatusBadRequest, "We could not parse the JSON body of your request.", "invalid_request_error", "")
 		return
 	}
-	if msg, param := checkOpenAIGrammar(req.Messages); msg != "" {
-		s.violatef("%s (param %s)", msg, param)
-		oaiError(w, http.StatusBadRequest, msg, "invalid_request_error", param)
-		return
+	for _, check := range []func() (string, string){
+		func() (string, string) { return checkOpenAIGrammar(req.Messages) },
+		func() (string, string) { return checkOpenAITools(req.Tools) },
+		func() (string, string) { return checkOpenAIImages(req.Messages) },
+	} {
+		if msg, param := check(); msg != "" {
+			s.violatef("%s (param %s)", msg, param)
+			oaiError(w, http.StatusBadRequest, msg, "invalid_request_error", param)
+			return
+		}
 	}
 	c, ok := s.conversation(w, req.Messages, func(w http.ResponseWriter, status int, msg string) {
 		oaiError(w, status, msg, "requests", "")

@@ -139,6 +139,9 @@ func (s *Responses) handle(w http.ResponseWriter, r *http.Request, body []byte) 
 	if gerr == nil {
 		gerr = checkResponsesItems(input, store, s.snapshot())
 	}
+	if gerr == nil {
+		gerr = checkResponsesImages(input)
+	}
 	if gerr != nil {
 		s.violatef("%s (param %s)", gerr.msg, gerr.param)
 		respError(w, http.StatusBadRequest, gerr.msg, "invalid_request_error", gerr.param, gerr.code)
@@ -272,6 +275,9 @@ func checkResponsesTools(tools []json.RawMessage) *grammarError {
 		if t.Name == "" {
 			return &grammarError{msg: fmt.Sprintf("Missing required parameter: 'tools[%d].name'.", i), param: fmt.Sprintf("tools[%d].name", i)}
 		}
+		if !toolNamePattern.MatchString(t.Name) {
+			return &grammarError{msg: fmt.Sprintf("Invalid 'tools[%d].name': string does not match pattern. Expected a string that matches the pattern '^[a-zA-Z0-9_-]+$'.", i), param: fmt.Sprintf("tools[%d].name", i)}
+		}
 		if len(t.Strict) == 0 || string(t.Strict) == "null" {
 			// Absent, it is true: a schema with optional properties is
 			// then refused.
@@ -286,6 +292,9 @@ func checkResponsesTools(tools []json.RawMessage) *grammarError {
 // violation.
 func CheckResponsesItems(items []json.RawMessage) error {
 	if e := checkResponsesItems(items, false, issued{}); e != nil {
+		return fmt.Errorf("%s (param %s)", e.msg, e.param)
+	}
+	if e := checkResponsesImages(items); e != nil {
 		return fmt.Errorf("%s (param %s)", e.msg, e.param)
 	}
 	return nil
@@ -767,7 +776,19 @@ func responsesResults(items []json.RawMessage) map[string]result {
 		}
 		var text string
 		if json.Unmarshal(it.Output, &text) != nil {
-			text = string(it.Output)
+			// A list output: its text parts.
+			var parts []struct {
+				Type string `json:"type"`
+				Text string `json:"text"`
+			}
+			if json.Unmarshal(it.Output, &parts) != nil {
+				text = string(it.Output)
+			}
+			for _, p := range parts {
+				if p.Type == "input_text" {
+					text += p.Text
+				}
+			}
 		}
 		results[*it.CallID] = result{text: text, isError: strings.HasPrefix(text, `{"error":`)}
 	}

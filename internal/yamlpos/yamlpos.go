@@ -13,6 +13,7 @@ import (
 	"slices"
 	"strconv"
 	"strings"
+	"sync"
 
 	"gopkg.in/yaml.v3"
 )
@@ -69,13 +70,13 @@ func decode(data []byte) (doc, extra *yaml.Node, err error) {
 	return doc, extra, nil
 }
 
-var errLine = regexp.MustCompile(`^yaml: line (\d+): (.*)$`)
+var errLine = sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile(`^yaml: line (\d+): (.*)$`) })
 
 // splitError splits a yaml.v3 error into the line its message names, 0 if
 // none, and the problem.
 func splitError(err error) (int, string) {
 	msg := err.Error()
-	if m := errLine.FindStringSubmatch(msg); m != nil {
+	if m := errLine().FindStringSubmatch(msg); m != nil {
 		line, _ := strconv.Atoi(m[1])
 		return line, m[2]
 	}

@@ -94,6 +94,22 @@ type ToolResult struct {
 	Duration time.Duration
 	// Truncated is set when the output was cut at the tool's limit.
 	Truncated bool
+	// Images are pictures the tool returned beside Content. Each provider
+	// puts them where its API lets the model see them (see ResultMessages);
+	// one it cannot send is described in the text instead.
+	Images []Image
+	// Source is where the tool came from: "" for a script tool, "mcp" for
+	// a tool of an MCP server, named by Server.
+	Source string
+	Server string
+}
+
+// Image is a picture in a tool's result.
+type Image struct {
+	// MIMEType is the type the tool gave. What is sent is decided by the
+	// bytes: a PNG, JPEG, GIF or WebP image under MaxImageBytes.
+	MIMEType string
+	Data     []byte
 }
 
 // CallResult is the answer to one call.
@@ -103,10 +119,13 @@ type CallResult struct {
 }
 
 // ResultMessage is a message that answers calls: Results indexes the
-// CallResults it carries, in order.
+// CallResults it carries, in order. A message that only carries the images
+// of results (Chat Completions' user message after the tool messages) has
+// no Results, and Images indexes those results.
 type ResultMessage struct {
 	Message Message
 	Results []int
+	Images  []int
 }
 
 // RecordedResult is a tool result read back from a message.

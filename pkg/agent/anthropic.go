@@ -2,6 +2,7 @@ package agent
 
 import (
 	"context"
+	"encoding/base64"
 	"encoding/json"
 	"errors"
 	"fmt"
@@ -223,7 +224,8 @@ func (AnthropicDialect) UserMessage(text string) Message {
 // ResultMessages writes one user message whose content is a tool_result
 // block per call, in call order. Failures carry is_error and a non-empty
 // text; an empty success leaves the content out (an empty text block is
-// refused).
+// refused). A result's images follow its text inside its tool_result, as
+// image blocks; one the API would refuse is described in the text instead.
 func (AnthropicDialect) ResultMessages(results []CallResult) ([]ResultMessage, error) {
 	if len(results) == 0 {
 		return nil, nil
@@ -233,6 +235,19 @@ func (AnthropicDialect) ResultMessages(results []CallResult) ([]ResultMessage, e
 	for i, r := range results {
 		b := anthropic.ToolResultBlockParam{ToolUseID: r.Call.ID}
 		content := r.Result.Content
+		var images []anthropic.ToolResultBlockParamContentUnion
+		for _, im := range r.Result.Images {
+			t, why := sendable(im)
+			if why != "" {
+				content = withLine(content, notShown(im, why))
+				continue
+			}
+			images = append(images, anthropic.ToolResultBlockParamContentUnion{OfImage: &anthropic.ImageBlockParam{
+				Source: anthropic.ImageBlockParamSourceUnion{OfBase64: &anthropic.Base64ImageSourceParam{
+					Data: base64.StdEncoding.EncodeToString(im.Data), MediaType: anthropic.Base64ImageSourceMediaType(t),
+				}},
+			}})
+		}
 		if r.Result.IsError {
 			b.IsError = anthropic.Bool(true)
 			if strings.TrimSpace(content) == "" {
@@ -242,6 +257,7 @@ func (AnthropicDialect) ResultMessages(results []CallResult) ([]ResultMessage, e
 		if strings.TrimSpace(content) != "" {
 			b.Content = []anthropic.ToolResultBlockParamContentUnion{{OfText: &anthropic.TextBlockParam{Text: content}}}
 		}
+		b.Content = append(b.Content, images...)
 		blocks[i] = anthropic.ContentBlockParamUnion{OfToolResult: &b}
 		idx[i] = i
 	}
@@ -260,6 +276,7 @@ type antMessage struct {
 
 type antBlock struct {
 	Type      string          `json:"type"`
+	Source    *antImageSource `json:"source"`
 	Text      string          `json:"text"`
 	ID        string          `json:"id"`
 	Name      string          `json:"name"`
@@ -267,6 +284,21 @@ type antBlock struct {
 	ToolUseID string          `json:"tool_use_id"`
 	Content   json.RawMessage `json:"content"`
 	IsError   bool            `json:"is_error"`
+}
+
+// antImageSource is an image block's source.
+type antImageSource struct {
+	MediaType string `json:"media_type"`
+	Data      string `json:"data"`
+}
+
+// recordedImage reads an image block's source back.
+func recordedImage(src *antImageSource) Image {
+	if src == nil {
+		return Image{}
+	}
+	data, _ := base64.StdEncoding.DecodeString(src.Data)
+	return Image{MIMEType: src.MediaType, Data: data}
 }
 
 func antBlocks(content json.RawMessage) ([]antBlock, string) {
@@ -324,16 +356,18 @@ func (AnthropicDialect) ParseResults(msg Message) []RecordedResult {
 			continue
 		}
 		r := RecordedResult{CallID: bl.ToolUseID, IsError: bl.IsError}
-		inner, s := antBlocks(bl.Content)
-		var b strings.Builder
-		b.WriteString(s)
+		inner, text := antBlocks(bl.Content)
 		for _, ib := range inner {
-			if ib.Type == "text" {
-				b.WriteString(ib.Text)
+			switch ib.Type {
+			case "text":
+				text += ib.Text
+			case "image":
+				// An image reads as its label, so that a replay that gets
+				// another image, or none, sees a difference.
+				text = withLine(text, "[image: "+imageLabel(recordedImage(ib.Source))+"]")
 			}
 		}
-		r.Content = b.String()
-		r.Text = r.Content
+		r.Content, r.Text = text, text
 		out = append(out, r)
 	}
 	return out
@@ -365,10 +399,14 @@ type cacheControl struct {
 }
 
 // ToolDefs writes {"name","description","input_schema"} definitions; the
-// last carries cache_control, which caches the whole tools array.
+// last carries cache_control, which caches the whole tools array. One the
+// API would refuse is a *ToolDefError.
 func (AnthropicDialect) ToolDefs(defs []ToolSpec) ([]json.RawMessage, error) {
 	out := make([]json.RawMessage, 0, len(defs))
 	for i, d := range defs {
+		if p := checkSpec("anthropic", d); p != "" {
+			return nil, &ToolDefError{Tool: d.Name, Problem: p}
+		}
 		t := antTool{Name: d.Name, Description: d.Description, InputSchema: d.Parameters}
 		if len(t.InputSchema) == 0 {
 			t.InputSchema = json.RawMessage(`{"type":"object","properties":{}}`)

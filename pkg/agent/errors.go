@@ -11,6 +11,7 @@ import (
 	"os"
 	"regexp"
 	"strings"
+	"sync"
 	"time"
 
 	"github.com/agentloop/agentloop/pkg/transcript"
@@ -134,12 +135,12 @@ func bodyText(res *http.Response) string {
 	}
 	s := string(b)
 	if strings.HasPrefix(strings.TrimSpace(s), "<") {
-		s = htmlTags.ReplaceAllString(s, " ")
+		s = htmlTags().ReplaceAllString(s, " ")
 	}
 	return strings.ToValidUTF8(oneLine(s), "\uFFFD")
 }
 
-var htmlTags = regexp.MustCompile(`<[^>]*>`)
+var htmlTags = sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile(`<[^>]*>`) })
 
 // endpoint is what an API error's hint needs to know about the request.
 type endpoint struct {

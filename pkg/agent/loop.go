@@ -296,7 +296,11 @@ func FinishedFromRecords(recs []transcript.CallResult) []CallResult {
 			Result: ToolResult{
 				Content: r.Content, IsError: r.IsError, Kind: r.Error, ExitCode: r.ExitCode,
 				Duration: time.Duration(r.DurationMS) * time.Millisecond, Truncated: r.Truncated,
+				Source: r.Source, Server: r.Server,
 			},
+		}
+		for _, im := range r.Images {
+			out[i].Result.Images = append(out[i].Result.Images, Image{MIMEType: im.MIMEType, Data: im.Data})
 		}
 	}
 	return out
@@ -335,7 +339,11 @@ func (l *Loop) appendResults(out *Outcome, step int, results []CallResult) error
 		for i, ri := range m.Results {
 			meta[i] = resultMeta(&results[ri].Call, results[ri].Result)
 		}
-		if err := l.record(transcript.Message{Step: step, Message: m.Message, Results: meta}); err != nil {
+		var imagesOf []string
+		for _, ri := range m.Images {
+			imagesOf = append(imagesOf, results[ri].Call.ID)
+		}
+		if err := l.record(transcript.Message{Step: step, Message: m.Message, Results: meta, ImagesOf: imagesOf}); err != nil {
 			return err
 		}
 	}
@@ -393,7 +401,11 @@ func (l *Loop) runCalls(ctx context.Context, step int, calls []Call, run []int, 
 
 // recordResult writes the result record of a call that finished.
 func (l *Loop) recordResult(step int, c *Call, r ToolResult) error {
-	return l.Transcript.WriteResult(transcript.CallResult{Step: step, Result: resultMeta(c, r), Content: r.Content})
+	rec := transcript.CallResult{Step: step, Result: resultMeta(c, r), Content: r.Content}
+	for _, im := range r.Images {
+		rec.Images = append(rec.Images, transcript.Image{MIMEType: im.MIMEType, Data: im.Data})
+	}
+	return l.Transcript.WriteResult(rec)
 }
 
 // resultMeta is what a transcript records of how a call ran.
@@ -401,7 +413,7 @@ func resultMeta(c *Call, r ToolResult) transcript.Result {
 	return transcript.Result{
 		CallID: c.ID, Name: c.Name, ExitCode: r.ExitCode,
 		DurationMS: r.Duration.Milliseconds(), Truncated: r.Truncated,
-		IsError: r.IsError, Error: r.Kind,
+		IsError: r.IsError, Error: r.Kind, Source: r.Source, Server: r.Server,
 	}
 }
 

@@ -364,10 +364,32 @@ func (OpenAIDialect) UserMessage(text string) Message {
 
 // ResultMessages writes one tool message per call, in call order. A failed
 // call's content is {"error": "..."} so the model can tell it from output.
+//
+// A tool message takes text only, so images go in one user message after
+// the tool messages (the API accepts a user message there, and only there
+// does it take images): each image after a line naming its call, and each
+// call's text saying its images follow. That message answers no call.
 func (OpenAIDialect) ResultMessages(results []CallResult) ([]ResultMessage, error) {
-	out := make([]ResultMessage, len(results))
+	out := make([]ResultMessage, 0, len(results)+1)
+	var parts []openai.ChatCompletionContentPartUnionParam
+	var withImages []int
 	for i, r := range results {
 		content := r.Result.Content
+		shown := 0
+		for _, im := range r.Result.Images {
+			t, why := sendable(im)
+			if why != "" {
+				content = withLine(content, notShown(im, why))
+				continue
+			}
+			if shown++; shown == 1 {
+				withImages = append(withImages, i)
+			}
+			content = withLine(content, fmt.Sprintf("[image: %s; it follows in the user message after the tool results, as a tool message takes text only]", imageLabel(im)))
+			parts = append(parts,
+				openai.TextContentPart(fmt.Sprintf("Image %d of the result of tool call %s (%s):", shown, r.Call.ID, r.Call.Name)),
+				openai.ImageContentPart(openai.ChatCompletionContentPartImageImageURLParam{URL: dataURL(t, im.Data)}))
+		}
 		if r.Result.IsError {
 			b, err := json.Marshal(map[string]string{"error": content})
 			if err != nil {
@@ -379,7 +401,14 @@ func (OpenAIDialect) ResultMessages(results []CallResult) ([]ResultMessage, erro
 		if err != nil {
 			return nil, err
 		}
-		out[i] = ResultMessage{Message: b, Results: []int{i}}
+		out = append(out, ResultMessage{Message: b, Results: []int{i}})
+	}
+	if len(parts) > 0 {
+		b, err := json.Marshal(openai.UserMessage(parts))
+		if err != nil {
+			return nil, err
+		}
+		out = append(out, ResultMessage{Message: b, Images: withImages})
 	}
 	return out, nil
 }
@@ -499,15 +528,19 @@ type oaiTool struct {
 	} `json:"function"`
 }
 
-// ToolDefs writes {"type":"function","function":{…}} definitions.
+// ToolDefs writes {"type":"function","function":{…}} definitions; one the
+// API would refuse is a *ToolDefError.
 func (OpenAIDialect) ToolDefs(defs []ToolSpec) ([]json.RawMessage, error) {
 	out := make([]json.RawMessage, 0, len(defs))
 	for _, d := range defs {
+		if p := checkSpec("openai", d); p != "" {
+			return nil, &ToolDefError{Tool: d.Name, Problem: p}
+		}
 		var t oaiTool
 		t.Type = "function"
 		t.Function.Name = d.Name
 		t.Function.Description = d.Description
-		t.Function.Parameters = d.Parameters
+		t.Function.Parameters = anySchemas(withProperties(d.Parameters))
 		t.Function.Strict = d.Strict
 		b, err := marshalNoEscape(t)
 		if err != nil {

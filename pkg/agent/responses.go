@@ -293,11 +293,24 @@ func (ResponsesDialect) UserMessage(text string) Message {
 
 // ResultMessages writes one function_call_output item per call, in call
 // order. A failed call's output is {"error": "..."}, as for Chat
-// Completions.
+// Completions. A result with images has a list for its output: the text as
+// an input_text part, then each image as an input_image part (a data URL);
+// an image the API would refuse is described in the text instead.
 func (ResponsesDialect) ResultMessages(results []CallResult) ([]ResultMessage, error) {
 	out := make([]ResultMessage, len(results))
 	for i, r := range results {
 		output := r.Result.Content
+		var images []responses.ResponseFunctionCallOutputItemUnionParam
+		for _, im := range r.Result.Images {
+			t, why := sendable(im)
+			if why != "" {
+				output = withLine(output, notShown(im, why))
+				continue
+			}
+			images = append(images, responses.ResponseFunctionCallOutputItemUnionParam{OfInputImage: &responses.ResponseInputImageContentParam{
+				ImageURL: openai.String(dataURL(t, im.Data)),
+			}})
+		}
 		if r.Result.IsError {
 			b, err := json.Marshal(map[string]string{"error": output})
 			if err != nil {
@@ -306,6 +319,13 @@ func (ResponsesDialect) ResultMessages(results []CallResult) ([]ResultMessage, e
 			output = string(b)
 		}
 		item := responses.ResponseInputItemParamOfFunctionCallOutput(output)
+		if len(images) > 0 {
+			var list responses.ResponseFunctionCallOutputItemListParam
+			if output != "" {
+				list = append(list, responses.ResponseFunctionCallOutputItemUnionParam{OfInputText: &responses.ResponseInputTextContentParam{Text: output}})
+			}
+			item.OfFunctionCallOutput.Output = responses.ResponseInputItemFunctionCallOutputOutputUnionParam{OfResponseFunctionCallOutputItemArray: append(list, images...)}
+		}
 		item.OfFunctionCallOutput.CallID = openai.String(r.Call.ID)
 		b, err := json.Marshal(item)
 		if err != nil {
@@ -329,9 +349,10 @@ type respItem struct {
 
 // respPart is an element of a message's content or of an output list.
 type respPart struct {
-	Type    string `json:"type"`
-	Text    string `json:"text"`
-	Refusal string `json:"refusal"`
+	Type     string `json:"type"`
+	Text     string `json:"text"`
+	Refusal  string `json:"refusal"`
+	ImageURL string `json:"image_url"`
 }
 
 // ParseAssistant reads one output item: the text and refusal of a message,
@@ -400,6 +421,15 @@ func (ResponsesDialect) ParseResults(msg Message) []RecordedResult {
 		Error *string `json:"error"`
 	}
 	isErr := strings.HasPrefix(content, `{"error":`) && json.Unmarshal([]byte(content), &e) == nil && e.Error != nil
+	// An image reads as its label, so that a replay that gets another
+	// image, or none, sees a difference.
+	var parts []respPart
+	_ = json.Unmarshal(it.Output, &parts)
+	for _, p := range parts {
+		if p.Type == "input_image" {
+			content = withLine(content, "[image: "+imageLabel(imageFromDataURL(p.ImageURL))+"]")
+		}
+	}
 	text := content
 	if isErr {
 		text = *e.Error
@@ -445,11 +475,17 @@ type respTool struct {
 	Strict bool `json:"strict"`
 }
 
-// ToolDefs writes {"type":"function","name",…,"strict"} definitions.
+// ToolDefs writes {"type":"function","name",…,"strict"} definitions; one
+// the API would refuse is a *ToolDefError. A schema is made the one Chat
+// Completions takes (properties present, no empty additionalProperties
+// schema): the two APIs check schemas alike.
 func (ResponsesDialect) ToolDefs(defs []ToolSpec) ([]json.RawMessage, error) {
 	out := make([]json.RawMessage, 0, len(defs))
 	for _, d := range defs {
-		t := respTool{Type: "function", Name: d.Name, Description: d.Description, Parameters: d.Parameters, Strict: d.Strict}
+		if p := checkSpec("responses", d); p != "" {
+			return nil, &ToolDefError{Tool: d.Name, Problem: p}
+		}
+		t := respTool{Type: "function", Name: d.Name, Description: d.Description, Parameters: anySchemas(withProperties(d.Parameters)), Strict: d.Strict}
 		if len(t.Parameters) == 0 {
 			t.Parameters = json.RawMessage(`{"type":"object","properties":{}}`)
 		}

@@ -121,7 +121,7 @@ func (r *fileReader) promptAfter(start time.Time, from int64) (prompt string, ok
 			return "", false
 		}
 		if isType(line, transcript.TypeMessage) {
-			if rec, ok := decodeTail(line); ok && rec.Message.Role == "user" && rec.Message.Content.Text != "" {
+			if rec, ok := decodeTail(line); ok && rec.isPrompt() {
 				return rec.Message.Content.Text, true
 			}
 		}

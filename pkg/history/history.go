@@ -272,7 +272,7 @@ func (e *Entry) readTail(r *fileReader, opts Options) error {
 			// The answer is the last assistant message's text; one that
 			// only calls tools has none.
 			e.Answer, wantAnswer = rec.Message.Content.Text, false
-		case role == "user" && rec.Message.Content.Text != "" && e.Continues():
+		case rec.isPrompt() && e.Continues():
 			if wantPrompt {
 				e.Prompt, wantPrompt = rec.Message.Content.Text, false
 			}
@@ -292,6 +292,14 @@ type tailRecord struct {
 		Role    string          `json:"role"`
 		Content transcript.Text `json:"content"`
 	} `json:"message"`
+	// ImagesOf marks a user message that carries the pictures of tool
+	// results (Chat Completions): a user message with text, not a prompt.
+	ImagesOf []string `json:"images_of"`
+}
+
+// isPrompt reports whether the record is a question a person asked.
+func (r *tailRecord) isPrompt() bool {
+	return r.Message.Role == "user" && r.Message.Content.Text != "" && len(r.ImagesOf) == 0
 }
 
 func decodeTail(line []byte) (*tailRecord, bool) {

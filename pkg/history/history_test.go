@@ -141,6 +141,15 @@ func TestRead(t *testing.T) {
 			data, _ := os.ReadFile(p)
 			writeFile(t, p, regexp.MustCompile(`"time":"[^"]*",`).ReplaceAllString(string(data), ""))
 		}, Options{Answers: true}, want{state: "stop", prompt: "and then?", answer: "Then this.", steps: 2, tokens: 220}},
+		{"a continued run without times whose results had pictures: they are no prompt", func(p string) {
+			run{id: "c1", parentID: "a1", command: CommandContinue, start: t0, copied: []string{"first"}, prompt: "and draw it?", steps: 1}.write(t, p)
+			data, _ := os.ReadFile(p)
+			writeFile(t, p, regexp.MustCompile(`"time":"[^"]*",`).ReplaceAllString(string(data), ""))
+			appendTo(t, p, `{"type":"message","seq":90,"step":2,"message":{"role":"user","content":[{"type":"text","text":"Image 1 of the result of tool call call_9 (draw):"},{"type":"image_url","image_url":{"url":"data:image/png;base64,iVBORw0KGgo="}}]},"images_of":["call_9"]}
+{"type":"message","seq":91,"step":3,"message":{"role":"assistant","content":"A square."},"finish_reason":"stop"}
+{"type":"end","reason":"stop","steps":3,"usage":{"input_tokens":0,"output_tokens":0}}
+`)
+		}, Options{Answers: true}, want{state: "stop", prompt: "and draw it?", answer: "A square.", steps: 3}},
 		{"a continued run with a large parent and no answer yet", func(p string) {
 			run{id: "c1", parentID: "a1", command: CommandContinue, start: t0, copied: slices.Repeat([]string{strings.Repeat("long question ", 2000)}, 40), prompt: "and then?", steps: 1}.write(t, p)
 		}, Options{Answers: true}, want{state: StateUnfinished, prompt: "and then?", steps: 41}},

@@ -14,7 +14,9 @@ import (
 
 // nameRE matches the name agentloop gives a transcript: the time the run
 // started (UTC, to the second) and its id.
-var nameRE = regexp.MustCompile(`^([0-9]{8}T[0-9]{6}Z)-([0-9A-Za-z]+)\.jsonl$`)
+var nameRE = sync.OnceValue(func() *regexp.Regexp {
+	return regexp.MustCompile(`^([0-9]{8}T[0-9]{6}Z)-([0-9A-Za-z]+)\.jsonl$`)
+})
 
 // nameSlack is how much later than the time in its name a run may have
 // started: the name is taken just before the header is written.
@@ -45,7 +47,7 @@ func files(dir string) ([]file, error) {
 			continue
 		}
 		f := file{path: filepath.Join(dir, name)}
-		if m := nameRE.FindStringSubmatch(name); m != nil {
+		if m := nameRE().FindStringSubmatch(name); m != nil {
 			if t, err := time.Parse("20060102T150405Z", m[1]); err == nil {
 				f.named, f.at, f.id = true, t, strings.ToLower(m[2])
 			}

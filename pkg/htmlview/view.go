@@ -287,6 +287,14 @@ func (b *builder) message(i int, rec transcript.Message) messageView {
 			return mv
 		}
 	}
+	if len(rec.ImagesOf) > 0 {
+		// The pictures of results (Chat Completions): part of the
+		// turn's results, not a prompt.
+		mv.Role, mv.Class = "tool images", "role-tool"
+		mv.Text = b.safe(agent.ImagesText(probe.Content))
+		mv.Head = "step " + strconv.Itoa(rec.Step) + " · images of " + b.safe(strings.Join(rec.ImagesOf, ", "))
+		return mv
+	}
 	text := transcript.ContentText(probe.Content)
 	if text == "" {
 		text = compactJSON(rec.Message)
@@ -542,6 +550,9 @@ func (b *builder) resultView(msgID string, j int, r agent.RecordedResult, meta t
 	info := []string{b.safe(r.CallID)}
 	if meta.ExitCode >= 0 && meta.Error != transcript.KindDeclined {
 		info = append(info, "exit "+strconv.Itoa(meta.ExitCode))
+	}
+	if meta.Source == transcript.SourceMCP {
+		info = append(info, "mcp server "+b.safe(meta.Server))
 	}
 	info = append(info, seconds(time.Duration(meta.DurationMS)*time.Millisecond), byteSize(len(r.Content)))
 	if !v.Open {

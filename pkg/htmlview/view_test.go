@@ -318,3 +318,38 @@ func TestBuildInterruptedTurn(t *testing.T) {
 		t.Errorf("outcome %+v", p.Outcome)
 	}
 }
+
+// Results of an MCP server name it; the pictures Chat Completions gets in
+// a user message after the tool messages are drawn as part of the results
+// (described, not shown), not as a new prompt.
+func TestBuildMCPResultsAndImages(t *testing.T) {
+	src := `{"type":"header","version":1,"id":"i","time":"2026-03-01T10:00:00Z","command":"run","provider":"openai","model":"m"}
+{"type":"message","seq":1,"step":0,"time":"2026-03-01T10:00:00Z","message":{"role":"user","content":"draw"}}
+{"type":"message","seq":2,"step":1,"time":"2026-03-01T10:00:01Z","message":{"role":"assistant","content":null,"tool_calls":[{"id":"call_3","type":"function","function":{"name":"fake_image","arguments":"{}"}}]},"latency_ms":1000,"finish_reason":"tool_calls"}
+{"type":"message","seq":3,"step":1,"time":"2026-03-01T10:00:02Z","message":{"role":"tool","tool_call_id":"call_3","content":"a red square\n[image: image/png, 68 bytes; it follows in the user message after the tool results, as a tool message takes text only]"},"results":[{"call_id":"call_3","name":"fake_image","exit_code":0,"duration_ms":5,"truncated":false,"is_error":false,"source":"mcp","server":"fake"}]}
+{"type":"message","seq":4,"step":1,"time":"2026-03-01T10:00:02Z","message":{"role":"user","content":[{"type":"text","text":"Image 1 of the result of tool call call_3 (fake_image):"},{"type":"image_url","image_url":{"url":"data:image/png;base64,iVBORw0KGgoAAAANSUhEUgAAAAEAAAABCAYAAAAfFcSJAAAADUlEQVR42mP8z8BQDwAEhQGAhKmMIQAAAABJRU5ErkJggg=="}}]},"images_of":["call_3"]}
+{"type":"message","seq":5,"step":2,"time":"2026-03-01T10:00:03Z","message":{"role":"assistant","content":"A red square."},"latency_ms":1000,"finish_reason":"stop"}
+{"type":"end","time":"2026-03-01T10:00:03Z","reason":"stop","steps":2,"usage":{"input_tokens":0,"output_tokens":0}}
+`
+	b := &builder{conv: read(t, src), d: agent.OpenAIDialect{}, safe: mark, provider: "openai", parallel: 1}
+	p := b.build("t.jsonl")
+	if p.Title != "draw" || len(p.Messages) != 5 {
+		t.Fatalf("title %q, %d messages", p.Title, len(p.Messages))
+	}
+	if r := p.Messages[2].Results[0]; !strings.Contains(r.Info, "mcp server fake") {
+		t.Errorf("result info %q does not name the server", r.Info)
+	}
+	im := p.Messages[3]
+	if im.Role != "tool images" || im.Class != "role-tool" || !strings.Contains(im.Head, "images of call_3") {
+		t.Errorf("images message drawn as %q (%s): %q", im.Role, im.Class, im.Head)
+	}
+	if want := "Image 1 of the result of tool call call_3 (fake_image):\n[image: image/png, 70 bytes]"; im.Text != want {
+		t.Errorf("images text %q, want %q", im.Text, want)
+	}
+	if out := render(t, read(t, src)); strings.Contains(out, "iVBORw0KGgo") {
+		t.Error("the page carries the image's bytes")
+	}
+	if len(p.Steps) != 2 {
+		t.Errorf("%d steps, want 2 (the images are no new prompt)", len(p.Steps))
+	}
+}

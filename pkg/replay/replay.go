@@ -169,7 +169,9 @@ func Run(ctx context.Context, conv *transcript.Conversation, opts Options) (res 
 		// results) before the next one: a user's follow-up, say.
 		var extra []transcript.Message
 		for i := rec.turnEnd(t); i < rec.turnAt(t+1); i++ {
-			if len(d.ParseResults(rec.msgs[i])) == 0 {
+			// The images of recorded results come again with the fresh
+			// results.
+			if len(d.ParseResults(rec.msgs[i])) == 0 && len(conv.Messages[i].ImagesOf) == 0 {
 				extra = append(extra, conv.Messages[i])
 			}
 		}
@@ -368,10 +370,12 @@ func compareCall(d agent.Dialect, k callKey, name string, res agent.ToolResult, 
 	}
 	// The fresh result, written as the recording wrote results. Without
 	// the transcript's word on is_error, the recorded one was read from
-	// the text, and so is the fresh one.
+	// the text, and so is the fresh one. The first message answers the
+	// call; a second one holds its images (Chat Completions), which the
+	// first one's text describes.
 	msgs, err := d.ResultMessages([]agent.CallResult{{Call: agent.Call{ID: k.id, Name: name}, Result: res}})
 	got, gotErr := res.Content, res.IsError
-	if err == nil && len(msgs) == 1 {
+	if err == nil && len(msgs) > 0 {
 		if rs := d.ParseResults(msgs[0].Message); len(rs) == 1 {
 			got = rs[0].Content
 			if !recorded.errKnown[k] {

@@ -372,3 +372,59 @@ func TestRunRecordingWithResultRecords(t *testing.T) {
 		t.Error("diverged")
 	}
 }
+
+// A result with an image is compared by its text, which names each image
+// by its type and size: on Chat Completions the image itself is in a user
+// message after the tool messages, and that message is put back where it
+// was.
+func TestRunImages(t *testing.T) {
+	image := func(n int) agent.ToolResult {
+		return agent.ToolResult{Content: "a chart", Images: []agent.Image{{MIMEType: "image/png", Data: append([]byte("\x89PNG\r\n\x1a\n"), make([]byte, n)...)}}}
+	}
+	var b bytes.Buffer
+	w := transcript.NewWriter(&b, nil)
+	d := agent.OpenAIDialect{}
+	turn := json.RawMessage(`{"role":"assistant","content":null,"tool_calls":[{"id":"a","type":"function","function":{"name":"chart","arguments":"{}"}}]}`)
+	final := json.RawMessage(`{"role":"assistant","content":"done"}`)
+	msgs, err := d.ResultMessages([]agent.CallResult{{Call: agent.Call{ID: "a", Name: "chart"}, Result: image(10)}})
+	if err != nil || len(msgs) != 2 {
+		t.Fatalf("%d messages, %v", len(msgs), err)
+	}
+	for _, err := range []error{
+		w.WriteHeader(transcript.Header{Provider: "openai", Model: "m"}),
+		w.WriteMessage(transcript.Message{Message: d.UserMessage("go")}),
+		w.WriteMessage(transcript.Message{Step: 1, Message: turn, FinishReason: "tool_calls"}),
+		w.WriteMessage(transcript.Message{Step: 1, Message: msgs[0].Message, Results: []transcript.Result{{CallID: "a", Name: "chart"}}}),
+		w.WriteMessage(transcript.Message{Step: 1, Message: msgs[1].Message, ImagesOf: []string{"a"}}),
+		w.WriteMessage(transcript.Message{Step: 2, Message: final, FinishReason: "stop"}),
+		w.WriteEnd(transcript.End{Reason: transcript.ReasonStop, Steps: 2}),
+	} {
+		if err != nil {
+			t.Fatal(err)
+		}
+	}
+	for _, tt := range []struct {
+		size int
+		want string
+	}{{10, "a:same"}, {11, "a:DIFFERENT"}} {
+		convs, err := transcript.ReadConversations(bytes.NewReader(b.Bytes()))
+		if err != nil {
+			t.Fatal(err)
+		}
+		var out bytes.Buffer
+		rec := transcript.NewWriter(&out, nil)
+		_ = rec.WriteHeader(transcript.Header{Provider: "openai", Model: "m"})
+		res, err := replay.Run(context.Background(), convs[0], replay.Options{
+			Tools: &tools{fns: map[string]func() agent.ToolResult{"chart": func() agent.ToolResult { return image(tt.size) }}}, Transcript: rec,
+		})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if got := statuses(res.Rows); got != tt.want {
+			t.Errorf("image of %d bytes: %s, want %s", tt.size, got, tt.want)
+		}
+		if n := strings.Count(out.String(), "data:image/png;base64,"); n != 1 {
+			t.Errorf("the replay's transcript holds %d images, want 1:\n%s", n, out.String())
+		}
+	}
+}

@@ -10,6 +10,9 @@ import (
 const (
 	DefaultTimeout   = 30 * time.Second
 	DefaultMaxOutput = 16 << 10
+	// DefaultMediaOutput is the default max_output of a tool whose output
+	// is an image or a content array: an image the APIs take fits.
+	DefaultMediaOutput = 3 << 20
 	// MaxMaxOutput bounds max_output: the captured output is held in memory,
 	// and no model context takes more than this anyway.
 	MaxMaxOutput = 64 << 20
@@ -24,7 +27,10 @@ type Definition struct {
 	Parameters json.RawMessage
 	// Strict marks a schema in OpenAI strict-mode form: every property
 	// required, optional ones nullable, no additional properties anywhere.
-	Strict    bool
+	Strict bool
+	// Output is how stdout is read: OutputText (the default), OutputImage
+	// or OutputContent.
+	Output    string
 	Confirm   bool          // needs approval before each call
 	Timeout   time.Duration // DefaultTimeout unless set
 	MaxOutput int64         // bytes of stdout kept; DefaultMaxOutput unless set
@@ -49,6 +55,19 @@ func (d *Definition) clone() *Definition {
 	return &c
 }
 
+// How a tool's stdout is read.
+const (
+	OutputText    = "text"    // the result's text
+	OutputImage   = "image"   // one image: PNG, JPEG, GIF or WebP bytes
+	OutputContent = "content" // a JSON array of text and image blocks, as MCP writes a result
+)
+
+// Image is a picture in a result.
+type Image struct {
+	MIMEType string
+	Data     []byte
+}
+
 // Result is the outcome of one tool call, success or failure.
 type Result struct {
 	// Content is what the model sees: stdout on success, a plain-text
@@ -63,6 +82,9 @@ type Result struct {
 	// Bytes is the number of bytes the tool wrote to stdout, including
 	// those that were dropped.
 	Bytes int64
+	// Images are the pictures of a tool whose output is an image or a
+	// content array.
+	Images []Image
 }
 
 func failure(kind, content string) Result {

@@ -15,14 +15,13 @@ import (
 	"sync"
 	"syscall"
 	"time"
-	"unicode/utf8"
 
+	"github.com/agentloop/agentloop/internal/procgroup"
+	"github.com/agentloop/agentloop/internal/textout"
 	"github.com/agentloop/agentloop/pkg/transcript"
 )
 
 const (
-	// killGrace is how long a process group has between SIGTERM and SIGKILL.
-	killGrace = 500 * time.Millisecond
 	// drainWait bounds how long output is still read once the tool's group
 	// is gone: only a process that left the group (setsid) can hold the
 	// pipes open that long, and its output is not waited for.
@@ -59,14 +58,22 @@ func (r *Registry) exec(ctx context.Context, t *tool, callID string, p *prepared
 	}
 	defer pr.closeAll()
 
-	cmd, err := startTracked(func() (*exec.Cmd, error) { return startProcess(path, argv, r.env(t, callID, p), r.opts.Dir, pr) })
+	var cmd *exec.Cmd
+	err = procgroup.Start(func() (int, error) {
+		c, err := startProcess(path, argv, r.env(t, callID, p), r.opts.Dir, pr)
+		if err != nil {
+			return 0, err
+		}
+		cmd = c
+		return c.Process.Pid, nil
+	})
 	pr.closeChildEnds()
 	if err != nil {
 		return failure(transcript.KindStart, startErrorText(path, err))
 	}
 	// Setpgid made the tool the leader of a new group whose id is its pid.
 	pgid := cmd.Process.Pid
-	defer untrackGroup(pgid)
+	defer procgroup.Untrack(pgid)
 
 	out := &capture{max: t.def.MaxOutput}
 	errTail := &tail{max: stderrKeep}
@@ -97,11 +104,11 @@ func (r *Registry) exec(ctx context.Context, t *tool, callID string, p *prepared
 		stopped = transcript.KindCanceled
 	}
 	if stopped != "" {
-		stopGroup(cmd.Process, pgid, waited)
+		procgroup.Stop(cmd.Process, pgid, waited)
 	}
 	// The tool is done; so is anything it left running in its group, which
 	// would otherwise outlive the call and could hold its stdout open.
-	sweepGroup(pgid)
+	procgroup.Sweep(pgid)
 	drain(&streams, pr)
 
 	if cmd.ProcessState == nil {
@@ -133,6 +140,10 @@ func (r *Registry) exec(ctx context.Context, t *tool, callID string, p *prepared
 		res.Content = fmt.Sprintf("tool exited with code %d", res.ExitCode) + quoteStderr(errTail.bytes()) + quoteStdout(out.buf, out.total)
 	default:
 		res.Content = shown
+		if t.def.Output != OutputText {
+			res.Truncated = false
+			readMedia(&t.def, out, &res)
+		}
 	}
 	return res
 }
@@ -288,87 +299,6 @@ func startErrorText(path string, err error) string {
 	return fmt.Sprintf("cannot start the tool: %v", err)
 }
 
-// stopGroup ends a tool that is still running: SIGTERM to its whole group,
-// then, if the leader has not exited within killGrace, SIGKILL to the
-// group. It returns once the leader has been reaped; the rest of a group
-// whose leader exited on SIGTERM is left to sweepGroup.
-func stopGroup(leader *os.Process, pgid int, waited <-chan struct{}) {
-	_ = syscall.Kill(-pgid, syscall.SIGTERM)
-	_ = leader.Signal(syscall.SIGTERM) // in case it left its group
-	grace := time.NewTimer(killGrace)
-	defer grace.Stop()
-	select {
-	case <-waited:
-		return
-	case <-grace.C:
-	}
-	_ = syscall.Kill(-pgid, syscall.SIGKILL)
-	_ = leader.Kill()
-	<-waited
-}
-
-// sweepGroup ends whatever is left in a group whose leader has exited.
-func sweepGroup(pgid int) {
-	if !groupAlive(pgid) {
-		return
-	}
-	_ = syscall.Kill(-pgid, syscall.SIGTERM)
-	deadline := time.Now().Add(killGrace)
-	for time.Now().Before(deadline) {
-		time.Sleep(5 * time.Millisecond)
-		if !groupAlive(pgid) {
-			return
-		}
-	}
-	_ = syscall.Kill(-pgid, syscall.SIGKILL)
-}
-
-// groupAlive reports whether a process group has a live member. Zombies
-// count as gone: they run nothing and are reaped by their new parent.
-func groupAlive(pgid int) bool {
-	if err := syscall.Kill(-pgid, 0); errors.Is(err, syscall.ESRCH) {
-		return false
-	}
-	live, err := hasLiveMember(pgid)
-	if err != nil {
-		return true // no /proc: trust kill(2)
-	}
-	return live
-}
-
-// hasLiveMember reports from /proc whether a process group has a live (not
-// zombie) process.
-func hasLiveMember(pgid int) (bool, error) {
-	entries, err := os.ReadDir("/proc")
-	if err != nil {
-		return false, err
-	}
-	for _, e := range entries {
-		var pid int
-		if _, err := fmt.Sscan(e.Name(), &pid); err != nil {
-			continue // not a process
-		}
-		stat, err := os.ReadFile("/proc/" + e.Name() + "/stat")
-		if err != nil {
-			continue // it exited meanwhile
-		}
-		// pid (comm) state ppid pgrp ...; comm may hold spaces and parens.
-		i := bytes.LastIndexByte(stat, ')')
-		if i < 0 {
-			continue
-		}
-		var state string
-		var ppid, pgrp int
-		if _, err := fmt.Sscan(string(stat[i+1:]), &state, &ppid, &pgrp); err != nil {
-			continue
-		}
-		if pgrp == pgid && state != "Z" && state != "X" {
-			return true, nil
-		}
-	}
-	return false, nil
-}
-
 // drain waits for the readers and the stdin writer, closing the pipes if a
 // process that escaped the group keeps them open.
 func drain(wg *sync.WaitGroup, p *pipes) {
@@ -414,39 +344,7 @@ func (c *capture) readFrom(r io.Reader) {
 
 // content is the output as the model sees it: valid UTF-8, NULs visible,
 // and a marker when bytes were dropped.
-func (c *capture) content() (string, bool) {
-	if c.total <= int64(len(c.buf)) {
-		return sanitize(c.buf), false
-	}
-	kept := cutAtRune(c.buf)
-	s := sanitize(kept)
-	if !strings.HasSuffix(s, "\n") {
-		s += "\n"
-	}
-	return s + fmt.Sprintf("[output truncated: %d of %d bytes shown]", len(kept), c.total), true
-}
-
-// cutAtRune drops a multi-byte character that the cap split in two, so
-// the cut does not show as a replacement character.
-func cutAtRune(b []byte) []byte {
-	for i := len(b) - 1; i >= 0 && i >= len(b)-utf8.UTFMax; i-- {
-		if utf8.RuneStart(b[i]) {
-			if !utf8.FullRune(b[i:]) {
-				return b[:i]
-			}
-			break
-		}
-	}
-	return b
-}
-
-// sanitize makes tool output safe to put in a JSON string a model reads:
-// invalid UTF-8 becomes U+FFFD, and NUL, which some APIs reject and every
-// terminal hides, becomes the visible U+2400 (␀).
-func sanitize(b []byte) string {
-	s := strings.ToValidUTF8(string(b), "\uFFFD")
-	return strings.ReplaceAll(s, "\x00", "\u2400")
-}
+func (c *capture) content() (string, bool) { return textout.Capped(c.buf, c.total) }
 
 // tail keeps the last max bytes of a stream.
 type tail struct {
@@ -479,7 +377,7 @@ func (t *tail) bytes() []byte {
 
 // quoteStderr renders the last lines of stderr for an error result.
 func quoteStderr(b []byte) string {
-	s := strings.TrimRight(sanitize(b), "\n")
+	s := strings.TrimRight(textout.Clean(b), "\n")
 	if strings.TrimSpace(s) == "" {
 		return ""
 	}
@@ -505,9 +403,9 @@ func quoteStdout(b []byte, total int64) string {
 	}
 	cut := total > int64(len(b))
 	if len(b) > errorBytes {
-		b, cut = cutAtRune(b[:errorBytes]), true
+		b, cut = textout.CutAtRune(b[:errorBytes]), true
 	}
-	s := strings.TrimRight(sanitize(b), "\n")
+	s := strings.TrimRight(textout.Clean(b), "\n")
 	if cut {
 		s += "\n…"
 	}

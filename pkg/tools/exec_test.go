@@ -16,6 +16,8 @@ import (
 	"time"
 
 	"github.com/agentloop/agentloop/pkg/transcript"
+
+	"github.com/agentloop/agentloop/internal/procgroup"
 )
 
 func TestEnvironmentIsMinimal(t *testing.T) {
@@ -119,7 +121,7 @@ func assertGone(t *testing.T, pgid int, pids ...int) {
 	// Killed processes may linger a moment as zombies until reaped.
 	deadline := time.Now().Add(2 * time.Second)
 	for {
-		live, err := hasLiveMember(pgid)
+		live, err := procgroup.LiveMember(pgid)
 		if err != nil {
 			t.Fatal(err)
 		}

@@ -8,11 +8,13 @@ import (
 	"sync"
 	"testing"
 	"time"
+
+	"github.com/agentloop/agentloop/internal/procgroup"
 )
 
-// KillRunning ends every running tool's process group at once: what a
+// procgroup.KillAll ends every running tool's process group at once: what a
 // second Ctrl-C does before the process exits.
-func TestKillRunning(t *testing.T) {
+func TestKillAll(t *testing.T) {
 	dir := t.TempDir()
 	r := loadOne(t, "name: hang\ndescription: d\nrun: tool.sh\n", "#!/bin/sh\ntrap '' TERM\ntouch \""+dir+"/$AGENTLOOP_CALL_ID\"\nsleep 30\n", Options{})
 	var wg sync.WaitGroup
@@ -22,20 +24,20 @@ func TestKillRunning(t *testing.T) {
 	}
 	waitFor(t, filepath.Join(dir, "a"), filepath.Join(dir, "b"))
 	start := time.Now()
-	if n := KillRunning(); n != 2 {
-		t.Errorf("KillRunning() = %d, want 2", n)
+	if n := procgroup.KillAll(); n != 2 {
+		t.Errorf("procgroup.KillAll() = %d, want 2", n)
 	}
 	wg.Wait()
 	if time.Since(start) > 20*time.Second {
-		t.Errorf("the calls took %v to end after KillRunning", time.Since(start))
+		t.Errorf("the calls took %v to end after procgroup.KillAll", time.Since(start))
 	}
 	for _, res := range results {
 		if !res.IsError || !strings.Contains(res.Content, "killed by signal 9") {
 			t.Errorf("result = %+v", res)
 		}
 	}
-	if n := KillRunning(); n != 0 {
-		t.Errorf("KillRunning() after the calls ended = %d", n)
+	if n := procgroup.KillAll(); n != 0 {
+		t.Errorf("procgroup.KillAll() after the calls ended = %d", n)
 	}
 }
 

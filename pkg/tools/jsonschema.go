@@ -13,6 +13,7 @@ import (
 	"slices"
 	"strconv"
 	"strings"
+	"sync"
 	"unicode/utf8"
 
 	"github.com/google/jsonschema-go/jsonschema"
@@ -527,7 +528,7 @@ func word(err error, s *jsonschema.Schema, v any) string {
 	keyword, detail, _ := strings.Cut(text, ": ")
 	switch keyword {
 	case "type":
-		if m := typeText.FindStringSubmatch(detail); m != nil {
+		if m := typeText().FindStringSubmatch(detail); m != nil {
 			return "got " + jsonKind(v) + ", want " + strings.ReplaceAll(m[1], ", ", " or ")
 		}
 	case "enum":
@@ -560,7 +561,7 @@ func word(err error, s *jsonschema.Schema, v any) string {
 
 // typeText is the library's "type" failure: what was wanted, one type or
 // several joined by ", ".
-var typeText = regexp.MustCompile(`has type "[a-z]+", want (?:one of )?"([a-z, ]+)"$`)
+var typeText = sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile(`has type "[a-z]+", want (?:one of )?"([a-z, ]+)"$`) })
 
 // innermost is the library's message for the keyword that failed, without
 // the "validating <schema>: " it wraps it in at each level.

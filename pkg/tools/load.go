@@ -8,7 +8,6 @@ import (
 	"io/fs"
 	"os"
 	"path/filepath"
-	"regexp"
 	"slices"
 	"strings"
 	"syscall"
@@ -34,6 +33,10 @@ type Options struct {
 	// that a model asking for hundreds of calls in one turn cannot fork
 	// without bound. 0 means DefaultMaxProcs.
 	MaxProcs int
+	// Servers reads a file that declares an MCP server instead of tools:
+	// one whose top-level mapping has the key mcp:. Its problems are
+	// reported with the tools'. Without it such a file is a problem.
+	Servers func(file string, root *yaml.Node) []*LoadError
 }
 
 // DefaultMaxProcs is the cap on concurrent tool processes when
@@ -68,12 +71,34 @@ func (e *LoadError) Error() string {
 
 func (e *LoadError) Unwrap() error { return e.Err }
 
-var (
-	namePattern    = regexp.MustCompile(`^[a-zA-Z0-9_-]{1,64}$`)
-	envNamePattern = regexp.MustCompile(`^[A-Za-z_][A-Za-z0-9_]*$`)
-)
+// validName reports whether s is a tool or parameter name: 1 to 64
+// letters, digits, '_' or '-'. (Checked by hand: the regular expression
+// ^[a-zA-Z0-9_-]{1,64}$ compiles into 64 copies of its class, which was
+// near half the instructions of every start of agentloop.)
+func validName(s string) bool {
+	if len(s) < 1 || len(s) > 64 {
+		return false
+	}
+	for i := 0; i < len(s); i++ {
+		if c := s[i]; !(c == '_' || c == '-' || c >= '0' && c <= '9' || c >= 'a' && c <= 'z' || c >= 'A' && c <= 'Z') {
+			return false
+		}
+	}
+	return true
+}
 
-var toolKeys = []string{"name", "description", "parameters", "schema", "run", "command", "timeout", "max_output", "env", "confirm", "strict"}
+// validEnvName reports whether s is a variable name: a letter or '_',
+// then letters, digits and '_'.
+func validEnvName(s string) bool {
+	for i := 0; i < len(s); i++ {
+		if c := s[i]; !(c == '_' || c >= 'a' && c <= 'z' || c >= 'A' && c <= 'Z' || i > 0 && c >= '0' && c <= '9') {
+			return false
+		}
+	}
+	return s != ""
+}
+
+var toolKeys = []string{"name", "description", "parameters", "schema", "run", "command", "timeout", "max_output", "env", "confirm", "strict", "output"}
 
 var paramKeys = []string{"type", "description", "enum", "default", "required", "items", "properties"}
 
@@ -252,6 +277,14 @@ func (f *fileLoader) load(data []byte) {
 		f.errorf(root, "a tool file holds a mapping (name:, description:, ...) or a 'tools:' list, got %s", kindName(root))
 		return
 	}
+	if mapValue(root, "mcp") != nil {
+		if f.opts.Servers == nil {
+			f.errorf(root, "the file declares an MCP server (mcp:), which this command does not read")
+			return
+		}
+		f.errs = append(f.errs, f.opts.Servers(f.file, root)...)
+		return
+	}
 	if list := mapValue(root, "tools"); list != nil {
 		if len(root.Content) > 2 {
 			f.errorf(root, "a file holds either one tool or a 'tools:' list, not both; move the other keys into a list item")
@@ -362,7 +395,7 @@ func (f *fileLoader) tool(n *yaml.Node) {
 			f.errorf(n, "missing 'name'")
 		}
 	} else if name, ok := f.scalar(p, "a name"); ok {
-		if !namePattern.MatchString(name) {
+		if !validName(name) {
 			f.errorf(p.val, "name %q: use 1 to 64 letters, digits, '_' or '-'", name)
 		}
 		t.def.Name, t.nameLine = name, p.val.Line
@@ -413,6 +446,20 @@ func (f *fileLoader) tool(n *yaml.Node) {
 	if p, ok := fields["strict"]; ok {
 		t.def.Strict, _ = f.boolean(p, "strict")
 	}
+	t.def.Output = OutputText
+	if p, ok := fields["output"]; ok {
+		if s, ok := f.scalar(p, "text, image or content"); ok {
+			switch s {
+			case OutputText, OutputImage, OutputContent:
+				t.def.Output = s
+				if _, given := fields["max_output"]; !given && s != OutputText {
+					t.def.MaxOutput = DefaultMediaOutput
+				}
+			default:
+				f.errorf(p.val, "output: %q is not a kind of output; use text (the default), image or content", s)
+			}
+		}
+	}
 	f.executable(n, t, fields)
 	f.schema(n, t, fields)
 
@@ -431,7 +478,7 @@ func (f *fileLoader) env(p pair) []string {
 	}
 	var names []string
 	for _, n := range p.val.Content {
-		if n.Kind != yaml.ScalarNode || !envNamePattern.MatchString(n.Value) {
+		if n.Kind != yaml.ScalarNode || !validEnvName(n.Value) {
 			f.errorf(n, "env: %s is not a variable name", kindName(n))
 			continue
 		}

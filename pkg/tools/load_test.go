@@ -599,36 +599,3 @@ func TestSubsetWithout(t *testing.T) {
 		t.Errorf("the original registry changed: %q", r.Names())
 	}
 }
-
-func TestParseSize(t *testing.T) {
-	tests := []struct {
-		in   string
-		want int64
-		err  bool
-	}{
-		{"512", 512, false},
-		{"16KiB", 16 << 10, false},
-		{"16kib", 16 << 10, false},
-		{"1MB", 1_000_000, false},
-		{"1.5 MiB", 3 << 19, false},
-		{"2GiB", 2 << 30, false},
-		{"10B", 10, false},
-		{"", 0, true},
-		{"KiB", 0, true},
-		{"1.5", 0, true},
-		{"12 parsecs", 0, true},
-		{"1e3", 0, true},
-		{"8589934591GiB", 8589934591 << 30, false},
-		{"8589934592GiB", 0, true}, // 2^63
-		{"9223372036854775808", 0, true},
-		{"99999999999999999999GB", 0, true},
-	}
-	for _, tt := range tests {
-		t.Run(tt.in, func(t *testing.T) {
-			got, err := parseSize(tt.in)
-			if (err != nil) != tt.err || got != tt.want {
-				t.Errorf("parseSize(%q) = %d, %v; want %d, error %v", tt.in, got, err, tt.want, tt.err)
-			}
-		})
-	}
-}

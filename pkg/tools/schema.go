@@ -86,7 +86,7 @@ func (f *fileLoader) params(n *yaml.Node, what string, depth int) []*param {
 	pairs, _ := f.fields(n, nil, what+" name")
 	var props []*param
 	for _, p := range pairs {
-		if !namePattern.MatchString(p.key.Value) {
+		if !validName(p.key.Value) {
 			f.errorf(p.key, "%s name %q: use 1 to 64 letters, digits, '_' or '-'", what, p.key.Value)
 			continue
 		}

@@ -58,6 +58,7 @@ var recordFields = map[string]map[string]fieldType{
 	},
 	TypeMessage: {
 		"step": fieldInt, "time": fieldTime, "usage": fieldUsage, "latency_ms": fieldInt, "finish_reason": fieldString,
+		"images_of": fieldStrings,
 	},
 	TypeResult: {
 		"step": fieldInt, "time": fieldTime, "call_id": fieldString, "name": fieldString, "exit_code": fieldInt,
@@ -71,7 +72,7 @@ var recordFields = map[string]map[string]fieldType{
 // resultFields are the types of the fields of an entry of "results".
 var resultFields = map[string]fieldType{
 	"call_id": fieldString, "name": fieldString, "exit_code": fieldInt, "duration_ms": fieldInt,
-	"truncated": fieldBool, "is_error": fieldBool, "error": fieldString,
+	"truncated": fieldBool, "is_error": fieldBool, "error": fieldString, "source": fieldString, "server": fieldString,
 }
 
 // checkFields reports the fields of a record whose values are of the wrong

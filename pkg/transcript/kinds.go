@@ -15,6 +15,11 @@ const (
 	KindTimeout      = "timeout"       // killed at its time limit
 	KindStart        = "start"         // the tool could not be started
 	KindCanceled     = "canceled"      // the run was interrupted while it ran
+	KindBadOutput    = "bad_output"    // output: image or content, and the output is not that
+
+	// From an MCP server.
+	KindToolError = "tool_error" // the server's tool answered with isError
+	KindServer    = "server"     // the server failed: it exited, could not be reached, or broke the protocol
 
 	// From approval, between the loop and the tools.
 	KindDenied  = "denied"  // a person said no, or nobody could be asked
@@ -28,7 +33,8 @@ const (
 // ResultKinds are the kinds of a failed call, in the order the documentation
 // lists them.
 var ResultKinds = []string{
-	KindUnknownTool, KindBadArguments, KindExit, KindTimeout, KindStart, KindCanceled,
+	KindUnknownTool, KindBadArguments, KindExit, KindTimeout, KindStart, KindCanceled, KindBadOutput,
+	KindToolError, KindServer,
 	KindDenied, KindSkipped, KindDeclined, KindPanic,
 }
 
@@ -42,3 +48,7 @@ func NotRun(kind string) bool {
 	}
 	return false
 }
+
+// SourceMCP is a result's source when the tool is one of an MCP server's;
+// a script tool's result has no source.
+const SourceMCP = "mcp"

@@ -51,6 +51,20 @@ type Header struct {
 	Parent    string            `json:"parent,omitempty" jsonschema:"description=Path of the transcript this one continues or replays"`
 	ParentID  string            `json:"parent_id,omitempty" jsonschema:"description=Id of that transcript"`
 	Agentloop string            `json:"agentloop,omitempty" jsonschema:"description=Version of agentloop that wrote the file"`
+	// MCPServers are the MCP servers whose tools were offered.
+	MCPServers []MCPServer `json:"mcp_servers,omitempty"`
+}
+
+// MCPServer is an MCP server as a header records it: how it was reached,
+// never a secret (no environment values, no headers).
+type MCPServer struct {
+	Name string `json:"name"`
+	// Transport is "stdio" (Command) or "http" (URL, streamable HTTP).
+	Transport string   `json:"transport" jsonschema:"enum=stdio,enum=http"`
+	Command   []string `json:"command,omitempty" jsonschema:"description=The command as configured; ${VAR} references are not expanded"`
+	URL       string   `json:"url,omitempty" jsonschema:"description=The URL as configured, credentials redacted"`
+	// Tools are the names the server's tools were offered under.
+	Tools []string `json:"tools"`
 }
 
 // Message is one message of the conversation in the provider's wire shape,
@@ -71,6 +85,10 @@ type Message struct {
 	// the order of its results (one on an OpenAI tool message, one per
 	// tool_result block on an Anthropic user message).
 	Results []Result `json:"results,omitempty"`
+	// ImagesOf names the calls whose images this message carries: on Chat
+	// Completions, whose tool messages take text only, they go in one user
+	// message after the tool messages, which answers no call itself.
+	ImagesOf []string `json:"images_of,omitempty"`
 }
 
 // Result is how one tool call ran.
@@ -84,6 +102,10 @@ type Result struct {
 	// Error classifies a failed call: one of the Kind constants (see
 	// kinds.go), "" for a call that succeeded.
 	Error string `json:"error,omitempty"`
+	// Source is "mcp" for a tool of an MCP server, named by Server; a
+	// script tool's result has neither.
+	Source string `json:"source,omitempty" jsonschema:"enum=mcp"`
+	Server string `json:"server,omitempty"`
 }
 
 // CallResult is the result of one call of a turn whose other calls are
@@ -104,6 +126,14 @@ type CallResult struct {
 	// run), before it is written into a message: the text, not an OpenAI
 	// {"error": …} wrapping or an Anthropic block.
 	Content string `json:"content" jsonschema:"description=The result's text as the tool gave it; is_error says whether it is an error"`
+	// Images are the pictures the result holds beside its text.
+	Images []Image `json:"images,omitempty"`
+}
+
+// Image is a picture a tool returned, as a result record keeps it.
+type Image struct {
+	MIMEType string `json:"mime_type"`
+	Data     []byte `json:"data" jsonschema:"description=The image's bytes, base64"`
 }
 
 // Usage counts tokens.

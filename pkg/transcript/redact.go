@@ -7,6 +7,7 @@ import (
 	"regexp"
 	"slices"
 	"strings"
+	"sync"
 	"unicode"
 )
 
@@ -19,23 +20,27 @@ const Redacted = "[REDACTED]"
 // be part of it, or a JSON escape (a key at the start of a line of tool
 // output reads "\nsk-…" in an encoded record). That prefix is captured and
 // put back.
-var keyPatterns = regexp.MustCompile(`(^|[^A-Za-z0-9_-]|\\[nrtbf]|\\u[0-9a-fA-F]{4})(?:` + strings.Join([]string{
-	`sk-ant-[A-Za-z0-9_-]{20,}`, // Anthropic
-	// OpenAI: project and service keys carry dashes, legacy ones do not;
-	// all hold a long random run, which a slug such as
-	// "sk-hynix-memory-prices-2024" does not.
-	`sk-[A-Za-z0-9_-]*[A-Za-z0-9]{16}[A-Za-z0-9_-]*`,
-	`AKIA[0-9A-Z]{16}`,                                     // AWS access key id
-	`gh[pousr]_[A-Za-z0-9]{36,}`,                           // GitHub tokens
-	`github_pat_[A-Za-z0-9_]{22,}`,                         // GitHub fine-grained tokens
-	`xox[abposr]-[A-Za-z0-9-]{10,}`,                        // Slack
-	`AIza[0-9A-Za-z_-]{35}`,                                // Google API key
-	`[Bb]earer\s+[A-Za-z0-9._~+-][A-Za-z0-9._~+/-]{15,}=*`, // Authorization: Bearer … (not a path)
-}, "|") + `)`)
+var keyPatterns = sync.OnceValue(func() *regexp.Regexp {
+	return regexp.MustCompile(`(^|[^A-Za-z0-9_-]|\\[nrtbf]|\\u[0-9a-fA-F]{4})(?:` + strings.Join([]string{
+		`sk-ant-[A-Za-z0-9_-]{20,}`, // Anthropic
+		// OpenAI: project and service keys carry dashes, legacy ones do not;
+		// all hold a long random run, which a slug such as
+		// "sk-hynix-memory-prices-2024" does not.
+		`sk-[A-Za-z0-9_-]*[A-Za-z0-9]{16}[A-Za-z0-9_-]*`,
+		`AKIA[0-9A-Z]{16}`,                                     // AWS access key id
+		`gh[pousr]_[A-Za-z0-9]{36,}`,                           // GitHub tokens
+		`github_pat_[A-Za-z0-9_]{22,}`,                         // GitHub fine-grained tokens
+		`xox[abposr]-[A-Za-z0-9-]{10,}`,                        // Slack
+		`AIza[0-9A-Za-z_-]{35}`,                                // Google API key
+		`[Bb]earer\s+[A-Za-z0-9._~+-][A-Za-z0-9._~+/-]{15,}=*`, // Authorization: Bearer … (not a path)
+	}, "|") + `)`)
+})
 
 // urlPassword matches the password of a URL's userinfo
 // (scheme://user:password@host), a credential put in --base-url.
-var urlPassword = regexp.MustCompile(`([a-zA-Z][a-zA-Z0-9+.-]*://[^/\s:@"\\]*:)[^/\s@"\\]+@`)
+var urlPassword = sync.OnceValue(func() *regexp.Regexp {
+	return regexp.MustCompile(`([a-zA-Z][a-zA-Z0-9+.-]*://[^/\s:@"\\]*:)[^/\s@"\\]+@`)
+})
 
 // Redactor removes secrets from text: the exact values it was given (API keys
 // from the environment) and anything shaped like a common credential.
@@ -75,16 +80,16 @@ func (r *Redactor) Redact(b []byte) []byte {
 			}
 		}
 	}
-	if keyPatterns.Match(b) {
-		b = keyPatterns.ReplaceAll(b, []byte("${1}"+Redacted))
+	if keyPatterns().Match(b) {
+		b = keyPatterns().ReplaceAll(b, []byte("${1}"+Redacted))
 	}
-	if urlPassword.Match(b) {
-		b = urlPassword.ReplaceAll(b, []byte("${1}"+Redacted+"@"))
+	if urlPassword().Match(b) {
+		b = urlPassword().ReplaceAll(b, []byte("${1}"+Redacted+"@"))
 	}
 	// A URL with a query: its credential-like values (Azure's api-key,
 	// a signed URL's sig or X-Amz-Signature, an OAuth code) go too.
 	if bytes.Contains(b, []byte("://")) && bytes.IndexByte(b, '?') >= 0 {
-		b = urlWithQuery.ReplaceAllFunc(b, func(u []byte) []byte {
+		b = urlWithQuery().ReplaceAllFunc(b, func(u []byte) []byte {
 			// Punctuation that ends a sentence ends the URL.
 			tail := len(bytes.TrimRight(u, ".,:;!)"))
 			i := bytes.IndexByte(u, '?')
@@ -102,14 +107,16 @@ func (r *Redactor) RedactString(s string) string {
 
 // urlWithQuery matches a URL up to the end of its query, in free text or
 // inside a JSON string (it stops at a quote or a backslash).
-var urlWithQuery = regexp.MustCompile(`[a-zA-Z][a-zA-Z0-9+.-]*://[^\s"'<>\\?#]*\?[^\s"'<>\\#]*`)
+var urlWithQuery = sync.OnceValue(func() *regexp.Regexp {
+	return regexp.MustCompile(`[a-zA-Z][a-zA-Z0-9+.-]*://[^\s"'<>\\?#]*\?[^\s"'<>\\#]*`)
+})
 
 // RedactURL replaces the password of a URL that has one, and the values
 // of its query parameters whose names look like credentials (see
 // CredentialParam), with [REDACTED] (as every line and message is, so the
 // two agree); anything else is returned as it is.
 func RedactURL(raw string) string {
-	raw = urlPassword.ReplaceAllString(raw, "${1}"+Redacted+"@")
+	raw = urlPassword().ReplaceAllString(raw, "${1}"+Redacted+"@")
 	q := strings.IndexByte(raw, '?')
 	if q < 0 {
 		return raw

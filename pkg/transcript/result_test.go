@@ -3,6 +3,7 @@ package transcript
 import (
 	"bytes"
 	"io"
+	"reflect"
 	"slices"
 	"strings"
 	"testing"
@@ -131,7 +132,7 @@ func TestResultRecordRoundTrip(t *testing.T) {
 	}
 	out := *got.Result
 	out.Type, out.Time = "", in.Time
-	if out != in {
+	if !reflect.DeepEqual(out, in) {
 		t.Errorf("read back %+v, want %+v", out, in)
 	}
 	if _, err := r.Next(); err != io.EOF {

@@ -1,0 +1,47 @@
+package cmd
+
+import (
+	"strings"
+	"testing"
+
+	"github.com/agentloop/agentloop/pkg/transcript"
+)
+
+// withoutUnanswered drops a last question the model never answered, and
+// nothing else: not tool results, not the pictures of tool results that
+// Chat Completions gets in a user message after them (a run stopped before
+// the model saw them).
+func TestWithoutUnanswered(t *testing.T) {
+	head := `{"type":"header","version":1,"id":"i","time":"2026-03-01T10:00:00Z","command":"run","provider":"openai","model":"m"}
+{"type":"message","seq":1,"step":0,"message":{"role":"user","content":"draw"}}
+{"type":"message","seq":2,"step":1,"message":{"role":"assistant","content":null,"tool_calls":[{"id":"call_1","type":"function","function":{"name":"fake_image","arguments":"{}"}}]},"finish_reason":"tool_calls"}
+{"type":"message","seq":3,"step":1,"message":{"role":"tool","tool_call_id":"call_1","content":"a red square"},"results":[{"call_id":"call_1","name":"fake_image","exit_code":0,"duration_ms":5,"truncated":false,"is_error":false,"source":"mcp","server":"fake"}]}
+`
+	images := `{"type":"message","seq":4,"step":1,"message":{"role":"user","content":[{"type":"text","text":"Image 1 of the result of tool call call_1 (fake_image):"},{"type":"image_url","image_url":{"url":"data:image/png;base64,iVBORw0KGgo="}}]},"images_of":["call_1"]}
+`
+	answer := `{"type":"message","seq":5,"step":2,"message":{"role":"assistant","content":"A red square."},"finish_reason":"stop"}
+`
+	question := `{"type":"message","seq":6,"step":2,"message":{"role":"user","content":"and a blue one?"}}
+`
+	tests := []struct {
+		name string
+		src  string
+		keep int
+	}{
+		{"tool results last", head, 3},
+		{"images last", head + images, 4},
+		{"answered", head + images + answer, 5},
+		{"a question not answered", head + images + answer + question, 5},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			convs, err := transcript.ReadConversations(strings.NewReader(tt.src))
+			if err != nil {
+				t.Fatal(err)
+			}
+			if got := len(withoutUnanswered(convs[0]).Messages); got != tt.keep {
+				t.Errorf("%d messages kept, want %d", got, tt.keep)
+			}
+		})
+	}
+}

@@ -1,0 +1,118 @@
+package cmd
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"os"
+
+	"github.com/agentloop/agentloop/internal/toolset"
+	"github.com/agentloop/agentloop/pkg/mcp"
+	"github.com/agentloop/agentloop/pkg/tools"
+	"github.com/agentloop/agentloop/pkg/transcript"
+)
+
+// toolSources says where a command's tools come from: script tools and
+// MCP servers from the tools folders, MCP servers from {"mcpServers": …}
+// files and from the configuration file.
+type toolSources struct {
+	toolsSource
+	// mcpFiles are --mcp-config files (or the mcp_config setting's);
+	// mcpServers the configuration file's mcp_servers.
+	mcpFiles   []string
+	mcpServers []*mcp.Config
+}
+
+// loadDefinitions reads the tools folders and the servers' declarations
+// (see toolset.Declared), disabled servers included. Every problem is
+// printed on stderr as file:line: message, and the error returned exits 1;
+// a folder a setting names that does not exist is a usage error (exit 2).
+// A folder left out for want of trust is said on stderr (see toolsDirs):
+// its servers are left out with its tools.
+func loadDefinitions(ios *IOStreams, src toolSources) (*tools.Registry, []*mcp.Config, error) {
+	dirs, err := toolsDirs(ios, src.toolsSource, true)
+	if err != nil {
+		return nil, nil, err
+	}
+	reg, servers, problems := toolset.Declared(toolset.Sources{Dirs: dirs, MCPFiles: src.mcpFiles, MCPServers: src.mcpServers, Getenv: ios.Getenv})
+	if len(problems) > 0 {
+		return nil, nil, reportProblems(ios, problems, "in the tool definitions")
+	}
+	return reg, servers, nil
+}
+
+// reportProblems prints problems one a line and returns the error that
+// counts them (exit 1).
+func reportProblems(ios *IOStreams, problems []error, where string) error {
+	for _, e := range problems {
+		fmt.Fprintln(ios.ErrOut, safeText(e.Error()))
+	}
+	return &ExitError{Code: ExitFailure, Err: fmt.Errorf("%d %s %s", len(problems), plural(len(problems), "problem", "problems"), where)}
+}
+
+// loadToolSet loads the tools of the sources and starts the servers that
+// could offer a tool sel keeps, all at once. A server that does not start
+// is an error naming it (exit 2), or for an optional one a warning; a name
+// two sources offer is a problem (exit 1). progressf, when set, hears of
+// each server started. Close the set when done.
+func loadToolSet(ctx context.Context, ios *IOStreams, src toolSources, sel toolset.Selection, progressf func(string, ...any)) (*toolset.Set, error) {
+	reg, servers, err := loadDefinitions(ios, src)
+	if err != nil {
+		return nil, err
+	}
+	ts := &toolset.Set{Reg: reg, Servers: toolset.Enabled(servers)}
+	ts.Start(ctx, sel, serverOptions(ios))
+	if ts.MCP == nil {
+		return ts, nil
+	}
+	// What a server failed with can quote what it was given (a URL with a
+	// key in it, its stderr): the values it was given are kept out.
+	redact := toolSecrets(ios, ts)
+	var failed []error
+	for _, st := range ts.MCP.Statuses() {
+		c := st.Config
+		switch {
+		case st.Err == nil:
+			if progressf != nil {
+				progressf("mcp server %s: %s, %d tool%s, started in %s", c.Name, c.Shown(), len(st.Tools), plural(len(st.Tools), "", "s"), st.StartTime.Round(1e6))
+			}
+		case c.Optional:
+			fmt.Fprintln(ios.ErrOut, safeText(redact.RedactString(fmt.Sprintf("agentloop: warning: optional mcp server %s (%s) left out: %v", c.Name, c.Where(), st.Err))))
+		default:
+			failed = append(failed, errors.New(redact.RedactString(fmt.Sprintf("mcp server %s (%s): %v", c.Name, c.Where(), st.Err))))
+		}
+	}
+	if len(failed) > 0 {
+		ts.Close()
+		if len(failed) == 1 {
+			return nil, &ExitError{Code: ExitUsage, Err: failed[0]}
+		}
+		for _, e := range failed {
+			fmt.Fprintln(ios.ErrOut, safeText("agentloop: "+e.Error()))
+		}
+		return nil, &ExitError{Code: ExitUsage, Err: fmt.Errorf("%d mcp servers did not start", len(failed))}
+	}
+	if conflicts := ts.Conflicts(); len(conflicts) > 0 {
+		ts.Close()
+		return nil, reportProblems(ios, conflicts, "in the tool definitions")
+	}
+	return ts, nil
+}
+
+// serverOptions run servers in agentloop's working folder, with the
+// command's environment.
+func serverOptions(ios *IOStreams) mcp.Options {
+	wd, _ := os.Getwd()
+	return mcp.Options{Getenv: ios.Getenv, Dir: wd, Version: Version()}
+}
+
+// startServers starts servers all at once.
+func startServers(ctx context.Context, ios *IOStreams, servers []*mcp.Config) *mcp.Set {
+	return mcp.Start(ctx, servers, serverOptions(ios))
+}
+
+// toolSecrets is the redactor of a command that runs tools: the provider
+// keys and the values the servers were given.
+func toolSecrets(ios *IOStreams, ts *toolset.Set) *transcript.Redactor {
+	return secretsWith(ios, ts.Secrets()...)
+}

@@ -1,0 +1,78 @@
+package toolset
+
+import (
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/agentloop/agentloop/pkg/mcp"
+)
+
+func TestSelectionWants(t *testing.T) {
+	listed := &mcp.Config{Name: "gh", Prefix: "gh_", Tools: []string{"create_issue", "search"}}
+	open := &mcp.Config{Name: "fs", Prefix: "fs_"}
+	tests := []struct {
+		name   string
+		sel    Selection
+		gh, fs bool
+	}{
+		{"everything", Selection{}, true, true},
+		{"--tool a script tool", Selection{Only: []string{"calc"}}, false, false},
+		{"--tool one of gh's", Selection{Only: []string{"gh_search"}}, true, false},
+		{"--tool a name fs could have", Selection{Only: []string{"fs_read"}}, false, true},
+		{"every known tool of gh denied", Selection{Deny: []string{"gh_create_issue", "gh_search"}}, false, true},
+		{"some denied", Selection{Deny: []string{"gh_search"}}, true, true},
+		{"--tool and --deny of it", Selection{Only: []string{"gh_search"}, Deny: []string{"gh_search"}}, false, false},
+		{"a replay that calls nothing", Selection{Restricted: true}, false, false},
+	}
+	for _, tt := range tests {
+		if got := tt.sel.Wants(listed); got != tt.gh {
+			t.Errorf("%s: gh wanted %v", tt.name, got)
+		}
+		if got := tt.sel.Wants(open); got != tt.fs {
+			t.Errorf("%s: fs wanted %v", tt.name, got)
+		}
+	}
+}
+
+// A server declared in several places is the first one's: an mcpServers
+// file's, then a tools folder's, then the configuration's; twice in one
+// folder is a problem.
+func TestDeclaredPrecedence(t *testing.T) {
+	dir := t.TempDir()
+	write := func(name, text string) string {
+		p := filepath.Join(dir, name)
+		if err := os.MkdirAll(filepath.Dir(p), 0o755); err != nil {
+			t.Fatal(err)
+		}
+		if err := os.WriteFile(p, []byte(text), 0o644); err != nil {
+			t.Fatal(err)
+		}
+		return p
+	}
+	json := write("mcp.json", `{"mcpServers": {"a": {"command": "from-json"}}}`)
+	write("project/a.yaml", "mcp:\n  command: [from-project]\n")
+	write("project/b.yaml", "mcp:\n  command: [b-project]\n")
+	write("user/b.yaml", "mcp:\n  command: [b-user]\n")
+	configured := []*mcp.Config{{Name: "b", Command: []string{"from-config"}}, {Name: "c", Command: []string{"c-config"}}}
+	_, servers, problems := Declared(Sources{
+		Dirs: []string{filepath.Join(dir, "project"), filepath.Join(dir, "user")}, MCPFiles: []string{json}, MCPServers: configured,
+	})
+	if len(problems) > 0 {
+		t.Fatal(problems)
+	}
+	var got []string
+	for _, c := range servers {
+		got = append(got, c.Name+"="+c.Command[0])
+	}
+	if strings.Join(got, " ") != "a=from-json b=b-project c=c-config" {
+		t.Errorf("servers: %v", got)
+	}
+
+	write("project/again.yaml", "mcp:\n  name: b\n  command: [again]\n")
+	_, _, problems = Declared(Sources{Dirs: []string{filepath.Join(dir, "project")}})
+	if len(problems) != 1 || !strings.Contains(problems[0].Error(), `b.yaml:1: mcp server "b" is declared twice in this folder (also at `) {
+		t.Errorf("problems: %v", problems)
+	}
+}

@@ -1,0 +1,391 @@
+package mcp
+
+import (
+	"bytes"
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"io/fs"
+	"net/http"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strings"
+	"sync"
+	"sync/atomic"
+	"syscall"
+	"time"
+
+	"github.com/modelcontextprotocol/go-sdk/jsonrpc"
+	sdk "github.com/modelcontextprotocol/go-sdk/mcp"
+
+	"github.com/agentloop/agentloop/internal/procgroup"
+)
+
+const (
+	// terminateWait is how long a stdio server has to exit once its stdin
+	// is closed, and again once it has been sent SIGTERM.
+	terminateWait = time.Second
+	// stderrKeep is how much of the end of a server's stderr is kept, to
+	// say why it failed.
+	stderrKeep = 8 << 10
+	// cancelWait bounds how long closing a session waits for the
+	// cancellation notifications of calls cut short to go out.
+	cancelWait = time.Second
+)
+
+// session is one connection to a server: for a stdio server, one run of
+// its process.
+type session struct {
+	cs     *sdk.ClientSession
+	cmd    *exec.Cmd // stdio only
+	pgid   int
+	stderr *tail
+	// canceled counts the calls cut short, notified the cancellation
+	// notifications sent; closing waits for the one to reach the other.
+	canceled, notified atomic.Int64
+	// ended is closed when the connection ends, by the server or by
+	// close; why says why.
+	ended     chan struct{}
+	closeOnce sync.Once
+	closed    atomic.Bool
+	mu        sync.Mutex
+	why       string
+}
+
+// connect starts the server (stdio) or opens a session with it (HTTP),
+// and lists its tools.
+func connect(ctx context.Context, c *Config, l *launch, client *sdk.Client) (*session, []*sdk.Tool, error) {
+	s := &session{ended: make(chan struct{})}
+	var t sdk.Transport
+	if c.URL != "" {
+		hc := &http.Client{Transport: &httpObserver{base: http.DefaultTransport, headers: l.headers, notified: &s.notified}}
+		t = &sdk.StreamableClientTransport{Endpoint: l.url, HTTPClient: hc, MaxRetries: -1, DisableStandaloneSSE: true}
+	} else {
+		cmd, stderr, err := command(c, l)
+		if err != nil {
+			return nil, nil, err
+		}
+		s.cmd, s.stderr = cmd, stderr
+		t = &observed{Transport: &sdk.CommandTransport{Command: cmd, TerminateDuration: terminateWait}, notified: &s.notified, cmd: cmd}
+	}
+	cs, err := client.Connect(ctx, t, nil)
+	if s.stderr != nil {
+		s.stderr.started()
+	}
+	if s.cmd != nil && s.cmd.Process != nil {
+		s.pgid = s.cmd.Process.Pid // tracked since it started (see observed)
+	}
+	if err != nil {
+		s.reap()
+		return nil, nil, s.startError(ctx, err)
+	}
+	s.cs = cs
+	go func() {
+		_ = cs.Wait()
+		s.end("")
+	}()
+	var tools []*sdk.Tool
+	for tool, err := range cs.Tools(ctx, nil) {
+		if err != nil {
+			s.close()
+			return nil, nil, fmt.Errorf("list tools: %w", s.explain(ctx, err))
+		}
+		tools = append(tools, tool)
+	}
+	return s, tools, nil
+}
+
+// command prepares a stdio server's process: in a process group of its own
+// (a terminal's Ctrl-C reaches agentloop, which ends the server itself), and
+// sent SIGTERM should agentloop die without ending it.
+func command(c *Config, l *launch) (*exec.Cmd, *tail, error) {
+	path := l.argv[0]
+	if strings.ContainsRune(path, '/') {
+		if !filepath.IsAbs(path) {
+			path = filepath.Join(c.Dir, path)
+		}
+	} else {
+		p, err := lookPath(path, envValue(l.env, "PATH"))
+		if err != nil {
+			return nil, nil, fmt.Errorf("cannot start: %q not found on PATH", path)
+		}
+		path = p
+	}
+	if l.dir != "" {
+		if fi, err := os.Stat(l.dir); err != nil || !fi.IsDir() {
+			return nil, nil, fmt.Errorf("cannot start: working folder %s does not exist", l.dir)
+		}
+	}
+	cmd := &exec.Cmd{
+		Path: path, Args: l.argv, Env: l.env, Dir: l.dir,
+		SysProcAttr: &syscall.SysProcAttr{Setpgid: true, Pdeathsig: syscall.SIGTERM},
+	}
+	// stderr through a pipe of ours: exec.Cmd's own copying would make
+	// Wait wait for a child of the server that holds it open.
+	st, err := newTail(stderrKeep)
+	if err != nil {
+		return nil, nil, fmt.Errorf("cannot start: %v", err)
+	}
+	cmd.Stderr = st.w
+	return cmd, st, nil
+}
+
+// lookPath finds an executable on a PATH list; relative entries are
+// skipped, as they are for script tools.
+func lookPath(name, pathList string) (string, error) {
+	for _, dir := range filepath.SplitList(pathList) {
+		if dir == "" || !filepath.IsAbs(dir) {
+			continue
+		}
+		p := filepath.Join(dir, name)
+		fi, err := os.Stat(p)
+		if err != nil || !fi.Mode().IsRegular() || fi.Mode().Perm()&0o111 == 0 {
+			continue
+		}
+		if syscall.Access(p, 1 /* X_OK */) == nil {
+			return p, nil
+		}
+	}
+	return "", fs.ErrNotExist
+}
+
+func envValue(env []string, name string) string {
+	for _, kv := range env {
+		if v, ok := strings.CutPrefix(kv, name+"="); ok {
+			return v
+		}
+	}
+	return ""
+}
+
+// startError says why a server could not be started.
+func (s *session) startError(ctx context.Context, err error) error {
+	var pe *fs.PathError
+	if errors.As(err, &pe) && s.cmd != nil {
+		return fmt.Errorf("cannot start %s: %v", s.cmd.Path, pe.Err)
+	}
+	return s.explain(ctx, err)
+}
+
+// explain makes an error of the SDK's into what a person can act on: a
+// stdio server that exited says how, with the end of its stderr.
+func (s *session) explain(ctx context.Context, err error) error {
+	if ctx.Err() != nil {
+		if errors.Is(ctx.Err(), context.DeadlineExceeded) {
+			return fmt.Errorf("no answer within the start timeout%s", s.stderrText())
+		}
+		return context.Cause(ctx)
+	}
+	if s.cmd != nil && s.cmd.ProcessState != nil {
+		return fmt.Errorf("exited: %s%s", s.cmd.ProcessState, s.stderrText())
+	}
+	return fmt.Errorf("%v%s", err, s.stderrText())
+}
+
+func (s *session) stderrText() string {
+	if s.stderr == nil {
+		return ""
+	}
+	b := bytes.TrimSpace(s.stderr.bytes())
+	if len(b) == 0 {
+		return ""
+	}
+	return "\nstderr:\n" + string(b)
+}
+
+// end marks the session over; the first reason given stays.
+func (s *session) end(why string) {
+	s.mu.Lock()
+	if s.why == "" {
+		s.why = why
+	}
+	s.mu.Unlock()
+	s.closeOnce.Do(func() { close(s.ended) })
+}
+
+// alive reports whether the session can take calls.
+func (s *session) alive() bool {
+	select {
+	case <-s.ended:
+		return false
+	default:
+		return true
+	}
+}
+
+// exitText says how a session that ended by itself ended: a stdio server's
+// exit status and the end of its stderr.
+func (s *session) exitText() string {
+	s.close()
+	if s.cmd != nil && s.cmd.ProcessState != nil {
+		return "exited: " + s.cmd.ProcessState.String() + s.stderrText()
+	}
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if s.why != "" {
+		return s.why
+	}
+	return "closed the connection" + s.stderrText()
+}
+
+// close ends the session: the cancellations of calls cut short go out
+// first; then a stdio server's stdin is closed, and the SDK waits for it
+// to exit, sends SIGTERM, then SIGKILL; whatever is left of its process
+// group is then ended too.
+func (s *session) close() {
+	if !s.closed.CompareAndSwap(false, true) {
+		<-s.ended
+		return
+	}
+	deadline := time.Now().Add(cancelWait)
+	for s.notified.Load() < s.canceled.Load() && time.Now().Before(deadline) {
+		time.Sleep(5 * time.Millisecond)
+	}
+	if s.cs != nil {
+		_ = s.cs.Close()
+	}
+	s.reap()
+	s.end("closed")
+}
+
+// reap ends what is left of a stdio server's process group.
+func (s *session) reap() {
+	if s.pgid > 0 {
+		procgroup.Sweep(s.pgid)
+		procgroup.Untrack(s.pgid)
+	}
+	if s.stderr != nil {
+		s.stderr.wait()
+	}
+}
+
+// observed is a stdio server's transport: the process group of the
+// command it starts is tracked from its start, so that a second Ctrl-C
+// cannot miss it, and its connection counts the cancellation notifications
+// it writes.
+type observed struct {
+	sdk.Transport
+	notified *atomic.Int64
+	cmd      *exec.Cmd
+}
+
+func (o *observed) Connect(ctx context.Context) (sdk.Connection, error) {
+	var c sdk.Connection
+	err := procgroup.Start(func() (int, error) {
+		var err error
+		if c, err = o.Transport.Connect(ctx); err != nil {
+			return 0, err
+		}
+		return o.cmd.Process.Pid, nil
+	})
+	if err != nil {
+		return nil, err
+	}
+	return &observedConn{Connection: c, notified: o.notified}, nil
+}
+
+type observedConn struct {
+	sdk.Connection
+	notified *atomic.Int64
+}
+
+func (c *observedConn) Write(ctx context.Context, msg jsonrpc.Message) error {
+	err := c.Connection.Write(ctx, msg)
+	if r, ok := msg.(*jsonrpc.Request); ok && r.Method == "notifications/cancelled" {
+		c.notified.Add(1)
+	}
+	return err
+}
+
+// httpObserver sends a server's headers with every request, and counts the
+// cancellation notifications posted.
+type httpObserver struct {
+	base     http.RoundTripper
+	headers  http.Header
+	notified *atomic.Int64
+}
+
+func (h *httpObserver) RoundTrip(req *http.Request) (*http.Response, error) {
+	req = req.Clone(req.Context())
+	for k, v := range h.headers {
+		req.Header[k] = v
+	}
+	cancel := false
+	if req.Method == http.MethodPost && req.GetBody != nil {
+		if body, err := req.GetBody(); err == nil {
+			b, _ := io.ReadAll(io.LimitReader(body, 4096))
+			body.Close()
+			cancel = bytes.Contains(b, []byte(`"notifications/cancelled"`))
+		}
+	}
+	resp, err := h.base.RoundTrip(req)
+	if cancel {
+		h.notified.Add(1)
+	}
+	return resp, err
+}
+
+// tail keeps the last max bytes of a server's stderr.
+type tail struct {
+	max  int
+	r, w *os.File
+	mu   sync.Mutex
+	buf  []byte
+	done chan struct{}
+}
+
+// newTail reads a new pipe; w is for the server.
+func newTail(max int) (*tail, error) {
+	r, w, err := os.Pipe()
+	if err != nil {
+		return nil, err
+	}
+	t := &tail{max: max, r: r, w: w, done: make(chan struct{})}
+	go func() {
+		defer close(t.done)
+		chunk := make([]byte, 4096)
+		for {
+			n, err := r.Read(chunk)
+			if n > 0 {
+				t.mu.Lock()
+				t.buf = append(t.buf, chunk[:n]...)
+				if len(t.buf) > 2*t.max {
+					t.buf = append(t.buf[:0], t.buf[len(t.buf)-t.max:]...)
+				}
+				t.mu.Unlock()
+			}
+			if err != nil {
+				return
+			}
+		}
+	}()
+	return t, nil
+}
+
+// started closes this process's copy of the writing end, once the server
+// has its own: the stream then ends when the server's processes do.
+func (t *tail) started() { _ = t.w.Close() }
+
+// wait waits briefly for the end of the stream, then stops reading: a
+// process that left the server's group may hold it open for ever.
+func (t *tail) wait() {
+	t.started()
+	select {
+	case <-t.done:
+	case <-time.After(100 * time.Millisecond):
+		_ = t.r.Close()
+		<-t.done
+	}
+	_ = t.r.Close()
+}
+
+func (t *tail) bytes() []byte {
+	t.mu.Lock()
+	defer t.mu.Unlock()
+	if len(t.buf) > t.max {
+		return append([]byte(nil), t.buf[len(t.buf)-t.max:]...)
+	}
+	return append([]byte(nil), t.buf...)
+}

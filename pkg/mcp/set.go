@@ -1,0 +1,401 @@
+package mcp
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"maps"
+	"slices"
+	"strings"
+	"sync"
+	"time"
+
+	"github.com/modelcontextprotocol/go-sdk/jsonrpc"
+	sdk "github.com/modelcontextprotocol/go-sdk/mcp"
+
+	"github.com/agentloop/agentloop/internal/suggest"
+	"github.com/agentloop/agentloop/pkg/agent"
+	"github.com/agentloop/agentloop/pkg/transcript"
+)
+
+// Options configure how servers run.
+type Options struct {
+	// Getenv is agentloop's environment: where ${VAR} references and the
+	// variables a server's env: passes through are read; nil is os.Getenv.
+	Getenv Getenv
+	// Dir is the working directory of stdio servers that name none; ""
+	// is this process's.
+	Dir string
+	// Version is agentloop's, told to each server.
+	Version string
+}
+
+// Set is the MCP servers of one command and the tools they offer. It is
+// safe for concurrent use. Close ends every server.
+type Set struct {
+	opts    Options
+	servers []*server
+	tools   map[string]*Tool
+	// Conflicts are tools two servers offer under one name.
+	conflicts []string
+}
+
+var _ agent.Executor = (*Set)(nil)
+
+// Status is how a server's start went.
+type Status struct {
+	Config *Config
+	// Tools are the tools offered, by name.
+	Tools []*Tool
+	// Listed is every tool the server listed, offered or not.
+	Listed []string
+	// StartTime is how long starting and listing took.
+	StartTime time.Duration
+	// Err says why the server did not start; nil when it did.
+	Err error
+}
+
+// server is one server of a Set.
+type server struct {
+	cfg    *Config
+	opts   *Options
+	client *sdk.Client
+	launch *launch
+	status Status
+
+	mu        sync.Mutex
+	sess      *session
+	failure   string // why the last session ended, when it did
+	restarted bool
+}
+
+// Start starts the servers concurrently, each within its start timeout,
+// and lists their tools. It waits for all; those that failed are in
+// Statuses with their error, and offer nothing.
+func Start(ctx context.Context, cfgs []*Config, opts Options) *Set {
+	s := &Set{opts: opts, tools: map[string]*Tool{}}
+	client := sdk.NewClient(&sdk.Implementation{Name: "agentloop", Version: opts.Version},
+		// No roots, no sampling, no elicitation: a server gets calls and
+		// nothing else of agentloop.
+		&sdk.ClientOptions{Capabilities: &sdk.ClientCapabilities{}})
+	var wg sync.WaitGroup
+	for _, c := range cfgs {
+		srv := &server{cfg: c, opts: &s.opts, client: client, status: Status{Config: c}}
+		s.servers = append(s.servers, srv)
+		wg.Go(func() { srv.start(ctx) })
+	}
+	wg.Wait()
+	owner := map[string]*server{}
+	for _, srv := range s.servers {
+		for _, t := range srv.status.Tools {
+			if prev, ok := owner[t.Name]; ok {
+				s.conflicts = append(s.conflicts, fmt.Sprintf("%s: tool %s of mcp server %s is also offered by mcp server %s (%s); set a prefix: on one of them",
+					srv.cfg.Where(), t.Name, srv.cfg.Name, prev.cfg.Name, prev.cfg.Where()))
+				continue
+			}
+			owner[t.Name] = srv
+			s.tools[t.Name] = t
+		}
+	}
+	return s
+}
+
+// start connects and lists the tools, within the start timeout.
+func (srv *server) start(ctx context.Context) {
+	begin := time.Now()
+	defer func() { srv.status.StartTime = time.Since(begin) }()
+	l, err := srv.cfg.resolve(srv.opts.Getenv, srv.opts.Dir)
+	if err != nil {
+		srv.status.Err = err
+		return
+	}
+	srv.launch = l
+	sess, tools, err := srv.connect(ctx)
+	if err != nil {
+		srv.status.Err = err
+		return
+	}
+	offered, listed, err := srv.offer(tools)
+	if err != nil {
+		sess.close()
+		srv.status.Err = err
+		return
+	}
+	srv.sess = sess
+	srv.status.Tools, srv.status.Listed = offered, listed
+}
+
+func (srv *server) connect(ctx context.Context) (*session, []*sdk.Tool, error) {
+	ctx, cancel := context.WithTimeout(ctx, srv.cfg.StartTimeout)
+	defer cancel()
+	return connect(ctx, srv.cfg, srv.launch, srv.client)
+}
+
+// offer picks the listed tools the configuration offers, in name order.
+func (srv *server) offer(listed []*sdk.Tool) ([]*Tool, []string, error) {
+	var names []string
+	var offered []*Tool
+	for _, t := range listed {
+		names = append(names, t.Name)
+		if !srv.cfg.allows(t.Name) {
+			continue
+		}
+		tool, err := newTool(srv.cfg, t)
+		if err != nil {
+			return nil, nil, err
+		}
+		offered = append(offered, tool)
+	}
+	var missing []string
+	for _, want := range append(slices.Clone(srv.cfg.Tools), srv.cfg.Confirm...) {
+		if !slices.Contains(names, want) && !slices.Contains(missing, want) {
+			missing = append(missing, want+suggest.DidYouMean(want, names))
+		}
+	}
+	if len(missing) > 0 {
+		return nil, nil, fmt.Errorf("the server has no tool %s; it lists %s", strings.Join(missing, ", no tool "), strings.Join(names, ", "))
+	}
+	slices.SortFunc(offered, func(a, b *Tool) int { return strings.Compare(a.Name, b.Name) })
+	return offered, names, nil
+}
+
+// Statuses are the servers' starts, in the order given to Start.
+func (s *Set) Statuses() []Status {
+	out := make([]Status, len(s.servers))
+	for i, srv := range s.servers {
+		out[i] = srv.status
+	}
+	return out
+}
+
+// Conflicts are the tool names two servers offer, each as a problem at
+// the second server's declaration.
+func (s *Set) Conflicts() []string { return slices.Clone(s.conflicts) }
+
+// Tools are the tools offered, in name order.
+func (s *Set) Tools() []*Tool {
+	out := make([]*Tool, 0, len(s.tools))
+	for _, n := range slices.Sorted(maps.Keys(s.tools)) {
+		out = append(out, s.tools[n])
+	}
+	return out
+}
+
+// Lookup finds a tool offered by name.
+func (s *Set) Lookup(name string) (*Tool, bool) {
+	t, ok := s.tools[name]
+	return t, ok
+}
+
+// Keep leaves only the tools keep accepts on offer; a server left with none
+// is ended.
+func (s *Set) Keep(keep func(name string) bool) {
+	for name := range s.tools {
+		if !keep(name) {
+			delete(s.tools, name)
+		}
+	}
+	for _, srv := range s.servers {
+		srv.status.Tools = slices.DeleteFunc(srv.status.Tools, func(t *Tool) bool { return s.tools[t.Name] != t })
+		if len(srv.status.Tools) == 0 && srv.sess != nil {
+			srv.sess.close()
+			srv.sess = nil
+		}
+	}
+}
+
+// Secrets are the values the servers were given from the environment or
+// their configuration: env values, headers, expanded ${VAR} references.
+func (s *Set) Secrets() []string {
+	var out []string
+	for _, srv := range s.servers {
+		if srv.launch != nil {
+			out = append(out, srv.launch.secrets...)
+		}
+	}
+	return out
+}
+
+// Header describes the servers whose tools are offered, for a
+// transcript's header.
+func (s *Set) Header() []transcript.MCPServer {
+	var out []transcript.MCPServer
+	for _, srv := range s.servers {
+		if srv.status.Err != nil || len(srv.status.Tools) == 0 {
+			continue
+		}
+		h := transcript.MCPServer{Name: srv.cfg.Name, Transport: srv.cfg.Transport(), Command: srv.cfg.ShownCommand(), Tools: []string{}}
+		if srv.cfg.URL != "" {
+			h.URL = redactURL(srv.cfg.URL)
+		}
+		for _, t := range srv.status.Tools {
+			h.Tools = append(h.Tools, t.Name)
+		}
+		out = append(out, h)
+	}
+	return out
+}
+
+// Close ends every server, all at once, and waits for them.
+func (s *Set) Close() {
+	var wg sync.WaitGroup
+	for _, srv := range s.servers {
+		wg.Go(func() {
+			srv.mu.Lock()
+			sess := srv.sess
+			srv.sess = nil
+			srv.mu.Unlock()
+			if sess != nil {
+				sess.close()
+			}
+		})
+	}
+	wg.Wait()
+}
+
+// CheckArgs checks a call's arguments without calling the tool; the
+// error's text is the one Call gives the model.
+func (s *Set) CheckArgs(name string, args []byte) error {
+	t, ok := s.tools[name]
+	if !ok {
+		return fmt.Errorf("unknown tool %q", name)
+	}
+	_, err := t.prepare(args)
+	return err
+}
+
+// Call calls a tool. Every failure is a result the model reads: arguments
+// that do not fit the schema (the server is not asked), a timeout, an
+// interruption (the server is sent a cancellation), a server that exited
+// (restarted, once, for the calls that follow) or could not be reached.
+func (s *Set) Call(ctx context.Context, name, callID string, args []byte) agent.ToolResult {
+	start := time.Now()
+	t, ok := s.tools[name]
+	if !ok {
+		return failure(transcript.KindUnknownTool, "", fmt.Sprintf("unknown tool %q", name), start)
+	}
+	var srv *server
+	for _, x := range s.servers {
+		if x.cfg.Name == t.Server {
+			srv = x
+		}
+	}
+	r := srv.call(ctx, t, args)
+	r.Source, r.Server, r.Duration = transcript.SourceMCP, t.Server, time.Since(start)
+	return r
+}
+
+func failure(kind, server, msg string, start time.Time) agent.ToolResult {
+	r := agent.ToolResult{IsError: true, Kind: kind, ExitCode: -1, Content: msg, Duration: time.Since(start)}
+	if server != "" {
+		r.Source, r.Server = transcript.SourceMCP, server
+	}
+	return r
+}
+
+func (srv *server) call(ctx context.Context, t *Tool, args []byte) agent.ToolResult {
+	fail := func(kind, format string, a ...any) agent.ToolResult {
+		return agent.ToolResult{IsError: true, Kind: kind, ExitCode: -1, Content: fmt.Sprintf(format, a...)}
+	}
+	params, err := t.prepare(args)
+	if err != nil {
+		return fail(transcript.KindBadArguments, "%v", err)
+	}
+	if ctx.Err() != nil {
+		return fail(transcript.KindCanceled, "canceled before the call was sent: %v", context.Cause(ctx))
+	}
+	sess, err := srv.live(ctx)
+	if err != nil {
+		return fail(transcript.KindServer, "mcp server %s %v", srv.cfg.Name, err)
+	}
+	callCtx, cancel := context.WithTimeout(ctx, t.Timeout)
+	defer cancel()
+	res, err := sess.cs.CallTool(callCtx, &sdk.CallToolParams{Name: t.Original, Arguments: params})
+	switch {
+	case err == nil:
+		return toResult(res, srv.cfg.MaxOutput)
+	case ctx.Err() != nil:
+		sess.canceled.Add(1)
+		return fail(transcript.KindCanceled, "canceled before the tool finished (%v); the server was sent a cancellation", context.Cause(ctx))
+	case errors.Is(callCtx.Err(), context.DeadlineExceeded):
+		sess.canceled.Add(1)
+		return fail(transcript.KindTimeout, "timed out after %s; the server was sent a cancellation", t.Timeout)
+	}
+	var rpcErr *jsonrpc.Error
+	if errors.As(err, &rpcErr) && rpcErr.Code != codeRejectedByTransport && sess.alive() {
+		return fail(transcript.KindServer, "mcp server %s refused the call: %s", srv.cfg.Name, rpcErr.Message)
+	}
+	return fail(transcript.KindServer, "mcp server %s %s", srv.cfg.Name, srv.died(sess, err))
+}
+
+// codeRejectedByTransport is the SDK's code for a message its transport
+// could not deliver: an HTTP server that cannot be reached, or answers with
+// an error status.
+const codeRejectedByTransport = -32005
+
+// live returns the session to call, restarting a server whose session
+// ended, once per run.
+func (srv *server) live(ctx context.Context) (*session, error) {
+	srv.mu.Lock()
+	defer srv.mu.Unlock()
+	if srv.sess != nil && srv.sess.alive() {
+		return srv.sess, nil
+	}
+	if srv.sess != nil {
+		srv.failure = srv.ended(srv.sess, nil)
+		srv.sess = nil
+	}
+	if srv.failure == "" {
+		return nil, errors.New("is not running")
+	}
+	if srv.restarted {
+		return nil, errors.New(withNote(srv.failure, " (it is not restarted again: a server is restarted at most once per run)"))
+	}
+	srv.restarted = true
+	sess, listed, err := srv.connect(ctx)
+	if err != nil {
+		srv.failure = withNote(srv.failure, ", and restarting it failed: "+err.Error())
+		return nil, errors.New(srv.failure)
+	}
+	// The restarted server's tools are the ones offered at the start; one
+	// it no longer has fails when called, as the server says.
+	_ = listed
+	srv.sess = sess
+	return sess, nil
+}
+
+// died records that a session ended under a call and says how.
+func (srv *server) died(sess *session, err error) string {
+	srv.mu.Lock()
+	defer srv.mu.Unlock()
+	if srv.sess == sess {
+		srv.failure = srv.ended(sess, err)
+		srv.sess = nil
+	} else if srv.failure == "" {
+		srv.failure = srv.ended(sess, err)
+	}
+	return srv.failure
+}
+
+// ended ends a session that broke and says how: a stdio server's exit,
+// an HTTP server's error.
+func (srv *server) ended(sess *session, err error) string {
+	if srv.cfg.URL != "" {
+		sess.close()
+		if err == nil {
+			return "closed the session"
+		}
+		return "is unreachable: " + err.Error()
+	}
+	return sess.exitText()
+}
+
+// withNote adds a note to how a server failed, before the end of its
+// stderr that the account may quote.
+func withNote(failure, note string) string {
+	head, tail, ok := strings.Cut(failure, "\nstderr:")
+	if !ok {
+		return failure + note
+	}
+	return head + note + "\nstderr:" + tail
+}
