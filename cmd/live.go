@@ -212,24 +212,30 @@ func startLive(ctx context.Context, ios *IOStreams, o *liveOptions, s liveSetup)
 // liveTools loads the tools of a live run, starting the MCP servers it
 // needs, and narrows them to those the flags offer; started says which
 // servers started, for -v. The caller closes the set.
-func liveTools(ctx context.Context, ios *IOStreams, o *liveOptions, s liveSetup) (ts *toolset.Set, started []string, err error) {
+func liveTools(ctx context.Context, ios *IOStreams, o *liveOptions, s liveSetup) (*toolset.Set, []string, error) {
 	sel := toolset.Selection{Only: s.only, Deny: o.Approval.Deny}
 	if len(s.only) == 0 && s.recorded != nil {
 		// Only the servers that could offer a recorded tool are started.
 		sel.Only, sel.Restricted = *s.recorded, true
 	}
+	var started []string
 	src := toolSources{toolsSource: s.tools, mcpFiles: o.MCPConfig, mcpServers: o.mcpServers}
-	ts, err = loadToolSet(ctx, ios, src, sel, func(format string, a ...any) { started = append(started, fmt.Sprintf(format, a...)) })
+	ts, err := loadToolSet(ctx, ios, src, sel, func(format string, a ...any) { started = append(started, fmt.Sprintf(format, a...)) })
 	if err != nil {
 		return nil, nil, err
 	}
-	defer func() {
-		if err != nil {
-			ts.Close()
-		}
-	}()
-	if err := o.Approval.check(ts); err != nil {
+	if err := narrowTools(ios, o, s, ts, sel); err != nil {
+		ts.Close()
 		return nil, nil, err
+	}
+	return ts, started, nil
+}
+
+// narrowTools checks the approval flags against the tools and keeps those
+// the run offers: --tool's, or those of a recording still there.
+func narrowTools(ios *IOStreams, o *liveOptions, s liveSetup, ts *toolset.Set, sel toolset.Selection) error {
+	if err := o.Approval.check(ts); err != nil {
+		return err
 	}
 	if len(s.only) == 0 && s.recorded != nil {
 		var keep, gone []string
@@ -244,13 +250,12 @@ func liveTools(ctx context.Context, ios *IOStreams, o *liveOptions, s liveSetup)
 			fmt.Fprintf(ios.ErrOut, "agentloop: warning: the conversation's tool%s %s %s gone: not offered now\n", plural(len(gone), "", "s"), safeText(strings.Join(gone, ", ")), plural(len(gone), "is", "are"))
 		}
 		sel.Only = keep
-		if err := ts.Keep(sel); err != nil {
-			return nil, nil, err
-		}
-	} else if err := ts.Keep(sel); err != nil {
-		return nil, nil, flagErrorf("--tool: %v", err)
+		return ts.Keep(sel)
 	}
-	return ts, started, nil
+	if err := ts.Keep(sel); err != nil {
+		return flagErrorf("--tool: %v", err)
+	}
+	return nil
 }
 
 // newLoop builds the provider, creates the transcript (at -o, else a new
