@@ -1,10 +1,16 @@
 package cmd
 
 import (
+	"bufio"
+	"bytes"
 	"encoding/json"
 	"fmt"
+	"io"
 	"path/filepath"
+	"runtime"
+	"strconv"
 	"strings"
+	"sync"
 	"time"
 	"unicode/utf8"
 
@@ -47,7 +53,7 @@ their latest run.
 Of each run only the first records and the last ones are read, and only the runs
 shown: a file's name holds its start time. The newest runs of a folder of
 thousands take a fraction of a second; listing all of them (-n 0, --search) about
-0.1 ms a run.`,
+50 µs of CPU time a run.`,
 		Example: `  agentloop log
   agentloop log -n 5 --search tokyo
   agentloop log --since 7d --json | jq -r .id
@@ -118,10 +124,17 @@ func runLog(opts *LogOptions) error {
 		return nil
 	}
 	threads := history.Threads(sel)
+	// Thousands of lines go out in a few writes, not one each.
+	out := bufio.NewWriterSize(ios.Out, 64<<10)
 	if opts.JSON {
-		return writeLogJSON(ios, threads)
+		err = writeLogJSON(out, threads)
+	} else {
+		err = writeLogTable(out, ios, threads)
 	}
-	return writeLogTable(ios, threads)
+	if ferr := out.Flush(); err == nil {
+		err = ferr
+	}
+	return err
 }
 
 // logLine is one run as `agentloop log --json` prints it.
@@ -145,60 +158,135 @@ type logLine struct {
 	Problem  string            `json:"problem,omitempty"`
 }
 
-func writeLogJSON(ios *IOStreams, threads []history.Thread) error {
-	enc := json.NewEncoder(ios.Out)
-	enc.SetEscapeHTML(false)
-	for _, t := range threads {
-		for _, r := range t {
-			e := r.Entry
-			l := logLine{ID: e.ID(), Path: e.Path, Time: e.Time(), End: e.State(), Steps: e.Steps(), Tokens: e.Tokens(),
-				Prompt: e.Prompt, Answer: e.Answer, Size: e.Size, Problem: e.Problem}
-			if h := e.Header; h != nil {
-				l.Provider, l.Model, l.Command, l.ParentID = h.Provider, h.Model, h.Command, h.ParentID
-				l.Thread = t[0].ID()
-			}
-			if e.End != nil {
-				u := e.End.Usage
-				l.Usage, l.Error = &u, e.End.Error
-			}
-			if err := enc.Encode(l); err != nil {
-				return err
-			}
-		}
-	}
-	return nil
+// threadRun is a run as the listing shows it, with the id of the
+// conversation it belongs to ("" for a foreign file).
+type threadRun struct {
+	history.Run
+	thread string
 }
 
-// writeLogTable prints one aligned line a run, under a line of titles.
-func writeLogTable(ios *IOStreams, threads []history.Thread) error {
-	type row struct{ id, when, model, steps, tokens, end, prompt string }
-	rows := []row{{"ID", "STARTED", "MODEL", "STEPS", "TOKENS", "END", "PROMPT"}}
+// flatten lists the runs of the threads in order.
+func flatten(threads []history.Thread) []threadRun {
+	var runs []threadRun
 	for _, t := range threads {
 		for _, r := range t {
-			rows = append(rows, logRow(r))
+			runs = append(runs, threadRun{r, t[0].ID()})
 		}
 	}
-	var w [6]int
-	for _, r := range rows {
-		for i, s := range []string{r.id, r.when, r.model, r.steps, r.tokens, r.end} {
-			w[i] = max(w[i], utf8.RuneCountInString(s))
-		}
+	return runs
+}
+
+// inParts calls f on consecutive parts of [0, n), part k of parts, at once
+// on every core: the lines of a listing of thousands are formatted
+// faster than one at a time, and written in order after.
+func inParts(n int, f func(k, lo, hi int)) (parts int) {
+	parts = max(1, min(runtime.GOMAXPROCS(0), n/256))
+	var wg sync.WaitGroup
+	for k := range parts {
+		wg.Go(func() { f(k, n*k/parts, n*(k+1)/parts) })
 	}
-	for _, r := range rows {
-		line := fmt.Sprintf("%s  %s  %s  %s  %s  %s  %s", pad(r.id, w[0]), pad(r.when, w[1]), pad(r.model, w[2]),
-			padLeft(r.steps, w[3]), padLeft(r.tokens, w[4]), pad(r.end, w[5]), r.prompt)
-		line = strings.TrimRight(line, " ")
-		if ios.IsStdoutTTY() {
-			line = truncate(line, ios.Width())
+	wg.Wait()
+	return parts
+}
+
+func writeLogJSON(w io.Writer, threads []history.Thread) error {
+	runs := flatten(threads)
+	bufs := make([]bytes.Buffer, runtime.GOMAXPROCS(0))
+	errs := make([]error, len(bufs))
+	parts := inParts(len(runs), func(k, lo, hi int) {
+		enc := json.NewEncoder(&bufs[k])
+		enc.SetEscapeHTML(false)
+		for _, r := range runs[lo:hi] {
+			if errs[k] = enc.Encode(newLogLine(r)); errs[k] != nil {
+				return
+			}
 		}
-		if _, err := fmt.Fprintln(ios.Out, line); err != nil {
+	})
+	for k := range parts {
+		if errs[k] != nil {
+			return errs[k]
+		}
+		if _, err := bufs[k].WriteTo(w); err != nil {
 			return err
 		}
 	}
 	return nil
 }
 
-func logRow(r history.Run) (row struct{ id, when, model, steps, tokens, end, prompt string }) {
+func newLogLine(r threadRun) logLine {
+	e := r.Entry
+	l := logLine{ID: e.ID(), Path: e.Path, Time: e.Time(), End: e.State(), Steps: e.Steps(), Tokens: e.Tokens(),
+		Prompt: e.Prompt, Answer: e.Answer, Size: e.Size, Problem: e.Problem}
+	if h := e.Header; h != nil {
+		l.Provider, l.Model, l.Command, l.ParentID = h.Provider, h.Model, h.Command, h.ParentID
+		l.Thread = r.thread
+	}
+	if e.End != nil {
+		u := e.End.Usage
+		l.Usage, l.Error = &u, e.End.Error
+	}
+	return l
+}
+
+// logRowCells are the cells of a line of the table.
+type logRowCells struct{ id, when, model, steps, tokens, end, prompt string }
+
+// writeLogTable prints one aligned line a run, under a line of titles.
+func writeLogTable(out io.Writer, ios *IOStreams, threads []history.Thread) error {
+	runs := flatten(threads)
+	rows := make([]logRowCells, 1+len(runs))
+	rows[0] = logRowCells{"ID", "STARTED", "MODEL", "STEPS", "TOKENS", "END", "PROMPT"}
+	inParts(len(runs), func(_, lo, hi int) {
+		for i := lo; i < hi; i++ {
+			rows[1+i] = logRow(runs[i].Run)
+		}
+	})
+	var w [6]int
+	for _, r := range rows {
+		for i, s := range []string{r.id, r.when, r.model, r.steps, r.tokens, r.end} {
+			w[i] = max(w[i], utf8.RuneCountInString(s))
+		}
+	}
+	var line []byte
+	for _, r := range rows {
+		line = appendPad(line[:0], r.id, w[0], false)
+		line = appendPad(append(line, "  "...), r.when, w[1], false)
+		line = appendPad(append(line, "  "...), r.model, w[2], false)
+		line = appendPad(append(line, "  "...), r.steps, w[3], true)
+		line = appendPad(append(line, "  "...), r.tokens, w[4], true)
+		line = appendPad(append(line, "  "...), r.end, w[5], false)
+		line = append(append(line, "  "...), r.prompt...)
+		line = bytes.TrimRight(line, " ")
+		if ios.IsStdoutTTY() {
+			line = append([]byte(truncate(string(line), ios.Width())), '\n')
+		} else {
+			line = append(line, '\n')
+		}
+		if _, err := out.Write(line); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// appendPad appends s padded with spaces to w runes: on the left when
+// right (numbers align right), else on the right.
+func appendPad(b []byte, s string, w int, right bool) []byte {
+	const spaces = "                                "
+	n := max(0, w-utf8.RuneCountInString(s))
+	if !right {
+		b = append(b, s...)
+	}
+	for ; n > 0; n -= min(n, len(spaces)) {
+		b = append(b, spaces[:min(n, len(spaces))]...)
+	}
+	if right {
+		b = append(b, s...)
+	}
+	return b
+}
+
+func logRow(r history.Run) (row logRowCells) {
 	e := r.Entry
 	row.when = e.Time().Local().Format("2006-01-02 15:04")
 	row.end = cell(e.State(), 20)
@@ -209,7 +297,7 @@ func logRow(r history.Run) (row struct{ id, when, model, steps, tokens, end, pro
 	}
 	row.id = cell(e.ShortID(), 8)
 	row.model = cell(e.Header.Provider+"/"+e.Header.Model, 32)
-	row.steps = fmt.Sprint(e.Steps())
+	row.steps = strconv.Itoa(e.Steps())
 	row.tokens = "-"
 	if e.End != nil {
 		row.tokens = shortCount(e.Tokens())
@@ -252,7 +340,7 @@ func cell(s string, max int) string {
 func shortCount(n int64) string {
 	switch {
 	case n < 1000:
-		return fmt.Sprint(n)
+		return strconv.FormatInt(n, 10)
 	case n < 100_000:
 		return fmt.Sprintf("%.1fk", float64(n)/1000)
 	case n < 1_000_000:
@@ -261,12 +349,4 @@ func shortCount(n int64) string {
 		return fmt.Sprintf("%.1fM", float64(n)/1e6)
 	}
 	return fmt.Sprintf("%dM", n/1_000_000)
-}
-
-func pad(s string, w int) string {
-	return s + strings.Repeat(" ", max(0, w-utf8.RuneCountInString(s)))
-}
-
-func padLeft(s string, w int) string {
-	return strings.Repeat(" ", max(0, w-utf8.RuneCountInString(s))) + s
 }

@@ -41,11 +41,58 @@ func displayText(s string, max int) string {
 	return b.String()
 }
 
-// oneLineText folds text onto one line, makes it safe to print, and cuts
-// it at max runes.
+// oneLineText folds text onto one line (each run of white space one
+// space, none at the ends), makes it safe to print, and cuts it at max
+// runes. A long text costs what its first max runes do.
 func oneLineText(s string, max int) string {
-	s = strings.Join(strings.Fields(s), " ")
-	return truncate(safeText(s), max)
+	return truncate(safeText(foldSpace(s, max)), max)
+}
+
+// foldSpace is strings.Join(strings.Fields(s), " ") cut after limit+1
+// runes when limit > 1: safeText only lengthens text, so truncate cuts
+// that much of it where it would cut the whole. Text already folded is
+// returned as it is.
+func foldSpace(s string, limit int) string {
+	if limit <= 1 {
+		limit = len(s)
+	}
+	var b []byte
+	folded := false // b holds the text so far; else it is s[:end]
+	end, runes, space := 0, 0, false
+	for i := 0; i < len(s) && runes <= limit; {
+		r, size := rune(s[i]), 1
+		var blank bool
+		if r < utf8.RuneSelf {
+			blank = r == ' ' || '\t' <= r && r <= '\r' // unicode.IsSpace's ASCII
+		} else {
+			r, size = utf8.DecodeRuneInString(s[i:])
+			blank = unicode.IsSpace(r)
+		}
+		i += size
+		if blank {
+			if !folded && (r != ' ' || space || runes == 0) {
+				folded, b = true, append(b, s[:end]...)
+			}
+			space = runes > 0
+			continue
+		}
+		if space {
+			runes++
+			space = false
+			if folded {
+				b = append(b, ' ')
+			}
+		}
+		if folded {
+			b = append(b, s[i-size:i]...)
+		}
+		runes++
+		end = i
+	}
+	if !folded {
+		return s[:end]
+	}
+	return string(b)
 }
 
 // passes reports whether r may reach a terminal as it is.
@@ -58,6 +105,9 @@ func passes(r rune, keepLayout bool) bool {
 
 func isSafe(s string, keepLayout bool) bool {
 	for _, r := range s {
+		if ' ' <= r && r < 0x7f {
+			continue // printable ASCII, most text
+		}
 		if !passes(r, keepLayout) {
 			return false
 		}
@@ -140,10 +190,24 @@ func terminalText(ios *IOStreams, s string) string {
 	return s
 }
 
+// truncate cuts s to max runes, the last one an ellipsis, when it is
+// longer; invalid UTF-8 in what is kept becomes U+FFFD.
 func truncate(s string, max int) string {
-	if max <= 1 || utf8.RuneCountInString(s) <= max {
+	if max <= 1 {
 		return s
 	}
-	r := []rune(s)
-	return string(r[:max-1]) + "…"
+	n := 0
+	for i := range s {
+		if n == max-1 {
+			if utf8.RuneCountInString(s[i:]) <= 1 {
+				return s
+			}
+			if !utf8.ValidString(s[:i]) {
+				return string([]rune(s[:i])) + "…"
+			}
+			return s[:i] + "…"
+		}
+		n++
+	}
+	return s
 }

@@ -54,7 +54,9 @@ type Entry struct {
 	Path    string
 	Size    int64
 	ModTime time.Time
-	// Header is nil for a file that is not an agentloop transcript.
+	// Header is nil for a file that is not an agentloop transcript. Its
+	// tool definitions, MCP servers and system prompt are not read (Tools
+	// and MCPServers are nil, System empty).
 	Header *transcript.Header
 	// End is nil for a run that has not ended (or was killed).
 	End *transcript.End
@@ -160,30 +162,63 @@ func Sort(entries []*Entry) {
 // file is in the entry (Problem, Torn), never an error; nil means there is
 // no file to list (it is gone, or it is not a regular file).
 func Read(path string, opts Options) *Entry {
-	// Stat before opening: opening a named pipe would wait for a writer.
-	fi, err := os.Stat(path)
-	if errors.Is(err, os.ErrNotExist) || err == nil && !fi.Mode().IsRegular() {
-		return nil
+	return readFile(path, false, opts)
+}
+
+// readFile is Read of a file that the folder's listing may have said is a
+// regular file (listed); else it is looked at before it is opened: opening
+// a named pipe would wait for a writer, and opening a device can act on it.
+func readFile(path string, listed bool, opts Options) *Entry {
+	var fi os.FileInfo
+	if !listed {
+		var err error
+		fi, err = os.Stat(path)
+		if errors.Is(err, os.ErrNotExist) || err == nil && !fi.Mode().IsRegular() {
+			return nil
+		}
+		if err != nil {
+			return &Entry{Path: path, Problem: bareError(err)}
+		}
 	}
-	if err != nil {
-		return &Entry{Path: path, Problem: bareError(err)}
-	}
-	f, err := os.Open(path)
+	f, info, err := openFile(path)
 	if err != nil {
 		if errors.Is(err, os.ErrNotExist) {
 			return nil
 		}
-		return &Entry{Path: path, ModTime: fi.ModTime(), Size: fi.Size(), Problem: bareError(err)}
+		if fi == nil {
+			fi, _ = os.Stat(path)
+		}
+		e := &Entry{Path: path, Problem: bareError(err)}
+		if fi != nil {
+			e.ModTime, e.Size = fi.ModTime(), fi.Size()
+		}
+		return e
 	}
 	defer f.Close()
-	e := &Entry{Path: path, Size: fi.Size(), ModTime: fi.ModTime()}
-	r, release := newFileReader(f, fi.Size())
+	if !info.regular {
+		return nil // replaced by something else since it was listed
+	}
+	e := &Entry{Path: path, Size: info.size, ModTime: info.modTime}
+	r, release := newFileReader(f, info.size)
 	defer release()
 	if err := e.read(r, opts); err != nil {
 		e.Header, e.End, e.Prompt, e.Answer = nil, nil, "", ""
 		e.Problem = err.Error()
 	}
 	return e
+}
+
+// readCloser is an open file.
+type readCloser interface {
+	io.ReaderAt
+	io.Closer
+}
+
+// fileInfo is what the listing needs to know of an open file.
+type fileInfo struct {
+	regular bool
+	size    int64
+	modTime time.Time
 }
 
 // read fills the entry from the head and the tail of the file.
@@ -212,8 +247,8 @@ func (e *Entry) read(r *fileReader, opts Options) error {
 	if !e.Continues() {
 		// The prompt of a run is its first message.
 		if line, _, err := r.lineAt(head.next); err == nil && isType(line, transcript.TypeMessage) {
-			if m, ok := decodeTail(line); ok && m.Message.Role == "user" {
-				e.Prompt = m.Message.Content.Text
+			if m, ok := decodeTail(line); ok && m.Role == "user" {
+				e.Prompt = m.Text
 			}
 		}
 	}
@@ -242,9 +277,8 @@ func (e *Entry) readTail(r *fileReader, opts Options) error {
 		}
 		switch {
 		case isType(line, transcript.TypeEnd) && e.End == nil && !seenMessage:
-			var end transcript.End
-			if json.Unmarshal(line, &end) == nil {
-				e.End = &end
+			if end, ok := decodeEnd(line); ok {
+				e.End = end
 			}
 			if !wantPrompt && !wantAnswer {
 				return nil
@@ -267,14 +301,14 @@ func (e *Entry) readTail(r *fileReader, opts Options) error {
 		if !seenMessage {
 			seenMessage, e.LastStep = true, rec.Step
 		}
-		switch role := rec.Message.Role; {
+		switch role := rec.Role; {
 		case wantAnswer && role == "assistant":
 			// The answer is the last assistant message's text; one that
 			// only calls tools has none.
-			e.Answer, wantAnswer = rec.Message.Content.Text, false
-		case rec.isPrompt() && e.Continues():
+			e.Answer, wantAnswer = rec.Text, false
+		case rec.IsPrompt() && e.Continues():
 			if wantPrompt {
-				e.Prompt, wantPrompt = rec.Message.Content.Text, false
+				e.Prompt, wantPrompt = rec.Text, false
 			}
 			// An answer before the run's prompt is an earlier run's.
 			wantAnswer = false
@@ -285,29 +319,45 @@ func (e *Entry) readTail(r *fileReader, opts Options) error {
 	}
 }
 
-// tailRecord is what the tail of a transcript is read for.
-type tailRecord struct {
-	Step    int `json:"step"`
-	Message struct {
-		Role    string          `json:"role"`
-		Content transcript.Text `json:"content"`
-	} `json:"message"`
-	// ImagesOf marks a user message that carries the pictures of tool
-	// results (Chat Completions): a user message with text, not a prompt.
-	ImagesOf []string `json:"images_of"`
+// decodeTail reads a message record's step, role and text: quickly when
+// the line is as the writer writes it, else with encoding/json.
+func decodeTail(line []byte) (transcript.MessageLine, bool) {
+	if m, ok := transcript.QuickMessage(line); ok {
+		return m, true
+	}
+	return slowTail(line)
 }
 
-// isPrompt reports whether the record is a question a person asked.
-func (r *tailRecord) isPrompt() bool {
-	return r.Message.Role == "user" && r.Message.Content.Text != "" && len(r.ImagesOf) == 0
-}
-
-func decodeTail(line []byte) (*tailRecord, bool) {
-	var rec tailRecord
+// slowTail is decodeTail with encoding/json.
+func slowTail(line []byte) (transcript.MessageLine, bool) {
+	var rec struct {
+		Step    int `json:"step"`
+		Message struct {
+			Role    string          `json:"role"`
+			Content transcript.Text `json:"content"`
+		} `json:"message"`
+		ImagesOf []string `json:"images_of"`
+	}
 	if json.Unmarshal(line, &rec) != nil {
+		return transcript.MessageLine{}, false
+	}
+	return transcript.MessageLine{Step: rec.Step, Role: rec.Message.Role, Text: rec.Message.Content.Text, Images: len(rec.ImagesOf) > 0}, true
+}
+
+// decodeEnd reads an end record, quickly when it is as the writer writes it.
+func decodeEnd(line []byte) (*transcript.End, bool) {
+	if e, ok := transcript.QuickEnd(line); ok {
+		return &e, true
+	}
+	return slowEnd(line)
+}
+
+func slowEnd(line []byte) (*transcript.End, bool) {
+	var end transcript.End
+	if json.Unmarshal(line, &end) != nil {
 		return nil, false
 	}
-	return &rec, true
+	return &end, true
 }
 
 // isType reports whether a line looks like a record of the type: the
@@ -322,13 +372,33 @@ func decodeHeader(line []byte) (*transcript.Header, error) {
 			return nil, err
 		}
 	}
-	var h transcript.Header
-	if err := json.Unmarshal(withoutTools(line), &h); err != nil {
-		return nil, fmt.Errorf("header: %v", err)
+	h, err := decodeHeaderFields(line)
+	if err != nil {
+		return nil, err
 	}
 	if h.Version != transcript.Version {
 		return nil, fmt.Errorf("transcript format version %d; this agentloop reads version %d", h.Version, transcript.Version)
 	}
+	return h, nil
+}
+
+// decodeHeaderFields decodes a header line but for its tool definitions,
+// MCP servers and system prompt (Tools and MCPServers are nil, System
+// empty), which the listing does not show: quickly when it is as the writer writes it, else with
+// encoding/json.
+func decodeHeaderFields(line []byte) (*transcript.Header, error) {
+	if h, ok := transcript.QuickHeader(line); ok {
+		return &h, nil
+	}
+	return slowHeader(line)
+}
+
+func slowHeader(line []byte) (*transcript.Header, error) {
+	var h transcript.Header
+	if err := json.Unmarshal(withoutTools(line), &h); err != nil {
+		return nil, fmt.Errorf("header: %v", err)
+	}
+	h.Tools, h.MCPServers, h.System = nil, nil, ""
 	return &h, nil
 }
 

@@ -3,6 +3,7 @@ package history
 import (
 	"bytes"
 	"encoding/json"
+	"io"
 	"os"
 	"path/filepath"
 	"regexp"
@@ -31,7 +32,7 @@ type run struct {
 }
 
 // write writes r as a transcript in the shape the run command writes.
-func (r run) write(t *testing.T, path string) {
+func (r run) write(t testing.TB, path string) {
 	t.Helper()
 	w, err := transcript.Create(path, nil)
 	if err != nil {
@@ -561,5 +562,61 @@ func TestWithoutTools(t *testing.T) {
 		if got := string(withoutTools([]byte(tt.in))); got != tt.want {
 			t.Errorf("withoutTools(%s) = %s, want %s", tt.in, got, tt.want)
 		}
+	}
+}
+
+// countingReader counts the reads made of a file.
+type countingReader struct {
+	r     io.ReaderAt
+	reads int
+}
+
+func (c *countingReader) ReadAt(p []byte, off int64) (int, error) {
+	c.reads++
+	return c.r.ReadAt(p, off)
+}
+
+func TestContinuedPromptReads(t *testing.T) {
+	// The prompt of a continued run is found by its records' times in a few
+	// reads, however many records it copied and added and however long
+	// they are.
+	dir := t.TempDir()
+	tests := []struct {
+		name     string
+		copied   []string
+		steps    int
+		output   int
+		maxReads int
+	}{
+		{"few short records", []string{"first"}, 1, 10, 5},
+		{"many short records", slices.Repeat([]string{"question"}, 600), 600, 100, 15},
+		{"long copied records", slices.Repeat([]string{strings.Repeat("long question ", 2000)}, 12), 100, 100, 25},
+		{"long records after the prompt", slices.Repeat([]string{"q"}, 200), 12, 30 << 10, 25},
+		{"long records everywhere", slices.Repeat([]string{strings.Repeat("long question ", 2000)}, 12), 12, 30 << 10, 25},
+	}
+	for i, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			path := filepath.Join(dir, strings.Repeat("c", i+1)+".jsonl")
+			run{id: "c1", parentID: "a1", command: CommandContinue, start: t0, copied: tt.copied, prompt: "and in Tokyo?",
+				answer: "Rainy.", steps: tt.steps, toolOutput: tt.output, end: "stop"}.write(t, path)
+			data, err := os.ReadFile(path)
+			if err != nil {
+				t.Fatal(err)
+			}
+			f := &countingReader{r: bytes.NewReader(data)}
+			r, release := newFileReader(f, int64(len(data)))
+			defer release()
+			e := &Entry{}
+			if err := e.read(r, Options{}); err != nil {
+				t.Fatal(err)
+			}
+			if e.Prompt != "and in Tokyo?" || e.State() != "stop" {
+				t.Errorf("prompt %q, state %q", e.Prompt, e.State())
+			}
+			t.Logf("%d reads of %d bytes", f.reads, len(data))
+			if f.reads > tt.maxReads {
+				t.Errorf("%d reads of a file of %d bytes, want at most %d", f.reads, len(data), tt.maxReads)
+			}
+		})
 	}
 }

@@ -16,11 +16,13 @@ type fileReader struct {
 	buf []byte
 	// tail is a buffer for the first read from the end, or nil.
 	tail []byte
+	// scratch is promptAfter's buffer, made when first needed.
+	scratch []byte
 }
 
 // buffers are the two a file is first read into. They are reused from file
 // to file: an entry keeps none of their bytes (what it decodes is copied).
-type buffers struct{ head, tail []byte }
+type buffers struct{ head, tail, scratch []byte }
 
 var bufPool = sync.Pool{New: func() any {
 	return &buffers{head: make([]byte, 0, headChunk), tail: make([]byte, tailChunk)}
@@ -29,11 +31,11 @@ var bufPool = sync.Pool{New: func() any {
 // newFileReader reads f with pooled buffers; release gives them back.
 func newFileReader(f io.ReaderAt, size int64) (*fileReader, func()) {
 	b := bufPool.Get().(*buffers)
-	r := &fileReader{f: f, size: size, buf: b.head[:0], tail: b.tail}
+	r := &fileReader{f: f, size: size, buf: b.head[:0], tail: b.tail, scratch: b.scratch}
 	return r, func() {
 		// A buffer grown for a long line is not kept.
 		if cap(r.buf) == headChunk {
-			b.head = r.buf[:0]
+			b.head, b.scratch = r.buf[:0], r.scratch
 			bufPool.Put(b)
 		}
 	}

@@ -4,19 +4,41 @@ import (
 	"errors"
 	"os"
 	"path/filepath"
-	"regexp"
 	"runtime"
 	"slices"
 	"strings"
 	"sync"
+	"sync/atomic"
 	"time"
 )
 
-// nameRE matches the name agentloop gives a transcript: the time the run
-// started (UTC, to the second) and its id.
-var nameRE = sync.OnceValue(func() *regexp.Regexp {
-	return regexp.MustCompile(`^([0-9]{8}T[0-9]{6}Z)-([0-9A-Za-z]+)\.jsonl$`)
-})
+// parseName reads the name agentloop gives a transcript: the time the run
+// started (UTC, to the second) and its id, as in
+// 20260301T100000Z-0123abcd.jsonl.
+func parseName(name string) (at time.Time, id string, ok bool) {
+	const stamp = "20060102T150405Z"
+	rest, found := strings.CutSuffix(name, ".jsonl")
+	if !found || len(rest) < len(stamp)+2 || rest[len(stamp)] != '-' {
+		return time.Time{}, "", false
+	}
+	for i := 0; i < len(stamp); i++ {
+		c, want := rest[i], stamp[i]
+		if want >= '0' && want <= '9' && (c < '0' || c > '9') || (want == 'T' || want == 'Z') && c != want {
+			return time.Time{}, "", false
+		}
+	}
+	id = rest[len(stamp)+1:]
+	for i := 0; i < len(id); i++ {
+		if c := id[i]; !('0' <= c && c <= '9' || 'a' <= c && c <= 'z' || 'A' <= c && c <= 'Z') {
+			return time.Time{}, "", false
+		}
+	}
+	at, err := time.Parse(stamp, rest[:len(stamp)])
+	if err != nil {
+		return time.Time{}, "", false
+	}
+	return at, strings.ToLower(id), true
+}
 
 // nameSlack is how much later than the time in its name a run may have
 // started: the name is taken just before the header is written.
@@ -25,6 +47,8 @@ const nameSlack = time.Minute
 // file is a file of the folder, before it is read.
 type file struct {
 	path string
+	// regular is set when the folder's listing says it is a regular file.
+	regular bool
 	// named is set for a name agentloop gave: at and id come from it.
 	named bool
 	at    time.Time
@@ -46,38 +70,31 @@ func files(dir string) ([]file, error) {
 		if strings.HasPrefix(name, ".") || de.IsDir() {
 			continue
 		}
-		f := file{path: filepath.Join(dir, name)}
-		if m := nameRE().FindStringSubmatch(name); m != nil {
-			if t, err := time.Parse("20060102T150405Z", m[1]); err == nil {
-				f.named, f.at, f.id = true, t, strings.ToLower(m[2])
-			}
-		}
+		f := file{path: filepath.Join(dir, name), regular: de.Type().IsRegular()}
+		f.at, f.id, f.named = parseName(name)
 		out = append(out, f)
 	}
 	return out, nil
 }
 
-// readAll reads files at once with a few workers (the time goes in system
-// calls, which run in parallel) and drops those that are no runs' (gone
-// since the listing, not regular files).
+// readAll reads files at once with a few workers per core (more than one,
+// for the reads that wait on a disk) and drops those that are no runs'
+// (gone since the listing, not regular files).
 func readAll(fs []file, opts Options) []*Entry {
 	entries := make([]*Entry, len(fs))
-	workers := min(len(fs), 4*runtime.GOMAXPROCS(0))
-	next := make(chan int)
+	var next atomic.Int64
 	var wg sync.WaitGroup
-	for range workers {
-		wg.Add(1)
-		go func() {
-			defer wg.Done()
-			for i := range next {
-				entries[i] = Read(fs[i].path, opts)
+	for range min(len(fs), 4*runtime.GOMAXPROCS(0)) {
+		wg.Go(func() {
+			for {
+				i := int(next.Add(1) - 1)
+				if i >= len(fs) {
+					return
+				}
+				entries[i] = readFile(fs[i].path, fs[i].regular, opts)
 			}
-		}()
+		})
 	}
-	for i := range fs {
-		next <- i
-	}
-	close(next)
 	wg.Wait()
 	return slices.DeleteFunc(entries, func(e *Entry) bool { return e == nil })
 }

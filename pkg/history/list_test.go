@@ -5,6 +5,7 @@ import (
 	"os"
 	"path/filepath"
 	"strings"
+	"syscall"
 	"testing"
 	"time"
 )
@@ -139,5 +140,53 @@ func TestLookup(t *testing.T) {
 	}
 	if _, err := Lookup(t.TempDir(), "last"); err == nil || err.Error() != "no runs yet" {
 		t.Errorf("an empty folder: %v", err)
+	}
+}
+
+func TestParseName(t *testing.T) {
+	at := time.Date(2026, 3, 1, 10, 4, 5, 0, time.UTC)
+	tests := []struct {
+		name string
+		id   string // "" for a name agentloop does not give
+	}{
+		{"20260301T100405Z-0123ABcd.jsonl", "0123abcd"},
+		{"20260301T100405Z-x.jsonl", "x"},
+		{"20260301T100405Z-.jsonl", ""},
+		{"20260301T100405Z-ab-c.jsonl", ""},
+		{"20260301T100405Z-abc.json", ""},
+		{"20260301T100405Z-abc.jsonl.bak", ""},
+		{"20260301 100405Z-abc.jsonl", ""},
+		{"2026030141004052-abc.jsonl", ""},
+		{"20261301T100405Z-abc.jsonl", ""}, // month 13
+		{"20260301T100405Zabc.jsonl", ""},
+		{"notes.txt", ""},
+		{"20260301T100405Z-é.jsonl", ""},
+	}
+	for _, tt := range tests {
+		got, id, ok := parseName(tt.name)
+		if ok != (tt.id != "") || id != tt.id || ok && !got.Equal(at) {
+			t.Errorf("parseName(%q) = %v, %q, %v; want id %q", tt.name, got, id, ok, tt.id)
+		}
+	}
+}
+
+func TestReadReplacedSinceListed(t *testing.T) {
+	// A file the folder's listing said was regular may be something else
+	// by the time it is opened: a named pipe is not waited on, a folder is
+	// not read; neither is a run.
+	dir := t.TempDir()
+	fifo := filepath.Join(dir, "20260301T100000Z-aaaa.jsonl")
+	if err := syscall.Mkfifo(fifo, 0o600); err != nil {
+		t.Fatal(err)
+	}
+	sub := filepath.Join(dir, "20260301T100100Z-bbbb.jsonl")
+	if err := os.Mkdir(sub, 0o700); err != nil {
+		t.Fatal(err)
+	}
+	for _, p := range []string{fifo, sub, filepath.Join(dir, "gone.jsonl")} {
+		// Opening a named pipe for reading would wait for a writer.
+		if e := readFile(p, true, Options{}); e != nil {
+			t.Errorf("%s: got an entry %+v, want none", filepath.Base(p), e)
+		}
 	}
 }

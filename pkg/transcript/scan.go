@@ -1,6 +1,7 @@
 package transcript
 
 import (
+	"bytes"
 	"encoding/binary"
 	"fmt"
 	"unicode/utf16"
@@ -318,14 +319,22 @@ func (s *scanner) unescape(raw []byte) []byte {
 		s.arena = make([]byte, 0, max(2*cap(s.arena), len(raw)+4096))
 	}
 	start := len(s.arena)
-	out := s.arena
+	s.arena = appendUnescaped(s.arena, raw)
+	return s.arena[start:len(s.arena):len(s.arena)]
+}
+
+// appendUnescaped appends the contents of a string scanned valid (its
+// escapes well formed) with its escapes decoded; a lone surrogate decodes
+// to U+FFFD, as in encoding/json. What lies between escapes is copied a
+// run at a time.
+func appendUnescaped(out, raw []byte) []byte {
 	for i := 0; i < len(raw); {
-		c := raw[i]
-		if c != '\\' {
-			out = append(out, c)
-			i++
-			continue
+		j := bytes.IndexByte(raw[i:], '\\')
+		if j < 0 {
+			return append(out, raw[i:]...)
 		}
+		out = append(out, raw[i:i+j]...)
+		i += j
 		switch raw[i+1] {
 		case 'b':
 			out = append(out, '\b')
@@ -358,8 +367,7 @@ func (s *scanner) unescape(raw []byte) []byte {
 		}
 		i += 2
 	}
-	s.arena = out
-	return out[start:len(out):len(out)]
+	return out
 }
 
 func hex4(b []byte) rune {
