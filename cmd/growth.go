@@ -50,11 +50,11 @@ func perStep(reqs []agent.RequestStats) []stepJSON {
 // requestText is what -v says of a step's request: tokens in (cached) and
 // out, the body's size, what it cleared.
 func requestText(r *agent.RequestStats) string {
-	s := fmt.Sprintf("%s in", count(r.InputTokens))
+	s := fmt.Sprintf("%s in", tokenCount(r.InputTokens))
 	if r.CachedTokens > 0 {
-		s += fmt.Sprintf(" (%s cached)", count(r.CachedTokens))
+		s += fmt.Sprintf(" (%s cached)", tokenCount(r.CachedTokens))
 	}
-	s += fmt.Sprintf(" → %s out tokens", count(r.OutputTokens))
+	s += fmt.Sprintf(" → %s out tokens", tokenCount(r.OutputTokens))
 	if r.Bytes > 0 {
 		s += ", " + decimalSize(r.Bytes) + " sent"
 	}
@@ -86,15 +86,15 @@ func summaryLine(out *agent.Outcome) string {
 		cleared += r.Cleared
 	}
 	parts := []string{fmt.Sprintf("%d step%s", len(reqs), plural(len(reqs), "", "s"))}
-	growth := "input " + count(reqs[0].InputTokens)
+	growth := "input " + tokenCount(reqs[0].InputTokens)
 	if len(reqs) > 1 {
-		growth += " → " + count(reqs[len(reqs)-1].InputTokens)
+		growth += " → " + tokenCount(reqs[len(reqs)-1].InputTokens)
 	}
 	growth += " tokens per request"
 	if in > 0 {
 		growth += fmt.Sprintf(" (%d%% cached)", cached*100/in)
 	}
-	parts = append(parts, growth, count(total)+" tokens")
+	parts = append(parts, growth, tokenCount(total)+" tokens")
 	if cleared > 0 {
 		parts = append(parts, fmt.Sprintf("%d result%s cleared", cleared, plural(cleared, "", "s")))
 	}
@@ -132,8 +132,8 @@ func exhaustedMessage(out *agent.Outcome, e runEnd) string {
 	return what
 }
 
-// count writes a number of tokens short: 850, 1.2k, 48.6k, 312k, 1.5M.
-func count(n int64) string {
+// tokenCount writes a number of tokens short: 850, 1.2k, 48.6k, 312k, 1.5M.
+func tokenCount(n int64) string {
 	switch {
 	case n < 1000:
 		return strconv.FormatInt(n, 10)

@@ -249,7 +249,7 @@ func replayConversation(ctx context.Context, opts *ReplayOptions, conv *transcri
 			// The replay clears what the recording cleared, by the same policy.
 			h.Context = conv.Header.Context
 		}
-		if w, err = createChild(opts.Output, true, opts.Force, opts.File, conv, h, redact); err != nil {
+		if w, err = createChild(opts.Output, true, opts.Force, opts.File, conv, h, redact, false); err != nil {
 			return nil, err
 		}
 	}

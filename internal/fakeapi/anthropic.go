@@ -21,7 +21,7 @@ type Anthropic struct {
 // x-api-key or a bearer token. Its URL is the base URL.
 func NewAnthropic(steps []Step, key string) *Anthropic {
 	s := &Anthropic{}
-	s.steps, s.key = steps, key
+	s.conv.steps, s.key = steps, key
 	s.start(s.handle)
 	return s
 }
@@ -158,9 +158,15 @@ func (s *Anthropic) handle(w http.ResponseWriter, r *http.Request, body []byte) 
 		return
 	}
 	s.checkThinking(body)
-	s.checkContinuity(req.Messages)
+	c, ok := s.conversation(w, req.Messages, func(w http.ResponseWriter, status int, msg string) {
+		antError(w, status, "rate_limit_error", msg)
+	})
+	if !ok {
+		return
+	}
+	s.checkContinuity(c, req.Messages)
 
-	st, n := s.nextStep()
+	st, n := s.nextStep(c)
 	if st == nil {
 		s.violatef("unexpected request: the script has %d steps", n)
 		antError(w, http.StatusInternalServerError, "api_error", "script exhausted")
@@ -170,7 +176,7 @@ func (s *Anthropic) handle(w http.ResponseWriter, r *http.Request, body []byte) 
 		s.checkExpect(st.Expect, len(req.Messages), s.results(req.Messages), body, choice)
 	}
 	s.checkToolChoice(choice, st)
-	s.requestStarted(req.Messages)
+	s.requestStarted(c, req.Messages)
 	if !play(w, r, st) {
 		return
 	}
@@ -193,7 +199,7 @@ func (s *Anthropic) handle(w http.ResponseWriter, r *http.Request, body []byte) 
 	}
 	content := s.turnContent(st)
 	turn, _ := json.Marshal(map[string]any{"role": "assistant", "content": content})
-	s.turnReturned(req.Messages, turn)
+	s.turnReturned(c, req.Messages, turn)
 	stop := st.Finish
 	if stop == "" {
 		stop = "end_turn"

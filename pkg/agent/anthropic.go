@@ -36,6 +36,8 @@ type AnthropicConfig struct {
 	// (context management, a beta of the Messages API) instead of the
 	// loop.
 	ServerClearing *ContextPolicy
+	// Limiter is as in OpenAIConfig.
+	Limiter *Limiter
 }
 
 // Anthropic talks to the Anthropic Messages API.
@@ -70,9 +72,10 @@ func NewAnthropic(cfg AnthropicConfig) (*Anthropic, error) {
 	}
 	opts := []aoption.RequestOption{
 		aoption.WithEnvironmentProduction(),
-		aoption.WithHTTPClient(withFaultTransport(httpClient)),
+		aoption.WithHTTPClient(withFaultTransport(httpClient, cfg.Limiter, cfg.MaxRetries)),
 		aoption.WithBaseURL(cfg.BaseURL),
-		aoption.WithMaxRetries(cfg.MaxRetries),
+		// The transport retries, for every provider alike.
+		aoption.WithMaxRetries(0),
 	}
 	if cfg.APIKey != "" {
 		opts = append(opts, aoption.WithAPIKey(cfg.APIKey))
