@@ -178,6 +178,7 @@ func (s *Anthropic) handle(w http.ResponseWriter, r *http.Request, body []byte) 
 	s.checkToolChoice(choice, st)
 	s.requestStarted(c, req.Messages)
 	if !play(w, r, st) {
+		s.unanswered(c, r, st)
 		return
 	}
 	if st.Status != 0 && st.Status != http.StatusOK {

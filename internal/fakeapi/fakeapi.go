@@ -237,6 +237,19 @@ func (s *server) nextStep(c *convState) (*Step, int) {
 	return &c.steps[c.next-1], c.next - 1
 }
 
+// unanswered puts back, of a Conversations script, the step of a request
+// whose client went away while the step was held back (it was killed, and
+// its rerun sends the request again): the API never answered it. A step
+// that hangs or cuts the answer on purpose stays played.
+func (s *server) unanswered(c *convState, r *http.Request, st *Step) {
+	if s.batch == nil || st.Hang || st.Cut || r.Context().Err() == nil {
+		return
+	}
+	s.mu.Lock()
+	c.next--
+	s.mu.Unlock()
+}
+
 // Requests returns the bodies received, in order.
 func (s *server) Requests() []Request {
 	s.mu.Lock()

@@ -198,6 +198,7 @@ func (s *Responses) handle(w http.ResponseWriter, r *http.Request, body []byte) 
 	s.checkToolChoice(choice, st)
 	s.requestStarted(c, input)
 	if !play(w, r, st) {
+		s.unanswered(c, r, st)
 		return
 	}
 	if st.Status != 0 && st.Status != http.StatusOK {
