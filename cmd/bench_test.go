@@ -124,3 +124,19 @@ func BenchmarkReplayShowLongAnswer(b *testing.B) {
 		}
 	}
 }
+
+// BenchmarkStartupCommand is the share of a start-up that is agentloop's
+// own after package initialisation: building the command tree and
+// answering --version or --help.
+func BenchmarkStartupCommand(b *testing.B) {
+	for _, args := range [][]string{{"--version"}, {"--help"}} {
+		b.Run(args[0][2:], func(b *testing.B) {
+			for b.Loop() {
+				ios, _, _, _ := Test()
+				if code := Execute(context.Background(), ios, args); code != 0 {
+					b.Fatalf("exit %d", code)
+				}
+			}
+		})
+	}
+}

@@ -82,7 +82,13 @@ func Main() int {
 // Execute runs one command line against the given streams and returns the
 // exit code. Errors are printed here, once.
 func Execute(ctx context.Context, ios *IOStreams, args []string) int {
-	root := NewRootCmd(ios)
+	// "agentloop --version" alone is answered before the command tree is
+	// built: it is the one line cobra's version template would print.
+	if len(args) == 1 && args[0] == "--version" {
+		fmt.Fprintf(ios.Out, "agentloop %s\n", Version())
+		return ExitOK
+	}
+	root := buildRootCmd(ios, !helpOnly(args))
 	root.SetArgs(args)
 	err := root.ExecuteContext(ctx)
 	if err != nil && context.Cause(ctx) == errInterrupted && !isExitError(err) {
@@ -176,8 +182,19 @@ func commandPathFor(root *cobra.Command, args []string) string {
 	return c.CommandPath()
 }
 
+// helpOnly reports whether the command line asks for nothing but the
+// root's help, which neither shell completions nor flag groups change.
+func helpOnly(args []string) bool {
+	return len(args) == 1 && (args[0] == "--help" || args[0] == "-h")
+}
+
 // NewRootCmd builds the command tree.
-func NewRootCmd(ios *IOStreams) *cobra.Command {
+func NewRootCmd(ios *IOStreams) *cobra.Command { return buildRootCmd(ios, true) }
+
+// buildRootCmd builds the command tree; without full, it leaves out what
+// only running a command or completing one needs (flag groups, completion
+// functions), for the root's help.
+func buildRootCmd(ios *IOStreams, full bool) *cobra.Command {
 	root := &cobra.Command{
 		Use:   "agentloop",
 		Short: "Run the ReAct tool-calling loop from a shell",
@@ -220,6 +237,15 @@ $XDG_CONFIG_HOME/agentloop/config.yaml, in that order; see 'agentloop config --h
 	root.AddCommand(newCmdMCP(ios))
 	root.AddCommand(newCmdConfig(ios))
 	root.AddCommand(newCmdCompletion(ios, nil))
+	if full {
+		completeRoot(root, ios)
+	}
+	wrapHelp(root, ios.Width())
+	return root
+}
+
+// completeRoot adds to the tree the flag groups and the shell completions.
+func completeRoot(root *cobra.Command, ios *IOStreams) {
 	// -q belongs to the commands that run the loop; where it is, it
 	// excludes the root's -v.
 	for _, c := range root.Commands() {
@@ -228,8 +254,6 @@ $XDG_CONFIG_HOME/agentloop/config.yaml, in that order; see 'agentloop config --h
 		}
 	}
 	addCompletions(root, ios)
-	wrapHelp(root, ios.Width())
-	return root
 }
 
 func newVersionCmd(ios *IOStreams) *cobra.Command {
