@@ -8,6 +8,7 @@ import (
 	"strings"
 
 	"github.com/agentloop/agentloop/pkg/agent"
+	"github.com/agentloop/agentloop/pkg/longtext"
 	"github.com/agentloop/agentloop/pkg/transcript"
 )
 
@@ -18,22 +19,38 @@ const (
 	showResultBytes = 4 << 10
 	// showArgsBytes bounds the arguments shown of each call.
 	showArgsBytes = 4 << 10
+	// showLongText is the length (of its JSON) over which a text is read
+	// back from the file when it is printed rather than held.
+	showLongText = 64 << 10
 )
 
 // runReplayShow renders a recorded run for reading. The file is read a
-// record at a time and each record is printed as it is read, so memory is
-// bounded by the longest record, not by the file. It is not checked
-// first: 'agentloop validate' does that.
+// record at a time and each record is printed as it is read; a text longer
+// than showLongText (an answer, a tool result) is left in the file and
+// read back a piece at a time when it is printed, so memory is bounded
+// whatever the records hold. Standard input, which cannot be read twice,
+// is read a record at a time: memory follows the longest record there. It
+// is not checked first: 'agentloop validate' does that.
 func runReplayShow(opts *ReplayOptions) error {
+	_, err := replayShow(opts, showLongText)
+	return err
+}
+
+// replayShow is runReplayShow with texts longer than limit left in the
+// file; it returns where they are.
+func replayShow(opts *ReplayOptions, limit int) (*longtext.Store, error) {
 	ios := opts.IO
 	in := ios.In
+	var long *longtext.Store
 	if opts.File != "-" {
 		f, err := os.Open(opts.File)
 		if err != nil {
-			return &ExitError{Code: ExitUsage, Err: fmt.Errorf("read transcript: %w", err)}
+			return nil, &ExitError{Code: ExitUsage, Err: fmt.Errorf("read transcript: %w", err)}
 		}
 		defer f.Close()
-		in = f
+		// A long text stays in the file, read back when it is printed.
+		filter := longtext.NewFilter(f, f, limit)
+		in, long = filter, filter.Store
 	}
 	st := showStyle{}
 	if ios.IsStdoutTTY() {
@@ -41,7 +58,7 @@ func runReplayShow(opts *ReplayOptions) error {
 		st.color = ios.ColorEnabled()
 	}
 	out := bufio.NewWriterSize(ios.Out, 64<<10)
-	sh := &shower{p: &printer{w: out, st: st}, file: opts.File}
+	sh := &shower{p: &printer{w: out, st: st, long: long}, file: opts.File}
 	torn, err := transcript.ReadEach(in, sh.part)
 	sh.finish()
 	if ferr := out.Flush(); sh.p.err == nil {
@@ -51,9 +68,9 @@ func runReplayShow(opts *ReplayOptions) error {
 		fmt.Fprintf(ios.ErrOut, "agentloop: warning: %s:%d: the last line is incomplete (the writer was stopped mid-record); it is ignored\n", opts.File, torn.Line)
 	}
 	if err != nil {
-		return fmt.Errorf("%s: %w", opts.File, err)
+		return long, fmt.Errorf("%s: %w", opts.File, err)
 	}
-	return sh.p.err
+	return long, sh.p.err
 }
 
 // shower renders the parts of a recorded file as they are read.
