@@ -117,6 +117,8 @@ var fakeServers sync.Map // *testscript.TestScript → fakeServer
 // cmdFakeAPI runs a scripted model API inside the test process:
 //
 //	fakeapi openai|responses|anthropic script.json [KEY [ADDR]]   start it; $FAKE_URL is its base URL
+//	                                   (an openai or anthropic script that is an object plays
+//	                                   many conversations at once: fakeapi.Conversations)
 //	fakeapi check                      no grammar violation, every step played
 //	fakeapi requests FILE              write the request bodies received, one a line
 //	fakeapi stop                       shut it down (a closed port for later commands)
@@ -136,8 +138,7 @@ func cmdFakeAPI(ts *testscript.TestScript, neg bool, args []string) {
 		if len(args) < 2 {
 			ts.Fatalf("usage: fakeapi %s script.json [KEY]", args[0])
 		}
-		steps, err := fakeapi.LoadScript([]byte(ts.ReadFile(args[1])))
-		ts.Check(err)
+		script := []byte(ts.ReadFile(args[1]))
 		key := ""
 		if len(args) > 2 {
 			key = args[2]
@@ -148,14 +149,35 @@ func cmdFakeAPI(ts *testscript.TestScript, neg bool, args []string) {
 		}
 		var srv fakeServer
 		var url string
-		switch args[0] {
-		case "openai":
+		var steps []fakeapi.Step
+		conversations := fakeapi.IsConversations(script)
+		if !conversations {
+			var err error
+			steps, err = fakeapi.LoadScript(script)
+			ts.Check(err)
+		}
+		switch {
+		case conversations:
+			c, err := fakeapi.LoadConversations(script)
+			ts.Check(err)
+			switch args[0] {
+			case "openai":
+				s := fakeapi.NewOpenAIConversations(c, key)
+				srv, url = s, s.BaseURL()
+			case "responses":
+				s := fakeapi.NewResponsesConversations(c, key)
+				srv, url = s, s.BaseURL()
+			default:
+				s := fakeapi.NewAnthropicConversations(c, key)
+				srv, url = s, s.BaseURL()
+			}
+		case args[0] == "openai":
 			s, err := fakeapi.NewOpenAIAt(addr, steps, key)
 			if err != nil {
 				ts.Fatalf("fakeapi: %v", err)
 			}
 			srv, url = s, s.BaseURL()
-		case "responses":
+		case args[0] == "responses":
 			s := fakeapi.NewResponses(steps, key)
 			srv, url = s, s.BaseURL()
 		default:

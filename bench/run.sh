@@ -6,5 +6,6 @@ COUNT=${COUNT:-5}
 go test -run '^$' -bench . -benchmem -count "$COUNT" ./... | tee bench/out.txt
 ./bench/startup.sh | tee -a bench/out.txt
 ./bench/validate.sh | tee -a bench/out.txt
+./bench/batch.sh | tee -a bench/out.txt
 ./bench/mcp.sh | tee -a bench/out.txt
 ./bench/log.sh | tee -a bench/out.txt

@@ -121,12 +121,34 @@ func newApprover(ios *IOStreams, ts *toolset.Set, o approvalOptions, offline boo
 // Observe passes the loop's events to next, learning from them the order
 // of each turn's calls.
 func (a *approver) Observe(next func(agent.Event)) func(agent.Event) {
+	return observeOrder(a.order, next)
+}
+
+func observeOrder(o *callOrder, next func(agent.Event)) func(agent.Event) {
 	return func(e agent.Event) {
-		a.order.Event(e)
+		o.Event(e)
 		if next != nil {
 			next(e)
 		}
 	}
+}
+
+type callOrderKey struct{}
+
+// withCallOrder gives the calls made with ctx an order of their own: the
+// runs of a batch share one approver (its answers, its terminal, one
+// question at a time), each with its own turns, and its loop's events go
+// to observeOrder(o, …).
+func withCallOrder(ctx context.Context, o *callOrder) context.Context {
+	return context.WithValue(ctx, callOrderKey{}, o)
+}
+
+// orderOf is the order the call made with ctx keeps.
+func (a *approver) orderOf(ctx context.Context) *callOrder {
+	if o, ok := ctx.Value(callOrderKey{}).(*callOrder); ok {
+		return o
+	}
+	return a.order
 }
 
 // Call runs the call if it may run, and otherwise answers it with why not.
@@ -153,14 +175,14 @@ func (a *approver) call(ctx context.Context, name, callID string, args []byte) (
 		return refused(transcript.KindSkipped, fmt.Sprintf("not replayed: %s needs a person's approval (confirm: true); replay runs it with --allow %s or --yes", name, name), start), false
 	default:
 		r, ok := a.ask(ctx, name, callID, args)
-		a.order.pass(callID)
+		a.orderOf(ctx).pass(callID)
 		if !ok {
 			r.Duration = time.Since(start)
 			return r, false
 		}
 		return a.tools.Call(ctx, name, callID, args), true
 	}
-	a.order.pass(callID)
+	a.orderOf(ctx).pass(callID)
 	return a.tools.Call(ctx, name, callID, args), true
 }
 
@@ -176,7 +198,7 @@ func canceled(ctx context.Context) agent.ToolResult {
 // ask puts the call to a person and reports whether they allowed it;
 // when they did not, the result says so.
 func (a *approver) ask(ctx context.Context, name, callID string, args []byte) (agent.ToolResult, bool) {
-	if !a.order.wait(ctx, callID) {
+	if !a.orderOf(ctx).wait(ctx, callID) {
 		return canceled(ctx), false
 	}
 	select {

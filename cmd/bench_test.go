@@ -10,6 +10,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/agentloop/agentloop/internal/fakeapi"
 	"github.com/agentloop/agentloop/pkg/transcript"
 )
 
@@ -53,6 +54,37 @@ func BenchmarkReplay1000Steps(b *testing.B) {
 		}
 	}
 	b.ReportMetric(float64(time.Since(start).Microseconds())/float64(1000*b.N), "µs/step")
+}
+
+// BenchmarkBatchItem runs a batch of 200 items of 3 steps each against an
+// in-process server with no latency: agentloop's own cost per item.
+func BenchmarkBatchItem(b *testing.B) {
+	dir := b.TempDir()
+	var in bytes.Buffer
+	for i := range 200 {
+		fmt.Fprintf(&in, "{\"id\": \"item-%d\", \"prompt\": \"item-%d\"}\n", i, i)
+	}
+	os.WriteFile(filepath.Join(dir, "in.jsonl"), in.Bytes(), 0o644)
+	text := "answer to {{prompt}}"
+	steps := []fakeapi.Step{
+		{ToolCalls: []fakeapi.ToolCall{{ID: "call_1", Name: "nothing", Arguments: `{}`}}},
+		{ToolCalls: []fakeapi.ToolCall{{ID: "call_2", Name: "nothing", Arguments: `{}`}}},
+		{Text: &text},
+	}
+	b.ResetTimer()
+	n := 0
+	for b.Loop() {
+		srv := fakeapi.NewOpenAIConversations(&fakeapi.Conversations{Steps: steps}, "")
+		ios, _, out, errOut := Test()
+		ios.SetEnv(os.Getenv)
+		n++
+		args := []string{"batch", filepath.Join(dir, "in.jsonl"), "-d", filepath.Join(dir, fmt.Sprint("out", n)), "-j", "8", "--base-url", srv.BaseURL(), "--tools-dir", dir, "-q"}
+		if code := Execute(context.Background(), ios, args); code != 0 {
+			b.Fatalf("exit %d\n%s\n%s", code, out, errOut)
+		}
+		srv.Close()
+	}
+	b.ReportMetric(float64(b.Elapsed().Microseconds())/float64(200*b.N), "µs/item")
 }
 
 // writeLongAnswer records a run whose answer is size bytes of prose.

@@ -51,22 +51,40 @@ const liveOnly = "agentloop_live_only"
 // flags only a live run takes then say so in their help, and
 // givenLiveOnly finds them. -v is the root's, for every command.
 func addLiveFlags(c *cobra.Command, o *liveOptions, mode string) {
-	f := c.Flags()
-	addToolsDirFlag(c, &o.ToolsDirs)
-	addMCPConfigFlag(c, &o.MCPConfig)
-	f.IntVar(&o.Parallel, "parallel", agent.DefaultParallel, "tool calls of one turn run at once")
-	f.StringVarP(&o.Output, "output", "o", "", "write the transcript to `FILE` (its folder must exist; an earlier transcript there is replaced)")
-	addApprovalFlags(c, &o.Approval)
-
+	addLoopFlags(c, o, mode)
+	c.Flags().StringVarP(&o.Output, "output", "o", "", "write the transcript to `FILE` (its folder must exist; an earlier transcript there is replaced)")
 	live := pflag.NewFlagSet("", pflag.ContinueOnError)
-	addModelFlags(live, &o.Model)
-	live.IntVar(&o.MaxSteps, "max-steps", agent.DefaultMaxSteps, "cap on this run's model calls; it exits 3 when it is reached")
 	live.BoolVar(&o.NoTranscript, "no-transcript", false, "write no transcript")
 	live.BoolVar(&o.JSON, "json", false, "print one JSON object {answer, reason, steps, usage, transcript} instead of the answer")
 	live.BoolVarP(&o.Quiet, "quiet", "q", false, "show nothing on stderr but errors")
 	live.BoolVar(&o.Stream, "stream", false, "print the model's text as it is generated, also when stdout is not a terminal (text written before tool calls included)")
 	live.BoolVar(&o.NoStream, "no-stream", false, "print the answer only when it is complete, also on a terminal")
-	live.VisitAll(func(fl *pflag.Flag) {
+	addModeFlags(c, live, mode)
+
+	c.MarkFlagsMutuallyExclusive("output", "no-transcript")
+	c.MarkFlagsMutuallyExclusive("stream", "no-stream")
+	c.MarkFlagsMutuallyExclusive("stream", "json")
+}
+
+// addLoopFlags registers the flags that set up the loop itself: the tools,
+// their approval, the model and the step budget. A batch takes these and
+// not those of one run's output.
+func addLoopFlags(c *cobra.Command, o *liveOptions, mode string) {
+	f := c.Flags()
+	addToolsDirFlag(c, &o.ToolsDirs)
+	addMCPConfigFlag(c, &o.MCPConfig)
+	f.IntVar(&o.Parallel, "parallel", agent.DefaultParallel, "tool calls of one turn run at once")
+	addApprovalFlags(c, &o.Approval)
+	live := pflag.NewFlagSet("", pflag.ContinueOnError)
+	addModelFlags(live, &o.Model)
+	live.IntVar(&o.MaxSteps, "max-steps", agent.DefaultMaxSteps, "cap on this run's model calls; it exits 3 when it is reached")
+	addModeFlags(c, live, mode)
+}
+
+// addModeFlags adds the flags of fs to c; with a mode, each says in its
+// help that it goes with that mode, and givenLiveOnly finds it.
+func addModeFlags(c *cobra.Command, fs *pflag.FlagSet, mode string) {
+	fs.VisitAll(func(fl *pflag.Flag) {
 		if mode != "" {
 			fl.Usage = "with " + mode + ": " + fl.Usage
 			if fl.Annotations == nil {
@@ -74,12 +92,8 @@ func addLiveFlags(c *cobra.Command, o *liveOptions, mode string) {
 			}
 			fl.Annotations[liveOnly] = []string{mode}
 		}
-		f.AddFlag(fl)
+		c.Flags().AddFlag(fl)
 	})
-
-	c.MarkFlagsMutuallyExclusive("output", "no-transcript")
-	c.MarkFlagsMutuallyExclusive("stream", "no-stream")
-	c.MarkFlagsMutuallyExclusive("stream", "json")
 }
 
 // givenLiveOnly names a flag given that only a live run takes, or "".
@@ -138,6 +152,9 @@ type liveSetup struct {
 	conv   *transcript.Conversation
 	// force lets -o overwrite a file that is not a transcript.
 	force bool
+	// path, when set, is the transcript's path as agentloop chose it (a
+	// batch item's), not -o's.
+	path string
 }
 
 // liveRun is a live run set up: the loop, wired to the provider, the tools
@@ -155,14 +172,7 @@ type liveRun struct {
 // creates the transcript (its file name and header carry one id) and wires
 // the loop. The caller runs the loop with run.ctx and ends with finish.
 func startLive(ctx context.Context, ios *IOStreams, o *liveOptions, s liveSetup) (run *liveRun, err error) {
-	var started []string
-	sel := toolset.Selection{Only: s.only, Deny: o.Approval.Deny}
-	if len(s.only) == 0 && s.recorded != nil {
-		// Only the servers that could offer a recorded tool are started.
-		sel.Only, sel.Restricted = *s.recorded, true
-	}
-	src := toolSources{toolsSource: s.tools, mcpFiles: o.MCPConfig, mcpServers: o.mcpServers}
-	ts, err := loadToolSet(ctx, ios, src, sel, func(format string, a ...any) { started = append(started, fmt.Sprintf(format, a...)) })
+	ts, started, err := liveTools(ctx, ios, o, s)
 	if err != nil {
 		return nil, err
 	}
@@ -171,8 +181,61 @@ func startLive(ctx context.Context, ios *IOStreams, o *liveOptions, s liveSetup)
 			ts.Close()
 		}
 	}()
-	if err := o.Approval.check(ts); err != nil {
+	prog := newProgress(ios, o.Verbose, o.Quiet)
+	ap := newApprover(ios, ts, o.Approval, false, prog)
+	loop, w, err := newLoop(ios, o, s, ap, liveNet{})
+	if err != nil {
+		prog.Close()
+		ap.Close()
 		return nil, err
+	}
+	if o.Verbose {
+		for _, line := range started {
+			prog.Printf("%s", line)
+		}
+	}
+	if w != nil {
+		if s.parent != "" {
+			prog.transcriptPath(fmt.Sprintf("transcript: %s (continues %s)", w.Path(), s.parent))
+		} else {
+			prog.transcriptPath("transcript: " + w.Path())
+		}
+	}
+	run = &liveRun{tools: ts, ap: ap, loop: loop}
+	run.ctx, run.cancel = withRunTimeout(ctx, s.model.Timeout)
+	loop.OnEvent = ap.Observe(prog.Event)
+	stream := attachStream(ios, loop, prog, wantStream(ios, o.Stream, o.NoStream, o.JSON))
+	run.end = runEnd{w: w, prog: prog, stream: stream, asJSON: o.JSON, maxSteps: o.MaxSteps, redact: toolSecrets(ios, ts)}
+	return run, nil
+}
+
+// liveTools loads the tools of a live run, starting the MCP servers it
+// needs, and narrows them to those the flags offer; started says which
+// servers started, for -v. The caller closes the set.
+func liveTools(ctx context.Context, ios *IOStreams, o *liveOptions, s liveSetup) (*toolset.Set, []string, error) {
+	sel := toolset.Selection{Only: s.only, Deny: o.Approval.Deny}
+	if len(s.only) == 0 && s.recorded != nil {
+		// Only the servers that could offer a recorded tool are started.
+		sel.Only, sel.Restricted = *s.recorded, true
+	}
+	var started []string
+	src := toolSources{toolsSource: s.tools, mcpFiles: o.MCPConfig, mcpServers: o.mcpServers}
+	ts, err := loadToolSet(ctx, ios, src, sel, func(format string, a ...any) { started = append(started, fmt.Sprintf(format, a...)) })
+	if err != nil {
+		return nil, nil, err
+	}
+	if err := narrowTools(ios, o, s, ts, sel); err != nil {
+		ts.Close()
+		return nil, nil, err
+	}
+	return ts, started, nil
+}
+
+// narrowTools checks the approval flags against the tools and keeps those
+// the run offers: --tool's, or those of a recording still there.
+func narrowTools(ios *IOStreams, o *liveOptions, s liveSetup, ts *toolset.Set, sel toolset.Selection) error {
+	if err := o.Approval.check(ts); err != nil {
+		return err
 	}
 	if len(s.only) == 0 && s.recorded != nil {
 		var keep, gone []string
@@ -187,61 +250,51 @@ func startLive(ctx context.Context, ios *IOStreams, o *liveOptions, s liveSetup)
 			fmt.Fprintf(ios.ErrOut, "agentloop: warning: the conversation's tool%s %s %s gone: not offered now\n", plural(len(gone), "", "s"), safeText(strings.Join(gone, ", ")), plural(len(gone), "is", "are"))
 		}
 		sel.Only = keep
-		if err := ts.Keep(sel); err != nil {
-			return nil, err
-		}
-	} else if err := ts.Keep(sel); err != nil {
-		return nil, flagErrorf("--tool: %v", err)
+		return ts.Keep(sel)
 	}
-	prov, baseURL, err := newProvider(ios, s.model)
-	if err != nil {
-		return nil, err
+	if err := ts.Keep(sel); err != nil {
+		return flagErrorf("--tool: %v", err)
 	}
-	defs, err := ts.ToolDefs(prov)
-	if err != nil {
-		return nil, err
-	}
+	return nil
+}
 
-	redact := toolSecrets(ios, ts)
+// newLoop builds the provider, creates the transcript (at -o, else a new
+// file in the transcripts folder) and wires a loop to them and to exec,
+// the tools behind their approval. The runs of a batch share exec and net.
+func newLoop(ios *IOStreams, o *liveOptions, s liveSetup, exec *approver, net liveNet) (*agent.Loop, *transcript.Writer, error) {
+	prov, baseURL, err := newProvider(ios, s.model, net)
+	if err != nil {
+		return nil, nil, err
+	}
+	defs, err := exec.tools.ToolDefs(prov)
+	if err != nil {
+		return nil, nil, err
+	}
+	redact := toolSecrets(ios, exec.tools)
 	var w *transcript.Writer
 	if !o.NoTranscript {
 		id := transcript.NewID()
-		path := o.Output
-		if path == "" {
+		path, explicit := o.Output, o.Output != ""
+		switch {
+		case s.path != "":
+			path, explicit = s.path, false
+		case path == "":
 			path = defaultTranscriptPath(ios, o.TranscriptDir, id)
 		}
 		h := transcript.Header{
 			ID: id, Command: s.command, Provider: prov.Name(), Model: prov.Model(), BaseURL: baseURL,
 			ToolsDirs: toolsDirsForHeader(s.tools.dirs), Tools: defs, System: s.model.System, MaxSteps: o.MaxSteps,
-			Parallel: o.Parallel, MCPServers: ts.Header(),
+			Parallel: o.Parallel, MCPServers: exec.tools.Header(),
 		}
-		if w, err = createTranscript(ios, path, o.Output != "", s.force, s.parent, s.conv, h, redact); err != nil {
-			return nil, err
-		}
-	}
-
-	prog := newProgress(ios, o.Verbose, o.Quiet)
-	if o.Verbose {
-		for _, line := range started {
-			prog.Printf("%s", line)
+		if w, err = createTranscript(ios, path, explicit, s.force, s.parent, s.conv, h, redact); err != nil {
+			return nil, nil, err
 		}
 	}
-	if w != nil {
-		if s.parent != "" {
-			prog.transcriptPath(fmt.Sprintf("transcript: %s (continues %s)", w.Path(), s.parent))
-		} else {
-			prog.transcriptPath("transcript: " + w.Path())
-		}
+	loop := &agent.Loop{
+		Provider: prov, Tools: exec, ToolDefs: defs, System: s.model.System,
+		MaxSteps: o.MaxSteps, Parallel: o.Parallel, Transcript: w,
 	}
-	run = &liveRun{tools: ts, ap: newApprover(ios, ts, o.Approval, false, prog)}
-	run.ctx, run.cancel = withRunTimeout(ctx, s.model.Timeout)
-	run.loop = &agent.Loop{
-		Provider: prov, Tools: run.ap, ToolDefs: defs, System: s.model.System,
-		MaxSteps: o.MaxSteps, Parallel: o.Parallel, Transcript: w, OnEvent: run.ap.Observe(prog.Event),
-	}
-	stream := attachStream(ios, run.loop, prog, wantStream(ios, o.Stream, o.NoStream, o.JSON))
-	run.end = runEnd{w: w, prog: prog, stream: stream, asJSON: o.JSON, maxSteps: o.MaxSteps, redact: redact}
-	return run, nil
+	return loop, w, nil
 }
 
 // finish ends a live run the same way whichever command started it.

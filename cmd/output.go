@@ -10,9 +10,14 @@ import (
 
 // createOutput creates the transcript -o names. The folder must exist, and
 // a file that is not an agentloop transcript is overwritten only with
-// --force; an earlier transcript is replaced.
-func createOutput(path string, redact *transcript.Redactor, force bool) (*transcript.Writer, error) {
-	w, err := transcript.CreateAt(path, redact, force)
+// --force; an earlier transcript is replaced. With temp the file takes
+// its name only at Commit (see transcript.CreateTemp).
+func createOutput(path string, redact *transcript.Redactor, force, temp bool) (*transcript.Writer, error) {
+	create := transcript.CreateAt
+	if temp {
+		create = transcript.CreateTempAt
+	}
+	w, err := create(path, redact, force)
 	switch {
 	case err == nil:
 		return w, nil

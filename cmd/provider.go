@@ -2,6 +2,7 @@ package cmd
 
 import (
 	"errors"
+	"net/http"
 	"slices"
 	"time"
 
@@ -77,9 +78,17 @@ func secretsWith(ios *IOStreams, extra ...string) *transcript.Redactor {
 	return transcript.NewRedactor(append([]string{ios.Getenv("OPENAI_API_KEY"), ios.Getenv("ANTHROPIC_API_KEY")}, extra...)...)
 }
 
+// liveNet is what the providers of one invocation share: a connection pool
+// and the limiter that paces their requests. The zero value gives each
+// provider its own.
+type liveNet struct {
+	client  *http.Client
+	limiter *agent.Limiter
+}
+
 // newProvider builds the provider the options name, and says the address it
 // talks to.
-func newProvider(ios *IOStreams, o *modelOptions) (agent.Provider, string, error) {
+func newProvider(ios *IOStreams, o *modelOptions, net liveNet) (agent.Provider, string, error) {
 	name := o.providerName()
 	if o.Store && name != "responses" {
 		return nil, "", flagErrorf("--store keeps responses on the server: it applies to --provider responses only (the provider is %s)", name)
@@ -115,7 +124,7 @@ func newProvider(ios *IOStreams, o *modelOptions) (agent.Provider, string, error
 	oai := agent.OpenAIConfig{
 		APIKey: key, BaseURL: baseURL, Model: o.Model, Temperature: temp,
 		Organization: ios.Getenv("OPENAI_ORG_ID"), Project: ios.Getenv("OPENAI_PROJECT_ID"),
-		MaxRetries: o.MaxRetries, MaxTokens: o.MaxTokens,
+		MaxRetries: o.MaxRetries, MaxTokens: o.MaxTokens, HTTPClient: net.client, Limiter: net.limiter,
 	}
 	switch name {
 	case "openai":
@@ -125,7 +134,7 @@ func newProvider(ios *IOStreams, o *modelOptions) (agent.Provider, string, error
 	default:
 		p, err = agent.NewAnthropic(agent.AnthropicConfig{
 			APIKey: key, BaseURL: baseURL, Model: o.Model, Temperature: temp,
-			MaxRetries: o.MaxRetries, MaxTokens: o.MaxTokens,
+			MaxRetries: o.MaxRetries, MaxTokens: o.MaxTokens, HTTPClient: net.client, Limiter: net.limiter,
 		})
 	}
 	if errors.Is(err, agent.ErrNoAPIKey) {

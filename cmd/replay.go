@@ -247,7 +247,7 @@ func replayConversation(ctx context.Context, opts *ReplayOptions, conv *transcri
 		if conv.Header != nil {
 			h.Model, h.BaseURL, h.System = conv.Header.Model, conv.Header.BaseURL, conv.Header.System
 		}
-		if w, err = createChild(opts.Output, true, opts.Force, opts.File, conv, h, redact); err != nil {
+		if w, err = createChild(opts.Output, true, opts.Force, opts.File, conv, h, redact, false); err != nil {
 			return nil, err
 		}
 	}

@@ -211,6 +211,7 @@ $XDG_CONFIG_HOME/agentloop/config.yaml, in that order; see 'agentloop config --h
 
 	root.AddCommand(newVersionCmd(ios))
 	root.AddCommand(newCmdRun(ios, nil))
+	root.AddCommand(newCmdBatch(ios, nil))
 	root.AddCommand(newCmdValidate(ios, nil))
 	root.AddCommand(newCmdReplay(ios, nil))
 	root.AddCommand(newCmdLog(ios, nil))

@@ -17,7 +17,7 @@ import (
 // validate, replay and a later resume.
 func createTranscript(ios *IOStreams, path string, explicit, force bool, parent string, conv *transcript.Conversation, h transcript.Header, redact *transcript.Redactor) (*transcript.Writer, error) {
 	if parent == "" {
-		w, err := createAt(path, explicit, force, redact)
+		w, err := createAt(path, explicit, force, false, redact)
 		if err != nil {
 			return nil, err
 		}
@@ -28,7 +28,11 @@ func createTranscript(ios *IOStreams, path string, explicit, force bool, parent 
 		}
 		return w, nil
 	}
-	w, err := createChild(path, explicit, force, parent, conv, h, redact)
+	// The copy of the conversation is made whole before the transcript
+	// takes its name: a crash while it is written must not leave a file
+	// that looks like the conversation with its last calls unanswered,
+	// which a resume would run again.
+	w, err := createChild(path, explicit, force, parent, conv, h, redact, true)
 	if err != nil {
 		return nil, err
 	}
@@ -46,26 +50,35 @@ func createTranscript(ios *IOStreams, path string, explicit, force bool, parent 
 			return nil, err
 		}
 	}
+	if err := w.Commit(); err != nil {
+		w.Close()
+		return nil, err
+	}
 	return w, nil
 }
 
 // createAt creates a transcript at path: -o's when explicit (see
-// createOutput), else one of agentloop's choosing.
-func createAt(path string, explicit, force bool, redact *transcript.Redactor) (*transcript.Writer, error) {
-	if explicit {
-		return createOutput(path, redact, force)
+// createOutput), else one of agentloop's choosing. With temp the file is
+// made under a temporary name, for the caller to Commit once it holds what
+// it must before anything runs (see transcript.CreateTemp).
+func createAt(path string, explicit, force, temp bool, redact *transcript.Redactor) (*transcript.Writer, error) {
+	switch {
+	case explicit:
+		return createOutput(path, redact, force, temp)
+	case temp:
+		return transcript.CreateTemp(path, redact)
 	}
 	return transcript.Create(path, redact)
 }
 
 // createChild creates the transcript of a replay or a resumed run; its
 // header names the parent. path is -o's when explicit, else one of
-// agentloop's choosing.
-func createChild(path string, explicit, force bool, parent string, conv *transcript.Conversation, h transcript.Header, redact *transcript.Redactor) (*transcript.Writer, error) {
+// agentloop's choosing; temp as for createAt.
+func createChild(path string, explicit, force bool, parent string, conv *transcript.Conversation, h transcript.Header, redact *transcript.Redactor, temp bool) (*transcript.Writer, error) {
 	if parent != "-" && sameFile(path, parent) {
 		return nil, flagErrorf("-o %s would overwrite the transcript being read", path)
 	}
-	w, err := createAt(path, explicit, force, redact)
+	w, err := createAt(path, explicit, force, temp, redact)
 	if err != nil {
 		return nil, err
 	}

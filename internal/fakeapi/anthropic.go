@@ -20,7 +20,7 @@ type Anthropic struct {
 // x-api-key or a bearer token. Its URL is the base URL.
 func NewAnthropic(steps []Step, key string) *Anthropic {
 	s := &Anthropic{}
-	s.steps, s.key = steps, key
+	s.conv.steps, s.key = steps, key
 	s.start(s.handle)
 	return s
 }
@@ -96,9 +96,15 @@ func (s *Anthropic) handle(w http.ResponseWriter, r *http.Request, body []byte) 
 		}
 	}
 	s.checkThinking(body)
-	s.checkContinuity(req.Messages)
+	c, ok := s.conversation(w, req.Messages, func(w http.ResponseWriter, status int, msg string) {
+		antError(w, status, "rate_limit_error", msg)
+	})
+	if !ok {
+		return
+	}
+	s.checkContinuity(c, req.Messages)
 
-	st, n := s.nextStep()
+	st, n := s.nextStep(c)
 	if st == nil {
 		s.violatef("unexpected request: the script has %d steps", n)
 		antError(w, http.StatusInternalServerError, "api_error", "script exhausted")
@@ -107,7 +113,7 @@ func (s *Anthropic) handle(w http.ResponseWriter, r *http.Request, body []byte) 
 	if st.Expect != nil {
 		s.checkExpect(st.Expect, len(req.Messages), s.results(req.Messages), body)
 	}
-	s.requestStarted(req.Messages)
+	s.requestStarted(c, req.Messages)
 	if !play(w, r, st) {
 		return
 	}
@@ -130,7 +136,7 @@ func (s *Anthropic) handle(w http.ResponseWriter, r *http.Request, body []byte) 
 	}
 	content := s.turnContent(st)
 	turn, _ := json.Marshal(map[string]any{"role": "assistant", "content": content})
-	s.turnReturned(req.Messages, turn)
+	s.turnReturned(c, req.Messages, turn)
 	stop := st.Finish
 	if stop == "" {
 		stop = "end_turn"

@@ -136,11 +136,29 @@ type server struct {
 	key string
 
 	mu         sync.Mutex
-	steps      []Step
-	next       int
 	requests   []Request
 	violations []string
 	handler    func(w http.ResponseWriter, r *http.Request, body []byte)
+
+	// conv is the conversation a server of one script plays; convs are
+	// those a server of a Conversations script plays, by their prompt.
+	conv  convState
+	batch *Conversations
+	convs map[string]*convState
+	// accepted are the times of the requests the rate limit let through
+	// in its window; pausedUntil is the end of the last Retry-After sent.
+	accepted     []time.Time
+	refused      int
+	firstRefused time.Time
+	pausedUntil  time.Time
+}
+
+// convState is where one conversation stands.
+type convState struct {
+	steps []Step
+	next  int
+	// prompt is the text of the conversation's first user message.
+	prompt string
 
 	// lastOK is the request answered last with an assistant turn, and
 	// lastTurn that turn: the next request must repeat the one and carry
@@ -150,6 +168,8 @@ type server struct {
 	lastTurn json.RawMessage
 	lastReq  []json.RawMessage
 	retrying bool
+	// lastItems are the output items of the last Responses turn returned.
+	lastItems []json.RawMessage
 }
 
 func (s *server) start(h func(w http.ResponseWriter, r *http.Request, body []byte)) {
@@ -180,6 +200,9 @@ func (s *server) serve(w http.ResponseWriter, r *http.Request) {
 	s.mu.Lock()
 	s.requests = append(s.requests, Request{Header: r.Header.Clone(), Body: buf.Bytes(), Time: time.Now()})
 	s.mu.Unlock()
+	if s.batch != nil {
+		w = &pauseWriter{ResponseWriter: w, s: s}
+	}
 	s.handler(w, r, buf.Bytes())
 }
 
@@ -191,15 +214,16 @@ func (s *server) violatef(format string, args ...any) string {
 	return msg
 }
 
-// nextStep takes the next step, or nil when the script is done.
-func (s *server) nextStep() (*Step, int) {
+// nextStep takes the conversation's next step, or nil when its script is
+// done.
+func (s *server) nextStep(c *convState) (*Step, int) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
-	if s.next >= len(s.steps) {
-		return nil, s.next
+	if c.next >= len(c.steps) {
+		return nil, c.next
 	}
-	s.next++
-	return &s.steps[s.next-1], s.next - 1
+	c.next++
+	return &c.steps[c.next-1], c.next - 1
 }
 
 // Requests returns the bodies received, in order.
@@ -216,11 +240,19 @@ func (s *server) Violations() []string {
 	return append([]string(nil), s.violations...)
 }
 
-// Remaining is the number of steps not yet played.
+// Remaining is the number of steps not yet played: of the script, or of
+// the conversations a Conversations script has begun.
 func (s *server) Remaining() int {
 	s.mu.Lock()
 	defer s.mu.Unlock()
-	return len(s.steps) - s.next
+	if s.batch == nil {
+		return len(s.conv.steps) - s.conv.next
+	}
+	n := 0
+	for _, c := range s.convs {
+		n += len(c.steps) - c.next
+	}
+	return n
 }
 
 // Check returns an error listing the violations, or nil.
@@ -392,9 +424,9 @@ func covers(got, want any) bool {
 // repeats the previous conversation and appends the turn it was given, with
 // every field of that turn sent back (but the response-only ones named);
 // a retry repeats the request as it was.
-func (s *server) checkContinuity(msgs []json.RawMessage, responseOnly ...string) {
+func (s *server) checkContinuity(c *convState, msgs []json.RawMessage, responseOnly ...string) {
 	s.mu.Lock()
-	lastOK, lastTurn, lastReq, retrying := s.lastOK, s.lastTurn, s.lastReq, s.retrying
+	lastOK, lastTurn, lastReq, retrying := c.lastOK, c.lastTurn, c.lastReq, c.retrying
 	s.mu.Unlock()
 	if retrying {
 		if !sameMessages(msgs, lastReq) {
@@ -403,6 +435,15 @@ func (s *server) checkContinuity(msgs []json.RawMessage, responseOnly ...string)
 		return
 	}
 	if lastOK == nil {
+		return
+	}
+	if s.batch != nil && sameMessages(msgs, lastOK) {
+		// The request again, as a client that was killed before it wrote
+		// the answer down sends it when it goes on: the answer was lost,
+		// and the step that gave it answers again.
+		s.mu.Lock()
+		c.next--
+		s.mu.Unlock()
 		return
 	}
 	if len(msgs) <= len(lastOK) {
@@ -429,16 +470,16 @@ func (s *server) checkContinuity(msgs []json.RawMessage, responseOnly ...string)
 }
 
 // requestStarted records the request's messages before a step plays.
-func (s *server) requestStarted(msgs []json.RawMessage) {
+func (s *server) requestStarted(c *convState, msgs []json.RawMessage) {
 	s.mu.Lock()
-	s.lastReq, s.retrying = msgs, true
+	c.lastReq, c.retrying = msgs, true
 	s.mu.Unlock()
 }
 
 // turnReturned records the turn a request was answered with.
-func (s *server) turnReturned(msgs []json.RawMessage, turn json.RawMessage) {
+func (s *server) turnReturned(c *convState, msgs []json.RawMessage, turn json.RawMessage) {
 	s.mu.Lock()
-	s.lastOK, s.lastTurn, s.retrying = msgs, turn, false
+	c.lastOK, c.lastTurn, c.retrying = msgs, turn, false
 	s.mu.Unlock()
 }
 

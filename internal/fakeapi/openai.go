@@ -17,7 +17,7 @@ type OpenAI struct {
 // "Authorization: Bearer <key>". Its URL + "/v1" is the base URL.
 func NewOpenAI(steps []Step, key string) *OpenAI {
 	s := &OpenAI{}
-	s.steps, s.key = steps, key
+	s.conv.steps, s.key = steps, key
 	s.start(s.handle)
 	return s
 }
@@ -28,7 +28,7 @@ func NewOpenAIAt(addr string, steps []Step, key string) (*OpenAI, error) {
 		return NewOpenAI(steps, key), nil
 	}
 	s := &OpenAI{}
-	s.steps, s.key = steps, key
+	s.conv.steps, s.key = steps, key
 	if err := s.startAt(addr, s.handle); err != nil {
 		return nil, err
 	}
@@ -91,9 +91,15 @@ func (s *OpenAI) handle(w http.ResponseWriter, r *http.Request, body []byte) {
 			return
 		}
 	}
-	s.checkContinuity(req.Messages, "annotations", "refusal")
+	c, ok := s.conversation(w, req.Messages, func(w http.ResponseWriter, status int, msg string) {
+		oaiError(w, status, msg, "requests", "")
+	})
+	if !ok {
+		return
+	}
+	s.checkContinuity(c, req.Messages, "annotations", "refusal")
 
-	st, n := s.nextStep()
+	st, n := s.nextStep(c)
 	if st == nil {
 		s.violatef("unexpected request: the script has %d steps", n)
 		oaiError(w, http.StatusInternalServerError, "script exhausted", "server_error", "")
@@ -102,7 +108,7 @@ func (s *OpenAI) handle(w http.ResponseWriter, r *http.Request, body []byte) {
 	if st.Expect != nil {
 		s.checkExpect(st.Expect, len(req.Messages), s.results(req.Messages), body)
 	}
-	s.requestStarted(req.Messages)
+	s.requestStarted(c, req.Messages)
 	if !play(w, r, st) {
 		return
 	}
@@ -118,7 +124,7 @@ func (s *OpenAI) handle(w http.ResponseWriter, r *http.Request, body []byte) {
 		return
 	}
 	msg := s.turnMessage(st)
-	s.turnReturned(req.Messages, msg)
+	s.turnReturned(c, req.Messages, msg)
 
 	finish := st.Finish
 	if finish == "" {

@@ -26,8 +26,6 @@ type Responses struct {
 	reasoning map[string]string // id of an item → the reasoning item it came with
 	stored    map[string][]json.RawMessage
 	storedIDs map[string]bool // items held server-side (a response made with store)
-	// lastItems are the output items of the last turn returned.
-	lastItems []json.RawMessage
 }
 
 // responseCount numbers the responses of every server of the process.
@@ -36,10 +34,24 @@ var responseCount atomic.Uint64
 // NewResponses starts a server playing steps. A non-empty key must come as
 // "Authorization: Bearer <key>". Its URL + "/v1" is the base URL.
 func NewResponses(steps []Step, key string) *Responses {
+	s := newResponses(key)
+	s.conv.steps = steps
+	s.start(s.handle)
+	return s
+}
+
+// NewResponsesConversations starts a Responses server playing c.
+func NewResponsesConversations(c *Conversations, key string) *Responses {
+	s := newResponses(key)
+	s.batch, s.convs = c, map[string]*convState{}
+	s.start(s.handle)
+	return s
+}
+
+func newResponses(key string) *Responses {
 	s := &Responses{final: map[string]string{}, rawFinal: map[string]string{}, reasoning: map[string]string{},
 		stored: map[string][]json.RawMessage{}, storedIDs: map[string]bool{}}
-	s.steps, s.key = steps, key
-	s.start(s.handle)
+	s.key = key
 	return s
 }
 
@@ -135,10 +147,16 @@ func (s *Responses) handle(w http.ResponseWriter, r *http.Request, body []byte) 
 		respError(w, http.StatusBadRequest, gerr.msg, "invalid_request_error", gerr.param, gerr.code)
 		return
 	}
-	s.checkResponsesContinuity(input)
+	c, ok := s.server.conversation(w, input, func(w http.ResponseWriter, status int, msg string) {
+		respError(w, status, msg, "requests", "", "rate_limit_exceeded")
+	})
+	if !ok {
+		return
+	}
+	s.checkResponsesContinuity(c, input)
 	s.checkReasoningBytes(req.Input, body)
 
-	st, n := s.nextStep()
+	st, n := s.nextStep(c)
 	if st == nil {
 		s.violatef("unexpected request: the script has %d steps", n)
 		respError(w, http.StatusInternalServerError, "script exhausted", "server_error", "", "")
@@ -149,7 +167,7 @@ func (s *Responses) handle(w http.ResponseWriter, r *http.Request, body []byte) 
 		_ = json.Unmarshal(req.Input, &sent)
 		s.checkExpect(st.Expect, len(sent), responsesResults(input), body)
 	}
-	s.requestStarted(input)
+	s.requestStarted(c, input)
 	if !play(w, r, st) {
 		return
 	}
@@ -171,8 +189,8 @@ func (s *Responses) handle(w http.ResponseWriter, r *http.Request, body []byte) 
 	key := fmt.Sprintf("%016x", responseCount.Add(1)*0x9e3779b97f4a7c15)
 	out := s.output(st, key, time.Now().Unix())
 	resp := s.response(&req, st, key, out.completed, len(body))
-	s.turnReturned(input, nil)
-	s.remember(input, out)
+	s.turnReturned(c, input, nil)
+	s.remember(c, out)
 	if store {
 		held := append(append([]json.RawMessage(nil), input...), out.completed...)
 		s.mu.Lock()
@@ -425,9 +443,9 @@ func shortCipher(c string) string {
 // checkResponsesContinuity holds the client to the loop's contract: each
 // request repeats the previous conversation and the items it was given,
 // as given; a retry repeats the request.
-func (s *Responses) checkResponsesContinuity(items []json.RawMessage) {
+func (s *Responses) checkResponsesContinuity(c *convState, items []json.RawMessage) {
 	s.mu.Lock()
-	lastOK, lastTurn, lastReq, retrying := s.lastOK, s.lastItems, s.lastReq, s.retrying
+	lastOK, lastTurn, lastReq, retrying := c.lastOK, c.lastItems, c.lastReq, c.retrying
 	s.mu.Unlock()
 	if retrying {
 		if !sameMessages(items, lastReq) {
@@ -436,6 +454,14 @@ func (s *Responses) checkResponsesContinuity(items []json.RawMessage) {
 		return
 	}
 	if lastOK == nil {
+		return
+	}
+	if s.batch != nil && sameMessages(items, lastOK) {
+		// Sent again by a client killed before it wrote the answer down:
+		// the step that gave it answers again.
+		s.mu.Lock()
+		c.next--
+		s.mu.Unlock()
 		return
 	}
 	want := append(append([]json.RawMessage(nil), lastOK...), lastTurn...)
@@ -477,11 +503,12 @@ type respOutput struct {
 }
 
 // remember notes what the client must send back: each reasoning item's
-// final ciphertext, and the reasoning item each other item came with.
-func (s *Responses) remember(input []json.RawMessage, out respOutput) {
+// final ciphertext, and the reasoning item each other item came with; and
+// the items of the conversation's last turn.
+func (s *Responses) remember(c *convState, out respOutput) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
-	s.lastItems = out.completed
+	c.lastItems = out.completed
 	rs := ""
 	for _, raw := range out.completed {
 		var it respInItem

@@ -31,6 +31,8 @@ type AnthropicConfig struct {
 	MaxTokens   int64
 	Temperature *float64
 	HTTPClient  *http.Client
+	// Limiter is as in OpenAIConfig.
+	Limiter *Limiter
 }
 
 // Anthropic talks to the Anthropic Messages API.
@@ -65,9 +67,10 @@ func NewAnthropic(cfg AnthropicConfig) (*Anthropic, error) {
 	}
 	opts := []aoption.RequestOption{
 		aoption.WithEnvironmentProduction(),
-		aoption.WithHTTPClient(withFaultTransport(httpClient)),
+		aoption.WithHTTPClient(withFaultTransport(httpClient, cfg.Limiter, cfg.MaxRetries)),
 		aoption.WithBaseURL(cfg.BaseURL),
-		aoption.WithMaxRetries(cfg.MaxRetries),
+		// The transport retries, for every provider alike.
+		aoption.WithMaxRetries(0),
 	}
 	if cfg.APIKey != "" {
 		opts = append(opts, aoption.WithAPIKey(cfg.APIKey))

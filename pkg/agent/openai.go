@@ -24,9 +24,12 @@ type OpenAIConfig struct {
 	APIKey  string
 	BaseURL string
 	Model   string
-	// MaxRetries is the SDK's retry budget for 408/409/429/5xx and
-	// connection errors, with backoff.
-	MaxRetries  int
+	// MaxRetries is the retry budget for 408/409/429/5xx and connection
+	// errors, with backoff (see faultTransport).
+	MaxRetries int
+	// Limiter paces the requests; providers that share one slow down
+	// together. Nil: a limiter of this provider's own.
+	Limiter     *Limiter
 	Temperature *float64
 	// MaxTokens caps the answer's tokens; 0 leaves the server's default.
 	MaxTokens int64
@@ -83,9 +86,10 @@ func openAIOptions(provider string, cfg *OpenAIConfig) ([]option.RequestOption, 
 	}
 	opts := []option.RequestOption{
 		option.WithEnvironmentProduction(),
-		option.WithHTTPClient(withFaultTransport(httpClient)),
+		option.WithHTTPClient(withFaultTransport(httpClient, cfg.Limiter, cfg.MaxRetries)),
 		option.WithBaseURL(cfg.BaseURL),
-		option.WithMaxRetries(cfg.MaxRetries),
+		// The transport retries, for every provider alike.
+		option.WithMaxRetries(0),
 	}
 	if cfg.APIKey != "" {
 		opts = append(opts, option.WithAPIKey(cfg.APIKey))
@@ -107,6 +111,17 @@ func defaultHTTPClient() *http.Client {
 	t := http.DefaultTransport.(*http.Transport).Clone()
 	t.ResponseHeaderTimeout = 10 * time.Minute
 	return &http.Client{Transport: t}
+}
+
+// NewHTTPClient is the default client with a connection pool that keeps
+// conns connections to a server open between requests: one for each
+// request a batch has in flight, where the default keeps two.
+func NewHTTPClient(conns int) *http.Client {
+	c := defaultHTTPClient()
+	t := c.Transport.(*http.Transport)
+	t.MaxIdleConnsPerHost = max(conns, 2)
+	t.MaxIdleConns = max(t.MaxIdleConns, 2*conns)
+	return c
 }
 
 // Model is the model asked.

@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"io"
 	"math"
+	"math/rand/v2"
 	"mime"
 	"net/http"
 	"strconv"
@@ -20,25 +21,31 @@ const MaxRetryWait = time.Minute
 // maxResponseBody bounds a buffered response; no model answer comes near.
 const maxResponseBody = 64 << 20
 
-// faultTransport makes the SDKs' retries cover two faults they handle
-// differently or not at all, so that both providers behave the same:
+// faultTransport sends a model request and retries it, the same way for
+// every provider: the SDKs' own retries are off (their policies differ, and
+// each client's backoff is its own), and this is where the retry policy is.
 //
-//   - A response body cut off mid-way (a reset connection, a proxy that
-//     gave up) is a connection error like any other, which the SDKs retry.
-//     The OpenAI SDK reads the body only after its retry loop, so the
-//     body is read here, whole, inside the attempt.
-//   - A Retry-After longer than MaxRetryWait is not waited for (the
-//     Anthropic SDK would wait however long it is told): the response is
-//     marked final and reported.
+//   - Retried: connection errors, a response body cut off mid-way (read
+//     here, whole, inside the attempt, as the OpenAI SDK would only after
+//     its retry loop), and the statuses 408, 409, 429 and 5xx; an
+//     x-should-retry header overrides the status either way.
+//   - The wait before a retry is what the server asked for (Retry-After-Ms,
+//     Retry-After), else an exponential backoff with jitter. A Retry-After
+//     longer than MaxRetryWait is not waited for: the response is final.
+//   - Every attempt first waits its turn at the Limiter, which a 429, 503
+//     or 529 pauses and slows for every request that shares it.
 //
-// Streamed responses pass through as they are.
+// Streamed responses pass through as they are once their status is 200.
 type faultTransport struct {
-	next http.RoundTripper
+	next    http.RoundTripper
+	lim     *Limiter
+	retries int
 }
 
 // withFaultTransport returns a client like c (or a default one) whose
-// transport is wrapped in a faultTransport.
-func withFaultTransport(c *http.Client) *http.Client {
+// transport retries up to retries times, pacing its attempts with lim (a
+// limiter of its own when nil).
+func withFaultTransport(c *http.Client, lim *Limiter, retries int) *http.Client {
 	var out http.Client
 	if c != nil {
 		out = *c
@@ -47,19 +54,76 @@ func withFaultTransport(c *http.Client) *http.Client {
 	if next == nil {
 		next = http.DefaultTransport
 	}
-	out.Transport = &faultTransport{next: next}
+	if lim == nil {
+		lim = NewLimiter()
+	}
+	out.Transport = &faultTransport{next: next, lim: lim, retries: max(retries, 0)}
 	return &out
 }
 
+// Backoff bounds, as the SDKs had them: 0.5s doubling up to 8s, less up
+// to a quarter of jitter.
+const (
+	backoffBase = 500 * time.Millisecond
+	backoffMax  = 8 * time.Second
+)
+
 func (t *faultTransport) RoundTrip(req *http.Request) (*http.Response, error) {
+	ctx := req.Context()
+	for attempt := 0; ; attempt++ {
+		if err := t.lim.Wait(ctx); err != nil {
+			return nil, err
+		}
+		try := req
+		if attempt > 0 {
+			var err error
+			if try, err = retryRequest(req, attempt); err != nil {
+				return nil, err
+			}
+		}
+		res, err := t.attempt(try)
+		if ctx.Err() != nil {
+			if res != nil {
+				res.Body.Close()
+			}
+			return nil, ctx.Err()
+		}
+		wait, retry := t.verdict(req, res, err, attempt)
+		if !retry {
+			return res, err
+		}
+		if res != nil {
+			res.Body.Close()
+		}
+		if err := sleep(ctx, wait); err != nil {
+			return nil, err
+		}
+	}
+}
+
+// retryRequest is the request again, with its body from the start.
+func retryRequest(req *http.Request, attempt int) (*http.Request, error) {
+	r := req.Clone(req.Context())
+	if req.Body != nil && req.Body != http.NoBody {
+		body, err := req.GetBody()
+		if err != nil {
+			return nil, err
+		}
+		r.Body = body
+	}
+	if r.Header.Get("X-Stainless-Retry-Count") != "" {
+		r.Header.Set("X-Stainless-Retry-Count", strconv.Itoa(attempt))
+	}
+	return r, nil
+}
+
+// attempt sends the request once and reads a whole (not streamed) body.
+func (t *faultTransport) attempt(req *http.Request) (*http.Response, error) {
 	res, err := t.next.RoundTrip(req)
 	if err != nil {
 		return nil, err
 	}
-	if wait, ok := retryAfter(res.Header); ok && wait > MaxRetryWait {
-		res.Header.Set("X-Should-Retry", "false")
-	}
-	if mt, _, _ := mime.ParseMediaType(res.Header.Get("Content-Type")); mt == "text/event-stream" {
+	if mt, _, _ := mime.ParseMediaType(res.Header.Get("Content-Type")); mt == "text/event-stream" && res.StatusCode == http.StatusOK {
 		return res, nil
 	}
 	body, err := io.ReadAll(io.LimitReader(res.Body, maxResponseBody+1))
@@ -68,11 +132,63 @@ func (t *faultTransport) RoundTrip(req *http.Request) (*http.Response, error) {
 		return nil, &bodyError{status: res.StatusCode, err: err}
 	}
 	if len(body) > maxResponseBody {
-		return nil, fmt.Errorf("the response body is larger than %d MiB", maxResponseBody>>20)
+		return nil, errTooLarge
 	}
 	res.Body = io.NopCloser(bytes.NewReader(body))
 	res.ContentLength = int64(len(body))
 	return res, nil
+}
+
+var errTooLarge = fmt.Errorf("the response body is larger than %d MiB", maxResponseBody>>20)
+
+// verdict tells the limiter how the attempt went and decides whether to
+// retry it, and after how long.
+func (t *faultTransport) verdict(req *http.Request, res *http.Response, err error, attempt int) (time.Duration, bool) {
+	if err != nil {
+		retry := !errors.Is(err, errTooLarge) && replayable(req) && attempt < t.retries
+		return backoff(attempt), retry
+	}
+	wait, asked := retryAfter(res.Header)
+	if !asked || wait < 0 {
+		wait = backoff(attempt)
+	}
+	switch res.StatusCode {
+	case http.StatusTooManyRequests, http.StatusServiceUnavailable, 529: // 529: Anthropic's "overloaded"
+		if wait <= MaxRetryWait {
+			t.lim.Throttled(wait)
+		} else {
+			t.lim.Throttled(MaxRetryWait)
+		}
+	default:
+		if res.StatusCode < 400 {
+			t.lim.Succeeded()
+		}
+	}
+	if res.StatusCode < 400 || attempt >= t.retries || !replayable(req) || wait > MaxRetryWait {
+		return 0, false
+	}
+	switch res.Header.Get("X-Should-Retry") {
+	case "true":
+		return wait, true
+	case "false":
+		return 0, false
+	}
+	s := res.StatusCode
+	return wait, s == http.StatusRequestTimeout || s == http.StatusConflict || s == http.StatusTooManyRequests || s >= 500
+}
+
+// replayable reports whether the request's body can be sent again.
+func replayable(req *http.Request) bool {
+	return req.Body == nil || req.Body == http.NoBody || req.GetBody != nil
+}
+
+// backoff is the wait before retry attempt+1 when the server named none.
+func backoff(attempt int) time.Duration {
+	d := backoffMax
+	if attempt < 5 {
+		d = min(backoffBase<<attempt, backoffMax)
+	}
+	return d - rand.N(d/4)
 }
 
 // bodyError is a response whose body could not be read whole.

@@ -35,9 +35,9 @@ type Header struct {
 	Version int       `json:"version" jsonschema:"description=Format version (1)"`
 	ID      string    `json:"id" jsonschema:"description=Unique id of this transcript"`
 	Time    time.Time `json:"time"`
-	// Command is what wrote the transcript: run, replay, resume, or
-	// continue (run -c).
-	Command  string `json:"command,omitempty" jsonschema:"enum=run,enum=replay,enum=resume,enum=continue"`
+	// Command is what wrote the transcript: run, replay, resume, continue
+	// (run -c) or batch.
+	Command  string `json:"command,omitempty" jsonschema:"enum=run,enum=replay,enum=resume,enum=continue,enum=batch"`
 	Provider string `json:"provider" jsonschema:"enum=openai,enum=responses,enum=anthropic,description=Wire shape of every message record"`
 	Model    string `json:"model"`
 	BaseURL  string `json:"base_url,omitempty"`

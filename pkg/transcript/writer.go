@@ -27,11 +27,13 @@ type Writer struct {
 	path string
 	// regular is set for a regular file, the only kind Close syncs.
 	regular bool
-	redact  *Redactor
-	seq     int
-	err     error
-	buf     bytes.Buffer
-	now     func() time.Time
+	// final is where Commit puts a file made by CreateTemp.
+	final  string
+	redact *Redactor
+	seq    int
+	err    error
+	buf    bytes.Buffer
+	now    func() time.Time
 }
 
 // Create creates (or truncates) the transcript file at path with mode 0600,
@@ -61,24 +63,41 @@ var (
 // and the file is left as it was. An empty file, a device and a pipe are
 // written to.
 func CreateAt(path string, redact *Redactor, overwrite bool) (*Writer, error) {
+	if err := checkAt(path, overwrite); err != nil {
+		return nil, err
+	}
+	return create(path, redact)
+}
+
+// CreateTempAt is CreateAt's checks, then CreateTemp: the file takes the
+// path a person named only at Commit.
+func CreateTempAt(path string, redact *Redactor, overwrite bool) (*Writer, error) {
+	if err := checkAt(path, overwrite); err != nil {
+		return nil, err
+	}
+	return CreateTemp(path, redact)
+}
+
+// checkAt refuses what CreateAt refuses.
+func checkAt(path string, overwrite bool) error {
 	dir := filepath.Dir(path)
 	if fi, err := os.Stat(dir); err != nil {
-		return nil, fmt.Errorf("create transcript: folder %s: %w", dir, bare(err))
+		return fmt.Errorf("create transcript: folder %s: %w", dir, bare(err))
 	} else if !fi.IsDir() {
-		return nil, fmt.Errorf("create transcript: %s: %w", dir, ErrNotFolder)
+		return fmt.Errorf("create transcript: %s: %w", dir, ErrNotFolder)
 	}
 	if !overwrite {
 		if fi, err := os.Stat(path); err == nil && fi.Mode().IsRegular() && fi.Size() > 0 {
 			ok, err := IsTranscript(path)
 			if err != nil {
-				return nil, fmt.Errorf("create transcript: %w", err)
+				return fmt.Errorf("create transcript: %w", err)
 			}
 			if !ok {
-				return nil, ErrNotTranscript
+				return ErrNotTranscript
 			}
 		}
 	}
-	return create(path, redact)
+	return nil
 }
 
 // IsTranscript reports whether the file at path starts with an agentloop
@@ -131,6 +150,52 @@ func create(path string, redact *Redactor) (*Writer, error) {
 	w := NewWriter(f, redact)
 	w.f, w.path, w.regular = f, path, regular
 	return w, nil
+}
+
+// CreateTemp is Create for a transcript that must appear at path whole or
+// not at all (one that starts with a copy of another's conversation): it
+// is written beside path under a temporary name, "NAME.*.tmp" (mode 0600),
+// until Commit moves it into place. A crash before then leaves only the
+// temporary file. A path that is not a regular file (a device, a pipe) is
+// written in place, as Create does: it is not the writer's to replace.
+func CreateTemp(path string, redact *Redactor) (*Writer, error) {
+	if fi, err := os.Stat(path); err == nil && !fi.Mode().IsRegular() {
+		return Create(path, redact)
+	}
+	dir := filepath.Dir(path)
+	if err := os.MkdirAll(dir, 0o700); err != nil {
+		return nil, fmt.Errorf("create transcript directory: %w", err)
+	}
+	f, err := os.CreateTemp(dir, filepath.Base(path)+".*.tmp")
+	if err != nil {
+		return nil, fmt.Errorf("create transcript: %w", err)
+	}
+	w := NewWriter(f, redact)
+	w.f, w.path, w.regular, w.final = f, f.Name(), true, path
+	return w, nil
+}
+
+// Commit syncs a file made by CreateTemp and renames it to the path it was
+// made for, where later records go.
+func (w *Writer) Commit() error {
+	w.mu.Lock()
+	defer w.mu.Unlock()
+	if w.err != nil {
+		return w.err
+	}
+	if w.final == "" || w.f == nil {
+		return nil
+	}
+	if err := w.f.Sync(); err != nil {
+		w.err = fmt.Errorf("sync transcript %s: %w", w.path, bare(err))
+		return w.err
+	}
+	if err := os.Rename(w.path, w.final); err != nil {
+		w.err = fmt.Errorf("create transcript %s: %w", w.final, bare(err))
+		return w.err
+	}
+	w.path, w.final = w.final, ""
+	return nil
 }
 
 // NewWriter writes records to w. A nil redact still removes anything shaped
@@ -318,6 +383,10 @@ func (w *Writer) Close() error {
 	}
 	cerr := w.f.Close()
 	w.f = nil
+	if w.final != "" {
+		// Never committed: the file is not the transcript it was meant to be.
+		_ = os.Remove(w.path)
+	}
 	switch {
 	case w.err != nil:
 		return w.err

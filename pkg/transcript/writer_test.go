@@ -6,6 +6,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"io/fs"
 	"os"
 	"path/filepath"
 	"strings"
@@ -305,6 +306,73 @@ func TestWriterRedactsKeyAfterNewline(t *testing.T) {
 	}
 }
 
+// TestCreateTempCommit: a transcript made with CreateTemp is not at its
+// path until Commit, is private, and takes later records there; one never
+// committed leaves nothing behind.
+func TestCreateTempCommit(t *testing.T) {
+	dir := t.TempDir()
+	path := filepath.Join(dir, "child.jsonl")
+	w, err := CreateTemp(path, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := w.WriteHeader(Header{Provider: "openai", Model: "m"}); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := os.Stat(path); !os.IsNotExist(err) {
+		t.Fatalf("the transcript is at its path before Commit: %v", err)
+	}
+	tmp := w.Path()
+	if fi, err := os.Stat(tmp); err != nil || fi.Mode().Perm() != 0o600 || !strings.HasSuffix(tmp, ".tmp") {
+		t.Fatalf("temporary file %s: %v %v", tmp, fi, err)
+	}
+	if err := w.Commit(); err != nil {
+		t.Fatal(err)
+	}
+	if w.Path() != path {
+		t.Errorf("path after Commit: %s", w.Path())
+	}
+	if err := w.WriteEnd(End{Reason: ReasonStop}); err != nil {
+		t.Fatal(err)
+	}
+	if err := w.Close(); err != nil {
+		t.Fatal(err)
+	}
+	data, _ := os.ReadFile(path)
+	if strings.Count(string(data), "\n") != 2 {
+		t.Errorf("committed file:\n%s", data)
+	}
+	if _, err := os.Stat(tmp); !os.IsNotExist(err) {
+		t.Errorf("the temporary file is still there: %v", err)
+	}
+
+	// A device is written in place, never renamed over.
+	if _, err := os.Stat(os.DevNull); err == nil {
+		w, err := CreateTemp(os.DevNull, nil)
+		if err != nil {
+			t.Fatal(err)
+		}
+		w.WriteHeader(Header{Provider: "openai", Model: "m"})
+		if err := w.Commit(); err != nil || w.Path() != os.DevNull {
+			t.Errorf("commit on %s: %v, path %s", os.DevNull, err, w.Path())
+		}
+		w.Close()
+		if fi, err := os.Stat(os.DevNull); err != nil || fi.Mode().IsRegular() {
+			t.Fatalf("%s is no longer a device: %v %v", os.DevNull, fi, err)
+		}
+	}
+
+	w, err = CreateTemp(filepath.Join(dir, "never.jsonl"), nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	w.WriteHeader(Header{Provider: "openai", Model: "m"})
+	w.Close()
+	if entries, _ := os.ReadDir(dir); len(entries) != 1 {
+		t.Errorf("left behind: %v", entries)
+	}
+}
+
 // CreateAt, for a path a person named: no folders made, and no file that
 // is not a transcript overwritten unless asked.
 func TestCreateAt(t *testing.T) {
@@ -452,5 +520,57 @@ func TestDetectShapeOfTypedMessages(t *testing.T) {
 		if got := DetectShape([]Message{{Message: json.RawMessage(tt.msg)}}); got != tt.want {
 			t.Errorf("%s: %s, want %s", tt.msg, got, tt.want)
 		}
+	}
+}
+
+// CreateTempAt refuses what CreateAt refuses, leaving the file as it was,
+// and otherwise makes the file under a temporary name until Commit.
+func TestCreateTempAt(t *testing.T) {
+	dir := t.TempDir()
+	notes := filepath.Join(dir, "notes.txt")
+	os.WriteFile(notes, []byte("my notes\n"), 0o644)
+	if _, err := CreateTempAt(notes, nil, false); !errors.Is(err, ErrNotTranscript) {
+		t.Errorf("over a file that is not a transcript: %v", err)
+	}
+	if b, _ := os.ReadFile(notes); string(b) != "my notes\n" {
+		t.Errorf("the file was changed to %q", b)
+	}
+	if _, err := CreateTempAt(filepath.Join(dir, "nope", "t.jsonl"), nil, false); !errors.Is(err, fs.ErrNotExist) {
+		t.Errorf("in a missing folder: %v", err)
+	}
+	if _, err := os.Stat(filepath.Join(dir, "nope")); err == nil {
+		t.Error("a folder was made")
+	}
+	path := filepath.Join(dir, "t.jsonl")
+	w, err := CreateTempAt(path, nil, false)
+	if err != nil {
+		t.Fatal(err)
+	}
+	w.WriteHeader(Header{Provider: "openai", Model: "m"})
+	if _, err := os.Stat(path); !os.IsNotExist(err) {
+		t.Errorf("at its path before Commit: %v", err)
+	}
+	if err := w.Commit(); err != nil {
+		t.Fatal(err)
+	}
+	w.Close()
+	if ok, err := IsTranscript(path); !ok || err != nil {
+		t.Errorf("not a transcript after Commit: %v", err)
+	}
+	// --force: a file that is not a transcript is replaced, at Commit.
+	w, err = CreateTempAt(notes, nil, true)
+	if err != nil {
+		t.Fatal(err)
+	}
+	w.WriteHeader(Header{Provider: "openai", Model: "m"})
+	if b, _ := os.ReadFile(notes); string(b) != "my notes\n" {
+		t.Errorf("replaced before Commit: %q", b)
+	}
+	if err := w.Commit(); err != nil {
+		t.Fatal(err)
+	}
+	w.Close()
+	if ok, _ := IsTranscript(notes); !ok {
+		t.Error("not replaced at Commit")
 	}
 }

@@ -1,0 +1,340 @@
+package cmd
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"os"
+	"path/filepath"
+	"strings"
+
+	"github.com/spf13/cobra"
+
+	"github.com/agentloop/agentloop/internal/config"
+	"github.com/agentloop/agentloop/pkg/agent"
+	"github.com/agentloop/agentloop/pkg/batch"
+)
+
+// BatchOptions are the inputs of `agentloop batch`.
+type BatchOptions struct {
+	IO          *IOStreams
+	Input       string
+	Dir         string
+	Jobs        int
+	Shard       batch.Shard
+	RetryFailed bool
+	DryRun      bool
+	Format      batch.Format
+	// Tools are the tools offered, all when empty.
+	Tools []string
+	// config resolves each item's model and base URL.
+	config *config.Config
+	liveOptions
+}
+
+func newCmdBatch(ios *IOStreams, runF func(context.Context, *BatchOptions) error) *cobra.Command {
+	opts := &BatchOptions{IO: ios}
+	var shard, format string
+	c := &cobra.Command{
+		Use:   "batch INPUT -d OUTDIR",
+		Short: "Run many prompts through the loop, resumably",
+		Long: `Run every prompt of INPUT through the same loop as 'agentloop run', with the
+same flags and settings, -j at a time, and keep the outcome of each in OUTDIR:
+a transcript per item (ID.jsonl) and results.jsonl, one line per item as it
+finishes (id, answer, reason, exit_code, steps, usage, cost, duration_ms,
+error, metadata, transcript).
+
+INPUT is JSONL, one item a line:
+  {"id": "a", "prompt": "…", "system": "…", "model": "…", "max_steps": 5,
+   "stdin": "context given with the prompt", "metadata": {…carried to the result}}
+(only prompt is required; the id defaults to the line number), or plain text,
+one prompt a line, each item's id its line number. - reads stdin.
+
+All items share one rate limit: a 429 or 529 (and a 503) pauses every item
+for the Retry-After the server asked, and slows them all until the server
+stops refusing.
+
+Run the same command again to go on: items already finished are skipped,
+items stopped mid-way (Ctrl-C, a kill, a crash) continue from their
+transcripts with their pending calls first and no finished call run again,
+and with --retry-failed the items that ended in an error run again.
+--shard K/N runs the items whose id hashes to K of N, for schedulers that
+split a set by index; 'agentloop batch merge' puts the shards together.
+
+A tool marked confirm: true is denied with no terminal to ask on, as in run;
+--yes or --allow NAME runs it. Progress shows on a terminal; a summary ends
+the run on stderr (--json prints it on stdout).
+
+Exit codes: 0 every item answered, 1 an item failed (or a result could not be
+written), 3 an item ran out of budget and none failed, 2 usage, bad input or an
+OUTDIR in use, 4 no API key, 130 interrupted (run again to go on).
+See docs/batch.md.`,
+		Example: `  agentloop batch evals.jsonl -d out
+  agentloop batch prompts.txt -d out -j 16 -m gpt-4o-mini
+  agentloop batch evals.jsonl -d out --retry-failed
+  agentloop batch evals.jsonl -d out-$JOB_COMPLETION_INDEX --shard $JOB_COMPLETION_INDEX/8
+  agentloop batch merge out-* > results.jsonl
+  agentloop batch --dry-run evals.jsonl`,
+		Args: exactArgs(1, "INPUT"),
+		RunE: func(c *cobra.Command, args []string) error {
+			opts.Input = args[0]
+			opts.toolsDirsSet = c.Flags().Changed("tools-dir")
+			opts.Verbose = verbose(c)
+			if err := opts.parse(c, shard, format); err != nil {
+				return err
+			}
+			if runF != nil {
+				return runF(c.Context(), opts)
+			}
+			return runBatch(c.Context(), opts)
+		},
+	}
+	f := c.Flags()
+	f.StringVarP(&opts.Dir, "dir", "d", "", "write the transcripts and results.jsonl to `OUTDIR` (made if missing)")
+	f.IntVarP(&opts.Jobs, "jobs", "j", batch.DefaultJobs, "items run at once")
+	f.StringVar(&shard, "shard", "", "run only the items of shard `K/N` (K from 0): those whose id hashes to K of N")
+	f.BoolVar(&opts.RetryFailed, "retry-failed", false, "run again the items that ended in an error (an API failure, a time limit)")
+	f.BoolVar(&opts.DryRun, "dry-run", false, "check the input (and say what a run would do in OUTDIR) without calling a model")
+	f.StringVar(&format, "format", "", "INPUT's format: jsonl or text (default: by its extension, else by its first line)")
+	f.StringArrayVar(&opts.Tools, "tool", nil, "offer only this tool (repeatable)")
+	f.BoolVar(&opts.JSON, "json", false, "print the summary as one JSON object on stdout")
+	f.BoolVarP(&opts.Quiet, "quiet", "q", false, "show nothing on stderr but errors")
+	addLoopFlags(c, &opts.liveOptions, "")
+	// The loop's limits hold for each item, not for the batch.
+	f.Lookup("timeout").Usage = "time limit for each item, e.g. 5m (default: none)"
+	f.Lookup("max-steps").Usage = "cap on each item's model calls (an item's max_steps replaces it); an item that reaches it ends with exit_code 3"
+	c.AddCommand(newCmdBatchMerge(ios, nil))
+	return c
+}
+
+// parse checks the flags and reads the configuration.
+func (o *BatchOptions) parse(c *cobra.Command, shard, format string) error {
+	if o.Dir == "" && !o.DryRun {
+		return flagErrorf("-d OUTDIR is required: the folder for the transcripts and results.jsonl")
+	}
+	if o.Jobs < 1 {
+		return flagErrorf("-j %d: run at least 1 item at once", o.Jobs)
+	}
+	if shard != "" {
+		s, err := batch.ParseShard(shard)
+		if err != nil {
+			return flagErrorf("--shard %v", err)
+		}
+		o.Shard = s
+	}
+	switch batch.Format(format) {
+	case batch.FormatAuto, batch.FormatJSONL, batch.FormatText:
+		o.Format = batch.Format(format)
+	default:
+		return flagErrorf("--format %q: use jsonl or text", format)
+	}
+	cfg, err := configFor(c, o.IO)
+	if err != nil {
+		return err
+	}
+	o.config = cfg
+	useModel(cfg, &o.Model)
+	o.ToolsDirs, o.toolsSetting = cfg.ToolsDirs, toolsSetting(cfg)
+	o.MCPConfig, o.mcpServers = cfg.MCPConfig, cfg.MCPServers
+	o.MaxSteps, o.Parallel = cfg.MaxSteps, cfg.Parallel
+	return o.check(c)
+}
+
+func runBatch(ctx context.Context, opts *BatchOptions) error {
+	ios := opts.IO
+	items, err := readBatchInput(ios, opts.Input, opts.Format)
+	if err != nil {
+		return err
+	}
+	// The tools load once for the batch: its MCP servers start once and
+	// serve every item.
+	ts, started, err := liveTools(ctx, ios, &opts.liveOptions, opts.setup(&opts.Model))
+	if err != nil {
+		return err
+	}
+	defer ts.Close()
+	if opts.Verbose && !opts.Quiet {
+		for _, line := range started {
+			fmt.Fprintln(ios.ErrOut, line)
+		}
+	}
+	if err := opts.checkProviders(items); err != nil {
+		if !opts.DryRun {
+			return err
+		}
+		// The input is what a dry run checks; a key it was not given is
+		// the run's to need.
+		fmt.Fprintf(ios.ErrOut, "agentloop: warning: a run would stop here: %v\n", err)
+	}
+	if opts.DryRun {
+		return batchDryRun(ios, opts, items)
+	}
+
+	dir, done, torn, err := batch.OpenDir(opts.Dir)
+	if err != nil {
+		// Nothing ran: the folder given is not one a batch can use.
+		return &ExitError{Code: ExitUsage, Err: err}
+	}
+	defer dir.Close()
+	if torn != nil {
+		fmt.Fprintf(ios.ErrOut, "agentloop: warning: %s:%d: the last line was cut short (the batch writing it was stopped) and is removed; that item's result is read again from its transcript\n",
+			filepath.Join(opts.Dir, batch.ResultsName), torn.Line)
+	}
+	if dir.Caseless() {
+		if err := inputError(ios, batch.CaseClashes(items), opts.Input); err != nil {
+			return err
+		}
+	}
+	plan := batch.NewPlan(items, done, batch.PlanOptions{Shard: opts.Shard, RetryFailed: opts.RetryFailed})
+	if n := len(plan.Unknown); n > 0 && !opts.Quiet {
+		fmt.Fprintf(ios.ErrOut, "agentloop: warning: %s holds %d result%s of ids %s does not have; they are left as they are\n",
+			filepath.Join(opts.Dir, batch.ResultsName), n, plural(n, "", "s"), opts.Input)
+	}
+
+	prog := newBatchProgress(ios, opts.Verbose, opts.Quiet, len(plan.Tasks))
+	b := &batchItems{
+		ios: ios, opts: opts, dir: dir, prog: prog,
+		net: liveNet{client: agent.NewHTTPClient(opts.Jobs), limiter: agent.NewLimiter()},
+	}
+	prog.limiter, prog.redact = b.net.limiter, toolSecrets(ios, ts)
+	b.ap = newApprover(ios, ts, opts.Approval, false, prog)
+	rep := batch.Run(ctx, plan.Tasks, batch.Options{
+		Jobs: opts.Jobs, Run: b.run, Record: dir.Results.Append, OnStart: prog.Start, OnDone: prog.Done,
+	})
+	b.ap.Close()
+	prog.Close()
+
+	e := &batchEnd{plan: plan, rep: rep, limited: b.net.limiter.Status()}
+	e.sum = batch.Summarize(append(plan.Finished, rep.Finished...), 5)
+	if !opts.Quiet {
+		printBatchSummary(ios, opts, e)
+	}
+	if opts.JSON {
+		if err := writeJSON(ios, batchJSON(opts, e)); err != nil {
+			return err
+		}
+	}
+	return batchExit(ctx, opts, rep, &e.sum)
+}
+
+// setup is the live-run setup of an item run with mo.
+func (o *BatchOptions) setup(mo *modelOptions) liveSetup {
+	return liveSetup{command: "batch", model: mo, tools: toolsSource{o.ToolsDirs, o.toolsSetting}, only: o.Tools}
+}
+
+// checkProviders builds the provider of every model the items name, so
+// that a missing key or a bad address stops the batch before it starts
+// rather than failing each item. Nothing is sent.
+func (o *BatchOptions) checkProviders(items []batch.Item) error {
+	seen := map[string]bool{}
+	for _, it := range items {
+		if seen[it.Model] || !o.Shard.Has(it.ID) {
+			continue
+		}
+		seen[it.Model] = true
+		mo := o.itemModel(it)
+		if _, _, err := newProvider(o.IO, &mo, liveNet{}); err != nil {
+			if it.Model != "" {
+				return fmt.Errorf("%s:%d: model %s: %w", o.Input, it.Line, it.Model, err)
+			}
+			return err
+		}
+	}
+	return nil
+}
+
+// itemModel is the model settings of an item: the batch's, with the
+// item's model and system prompt when it has them. A model that names
+// another provider gets that provider's base URL.
+func (o *BatchOptions) itemModel(it batch.Item) modelOptions {
+	mo := o.Model
+	if it.Model != "" {
+		mo.Model = it.Model
+		if o.config != nil {
+			mo.BaseURL, _ = o.config.BaseURL(mo.providerName())
+		}
+	}
+	if it.System != "" {
+		mo.System = it.System
+	}
+	return mo
+}
+
+// readBatchInput reads INPUT ("-": stdin); bad input is a usage error
+// listing every problem.
+func readBatchInput(ios *IOStreams, name string, format batch.Format) ([]batch.Item, error) {
+	var r io.Reader = ios.In
+	if name != "-" {
+		f, err := os.Open(name)
+		if err != nil {
+			return nil, &ExitError{Code: ExitUsage, Err: fmt.Errorf("read input: %w", err)}
+		}
+		defer f.Close()
+		r = f
+	}
+	items, err := batch.ReadInput(r, name, format)
+	var ie *batch.InputError
+	if errors.As(err, &ie) {
+		return nil, inputError(ios, ie.Problems, name)
+	}
+	if err != nil {
+		return nil, &ExitError{Code: ExitUsage, Err: err}
+	}
+	return items, nil
+}
+
+// inputError reports the problems of an input file, one a line, as a usage
+// error; nil when there are none.
+func inputError(ios *IOStreams, probs []batch.Problem, name string) error {
+	switch len(probs) {
+	case 0:
+		return nil
+	case 1:
+		return &ExitError{Code: ExitUsage, Err: fmt.Errorf("%s:%d: %s", name, probs[0].Line, probs[0].Msg)}
+	}
+	for _, p := range probs {
+		fmt.Fprintf(ios.ErrOut, "%s:%d: %s\n", name, p.Line, p.Msg)
+	}
+	return &ExitError{Code: ExitUsage, Err: fmt.Errorf("%d problems in %s", len(probs), name)}
+}
+
+// batchExit is the batch's exit status, in this order: interrupted (130),
+// a result not written (1), a failed item (1), a budget run out (3), else
+// 0. Every item of the input in this shard counts, those an earlier run
+// finished too.
+func batchExit(ctx context.Context, opts *BatchOptions, rep batch.Report, sum *batch.Summary) error {
+	left := len(rep.Unfinished) + rep.NotStarted
+	switch {
+	case rep.Err != nil:
+		return fmt.Errorf("%w; the batch stopped: %d item%s did not finish (run the same command again to go on)", rep.Err, left, plural(left, "", "s"))
+	case left > 0 || errors.Is(context.Cause(ctx), errInterrupted):
+		return &ExitError{Code: ExitInterrupted, Err: fmt.Errorf("interrupted: %d item%s did not finish; run the same command again to go on", left, plural(left, "", "s"))}
+	}
+	var msg error
+	if opts.Quiet && sum.Worst() != batch.Answered {
+		msg = fmt.Errorf("%s (see %s)", failedText(sum, 0), filepath.Join(opts.Dir, batch.ResultsName))
+	}
+	switch sum.Worst() {
+	case batch.Failed:
+		return &ExitError{Code: ExitFailure, Err: msg}
+	case batch.Budget:
+		return &ExitError{Code: ExitMaxSteps, Err: msg}
+	}
+	return nil
+}
+
+// failedText says how many items did not answer, for -q.
+func failedText(sum *batch.Summary, missing int) string {
+	var parts []string
+	if sum.Failed > 0 {
+		parts = append(parts, fmt.Sprintf("%d failed", sum.Failed))
+	}
+	if missing > 0 {
+		parts = append(parts, fmt.Sprintf("%d missing", missing))
+	}
+	if sum.Budget > 0 {
+		parts = append(parts, fmt.Sprintf("%d ran out of budget", sum.Budget))
+	}
+	return fmt.Sprintf("%d of %d items: %s", sum.Failed+sum.Budget+missing, sum.Items+missing, strings.Join(parts, ", "))
+}

@@ -1,0 +1,187 @@
+package cmd
+
+import (
+	"bytes"
+	"context"
+	"fmt"
+	"io"
+	"os"
+	"strings"
+	"time"
+
+	"github.com/agentloop/agentloop/pkg/agent"
+	"github.com/agentloop/agentloop/pkg/batch"
+	"github.com/agentloop/agentloop/pkg/transcript"
+)
+
+// batchItems is what the items of one batch share: the tools behind one
+// approver, one connection pool and rate limiter, OUTDIR, the progress.
+type batchItems struct {
+	ios  *IOStreams
+	opts *BatchOptions
+	dir  *batch.Dir
+	ap   *approver
+	net  liveNet
+	prog *batchProgress
+}
+
+// run runs one item to its end: from the start, or on from the transcript
+// an earlier run left (the way replay --resume goes on), or, when that run
+// ended but its result was not written, from nothing at all.
+func (b *batchItems) run(ctx context.Context, t batch.Task) batch.Result {
+	it := t.Item
+	start := time.Now()
+	res := batch.Result{ID: it.ID, Line: it.Line, Metadata: it.Metadata, Transcript: batch.FileName(it.ID) + ".jsonl", Attempts: 1}
+	fail := func(err error) batch.Result {
+		code, msg := exitCode(redactError(err, toolSecrets(b.ios, b.ap.tools)))
+		res.Reason, res.ExitCode, res.Error = transcript.ReasonError, code, msg
+		res.DurationMS, res.Time = time.Since(start).Milliseconds(), time.Now().UTC()
+		return res
+	}
+
+	o := b.opts.liveOptions
+	o.Model = b.opts.itemModel(it)
+	if it.MaxSteps > 0 {
+		o.MaxSteps = it.MaxSteps
+	}
+	s := b.opts.setup(&o.Model)
+	s.path = b.dir.TranscriptPath(it.ID)
+	prompt := itemPrompt(it)
+	// An item's messages (a torn line of a killed run's transcript) are
+	// not the batch's to print; its failures are in its result.
+	var log bytes.Buffer
+	ios := *b.ios
+	ios.Out, ios.ErrOut = io.Discard, &log
+
+	var state *agent.State
+	if path, earlier, ok := b.dir.Latest(it.ID); ok {
+		conv, err := readItemTranscript(&ios, path)
+		if err != nil {
+			return fail(fmt.Errorf("%w; remove it to run the item from the start", err))
+		}
+		if conv != nil {
+			d := agent.DialectFor(conv.Shape)
+			if !batch.SamePrompt(conv, d.UserMessage(prompt)) {
+				return fail(fmt.Errorf("%s holds a conversation with another prompt (the input changed since it ran?); remove it to run the item again", path))
+			}
+			stage := batch.StageOf(conv, d)
+			if stage == batch.Ended && (t.Prior == nil || conv.End == nil || conv.End.Reason != transcript.ReasonError) {
+				// The run ended; only its result line was not written.
+				r := batch.FromTranscript(conv, d)
+				r.ID, r.Line, r.Metadata, r.Transcript, r.Attempts = res.ID, res.Line, res.Metadata, res.Transcript, earlier+1
+				r.ExitCode = recordedExit(r.Reason, r.Error)
+				return r
+			}
+			res.Attempts = earlier + 2
+			if stage != batch.Unstarted {
+				// Stopped, or ended in an error --retry-failed runs again:
+				// it goes on as replay --resume goes on.
+				if p := o.Model.providerName(); p != conv.Shape {
+					return fail(fmt.Errorf("%s holds a conversation in the %s shape; it cannot go on with the %s provider", path, conv.Shape, p))
+				}
+				st, _ := recordedState(conv)
+				state, s.conv = &st, conv
+			}
+		}
+		// Whatever is on record is kept, as an earlier attempt; a
+		// continued run's transcript names it as its parent.
+		aside, err := b.dir.SetAside(it.ID)
+		if err != nil {
+			return fail(err)
+		}
+		if state != nil {
+			s.parent = aside
+		}
+	}
+
+	loop, w, err := newLoop(&ios, &o, s, b.ap, b.net)
+	if err != nil {
+		return fail(err)
+	}
+	// The item's questions keep its own order of calls.
+	order := newCallOrder()
+	loop.OnEvent = observeOrder(order, b.prog.Events(it.ID))
+	rctx, cancel := withRunTimeout(withCallOrder(ctx, order), o.Model.Timeout)
+	defer cancel()
+	var out *agent.Outcome
+	if state != nil {
+		out, err = loop.Run(rctx, *state)
+	} else {
+		out, err = loop.Prompt(rctx, prompt)
+	}
+	if cerr := w.Close(); cerr != nil && err == nil {
+		err = cerr
+	}
+	res.Reason, res.Steps, res.Usage, res.Answer = out.Reason, out.Steps, out.Usage, out.Answer
+	res.Provider, res.Model = loop.Provider.Name(), loop.Provider.Model()
+	if err := outcomeError(out, err, "", o.MaxSteps); err != nil {
+		res.ExitCode, res.Error = exitCode(redactError(err, toolSecrets(b.ios, b.ap.tools)))
+		if out.Reason == "" {
+			res.Reason = transcript.ReasonError
+		}
+		if out.Reason == transcript.ReasonMaxSteps && it.MaxSteps > 0 {
+			// The budget is the input line's, not --max-steps.
+			res.Error = fmt.Sprintf("step budget exhausted after %d step%s (max_steps %d on input line %d)", out.Steps, plural(out.Steps, "", "s"), it.MaxSteps, it.Line)
+		}
+	}
+	res.DurationMS, res.Time = time.Since(start).Milliseconds(), time.Now().UTC()
+	return res
+}
+
+// itemPrompt is the prompt an item sends: its prompt, and its stdin as
+// `agentloop run` adds what it reads there.
+func itemPrompt(it batch.Item) string {
+	if text := strings.TrimSpace(it.Stdin); text != "" {
+		return it.Prompt + "\n\n" + fence(text)
+	}
+	return it.Prompt
+}
+
+// readItemTranscript reads an item's transcript as replay --resume does
+// (checked, a torn last line left out); nil when it holds no message (a
+// run stopped before its prompt was written), which starts over.
+func readItemTranscript(ios *IOStreams, path string) (*transcript.Conversation, error) {
+	f, err := os.Open(path)
+	if err != nil {
+		return nil, err
+	}
+	r := transcript.NewReader(f)
+	hasMessage := false
+	for !hasMessage {
+		rec, err := r.Next()
+		if err != nil {
+			break // the end, or a torn line: the reading below says
+		}
+		hasMessage = rec.Message != nil
+	}
+	f.Close()
+	if !hasMessage {
+		return nil, nil
+	}
+	return loadConversation(ios, path, false)
+}
+
+// recordedExit is the exit status of a run that ended as its transcript
+// says: the one outcomeError gives for the same end.
+func recordedExit(reason, errText string) int {
+	switch {
+	case reason == transcript.ReasonStop && errText == "":
+		return ExitOK
+	case reason == transcript.ReasonMaxSteps, reason == "budget", reason == "context":
+		return ExitMaxSteps
+	case reason == transcript.ReasonError && providerErrorText(errText):
+		return ExitProvider
+	}
+	return ExitFailure
+}
+
+// providerErrorText reports whether an end record's error is one a
+// provider error or a time limit writes (exit 4).
+func providerErrorText(msg string) bool {
+	for _, p := range []string{"openai: ", "anthropic: ", "responses: ", errRunTimeout.Error()} {
+		if strings.HasPrefix(msg, p) {
+			return true
+		}
+	}
+	return false
+}

@@ -1,0 +1,245 @@
+package cmd
+
+import (
+	"fmt"
+	"io"
+	"strings"
+	"sync"
+	"time"
+
+	"github.com/agentloop/agentloop/pkg/agent"
+	"github.com/agentloop/agentloop/pkg/batch"
+	"github.com/agentloop/agentloop/pkg/transcript"
+)
+
+// batchProgress shows a batch going on stderr: a bar on a terminal
+// (items done and failed, tokens, cost, rate, time left, a pause for a
+// rate limit), a line per finished item with -v, nothing when piped or
+// with -q. Item ids and error texts are shown escaped: they come from the
+// input and from servers.
+type batchProgress struct {
+	w       io.Writer
+	live    bool
+	verbose bool
+	quiet   bool
+	width   int
+	redact  *transcript.Redactor
+	limiter *agent.Limiter
+
+	mu      sync.Mutex
+	start   time.Time
+	total   int
+	done    int
+	failed  int
+	budget  int
+	running int
+	usage   transcript.Usage
+	cost    float64
+	shown   bool
+	held    int
+	queued  []string
+	// noted counts the notes of the approver (calls denied, declined):
+	// the first is shown, the others with -v, and how many at the end.
+	noted   int
+	stop    chan struct{}
+	stopped chan struct{}
+}
+
+func newBatchProgress(ios *IOStreams, verbose, quiet bool, total int) *batchProgress {
+	p := &batchProgress{
+		w: ios.ErrOut, verbose: verbose && !quiet, quiet: quiet, live: ios.IsStderrTTY() && !quiet && !verbose,
+		width: ios.Width(), redact: secrets(ios), start: time.Now(), total: total,
+	}
+	if p.live {
+		p.stop, p.stopped = make(chan struct{}), make(chan struct{})
+		go p.tick()
+	}
+	return p
+}
+
+func (p *batchProgress) tick() {
+	defer close(p.stopped)
+	t := time.NewTicker(200 * time.Millisecond)
+	defer t.Stop()
+	for {
+		select {
+		case <-p.stop:
+			return
+		case <-t.C:
+			p.mu.Lock()
+			p.drawLocked()
+			p.mu.Unlock()
+		}
+	}
+}
+
+// Start is batch.Options.OnStart.
+func (p *batchProgress) Start(batch.Task) {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	p.running++
+	p.drawLocked()
+}
+
+// Events is the OnEvent of an item's loop: the tokens of each turn count
+// as they come.
+func (p *batchProgress) Events(string) func(agent.Event) {
+	return func(e agent.Event) {
+		if e.Kind != agent.EventTurn {
+			return
+		}
+		p.mu.Lock()
+		defer p.mu.Unlock()
+		p.usage.Add(e.Turn.Usage)
+	}
+}
+
+// Done is batch.Options.OnDone.
+func (p *batchProgress) Done(r batch.Result, recorded bool) {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	p.running--
+	if !recorded {
+		return // interrupted: the next run goes on with it
+	}
+	p.done++
+	switch r.Class() {
+	case batch.Failed:
+		p.failed++
+	case batch.Budget:
+		p.budget++
+	}
+	if r.Cost != nil {
+		p.cost += *r.Cost
+	}
+	if p.verbose {
+		line := fmt.Sprintf("[%d/%d] %s: %s, %d step%s, %d→%d tokens, %s", p.done, p.total, oneLineText(r.ID, 80), r.Reason,
+			r.Steps, plural(r.Steps, "", "s"), r.Usage.InputTokens, r.Usage.OutputTokens, time.Duration(r.DurationMS)*time.Millisecond)
+		if r.Error != "" {
+			line += ": " + oneLineText(r.Error, 300)
+		}
+		p.printlnLocked(line)
+	}
+	p.drawLocked()
+}
+
+// hold keeps the bar off the screen while a tool's approval is asked.
+func (p *batchProgress) hold() (release func()) {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	p.clearLocked()
+	p.held++
+	return func() {
+		p.mu.Lock()
+		defer p.mu.Unlock()
+		p.held--
+		if p.held == 0 {
+			for _, l := range p.queued {
+				fmt.Fprintln(p.w, l)
+			}
+			p.queued = nil
+		}
+	}
+}
+
+// note says that an item's call was denied or declined: the first such
+// line, and every one with -v; a batch of many items would otherwise say
+// the same thing once an item. Each is in its item's transcript.
+func (p *batchProgress) note(line string) {
+	if p.quiet {
+		return
+	}
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	p.noted++
+	if p.noted > 1 && !p.verbose {
+		return
+	}
+	p.clearLocked()
+	p.printlnLocked(line)
+	p.drawLocked()
+}
+
+func (p *batchProgress) printlnLocked(line string) {
+	line = p.redact.RedactString(line)
+	if p.held > 0 {
+		p.queued = append(p.queued, line)
+		return
+	}
+	fmt.Fprintln(p.w, line)
+}
+
+// Close takes the bar off the screen.
+func (p *batchProgress) Close() {
+	if p.live {
+		close(p.stop)
+		<-p.stopped
+	}
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	p.clearLocked()
+	if n := p.noted - 1; n > 0 && !p.verbose {
+		fmt.Fprintf(p.w, "agentloop: %d more tool call%s denied or declined (-v shows each; the transcripts hold them)\n", n, plural(n, " was", "s were"))
+	}
+}
+
+func (p *batchProgress) clearLocked() {
+	if p.shown {
+		fmt.Fprint(p.w, "\r\x1b[K")
+		p.shown = false
+	}
+}
+
+func (p *batchProgress) drawLocked() {
+	if !p.live || p.held > 0 {
+		return
+	}
+	fmt.Fprint(p.w, "\r\x1b[K"+truncate(p.statusLocked(time.Now()), p.width-1))
+	p.shown = true
+}
+
+// statusLocked is the bar's line.
+func (p *batchProgress) statusLocked(now time.Time) string {
+	const cells = 20
+	filled := 0
+	if p.total > 0 {
+		filled = p.done * cells / p.total
+	}
+	var b strings.Builder
+	fmt.Fprintf(&b, "[%s%s] %d/%d", strings.Repeat("#", filled), strings.Repeat("-", cells-filled), p.done, p.total)
+	if p.failed > 0 {
+		fmt.Fprintf(&b, " · %d failed", p.failed)
+	}
+	if p.budget > 0 {
+		fmt.Fprintf(&b, " · %d out of budget", p.budget)
+	}
+	fmt.Fprintf(&b, " · %d running · %s tokens", p.running, count(p.usage.InputTokens+p.usage.OutputTokens))
+	if p.cost > 0 {
+		fmt.Fprintf(&b, " · $%.2f", p.cost)
+	}
+	elapsed := now.Sub(p.start)
+	if p.done > 0 && elapsed > 0 {
+		rate := float64(p.done) / elapsed.Minutes()
+		fmt.Fprintf(&b, " · %.1f/min", rate)
+		if left := p.total - p.done; left > 0 {
+			fmt.Fprintf(&b, " · %s left", (time.Duration(float64(left) / rate * float64(time.Minute))).Round(time.Second))
+		}
+	}
+	if p.limiter != nil {
+		if until := p.limiter.Status().PausedUntil; until.After(now) {
+			fmt.Fprintf(&b, " · rate limited: paused %s", until.Sub(now).Round(100*time.Millisecond))
+		}
+	}
+	return b.String()
+}
+
+// count writes a number of tokens short: 950, 12.3k, 4.56M.
+func count(n int64) string {
+	switch {
+	case n >= 1_000_000:
+		return fmt.Sprintf("%.2fM", float64(n)/1e6)
+	case n >= 10_000:
+		return fmt.Sprintf("%.1fk", float64(n)/1e3)
+	}
+	return fmt.Sprint(n)
+}

@@ -1,0 +1,156 @@
+package batch
+
+import (
+	"errors"
+	"fmt"
+	"io/fs"
+	"os"
+	"path/filepath"
+	"strconv"
+	"strings"
+	"sync"
+	"syscall"
+)
+
+// lockName is the lock file that keeps two batches out of one OUTDIR.
+const lockName = ".lock"
+
+// Dir is a batch's output folder, OUTDIR, opened by one batch at a time:
+// results.jsonl, a transcript per item (FileName(id) + ".jsonl"), and the
+// transcripts of earlier attempts at items that were continued
+// (AttemptName(id, n) + ".jsonl").
+type Dir struct {
+	Path    string
+	Results *ResultsFile
+	lock    *os.File
+	mu      sync.Mutex
+	// attempts is the highest attempt number kept of each name.
+	attempts map[string]int
+	// caseless is set when the file system takes names of any case as
+	// one ("A.jsonl" is "a.jsonl").
+	caseless bool
+}
+
+// OpenDir opens OUTDIR, creating it (0700) if need be, and takes its lock:
+// a second batch writing the same folder would run the same items twice.
+// It returns the results already written and a torn last line it cut off.
+func OpenDir(path string) (*Dir, []Result, *Torn, error) {
+	if err := os.MkdirAll(path, 0o700); err != nil {
+		return nil, nil, nil, fmt.Errorf("create %s: %w", path, bare(err))
+	}
+	lock, err := os.OpenFile(filepath.Join(path, lockName), os.O_RDWR|os.O_CREATE, 0o600)
+	if err != nil {
+		return nil, nil, nil, fmt.Errorf("lock %s: %w", path, bare(err))
+	}
+	if err := syscall.Flock(int(lock.Fd()), syscall.LOCK_EX|syscall.LOCK_NB); err != nil {
+		lock.Close()
+		if errors.Is(err, syscall.EWOULDBLOCK) {
+			return nil, nil, nil, &LockedError{Path: path}
+		}
+		return nil, nil, nil, fmt.Errorf("lock %s: %w", path, err)
+	}
+	d := &Dir{Path: path, lock: lock, attempts: map[string]int{}}
+	entries, err := os.ReadDir(path)
+	if err != nil {
+		d.Close()
+		return nil, nil, nil, fmt.Errorf("read %s: %w", path, bare(err))
+	}
+	for _, e := range entries {
+		name, ok := strings.CutSuffix(e.Name(), ".jsonl")
+		if !ok {
+			// A child transcript cut off before it was complete: never
+			// the item's transcript.
+			if strings.HasSuffix(e.Name(), ".tmp") && strings.Contains(e.Name(), ".jsonl.") {
+				_ = os.Remove(filepath.Join(path, e.Name()))
+			}
+			continue
+		}
+		if i := strings.LastIndexByte(name, '~'); i > 0 {
+			if n, err := strconv.Atoi(name[i+1:]); err == nil && n > d.attempts[name[:i]] {
+				d.attempts[name[:i]] = n
+			}
+		}
+	}
+	d.caseless = isCaseless(path)
+	res, results, torn, err := OpenResults(filepath.Join(path, ResultsName))
+	if err != nil {
+		d.Close()
+		return nil, nil, nil, err
+	}
+	d.Results = res
+	return d, results, torn, nil
+}
+
+// LockedError is an OUTDIR another batch holds.
+type LockedError struct{ Path string }
+
+func (e *LockedError) Error() string {
+	return fmt.Sprintf("%s is in use by another agentloop batch; wait for it, or give another -d", e.Path)
+}
+
+// isCaseless reports whether the folder's file system ignores case.
+func isCaseless(dir string) bool {
+	_, err := os.Stat(filepath.Join(dir, strings.ToUpper(lockName)))
+	return err == nil
+}
+
+// Caseless reports whether OUTDIR's file system takes names that differ
+// only in case as one; ids that differ only in case cannot share it.
+func (d *Dir) Caseless() bool { return d.caseless }
+
+// TranscriptPath is the path of the item's transcript.
+func (d *Dir) TranscriptPath(id string) string {
+	return filepath.Join(d.Path, FileName(id)+".jsonl")
+}
+
+// Latest is the item's transcript if it has one: FileName(id).jsonl, or
+// when that is missing (a run stopped between setting it aside and
+// creating the next) the newest attempt kept. attempts counts the earlier
+// attempts kept.
+func (d *Dir) Latest(id string) (path string, attempts int, ok bool) {
+	name := FileName(id)
+	d.mu.Lock()
+	n := d.attempts[name]
+	d.mu.Unlock()
+	p := filepath.Join(d.Path, name+".jsonl")
+	if _, err := os.Stat(p); err == nil {
+		return p, n, true
+	}
+	if n > 0 {
+		return filepath.Join(d.Path, AttemptName(id, n)+".jsonl"), n - 1, true
+	}
+	return "", 0, false
+}
+
+// SetAside keeps the item's transcript as its next earlier attempt, so that
+// the run that continues it can take its name, and returns its new path.
+// When the transcript is already missing (set aside by a run that stopped
+// before the next began) the newest attempt is returned as it is.
+func (d *Dir) SetAside(id string) (string, error) {
+	name := FileName(id)
+	p := filepath.Join(d.Path, name+".jsonl")
+	d.mu.Lock()
+	defer d.mu.Unlock()
+	n := d.attempts[name]
+	if _, err := os.Stat(p); errors.Is(err, fs.ErrNotExist) && n > 0 {
+		return filepath.Join(d.Path, AttemptName(id, n)+".jsonl"), nil
+	}
+	next := filepath.Join(d.Path, AttemptName(id, n+1)+".jsonl")
+	if err := os.Rename(p, next); err != nil {
+		return "", fmt.Errorf("keep %s as an earlier attempt: %w", p, bare(err))
+	}
+	d.attempts[name] = n + 1
+	return next, nil
+}
+
+// Close releases the lock and the results file.
+func (d *Dir) Close() error {
+	var err error
+	if d.Results != nil {
+		err = d.Results.Close()
+	}
+	if d.lock != nil {
+		d.lock.Close() // releases the flock
+	}
+	return err
+}

@@ -1,0 +1,83 @@
+package batch
+
+import (
+	"errors"
+	"os"
+	"path/filepath"
+	"testing"
+)
+
+func TestDirLock(t *testing.T) {
+	path := filepath.Join(t.TempDir(), "out")
+	d, _, _, err := OpenDir(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if fi, _ := os.Stat(path); fi.Mode().Perm() != 0o700 {
+		t.Errorf("OUTDIR mode %v", fi.Mode())
+	}
+	var le *LockedError
+	if _, _, _, err := OpenDir(path); !errors.As(err, &le) {
+		t.Errorf("a second batch on the same folder: %v", err)
+	}
+	d.Close()
+	d2, _, _, err := OpenDir(path)
+	if err != nil {
+		t.Fatalf("after the first closed: %v", err)
+	}
+	d2.Close()
+}
+
+// TestDirAttempts: an interrupted item's transcript is set aside as an
+// attempt; a run stopped right after that finds it as the latest.
+func TestDirAttempts(t *testing.T) {
+	path := t.TempDir()
+	d, _, _, err := OpenDir(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	id := "a/b"
+	if _, _, ok := d.Latest(id); ok {
+		t.Error("a transcript before any")
+	}
+	cur := d.TranscriptPath(id)
+	if cur != filepath.Join(path, "a%2Fb.jsonl") {
+		t.Errorf("path %s", cur)
+	}
+	os.WriteFile(cur, []byte("first\n"), 0o600)
+	if p, n, ok := d.Latest(id); !ok || p != cur || n != 0 {
+		t.Errorf("latest %s %d %v", p, n, ok)
+	}
+	aside, err := d.SetAside(id)
+	if err != nil || aside != filepath.Join(path, "a%2Fb~1.jsonl") {
+		t.Fatalf("set aside: %s %v", aside, err)
+	}
+	// Stopped before the next transcript was made: the attempt is the latest.
+	if p, n, ok := d.Latest(id); !ok || p != aside || n != 0 {
+		t.Errorf("latest after set aside: %s %d %v", p, n, ok)
+	}
+	if again, err := d.SetAside(id); err != nil || again != aside {
+		t.Errorf("set aside again with nothing new: %s %v", again, err)
+	}
+	os.WriteFile(cur, []byte("second\n"), 0o600)
+	if p, n, ok := d.Latest(id); p != cur || n != 1 || !ok {
+		t.Errorf("latest %s %d", p, n)
+	}
+	d.Close()
+
+	// A new run finds the attempts, and removes a child transcript that was
+	// never completed.
+	tmp := filepath.Join(path, "a%2Fb.jsonl.123.tmp")
+	os.WriteFile(tmp, []byte("partial"), 0o600)
+	d, _, _, err = OpenDir(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer d.Close()
+	if aside, err := d.SetAside(id); err != nil || aside != filepath.Join(path, "a%2Fb~2.jsonl") {
+		t.Errorf("second set aside: %s %v", aside, err)
+	}
+	if _, err := os.Stat(tmp); !errors.Is(err, os.ErrNotExist) {
+		t.Errorf("the partial child is still there: %v", err)
+	}
+}

@@ -1,0 +1,87 @@
+package batch
+
+import (
+	"cmp"
+	"fmt"
+	"path/filepath"
+	"slices"
+)
+
+// Merged is the results of several OUTDIRs put together.
+type Merged struct {
+	// Results has one result an id, in input order (by line, then id).
+	Results []Result
+	// Duplicates are the ids found in more than one folder; the result
+	// that finished last is kept.
+	Duplicates []Duplicate
+	// Torn lists the folders whose results file ended in a torn line,
+	// left out (the batch writing it was killed; rerunning it finishes the
+	// file).
+	Torn []string
+	// Missing are the items of the input, when given, that no folder has a
+	// result for.
+	Missing []Item
+}
+
+// Duplicate is an id more than one folder has a result for.
+type Duplicate struct {
+	ID   string
+	Dirs []string
+}
+
+// Merge reads the results of each folder (a shard's OUTDIR) and puts them
+// together. Each result's transcript is made relative to the current
+// folder, as dir/NAME.jsonl. items, when not nil, is the input the shards
+// came from: its order is the order of the results, and items without a
+// result are reported.
+func Merge(dirs []string, items []Item) (*Merged, error) {
+	m := &Merged{}
+	byID := map[string]Result{}
+	from := map[string][]string{}
+	for _, dir := range dirs {
+		results, torn, err := ReadResults(filepath.Join(dir, ResultsName))
+		if err != nil {
+			return nil, fmt.Errorf("merge %s: %w", dir, err)
+		}
+		if torn != nil {
+			m.Torn = append(m.Torn, dir)
+		}
+		for _, r := range Latest(results) {
+			if r.Transcript != "" {
+				r.Transcript = filepath.Join(dir, r.Transcript)
+			}
+			from[r.ID] = append(from[r.ID], dir)
+			if old, ok := byID[r.ID]; !ok || r.Time.After(old.Time) {
+				byID[r.ID] = r
+			}
+		}
+	}
+	for id, ds := range from {
+		if len(ds) > 1 {
+			m.Duplicates = append(m.Duplicates, Duplicate{ID: id, Dirs: ds})
+		}
+	}
+	slices.SortFunc(m.Duplicates, func(a, b Duplicate) int { return cmp.Compare(a.ID, b.ID) })
+
+	for _, it := range items {
+		r, ok := byID[it.ID]
+		if !ok {
+			m.Missing = append(m.Missing, it)
+			continue
+		}
+		m.Results = append(m.Results, r)
+		delete(byID, it.ID)
+	}
+	rest := make([]Result, 0, len(byID))
+	for _, r := range byID {
+		rest = append(rest, r)
+	}
+	slices.SortFunc(rest, func(a, b Result) int {
+		if c := cmp.Compare(a.Line, b.Line); c != 0 {
+			return c
+		}
+		return cmp.Compare(a.ID, b.ID)
+	})
+	m.Results = append(m.Results, rest...)
+	return m, nil
+}

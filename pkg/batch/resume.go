@@ -1,0 +1,116 @@
+package batch
+
+import (
+	"encoding/json"
+	"reflect"
+
+	"github.com/agentloop/agentloop/pkg/agent"
+	"github.com/agentloop/agentloop/pkg/transcript"
+)
+
+// Stage is how far an item's transcript says it got.
+type Stage int
+
+// Stages.
+const (
+	// Unstarted: no model turn is on record, so no tool ran; the item
+	// starts over.
+	Unstarted Stage = iota
+	// Ended: the run ended (its end record says how, and not that it was
+	// interrupted) but its result was not written: it is read from the
+	// transcript, and nothing runs.
+	Ended
+	// Stopped: the run was interrupted or killed mid-way; it is continued
+	// from the transcript, the calls left pending first.
+	Stopped
+)
+
+// StageOf reads how far a recorded conversation got. A conversation whose
+// last turn answers without calling a tool has ended even without its end
+// record (a kill came between the two).
+func StageOf(conv *transcript.Conversation, d agent.Dialect) Stage {
+	if conv.End != nil && conv.End.Reason != transcript.ReasonInterrupted {
+		return Ended
+	}
+	msgs := messages(conv)
+	turns := agent.Turns(d, msgs)
+	if len(turns) == 0 {
+		return Unstarted
+	}
+	if last := turns[len(turns)-1]; last.End == len(msgs) {
+		if t, err := agent.ParseTurn(d, msgs[last.Start:]); err == nil && len(t.Calls) == 0 {
+			return Ended
+		}
+	}
+	return Stopped
+}
+
+// FromTranscript is the result an Ended conversation records; the caller
+// sets the exit status, the item's fields and the attempts.
+func FromTranscript(conv *transcript.Conversation, d agent.Dialect) Result {
+	msgs := messages(conv)
+	turns := agent.Turns(d, msgs)
+	var last *agent.Turn
+	if n := len(turns); n > 0 {
+		last, _ = agent.ParseTurn(d, msgs[turns[n-1].Start:turns[n-1].End])
+	}
+	var r Result
+	if e := conv.End; e != nil {
+		r.Reason, r.Steps, r.Usage, r.Error, r.Time = e.Reason, e.Steps, e.Usage, e.Error, e.Time
+	} else {
+		// The answer is on record, its end record is not.
+		r.Reason, r.Steps = transcript.ReasonStop, len(turns)
+		if last != nil {
+			switch last.Stop {
+			case agent.StopRefusal:
+				r.Reason = transcript.ReasonRefusal
+			case agent.StopMaxTokens:
+				r.Reason = transcript.ReasonMaxTokens
+			}
+		}
+		for _, m := range conv.Messages {
+			if m.Usage != nil {
+				r.Usage.Add(*m.Usage)
+			}
+		}
+		if n := len(conv.Messages); n > 0 {
+			r.Time = conv.Messages[n-1].Time
+		}
+	}
+	if h := conv.Header; h != nil {
+		r.Provider, r.Model = h.Provider, h.Model
+		if !h.Time.IsZero() && !r.Time.IsZero() {
+			r.DurationMS = r.Time.Sub(h.Time).Milliseconds()
+		}
+	}
+	switch r.Reason {
+	case transcript.ReasonStop, transcript.ReasonMaxTokens, transcript.ReasonRefusal:
+		if last != nil {
+			r.Answer = last.Text
+		}
+	}
+	return r
+}
+
+// messages are a conversation's messages as the loop takes them.
+func messages(conv *transcript.Conversation) []agent.Message {
+	msgs := make([]agent.Message, len(conv.Messages))
+	for i, m := range conv.Messages {
+		msgs[i] = m.Message
+	}
+	return msgs
+}
+
+// SamePrompt reports whether the conversation starts with the message
+// first: the prompt an item would send now. An input edited since the item
+// ran is not continued as if it were the same item.
+func SamePrompt(conv *transcript.Conversation, first agent.Message) bool {
+	if len(conv.Messages) == 0 {
+		return false
+	}
+	var a, b any
+	if json.Unmarshal(conv.Messages[0].Message, &a) != nil || json.Unmarshal(first, &b) != nil {
+		return false
+	}
+	return reflect.DeepEqual(a, b)
+}

@@ -1,0 +1,101 @@
+package batch
+
+import (
+	"os"
+	"path/filepath"
+	"testing"
+	"time"
+
+	"github.com/agentloop/agentloop/pkg/transcript"
+)
+
+func TestSummarize(t *testing.T) {
+	cost := 0.5
+	rs := []Result{
+		{ID: "a", Reason: "stop", DurationMS: 100, Steps: 2, Usage: transcript.Usage{InputTokens: 10, OutputTokens: 1}, Cost: &cost, Answer: "long answer"},
+		{ID: "b", Reason: "stop", DurationMS: 900, Steps: 1, Usage: transcript.Usage{InputTokens: 20, OutputTokens: 2}, Cost: &cost},
+		{ID: "c", Reason: "max_steps", ExitCode: 3, DurationMS: 900, Steps: 10},
+		{ID: "d", Reason: "error", ExitCode: 4, DurationMS: 50},
+		{ID: "e", Reason: "refusal", ExitCode: 1, DurationMS: 5000},
+	}
+	s := Summarize(rs, 3)
+	if s.Items != 5 || s.Answered != 2 || s.Budget != 1 || s.Failed != 2 || s.Retryable != 1 {
+		t.Errorf("counts %+v", s)
+	}
+	if s.ByReason["stop"] != 2 || s.ByReason["max_steps"] != 1 || s.ByReason["error"] != 1 || s.ByReason["refusal"] != 1 {
+		t.Errorf("by reason %v", s.ByReason)
+	}
+	if s.Usage.InputTokens != 30 || s.Steps != 13 || s.Cost != 1.0 || s.Priced != 2 {
+		t.Errorf("totals %+v", s)
+	}
+	if len(s.Slowest) != 3 || s.Slowest[0].ID != "e" || s.Slowest[1].ID != "b" || s.Slowest[2].ID != "c" {
+		t.Errorf("slowest %v", s.Slowest)
+	}
+	if rs[0].Answer != "long answer" {
+		t.Error("Summarize changed its input")
+	}
+	if s.Worst() != Failed {
+		t.Errorf("worst %v", s.Worst())
+	}
+	s = Summarize(rs[:3], 3)
+	if s.Worst() != Budget {
+		t.Errorf("worst of answers and a budget: %v", s.Worst())
+	}
+	s = Summarize(rs[:2], 3)
+	if s.Worst() != Answered {
+		t.Errorf("worst of answers: %v", s.Worst())
+	}
+}
+
+func TestMerge(t *testing.T) {
+	root := t.TempDir()
+	write := func(dir string, rs ...Result) string {
+		p := filepath.Join(root, dir)
+		os.MkdirAll(p, 0o700)
+		f, _, _, err := OpenResults(filepath.Join(p, ResultsName))
+		if err != nil {
+			t.Fatal(err)
+		}
+		for _, r := range rs {
+			f.Append(r)
+		}
+		f.Close()
+		return p
+	}
+	t0 := time.Date(2026, 1, 1, 0, 0, 0, 0, time.UTC)
+	at := func(r Result, line int, d time.Duration) Result {
+		r.Line, r.Time, r.Transcript = line, t0.Add(d), FileName(r.ID)+".jsonl"
+		return r
+	}
+	s0 := write("s0", at(result("c", "stop", 0), 3, 0), at(result("a", "error", 4), 1, 0), at(result("a", "stop", 0), 1, time.Second))
+	s1 := write("s1", at(result("b", "stop", 0), 2, 0), at(result("a", "error", 4), 1, 2*time.Second))
+	// A torn last line in s1: left out, reported.
+	f, _ := os.OpenFile(filepath.Join(s1, ResultsName), os.O_APPEND|os.O_WRONLY, 0)
+	f.WriteString(`{"id":"d","rea`)
+	f.Close()
+
+	m, err := Merge([]string{s0, s1}, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	ids := ""
+	for _, r := range m.Results {
+		ids += r.ID
+	}
+	if ids != "abc" {
+		t.Errorf("order %q", ids)
+	}
+	if a := m.Results[0]; a.Reason != "error" || a.Transcript != filepath.Join(s1, "a.jsonl") {
+		t.Errorf("a duplicate keeps the latest: %+v", a)
+	}
+	if len(m.Duplicates) != 1 || m.Duplicates[0].ID != "a" || len(m.Torn) != 1 || m.Torn[0] != s1 {
+		t.Errorf("duplicates %v torn %v", m.Duplicates, m.Torn)
+	}
+	m, err = Merge([]string{s0, s1}, []Item{{ID: "c"}, {ID: "b"}, {ID: "a"}, {ID: "d"}})
+	if err != nil || len(m.Missing) != 1 || m.Missing[0].ID != "d" || m.Results[0].ID != "c" {
+		t.Errorf("with the input: %+v %v", m, err)
+	}
+	if _, err := Merge([]string{filepath.Join(root, "nope")}, nil); err == nil {
+		t.Error("a folder without results")
+	}
+}
