@@ -111,3 +111,40 @@ func TestReplayShowStreamedAsInMemory(t *testing.T) {
 		}
 	}
 }
+
+// Every recorded transcript in the repository shows the same with each of
+// its texts over 16 bytes left in the file as held whole.
+func TestReplayShowStreamedAsInMemoryCorpus(t *testing.T) {
+	var files []string
+	for _, pattern := range []string{"../testdata/*/*.jsonl", "../testdata/*/*/*.jsonl", "../pkg/*/testdata/*.jsonl", "../pkg/*/testdata/*/*.jsonl"} {
+		m, _ := filepath.Glob(pattern)
+		files = append(files, m...)
+	}
+	if len(files) < 5 {
+		t.Fatalf("only %d transcripts found", len(files))
+	}
+	taken := 0
+	for _, path := range files {
+		t.Run(filepath.Base(path), func(t *testing.T) {
+			for _, tty := range []bool{false, true} {
+				show := func(limit int) (string, int, error) {
+					ios, _, out, _ := Test()
+					ios.SetTTY(false, tty, tty)
+					ios.SetColorEnabled(tty)
+					ios.SetWidth(61)
+					long, err := replayShow(&ReplayOptions{IO: ios, File: path}, limit)
+					return out.String(), long.Texts(), err
+				}
+				whole, _, errWhole := show(1 << 30)
+				streamed, n, errStreamed := show(16)
+				taken += n
+				if streamed != whole || (errWhole == nil) != (errStreamed == nil) {
+					t.Fatalf("terminal %v: streamed output differs (errors %v, %v)\n--- held whole\n%.3000s\n--- streamed\n%.3000s", tty, errWhole, errStreamed, whole, streamed)
+				}
+			}
+		})
+	}
+	if taken == 0 {
+		t.Fatal("no text was left in a file")
+	}
+}
