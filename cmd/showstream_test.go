@@ -148,3 +148,40 @@ func TestReplayShowStreamedAsInMemoryCorpus(t *testing.T) {
 		t.Fatal("no text was left in a file")
 	}
 }
+
+// A torn or broken line whose text is left in the file is reported as
+// the same line held whole: the same warning, the same error, the same
+// output before it.
+func TestReplayShowStreamedBrokenLines(t *testing.T) {
+	long := strings.Repeat("abc ", 500)
+	h := `{"type":"header","version":1,"id":"x","time":"2026-01-01T00:00:00Z","provider":"openai","model":"m"}` + "\n"
+	u := recHead + `"message":{"role":"user","content":"hi"}}` + "\n"
+	for name, content := range map[string]string{
+		"torn":      h + u + recHead + `"message":{"role":"assistant","content":"` + long,
+		"tornclose": h + u + recHead + `"message":{"role":"assistant","content":"` + long + `"}`,
+		"ctrl":      h + u + recHead + `"message":{"role":"assistant","content":"` + long + "\x01" + long + `"}}` + "\n" + u,
+		"newline":   h + u + recHead + `"message":{"role":"assistant","content":"` + long + "\n" + u,
+		"badesc":    h + u + recHead + `"message":{"role":"assistant","content":"` + long + `\q"}}` + "\n" + u,
+		"bare":      `{"role":"user","content":"` + long + `"}` + "\n" + `{"role":"assistant","content":"` + long + `"}` + "\n",
+		"pretty":    "{\n  \"role\": \"user\",\n  \"content\": \"" + long + "\"\n}\n",
+		"bom":       "\xef\xbb\xbf" + h + u + recHead + `"message":{"role":"assistant","content":"` + long + `"}}` + "\n",
+	} {
+		path := filepath.Join(t.TempDir(), "f.jsonl")
+		if err := os.WriteFile(path, []byte(content), 0o600); err != nil {
+			t.Fatal(err)
+		}
+		show := func(limit int) (string, string, int, error) {
+			ios, _, out, errOut := Test()
+			long, err := replayShow(&ReplayOptions{IO: ios, File: path}, limit)
+			return out.String(), errOut.String(), long.Texts(), err
+		}
+		a, ae, _, aerr := show(1 << 30)
+		b, be, n, berr := show(100)
+		if n == 0 {
+			t.Errorf("%s: no text was left in the file", name)
+		}
+		if a != b || ae != be || (aerr == nil) != (berr == nil) || (aerr != nil && aerr.Error() != berr.Error()) {
+			t.Errorf("%s differs: errors %v, %v\n--- held whole\n%s%s\n--- streamed\n%s%s", name, aerr, berr, a, ae, b, be)
+		}
+	}
+}

@@ -343,9 +343,16 @@ func (f *Filter) text(b []byte, off int64, atEOF bool) (int, bool) {
 		f.out = append(append(append(append(f.out, '"'), f.marker(f.id)...), nl...), '"')
 		f.mode = modeJSON
 	case bad:
-		// Left unclosed, the line stays broken for the reader to report.
-		f.out = append(append(f.out, '"'), f.marker(f.id)...)
+		// What broke it follows the reference, and the line goes no
+		// further: the reader reports the same error on the same line.
+		rest := b[n:]
+		k := min(len(rest), 6)
+		if j := bytes.IndexByte(rest[:k], '\n'); j >= 0 {
+			k = j
+		}
+		f.out = append(append(append(f.out, '"'), f.marker(f.id)...), rest[:k]...)
 		f.mode = modeSkip
+		return n + k, false
 	}
 	return n, short
 }
