@@ -138,6 +138,7 @@ func (o *BatchOptions) parse(c *cobra.Command, shard, format string) error {
 	o.ToolsDirs, o.toolsSetting = cfg.ToolsDirs, toolsSetting(cfg)
 	o.MCPConfig, o.mcpServers = cfg.MCPConfig, cfg.MCPServers
 	o.MaxSteps, o.Parallel = cfg.MaxSteps, cfg.Parallel
+	o.Limits.useConfig(cfg)
 	return o.check(c)
 }
 
@@ -234,7 +235,13 @@ func (o *BatchOptions) checkProviders(items []batch.Item) error {
 		}
 		seen[it.Model] = true
 		mo := o.itemModel(it)
-		if _, _, err := newProvider(o.IO, &mo, liveNet{}); err != nil {
+		_, _, err := newProvider(o.IO, &mo, liveNet{}, nil)
+		if err == nil {
+			// A budget the model cannot be held to (a cost without
+			// its price) stops the batch before any item runs.
+			err = o.Limits.check(mo.providerName(), mo.Model)
+		}
+		if err != nil {
 			if it.Model != "" {
 				return fmt.Errorf("%s:%d: model %s: %w", o.Input, it.Line, it.Model, err)
 			}
@@ -319,7 +326,7 @@ func batchExit(ctx context.Context, opts *BatchOptions, rep batch.Report, sum *b
 	case batch.Failed:
 		return &ExitError{Code: ExitFailure, Err: msg}
 	case batch.Budget:
-		return &ExitError{Code: ExitMaxSteps, Err: msg}
+		return &ExitError{Code: ExitBudget, Err: msg}
 	}
 	return nil
 }

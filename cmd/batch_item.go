@@ -113,8 +113,12 @@ func (b *batchItems) run(ctx context.Context, t batch.Task) batch.Result {
 		err = cerr
 	}
 	res.Reason, res.Steps, res.Usage, res.Answer = out.Reason, out.Steps, out.Usage, out.Answer
+	if out.CostKnown {
+		cost := out.Cost
+		res.Cost = &cost
+	}
 	res.Provider, res.Model = loop.Provider.Name(), loop.Provider.Model()
-	if err := outcomeError(out, err, "", o.MaxSteps); err != nil {
+	if err := outcomeError(out, err, "", runEnd{maxSteps: o.MaxSteps, limits: &o.Limits}); err != nil {
 		res.ExitCode, res.Error = exitCode(redactError(err, toolSecrets(b.ios, b.ap.tools)))
 		if out.Reason == "" {
 			res.Reason = transcript.ReasonError
@@ -168,7 +172,7 @@ func recordedExit(reason, errText string) int {
 	case reason == transcript.ReasonStop && errText == "":
 		return ExitOK
 	case reason == transcript.ReasonMaxSteps, reason == "budget", reason == "context":
-		return ExitMaxSteps
+		return ExitBudget
 	case reason == transcript.ReasonError && providerErrorText(errText):
 		return ExitProvider
 	}

@@ -139,7 +139,7 @@ func runBatchMerge(opts *BatchMergeOptions) error {
 	case sum.Worst() == batch.Failed || len(m.Missing) > 0:
 		return &ExitError{Code: ExitFailure, Err: msg}
 	case sum.Worst() == batch.Budget:
-		return &ExitError{Code: ExitMaxSteps, Err: msg}
+		return &ExitError{Code: ExitBudget, Err: msg}
 	}
 	return nil
 }

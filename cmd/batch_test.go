@@ -121,7 +121,7 @@ func TestRecordedExit(t *testing.T) {
 	}{
 		{transcript.End{Reason: "stop"}, ExitOK},
 		{transcript.End{Reason: "stop", Error: "close transcript: no space left on device"}, ExitFailure},
-		{transcript.End{Reason: "max_steps"}, ExitMaxSteps},
+		{transcript.End{Reason: "max_steps"}, ExitBudget},
 		{transcript.End{Reason: "refusal"}, ExitFailure},
 		{transcript.End{Reason: "max_tokens"}, ExitFailure},
 		{transcript.End{Reason: "error", Error: "openai: 500 Internal Server Error: down"}, ExitProvider},

@@ -174,6 +174,7 @@ func (o *RunOptions) useConfig(c *cobra.Command) error {
 	o.ToolsDirs, o.toolsSetting = cfg.ToolsDirs, toolsSetting(cfg)
 	o.MaxSteps, o.Parallel = cfg.MaxSteps, cfg.Parallel
 	o.TranscriptDir = cfg.TranscriptDir
+	o.Limits.useConfig(cfg)
 	o.MCPConfig, o.mcpServers = cfg.MCPConfig, cfg.MCPServers
 	return nil
 }
@@ -196,5 +197,6 @@ func (o *ReplayOptions) useConfig(c *cobra.Command) error {
 	o.MCPConfig, o.mcpServers = cfg.MCPConfig, cfg.MCPServers
 	o.Model.MaxRetries, o.Model.Timeout = cfg.MaxRetries, cfg.Timeout
 	o.TranscriptDir = cfg.TranscriptDir
+	o.Limits.useConfig(cfg)
 	return nil
 }

@@ -63,6 +63,9 @@ before it is run. API keys are shown as set or unset, never their values.`,
 	f.Int("parallel", agent.DefaultParallel, "tool calls of one turn run at once")
 	f.Int("max-retries", config.DefaultMaxRetries, "retries of a failed model request")
 	f.Duration("timeout", 0, "time limit for the whole run")
+	f.Int("max-total-tokens", 0, "cap on the run's tokens")
+	f.Float64("max-cost", 0, "cap on the run's cost in US dollars")
+	f.Int("context-limit", 0, "most input tokens a request may carry")
 	return c
 }
 
@@ -107,6 +110,13 @@ func configRows(ios *IOStreams, c *config.Config) []configRow {
 		{key: "timeout", value: c.Timeout.String(), src: c.Source("timeout")},
 		{key: "system", value: c.System, src: c.Source("system")},
 		{key: "models", value: models, src: c.Source("models")},
+		{key: "max_total_tokens", value: c.MaxTotalTokens, src: c.Source("max_total_tokens")},
+		{key: "max_cost", value: c.MaxCost, src: c.Source("max_cost")},
+		{key: "context_limit", value: c.ContextLimit, src: c.Source("context_limit")},
+		{key: "context_keep", value: c.ContextKeep, src: c.Source("context_keep")},
+		{key: "context_keep_tools", value: orEmpty(c.ContextKeepTools), src: c.Source("context_keep_tools")},
+		{key: "context_clear_at_least", value: c.ContextClearAtLeast, src: c.Source("context_clear_at_least")},
+		{key: "context_editing", value: c.ContextEditing, src: c.Source("context_editing")},
 		{key: "mcp_config", value: orEmpty(c.MCPConfig), src: c.Source("mcp_config"), path: true},
 		{key: "mcp_servers", value: serverSummaries(c.MCPServers), src: c.Source("mcp_servers")},
 	}
@@ -200,6 +210,8 @@ func displayValue(v any, isPath bool, home string, isProfile bool) string {
 		return tilde(v)
 	case int:
 		return strconv.Itoa(v)
+	case float64:
+		return strconv.FormatFloat(v, 'f', -1, 64)
 	case []string:
 		parts := make([]string, len(v))
 		for i, s := range v {

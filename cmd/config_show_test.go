@@ -24,22 +24,29 @@ profiles:
 		t.Fatal(err)
 	}
 	file := "file ~/cfg/agentloop/config.yaml"
-	want := `profile            ollama                                     flag
-model              llama3.2                                   ` + file + ` (profile ollama)
-provider           openai                                     default
-base_url           http://user:[REDACTED]@localhost:11434/v1  ` + file + ` (profile ollama)
-tools_dirs         [tools.d, ~/cfg/agentloop/tools.d]         default
-max_steps          20                                         env AGENTLOOP_MAX_STEPS
-parallel           2                                          flag
-transcript_dir     ~/state/agentloop/transcripts              default
-max_retries        2                                          default
-timeout            0s                                         default
-system             "  padded, with [REDACTED] inside"         ` + file + `
-models             []                                         default
-mcp_config         []                                         default
-mcp_servers        []                                         default
-OPENAI_API_KEY     set                                        env
-ANTHROPIC_API_KEY  unset                                      env
+	want := `profile                 ollama                                     flag
+model                   llama3.2                                   ` + file + ` (profile ollama)
+provider                openai                                     default
+base_url                http://user:[REDACTED]@localhost:11434/v1  ` + file + ` (profile ollama)
+tools_dirs              [tools.d, ~/cfg/agentloop/tools.d]         default
+max_steps               20                                         env AGENTLOOP_MAX_STEPS
+parallel                2                                          flag
+transcript_dir          ~/state/agentloop/transcripts              default
+max_retries             2                                          default
+timeout                 0s                                         default
+system                  "  padded, with [REDACTED] inside"         ` + file + `
+models                  []                                         default
+max_total_tokens        0                                          default
+max_cost                0                                          default
+context_limit           0                                          default
+context_keep            3                                          default
+context_keep_tools      []                                         default
+context_clear_at_least  0                                          default
+context_editing         client                                     default
+mcp_config              []                                         default
+mcp_servers             []                                         default
+OPENAI_API_KEY          set                                        env
+ANTHROPIC_API_KEY       unset                                      env
 `
 	if got := out.String(); got != want {
 		t.Errorf("got\n%s\nwant\n%s", got, want)

@@ -72,6 +72,13 @@ max_retries: 4
 timeout: 1m
 system: from the file
 models: [a, b]
+max_total_tokens: 1000
+max_cost: 1.5
+context_limit: 8000
+context_keep: 4
+context_keep_tools: [plan]
+context_clear_at_least: 500
+context_editing: server
 mcp_config: [~/servers.json]
 mcp_servers: {}
 profiles:
@@ -87,6 +94,13 @@ profiles:
     timeout: 2m
     system: from the profile
     models: [c]
+    max_total_tokens: 2000
+    max_cost: 2.5
+    context_limit: 9000
+    context_keep: 5
+    context_keep_tools: [note]
+    context_clear_at_least: 600
+    context_editing: client
     mcp_config: [profile.json]
     mcp_servers: {}
 `
@@ -105,11 +119,14 @@ func TestConfigPrecedence(t *testing.T) {
 		"AGENTLOOP_MODEL", "env-model", "AGENTLOOP_PROVIDER", "openai", "AGENTLOOP_TOOLS_DIRS", "e1:~/e2",
 		"AGENTLOOP_MAX_STEPS", "13", "AGENTLOOP_PARALLEL", "7", "AGENTLOOP_TRANSCRIPT_DIR", "~/env-transcripts",
 		"AGENTLOOP_MAX_RETRIES", "0", "AGENTLOOP_TIMEOUT", "90s", "AGENTLOOP_SYSTEM", "from the env",
+		"AGENTLOOP_MAX_TOTAL_TOKENS", "3000", "AGENTLOOP_MAX_COST", "3.5", "AGENTLOOP_CONTEXT_LIMIT", "10000",
+		"AGENTLOOP_CONTEXT_KEEP", "6", "AGENTLOOP_CONTEXT_CLEAR_AT_LEAST", "700", "AGENTLOOP_CONTEXT_EDITING", "server",
 		"AGENTLOOP_MCP_CONFIG", "env.json",
 	}
 	allFlags := []string{
 		"--model", "flag-model", "--provider", "anthropic", "--tools-dir", "f1", "--tools-dir", "f2",
 		"--max-steps", "14", "--parallel", "9", "--max-retries", "1", "--timeout", "3m", "--system", "from the flag",
+		"--max-total-tokens", "4000", "--max-cost", "4.5", "--context-limit", "11000",
 		"--mcp-config", "flag.json",
 	}
 	tests := []struct {
@@ -184,9 +201,9 @@ func TestConfigPrecedence(t *testing.T) {
 				t.Errorf("got  %+v\nwant %+v", got, w)
 			}
 			for _, k := range config.Keys {
-				// models and mcp_servers are the file's only; the profile
-				// keeps them in the last two cases.
-				if k.Name == "models" || k.Name == "mcp_servers" || (k.Name == "transcript_dir" && w.src == config.SourceFlag) || k.Name == "base_url" {
+				// Lists and MCP servers are the file's only; a key without
+				// a flag still comes from its variable.
+				if k.Kind == config.List || k.Kind == config.Servers || (k.Flag == "" && w.src == config.SourceFlag) || k.Name == "base_url" {
 					continue
 				}
 				if s := c.Source(k.Name); s.Kind != w.src {

@@ -33,6 +33,8 @@ func runContinue(ctx context.Context, opts *RunOptions, prompt string) error {
 	conv = withoutUnanswered(conv)
 	st, _ := recordedState(conv)
 	st.Prompt = prompt
+	// The results the recording cleared stay cleared, by its policy.
+	opts.Limits.useRecorded(conv.Header)
 
 	// The tools folders and the tools the conversation had, unless
 	// --tools-dir or --tool say otherwise.

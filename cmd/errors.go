@@ -10,7 +10,7 @@ const (
 	ExitOK          = 0
 	ExitFailure     = 1
 	ExitUsage       = 2
-	ExitMaxSteps    = 3
+	ExitBudget      = 3 // a budget ran out: steps, tokens, cost, context
 	ExitProvider    = 4
 	ExitInterrupted = 130
 )

@@ -8,6 +8,7 @@ import (
 	"github.com/spf13/cobra"
 	"github.com/spf13/pflag"
 
+	"github.com/agentloop/agentloop/internal/config"
 	"github.com/agentloop/agentloop/internal/toolset"
 	"github.com/agentloop/agentloop/pkg/agent"
 	"github.com/agentloop/agentloop/pkg/mcp"
@@ -39,6 +40,7 @@ type liveOptions struct {
 	// default folder.
 	TranscriptDir string
 	Approval      approvalOptions
+	Limits        limitOptions
 }
 
 // liveOnly marks the flags that only a live run takes, on a command where
@@ -55,7 +57,7 @@ func addLiveFlags(c *cobra.Command, o *liveOptions, mode string) {
 	c.Flags().StringVarP(&o.Output, "output", "o", "", "write the transcript to `FILE` (its folder must exist; an earlier transcript there is replaced)")
 	live := pflag.NewFlagSet("", pflag.ContinueOnError)
 	live.BoolVar(&o.NoTranscript, "no-transcript", false, "write no transcript")
-	live.BoolVar(&o.JSON, "json", false, "print one JSON object {answer, reason, steps, usage, transcript} instead of the answer")
+	live.BoolVar(&o.JSON, "json", false, "print one JSON object {answer, reason, steps, usage, cost_usd, per_step, transcript} instead of the answer")
 	live.BoolVarP(&o.Quiet, "quiet", "q", false, "show nothing on stderr but errors")
 	live.BoolVar(&o.Stream, "stream", false, "print the model's text as it is generated, also when stdout is not a terminal (text written before tool calls included)")
 	live.BoolVar(&o.NoStream, "no-stream", false, "print the answer only when it is complete, also on a terminal")
@@ -77,7 +79,8 @@ func addLoopFlags(c *cobra.Command, o *liveOptions, mode string) {
 	addApprovalFlags(c, &o.Approval)
 	live := pflag.NewFlagSet("", pflag.ContinueOnError)
 	addModelFlags(live, &o.Model)
-	live.IntVar(&o.MaxSteps, "max-steps", agent.DefaultMaxSteps, "cap on this run's model calls; it exits 3 when it is reached")
+	live.IntVar(&o.MaxSteps, "max-steps", agent.DefaultMaxSteps, "cap on this run's model calls; the last is asked for an answer without tools, and it exits 3")
+	addLimitFlags(live, &o.Limits)
 	addModeFlags(c, live, mode)
 }
 
@@ -205,7 +208,7 @@ func startLive(ctx context.Context, ios *IOStreams, o *liveOptions, s liveSetup)
 	run.ctx, run.cancel = withRunTimeout(ctx, s.model.Timeout)
 	loop.OnEvent = ap.Observe(prog.Event)
 	stream := attachStream(ios, loop, prog, wantStream(ios, o.Stream, o.NoStream, o.JSON))
-	run.end = runEnd{w: w, prog: prog, stream: stream, asJSON: o.JSON, maxSteps: o.MaxSteps, redact: toolSecrets(ios, ts)}
+	run.end = runEnd{w: w, prog: prog, stream: stream, asJSON: o.JSON, maxSteps: o.MaxSteps, limits: &o.Limits, redact: toolSecrets(ios, ts)}
 	return run, nil
 }
 
@@ -262,7 +265,17 @@ func narrowTools(ios *IOStreams, o *liveOptions, s liveSetup, ts *toolset.Set, s
 // file in the transcripts folder) and wires a loop to them and to exec,
 // the tools behind their approval. The runs of a batch share exec and net.
 func newLoop(ios *IOStreams, o *liveOptions, s liveSetup, exec *approver, net liveNet) (*agent.Loop, *transcript.Writer, error) {
-	prov, baseURL, err := newProvider(ios, s.model, net)
+	if s.model.Model == "" {
+		s.model.Model = config.DefaultModelFor(s.model.providerName())
+	}
+	if err := o.Limits.check(s.model.providerName(), s.model.Model); err != nil {
+		return nil, nil, err
+	}
+	var serverClearing *agent.ContextPolicy
+	if o.Limits.serverClearing() {
+		serverClearing = o.Limits.policy()
+	}
+	prov, baseURL, err := newProvider(ios, s.model, net, serverClearing)
 	if err != nil {
 		return nil, nil, err
 	}
@@ -286,6 +299,7 @@ func newLoop(ios *IOStreams, o *liveOptions, s liveSetup, exec *approver, net li
 			ToolsDirs: toolsDirsForHeader(s.tools.dirs), Tools: defs, System: s.model.System, MaxSteps: o.MaxSteps,
 			Parallel: o.Parallel, MCPServers: exec.tools.Header(),
 		}
+		o.Limits.record(&h)
 		if w, err = createTranscript(ios, path, explicit, s.force, s.parent, s.conv, h, redact); err != nil {
 			return nil, nil, err
 		}
@@ -294,6 +308,7 @@ func newLoop(ios *IOStreams, o *liveOptions, s liveSetup, exec *approver, net li
 		Provider: prov, Tools: exec, ToolDefs: defs, System: s.model.System,
 		MaxSteps: o.MaxSteps, Parallel: o.Parallel, Transcript: w,
 	}
+	o.Limits.apply(loop, prov.Model(), s.model.MaxTokens)
 	return loop, w, nil
 }
 

@@ -14,12 +14,16 @@ import (
 
 // runResult is what --json prints.
 type runResult struct {
-	Answer     string           `json:"answer"`
-	Reason     string           `json:"reason"`
-	Steps      int              `json:"steps"`
-	Usage      transcript.Usage `json:"usage"`
-	Transcript string           `json:"transcript,omitempty"`
-	Error      string           `json:"error,omitempty"`
+	Answer string           `json:"answer"`
+	Reason string           `json:"reason"`
+	Steps  int              `json:"steps"`
+	Usage  transcript.Usage `json:"usage"`
+	// CostUSD is null when the model's price is not known.
+	CostUSD *float64 `json:"cost_usd"`
+	// PerStep is this run's requests, one a step: how the run grew.
+	PerStep    []stepJSON `json:"per_step"`
+	Transcript string     `json:"transcript,omitempty"`
+	Error      string     `json:"error,omitempty"`
 }
 
 // runEnd is what a live run needs to finish.
@@ -29,6 +33,7 @@ type runEnd struct {
 	stream   *answerStream
 	asJSON   bool
 	maxSteps int
+	limits   *limitOptions
 	redact   *transcript.Redactor
 }
 
@@ -46,12 +51,18 @@ func finishRun(ios *IOStreams, out *agent.Outcome, err error, e runEnd) error {
 			err = cerr
 		}
 	}
-	err = outcomeError(out, err, path, e.maxSteps)
+	e.prog.Summary(out)
+	err = outcomeError(out, err, path, e)
 	if err != nil {
 		err = redactError(err, e.redact)
 	}
 	if e.asJSON {
-		res := runResult{Answer: out.Answer, Reason: out.Reason, Steps: out.Steps, Usage: out.Usage, Transcript: path}
+		res := runResult{Answer: out.Answer, Reason: out.Reason, Steps: out.Steps, Usage: out.Usage, Transcript: path,
+			PerStep: perStep(out.Requests)}
+		if out.CostKnown {
+			cost := out.Cost
+			res.CostUSD = &cost
+		}
 		if err != nil {
 			res.Error = err.Error()
 		}
@@ -60,7 +71,7 @@ func finishRun(ios *IOStreams, out *agent.Outcome, err error, e runEnd) error {
 		if e := enc.Encode(res); e != nil {
 			return e
 		}
-	} else if out.Answer != "" && !e.stream.answered() && (out.Reason == transcript.ReasonStop || out.Reason == transcript.ReasonMaxTokens || out.Reason == transcript.ReasonRefusal) {
+	} else if out.Answer != "" && !e.stream.answered() && (out.Reason == transcript.ReasonStop || out.Reason == transcript.ReasonMaxTokens || out.Reason == transcript.ReasonRefusal || out.Exhausted != "") {
 		fmt.Fprintln(ios.Out, terminalText(ios, strings.TrimRight(out.Answer, "\n")))
 	}
 	return err
@@ -68,7 +79,7 @@ func finishRun(ios *IOStreams, out *agent.Outcome, err error, e runEnd) error {
 
 // outcomeError maps how a run ended to the error Execute turns into an
 // exit status.
-func outcomeError(out *agent.Outcome, err error, path string, maxSteps int) error {
+func outcomeError(out *agent.Outcome, err error, path string, e runEnd) error {
 	resume := ""
 	if path != "" {
 		resume = "; continue it with: agentloop replay --resume " + path
@@ -85,9 +96,13 @@ func outcomeError(out *agent.Outcome, err error, path string, maxSteps int) erro
 		}
 		return err
 	}
+	if out.Exhausted != "" {
+		if out.Answer != "" {
+			resume = "" // answered: there is nothing to go on with
+		}
+		return &ExitError{Code: ExitBudget, Err: errors.New(exhaustedMessage(out, e) + resume)}
+	}
 	switch out.Reason {
-	case transcript.ReasonMaxSteps:
-		return &ExitError{Code: ExitMaxSteps, Err: fmt.Errorf("step budget exhausted after %d step%s (--max-steps %d)%s", out.Steps, plural(out.Steps, "", "s"), maxSteps, resume)}
 	case transcript.ReasonMaxTokens:
 		return fmt.Errorf("the answer was cut off by the output token limit (raise --max-tokens)")
 	case transcript.ReasonRefusal:

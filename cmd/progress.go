@@ -37,6 +37,8 @@ type progress struct {
 	// the status line stays off and -v lines wait in queued.
 	held   int
 	queued []string
+	// final is set while the last request a budget allows is out.
+	final bool
 	// The -v lines of a turn's calls, held until the lines of the calls
 	// before them are out: calls run at once, but are told in call order.
 	callStep          int
@@ -136,6 +138,9 @@ func (p *progress) drawLocked() {
 		return
 	}
 	status := fmt.Sprintf("step %d · thinking", p.step)
+	if p.final {
+		status = fmt.Sprintf("step %d · answering (no more tool calls)", p.step)
+	}
 	if len(p.running) > 0 {
 		names := make([]string, 0, len(p.running))
 		for _, n := range p.running {
@@ -156,12 +161,13 @@ func (p *progress) Event(e agent.Event) {
 	case agent.EventRequest:
 		p.step = e.Step
 		p.streaming = false
+		p.final = e.Final
 	case agent.EventTurn:
 		// The turn's streamed text, if any, has ended with its line.
 		p.streaming = false
 		if p.verbose {
 			t := e.Turn
-			line := fmt.Sprintf("step %d: %s, %d call(s), %d→%d tokens, %s", e.Step, displayText(t.FinishReason, 100), len(t.Calls), t.Usage.InputTokens, t.Usage.OutputTokens, t.Latency.Round(time.Millisecond))
+			line := fmt.Sprintf("step %d: %s, %d call(s), %s, %s", e.Step, displayText(t.FinishReason, 100), len(t.Calls), stepUsage(e), t.Latency.Round(time.Millisecond))
 			p.printlnLocked(line)
 			if t.Text != "" && len(t.Calls) > 0 {
 				p.printlnLocked("  says: " + oneLineText(t.Text, 400))

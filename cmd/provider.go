@@ -87,8 +87,9 @@ type liveNet struct {
 }
 
 // newProvider builds the provider the options name, and says the address it
-// talks to.
-func newProvider(ios *IOStreams, o *modelOptions, net liveNet) (agent.Provider, string, error) {
+// talks to. serverClearing, when set, has the (Anthropic) API clear old
+// tool results itself.
+func newProvider(ios *IOStreams, o *modelOptions, net liveNet, serverClearing *agent.ContextPolicy) (agent.Provider, string, error) {
 	name := o.providerName()
 	if o.Store && name != "responses" {
 		return nil, "", flagErrorf("--store keeps responses on the server: it applies to --provider responses only (the provider is %s)", name)
@@ -134,7 +135,7 @@ func newProvider(ios *IOStreams, o *modelOptions, net liveNet) (agent.Provider, 
 	default:
 		p, err = agent.NewAnthropic(agent.AnthropicConfig{
 			APIKey: key, BaseURL: baseURL, Model: o.Model, Temperature: temp,
-			MaxRetries: o.MaxRetries, MaxTokens: o.MaxTokens, HTTPClient: net.client, Limiter: net.limiter,
+			MaxRetries: o.MaxRetries, MaxTokens: o.MaxTokens, HTTPClient: net.client, Limiter: net.limiter, ServerClearing: serverClearing,
 		})
 	}
 	if errors.Is(err, agent.ErrNoAPIKey) {

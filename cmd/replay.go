@@ -246,6 +246,8 @@ func replayConversation(ctx context.Context, opts *ReplayOptions, conv *transcri
 		h := transcript.Header{Command: "replay", Provider: d.Name(), Tools: defs, ToolsDirs: dirs, MCPServers: ts.Header()}
 		if conv.Header != nil {
 			h.Model, h.BaseURL, h.System = conv.Header.Model, conv.Header.BaseURL, conv.Header.System
+			// The replay clears what the recording cleared, by the same policy.
+			h.Context = conv.Header.Context
 		}
 		if w, err = createChild(opts.Output, true, opts.Force, opts.File, conv, h, redact, false); err != nil {
 			return nil, err

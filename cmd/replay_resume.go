@@ -22,6 +22,7 @@ func runReplayResume(ctx context.Context, opts *ReplayOptions) error {
 		return err
 	}
 	st, turns := recordedState(conv)
+	opts.Limits.useRecorded(conv.Header)
 	d := agent.DialectFor(conv.Shape)
 	if n := len(turns); n > 0 && turns[n-1].End == len(st.Messages) {
 		if t, err := agent.ParseTurn(d, st.Messages[turns[n-1].Start:]); err == nil && len(t.Calls) == 0 {
@@ -98,15 +99,20 @@ func recordedModel(ios *IOStreams, cfg *config.Config, flags modelOptions, file 
 // calls that finished before its run stopped; and its turns.
 func recordedState(conv *transcript.Conversation) (agent.State, []agent.TurnSpan) {
 	msgs := make([]agent.Message, len(conv.Messages))
+	st := agent.State{Messages: msgs}
 	for i, rec := range conv.Messages {
 		msgs[i] = rec.Message
+		st.Cleared = append(st.Cleared, rec.Cleared...)
 	}
 	turns := agent.Turns(agent.DialectFor(conv.Shape), msgs)
-	st := agent.State{Messages: msgs, Steps: len(turns)}
+	st.Steps = len(turns)
 	for _, span := range turns {
 		for _, rec := range conv.Messages[span.Start:span.End] {
 			if rec.Usage != nil {
 				st.Usage.Add(*rec.Usage)
+				if in, _ := transcript.RequestTokens(conv.Shape, *rec.Usage); in > 0 && rec.RequestBytes > 0 {
+					st.TokensPerByte = float64(in) / float64(rec.RequestBytes)
+				}
 			}
 		}
 	}

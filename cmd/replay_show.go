@@ -4,6 +4,7 @@ import (
 	"bufio"
 	"encoding/json"
 	"fmt"
+	"io"
 	"os"
 	"strings"
 
@@ -28,9 +29,9 @@ const (
 // record at a time and each record is printed as it is read; a text longer
 // than showLongText (an answer, a tool result) is left in the file and
 // read back a piece at a time when it is printed, so memory is bounded
-// whatever the records hold. Standard input, which cannot be read twice,
-// is read a record at a time: memory follows the longest record there. It
-// is not checked first: 'agentloop validate' does that.
+// whatever the records hold. Standard input that is not a file (a pipe),
+// which cannot be read twice, is read a record at a time: memory follows
+// the longest record there. It is not checked first: 'agentloop validate' does that.
 func runReplayShow(opts *ReplayOptions) error {
 	_, err := replayShow(opts, showLongText)
 	return err
@@ -41,16 +42,30 @@ func runReplayShow(opts *ReplayOptions) error {
 func replayShow(opts *ReplayOptions, limit int) (*longtext.Store, error) {
 	ios := opts.IO
 	in := ios.In
-	var long *longtext.Store
 	if opts.File != "-" {
 		f, err := os.Open(opts.File)
 		if err != nil {
 			return nil, &ExitError{Code: ExitUsage, Err: fmt.Errorf("read transcript: %w", err)}
 		}
 		defer f.Close()
-		// A long text stays in the file, read back when it is printed.
-		filter := longtext.NewFilter(f, f, limit)
-		in, long = filter, filter.Store
+		in = f
+	}
+	var long *longtext.Store
+	var cleared clearedAt
+	if f, ok := in.(*os.File); ok {
+		var err error
+		if cleared, err = clearedInFile(f); err != nil {
+			return nil, fmt.Errorf("read transcript: %w", err)
+		}
+		if fi, err := f.Stat(); err == nil && fi.Mode().IsRegular() {
+			// A long text stays in the file, read back when it is
+			// printed. Read from its start (a file on standard input
+			// too, where clearedInFile left it).
+			if _, err := f.Seek(0, io.SeekStart); err == nil {
+				filter := longtext.NewFilter(f, f, limit)
+				in, long = filter, filter.Store
+			}
+		}
 	}
 	st := showStyle{}
 	if ios.IsStdoutTTY() {
@@ -59,6 +74,7 @@ func replayShow(opts *ReplayOptions, limit int) (*longtext.Store, error) {
 	}
 	out := bufio.NewWriterSize(ios.Out, 64<<10)
 	sh := &shower{p: &printer{w: out, st: st, long: long}, file: opts.File}
+	sh.cleared = cleared
 	torn, err := transcript.ReadEach(in, sh.part)
 	sh.finish()
 	if ferr := out.Flush(); sh.p.err == nil {
@@ -105,6 +121,9 @@ type shower struct {
 	hasAnswer bool
 	// turn holds the items of a Responses turn until it ends.
 	turn []transcript.Message
+	// cleared is where each result a later request carried cleared was
+	// first sent so (see clearedInFile).
+	cleared clearedAt
 }
 
 func (sh *shower) part(pt transcript.Part) error {
@@ -115,6 +134,7 @@ func (sh *shower) part(pt transcript.Part) error {
 			name = fmt.Sprintf("%s:%d", sh.file, c.Line)
 		}
 		sh.begin(name, c.Format, c.Header, c.Shape)
+		sh.cleared = clearedSteps(c.Messages)
 		if c.System != "" {
 			sh.system(c.System)
 		}
@@ -149,7 +169,7 @@ func (sh *shower) begin(name, format string, h *transcript.Header, shape string)
 		sh.p.blank()
 	}
 	sh.convs++
-	*sh = shower{p: sh.p, file: sh.file, convs: sh.convs, open: true, format: format, header: h, shape: shape, detect: shape == "", callNames: map[string]string{}, answered: map[string]bool{}}
+	*sh = shower{p: sh.p, file: sh.file, convs: sh.convs, cleared: sh.cleared, open: true, format: format, header: h, shape: shape, detect: shape == "", callNames: map[string]string{}, answered: map[string]bool{}}
 	sh.p.line(0, sh.p.st.bold("transcript "+displayText(name, 1<<10)))
 	switch {
 	case h != nil:

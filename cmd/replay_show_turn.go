@@ -46,7 +46,11 @@ func (sh *shower) showTurn(recs []transcript.Message) {
 	if latency > 0 {
 		head = append(head, (time.Duration(latency) * time.Millisecond).String())
 	}
+	head = append(head, requestNotes(recs)...)
 	p.line(0, strings.Join(head, " · "))
+	if line := clearedLine(recs); line != "" {
+		p.line(2, st.dim(line))
+	}
 
 	turns := make([]*agent.Turn, len(recs))
 	for i, rec := range recs {

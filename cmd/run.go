@@ -65,8 +65,14 @@ A tool marked confirm: true asks before each call (y/N, on the terminal); with
 no terminal to ask on the call is denied, and the model is told so. --yes and
 --allow NAME run such calls without asking; --deny NAME leaves a tool out.
 
-Exit codes: 0 answered, 1 failure, 2 usage, 3 step budget exhausted,
-4 provider/API error, 130 interrupted.`,
+Long runs: --max-steps, --max-total-tokens and --max-cost are budgets; the
+last request a budget allows asks for an answer without tools (not with
+--no-final-answer). --context-limit clears the oldest tool results from what
+is sent to keep each request under it. -v shows each step's tokens and size,
+--json its per_step list. See docs/long-runs.md.
+
+Exit codes: 0 answered, 1 failure, 2 usage, 3 a budget ran out (steps,
+tokens, cost, context), 4 provider/API error, 130 interrupted.`,
 		Example: `  agentloop run "Is it warmer in Paris or Dublin right now?"
   git diff | agentloop run "Review this change" -o review.jsonl
   agentloop run -c "and in Tokyo?"

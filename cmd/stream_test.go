@@ -97,6 +97,12 @@ func TestRunStreamsOnATerminalWithoutMixingLines(t *testing.T) {
 		t.Errorf("no status line was shown:\n%q", raw)
 	}
 	lines := screen(raw)
+	// The run's closing line comes last, on stderr, on a line of its own.
+	if n := len(lines); n == 0 || !strings.HasPrefix(lines[n-1], "2 steps · input ") {
+		t.Errorf("no closing line: %q", lines)
+	} else {
+		lines = lines[:n-1]
+	}
 	want := []string{"Let me check both cities.", "", "Paris is warmer today."}
 	if strings.Join(lines, "\n") != strings.Join(want, "\n") {
 		t.Errorf("the terminal shows:\n%s\nwant:\n%s\n(raw %q)", strings.Join(lines, "\n"), strings.Join(want, "\n"), raw)

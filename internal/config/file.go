@@ -28,6 +28,8 @@ type File struct {
 	// file order.
 	Profiles     map[string]*Profile
 	ProfileOrder []string
+	// Prices are the prices: table, by model.
+	Prices map[string]Price
 }
 
 // Profile is a named set of settings.
@@ -106,10 +108,14 @@ func ParseFile(path string, data []byte, home string) (*File, Problems) {
 		return nil, p.probs
 	}
 	cf.Top = p.settings(root, "", func(k, v *yaml.Node) bool {
-		if k.Value != "profiles" {
+		switch k.Value {
+		case "profiles":
+			p.profiles(v, cf)
+		case "prices":
+			cf.Prices = p.prices(v)
+		default:
 			return false
 		}
-		p.profiles(v, cf)
 		return true
 	})
 	if len(p.probs) > 0 {
@@ -142,7 +148,7 @@ func (p *fileParser) settings(m *yaml.Node, profile string, extra func(k, v *yam
 		known = append(known, k.Name)
 	}
 	if extra != nil {
-		known = append(known, "profiles")
+		known = append(known, "profiles", "prices")
 	}
 	for i := 0; i+1 < len(m.Content); i += 2 {
 		kn, vn := m.Content[i], yamlpos.Deref(m.Content[i+1])
@@ -181,6 +187,8 @@ func (p *fileParser) settings(m *yaml.Node, profile string, extra func(k, v *yam
 			p.errorf(kn, profile, "%s: API keys are never read from the configuration file; set OPENAI_API_KEY or ANTHROPIC_API_KEY in the environment", name)
 		case name == "profiles":
 			p.errorf(kn, profile, "profiles cannot be nested: define each profile at the top level's profiles:")
+		case name == "prices":
+			p.errorf(kn, profile, "prices belong to the top level: a model costs the same whichever profile asks it")
 		default:
 			p.errorf(kn, profile, "unknown key '%s'%s", name, suggest.DidYouMean(name, known))
 		}
@@ -267,8 +275,22 @@ func (p *fileParser) value(k Key, n *yaml.Node) (any, string) {
 		return d, ""
 	case Path:
 		return ExpandHome(n.Value, p.home), ""
+	case Number:
+		return p.number(k.Name, n)
 	}
 	return n.Value, ""
+}
+
+// number reads a decimal number from a scalar node.
+func (p *fileParser) number(name string, n *yaml.Node) (any, string) {
+	if n.Tag != "!!int" && n.Tag != "!!float" {
+		return nil, fmt.Sprintf("%s %q: %s", name, n.Value, numberHint)
+	}
+	f, err := parseNumber(n.Value)
+	if err != nil {
+		return nil, fmt.Sprintf("%s %q: %v", name, n.Value, err)
+	}
+	return f, ""
 }
 
 func listExample(k Key) string {

@@ -17,6 +17,7 @@ package config
 
 import (
 	"fmt"
+	"math"
 	"net/url"
 	"path/filepath"
 	"regexp"
@@ -103,6 +104,7 @@ const (
 	Path          // a path; ~/ is the home folder
 	PathList      // paths; colon-separated in the environment
 	List          // strings; the file only
+	Number        // a decimal number, e.g. 0.50
 	Servers       // MCP servers, NAME: {keys}; the file only
 )
 
@@ -123,6 +125,13 @@ var Keys = []Key{
 	{Name: "base_url", Env: "AGENTLOOP_BASE_URL", Flag: "base-url", Kind: String, Check: checkBaseURL},
 	{Name: "tools_dirs", Env: "AGENTLOOP_TOOLS_DIRS", Flag: "tools-dir", Kind: PathList, Check: noEmptyItem},
 	{Name: "max_steps", Env: "AGENTLOOP_MAX_STEPS", Flag: "max-steps", Kind: Int, Check: atLeast(1, "must be at least 1")},
+	{Name: "max_total_tokens", Env: "AGENTLOOP_MAX_TOTAL_TOKENS", Flag: "max-total-tokens", Kind: Int, Check: atLeast(0, noLimit)},
+	{Name: "max_cost", Env: "AGENTLOOP_MAX_COST", Flag: "max-cost", Kind: Number, Check: notNegativeNumber},
+	{Name: "context_limit", Env: "AGENTLOOP_CONTEXT_LIMIT", Flag: "context-limit", Kind: Int, Check: atLeast(0, noLimit)},
+	{Name: "context_keep", Env: "AGENTLOOP_CONTEXT_KEEP", Kind: Int, Check: atLeast(0, "must be 0 or more")},
+	{Name: "context_keep_tools", Kind: List, Check: noEmptyItem},
+	{Name: "context_clear_at_least", Env: "AGENTLOOP_CONTEXT_CLEAR_AT_LEAST", Kind: Int, Check: atLeast(0, "must be 0 or more (0: a fifth of context_limit)")},
+	{Name: "context_editing", Env: "AGENTLOOP_CONTEXT_EDITING", Kind: String, Check: checkContextEditing},
 	{Name: "parallel", Env: "AGENTLOOP_PARALLEL", Flag: "parallel", Kind: Int, Check: atLeast(1, "must be at least 1")},
 	{Name: "transcript_dir", Env: "AGENTLOOP_TRANSCRIPT_DIR", Kind: Path, Check: notEmpty},
 	{Name: "max_retries", Env: "AGENTLOOP_MAX_RETRIES", Flag: "max-retries", Kind: Int, Check: atLeast(0, "must be 0 or more")},
@@ -155,6 +164,10 @@ func defaultValue(k Key, stateDir string) any {
 		return agent.DefaultParallel
 	case "max_retries":
 		return DefaultMaxRetries
+	case "context_keep":
+		return agent.DefaultContextKeep
+	case "context_editing":
+		return ContextEditingClient
 	case "transcript_dir":
 		return filepath.Join(stateDir, "transcripts")
 	}
@@ -165,8 +178,36 @@ func defaultValue(k Key, stateDir string) any {
 		return time.Duration(0)
 	case List, PathList:
 		return []string(nil)
+	case Number:
+		return 0.0
 	case Servers:
 		return []*mcp.Config(nil)
+	}
+	return ""
+}
+
+// The values of context_editing.
+const (
+	// ContextEditingClient clears old tool results in what agentloop sends.
+	ContextEditingClient = "client"
+	// ContextEditingServer has the Anthropic API clear them
+	// (clear_tool_uses_20250919).
+	ContextEditingServer = "server"
+)
+
+const noLimit = "must be 0 or more (0 means no limit)"
+
+func checkContextEditing(v any) string {
+	switch v.(string) {
+	case ContextEditingClient, ContextEditingServer:
+		return ""
+	}
+	return "use client or server"
+}
+
+func notNegativeNumber(v any) string {
+	if f := v.(float64); !(f >= 0) || math.IsInf(f, 0) { // NaN too
+		return noLimit
 	}
 	return ""
 }

@@ -91,6 +91,18 @@ type Config struct {
 	MCPConfig  []string
 	MCPServers []*mcp.Config
 
+	// The budgets of a run: 0 is no limit.
+	MaxTotalTokens int
+	MaxCost        float64
+	// The clearing of old tool results (see agent.ContextPolicy).
+	ContextLimit        int
+	ContextKeep         int
+	ContextKeepTools    []string
+	ContextClearAtLeast int
+	ContextEditing      string
+	// Prices are the file's prices: table, by model.
+	Prices map[string]Price
+
 	settings map[string]setting // by key name, and "profile"
 	file     *File
 	getenv   func(string) string
@@ -204,6 +216,16 @@ func Resolve(in Input) (*Config, error) {
 	cfg.Timeout = cfg.settings["timeout"].value.(time.Duration)
 	cfg.System = cfg.settings["system"].value.(string)
 	cfg.Models = asList(cfg.settings["models"].value)
+	cfg.MaxTotalTokens = cfg.settings["max_total_tokens"].value.(int)
+	cfg.MaxCost = cfg.settings["max_cost"].value.(float64)
+	cfg.ContextLimit = cfg.settings["context_limit"].value.(int)
+	cfg.ContextKeep = cfg.settings["context_keep"].value.(int)
+	cfg.ContextKeepTools = asList(cfg.settings["context_keep_tools"].value)
+	cfg.ContextClearAtLeast = cfg.settings["context_clear_at_least"].value.(int)
+	cfg.ContextEditing = cfg.settings["context_editing"].value.(string)
+	if cfg.file != nil {
+		cfg.Prices = cfg.file.Prices
+	}
 	cfg.MCPConfig = asList(cfg.settings["mcp_config"].value)
 	cfg.MCPServers, _ = cfg.settings["mcp_servers"].value.([]*mcp.Config)
 	return cfg, nil
@@ -281,6 +303,8 @@ func flagValue(k Key, raw string, list []string) (any, error) {
 		return strconv.Atoi(raw)
 	case Duration:
 		return time.ParseDuration(raw)
+	case Number:
+		return parseNumber(raw)
 	case PathList, List:
 		if list != nil {
 			return list, nil
@@ -305,6 +329,8 @@ func envValue(k Key, raw, home string) (any, error) {
 			return nil, errors.New(durationHint)
 		}
 		return d, nil
+	case Number:
+		return parseNumber(strings.TrimSpace(raw))
 	case Path:
 		return ExpandHome(raw, home), nil
 	case PathList, List:

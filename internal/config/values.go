@@ -1,7 +1,9 @@
 package config
 
 import (
+	"errors"
 	"fmt"
+	"math"
 	"path/filepath"
 	"strconv"
 	"strings"
@@ -21,6 +23,8 @@ func shownValue(v any) string {
 		return strconv.Quote(transcript.RedactURL(v))
 	case []string:
 		return "[" + strings.Join(v, ", ") + "]"
+	case float64:
+		return strconv.FormatFloat(v, 'f', -1, 64)
 	case []*mcp.Config:
 		names := make([]string, len(v))
 		for i, c := range v {
@@ -29,6 +33,18 @@ func shownValue(v any) string {
 		return "[" + strings.Join(names, ", ") + "]"
 	}
 	return fmt.Sprint(v)
+}
+
+const numberHint = "not a number: write it in decimal, e.g. 0.50"
+
+// parseNumber reads a decimal number: digits and a point, no sign of a
+// currency, no exponent, nothing that is not finite.
+func parseNumber(raw string) (float64, error) {
+	f, err := strconv.ParseFloat(raw, 64)
+	if err != nil || math.IsNaN(f) || math.IsInf(f, 0) || strings.ContainsAny(raw, "eExXpP_") {
+		return 0, errors.New(numberHint)
+	}
+	return f, nil
 }
 
 // ExpandHome expands a leading ~ to the home folder.

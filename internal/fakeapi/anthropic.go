@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"net/http"
 	"regexp"
+	"slices"
 	"strings"
 )
 
@@ -29,12 +30,55 @@ func NewAnthropic(steps []Step, key string) *Anthropic {
 func (s *Anthropic) BaseURL() string { return s.URL }
 
 type antRequest struct {
-	Model     string            `json:"model"`
-	MaxTokens *int64            `json:"max_tokens"`
-	Messages  []json.RawMessage `json:"messages"`
-	System    json.RawMessage   `json:"system"`
-	Tools     []json.RawMessage `json:"tools"`
-	Stream    bool              `json:"stream"`
+	Model             string            `json:"model"`
+	MaxTokens         *int64            `json:"max_tokens"`
+	Messages          []json.RawMessage `json:"messages"`
+	System            json.RawMessage   `json:"system"`
+	Tools             []json.RawMessage `json:"tools"`
+	ToolChoice        json.RawMessage   `json:"tool_choice"`
+	ContextManagement json.RawMessage   `json:"context_management"`
+	Stream            bool              `json:"stream"`
+}
+
+// toolChoice reads a Messages tool_choice, {"type": …}; the real API's
+// error for anything else, or for a choice with no tools to choose from.
+func (r *antRequest) toolChoice() (string, string) {
+	if len(r.ToolChoice) == 0 || string(r.ToolChoice) == "null" {
+		return "", ""
+	}
+	var c struct {
+		Type string `json:"type"`
+	}
+	if json.Unmarshal(r.ToolChoice, &c) != nil {
+		return "", "tool_choice: Input should be a valid dictionary or object to extract fields from"
+	}
+	switch c.Type {
+	case "auto", "any", "tool", "none":
+	default:
+		return "", fmt.Sprintf("tool_choice: Input tag '%s' found using 'type' does not match any of the expected tags: 'auto', 'any', 'tool', 'none'", c.Type)
+	}
+	if len(r.Tools) == 0 {
+		return "", "tool_choice may only be specified while providing tools"
+	}
+	return c.Type, ""
+}
+
+// hasToolBlocks reports whether a conversation holds tool_use or
+// tool_result blocks: the API then wants the tools defined.
+func hasToolBlocks(msgs []json.RawMessage) bool {
+	for _, raw := range msgs {
+		var m antMsg
+		var blocks []antBlock
+		if json.Unmarshal(raw, &m) != nil || json.Unmarshal(m.Content, &blocks) != nil {
+			continue
+		}
+		for _, b := range blocks {
+			if b.Type == "tool_use" || b.Type == "tool_result" {
+				return true
+			}
+		}
+	}
+	return false
 }
 
 type antMsg struct {
@@ -95,6 +139,24 @@ func (s *Anthropic) handle(w http.ResponseWriter, r *http.Request, body []byte) 
 			return
 		}
 	}
+	if len(req.Tools) == 0 && hasToolBlocks(req.Messages) {
+		msg := "Requests which include `tool_use` or `tool_result` blocks must define tools."
+		s.violatef("%s", msg)
+		antError(w, http.StatusBadRequest, "invalid_request_error", msg)
+		return
+	}
+	choice, problem := req.toolChoice()
+	if problem != "" {
+		s.violatef("%s", problem)
+		antError(w, http.StatusBadRequest, "invalid_request_error", problem)
+		return
+	}
+	edits, problem := s.contextManagement(r, &req, body)
+	if problem != "" {
+		s.violatef("%s", problem)
+		antError(w, http.StatusBadRequest, "invalid_request_error", problem)
+		return
+	}
 	s.checkThinking(body)
 	c, ok := s.conversation(w, req.Messages, func(w http.ResponseWriter, status int, msg string) {
 		antError(w, status, "rate_limit_error", msg)
@@ -111,10 +173,12 @@ func (s *Anthropic) handle(w http.ResponseWriter, r *http.Request, body []byte) 
 		return
 	}
 	if st.Expect != nil {
-		s.checkExpect(st.Expect, len(req.Messages), s.results(req.Messages), body)
+		s.checkExpect(st.Expect, len(req.Messages), s.results(req.Messages), body, choice)
 	}
+	s.checkToolChoice(choice, st)
 	s.requestStarted(c, req.Messages)
 	if !play(w, r, st) {
+		s.unanswered(c, r, st)
 		return
 	}
 	if st.Status != 0 && st.Status != http.StatusOK {
@@ -144,19 +208,27 @@ func (s *Anthropic) handle(w http.ResponseWriter, r *http.Request, body []byte) 
 			stop = "tool_use"
 		}
 	}
-	usage := map[string]int64{"input_tokens": int64(len(body) / 4), "output_tokens": int64(10 + len(turn)/4),
+	usage := map[string]int64{"input_tokens": int64(len(body)/4) - edits.tokens, "output_tokens": int64(10 + len(turn)/4),
 		"cache_creation_input_tokens": 0, "cache_read_input_tokens": 0}
 	for k, v := range st.Usage {
 		usage[k] = v
 	}
 	if req.Stream {
-		s.stream(w, req.Model, content, stop, usage, newEventBudget(st))
+		var cm any
+		if edits.on {
+			cm = map[string]any{"applied_edits": edits.applied}
+		}
+		s.stream(w, req.Model, content, stop, usage, cm, newEventBudget(st))
 		return
 	}
-	writeJSON(w, http.StatusOK, map[string]any{
+	res := map[string]any{
 		"id": fmt.Sprintf("msg_fake%d", n+1), "type": "message", "role": "assistant", "model": req.Model,
 		"content": content, "stop_reason": stop, "stop_sequence": nil, "usage": usage,
-	})
+	}
+	if edits.on {
+		res["context_management"] = map[string]any{"applied_edits": edits.applied}
+	}
+	writeJSON(w, http.StatusOK, res)
 }
 
 // turnContent builds a step's content array: thinking, text, tool_use.
@@ -195,7 +267,7 @@ func (s *Anthropic) turnContent(st *Step) []json.RawMessage {
 }
 
 // stream answers as the Messages API's server-sent events.
-func (s *Anthropic) stream(w http.ResponseWriter, model string, content []json.RawMessage, stop string, usage map[string]int64, budget *eventBudget) {
+func (s *Anthropic) stream(w http.ResponseWriter, model string, content []json.RawMessage, stop string, usage map[string]int64, contextManagement any, budget *eventBudget) {
 	w.Header().Set("Content-Type", "text/event-stream")
 	w.WriteHeader(http.StatusOK)
 	fl, _ := w.(http.Flusher)
@@ -245,8 +317,12 @@ func (s *Anthropic) stream(w http.ResponseWriter, model string, content []json.R
 		}
 		send("content_block_stop", map[string]any{"type": "content_block_stop", "index": i})
 	}
-	send("message_delta", map[string]any{"type": "message_delta", "delta": map[string]any{"stop_reason": stop, "stop_sequence": nil},
-		"usage": map[string]int64{"output_tokens": usage["output_tokens"]}})
+	delta := map[string]any{"type": "message_delta", "delta": map[string]any{"stop_reason": stop, "stop_sequence": nil},
+		"usage": map[string]int64{"output_tokens": usage["output_tokens"]}}
+	if contextManagement != nil {
+		delta["context_management"] = contextManagement
+	}
+	send("message_delta", delta)
 	send("message_stop", map[string]any{"type": "message_stop"})
 }
 
@@ -461,4 +537,97 @@ func (s *Anthropic) results(msgs []json.RawMessage) map[string]result {
 		}
 	}
 	return results
+}
+
+// serverEdits is what the fake's context management cleared.
+type serverEdits struct {
+	on      bool
+	tokens  int64 // input tokens it saved
+	applied []any
+}
+
+// contextManagement plays the API's own clearing of old tool results
+// (clear_tool_uses_20250919, a beta): refused without the beta header;
+// when the request's input tokens (a quarter of its bytes, as the fake
+// counts) pass the trigger, the oldest results beyond keep are cleared,
+// if that frees at least clear_at_least.
+func (s *Anthropic) contextManagement(r *http.Request, req *antRequest, body []byte) (serverEdits, string) {
+	var out serverEdits
+	if len(req.ContextManagement) == 0 || string(req.ContextManagement) == "null" {
+		return out, ""
+	}
+	if !strings.Contains(r.Header.Get("Anthropic-Beta"), "context-management-2025-06-27") {
+		return out, "context_management: Extra inputs are not permitted"
+	}
+	var cm struct {
+		Edits []struct {
+			Type    string `json:"type"`
+			Trigger *struct {
+				Type  string `json:"type"`
+				Value int64  `json:"value"`
+			} `json:"trigger"`
+			Keep *struct {
+				Value int64 `json:"value"`
+			} `json:"keep"`
+			ClearAtLeast *struct {
+				Value int64 `json:"value"`
+			} `json:"clear_at_least"`
+			ExcludeTools []string `json:"exclude_tools"`
+		} `json:"edits"`
+	}
+	if err := json.Unmarshal(req.ContextManagement, &cm); err != nil {
+		return out, "context_management: Input should be a valid dictionary or object to extract fields from"
+	}
+	out.on = true
+	out.applied = []any{}
+	for i, e := range cm.Edits {
+		if e.Type != "clear_tool_uses_20250919" {
+			return out, fmt.Sprintf("context_management.edits.%d: Input tag '%s' found using 'type' does not match any of the expected tags", i, e.Type)
+		}
+		tokens := int64(len(body) / 4)
+		if e.Trigger == nil || tokens <= e.Trigger.Value {
+			continue
+		}
+		keep := int64(3)
+		if e.Keep != nil {
+			keep = e.Keep.Value
+		}
+		sizes := toolResultSizes(req.Messages, e.ExcludeTools)
+		var n, freed int64
+		for k := 0; k < len(sizes)-int(keep); k++ {
+			n++
+			freed += sizes[k] / 4
+		}
+		if e.ClearAtLeast != nil && freed < e.ClearAtLeast.Value {
+			continue
+		}
+		out.tokens += freed
+		out.applied = append(out.applied, map[string]any{"type": "clear_tool_uses_20250919", "cleared_tool_uses": n, "cleared_input_tokens": freed})
+	}
+	return out, ""
+}
+
+// toolResultSizes are the sizes of the conversation's tool results, in
+// order, but for those of the tools named.
+func toolResultSizes(msgs []json.RawMessage, exclude []string) []int64 {
+	names := map[string]string{}
+	var out []int64
+	for _, raw := range msgs {
+		var m antMsg
+		var blocks []antBlock
+		if json.Unmarshal(raw, &m) != nil || json.Unmarshal(m.Content, &blocks) != nil {
+			continue
+		}
+		for _, b := range blocks {
+			switch b.Type {
+			case "tool_use":
+				names[b.ID] = b.Name
+			case "tool_result":
+				if !slices.Contains(exclude, names[b.ToolUseID]) {
+					out = append(out, int64(len(b.Content)))
+				}
+			}
+		}
+	}
+	return out
 }

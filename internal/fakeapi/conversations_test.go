@@ -1,6 +1,8 @@
 package fakeapi
 
 import (
+	"bytes"
+	"context"
 	"encoding/json"
 	"io"
 	"net/http"
@@ -92,6 +94,59 @@ func TestConversationsInterleaved(t *testing.T) {
 // TestConversationsRateLimit: requests over the limit get the API's 429
 // with Retry-After; with StrictRetryAfter one that does not wait is a
 // violation.
+// TestConversationsRequestSentAgain: a client killed while a turn was on
+// its way sends the same request again when it is rerun; the server
+// answers it as it did, and the conversation goes on from there.
+func TestConversationsRequestSentAgain(t *testing.T) {
+	c := &Conversations{Steps: []Step{
+		{ToolCalls: []ToolCall{{ID: "c1", Name: "look", Arguments: "{}"}}},
+		{Text: strp("done")},
+	}}
+	s := NewOpenAIConversations(c, "")
+	defer s.Close()
+	_, first := post(t, s.BaseURL(), map[string]any{"model": "m", "messages": []any{user("p")}})
+	turn := answer(t, first)
+	tool := map[string]any{"role": "tool", "tool_call_id": "c1", "content": "ok"}
+	_, lost := post(t, s.BaseURL(), map[string]any{"model": "m", "messages": []any{user("p"), turn, tool}})
+	_, again := post(t, s.BaseURL(), map[string]any{"model": "m", "messages": []any{user("p"), turn, tool}})
+	if a, b := answer(t, lost)["content"], answer(t, again)["content"]; a != "done" || b != "done" {
+		t.Errorf("answers %q then %q, want the same answer twice", a, b)
+	}
+	if err := s.Check(); err != nil {
+		t.Error(err)
+	}
+}
+
+// TestConversationsClientGoneWhileWaiting: a client killed while its
+// request waited for the answer sends the request again when it is rerun;
+// the API never answered the first, so the same step answers the second.
+func TestConversationsClientGoneWhileWaiting(t *testing.T) {
+	c := &Conversations{Steps: []Step{{Text: strp("done")}}, Latency: Duration(time.Second)}
+	s := NewOpenAIConversations(c, "")
+	defer s.Close()
+	body, _ := json.Marshal(map[string]any{"model": "m", "messages": []any{user("p")}})
+	ctx, cancel := context.WithTimeout(context.Background(), 50*time.Millisecond)
+	defer cancel()
+	req, _ := http.NewRequestWithContext(ctx, http.MethodPost, s.BaseURL()+"/chat/completions", bytes.NewReader(body))
+	req.Header.Set("Content-Type", "application/json")
+	if res, err := http.DefaultClient.Do(req); err == nil {
+		res.Body.Close()
+		t.Fatal("the request was answered before the client went away")
+	}
+	// The server notices a moment later that the client went away.
+	deadline := time.Now().Add(5 * time.Second)
+	for s.Remaining() != 1 && time.Now().Before(deadline) {
+		time.Sleep(10 * time.Millisecond)
+	}
+	_, again := post(t, s.BaseURL(), map[string]any{"model": "m", "messages": []any{user("p")}})
+	if got := answer(t, again)["content"]; got != "done" {
+		t.Errorf("the request sent again was answered %q", got)
+	}
+	if err := s.Check(); err != nil {
+		t.Error(err)
+	}
+}
+
 func TestConversationsRateLimit(t *testing.T) {
 	c := &Conversations{
 		Steps:            []Step{{Text: strp("hi")}},

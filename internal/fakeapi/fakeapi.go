@@ -79,6 +79,10 @@ type Step struct {
 
 	// Expect asserts on the request that this step answers.
 	Expect *Expect `json:"expect,omitempty"`
+	// IgnoreToolChoice plays the step's tool calls even when the request
+	// says none may be made, as some compatible servers do; without it
+	// such a step is a mistake of the script.
+	IgnoreToolChoice bool `json:"ignore_tool_choice,omitempty"`
 }
 
 // ToolCall is one call in a scripted turn.
@@ -109,6 +113,13 @@ type Expect struct {
 	Contains []string `json:"contains,omitempty"`
 	// Absent are substrings the raw body must not hold.
 	Absent []string `json:"absent,omitempty"`
+	// ToolChoice is the tool choice the request must make: "" none at all,
+	// else the OpenAI value or the Anthropic type ("none", "auto", …).
+	// Nil does not check.
+	ToolChoice *string `json:"tool_choice,omitempty"`
+	// Cleared are call ids whose results the request must carry cleared:
+	// a placeholder starting with "[cleared".
+	Cleared []string `json:"cleared,omitempty"`
 }
 
 // LoadScript reads a JSON array of steps.
@@ -224,6 +235,19 @@ func (s *server) nextStep(c *convState) (*Step, int) {
 	}
 	c.next++
 	return &c.steps[c.next-1], c.next - 1
+}
+
+// unanswered puts back, of a Conversations script, the step of a request
+// whose client went away while the step was held back (it was killed, and
+// its rerun sends the request again): the API never answered it. A step
+// that hangs or cuts the answer on purpose stays played.
+func (s *server) unanswered(c *convState, r *http.Request, st *Step) {
+	if s.batch == nil || st.Hang || st.Cut || r.Context().Err() == nil {
+		return
+	}
+	s.mu.Lock()
+	c.next--
+	s.mu.Unlock()
 }
 
 // Requests returns the bodies received, in order.
@@ -451,7 +475,7 @@ func (s *server) checkContinuity(c *convState, msgs []json.RawMessage, responseO
 		return
 	}
 	for i := range lastOK {
-		if !jsonEqual(msgs[i], lastOK[i]) {
+		if !jsonEqual(msgs[i], lastOK[i]) && !clearedOnly(lastOK[i], msgs[i]) {
 			s.violatef("message %d changed between requests: was %s, now %s", i, lastOK[i], msgs[i])
 			return
 		}
@@ -466,6 +490,70 @@ func (s *server) checkContinuity(c *convState, msgs []json.RawMessage, responseO
 	}
 	if !covers(got, want) {
 		s.violatef("the assistant turn did not come back as returned: sent %s, got back %s", lastTurn, msgs[len(lastOK)])
+	}
+}
+
+// ClearedPrefix starts the placeholder that stands in for a cleared tool
+// result.
+const ClearedPrefix = "[cleared"
+
+// clearedOnly reports whether now is was with the content of some of its
+// tool results replaced by a placeholder: a message that answers calls may
+// change between requests so, and only so (an OpenAI tool message's
+// content; an Anthropic tool_result block's; a Responses
+// function_call_output's output).
+func clearedOnly(was, now json.RawMessage) bool {
+	var w, n map[string]any
+	if json.Unmarshal(was, &w) != nil || json.Unmarshal(now, &n) != nil {
+		return false
+	}
+	placeholder := func(v any) bool {
+		s, ok := v.(string)
+		return ok && strings.HasPrefix(s, ClearedPrefix)
+	}
+	if w["type"] == "function_call_output" {
+		if !placeholder(n["output"]) {
+			return false
+		}
+		delete(w, "output")
+		delete(n, "output")
+		return reflect.DeepEqual(w, n)
+	}
+	switch w["role"] {
+	case "tool":
+		if !placeholder(n["content"]) {
+			return false
+		}
+		delete(w, "content")
+		delete(n, "content")
+		return reflect.DeepEqual(w, n)
+	case "user":
+		wb, ok1 := w["content"].([]any)
+		nb, ok2 := n["content"].([]any)
+		if !ok1 || !ok2 || len(wb) != len(nb) {
+			return false
+		}
+		for i := range wb {
+			x, _ := wb[i].(map[string]any)
+			y, _ := nb[i].(map[string]any)
+			if x != nil && y != nil && x["type"] == "tool_result" && y["type"] == "tool_result" && placeholder(y["content"]) {
+				delete(x, "content")
+				delete(y, "content")
+			}
+		}
+		delete(w, "content")
+		delete(n, "content")
+		return reflect.DeepEqual(w, n) && reflect.DeepEqual(wb, nb)
+	}
+	return false
+}
+
+// checkToolChoice holds a step's turn to the tool choice of its request:
+// a request that says no tool may be called gets no call, unless the step
+// plays a server that ignores it.
+func (s *server) checkToolChoice(choice string, st *Step) {
+	if choice == "none" && len(st.ToolCalls) > 0 && !st.IgnoreToolChoice {
+		s.violatef("the request's tool choice is none, but the script answers it with tool calls (set ignore_tool_choice to play a server that ignores it)")
 	}
 }
 
@@ -501,8 +589,17 @@ type result struct {
 	isError bool
 }
 
-// checkExpect holds a request to a step's expectations.
-func (s *server) checkExpect(e *Expect, messages int, results map[string]result, body []byte) {
+// checkExpect holds a request to a step's expectations; choice is the
+// request's tool choice ("" for none given).
+func (s *server) checkExpect(e *Expect, messages int, results map[string]result, body []byte, choice string) {
+	if e.ToolChoice != nil && *e.ToolChoice != choice {
+		s.violatef("tool choice %q, want %q", choice, *e.ToolChoice)
+	}
+	for _, id := range e.Cleared {
+		if r, ok := results[id]; !ok || !strings.HasPrefix(r.text, ClearedPrefix) {
+			s.violatef("the result of %s should be cleared, got %q", id, r.text)
+		}
+	}
 	if e.Messages != 0 && e.Messages != messages {
 		s.violatef("expected %d messages, got %d", e.Messages, messages)
 	}

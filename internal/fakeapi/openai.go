@@ -39,10 +39,38 @@ func NewOpenAIAt(addr string, steps []Step, key string) (*OpenAI, error) {
 func (s *OpenAI) BaseURL() string { return s.URL + "/v1" }
 
 type oaiRequest struct {
-	Model    string            `json:"model"`
-	Messages []json.RawMessage `json:"messages"`
-	Tools    []json.RawMessage `json:"tools"`
-	Stream   bool              `json:"stream"`
+	Model      string            `json:"model"`
+	Messages   []json.RawMessage `json:"messages"`
+	Tools      []json.RawMessage `json:"tools"`
+	ToolChoice json.RawMessage   `json:"tool_choice"`
+	Stream     bool              `json:"stream"`
+}
+
+// toolChoice reads a Chat Completions tool_choice: "none", "auto" or
+// "required", or the type of a named choice; the real API's error for
+// anything else, or for a choice with no tools to choose from.
+func (r *oaiRequest) toolChoice() (string, string) {
+	if len(r.ToolChoice) == 0 || string(r.ToolChoice) == "null" {
+		return "", ""
+	}
+	if len(r.Tools) == 0 {
+		return "", "Invalid value for 'tool_choice': 'tool_choice' is only allowed when 'tools' are specified."
+	}
+	var s string
+	if json.Unmarshal(r.ToolChoice, &s) == nil {
+		switch s {
+		case "none", "auto", "required":
+			return s, ""
+		}
+		return "", fmt.Sprintf("Invalid value: '%s'. Supported values are: 'none', 'auto', and 'required'.", s)
+	}
+	var named struct {
+		Type string `json:"type"`
+	}
+	if json.Unmarshal(r.ToolChoice, &named) != nil || named.Type == "" {
+		return "", "Invalid type for 'tool_choice': expected one of a string or an object, but got something else instead."
+	}
+	return named.Type, ""
 }
 
 type oaiMsg struct {
@@ -91,6 +119,12 @@ func (s *OpenAI) handle(w http.ResponseWriter, r *http.Request, body []byte) {
 			return
 		}
 	}
+	choice, problem := req.toolChoice()
+	if problem != "" {
+		s.violatef("%s (param tool_choice)", problem)
+		oaiError(w, http.StatusBadRequest, problem, "invalid_request_error", "tool_choice")
+		return
+	}
 	c, ok := s.conversation(w, req.Messages, func(w http.ResponseWriter, status int, msg string) {
 		oaiError(w, status, msg, "requests", "")
 	})
@@ -106,10 +140,12 @@ func (s *OpenAI) handle(w http.ResponseWriter, r *http.Request, body []byte) {
 		return
 	}
 	if st.Expect != nil {
-		s.checkExpect(st.Expect, len(req.Messages), s.results(req.Messages), body)
+		s.checkExpect(st.Expect, len(req.Messages), s.results(req.Messages), body, choice)
 	}
+	s.checkToolChoice(choice, st)
 	s.requestStarted(c, req.Messages)
 	if !play(w, r, st) {
+		s.unanswered(c, r, st)
 		return
 	}
 	if st.Status != 0 && st.Status != http.StatusOK {
@@ -135,6 +171,12 @@ func (s *OpenAI) handle(w http.ResponseWriter, r *http.Request, body []byte) {
 	}
 	usage := map[string]any{"prompt_tokens": int64(len(body) / 4), "completion_tokens": int64(10 + len(msg)/4)}
 	for k, v := range st.Usage {
+		// Cached tokens are counted in prompt_tokens and told apart in
+		// its details, as the API does.
+		if k == "cached_tokens" {
+			usage["prompt_tokens_details"] = map[string]any{"cached_tokens": v}
+			continue
+		}
 		usage[k] = v
 	}
 	usage["total_tokens"] = usage["prompt_tokens"].(int64) + usage["completion_tokens"].(int64)

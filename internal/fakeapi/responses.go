@@ -77,6 +77,30 @@ type respRequest struct {
 	PreviousResponseID *string           `json:"previous_response_id"`
 	ParallelToolCalls  *bool             `json:"parallel_tool_calls"`
 	MaxOutputTokens    *int64            `json:"max_output_tokens"`
+	ToolChoice         json.RawMessage   `json:"tool_choice"`
+}
+
+// toolChoice reads a Responses tool_choice: "none", "auto" or "required",
+// or the type of a named choice; the real API's error for anything else.
+func (r *respRequest) toolChoice() (string, *grammarError) {
+	if len(r.ToolChoice) == 0 || string(r.ToolChoice) == "null" {
+		return "", nil
+	}
+	var s string
+	if json.Unmarshal(r.ToolChoice, &s) == nil {
+		switch s {
+		case "none", "auto", "required":
+			return s, nil
+		}
+		return "", &grammarError{msg: fmt.Sprintf("Invalid value: '%s'. Supported values are: 'none', 'auto', and 'required'.", s), param: "tool_choice"}
+	}
+	var named struct {
+		Type string `json:"type"`
+	}
+	if json.Unmarshal(r.ToolChoice, &named) != nil || named.Type == "" {
+		return "", &grammarError{msg: "Invalid type for 'tool_choice': expected one of a string or an object, but got something else instead.", param: "tool_choice"}
+	}
+	return named.Type, nil
 }
 
 // respInItem holds the fields of an input item the rules look at.
@@ -142,6 +166,10 @@ func (s *Responses) handle(w http.ResponseWriter, r *http.Request, body []byte) 
 	if gerr == nil {
 		gerr = checkResponsesImages(input)
 	}
+	choice, cerr := req.toolChoice()
+	if gerr == nil {
+		gerr = cerr
+	}
 	if gerr != nil {
 		s.violatef("%s (param %s)", gerr.msg, gerr.param)
 		respError(w, http.StatusBadRequest, gerr.msg, "invalid_request_error", gerr.param, gerr.code)
@@ -165,10 +193,12 @@ func (s *Responses) handle(w http.ResponseWriter, r *http.Request, body []byte) 
 	if st.Expect != nil {
 		var sent []json.RawMessage
 		_ = json.Unmarshal(req.Input, &sent)
-		s.checkExpect(st.Expect, len(sent), responsesResults(input), body)
+		s.checkExpect(st.Expect, len(sent), responsesResults(input), body, choice)
 	}
+	s.checkToolChoice(choice, st)
 	s.requestStarted(c, input)
 	if !play(w, r, st) {
+		s.unanswered(c, r, st)
 		return
 	}
 	if st.Status != 0 && st.Status != http.StatusOK {
@@ -188,7 +218,15 @@ func (s *Responses) handle(w http.ResponseWriter, r *http.Request, body []byte) 
 	// talks to a new server about items an earlier one made.
 	key := fmt.Sprintf("%016x", responseCount.Add(1)*0x9e3779b97f4a7c15)
 	out := s.output(st, key, time.Now().Unix())
-	resp := s.response(&req, st, key, out.completed, len(body))
+	// The input tokens count the conversation a request stands for: with
+	// previous_response_id, the items the server held too.
+	size := len(body)
+	if req.PreviousResponseID != nil {
+		for _, it := range input[:len(input)-inputLen(&req)] {
+			size += len(it)
+		}
+	}
+	resp := s.response(&req, st, key, out.completed, size)
 	s.turnReturned(c, input, nil)
 	s.remember(c, out)
 	if store {
@@ -208,6 +246,16 @@ func (s *Responses) handle(w http.ResponseWriter, r *http.Request, body []byte) 
 		return
 	}
 	writeJSON(w, http.StatusOK, resp)
+}
+
+// inputLen is how many items a request's input holds.
+func inputLen(req *respRequest) int {
+	if len(req.Input) > 0 && req.Input[0] == '"' {
+		return 1
+	}
+	var items []json.RawMessage
+	_ = json.Unmarshal(req.Input, &items)
+	return len(items)
 }
 
 // conversation is the whole item list a request stands for: the items
@@ -470,7 +518,7 @@ func (s *Responses) checkResponsesContinuity(c *convState, items []json.RawMessa
 		return
 	}
 	for i := range want {
-		if !jsonEqual(items[i], want[i]) {
+		if !jsonEqual(items[i], want[i]) && !clearedOnly(want[i], items[i]) {
 			s.violatef("item %d changed between requests: was %s, now %s", i, want[i], items[i])
 			return
 		}

@@ -60,6 +60,11 @@ type Turn struct {
 	FinishReason string
 	Usage        transcript.Usage
 	Latency      time.Duration
+	// RequestBytes is the size of the request body that got the turn.
+	RequestBytes int
+	// ContextManagement is what the API said it cleared itself, as it
+	// said it (Anthropic's context management), or nil.
+	ContextManagement json.RawMessage
 }
 
 // isEmpty reports whether a turn says nothing: no text, no calls. As a
@@ -139,6 +144,15 @@ type RecordedResult struct {
 	IsError bool
 }
 
+// ResultContent locates one tool result's content in a wire message, so
+// that clearing can replace it and leave every other byte as it was.
+type ResultContent struct {
+	CallID string
+	// Start and End are the byte range of the content's JSON value in the
+	// message; both 0 for a result sent without content.
+	Start, End int
+}
+
 // Dialect is the message grammar of one API: how a prompt, tool results and
 // tool definitions are written, and how an assistant message is read.
 type Dialect interface {
@@ -156,6 +170,9 @@ type Dialect interface {
 	// ParseResults returns the tool results a message carries (none for a
 	// message that answers no call).
 	ParseResults(msg Message) []RecordedResult
+	// ResultContents locates the content of each tool result msg carries,
+	// in result order (none for a message that answers no call).
+	ResultContents(msg Message) []ResultContent
 	// Role is the message's role ("user", "assistant", "tool", "system").
 	// Responses output items are "assistant", and function_call_output
 	// items "tool".
@@ -174,6 +191,10 @@ type Request struct {
 	Messages []Message
 	// Tools are the tool definitions in wire form (from ToolDefs).
 	Tools []json.RawMessage
+	// ToolChoiceNone asks for an answer without tool calls: the last
+	// request a budget allows. The tools are still sent (a conversation
+	// with tool calls in it needs them), and the model may not call them.
+	ToolChoiceNone bool
 	// OnText, when set, receives the answer's text as it is generated.
 	OnText func(delta string)
 }

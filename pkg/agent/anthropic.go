@@ -13,6 +13,7 @@ import (
 	"github.com/anthropics/anthropic-sdk-go/v2"
 	aoption "github.com/anthropics/anthropic-sdk-go/v2/option"
 	aparam "github.com/anthropics/anthropic-sdk-go/v2/packages/param"
+	"github.com/anthropics/anthropic-sdk-go/v2/packages/respjson"
 )
 
 // AnthropicBaseURL is the Messages API's default address.
@@ -31,6 +32,10 @@ type AnthropicConfig struct {
 	MaxTokens   int64
 	Temperature *float64
 	HTTPClient  *http.Client
+	// ServerClearing, when on, has the API clear old tool results itself
+	// (context management, a beta of the Messages API) instead of the
+	// loop.
+	ServerClearing *ContextPolicy
 	// Limiter is as in OpenAIConfig.
 	Limiter *Limiter
 }
@@ -103,39 +108,100 @@ func (a *Anthropic) BaseURL() string { return a.cfg.BaseURL }
 
 // Complete sends the conversation and returns the assistant's turn.
 func (a *Anthropic) Complete(ctx context.Context, req *Request) (*Turn, error) {
+	b := a.body(req)
+	defer b.release()
+	body := b.bytes()
+	// The params carry what the SDK reads itself (the model, and
+	// max_tokens for its timeout); the body goes as composed.
 	params := anthropic.MessageNewParams{Model: anthropic.Model(a.cfg.Model), MaxTokens: a.cfg.MaxTokens}
-	if req.System != "" {
-		// Marked for prompt caching: the system prompt is the same on every
-		// step of a run.
-		params.System = []anthropic.TextBlockParam{{Text: req.System, CacheControl: anthropic.NewCacheControlEphemeralParam()}}
-	}
-	for _, m := range req.Messages {
-		params.Messages = append(params.Messages, aparam.Override[anthropic.MessageParam](json.RawMessage(m)))
-	}
-	for _, t := range req.Tools {
-		params.Tools = append(params.Tools, aparam.Override[anthropic.ToolUnionParam](json.RawMessage(t)))
-	}
-	if a.cfg.Temperature != nil {
-		// This SDK version no longer models temperature; models that take it
-		// still read it from the body.
-		params.SetExtraFields(map[string]any{"temperature": *a.cfg.Temperature})
+	opts := []aoption.RequestOption{aoption.WithRequestBody("application/json", body)}
+	if a.cfg.ServerClearing.On() {
+		opts = append(opts, aoption.WithHeaderAdd("anthropic-beta", string(anthropic.AnthropicBetaContextManagement2025_06_27)))
 	}
 	if req.OnText != nil {
-		return a.stream(ctx, params, req.OnText)
+		turn, err := a.stream(ctx, params, opts, req.OnText)
+		return withBytes(turn, len(body)), err
 	}
-	msg, err := a.messages.New(ctx, params)
+	msg, err := a.messages.New(ctx, params, opts...)
 	if err != nil {
 		return nil, a.providerError(err)
 	}
-	return a.turn(msg)
+	turn, err := a.turn(msg)
+	if turn != nil {
+		turn.ContextManagement = rawField(msg.JSON.ExtraFields, "context_management")
+	}
+	return withBytes(turn, len(body)), err
 }
 
-func (a *Anthropic) stream(ctx context.Context, params anthropic.MessageNewParams, onText func(string)) (*Turn, error) {
-	s := a.messages.NewStreaming(ctx, params)
+// body composes a Messages request body from the wire messages; see
+// OpenAI.body.
+func (a *Anthropic) body(req *Request) *body {
+	var system []byte
+	if req.System != "" {
+		// Marked for prompt caching: the system prompt is the same on
+		// every step of a run.
+		system, _ = marshalNoEscape([]anthropic.TextBlockParam{{Text: req.System, CacheControl: anthropic.NewCacheControlEphemeralParam()}})
+	}
+	size := messagesSize(req.Messages) + messagesSize(req.Tools) + len(system) + len(a.cfg.Model) + 512
+	b := newBody(size)
+	if req.OnText != nil {
+		b.raw("stream", []byte("true"))
+	}
+	b.str("model", a.cfg.Model)
+	b.num("max_tokens", a.cfg.MaxTokens)
+	if system != nil {
+		b.raw("system", system)
+	}
+	if len(req.Tools) > 0 {
+		b.array("tools", req.Tools, nil)
+		// The API refuses a tool_choice without tools; and a conversation
+		// with tool calls in it needs its tools defined, so the last
+		// request keeps them and says none may be called.
+		if req.ToolChoiceNone {
+			b.raw("tool_choice", []byte(`{"type":"none"}`))
+		}
+	}
+	if a.cfg.Temperature != nil {
+		// This SDK version no longer models temperature; models that take
+		// it still read it from the body.
+		b.float("temperature", *a.cfg.Temperature)
+	}
+	if p := a.cfg.ServerClearing; p.On() {
+		b.raw("context_management", serverClearing(p))
+	}
+	b.array("messages", req.Messages, nil)
+	return b
+}
+
+// serverClearing is the context management that has the API clear old
+// tool results itself, as the policy would.
+func serverClearing(p *ContextPolicy) []byte {
+	edit := anthropic.BetaClearToolUses20250919EditParam{
+		Trigger: anthropic.BetaClearToolUses20250919EditTriggerUnionParam{
+			OfInputTokens: &anthropic.BetaInputTokensTriggerParam{Value: p.Limit},
+		},
+		Keep:         anthropic.BetaToolUsesKeepParam{Value: int64(max(p.Keep, 0))},
+		ClearAtLeast: anthropic.BetaInputTokensClearAtLeastParam{Value: p.batch()},
+		ExcludeTools: p.KeepTools,
+	}
+	b, _ := json.Marshal(anthropic.BetaContextManagementConfigParam{
+		Edits: []anthropic.BetaContextManagementConfigEditUnionParam{{OfClearToolUses20250919: &edit}},
+	})
+	return b
+}
+
+func (a *Anthropic) stream(ctx context.Context, params anthropic.MessageNewParams, opts []aoption.RequestOption, onText func(string)) (*Turn, error) {
+	s := a.messages.NewStreaming(ctx, params, opts...)
 	defer s.Close()
 	var msg anthropic.Message
+	var edits json.RawMessage // the API's own clearing, told at the end
 	for s.Next() {
 		ev := s.Current()
+		if d, ok := ev.AsAny().(anthropic.MessageDeltaEvent); ok {
+			if cm := rawField(d.JSON.ExtraFields, "context_management"); cm != nil {
+				edits = cm
+			}
+		}
 		if err := msg.Accumulate(ev); err != nil {
 			return nil, &ProviderError{Provider: "anthropic", Message: "bad stream event: " + err.Error(), Err: err}
 		}
@@ -149,7 +215,24 @@ func (a *Anthropic) stream(ctx context.Context, params anthropic.MessageNewParam
 	if msg.StopReason == "" {
 		return nil, &ProviderError{Provider: "anthropic", Message: "the stream ended before the message was complete"}
 	}
-	return a.turn(&msg)
+	turn, err := a.turn(&msg)
+	if turn != nil {
+		turn.ContextManagement = edits
+	}
+	return turn, err
+}
+
+// rawField is an unmodelled field of a response as it came, or nil.
+func rawField(fields map[string]respjson.Field, name string) json.RawMessage {
+	f, ok := fields[name]
+	if !ok {
+		return nil
+	}
+	raw := f.Raw()
+	if raw == "" || raw == respjson.Omitted || raw == "null" {
+		return nil
+	}
+	return json.RawMessage(raw)
 }
 
 // turn makes a Turn of a response: the whole content array goes back, each
@@ -370,6 +453,45 @@ func (AnthropicDialect) ParseResults(msg Message) []RecordedResult {
 		r.Content, r.Text = text, text
 		out = append(out, r)
 	}
+	return out
+}
+
+// ResultContents locates the content of each tool_result block of a user
+// message.
+func (AnthropicDialect) ResultContents(msg Message) []ResultContent {
+	var role string
+	var content span
+	err := objectFields(msg, 0, func(key []byte, v span) bool {
+		switch string(key) {
+		case `"role"`:
+			role, _ = stringValue(msg, v)
+		case `"content"`:
+			content = v
+		}
+		return true
+	})
+	if err != nil || role != "user" || content.end == 0 || msg[content.start] != '[' {
+		return nil
+	}
+	var out []ResultContent
+	_ = arrayElems(msg, content.start, func(block span) {
+		var typ, id string
+		var c span
+		_ = objectFields(msg, block.start, func(key []byte, v span) bool {
+			switch string(key) {
+			case `"type"`:
+				typ, _ = stringValue(msg, v)
+			case `"tool_use_id"`:
+				id, _ = unquote(msg[v.start:v.end])
+			case `"content"`:
+				c = v
+			}
+			return true
+		})
+		if typ == "tool_result" {
+			out = append(out, ResultContent{CallID: id, Start: c.start, End: c.end})
+		}
+	})
 	return out
 }
 

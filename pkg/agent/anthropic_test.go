@@ -134,22 +134,31 @@ func TestAnthropicFailuresAreErrorResults(t *testing.T) {
 	}
 }
 
-func TestAnthropicMaxSteps(t *testing.T) {
+// A server that does not honour tool choice "none" on the last request
+// still gets every call of that turn answered: declined, not run.
+func TestAnthropicMaxStepsToolChoiceIgnored(t *testing.T) {
+	none := "none"
 	steps := []fakeapi.Step{
 		{ToolCalls: []fakeapi.ToolCall{{ID: "a", Name: "get_weather", Arguments: `{"city":"Paris"}`}}},
-		{ToolCalls: []fakeapi.ToolCall{{ID: "b", Name: "get_weather", Arguments: `{"city":"Paris"}`}}},
+		{Text: text("One more look."), ToolCalls: []fakeapi.ToolCall{{ID: "b", Name: "get_weather", Arguments: `{"city":"Paris"}`}},
+			IgnoreToolChoice: true, Expect: &fakeapi.Expect{ToolChoice: &none}},
 	}
-	out, _, tr, err := runAnt(t, steps, weatherTools(), func(l *agent.Loop) { l.MaxSteps = 2 })
+	ex := weatherTools()
+	out, _, tr, err := runAnt(t, steps, ex, func(l *agent.Loop) { l.MaxSteps = 2 })
 	if err != nil {
 		t.Fatal(err)
 	}
-	if out.Reason != "max_steps" {
-		t.Errorf("reason %q", out.Reason)
+	if out.Reason != "max_steps" || out.Answer != "One more look." || out.Exhausted != agent.ExhaustedSteps {
+		t.Errorf("outcome %+v", out)
+	}
+	if len(ex.calls) != 1 {
+		t.Errorf("calls run: %v, want only a", ex.calls)
 	}
 	recs := records(t, tr)
-	if last := recs[len(recs)-2].Message; last == nil || len(last.Results) != 1 || last.Results[0].CallID != "b" {
-		t.Errorf("the last call was not answered")
+	if last := recs[len(recs)-2].Message; last == nil || len(last.Results) != 1 || last.Results[0].CallID != "b" || last.Results[0].Error != transcript.KindDeclined {
+		t.Errorf("the last call was not answered as declined: %+v", last)
 	}
+	mustValidate(t, tr)
 }
 
 func TestAnthropicRetriesAndUnauthorized(t *testing.T) {

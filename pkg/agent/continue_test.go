@@ -28,7 +28,7 @@ func TestContinueAnswersPendingCallsThenAsks(t *testing.T) {
 			var buf bytes.Buffer
 			w := transcript.NewWriter(&buf, nil)
 			_ = w.WriteHeader(transcript.Header{Provider: shape, Model: "m"})
-			if _, err := (&agent.Loop{Provider: p, Tools: &slowAndMark{interrupt: cancel}, Transcript: w}).Prompt(ctx, "wait, and mark"); err == nil {
+			if _, err := (&agent.Loop{Provider: p, Tools: &slowAndMark{interrupt: cancel}, Transcript: w, ToolDefs: defsOf(t, p, "wait", "mark")}).Prompt(ctx, "wait, and mark"); err == nil {
 				t.Fatal("the first run was not interrupted")
 			}
 			srv.Close()
@@ -48,7 +48,7 @@ func TestContinueAnswersPendingCallsThenAsks(t *testing.T) {
 				_ = w2.WriteMessage(m)
 			}
 			st := agent.State{Messages: messagesOf(conv), Finished: agent.FinishedFromRecords(conv.Finished), Steps: 1, Prompt: "and then?"}
-			out, err := (&agent.Loop{Provider: p2, Tools: ex, Transcript: w2}).Run(context.Background(), st)
+			out, err := (&agent.Loop{Provider: p2, Tools: ex, Transcript: w2, ToolDefs: defsOf(t, p2, "wait", "mark")}).Run(context.Background(), st)
 			if err != nil || out.Answer != "Then this." || out.Steps != 2 {
 				t.Fatalf("continue: %v, %+v", err, out)
 			}

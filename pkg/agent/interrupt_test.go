@@ -3,6 +3,7 @@ package agent_test
 import (
 	"bytes"
 	"context"
+	"encoding/json"
 	"errors"
 	"slices"
 	"sync"
@@ -61,6 +62,22 @@ type fakeServer interface {
 	Close()
 }
 
+// defsOf defines tools that take no arguments, in the provider's wire
+// form: the Messages API wants the tools of a conversation with tool calls
+// in it defined.
+func defsOf(t *testing.T, d agent.Dialect, names ...string) []json.RawMessage {
+	t.Helper()
+	specs := make([]agent.ToolSpec, len(names))
+	for i, n := range names {
+		specs[i] = agent.ToolSpec{Name: n, Description: n + ".", Parameters: json.RawMessage(`{"type":"object","properties":{}}`)}
+	}
+	defs, err := d.ToolDefs(specs)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return defs
+}
+
 func fakeProvider(t *testing.T, shape string, steps []fakeapi.Step) (agent.Provider, fakeServer) {
 	t.Helper()
 	var (
@@ -77,6 +94,10 @@ func fakeProvider(t *testing.T, shape string, steps []fakeapi.Step) (agent.Provi
 		s := fakeapi.NewAnthropic(steps, "")
 		srv = s
 		p, err = agent.NewAnthropic(agent.AnthropicConfig{BaseURL: s.BaseURL(), Model: "m"})
+	case "responses":
+		s := fakeapi.NewResponses(steps, "")
+		srv = s
+		p, err = agent.NewResponses(agent.ResponsesConfig{OpenAIConfig: agent.OpenAIConfig{BaseURL: s.BaseURL(), Model: "m"}})
 	}
 	if err != nil {
 		t.Fatal(err)
@@ -106,7 +127,7 @@ func TestInterruptKeepsFinishedCallsAndResumeRunsOnlyTheOthers(t *testing.T) {
 			if err := w.WriteHeader(transcript.Header{Provider: shape, Model: "m"}); err != nil {
 				t.Fatal(err)
 			}
-			out, err := (&agent.Loop{Provider: p, Tools: ex, Transcript: w}).Prompt(ctx, "wait, and mark")
+			out, err := (&agent.Loop{Provider: p, Tools: ex, Transcript: w, ToolDefs: defsOf(t, p, "wait", "mark")}).Prompt(ctx, "wait, and mark")
 			if err == nil || out.Reason != transcript.ReasonInterrupted {
 				t.Fatalf("reason %q, err %v", out.Reason, err)
 			}
@@ -160,7 +181,7 @@ func TestInterruptKeepsFinishedCallsAndResumeRunsOnlyTheOthers(t *testing.T) {
 				}
 			}
 			st := agent.State{Messages: messagesOf(conv), Finished: agent.FinishedFromRecords(conv.Finished), Steps: 1}
-			loop := &agent.Loop{Provider: p2, Tools: ex2, Transcript: w2, OnEvent: func(e agent.Event) {
+			loop := &agent.Loop{Provider: p2, Tools: ex2, Transcript: w2, ToolDefs: defsOf(t, p2, "wait", "mark"), OnEvent: func(e agent.Event) {
 				if e.Kind == agent.EventCallDone {
 					events = append(events, e)
 				}
@@ -222,7 +243,7 @@ func TestInterruptAfterEveryCallFinishedKeepsTheResults(t *testing.T) {
 			if err := w.WriteHeader(transcript.Header{Provider: shape, Model: "m"}); err != nil {
 				t.Fatal(err)
 			}
-			out, err := (&agent.Loop{Provider: p, Tools: ex, Transcript: w}).Prompt(ctx, "mark")
+			out, err := (&agent.Loop{Provider: p, Tools: ex, Transcript: w, ToolDefs: defsOf(t, p, "wait", "mark")}).Prompt(ctx, "mark")
 			// The error is the cause, which tells the caller an interrupt
 			// (exit 130) from another end.
 			if !errors.Is(err, interrupted) || out.Reason != transcript.ReasonInterrupted {
@@ -260,7 +281,7 @@ func TestFinishedResultsOfOtherCallsAreIgnored(t *testing.T) {
 		Finished: []agent.CallResult{{Call: agent.Call{ID: "call_old", Name: "mark"}, Result: agent.ToolResult{Content: "marked"}}},
 		Steps:    1,
 	}
-	if _, err := (&agent.Loop{Provider: p, Tools: ex}).Run(context.Background(), st); err != nil {
+	if _, err := (&agent.Loop{Provider: p, Tools: ex, ToolDefs: defsOf(t, p, "wait", "mark")}).Run(context.Background(), st); err != nil {
 		t.Fatal(err)
 	}
 	if err := srv.Check(); err != nil {

@@ -14,6 +14,9 @@ import (
 const (
 	DefaultMaxSteps = 10
 	DefaultParallel = 8
+	// DefaultContextKeep is how many of the latest tool results clearing
+	// never touches.
+	DefaultContextKeep = 3
 )
 
 // EventKind says what an Event reports.
@@ -39,6 +42,11 @@ type Event struct {
 	// finished before the run that made it stopped, and is answered with
 	// the result recorded then (State.Finished).
 	Recorded bool
+	// Request is what the turn's request carried and cost (EventTurn).
+	Request *RequestStats
+	// Final is set on the EventRequest of the last request a budget
+	// allows, which asks for an answer without tools.
+	Final bool
 }
 
 // State is a conversation to continue.
@@ -52,6 +60,16 @@ type State struct {
 	// Steps and Usage are what earlier runs of this conversation spent.
 	Steps int
 	Usage transcript.Usage
+	// Cleared are the results earlier runs cleared from what they sent
+	// (the transcript's cleared entries), cleared again before the first
+	// request so that it is the one the earlier run would have sent.
+	Cleared []transcript.Cleared
+	// ClearNow are results to clear before the first request and to record
+	// with it as cleared there (replay re-drives a recorded clearing).
+	ClearNow []transcript.Cleared
+	// TokensPerByte is what the last request of an earlier run gave, to
+	// estimate the next one's tokens by; 0 when unknown.
+	TokensPerByte float64
 	// Prompt, when set, is a new user message: the conversation goes on
 	// with it once the pending calls are answered.
 	Prompt string
@@ -59,11 +77,22 @@ type State struct {
 
 // Outcome is how a run ended.
 type Outcome struct {
-	// Answer is the final answer's text (empty unless Reason is stop,
-	// max_tokens or refusal).
+	// Answer is the final answer's text: the model's last turn when it
+	// called no tool (Reason stop, max_tokens, refusal; or a budget's, when
+	// its last request was answered).
 	Answer string
 	// Reason is one of the transcript.Reason* values.
 	Reason string
+	// Exhausted names the budget that ended the run (Exhausted*), "" for
+	// none; Estimate says what was estimated when one left no room for a
+	// request at all.
+	Exhausted, Estimate string
+	// Requests are the run's requests, one a step.
+	Requests []RequestStats
+	// Cost is what the run's requests cost in US dollars, when Price is
+	// known (CostKnown).
+	Cost      float64
+	CostKnown bool
 	// Steps counts all model calls of the conversation, earlier runs included.
 	Steps int
 	Usage transcript.Usage
@@ -95,6 +124,21 @@ type Loop struct {
 	// in several parts (replay of a log with several user turns).
 	NoEnd bool
 
+	// NoFinalAnswer ends a run whose budget runs out without a last
+	// request. By default the last request a budget allows (steps, tokens,
+	// cost, context) is sent with tool choice "none", so that the model
+	// answers from what it has.
+	NoFinalAnswer bool
+	// Budget caps the run's tokens and cost; nil caps neither.
+	Budget *Budget
+	// Price is the model's, for the cost of each request; nil when unknown.
+	Price *Price
+	// Context clears old tool results from what is sent; nil clears none.
+	Context *ContextPolicy
+	// MaxOutputTokens is each answer's cap the provider was given, 0 when
+	// none: the budgets take it as the next answer's size.
+	MaxOutputTokens int64
+
 	eventMu sync.Mutex
 }
 
@@ -112,7 +156,7 @@ func (l *Loop) Prompt(ctx context.Context, text string) (*Outcome, error) {
 // The end record is written on every path; the returned error says why a
 // run ended in error or interruption.
 func (l *Loop) Run(ctx context.Context, st State) (*Outcome, error) {
-	out := &Outcome{Steps: st.Steps, Usage: st.Usage, Messages: append([]Message(nil), st.Messages...)}
+	out := &Outcome{Steps: st.Steps, Usage: st.Usage, Messages: append([]Message(nil), st.Messages...), CostKnown: l.Price != nil}
 	maxSteps := l.MaxSteps
 	if maxSteps <= 0 {
 		maxSteps = DefaultMaxSteps
@@ -123,6 +167,14 @@ func (l *Loop) Run(ctx context.Context, st State) (*Outcome, error) {
 		out.Reason = transcript.ReasonError
 		return l.finish(out, err)
 	}
+	g := newGauge(l, &st)
+	g.sync(out.Messages)
+	g.added, g.addedRefs = 0, nil
+	if err := g.restore(st.Cleared, st.ClearNow); err != nil {
+		out.Reason = transcript.ReasonError
+		return l.finish(out, err)
+	}
+	final := "" // the budget whose last request was sent
 	finished := st.Finished
 	for newSteps := 0; ; {
 		if len(pending) > 0 {
@@ -144,14 +196,32 @@ func (l *Loop) Run(ctx context.Context, st State) (*Outcome, error) {
 			st.Prompt = ""
 		}
 		if newSteps >= maxSteps {
-			out.Reason = transcript.ReasonMaxSteps
+			out.Reason, out.Exhausted = transcript.ReasonMaxSteps, ExhaustedSteps
 			return l.finish(out, nil)
 		}
+		// Before the request: what it may carry, and whether a budget
+		// leaves room for it, or for it only as the last.
+		g.sync(out.Messages)
+		d, err := g.decide(newSteps+1 == maxSteps && !l.NoFinalAnswer)
+		if err != nil {
+			out.Reason = transcript.ReasonError
+			return l.finish(out, err)
+		}
+		if l.NoFinalAnswer {
+			// Without a last request for an answer, requests go on while
+			// they fit; the run ends before one that would not.
+			d.final = ""
+		}
+		if d.stop != "" {
+			out.Reason, out.Exhausted, out.Estimate = exhaustedReason(d.stop), d.stop, d.why
+			return l.finish(out, nil)
+		}
+		final = d.final
 		newSteps++
 		out.Steps++
 		step = out.Steps
 
-		turn, err := l.complete(ctx, step, out.Messages)
+		turn, err := l.complete(ctx, step, g.sent, final != "")
 		if err == nil {
 			err = l.checkCalls(turn.Calls)
 		}
@@ -159,29 +229,41 @@ func (l *Loop) Run(ctx context.Context, st State) (*Outcome, error) {
 			out.Reason = reasonFor(ctx, err)
 			return l.finish(out, err)
 		}
+		cleared := g.sentRequest()
+		stats := g.observe(turn, step, final != "", cleared)
+		out.Requests = append(out.Requests, stats)
+		out.Cost += stats.Cost
 		out.Usage.Add(turn.Usage)
 		if isEmpty(turn) && turn.Stop != StopPause {
 			// A turn that says nothing (the output token limit spent on
 			// reasoning before any text) ends the run as its kind does, but
 			// joins neither the conversation nor the transcript: an
 			// assistant message without content is one the API refuses.
-			switch turn.Stop {
-			case StopMaxTokens:
+			switch {
+			case turn.Stop == StopMaxTokens:
 				out.Reason = transcript.ReasonMaxTokens
 				return l.finish(out, nil)
-			case StopRefusal:
+			case turn.Stop == StopRefusal:
 				out.Reason = transcript.ReasonRefusal
+				return l.finish(out, nil)
+			case final != "":
+				out.Reason, out.Exhausted = exhaustedReason(final), final
 				return l.finish(out, nil)
 			}
 			out.Reason = transcript.ReasonError
 			return l.finish(out, &ProviderError{Provider: l.Provider.Name(), Message: "the response has no content: neither text nor tool calls"})
 		}
 		out.Messages = append(out.Messages, turn.Messages...)
-		if err := l.recordTurn(step, turn); err != nil {
+		if len(turn.Messages) == 0 {
+			// Nothing to record them on: the next request carries them.
+			g.cleared = append(cleared, g.cleared...)
+			cleared = nil
+		}
+		if err := l.recordTurn(step, turn, cleared, final != ""); err != nil {
 			out.Reason = transcript.ReasonError
 			return l.finish(out, err)
 		}
-		l.emit(Event{Kind: EventTurn, Step: step, Turn: turn})
+		l.emit(Event{Kind: EventTurn, Step: step, Turn: turn, Request: &stats})
 
 		switch {
 		case turn.Stop == StopRefusal:
@@ -193,6 +275,12 @@ func (l *Loop) Run(ctx context.Context, st State) (*Outcome, error) {
 		case turn.Stop == StopMaxTokens:
 			out.Reason, out.Answer = transcript.ReasonMaxTokens, turn.Text
 			return l.finish(out, l.decline(out, step, turn.Calls, "not run: the response was cut off by the output token limit, so the call may be incomplete"))
+		case final != "":
+			// The last request a budget allowed. A server that does not
+			// honour the tool choice may still have called tools: they are
+			// answered, not run, and the run ends with what the model said.
+			out.Reason, out.Exhausted, out.Answer = exhaustedReason(final), final, turn.Text
+			return l.finish(out, l.decline(out, step, turn.Calls, "not run: "+exhaustedText(final)+" ran out"))
 		case turn.Stop == StopPause && len(turn.Calls) == 0:
 			// The server paused a long turn; sending it back resumes it.
 			continue
@@ -202,6 +290,30 @@ func (l *Loop) Run(ctx context.Context, st State) (*Outcome, error) {
 		}
 		pending = turn.Calls
 	}
+}
+
+// exhaustedReason is the end reason of a run a budget ended.
+func exhaustedReason(budget string) string {
+	switch budget {
+	case ExhaustedSteps:
+		return transcript.ReasonMaxSteps
+	case ExhaustedContext:
+		return transcript.ReasonContext
+	}
+	return transcript.ReasonBudget
+}
+
+// exhaustedText names a budget in a sentence.
+func exhaustedText(budget string) string {
+	switch budget {
+	case ExhaustedSteps:
+		return "the step budget"
+	case ExhaustedTokens:
+		return "the token budget"
+	case ExhaustedCost:
+		return "the cost budget"
+	}
+	return "the context limit"
 }
 
 // checkCalls refuses a turn whose calls cannot each be answered under an
@@ -229,15 +341,16 @@ func (l *Loop) checkCalls(calls []Call) error {
 	return nil
 }
 
-// complete asks the model for the next turn.
-func (l *Loop) complete(ctx context.Context, step int, msgs []Message) (*Turn, error) {
+// complete asks the model for the next turn; final asks for one without
+// tool calls.
+func (l *Loop) complete(ctx context.Context, step int, msgs []Message, final bool) (*Turn, error) {
 	if ctx.Err() != nil {
 		// The cause says why (an interrupt, a time limit) to the caller.
 		return nil, context.Cause(ctx)
 	}
-	l.emit(Event{Kind: EventRequest, Step: step})
+	l.emit(Event{Kind: EventRequest, Step: step, Final: final})
 	start := time.Now()
-	turn, err := l.Provider.Complete(ctx, &Request{System: l.System, Messages: msgs, Tools: l.ToolDefs, OnText: l.OnText})
+	turn, err := l.Provider.Complete(ctx, &Request{System: l.System, Messages: msgs, Tools: l.ToolDefs, OnText: l.OnText, ToolChoiceNone: final})
 	if err != nil {
 		if ctx.Err() != nil {
 			return nil, context.Cause(ctx)
@@ -477,8 +590,8 @@ func (l *Loop) pendingCalls(msgs []Message) ([]Call, int, error) {
 }
 
 // recordTurn writes a turn's messages; what is known of the whole turn
-// (usage, latency, finish reason) goes on its last one.
-func (l *Loop) recordTurn(step int, turn *Turn) error {
+// (usage, latency, finish reason, its request) goes on its last one.
+func (l *Loop) recordTurn(step int, turn *Turn, cleared []transcript.Cleared, final bool) error {
 	if l.Transcript == nil || len(turn.Messages) == 0 {
 		return nil
 	}
@@ -489,6 +602,12 @@ func (l *Loop) recordTurn(step int, turn *Turn) error {
 	usage := turn.Usage
 	last := &recs[len(recs)-1]
 	last.Usage, last.LatencyMS, last.FinishReason = &usage, turn.Latency.Milliseconds(), turn.FinishReason
+	// And what is known of the request: with it, and the messages before
+	// the turn, the request can be rebuilt.
+	last.RequestBytes, last.Cleared, last.ContextManagement = turn.RequestBytes, cleared, turn.ContextManagement
+	if final {
+		last.ToolChoice = "none"
+	}
 	return l.Transcript.WriteMessages(recs...)
 }
 
@@ -515,6 +634,10 @@ func (l *Loop) finish(out *Outcome, err error) (*Outcome, error) {
 	}
 	if l.Transcript != nil && !l.NoEnd {
 		end := transcript.End{Reason: out.Reason, Steps: out.Steps, Usage: out.Usage}
+		if out.CostKnown {
+			cost := out.Cost
+			end.CostUSD = &cost
+		}
 		if err != nil {
 			end.Error = err.Error()
 		}

@@ -265,12 +265,14 @@ func TestFailuresAreObservations(t *testing.T) {
 	}
 }
 
+// Without a last request for an answer, a run that reaches --max-steps
+// ends after its last turn's calls are answered.
 func TestMaxStepsEndsWithEveryCallAnswered(t *testing.T) {
 	steps := []fakeapi.Step{
 		{ToolCalls: []fakeapi.ToolCall{{ID: "a", Name: "get_weather", Arguments: `{"city":"Paris"}`}}},
 		{ToolCalls: []fakeapi.ToolCall{{ID: "b", Name: "get_weather", Arguments: `{"city":"Paris"}`}}},
 	}
-	out, srv, tr, err := run(t, steps, weatherTools(), func(l *agent.Loop) { l.MaxSteps = 2 })
+	out, srv, tr, err := run(t, steps, weatherTools(), func(l *agent.Loop) { l.MaxSteps, l.NoFinalAnswer = 2, true })
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -11,7 +11,6 @@ import (
 
 	"github.com/openai/openai-go/v3"
 	"github.com/openai/openai-go/v3/option"
-	"github.com/openai/openai-go/v3/packages/param"
 	"github.com/openai/openai-go/v3/packages/respjson"
 )
 
@@ -132,26 +131,17 @@ func (o *OpenAI) BaseURL() string { return o.cfg.BaseURL }
 
 // Complete sends the conversation and returns the assistant's turn.
 func (o *OpenAI) Complete(ctx context.Context, req *Request) (*Turn, error) {
+	b := o.body(req)
+	defer b.release()
+	body := b.bytes()
+	// The params carry the model only: the body goes as composed.
 	params := openai.ChatCompletionNewParams{Model: o.cfg.Model}
-	if req.System != "" {
-		params.Messages = append(params.Messages, openai.SystemMessage(req.System))
-	}
-	for _, m := range req.Messages {
-		params.Messages = append(params.Messages, param.Override[openai.ChatCompletionMessageParamUnion](json.RawMessage(m)))
-	}
-	for _, t := range req.Tools {
-		params.Tools = append(params.Tools, param.Override[openai.ChatCompletionToolUnionParam](json.RawMessage(t)))
-	}
-	if o.cfg.Temperature != nil {
-		params.Temperature = openai.Float(*o.cfg.Temperature)
-	}
-	if o.cfg.MaxTokens > 0 {
-		params.MaxCompletionTokens = openai.Int(o.cfg.MaxTokens)
-	}
+	send := option.WithRequestBody("application/json", body)
 	if req.OnText != nil {
-		return o.stream(ctx, params, req.OnText)
+		turn, err := o.stream(ctx, params, send, req.OnText)
+		return withBytes(turn, len(body)), err
 	}
-	comp, err := o.chat.New(ctx, params)
+	comp, err := o.chat.New(ctx, params, send)
 	if err != nil {
 		return nil, o.providerError(err)
 	}
@@ -163,12 +153,54 @@ func (o *OpenAI) Complete(ctx context.Context, req *Request) (*Turn, error) {
 	for i, tc := range m.ToolCalls {
 		extras[i] = extraFields(tc.AsFunction().JSON.ExtraFields)
 	}
-	return o.turn(comp, extraFields(m.JSON.ExtraFields), extras)
+	turn, err := o.turn(comp, extraFields(m.JSON.ExtraFields), extras)
+	return withBytes(turn, len(body)), err
 }
 
-func (o *OpenAI) stream(ctx context.Context, params openai.ChatCompletionNewParams, onText func(string)) (*Turn, error) {
-	params.StreamOptions.IncludeUsage = openai.Bool(true)
-	s := o.chat.NewStreaming(ctx, params)
+// body composes a Chat Completions request body from the wire messages. A
+// streamed request has "stream" first: the SDK sets it again, and finds it
+// there without reading the rest.
+func (o *OpenAI) body(req *Request) *body {
+	var system []Message
+	if req.System != "" {
+		s, _ := marshalNoEscape(openai.SystemMessage(req.System))
+		system = []Message{s}
+	}
+	size := messagesSize(req.Messages) + messagesSize(system) + messagesSize(req.Tools) + len(o.cfg.Model) + 256
+	b := newBody(size)
+	if req.OnText != nil {
+		b.raw("stream", []byte("true"))
+		b.raw("stream_options", []byte(`{"include_usage":true}`))
+	}
+	b.str("model", o.cfg.Model)
+	if len(req.Tools) > 0 {
+		b.array("tools", req.Tools, nil)
+		// With no tools there is nothing to choose from, and the API
+		// refuses a tool_choice.
+		if req.ToolChoiceNone {
+			b.str("tool_choice", "none")
+		}
+	}
+	if o.cfg.Temperature != nil {
+		b.float("temperature", *o.cfg.Temperature)
+	}
+	if o.cfg.MaxTokens > 0 {
+		b.num("max_completion_tokens", o.cfg.MaxTokens)
+	}
+	b.array("messages", system, req.Messages)
+	return b
+}
+
+// withBytes notes the size of the request body that got a turn.
+func withBytes(t *Turn, n int) *Turn {
+	if t != nil {
+		t.RequestBytes = n
+	}
+	return t
+}
+
+func (o *OpenAI) stream(ctx context.Context, params openai.ChatCompletionNewParams, send option.RequestOption, onText func(string)) (*Turn, error) {
+	s := o.chat.NewStreaming(ctx, params, send)
 	defer s.Close()
 	var acc openai.ChatCompletionAccumulator
 	// The accumulator keeps only the fields the SDK models; the rest
@@ -397,7 +429,7 @@ func (OpenAIDialect) ResultMessages(results []CallResult) ([]ResultMessage, erro
 			}
 			content = string(b)
 		}
-		b, err := json.Marshal(openai.ToolMessage(content, r.Call.ID))
+		b, err := toolMessage(content, r.Call.ID)
 		if err != nil {
 			return nil, err
 		}
@@ -411,6 +443,23 @@ func (OpenAIDialect) ResultMessages(results []CallResult) ([]ResultMessage, erro
 		out = append(out, ResultMessage{Message: b, Images: withImages})
 	}
 	return out, nil
+}
+
+// oaiToolMessage has the fields of openai.ToolMessage(content, id) with a
+// string content, in the order the SDK writes them.
+type oaiToolMessage struct {
+	Content    string `json:"content"`
+	ToolCallID string `json:"tool_call_id"`
+	Role       string `json:"role"`
+}
+
+// toolMessage is json.Marshal(openai.ToolMessage(content, id)), byte for
+// byte (FuzzToolMessage checks it), at a tenth of the cost: the SDK's
+// union type marshals through its own reflection, and encoding/json then
+// compacts and checks the output again, which for a run's results of some
+// KiB each is a good part of the loop's own CPU.
+func toolMessage(content, id string) ([]byte, error) {
+	return json.Marshal(oaiToolMessage{Content: content, ToolCallID: id, Role: "tool"})
 }
 
 // oaiMessage holds the fields of a Chat Completions message the loop reads.
@@ -469,6 +518,28 @@ func (OpenAIDialect) ParseResults(msg Message) []RecordedResult {
 		text = *e.Error
 	}
 	return []RecordedResult{{CallID: m.ToolCallID, Content: content, Text: text, IsError: isErr}}
+}
+
+// ResultContents locates a tool message's content.
+func (OpenAIDialect) ResultContents(msg Message) []ResultContent {
+	var out []ResultContent
+	var role, id string
+	var content span
+	err := objectFields(msg, 0, func(key []byte, v span) bool {
+		switch string(key) {
+		case `"role"`:
+			role, _ = stringValue(msg, v)
+		case `"tool_call_id"`:
+			id, _ = unquote(msg[v.start:v.end])
+		case `"content"`:
+			content = v
+		}
+		return true
+	})
+	if err != nil || role != "tool" {
+		return nil
+	}
+	return append(out, ResultContent{CallID: id, Start: content.start, End: content.end})
 }
 
 // ItemTurns is false: a turn is one assistant message.

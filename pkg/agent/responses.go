@@ -8,11 +8,12 @@ import (
 	"fmt"
 	"maps"
 	"slices"
+	"strconv"
 	"strings"
 	"sync"
 
 	"github.com/openai/openai-go/v3"
-	"github.com/openai/openai-go/v3/packages/param"
+	"github.com/openai/openai-go/v3/option"
 	"github.com/openai/openai-go/v3/responses"
 )
 
@@ -66,15 +67,20 @@ func (r *Responses) BaseURL() string { return r.cfg.BaseURL }
 // Complete sends the conversation and returns the model's turn: its output
 // items, each a message of its own.
 func (r *Responses) Complete(ctx context.Context, req *Request) (*Turn, error) {
-	params := r.params(req)
+	b := r.body(req)
+	defer b.release()
+	body := b.bytes()
+	// The params carry the model only: the body goes as composed.
+	params := responses.ResponseNewParams{Model: r.cfg.Model}
+	send := option.WithRequestBody("application/json", body)
 	var (
 		resp *responses.Response
 		err  error
 	)
 	if req.OnText != nil {
-		resp, err = r.stream(ctx, params, req.OnText)
+		resp, err = r.stream(ctx, params, send, req.OnText)
 	} else {
-		resp, err = r.svc.New(ctx, params)
+		resp, err = r.svc.New(ctx, params, send)
 		if err != nil {
 			err = r.providerError(err)
 		}
@@ -86,6 +92,7 @@ func (r *Responses) Complete(ctx context.Context, req *Request) (*Turn, error) {
 	if err != nil {
 		return nil, err
 	}
+	turn.RequestBytes = len(body)
 	if r.cfg.Store {
 		r.mu.Lock()
 		r.lastID = resp.ID
@@ -95,46 +102,48 @@ func (r *Responses) Complete(ctx context.Context, req *Request) (*Turn, error) {
 	return turn, nil
 }
 
-// params composes a request from the conversation's wire items. It is the
+// body composes a request from the conversation's wire items. It is the
 // one place a request is made: each item goes out as the bytes it is kept
-// as.
-func (r *Responses) params(req *Request) responses.ResponseNewParams {
-	p := responses.ResponseNewParams{
-		Model: r.cfg.Model,
-		Store: openai.Bool(r.cfg.Store),
-		// Asked for with Store too: the transcript then holds every
-		// reasoning item whole, and a resumed run can go on statelessly.
-		Include: []responses.ResponseIncludable{responses.ResponseIncludableReasoningEncryptedContent},
+// as (see OpenAI.body).
+func (r *Responses) body(req *Request) *body {
+	items := req.Messages
+	id, n := r.held(req.Messages)
+	if id != "" {
+		items = items[n:]
 	}
+	b := newBody(messagesSize(items) + messagesSize(req.Tools) + len(req.System) + len(r.cfg.Model) + 512)
+	if req.OnText != nil {
+		b.raw("stream", []byte("true"))
+	}
+	b.str("model", r.cfg.Model)
+	b.raw("store", []byte(strconv.FormatBool(r.cfg.Store)))
+	// Asked for with Store too: the transcript then holds every reasoning
+	// item whole, and a resumed run can go on statelessly.
+	b.raw("include", []byte(`["`+string(responses.ResponseIncludableReasoningEncryptedContent)+`"]`))
 	if req.System != "" {
 		// Instructions do not carry over with previous_response_id: they
 		// are sent on every request.
-		p.Instructions = openai.String(req.System)
+		b.str("instructions", req.System)
 	}
-	items := req.Messages
-	if id, n := r.held(req.Messages); id != "" {
-		p.PreviousResponseID = openai.String(id)
-		items = items[n:]
+	if id != "" {
+		b.str("previous_response_id", id)
 	}
-	input := make(responses.ResponseInputParam, len(items))
-	for i, m := range items {
-		input[i] = param.Override[responses.ResponseInputItemUnionParam](json.RawMessage(m))
-	}
-	p.Input = responses.ResponseNewParamsInputUnion{OfInputItemList: input}
-	for _, t := range req.Tools {
-		p.Tools = append(p.Tools, param.Override[responses.ToolUnionParam](json.RawMessage(t)))
-	}
-	if len(p.Tools) > 0 {
+	if len(req.Tools) > 0 {
+		b.array("tools", req.Tools, nil)
 		// The loop answers every call of a turn, concurrently.
-		p.ParallelToolCalls = openai.Bool(true)
+		b.raw("parallel_tool_calls", []byte("true"))
+		if req.ToolChoiceNone {
+			b.str("tool_choice", "none")
+		}
 	}
 	if r.cfg.Temperature != nil {
-		p.Temperature = openai.Float(*r.cfg.Temperature)
+		b.float("temperature", *r.cfg.Temperature)
 	}
 	if r.cfg.MaxTokens > 0 {
-		p.MaxOutputTokens = openai.Int(r.cfg.MaxTokens)
+		b.num("max_output_tokens", r.cfg.MaxTokens)
 	}
-	return p
+	b.array("input", items, nil)
+	return b
 }
 
 // held returns the last response's id and how many of msgs the server
@@ -158,8 +167,8 @@ func (r *Responses) held(msgs []Message) (string, int) {
 // completed response's output, when it has one, replaces them: it is the
 // form the API expects back (a reasoning item's ciphertext differs between
 // the two), and each item is kept once.
-func (r *Responses) stream(ctx context.Context, params responses.ResponseNewParams, onText func(string)) (*responses.Response, error) {
-	s := r.svc.NewStreaming(ctx, params)
+func (r *Responses) stream(ctx context.Context, params responses.ResponseNewParams, send option.RequestOption, onText func(string)) (*responses.Response, error) {
+	s := r.svc.NewStreaming(ctx, params, send)
 	defer s.Close()
 	done := map[int64]responses.ResponseOutputItemUnion{}
 	var final *responses.Response
@@ -457,6 +466,27 @@ func (ResponsesDialect) Role(msg Message) string {
 		return ""
 	}
 	return "assistant"
+}
+
+// ResultContents locates a function_call_output item's output.
+func (ResponsesDialect) ResultContents(msg Message) []ResultContent {
+	var typ, id string
+	var output span
+	err := objectFields(msg, 0, func(key []byte, v span) bool {
+		switch string(key) {
+		case `"type"`:
+			typ, _ = stringValue(msg, v)
+		case `"call_id"`:
+			id, _ = unquote(msg[v.start:v.end])
+		case `"output"`:
+			output = v
+		}
+		return true
+	})
+	if err != nil || typ != "function_call_output" {
+		return nil
+	}
+	return []ResultContent{{CallID: id, Start: output.start, End: output.end}}
 }
 
 // ItemTurns is true: a turn is the run of output items of one response.

@@ -42,8 +42,8 @@ func TestScenariosWithStreaming(t *testing.T) {
 		}, failing, 0, "stop", "Nothing worked.", "Nothing worked."},
 		{"max steps", []fakeapi.Step{
 			{ToolCalls: []fakeapi.ToolCall{{ID: "c_1", Name: "get_weather", Arguments: `{"city":"Paris"}`}}},
-			{ToolCalls: []fakeapi.ToolCall{{ID: "c_2", Name: "get_weather", Arguments: `{"city":"Paris"}`}}},
-		}, weatherTools(), 2, "max_steps", "", ""},
+			{Text: text("Paris: 19 C, clear."), Expect: &fakeapi.Expect{Results: map[string]string{"c_1": "19 C"}}},
+		}, weatherTools(), 2, "max_steps", "Paris: 19 C, clear.", "Paris: 19 C, clear."},
 	}
 	for _, sc := range scenarios {
 		for _, provider := range []string{"openai", "responses", "anthropic"} {

@@ -57,6 +57,7 @@ func FromTranscript(conv *transcript.Conversation, d agent.Dialect) Result {
 	var r Result
 	if e := conv.End; e != nil {
 		r.Reason, r.Steps, r.Usage, r.Error, r.Time = e.Reason, e.Steps, e.Usage, e.Error, e.Time
+		r.Cost = e.CostUSD
 	} else {
 		// The answer is on record, its end record is not.
 		r.Reason, r.Steps = transcript.ReasonStop, len(turns)
@@ -86,6 +87,11 @@ func FromTranscript(conv *transcript.Conversation, d agent.Dialect) Result {
 	switch r.Reason {
 	case transcript.ReasonStop, transcript.ReasonMaxTokens, transcript.ReasonRefusal:
 		if last != nil {
+			r.Answer = last.Text
+		}
+	case transcript.ReasonMaxSteps, transcript.ReasonBudget, transcript.ReasonContext:
+		// A budget's last request asks for an answer without tools.
+		if last != nil && len(last.Calls) == 0 {
 			r.Answer = last.Text
 		}
 	}

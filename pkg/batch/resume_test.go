@@ -71,6 +71,18 @@ func TestFromTranscript(t *testing.T) {
 	if r.Answer != "" || r.Reason != "error" || !strings.Contains(r.Error, "500") {
 		t.Errorf("failed: %+v", r)
 	}
+	// A budget spent: the forced last answer and the recorded cost are
+	// the result's; a budget spent on calls leaves no answer.
+	endBudget := `{"type":"end","time":"2026-01-01T00:00:03Z","reason":"budget","steps":2,"usage":{"input_tokens":10,"output_tokens":5},"cost_usd":0.25}`
+	r = FromTranscript(conv(t, hdr, prompt, calls, res1, answer, endBudget), d)
+	if r.Answer != "the answer" || r.Reason != "budget" || r.Cost == nil || *r.Cost != 0.25 {
+		t.Errorf("budget spent with an answer: %+v", r)
+	}
+	endSteps := `{"type":"end","time":"2026-01-01T00:00:03Z","reason":"max_steps","steps":1,"usage":{"input_tokens":10,"output_tokens":5}}`
+	r = FromTranscript(conv(t, hdr, prompt, calls, res1, endSteps), d)
+	if r.Answer != "" || r.Reason != "max_steps" || r.Cost != nil {
+		t.Errorf("steps spent on calls: %+v", r)
+	}
 }
 
 func TestSamePrompt(t *testing.T) {

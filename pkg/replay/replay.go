@@ -124,6 +124,7 @@ func Run(ctx context.Context, conv *transcript.Conversation, opts Options) (res 
 	index := map[callKey]int{}
 	scripted := agent.NewScripted(d, headerModel(conv), turns)
 	tools := &rerun{tools: opts.Tools, rec: rec}
+	reqs := recordedRequests(d, conv)
 	loop := &agent.Loop{
 		Provider: scripted, Tools: tools, Parallel: opts.Parallel, Transcript: w, NoEnd: true,
 		// One recorded turn at a time, so that the messages the recording
@@ -159,8 +160,16 @@ func Run(ctx context.Context, conv *transcript.Conversation, opts Options) (res 
 	if err := recordPrefix(w, conv.Messages[:rec.turnAt(0)]); err != nil {
 		return nil, err
 	}
+	var cleared []transcript.Cleared
 	for t := range turns {
 		tools.step = t + 1
+		// The request the recording sent: what it cleared, and whether it
+		// was the last a budget allowed (asked for with tool choice
+		// "none", by the one step the loop is allowed here).
+		r := reqs[t]
+		state.Cleared, state.ClearNow = cleared, r.cleared
+		cleared = append(cleared, r.cleared...)
+		loop.NoFinalAnswer = !r.final
 		out, err = loop.Run(ctx, state)
 		if err != nil {
 			return nil, fmt.Errorf("replay: %w", err)
@@ -279,6 +288,26 @@ func recordedTurns(d agent.Dialect, conv *transcript.Conversation) ([]*agent.Tur
 		turns = append(turns, t)
 	}
 	return turns, nil
+}
+
+// recordedRequest is what a transcript says of the request of one step
+// beyond its messages.
+type recordedRequest struct {
+	final   bool
+	cleared []transcript.Cleared
+}
+
+// recordedRequests are the requests of the recorded turns, in order. The
+// record that says it is the one with the turn's usage: the turn's last.
+func recordedRequests(d agent.Dialect, conv *transcript.Conversation) []recordedRequest {
+	var out []recordedRequest
+	for _, rec := range conv.Messages {
+		if d.Role(rec.Message) != "assistant" {
+			continue
+		}
+		out = append(out, recordedRequest{final: rec.ToolChoice == "none", cleared: rec.Cleared})
+	}
+	return out
 }
 
 // recording is what a conversation recorded, arranged for a replay.

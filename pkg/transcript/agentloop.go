@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"encoding/json"
 	"fmt"
+	"slices"
 	"strconv"
 	"strings"
 	"time"
@@ -26,7 +27,10 @@ type recordInfo struct {
 	baseURL    []byte
 	reason     []byte
 	hasTools   bool
-	toolsKind  byte // the kind of a "tools" that is not an array
+	hasContext bool   // a header's clearing policy
+	hasParent  bool   // a header's parent: the transcript holds another's records
+	cleared    []byte // a message's cleared entries
+	toolsKind  byte   // the kind of a "tools" that is not an array
 	callID     []byte
 	callIDK    byte // the kind of "call_id" (result records)
 }
@@ -223,6 +227,15 @@ func (v *validator) record(text []byte, n int, complete bool) {
 				ri.reason = s.text()
 				continue
 			}
+		case "context":
+			ri.hasContext = s.peekKind() == kindObject
+		case "parent":
+			ri.hasParent = s.peekKind() == kindString
+		case "cleared":
+			if s.peekKind() != kindNull {
+				ri.cleared = s.skipRaw()
+				continue
+			}
 		case "tools":
 			if k := s.peekKind(); k != kindArray && k != kindNull {
 				ri.toolsKind = k
@@ -259,6 +272,9 @@ func (v *validator) record(text []byte, n int, complete bool) {
 		if v.records > 1 {
 			v.fileFinding(n, Error, "missing-header", "the header is not the first record")
 		}
+		// A transcript that goes on from another starts with its records,
+		// clearings and all, whatever its own run's policy.
+		v.clearing.policy = ri.hasContext || ri.hasParent
 		v.applyHeader(n, &ri, names)
 	case TypeMessage:
 		v.messageRecord(n, &ri)
@@ -266,10 +282,8 @@ func (v *validator) record(text []byte, n int, complete bool) {
 		v.resultRecord(n, &ri)
 	case TypeEnd:
 		v.ended = true
-		switch string(ri.reason) {
-		case ReasonStop, ReasonMaxSteps, ReasonMaxTokens, ReasonRefusal, ReasonError, ReasonInterrupted:
-		default:
-			v.fileFinding(n, Error, "invalid-record", "end record with reason %q (want stop, max_steps, max_tokens, refusal, error or interrupted)", ri.reason)
+		if !slices.Contains(Reasons, string(ri.reason)) {
+			v.fileFinding(n, Error, "invalid-record", "end record with reason %q (want %s or %s)", ri.reason, strings.Join(Reasons[:len(Reasons)-1], ", "), Reasons[len(Reasons)-1])
 		}
 	default:
 		if !ri.hasType {
@@ -316,15 +330,17 @@ func (v *validator) applyHeader(n int, ri *recordInfo, names map[string]struct{}
 
 func (v *validator) messageRecord(n int, ri *recordInfo) {
 	c := &v.conv
+	seq, seqOK := int64(0), false
 	if ri.seqK != kindNumber {
 		v.fileFinding(n, Error, "invalid-record", "message record without a numeric seq")
-	} else if seq, err := strconv.ParseInt(string(ri.seq), 10, 64); err != nil {
+	} else if s, err := strconv.ParseInt(string(ri.seq), 10, 64); err != nil {
 		v.fileFinding(n, Error, "invalid-record", "message record with seq %s; want a whole number", ri.seq)
 	} else {
-		if seq <= v.lastSeq {
-			v.fileFinding(n, Error, "seq-order", "seq %d does not follow seq %d", seq, v.lastSeq)
+		if s <= v.lastSeq {
+			v.fileFinding(n, Error, "seq-order", "seq %d does not follow seq %d", s, v.lastSeq)
 		}
-		v.lastSeq = seq
+		v.lastSeq = s
+		seq, seqOK = s, true
 	}
 	if ri.messageK != kindObject {
 		if !ri.hasMessage {
@@ -337,6 +353,14 @@ func (v *validator) messageRecord(n int, ri *recordInfo) {
 	}
 	m := &v.msg
 	c.add(m)
+	if seqOK {
+		// The results a request cleared are earlier ones; this message's
+		// own may be cleared by later requests.
+		if ri.cleared != nil {
+			v.checkCleared(n, seq, ri.cleared)
+		}
+		v.noteResults(n, seq, m)
+	}
 	if ri.results == kindAbsent || ri.results == kindNull {
 		return
 	}

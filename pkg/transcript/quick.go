@@ -2,6 +2,8 @@ package transcript
 
 import (
 	"bytes"
+	"encoding/json"
+	"strconv"
 	"strings"
 	"time"
 	"unicode/utf8"
@@ -23,8 +25,8 @@ import (
 // to the structs' tags).
 var (
 	headerKeys = []string{"type", "version", "id", "time", "command", "provider", "model", "base_url", "tools_dirs",
-		"tools", "system", "max_steps", "parallel", "parent", "parent_id", "agentloop", "mcp_servers"}
-	endKeys     = []string{"type", "time", "reason", "error", "steps", "usage"}
+		"tools", "system", "max_steps", "parallel", "max_total_tokens", "max_cost", "context", "parent", "parent_id", "agentloop", "mcp_servers"}
+	endKeys     = []string{"type", "time", "reason", "error", "steps", "usage", "cost_usd"}
 	usageKeys   = []string{"input_tokens", "output_tokens", "cache_creation_input_tokens", "cache_read_input_tokens", "reasoning_tokens"}
 	messageKeys = []string{"step", "message", "images_of"}
 	wireKeys    = []string{"role", "content"}
@@ -76,6 +78,22 @@ func QuickHeader(line []byte) (h Header, ok bool) {
 			h.MaxSteps = s.quickInt()
 		case "parallel":
 			h.Parallel = s.quickInt()
+		case "max_total_tokens":
+			h.MaxTotalTokens = s.quickInt64()
+		case "max_cost":
+			h.MaxCost = s.quickFloat()
+		case "context":
+			// A few small fields, read as encoding/json reads them.
+			if s.peekKind() != kindObject {
+				s.giveUp()
+				break
+			}
+			var c ContextPolicy
+			if json.Unmarshal(s.skipRaw(), &c) != nil {
+				s.giveUp()
+				break
+			}
+			h.Context = &c
 		case "parent":
 			h.Parent = s.quickString()
 		case "parent_id":
@@ -117,6 +135,9 @@ func QuickEnd(line []byte) (e End, ok bool) {
 			e.Steps = s.quickInt()
 		case "usage":
 			s.quickUsage(&e.Usage)
+		case "cost_usd":
+			c := s.quickFloat()
+			e.CostUSD = &c
 		default:
 			s.skip()
 		}
@@ -282,6 +303,25 @@ func (s *scanner) quickStrings() []string {
 		out = append(out, s.quickString())
 	}
 	return out
+}
+
+// quickFloat reads a number as encoding/json reads one into a float64.
+func (s *scanner) quickFloat() float64 {
+	if s.peekKind() != kindNumber {
+		s.giveUp()
+		return 0
+	}
+	start := s.i
+	s.number()
+	if s.err != nil {
+		return 0
+	}
+	f, err := strconv.ParseFloat(string(s.d[start:s.i]), 64)
+	if err != nil {
+		s.giveUp()
+		return 0
+	}
+	return f
 }
 
 // quickInt reads an integer written without a fraction or an exponent, of

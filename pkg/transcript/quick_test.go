@@ -44,6 +44,7 @@ func writerLines(t *testing.T) [][]byte {
 	must(w.WriteHeader(Header{ID: "0123abcd", Time: time.Date(2026, 3, 1, 10, 0, 0, 123456789, time.UTC), Command: "continue",
 		Provider: "anthropic", Model: "claude-x", BaseURL: "http://127.0.0.1:1/v1", ToolsDirs: []string{"/a", "tools.d"},
 		Tools: []json.RawMessage{tool, tool}, System: "Be brief.\n\"Quote\" <b> & é 東京 😀\u2028", MaxSteps: 1 << 30, Parallel: 4,
+		MaxTotalTokens: 400000, MaxCost: 0.1 + 0.2, Context: &ContextPolicy{Limit: 32000, Keep: 3, KeepTools: []string{"plan"}, ClearAtLeast: 6400, Editing: "client"},
 		Parent: "/x/y.jsonl", ParentID: "ffff", Agentloop: "v1.2.3",
 		MCPServers: []MCPServer{{Name: "fs", Transport: "stdio", Command: []string{"npx", "server"}, Tools: []string{"read"}}}}))
 	must(w.WriteHeader(Header{Provider: "openai", Model: "m"}))
@@ -65,6 +66,8 @@ func writerLines(t *testing.T) [][]byte {
 	must(w.WriteEnd(End{Reason: ReasonError, Error: "provider: 429 \"slow down\"", Steps: 12,
 		Usage: Usage{InputTokens: 1 << 40, OutputTokens: 5, CacheCreationInputTokens: 6, CacheReadInputTokens: 7, ReasoningTokens: 8}}))
 	must(w.WriteEnd(End{Reason: ReasonStop}))
+	cost := 0.41
+	must(w.WriteEnd(End{Reason: ReasonBudget, Steps: 3, CostUSD: &cost}))
 	return bytes.Split(bytes.TrimSuffix(buf.Bytes(), []byte("\n")), []byte("\n"))
 }
 

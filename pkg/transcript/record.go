@@ -27,7 +27,12 @@ const (
 	ReasonRefusal     = "refusal"     // the model refused; pending calls were not run
 	ReasonError       = "error"       // a provider, tool-layer or transcript error
 	ReasonInterrupted = "interrupted" // SIGINT/SIGTERM or a cancelled context
+	ReasonBudget      = "budget"      // the token or cost budget ran out
+	ReasonContext     = "context"     // clearing old results could not keep a request within the context limit
 )
+
+// Reasons are the end reasons, in the order the schema lists them.
+var Reasons = []string{ReasonStop, ReasonMaxSteps, ReasonMaxTokens, ReasonRefusal, ReasonBudget, ReasonContext, ReasonError, ReasonInterrupted}
 
 // Header is the first record of a transcript: what ran, against what.
 type Header struct {
@@ -44,13 +49,18 @@ type Header struct {
 	// ToolsDirs are the folders the tools were loaded from.
 	ToolsDirs []string `json:"tools_dirs,omitempty"`
 	// Tools are the tool definitions offered to the model, in the provider's wire form.
-	Tools     []json.RawMessage `json:"tools,omitempty"`
-	System    string            `json:"system,omitempty"`
-	MaxSteps  int               `json:"max_steps,omitempty"`
-	Parallel  int               `json:"parallel,omitempty" jsonschema:"description=How many tool calls of one turn could run at once"`
-	Parent    string            `json:"parent,omitempty" jsonschema:"description=Path of the transcript this one continues or replays"`
-	ParentID  string            `json:"parent_id,omitempty" jsonschema:"description=Id of that transcript"`
-	Agentloop string            `json:"agentloop,omitempty" jsonschema:"description=Version of agentloop that wrote the file"`
+	Tools    []json.RawMessage `json:"tools,omitempty"`
+	System   string            `json:"system,omitempty"`
+	MaxSteps int               `json:"max_steps,omitempty"`
+	Parallel int               `json:"parallel,omitempty" jsonschema:"description=How many tool calls of one turn could run at once"`
+	// MaxTotalTokens and MaxCost are the run's budgets, when it had any.
+	MaxTotalTokens int64   `json:"max_total_tokens,omitempty" jsonschema:"description=The run's budget of input and output tokens"`
+	MaxCost        float64 `json:"max_cost,omitempty" jsonschema:"description=The run's budget in US dollars"`
+	// Context is the policy that cleared old tool results, when one did.
+	Context   *ContextPolicy `json:"context,omitempty"`
+	Parent    string         `json:"parent,omitempty" jsonschema:"description=Path of the transcript this one continues or replays"`
+	ParentID  string         `json:"parent_id,omitempty" jsonschema:"description=Id of that transcript"`
+	Agentloop string         `json:"agentloop,omitempty" jsonschema:"description=Version of agentloop that wrote the file"`
 	// MCPServers are the MCP servers whose tools were offered.
 	MCPServers []MCPServer `json:"mcp_servers,omitempty"`
 }
@@ -85,10 +95,45 @@ type Message struct {
 	// the order of its results (one on an OpenAI tool message, one per
 	// tool_result block on an Anthropic user message).
 	Results []Result `json:"results,omitempty"`
+
+	// What is known of the request that got an assistant message, on the
+	// same record as its usage: the size of its body, its tool choice when
+	// it was the last a budget allowed ("none"), and the tool results it
+	// was the first to carry cleared (every later request carries them
+	// cleared too). With these the request of every step can be rebuilt
+	// from the messages before it.
+	RequestBytes int       `json:"request_bytes,omitempty" jsonschema:"description=Size in bytes of the request body that got this message"`
+	ToolChoice   string    `json:"tool_choice,omitempty" jsonschema:"enum=none,description=none when the request asked for an answer without tool calls"`
+	Cleared      []Cleared `json:"cleared,omitempty" jsonschema:"description=Tool results replaced by a placeholder from this request on"`
+	// ContextManagement is what the API said it cleared itself
+	// (Anthropic's context management), as it said it.
+	ContextManagement json.RawMessage `json:"context_management,omitempty" jsonschema:"description=The API's own account of the context it cleared"`
 	// ImagesOf names the calls whose images this message carries: on Chat
 	// Completions, whose tool messages take text only, they go in one user
 	// message after the tool messages, which answers no call itself.
 	ImagesOf []string `json:"images_of,omitempty"`
+}
+
+// Cleared is a tool result replaced, in a request and every later one, by
+// a placeholder. The message that holds it keeps it whole.
+type Cleared struct {
+	CallID string `json:"call_id"`
+	Name   string `json:"name"`
+	// Seq is the message that holds the result.
+	Seq int `json:"seq" jsonschema:"description=seq of the message that holds the result"`
+	// Bytes is the size of the content replaced, its JSON value as sent.
+	Bytes       int    `json:"bytes"`
+	Placeholder string `json:"placeholder" jsonschema:"description=The text sent in place of the result; it starts with [cleared"`
+}
+
+// ContextPolicy is how old tool results were cleared: by agentloop in what
+// it sent ("client"), or by the API ("server").
+type ContextPolicy struct {
+	Limit        int64    `json:"limit" jsonschema:"description=Most input tokens a request may carry"`
+	Keep         int      `json:"keep" jsonschema:"description=How many of the latest results are never cleared"`
+	KeepTools    []string `json:"keep_tools,omitempty"`
+	ClearAtLeast int64    `json:"clear_at_least,omitempty"`
+	Editing      string   `json:"editing,omitempty" jsonschema:"enum=client,enum=server"`
 }
 
 // Result is how one tool call ran.
@@ -158,8 +203,10 @@ func (u *Usage) Add(o Usage) {
 type End struct {
 	Type   string    `json:"type" jsonschema:"enum=end"`
 	Time   time.Time `json:"time"`
-	Reason string    `json:"reason" jsonschema:"enum=stop,enum=max_steps,enum=max_tokens,enum=refusal,enum=error,enum=interrupted"`
+	Reason string    `json:"reason" jsonschema:"enum=stop,enum=max_steps,enum=max_tokens,enum=refusal,enum=budget,enum=context,enum=error,enum=interrupted"`
 	Error  string    `json:"error,omitempty"`
 	Steps  int       `json:"steps"`
 	Usage  Usage     `json:"usage"`
+	// CostUSD is what the run cost, when the model's price was known.
+	CostUSD *float64 `json:"cost_usd,omitempty" jsonschema:"description=What the run cost in US dollars, when the model's price was known"`
 }

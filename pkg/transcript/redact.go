@@ -36,6 +36,26 @@ var keyPatterns = sync.OnceValue(func() *regexp.Regexp {
 	}, "|") + `)`)
 })
 
+// keyMarks are literal parts of keyPatterns, one of which every match
+// holds: a line without any is not read by the pattern. The regular
+// expression has no literal prefix to skip ahead with, and reads a few
+// MB/s; a tool's long output is written to the transcript on every step.
+var keyMarks = [][]byte{
+	[]byte("sk-"), []byte("AKIA"), []byte("ghp_"), []byte("gho_"), []byte("ghu_"), []byte("ghs_"), []byte("ghr_"),
+	[]byte("github_pat_"), []byte("xox"), []byte("AIza"), []byte("earer"),
+}
+
+// mayHoldKey reports whether b holds a part every credential keyPatterns
+// matches holds.
+func mayHoldKey(b []byte) bool {
+	for _, m := range keyMarks {
+		if bytes.Contains(b, m) {
+			return true
+		}
+	}
+	return false
+}
+
 // urlPassword matches the password of a URL's userinfo
 // (scheme://user:password@host), a credential put in --base-url.
 var urlPassword = sync.OnceValue(func() *regexp.Regexp {
@@ -80,10 +100,10 @@ func (r *Redactor) Redact(b []byte) []byte {
 			}
 		}
 	}
-	if keyPatterns().Match(b) {
+	if mayHoldKey(b) && keyPatterns().Match(b) {
 		b = keyPatterns().ReplaceAll(b, []byte("${1}"+Redacted))
 	}
-	if urlPassword().Match(b) {
+	if bytes.Contains(b, []byte("://")) && urlPassword().Match(b) {
 		b = urlPassword().ReplaceAll(b, []byte("${1}"+Redacted+"@"))
 	}
 	// A URL with a query: its credential-like values (Azure's api-key,

@@ -232,6 +232,7 @@ type validator struct {
 	// fields and resultProblems hold a record's fields to type-check.
 	fields         []rawField
 	resultProblems []string
+	clearing       clearedCheck
 }
 
 func (v *validator) emitFinding(f Finding) {

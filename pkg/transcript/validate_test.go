@@ -44,6 +44,18 @@ func aRes(id string) string {
 
 const header = `{"type":"header","version":1,"id":"t","time":"2026-01-01T00:00:00Z","provider":"openai","model":"gpt-4o"}`
 
+// ctxHeader is a header whose run cleared old tool results.
+const ctxHeader = `{"type":"header","version":1,"id":"t","time":"2026-01-01T00:00:00Z","provider":"openai","model":"gpt-4o","context":{"limit":1000,"keep":3}}`
+
+// parentHeader is the header of a run that continues another transcript.
+const parentHeader = `{"type":"header","version":1,"id":"t","time":"2026-01-01T00:00:00Z","provider":"openai","model":"gpt-4o","parent":"earlier.jsonl"}`
+
+// cleared is a message record whose request cleared the result of id held
+// by message seq.
+func cleared(seq int, msg, id string, at int, placeholder string) string {
+	return strings.TrimSuffix(rec(seq, msg), "}") + fmt.Sprintf(`,"cleared":[{"call_id":%q,"name":"get_weather","seq":%d,"bytes":7,"placeholder":%q}]}`, id, at, placeholder)
+}
+
 func rec(seq int, msg string) string {
 	return fmt.Sprintf(`{"type":"message","seq":%d,"step":1,"time":"2026-01-01T00:00:00Z","message":%s}`, seq, msg)
 }
@@ -253,6 +265,23 @@ var codeCases = []codeCase{
 	{"agentloop", "results-mismatch", Error, Options{},
 		lines(header, rec(1, oUser), rec(2, oCall1), strings.TrimSuffix(rec(3, oTool1), "}")+`,"results":[{"call_id":"call_9","name":"get_weather"}]}`, rec(4, oDone), end),
 		lines(header, rec(1, oUser), rec(2, oCall1), strings.TrimSuffix(rec(3, oTool1), "}")+`,"results":[{"call_id":"call_1","name":"get_weather"}]}`, rec(4, oDone), end)},
+	{"agentloop", "cleared-result", Error, Options{},
+		lines(ctxHeader, rec(1, oUser), rec(2, oCall1), rec(3, oTool1), cleared(4, oDone, "call_9", 3, "[cleared to save context: 5 B from get_weather; call it again if you need it]"), end),
+		lines(ctxHeader, rec(1, oUser), rec(2, oCall1), rec(3, oTool1), cleared(4, oDone, "call_1", 3, "[cleared to save context: 5 B from get_weather; call it again if you need it]"), end)},
+	{"agentloop", "cleared-result", Error, Options{},
+		lines(ctxHeader, rec(1, oUser), rec(2, oCall1), rec(3, oTool1), cleared(4, oDone, "call_1", 3, "5 bytes gone"), end),
+		lines(ctxHeader, rec(1, oUser), rec(2, oCall1), rec(3, oTool1), cleared(4, oDone, "call_1", 3, "[cleared: 5 B]"), end)},
+	{"agentloop", "cleared-result", Error, Options{},
+		lines(ctxHeader, rec(1, oUser), rec(2, oCall1), rec(3, oTool1), cleared(4, oCall("call_2", "get_weather", `"{}"`), "call_1", 3, "[cleared: 5 B]"), rec(5, oTool("call_2")), cleared(6, oDone, "call_1", 3, "[cleared: 5 B]"), end),
+		lines(ctxHeader, rec(1, oUser), rec(2, oCall1), rec(3, oTool1), cleared(4, oCall("call_2", "get_weather", `"{}"`), "call_1", 3, "[cleared: 5 B]"), rec(5, oTool("call_2")), cleared(6, oDone, "call_2", 5, "[cleared: 5 B]"), end)},
+	{"agentloop", "cleared-result", Error, Options{},
+		lines(header, rec(1, oUser), rec(2, oCall1), rec(3, oTool1), cleared(4, oDone, "call_1", 3, "[cleared: 5 B]"), end),
+		lines(ctxHeader, rec(1, oUser), rec(2, oCall1), rec(3, oTool1), cleared(4, oDone, "call_1", 3, "[cleared: 5 B]"), end)},
+	// A run that goes on from another starts with its records, clearings
+	// and all, whatever its own policy.
+	{"agentloop continued", "cleared-result", Error, Options{},
+		lines(header, rec(1, oUser), rec(2, oCall1), rec(3, oTool1), cleared(4, oDone, "call_1", 3, "[cleared: 5 B]"), end),
+		lines(parentHeader, rec(1, oUser), rec(2, oCall1), rec(3, oTool1), cleared(4, oDone, "call_1", 3, "[cleared: 5 B]"), end)},
 	{"openai", "stray-result-record", Error, Options{},
 		lines(header, rec(1, oUser), rec(2, oCall1), resultRec("call_9"), rec(3, oTool1), rec(4, oDone), end),
 		lines(header, rec(1, oUser), rec(2, oCall1), resultRec("call_1"), rec(3, oTool1), rec(4, oDone), end)},

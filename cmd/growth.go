@@ -1,0 +1,284 @@
+package cmd
+
+import (
+	"errors"
+	"fmt"
+	"io"
+	"os"
+	"strconv"
+	"strings"
+
+	"github.com/agentloop/agentloop/pkg/agent"
+	"github.com/agentloop/agentloop/pkg/longtext"
+	"github.com/agentloop/agentloop/pkg/transcript"
+)
+
+// How a run grew, step by step: the -v line of each step, --json's
+// per_step, and the closing line on a terminal.
+
+// stepJSON is one request as --json's per_step prints it.
+type stepJSON struct {
+	Step         int   `json:"step"`
+	InputTokens  int64 `json:"input_tokens"`
+	CachedTokens int64 `json:"cached_tokens"`
+	OutputTokens int64 `json:"output_tokens"`
+	RequestBytes int   `json:"request_bytes"`
+	// Cleared counts the results this request was the first to carry
+	// cleared; Placeholders all it carried cleared.
+	Cleared      int `json:"cleared"`
+	ClearedBytes int `json:"cleared_bytes"`
+	Placeholders int `json:"placeholders"`
+	// Final marks the last request a budget allowed (tool choice none).
+	Final   bool     `json:"final,omitempty"`
+	CostUSD *float64 `json:"cost_usd,omitempty"`
+}
+
+func perStep(reqs []agent.RequestStats) []stepJSON {
+	out := make([]stepJSON, len(reqs))
+	for i, r := range reqs {
+		out[i] = stepJSON{
+			Step: r.Step, InputTokens: r.InputTokens, CachedTokens: r.CachedTokens, OutputTokens: r.OutputTokens,
+			RequestBytes: r.Bytes, Cleared: r.Cleared, ClearedBytes: r.ClearedBytes, Placeholders: r.Placeholders, Final: r.Final,
+		}
+		if r.CostKnown {
+			c := r.Cost
+			out[i].CostUSD = &c
+		}
+	}
+	return out
+}
+
+// requestText is what -v says of a step's request: tokens in (cached) and
+// out, the body's size, what it cleared.
+func requestText(r *agent.RequestStats) string {
+	s := fmt.Sprintf("%s in", tokenCount(r.InputTokens))
+	if r.CachedTokens > 0 {
+		s += fmt.Sprintf(" (%s cached)", tokenCount(r.CachedTokens))
+	}
+	s += fmt.Sprintf(" → %s out tokens", tokenCount(r.OutputTokens))
+	if r.Bytes > 0 {
+		s += ", " + decimalSize(r.Bytes) + " sent"
+	}
+	if r.Cleared > 0 {
+		s += fmt.Sprintf(", %d result%s cleared (%s)", r.Cleared, plural(r.Cleared, "", "s"), decimalSize(r.ClearedBytes))
+	}
+	if r.CostKnown {
+		s += ", " + dollars(r.Cost)
+	}
+	return s
+}
+
+// summaryLine is the closing line of a run: how many steps, how the
+// requests grew, what share of their input the prompt cache served, the
+// tokens and the cost of the run.
+//
+//	12 steps · input 1.2k → 48.6k tokens per request (61% cached) · 312k tokens · $0.41
+func summaryLine(out *agent.Outcome) string {
+	reqs := out.Requests
+	if len(reqs) == 0 {
+		return ""
+	}
+	var in, cached, total int64
+	cleared := 0
+	for _, r := range reqs {
+		in += r.InputTokens
+		cached += r.CachedTokens
+		total += r.InputTokens + r.OutputTokens
+		cleared += r.Cleared
+	}
+	parts := []string{fmt.Sprintf("%d step%s", len(reqs), plural(len(reqs), "", "s"))}
+	growth := "input " + tokenCount(reqs[0].InputTokens)
+	if len(reqs) > 1 {
+		growth += " → " + tokenCount(reqs[len(reqs)-1].InputTokens)
+	}
+	growth += " tokens per request"
+	if in > 0 {
+		growth += fmt.Sprintf(" (%d%% cached)", cached*100/in)
+	}
+	parts = append(parts, growth, tokenCount(total)+" tokens")
+	if cleared > 0 {
+		parts = append(parts, fmt.Sprintf("%d result%s cleared", cleared, plural(cleared, "", "s")))
+	}
+	if out.CostKnown {
+		parts = append(parts, dollars(out.Cost))
+	} else {
+		parts = append(parts, "cost unknown")
+	}
+	return strings.Join(parts, " · ")
+}
+
+// exhaustedMessage says which budget ended a run, and how.
+func exhaustedMessage(out *agent.Outcome, e runEnd) string {
+	var spent int64
+	for _, r := range out.Requests {
+		spent += r.InputTokens + r.OutputTokens
+	}
+	var what string
+	switch out.Exhausted {
+	case agent.ExhaustedSteps:
+		what = fmt.Sprintf("step budget exhausted after %d step%s (--max-steps %d)", out.Steps, plural(out.Steps, "", "s"), e.maxSteps)
+	case agent.ExhaustedTokens:
+		what = fmt.Sprintf("token budget reached: %d tokens spent (--max-total-tokens %d)", spent, e.limits.MaxTotalTokens)
+	case agent.ExhaustedCost:
+		what = fmt.Sprintf("cost budget reached: %s spent (--max-cost %s)", dollars(out.Cost), strconv.FormatFloat(e.limits.MaxCost, 'f', -1, 64))
+	default:
+		what = fmt.Sprintf("context limit reached: clearing old tool results cannot keep the requests under --context-limit %d", e.limits.ContextLimit)
+	}
+	switch {
+	case out.Answer != "":
+		what += "; the last step was asked to answer without tools"
+	case out.Estimate != "":
+		what += ": " + out.Estimate
+	}
+	return what
+}
+
+// tokenCount writes a number of tokens short: 850, 1.2k, 48.6k, 312k, 1.5M.
+func tokenCount(n int64) string {
+	switch {
+	case n < 1000:
+		return strconv.FormatInt(n, 10)
+	case n < 100_000:
+		return strconv.FormatFloat(float64(n)/1000, 'f', 1, 64) + "k"
+	case n < 1_000_000:
+		return strconv.FormatInt((n+500)/1000, 10) + "k"
+	}
+	return strconv.FormatFloat(float64(n)/1e6, 'f', 1, 64) + "M"
+}
+
+// decimalSize writes a size in bytes as the placeholders do: 512 B, 12.4 KB.
+func decimalSize(n int) string {
+	switch {
+	case n < 1000:
+		return fmt.Sprintf("%d B", n)
+	case n < 1_000_000:
+		return fmt.Sprintf("%.1f KB", float64(n)/1000)
+	}
+	return fmt.Sprintf("%.1f MB", float64(n)/1e6)
+}
+
+// dollars writes a cost: cents when there are any, else four decimals.
+func dollars(c float64) string {
+	if c >= 0.1 {
+		return fmt.Sprintf("$%.2f", c)
+	}
+	return fmt.Sprintf("$%.4f", c)
+}
+
+// stepUsage is the -v account of a turn's request.
+func stepUsage(e agent.Event) string {
+	if e.Request == nil {
+		return fmt.Sprintf("%d→%d tokens", e.Turn.Usage.InputTokens, e.Turn.Usage.OutputTokens)
+	}
+	s := requestText(e.Request)
+	if e.Request.Final {
+		s += ", asked to answer without tools"
+	}
+	return s
+}
+
+// Summary writes the closing line of a run, on a terminal or with -v.
+func (p *progress) Summary(out *agent.Outcome) {
+	if out == nil || (!p.live && !p.verbose) {
+		return
+	}
+	if line := summaryLine(out); line != "" {
+		p.Printf("%s", line)
+	}
+}
+
+// requestNotes say what --show tells of a turn's request: its size, and
+// whether it asked for an answer without tools.
+func requestNotes(recs []transcript.Message) []string {
+	var notes []string
+	for _, rec := range recs {
+		if rec.RequestBytes > 0 {
+			notes = append(notes, decimalSize(rec.RequestBytes)+" sent")
+		}
+		if rec.ToolChoice == "none" {
+			notes = append(notes, "asked to answer without tools")
+		}
+	}
+	return notes
+}
+
+// clearedLine says which results a turn's request was the first to carry
+// cleared, for --show.
+func clearedLine(recs []transcript.Message) string {
+	var parts []string
+	for _, rec := range recs {
+		for _, c := range rec.Cleared {
+			parts = append(parts, fmt.Sprintf("%s %s (%s)", displayText(c.Name, 200), displayText(c.CallID, 200), decimalSize(c.Bytes)))
+		}
+	}
+	if len(parts) == 0 {
+		return ""
+	}
+	return "✂ cleared from this request on: " + strings.Join(parts, ", ")
+}
+
+// clearedAt is where each cleared result was first sent as a placeholder:
+// the step, by the seq of the message that holds it and its call id.
+type clearedAt map[clearedKey]int
+
+type clearedKey struct {
+	seq int
+	id  string
+}
+
+func clearedSteps(recs []transcript.Message) clearedAt {
+	out := clearedAt{}
+	for _, rec := range recs {
+		for _, c := range rec.Cleared {
+			out[clearedKey{c.Seq, c.CallID}] = rec.Step
+		}
+	}
+	return out
+}
+
+// errNoClearing ends the reading of a file that holds no cleared results.
+var errNoClearing = errors.New("no clearing")
+
+// clearedInFile reads ahead, in a transcript file whose header says it
+// may hold cleared results (a clearing policy, or a parent whose records
+// it starts with), where each was first sent cleared, so that --show can
+// mark a result when it prints it, before the request that cleared it. It
+// keeps only those entries, and puts the file back at its start. A pipe is
+// not read ahead: its results are marked at the step that cleared them
+// only.
+func clearedInFile(f *os.File) (clearedAt, error) {
+	if fi, err := f.Stat(); err != nil || !fi.Mode().IsRegular() {
+		return nil, nil
+	}
+	out := clearedAt{}
+	// A bad line ends this reading early; the reading proper says what
+	// is wrong, and where.
+	// Its long texts are left in the file, as they are when it is shown.
+	_, _ = transcript.ReadEach(longtext.NewFilter(f, f, showLongText), func(pt transcript.Part) error {
+		switch {
+		case pt.Format != "agentloop":
+			return errNoClearing
+		case pt.Header != nil:
+			if pt.Header.Context == nil && pt.Header.Parent == "" {
+				return errNoClearing
+			}
+		case pt.Message != nil:
+			for _, c := range pt.Message.Cleared {
+				out[clearedKey{c.Seq, c.CallID}] = pt.Message.Step
+			}
+		}
+		return nil
+	})
+	if _, err := f.Seek(0, io.SeekStart); err != nil {
+		return nil, err
+	}
+	return out, nil
+}
+
+// note marks a result --show prints that later requests carried cleared.
+func (c clearedAt) note(seq int, id string) string {
+	if step, ok := c[clearedKey{seq, id}]; ok {
+		return fmt.Sprintf("✂ cleared from step %d on", step)
+	}
+	return ""
+}

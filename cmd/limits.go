@@ -1,0 +1,160 @@
+package cmd
+
+import (
+	"fmt"
+	"strconv"
+
+	"github.com/spf13/pflag"
+
+	"github.com/agentloop/agentloop/internal/config"
+	"github.com/agentloop/agentloop/pkg/agent"
+	"github.com/agentloop/agentloop/pkg/transcript"
+)
+
+// limitOptions are what a live run may spend and send: its token and cost
+// budgets, the clearing of old tool results, and whether the last request
+// a budget allows asks for an answer.
+type limitOptions struct {
+	MaxTotalTokens int
+	MaxCost        float64
+	ContextLimit   int
+	NoFinalAnswer  bool
+	// The rest of the clearing policy comes from the settings only.
+	ContextKeep         int
+	ContextKeepTools    []string
+	ContextClearAtLeast int
+	ContextEditing      string
+
+	// cfg is the configuration they came from: the prices, and where each
+	// value was given.
+	cfg *config.Config
+}
+
+func addLimitFlags(f *pflag.FlagSet, o *limitOptions) {
+	f.IntVar(&o.MaxTotalTokens, "max-total-tokens", 0, "cap the run at `N` input and output tokens: the last request it allows asks for an answer without tools, and it exits 3 (default: none)")
+	f.Float64Var(&o.MaxCost, "max-cost", 0, "cap the run's cost at `USD` dollars, priced by the configuration's prices: table; as --max-total-tokens (default: none)")
+	f.IntVar(&o.ContextLimit, "context-limit", 0, "most input tokens (`N`) a request may carry: the oldest tool results are cleared from what is sent to stay under it (default: none)")
+	f.BoolVar(&o.NoFinalAnswer, "no-final-answer", false, "when a budget runs out, stop without a last request for an answer")
+}
+
+// useConfig takes the settings of a configuration.
+func (o *limitOptions) useConfig(cfg *config.Config) {
+	o.cfg = cfg
+	o.MaxTotalTokens, o.MaxCost, o.ContextLimit = cfg.MaxTotalTokens, cfg.MaxCost, cfg.ContextLimit
+	o.ContextKeep, o.ContextKeepTools = cfg.ContextKeep, cfg.ContextKeepTools
+	o.ContextClearAtLeast, o.ContextEditing = cfg.ContextClearAtLeast, cfg.ContextEditing
+}
+
+// given reports whether a setting came from a flag or a variable: what a
+// resumed run's transcript does not override.
+func (o *limitOptions) given(key string) bool {
+	if o.cfg == nil {
+		return false
+	}
+	k := o.cfg.Source(key).Kind
+	return k == config.SourceFlag || k == config.SourceEnv
+}
+
+// useRecorded continues a recorded run with the clearing policy it had, but
+// for the settings given by a flag or a variable: its cleared results, and
+// the prompt cache they shaped, then stay as they were.
+func (o *limitOptions) useRecorded(h *transcript.Header) {
+	if h == nil || h.Context == nil {
+		return
+	}
+	p := h.Context
+	if !o.given("context_limit") {
+		o.ContextLimit = int(p.Limit)
+	}
+	if !o.given("context_keep") {
+		o.ContextKeep = p.Keep
+	}
+	if !o.given("context_keep_tools") {
+		o.ContextKeepTools = p.KeepTools
+	}
+	if !o.given("context_clear_at_least") {
+		o.ContextClearAtLeast = int(p.ClearAtLeast)
+	}
+	if !o.given("context_editing") && p.Editing != "" {
+		o.ContextEditing = p.Editing
+	}
+}
+
+// policy is the clearing policy; nil when nothing is cleared.
+func (o *limitOptions) policy() *agent.ContextPolicy {
+	if o.ContextLimit <= 0 {
+		return nil
+	}
+	return &agent.ContextPolicy{
+		Limit: int64(o.ContextLimit), Keep: o.ContextKeep, KeepTools: o.ContextKeepTools,
+		ClearAtLeast: int64(o.ContextClearAtLeast),
+	}
+}
+
+// serverClearing reports whether the API clears old results itself.
+func (o *limitOptions) serverClearing() bool {
+	return o.ContextLimit > 0 && o.ContextEditing == config.ContextEditingServer
+}
+
+// check refuses what cannot be done with the provider and model chosen.
+func (o *limitOptions) check(provider, model string) error {
+	if o.serverClearing() && provider != "anthropic" {
+		return flagErrorf("context_editing: server has the Anthropic API clear old tool results; with %s, use client", provider)
+	}
+	if o.MaxCost > 0 {
+		if _, ok := o.price(model); !ok {
+			return flagErrorf("%s: the price of %s is not known, so its cost cannot be counted; add it to the configuration file:\n  prices:\n    %s: {input: …, cached_input: …, output: …}   # US dollars per million tokens",
+				o.costGiven(), model, model)
+		}
+	}
+	return nil
+}
+
+// costGiven names where --max-cost came from, for a message.
+func (o *limitOptions) costGiven() string {
+	v := strconv.FormatFloat(o.MaxCost, 'f', -1, 64)
+	if o.cfg == nil {
+		return "--max-cost " + v
+	}
+	switch s := o.cfg.Source("max_cost"); s.Kind {
+	case config.SourceEnv:
+		return s.Name + "=" + v
+	case config.SourceFile:
+		return fmt.Sprintf("max_cost %s (%s:%d)", v, s.File, s.Line)
+	}
+	return "--max-cost " + v
+}
+
+// price is the model's price, when the configuration gives it.
+func (o *limitOptions) price(model string) (agent.Price, bool) {
+	if o.cfg == nil {
+		return agent.Price{}, false
+	}
+	p, _, ok := o.cfg.PriceOf(model)
+	return p, ok
+}
+
+// apply sets the loop's budgets, price and clearing.
+func (o *limitOptions) apply(l *agent.Loop, model string, maxTokens int64) {
+	l.NoFinalAnswer = o.NoFinalAnswer
+	l.MaxOutputTokens = maxTokens
+	if o.MaxTotalTokens > 0 || o.MaxCost > 0 {
+		l.Budget = &agent.Budget{MaxTotalTokens: int64(o.MaxTotalTokens), MaxCost: o.MaxCost}
+	}
+	if p, ok := o.price(model); ok {
+		l.Price = &p
+	}
+	if !o.serverClearing() {
+		l.Context = o.policy()
+	}
+}
+
+// record writes the budgets and the clearing policy into a header.
+func (o *limitOptions) record(h *transcript.Header) {
+	h.MaxTotalTokens, h.MaxCost = int64(o.MaxTotalTokens), o.MaxCost
+	if p := o.policy(); p != nil {
+		h.Context = &transcript.ContextPolicy{
+			Limit: p.Limit, Keep: p.Keep, KeepTools: p.KeepTools, ClearAtLeast: p.ClearAtLeast, Editing: o.ContextEditing,
+		}
+	}
+}

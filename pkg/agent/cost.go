@@ -1,0 +1,30 @@
+package agent
+
+import "github.com/agentloop/agentloop/pkg/transcript"
+
+// Price is what a model's tokens cost, in US dollars per million tokens.
+// agentloop keeps no table of its own: prices change, and a stale one would
+// misstate money without anyone noticing. They come from the configuration.
+type Price struct {
+	// Input is the price of input tokens read without the prompt cache.
+	Input float64
+	// CachedInput is the price of input tokens read from the prompt cache.
+	CachedInput float64
+	// CacheWrite is the price of input tokens written to the prompt cache
+	// (Anthropic bills those apart).
+	CacheWrite float64
+	Output     float64
+}
+
+// Cost is what a request's usage costs, in US dollars. provider says how to
+// read the counts (see transcript.RequestTokens).
+func (p Price) Cost(provider string, u transcript.Usage) float64 {
+	in, cached := transcript.RequestTokens(provider, u)
+	written := u.CacheCreationInputTokens
+	if provider != "anthropic" {
+		written = 0
+	}
+	fresh := max(in-cached-written, 0)
+	return (float64(fresh)*p.Input + float64(cached)*p.CachedInput +
+		float64(written)*p.CacheWrite + float64(u.OutputTokens)*p.Output) / 1e6
+}
