@@ -103,7 +103,7 @@ func (r *Registry) exec(ctx context.Context, t *tool, callID string, p *prepared
 	case <-ctx.Done():
 		stopped = transcript.KindCanceled
 	}
-	if stopped != "" {
+	if stopped = finishedFirst(stopped, waited); stopped != "" {
 		procgroup.Stop(cmd.Process, pgid, waited)
 	}
 	// The tool is done; so is anything it left running in its group, which
@@ -410,4 +410,20 @@ func quoteStdout(b []byte, total int64) string {
 		s += "\n…"
 	}
 	return "\nstdout:\n" + s
+}
+
+// finishedFirst takes back a timeout or an interrupt that came in the same
+// instant as the tool's end: select picks at random between ready cases, and
+// a tool that ran to its end is answered with what it did (a resume must not
+// run it again), not as cut short.
+func finishedFirst(stopped string, waited <-chan struct{}) string {
+	if stopped == "" {
+		return ""
+	}
+	select {
+	case <-waited:
+		return ""
+	default:
+		return stopped
+	}
 }
