@@ -2,9 +2,7 @@ package cmd
 
 import (
 	"fmt"
-	"io"
 	"strings"
-	"sync"
 	"time"
 
 	"github.com/agentloop/agentloop/pkg/agent"
@@ -18,15 +16,13 @@ import (
 // with -q. Item ids and error texts are shown escaped: they come from the
 // input and from servers.
 type batchProgress struct {
-	w       io.Writer
+	statusLine
 	live    bool
 	verbose bool
 	quiet   bool
 	width   int
-	redact  *transcript.Redactor
 	limiter *agent.Limiter
 
-	mu      sync.Mutex
 	start   time.Time
 	total   int
 	done    int
@@ -35,9 +31,6 @@ type batchProgress struct {
 	running int
 	usage   transcript.Usage
 	cost    float64
-	shown   bool
-	held    int
-	queued  []string
 	// noted counts the notes of the approver (calls denied, declined):
 	// the first is shown, the others with -v, and how many at the end.
 	noted   int
@@ -47,8 +40,9 @@ type batchProgress struct {
 
 func newBatchProgress(ios *IOStreams, verbose, quiet bool, total int) *batchProgress {
 	p := &batchProgress{
-		w: ios.ErrOut, verbose: verbose && !quiet, quiet: quiet, live: ios.IsStderrTTY() && !quiet && !verbose,
-		width: ios.Width(), redact: secrets(ios), start: time.Now(), total: total,
+		statusLine: statusLine{w: ios.ErrOut, redact: secrets(ios)},
+		verbose:    verbose && !quiet, quiet: quiet, live: ios.IsStderrTTY() && !quiet && !verbose,
+		width: ios.Width(), start: time.Now(), total: total,
 	}
 	if p.live {
 		p.stop, p.stopped = make(chan struct{}), make(chan struct{})
@@ -123,25 +117,6 @@ func (p *batchProgress) Done(r batch.Result, recorded bool) {
 	p.drawLocked()
 }
 
-// hold keeps the bar off the screen while a tool's approval is asked.
-func (p *batchProgress) hold() (release func()) {
-	p.mu.Lock()
-	defer p.mu.Unlock()
-	p.clearLocked()
-	p.held++
-	return func() {
-		p.mu.Lock()
-		defer p.mu.Unlock()
-		p.held--
-		if p.held == 0 {
-			for _, l := range p.queued {
-				fmt.Fprintln(p.w, l)
-			}
-			p.queued = nil
-		}
-	}
-}
-
 // note says that an item's call was denied or declined: the first such
 // line, and every one with -v; a batch of many items would otherwise say
 // the same thing once an item. Each is in its item's transcript.
@@ -160,15 +135,6 @@ func (p *batchProgress) note(line string) {
 	p.drawLocked()
 }
 
-func (p *batchProgress) printlnLocked(line string) {
-	line = p.redact.RedactString(line)
-	if p.held > 0 {
-		p.queued = append(p.queued, line)
-		return
-	}
-	fmt.Fprintln(p.w, line)
-}
-
 // Close takes the bar off the screen.
 func (p *batchProgress) Close() {
 	if p.live {
@@ -183,19 +149,11 @@ func (p *batchProgress) Close() {
 	}
 }
 
-func (p *batchProgress) clearLocked() {
-	if p.shown {
-		fmt.Fprint(p.w, "\r\x1b[K")
-		p.shown = false
-	}
-}
-
 func (p *batchProgress) drawLocked() {
 	if !p.live || p.held > 0 {
 		return
 	}
-	fmt.Fprint(p.w, "\r\x1b[K"+truncate(p.statusLocked(time.Now()), p.width-1))
-	p.shown = true
+	p.showLocked(truncate(p.statusLocked(time.Now()), p.width-1))
 }
 
 // statusLocked is the bar's line.

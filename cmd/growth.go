@@ -9,6 +9,7 @@ import (
 	"strings"
 
 	"github.com/agentloop/agentloop/pkg/agent"
+	"github.com/agentloop/agentloop/pkg/longtext"
 	"github.com/agentloop/agentloop/pkg/transcript"
 )
 
@@ -252,7 +253,8 @@ func clearedInFile(f *os.File) (clearedAt, error) {
 	out := clearedAt{}
 	// A bad line ends this reading early; the reading proper says what
 	// is wrong, and where.
-	_, _ = transcript.ReadEach(f, func(pt transcript.Part) error {
+	// Its long texts are left in the file, as they are when it is shown.
+	_, _ = transcript.ReadEach(longtext.NewFilter(f, f, showLongText), func(pt transcript.Part) error {
 		switch {
 		case pt.Format != "agentloop":
 			return errNoClearing

@@ -2,41 +2,31 @@ package cmd
 
 import (
 	"fmt"
-	"io"
 	"slices"
 	"strings"
-	"sync"
 	"time"
 
 	"github.com/agentloop/agentloop/pkg/agent"
-	"github.com/agentloop/agentloop/pkg/transcript"
 )
 
 // progress renders the loop's events on stderr: a live status line on a
 // terminal, a line per call with -v, nothing with -q or when piped.
 type progress struct {
-	w       io.Writer
+	statusLine
 	live    bool // rewrite one status line (stderr is a terminal)
 	tty     bool // stderr is a terminal
 	verbose bool
 	quiet   bool
 	width   int
-	redact  *transcript.Redactor
 
-	mu      sync.Mutex
 	start   time.Time
 	step    int
 	running map[string]string // call id → tool name
-	shown   bool              // a status line is on screen
 	stop    chan struct{}
 	done    chan struct{}
 	// streaming is set while answer text is going to stdout; the status
 	// line stays off the screen so the two never share a line.
 	streaming bool
-	// held counts the questions being asked on the terminal; while one is,
-	// the status line stays off and -v lines wait in queued.
-	held   int
-	queued []string
 	// final is set while the last request a budget allows is out.
 	final bool
 	// The -v lines of a turn's calls, held until the lines of the calls
@@ -48,8 +38,9 @@ type progress struct {
 
 func newProgress(ios *IOStreams, verbose, quiet bool) *progress {
 	p := &progress{
-		w: ios.ErrOut, verbose: verbose && !quiet, quiet: quiet, tty: ios.IsStderrTTY(), live: ios.IsStderrTTY() && !quiet && !verbose,
-		width: ios.Width(), redact: secrets(ios), start: time.Now(), running: map[string]string{},
+		statusLine: statusLine{w: ios.ErrOut, redact: secrets(ios)},
+		verbose:    verbose && !quiet, quiet: quiet, tty: ios.IsStderrTTY(), live: ios.IsStderrTTY() && !quiet && !verbose,
+		width: ios.Width(), start: time.Now(), running: map[string]string{},
 		starts: map[int]string{}, dones: map[int]string{},
 	}
 	if p.live {
@@ -95,44 +86,6 @@ func (p *progress) PauseForText() {
 	p.streaming = true
 }
 
-func (p *progress) clearLocked() {
-	if p.shown {
-		fmt.Fprint(p.w, "\r\x1b[K")
-		p.shown = false
-	}
-}
-
-// hold takes the status line off the screen and keeps stderr quiet until
-// release is called, so that a question asked on the terminal is not
-// overwritten or split by progress.
-func (p *progress) hold() (release func()) {
-	p.mu.Lock()
-	defer p.mu.Unlock()
-	p.clearLocked()
-	p.held++
-	return func() {
-		p.mu.Lock()
-		defer p.mu.Unlock()
-		p.held--
-		if p.held == 0 {
-			for _, line := range p.queued {
-				fmt.Fprintln(p.w, line)
-			}
-			p.queued = nil
-		}
-	}
-}
-
-// printlnLocked writes a -v line, or queues it while a question is asked.
-func (p *progress) printlnLocked(line string) {
-	line = p.redact.RedactString(line)
-	if p.held > 0 {
-		p.queued = append(p.queued, line)
-		return
-	}
-	fmt.Fprintln(p.w, line)
-}
-
 func (p *progress) drawLocked() {
 	if !p.live || p.streaming || p.step == 0 || p.held > 0 {
 		return
@@ -149,8 +102,7 @@ func (p *progress) drawLocked() {
 		status = fmt.Sprintf("step %d · running %s", p.step, strings.Join(sortedUnique(names), ", "))
 	}
 	line := fmt.Sprintf("%s · %.1fs", status, time.Since(p.start).Seconds())
-	fmt.Fprint(p.w, "\r\x1b[K"+truncate(line, p.width-1))
-	p.shown = true
+	p.showLocked(truncate(line, p.width-1))
 }
 
 // Event is the loop's OnEvent.

@@ -4,10 +4,12 @@ import (
 	"bufio"
 	"encoding/json"
 	"fmt"
+	"io"
 	"os"
 	"strings"
 
 	"github.com/agentloop/agentloop/pkg/agent"
+	"github.com/agentloop/agentloop/pkg/longtext"
 	"github.com/agentloop/agentloop/pkg/transcript"
 )
 
@@ -18,22 +20,52 @@ const (
 	showResultBytes = 4 << 10
 	// showArgsBytes bounds the arguments shown of each call.
 	showArgsBytes = 4 << 10
+	// showLongText is the length (of its JSON) over which a text is read
+	// back from the file when it is printed rather than held.
+	showLongText = 64 << 10
 )
 
 // runReplayShow renders a recorded run for reading. The file is read a
-// record at a time and each record is printed as it is read, so memory is
-// bounded by the longest record, not by the file. It is not checked
-// first: 'agentloop validate' does that.
+// record at a time and each record is printed as it is read; a text longer
+// than showLongText (an answer, a tool result) is left in the file and
+// read back a piece at a time when it is printed, so memory is bounded
+// whatever the records hold. Standard input that is not a file (a pipe),
+// which cannot be read twice, is read a record at a time: memory follows
+// the longest record there. It is not checked first: 'agentloop validate' does that.
 func runReplayShow(opts *ReplayOptions) error {
+	_, err := replayShow(opts, showLongText)
+	return err
+}
+
+// replayShow is runReplayShow with texts longer than limit left in the
+// file; it returns where they are.
+func replayShow(opts *ReplayOptions, limit int) (*longtext.Store, error) {
 	ios := opts.IO
 	in := ios.In
 	if opts.File != "-" {
 		f, err := os.Open(opts.File)
 		if err != nil {
-			return &ExitError{Code: ExitUsage, Err: fmt.Errorf("read transcript: %w", err)}
+			return nil, &ExitError{Code: ExitUsage, Err: fmt.Errorf("read transcript: %w", err)}
 		}
 		defer f.Close()
 		in = f
+	}
+	var long *longtext.Store
+	var cleared clearedAt
+	if f, ok := in.(*os.File); ok {
+		var err error
+		if cleared, err = clearedInFile(f); err != nil {
+			return nil, fmt.Errorf("read transcript: %w", err)
+		}
+		if fi, err := f.Stat(); err == nil && fi.Mode().IsRegular() {
+			// A long text stays in the file, read back when it is
+			// printed. Read from its start (a file on standard input
+			// too, where clearedInFile left it).
+			if _, err := f.Seek(0, io.SeekStart); err == nil {
+				filter := longtext.NewFilter(f, f, limit)
+				in, long = filter, filter.Store
+			}
+		}
 	}
 	st := showStyle{}
 	if ios.IsStdoutTTY() {
@@ -41,14 +73,8 @@ func runReplayShow(opts *ReplayOptions) error {
 		st.color = ios.ColorEnabled()
 	}
 	out := bufio.NewWriterSize(ios.Out, 64<<10)
-	sh := &shower{p: &printer{w: out, st: st}, file: opts.File}
-	if f, ok := in.(*os.File); ok {
-		cleared, err := clearedInFile(f)
-		if err != nil {
-			return fmt.Errorf("read transcript: %w", err)
-		}
-		sh.cleared = cleared
-	}
+	sh := &shower{p: &printer{w: out, st: st, long: long}, file: opts.File}
+	sh.cleared = cleared
 	torn, err := transcript.ReadEach(in, sh.part)
 	sh.finish()
 	if ferr := out.Flush(); sh.p.err == nil {
@@ -58,9 +84,9 @@ func runReplayShow(opts *ReplayOptions) error {
 		fmt.Fprintf(ios.ErrOut, "agentloop: warning: %s:%d: the last line is incomplete (the writer was stopped mid-record); it is ignored\n", opts.File, torn.Line)
 	}
 	if err != nil {
-		return fmt.Errorf("%s: %w", opts.File, err)
+		return long, fmt.Errorf("%s: %w", opts.File, err)
 	}
-	return sh.p.err
+	return long, sh.p.err
 }
 
 // shower renders the parts of a recorded file as they are read.

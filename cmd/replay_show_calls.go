@@ -14,7 +14,7 @@ import (
 // result prints one call's result: a line saying how it ran, then the
 // start of its text (size is the content's, as the model read it). timed
 // says the duration is known; note, if set, ends the line.
-func (sh *shower) result(name, id string, meta transcript.Result, timed bool, size int, text, note string) {
+func (sh *shower) result(name, id string, meta transcript.Result, timed bool, size int64, text, note string) {
 	p, st := sh.p, sh.p.st
 	state := st.green("ok")
 	if meta.IsError {
@@ -31,7 +31,7 @@ func (sh *shower) result(name, id string, meta transcript.Result, timed bool, si
 	if meta.DurationMS > 0 || timed {
 		info = append(info, (time.Duration(meta.DurationMS) * time.Millisecond).String())
 	}
-	info = append(info, byteSize(size))
+	info = append(info, byteSize(int(size)))
 	if meta.Truncated {
 		info = append(info, "truncated")
 	}
@@ -62,7 +62,7 @@ func (sh *shower) unsent() {
 		}
 		if i := slices.IndexFunc(sh.finished, func(f transcript.CallResult) bool { return f.CallID == c.ID }); i >= 0 {
 			f := sh.finished[i]
-			sh.result(c.Name, c.ID, f.Result, true, len(f.Content), f.Content, "recorded, not yet sent")
+			sh.result(c.Name, c.ID, f.Result, true, p.long.Len(f.Content), f.Content, "recorded, not yet sent")
 			continue
 		}
 		p.line(2, "… "+st.cyan(displayText(c.Name, 200))+" "+st.dim(displayText(c.ID, 200))+" · "+st.red("pending")+" · no result: replay --resume runs it")
@@ -107,7 +107,7 @@ func (sh *shower) results(d agent.Dialect, role string, rec transcript.Message) 
 		meta.IsError = r.IsError
 		// An error is shown as the text it carries, not as the JSON an
 		// OpenAI model reads it in.
-		sh.result(name, r.CallID, meta, len(rec.Results) > 0, len(r.Content), r.Text, sh.cleared.note(rec.Seq, r.CallID))
+		sh.result(name, r.CallID, meta, len(rec.Results) > 0, p.long.Len(r.Content), r.Text, sh.cleared.note(rec.Seq, r.CallID))
 	}
 }
 

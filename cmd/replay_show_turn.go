@@ -70,7 +70,7 @@ func (sh *shower) showTurn(recs []transcript.Message) {
 		var notes []string
 		switch {
 		case d.ItemTurns():
-			notes = itemNotes(recs[i].Message)
+			notes = itemNotes(recs[i].Message, sh.p.whole)
 		case sh.shape == "anthropic":
 			notes = otherBlocks(recs[i].Message)
 		}
@@ -128,8 +128,9 @@ func otherBlocks(msg agent.Message) []string {
 
 // itemNotes describes a Responses output item that is neither text nor a
 // function call: a reasoning item by its summaries (its ciphertext is for
-// the API, not for reading), and the items of tools the API ran.
-func itemNotes(msg agent.Message) []string {
+// the API, not for reading), and the items of tools the API ran. whole
+// puts back a long text taken out of the record.
+func itemNotes(msg agent.Message, whole func(string) string) []string {
 	var it struct {
 		Type    string `json:"type"`
 		Summary []struct {
@@ -152,7 +153,7 @@ func itemNotes(msg agent.Message) []string {
 			out = append(out, "reasoning: "+oneLineText(s.Text, 300))
 		}
 		for _, c := range it.Content {
-			out = append(out, "reasoning: "+oneLineText(c.Text, 300))
+			out = append(out, "reasoning: "+oneLineText(whole(c.Text), 300))
 		}
 		if len(out) == 0 {
 			what := "no summary"

@@ -6,6 +6,8 @@ import (
 	"io"
 	"strings"
 	"unicode/utf8"
+
+	"github.com/agentloop/agentloop/pkg/longtext"
 )
 
 // showStyle is how --show renders: on a terminal with colours and wrapped
@@ -36,6 +38,8 @@ type printer struct {
 	w   io.Writer
 	st  showStyle
 	err error
+	// long reads back the long texts taken out of the records read.
+	long *longtext.Store
 	// gap is a blank line owed before the next line: never two in a row,
 	// never one at the end.
 	gap bool
@@ -64,6 +68,10 @@ func (p *printer) line(indent int, s string) {
 
 // text writes a text from the transcript whole, line by line, made safe.
 func (p *printer) text(indent int, s string) {
+	if p.long.Has(s) {
+		p.textFrom(indent, p.long.Open(s))
+		return
+	}
 	for s = strings.TrimRight(s, "\n"); ; {
 		line, rest, more := strings.Cut(s, "\n")
 		p.emit(indent, "", line)
@@ -77,6 +85,10 @@ func (p *printer) text(indent int, s string) {
 // excerpt writes the first maxLines lines of a text, at most maxBytes of it,
 // and says how much was left out.
 func (p *printer) excerpt(indent int, s string, maxLines, maxBytes int) {
+	if p.long.Has(s) {
+		p.excerptFrom(indent, p.long.Open(s), maxLines, maxBytes)
+		return
+	}
 	s = strings.TrimRight(s, "\n")
 	if s == "" {
 		p.line(indent, p.st.dim("(empty)"))
@@ -91,7 +103,7 @@ func (p *printer) excerpt(indent int, s string, maxLines, maxBytes int) {
 			p.line(indent, p.st.dim(fmt.Sprintf("… %d more line%s", n, plural(n, "", "s"))))
 			return
 		case len(line) > budget:
-			cut := budget
+			cut := max(budget, 0) // -1 after a line that used the budget up
 			for cut > 0 && !utf8.RuneStart(line[cut]) {
 				cut--
 			}
@@ -117,9 +129,14 @@ func (p *printer) excerpt(indent int, s string, maxLines, maxBytes int) {
 // data (from the transcript: each character a terminal would act on shown
 // escaped), wrapped at the width.
 func (p *printer) emit(indent int, ours, data string) {
-	if p.err != nil {
-		return
-	}
+	p.startLine(indent, ours)
+	p.data(data)
+	p.endLine()
+}
+
+// startLine begins a line with the indent and ours; data adds to it and
+// endLine ends it, so that a line can come in pieces.
+func (p *printer) startLine(indent int, ours string) {
 	if p.gap {
 		p.write([]byte("\n"))
 		p.gap = false
@@ -140,6 +157,14 @@ func (p *printer) emit(indent int, ours, data string) {
 		p.put(ours[i:i+size], ours[i] == '\t')
 		i += size
 	}
+}
+
+// data adds text from the transcript to the line. A piece that ends
+// inside a character must not be passed: the character is cut in two.
+func (p *printer) data(data string) {
+	if p.err != nil {
+		return
+	}
 	for i := 0; i < len(data); {
 		// Printable ASCII, the bulk of most texts, goes by without a
 		// look at each character's escape.
@@ -152,6 +177,9 @@ func (p *printer) emit(indent int, ours, data string) {
 		p.put(form, data[i] == '\t')
 		i += size
 	}
+}
+
+func (p *printer) endLine() {
 	p.row = append(p.row, '\n')
 	p.write(p.row)
 }

@@ -187,7 +187,17 @@ func TestCancelKillsTheGroup(t *testing.T) {
 	script := "#!/bin/sh\necho $$ > '" + dir + "/leader'\nsleep 300\n"
 	r := loadOne(t, "name: slow\ndescription: d\nrun: tool.sh\n", script, Options{})
 	ctx, cancel := context.WithCancelCause(context.Background())
-	time.AfterFunc(300*time.Millisecond, func() { cancel(errors.New("interrupted")) })
+	// Cancel once the tool is running (it has written its pid): on a busy
+	// machine 300 ms may pass before the shell gets that far.
+	go func() {
+		for deadline := time.Now().Add(20 * time.Second); time.Now().Before(deadline); time.Sleep(10 * time.Millisecond) {
+			if b, err := os.ReadFile(dir + "/leader"); err == nil && len(b) > 0 && b[len(b)-1] == '\n' {
+				break
+			}
+		}
+		time.Sleep(100 * time.Millisecond)
+		cancel(errors.New("interrupted"))
+	}()
 	start := time.Now()
 	res := r.Call(ctx, "slow", "c", nil)
 	if time.Since(start) > 20*time.Second {

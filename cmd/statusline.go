@@ -1,0 +1,66 @@
+package cmd
+
+import (
+	"fmt"
+	"io"
+	"sync"
+
+	"github.com/agentloop/agentloop/pkg/transcript"
+)
+
+// statusLine is a line of progress rewritten in place on stderr, with the
+// -v lines printed above it. While a question is asked on the terminal the
+// line stays off the screen and -v lines wait, so that the question is not
+// overwritten or split. Its owner draws the line holding mu.
+type statusLine struct {
+	w      io.Writer
+	redact *transcript.Redactor
+
+	mu     sync.Mutex
+	shown  bool // a status line is on screen
+	held   int  // questions being asked
+	queued []string
+}
+
+func (s *statusLine) clearLocked() {
+	if s.shown {
+		fmt.Fprint(s.w, "\r\x1b[K")
+		s.shown = false
+	}
+}
+
+// showLocked puts text on screen in place of the line shown.
+func (s *statusLine) showLocked(text string) {
+	fmt.Fprint(s.w, "\r\x1b[K"+text)
+	s.shown = true
+}
+
+// hold takes the status line off the screen and keeps stderr quiet until
+// release is called.
+func (s *statusLine) hold() (release func()) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	s.clearLocked()
+	s.held++
+	return func() {
+		s.mu.Lock()
+		defer s.mu.Unlock()
+		s.held--
+		if s.held == 0 {
+			for _, line := range s.queued {
+				fmt.Fprintln(s.w, line)
+			}
+			s.queued = nil
+		}
+	}
+}
+
+// printlnLocked writes a -v line, or queues it while a question is asked.
+func (s *statusLine) printlnLocked(line string) {
+	line = s.redact.RedactString(line)
+	if s.held > 0 {
+		s.queued = append(s.queued, line)
+		return
+	}
+	fmt.Fprintln(s.w, line)
+}
