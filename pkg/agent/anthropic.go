@@ -499,13 +499,7 @@ func (AnthropicDialect) ResultContents(msg Message) []ResultContent {
 func (AnthropicDialect) ItemTurns() bool { return false }
 
 // Role is the message's role.
-func (AnthropicDialect) Role(msg Message) string {
-	var m struct {
-		Role string `json:"role"`
-	}
-	_ = json.Unmarshal(msg, &m)
-	return m.Role
-}
+func (AnthropicDialect) Role(msg Message) string { return messageRole(msg) }
 
 // antTool is a custom tool definition; the schema stays raw so the
 // properties keep their order.

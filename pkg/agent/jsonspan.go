@@ -1,9 +1,11 @@
 package agent
 
 import (
+	"bytes"
 	"encoding/json"
 	"errors"
 	"fmt"
+	"unicode/utf8"
 )
 
 // A small reader of JSON text that finds where values are, so that one
@@ -209,4 +211,40 @@ func unquote(raw []byte) (string, bool) {
 		return "", false
 	}
 	return s, true
+}
+
+// messageRole is the "role" member of a message object, as
+// json.Unmarshal into a struct with a Role string field reads it. It is
+// asked of every message a run adds, a tool message holding a whole
+// result, so the plain case (the key as is, a string without escapes) is
+// read by skipping over the other members rather than decoding them; any
+// other spelling (an escaped or differently cased key, an escaped value
+// or one not UTF-8,
+// a value not a string, text that does not scan) is left to
+// encoding/json.
+func messageRole(msg []byte) string {
+	role, plain := "", true
+	err := objectFields(msg, 0, func(key []byte, v span) bool {
+		val := msg[v.start:v.end]
+		switch {
+		case string(key) == `"role"`:
+			if len(val) < 2 || val[0] != '"' || bytes.IndexByte(val, '\\') >= 0 || !utf8.Valid(val) {
+				plain = false
+				return false
+			}
+			role = string(val[1 : len(val)-1])
+		case bytes.IndexByte(key, '\\') >= 0 || bytes.EqualFold(key, []byte(`"role"`)):
+			plain = false
+			return false
+		}
+		return true
+	})
+	if err == nil && plain {
+		return role
+	}
+	var m struct {
+		Role string `json:"role"`
+	}
+	_ = json.Unmarshal(msg, &m)
+	return m.Role
 }

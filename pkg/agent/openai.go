@@ -546,13 +546,7 @@ func (OpenAIDialect) ResultContents(msg Message) []ResultContent {
 func (OpenAIDialect) ItemTurns() bool { return false }
 
 // Role is the message's role.
-func (OpenAIDialect) Role(msg Message) string {
-	var m struct {
-		Role string `json:"role"`
-	}
-	_ = json.Unmarshal(msg, &m)
-	return m.Role
-}
+func (OpenAIDialect) Role(msg Message) string { return messageRole(msg) }
 
 // oaiContent is a content read as its text as it is decoded, without a
 // copy of its JSON: an answer can be hundreds of megabytes.
