@@ -40,7 +40,7 @@ func runContinue(ctx context.Context, opts *RunOptions, prompt string) error {
 	// --tools-dir or --tool say otherwise.
 	setup := liveSetup{command: "continue", model: &mo, tools: opts.recordedTools(conv), only: opts.Tools, parent: path, conv: conv, force: opts.Force}
 	if h := conv.Header; h != nil && !opts.toolsDirsSet {
-		names := toolNames(h.Tools)
+		names := h.ToolNames()
 		setup.recorded = &names
 	}
 	run, err := startLive(ctx, ios, &opts.liveOptions, setup)

@@ -194,7 +194,7 @@ func (sh *shower) headerLines() {
 		info = append(info, h.Command+" of "+h.Parent)
 	}
 	sh.p.line(2, st.dim(displayText(strings.Join(info, " · "), 1<<10)))
-	if names := toolNames(h.Tools); len(names) > 0 {
+	if names := h.ToolNames(); len(names) > 0 {
 		sh.p.line(2, st.dim(displayText(fmt.Sprintf("tools (%d): %s", len(names), strings.Join(names, ", ")), 1<<16)))
 	}
 	for _, m := range h.MCPServers {
@@ -325,27 +325,6 @@ func nonEmpty(ss []string) []string {
 		}
 	}
 	return out
-}
-
-// toolNames reads the names of wire-form tool definitions of either shape.
-func toolNames(defs []json.RawMessage) []string {
-	var names []string
-	for _, raw := range defs {
-		var t struct {
-			Name     string `json:"name"`
-			Function struct {
-				Name string `json:"name"`
-			} `json:"function"`
-		}
-		if json.Unmarshal(raw, &t) != nil {
-			continue
-		}
-		if t.Name == "" {
-			t.Name = t.Function.Name
-		}
-		names = append(names, t.Name)
-	}
-	return names
 }
 
 // messageContent is a message's "content".

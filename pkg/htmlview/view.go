@@ -216,7 +216,7 @@ func (b *builder) header() {
 			}
 		}
 		p.System = b.safe(h.System)
-		for _, n := range toolNames(h.Tools) {
+		for _, n := range h.ToolNames() {
 			p.Tools = append(p.Tools, b.safe(n))
 		}
 	} else {
@@ -690,27 +690,6 @@ func (c *chartView) scale() {
 		b.OutY = b.InY - b.OutH
 	}
 	c.Summary = fmt.Sprintf("Tokens of each of %d request%s: input (cached and not) and output; the largest request is %s tokens. The table of steps lists each.", len(c.Bars), plural(len(c.Bars)), c.Max)
-}
-
-// toolNames reads the names of wire-form tool definitions of any shape.
-func toolNames(defs []json.RawMessage) []string {
-	var names []string
-	for _, raw := range defs {
-		var t struct {
-			Name     string `json:"name"`
-			Function struct {
-				Name string `json:"name"`
-			} `json:"function"`
-		}
-		if json.Unmarshal(raw, &t) != nil {
-			continue
-		}
-		if t.Name == "" {
-			t.Name = t.Function.Name
-		}
-		names = append(names, t.Name)
-	}
-	return names
 }
 
 // classWord keeps a role to letters, for a CSS class.

@@ -154,19 +154,30 @@ func fieldProblem(t fieldType, raw []byte) string {
 	return ""
 }
 
-func (v *validator) record(text []byte, n int, complete bool) {
+// objectLine starts reading a line that must hold a JSON object, what the
+// format calls it. Any other line is reported (not JSON, or JSON of another
+// kind) and objectLine returns false.
+func (v *validator) objectLine(text []byte, n int, complete bool, what string) bool {
 	s := &v.sc
 	s.reset(text)
-	if s.peekKind() != kindObject {
-		s.skip()
-		s.end()
-		if s.err != nil {
-			v.notJSON(text, n, complete)
-			return
-		}
-		v.fileFinding(n, Error, "invalid-record", "line is %s, not a transcript record", kindName(kindOf(bytes.TrimSpace(text)[0])))
+	if s.peekKind() == kindObject {
+		return true
+	}
+	s.skip()
+	s.end()
+	if s.err != nil {
+		v.notJSON(text, n, complete)
+		return false
+	}
+	v.fileFinding(n, Error, "invalid-record", "line is %s, not %s", kindName(kindOf(bytes.TrimSpace(text)[0])), what)
+	return false
+}
+
+func (v *validator) record(text []byte, n int, complete bool) {
+	if !v.objectLine(text, n, complete, "a transcript record") {
 		return
 	}
+	s := &v.sc
 	if v.conv.v == nil {
 		v.startConv(n, kindTranscript, "")
 	}

@@ -63,18 +63,10 @@ func (v *validator) ccLine(text []byte, n int, complete bool) {
 		v.ccs = &ccState{tips: map[uint64]*ccChain{}, recent: map[uint64]ccNode{}}
 		v.format = InputClaudeCode
 	}
-	s := &v.sc
-	s.reset(text)
-	if s.peekKind() != kindObject {
-		s.skip()
-		s.end()
-		if s.err != nil {
-			v.notJSON(text, n, complete)
-			return
-		}
-		v.fileFinding(n, Error, "invalid-record", "line is %s, not a Claude Code log entry", kindName(kindOf(text[0])))
+	if !v.objectLine(text, n, complete, "a Claude Code log entry") {
 		return
 	}
+	s := &v.sc
 	m := &v.msg
 	m.reset(n, 0)
 	var typ, uuid, parent, msgID []byte

@@ -13,18 +13,10 @@ package transcript
 
 func (v *validator) codexLine(text []byte, n int, complete bool) {
 	v.format = InputCodex
-	s := &v.sc
-	s.reset(text)
-	if s.peekKind() != kindObject {
-		s.skip()
-		s.end()
-		if s.err != nil {
-			v.notJSON(text, n, complete)
-			return
-		}
-		v.fileFinding(n, Error, "invalid-record", "line is %s, not a rollout line", kindName(kindOf(text[0])))
+	if !v.objectLine(text, n, complete, "a rollout line") {
 		return
 	}
+	s := &v.sc
 	if v.conv.v == nil {
 		v.codexConv(n)
 	}

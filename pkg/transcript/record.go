@@ -210,3 +210,27 @@ type End struct {
 	// CostUSD is what the run cost, when the model's price was known.
 	CostUSD *float64 `json:"cost_usd,omitempty" jsonschema:"description=What the run cost in US dollars, when the model's price was known"`
 }
+
+// ToolNames are the names of the tool definitions the header records, in
+// either wire shape (Chat Completions' function, or Anthropic's and
+// Responses' name at the top); a definition that is not an object is
+// passed over.
+func (h *Header) ToolNames() []string {
+	var names []string
+	for _, raw := range h.Tools {
+		var t struct {
+			Name     string `json:"name"`
+			Function struct {
+				Name string `json:"name"`
+			} `json:"function"`
+		}
+		if json.Unmarshal(raw, &t) != nil {
+			continue
+		}
+		if t.Name == "" {
+			t.Name = t.Function.Name
+		}
+		names = append(names, t.Name)
+	}
+	return names
+}
