@@ -2,7 +2,7 @@
 GO      ?= go
 BIN     ?= bin/agentloop
 VERSION ?= $(shell git describe --tags --always --dirty 2>/dev/null || echo dev)
-LDFLAGS := -s -w -X github.com/agentloop/agentloop/cmd.version=$(VERSION)
+LDFLAGS := -s -w -X github.com/agentloop/agentloop/internal/version.stamped=$(VERSION)
 # The packages that run goroutines of their own get a second pass under -race.
 RACE_PKGS := ./pkg/agent/... ./pkg/tools/... ./pkg/mcp/... ./pkg/replay/... ./pkg/batch/...
 FUZZTIME ?= 30s

@@ -7,7 +7,7 @@ set -euo pipefail
 cd "$(dirname "$0")/.."
 BIN=${BIN:-bin/agentloop}
 RUNS=${RUNS:-100}
-[ -x "$BIN" ] || CGO_ENABLED=0 go build -trimpath -ldflags "-s -w" -o "$BIN" .
+[ -x "$BIN" ] || make -s build BIN="$BIN" # stamped: --version is answered early
 "$BIN" --version > /dev/null # page the binary in once
 times=()
 for _ in $(seq "$RUNS"); do

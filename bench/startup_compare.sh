@@ -16,7 +16,7 @@ set -euo pipefail
 cd "$(dirname "$0")/.."
 BIN=${BIN:-bin/agentloop}
 RUNS=${RUNS:-200}
-[ -x "$BIN" ] || CGO_ENABLED=0 go build -trimpath -ldflags "-s -w" -o "$BIN" .
+[ -x "$BIN" ] || make -s build BIN="$BIN" # stamped: --version is answered early
 bare=$(mktemp -d)
 trap 'rm -rf "$bare"' EXIT
 printf 'package main\n\nimport "fmt"\n\nfunc main() { fmt.Println("hello") }\n' > "$bare/main.go"

@@ -22,15 +22,14 @@ import (
 	"github.com/agentloop/agentloop/internal/config"
 	"github.com/agentloop/agentloop/internal/english"
 	"github.com/agentloop/agentloop/internal/procgroup"
+	"github.com/agentloop/agentloop/internal/version"
 )
 
-// version is set at build time with -ldflags "-X github.com/agentloop/agentloop/cmd.version=v1.2.3".
-var version = ""
-
-// Version returns the version of this build.
+// Version returns the version of this build: the one stamped at build
+// time, else the module's (go install ...@v1.2.3), else "dev".
 func Version() string {
-	if version != "" {
-		return version
+	if v := version.Stamped(); v != "" {
+		return v
 	}
 	if info, ok := debug.ReadBuildInfo(); ok && info.Main.Version != "" && info.Main.Version != "(devel)" {
 		return info.Main.Version

@@ -120,7 +120,7 @@ func command(c *Config, l *launch) (*exec.Cmd, *tail, error) {
 	}
 	cmd := &exec.Cmd{
 		Path: path, Args: l.argv, Env: l.env, Dir: l.dir,
-		SysProcAttr: &syscall.SysProcAttr{Setpgid: true, Pdeathsig: syscall.SIGTERM},
+		SysProcAttr: serverProcAttr(),
 	}
 	// stderr through a pipe of ours: exec.Cmd's own copying would make
 	// Wait wait for a child of the server that holds it open.

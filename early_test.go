@@ -1,0 +1,197 @@
+//go:build linux
+
+package main
+
+import (
+	"bytes"
+	"io"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strconv"
+	"strings"
+	"testing"
+
+	"golang.org/x/sys/unix"
+)
+
+// TestEarlyAnswers builds agentloop as make build does and checks that
+// --version, --help and -h are answered while it initialises (no package
+// of the SDKs has run its init), and that they print what the command tree
+// prints (agentloop help) at whatever width stdout, stderr or $COLUMNS give.
+func TestEarlyAnswers(t *testing.T) {
+	goCmd, err := exec.LookPath("go")
+	if err != nil {
+		t.Skip("no go command to build agentloop with")
+	}
+	bin := filepath.Join(t.TempDir(), "agentloop")
+	build := exec.Command(goCmd, "build", "-trimpath", "-o", bin,
+		"-ldflags", "-s -w -X github.com/agentloop/agentloop/internal/version.stamped=v0.0.0-early", ".")
+	build.Env = append(os.Environ(), "CGO_ENABLED=0")
+	if out, err := build.CombinedOutput(); err != nil {
+		t.Fatalf("go build: %v\n%s", err, out)
+	}
+
+	// What package initialisation ran, from the runtime's trace of it.
+	sdkInit := func(t *testing.T, stderr string) bool {
+		t.Helper()
+		if !strings.Contains(stderr, "init os @") {
+			t.Fatalf("no init trace in stderr %q", stderr)
+		}
+		return strings.Contains(stderr, "init github.com/openai/openai-go")
+	}
+
+	t.Run("version", func(t *testing.T) {
+		out, stderr := runAt(t, bin, []string{"--version"}, "GODEBUG=inittrace=1")
+		if out != "agentloop v0.0.0-early\n" {
+			t.Errorf("stdout %q", out)
+		}
+		if sdkInit(t, stderr) {
+			t.Errorf("the SDKs initialised before --version was answered:\n%s", stderr)
+		}
+	})
+
+	// The command tree's help is the standard; it initialises everything.
+	if _, stderr := runAt(t, bin, []string{"help"}, "GODEBUG=inittrace=1"); !sdkInit(t, stderr) {
+		t.Fatal("the trace does not show the SDKs initialising for the help command")
+	}
+	for _, tc := range []struct {
+		name       string
+		stdoutCols int // a terminal on stdout this wide (0: a pipe)
+		stderrCols int
+		env        []string
+		wantCols   int
+	}{
+		{name: "pipe", wantCols: 80},
+		{name: "COLUMNS", env: []string{"COLUMNS=52"}, wantCols: 52},
+		{name: "narrow COLUMNS", env: []string{"COLUMNS=20"}, wantCols: 20},
+		{name: "bad COLUMNS", env: []string{"COLUMNS=wide"}, wantCols: 80},
+		{name: "terminal", stdoutCols: 61, env: []string{"COLUMNS=100"}, wantCols: 61},
+		{name: "terminal on stderr", stderrCols: 47, env: []string{"COLUMNS=100"}, wantCols: 47},
+		{name: "terminals on both", stdoutCols: 58, stderrCols: 90, wantCols: 58},
+		{name: "terminal of no size", stdoutCols: -1, env: []string{"COLUMNS=45"}, wantCols: 45},
+	} {
+		t.Run("help/"+tc.name, func(t *testing.T) {
+			env := append([]string{"GODEBUG=inittrace=1"}, tc.env...)
+			want, _ := runAt(t, bin, []string{"help"}, append(env, pty(tc.stdoutCols, tc.stderrCols)...)...)
+			for _, flag := range []string{"--help", "-h"} {
+				got, stderr := runAt(t, bin, []string{flag}, append(env, pty(tc.stdoutCols, tc.stderrCols)...)...)
+				if got != want {
+					t.Errorf("%s prints\n%s\nagentloop help prints\n%s", flag, got, want)
+				}
+				if tc.stderrCols == 0 && sdkInit(t, stderr) {
+					t.Errorf("the SDKs initialised before %s was answered", flag)
+				}
+			}
+			if tc.wantCols >= 40 && !hasLineOf(want, tc.wantCols) {
+				t.Errorf("no line of the help is near %d columns:\n%s", tc.wantCols, want)
+			}
+		})
+	}
+}
+
+// pty is how runAt is asked for terminals: "pty:stdout=COLS",
+// "pty:stderr=COLS"; -1 is a terminal whose size was never set.
+func pty(stdoutCols, stderrCols int) []string {
+	var p []string
+	if stdoutCols != 0 {
+		p = append(p, "pty:stdout="+strconv.Itoa(stdoutCols))
+	}
+	if stderrCols != 0 {
+		p = append(p, "pty:stderr="+strconv.Itoa(stderrCols))
+	}
+	return p
+}
+
+// runAt runs bin with args and env (plus pty: entries, see pty) and returns
+// its stdout and stderr; it must exit 0.
+func runAt(t *testing.T, bin string, args []string, env ...string) (stdout, stderr string) {
+	t.Helper()
+	c := exec.Command(bin, args...)
+	c.Env = []string{"HOME=" + t.TempDir(), "PATH=" + os.Getenv("PATH")}
+	var outBuf, errBuf bytes.Buffer
+	c.Stdout, c.Stderr = &outBuf, &errBuf
+	var slaves []*os.File
+	var copied []chan struct{}
+	for _, e := range env {
+		stream, cols, isPTY := strings.Cut(strings.TrimPrefix(e, "pty:"), "=")
+		if !strings.HasPrefix(e, "pty:") || !isPTY {
+			c.Env = append(c.Env, e)
+			continue
+		}
+		n, _ := strconv.Atoi(cols)
+		master, slave := openPTY(t, n)
+		defer master.Close()
+		to := &outBuf
+		if stream == "stdout" {
+			c.Stdout = slave
+		} else {
+			c.Stderr, to = slave, &errBuf
+		}
+		slaves = append(slaves, slave)
+		done := make(chan struct{})
+		copied = append(copied, done)
+		go func() {
+			defer close(done)
+			_, _ = io.Copy(to, master) // ends with EIO once the child and we closed the slave
+		}()
+	}
+	err := c.Run()
+	for _, s := range slaves {
+		s.Close()
+	}
+	for _, done := range copied {
+		<-done
+	}
+	if err != nil {
+		t.Fatalf("%s %q: %v\nstderr: %s", bin, args, err, errBuf.String())
+	}
+	return outBuf.String(), errBuf.String()
+}
+
+// openPTY opens a pseudo-terminal cols wide (its size left unset for -1)
+// that passes output through as written.
+func openPTY(t *testing.T, cols int) (master, slave *os.File) {
+	t.Helper()
+	m, err := os.OpenFile("/dev/ptmx", os.O_RDWR|unix.O_NOCTTY, 0)
+	if err != nil {
+		t.Skipf("no pseudo-terminal: %v", err)
+	}
+	fd := int(m.Fd())
+	if err := unix.IoctlSetPointerInt(fd, unix.TIOCSPTLCK, 0); err != nil {
+		t.Fatal(err)
+	}
+	n, err := unix.IoctlGetInt(fd, unix.TIOCGPTN)
+	if err != nil {
+		t.Fatal(err)
+	}
+	s, err := os.OpenFile("/dev/pts/"+strconv.Itoa(n), os.O_RDWR|unix.O_NOCTTY, 0)
+	if err != nil {
+		t.Fatal(err)
+	}
+	tio, err := unix.IoctlGetTermios(int(s.Fd()), unix.TCGETS)
+	if err != nil {
+		t.Fatal(err)
+	}
+	tio.Oflag &^= unix.OPOST // "\n" stays "\n"
+	if err := unix.IoctlSetTermios(int(s.Fd()), unix.TCSETS, tio); err != nil {
+		t.Fatal(err)
+	}
+	if cols >= 0 {
+		if err := unix.IoctlSetWinsize(fd, unix.TIOCSWINSZ, &unix.Winsize{Row: 24, Col: uint16(cols)}); err != nil {
+			t.Fatal(err)
+		}
+	}
+	return m, s
+}
+
+// hasLineOf reports whether a line of the help's flags reaches within a
+// few columns of width, as wrapping to it does.
+func hasLineOf(help string, width int) bool {
+	for _, l := range strings.Split(help, "\n") {
+		if strings.HasPrefix(l, "  ") && len(l) <= width && len(l) > width-15 {
+			return true
+		}
+	}
+	return false
+}

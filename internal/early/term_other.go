@@ -1,0 +1,7 @@
+//go:build !linux
+
+package early
+
+// terminalWidth cannot ask a terminal here without golang.org/x/term: the
+// help is left to the command tree.
+func terminalWidth(int) (w int, tty, ok bool) { return 0, false, false }
