@@ -74,6 +74,32 @@ type model struct {
 	sizes []int
 	// cleared counts the placeholders of the last request.
 	cleared int
+	// pid is agentloop's; its memory is read from /proc when the last
+	// request arrives, while it waits for the answer.
+	pid    int
+	memory map[string]int // VmHWM, VmRSS, RssAnon, RssFile in kB
+}
+
+// readMemory reads the kB figures of /proc/PID/status that say where a
+// process's memory is: its peak and current resident set, and how much of
+// it is its own (anonymous) or pages of files it maps (its binary).
+func readMemory(pid int) map[string]int {
+	b, err := os.ReadFile(fmt.Sprintf("/proc/%d/status", pid))
+	if err != nil {
+		return nil
+	}
+	m := map[string]int{}
+	for _, line := range strings.Split(string(b), "\n") {
+		k, v, ok := strings.Cut(line, ":")
+		if !ok {
+			continue
+		}
+		switch k {
+		case "VmHWM", "VmRSS", "RssAnon", "RssFile":
+			m[k], _ = strconv.Atoi(strings.TrimSuffix(strings.TrimSpace(v), " kB"))
+		}
+	}
+	return m
 }
 
 func (m *model) ServeHTTP(w http.ResponseWriter, r *http.Request) {
@@ -86,6 +112,9 @@ func (m *model) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	m.sizes = append(m.sizes, len(body))
 	n := len(m.sizes)
 	m.cleared = bytes.Count(body, []byte("[cleared to save context"))
+	if n == m.steps+1 {
+		m.memory = readMemory(m.pid)
+	}
 	m.mu.Unlock()
 	msg := `{"role":"assistant","content":"Done reading."}`
 	finish := "stop"
@@ -136,9 +165,18 @@ func run(bin string, steps, size, limit int) (cpuSeconds, rssMB float64, err err
 	cmd.Env = append(os.Environ(), "XDG_CONFIG_HOME="+filepath.Join(dir, "config"), "XDG_STATE_HOME="+filepath.Join(dir, "state"))
 	var stderr bytes.Buffer
 	cmd.Stderr = &stderr
+	var stdout bytes.Buffer
+	cmd.Stdout = &stdout
 	start := time.Now()
-	out, err := cmd.Output()
+	err = cmd.Start()
+	if err == nil {
+		m.mu.Lock()
+		m.pid = cmd.Process.Pid
+		m.mu.Unlock()
+		err = cmd.Wait()
+	}
 	wall := time.Since(start)
+	out := stdout.Bytes()
 	if err != nil {
 		return 0, 0, fmt.Errorf("%v: %s", err, stderr.String())
 	}
@@ -179,6 +217,10 @@ func run(bin string, steps, size, limit int) (cpuSeconds, rssMB float64, err err
 		steps, size, limit, own.Seconds(), cpu.Seconds(), tv(ru.Utime).Seconds(), tv(ru.Stime).Seconds(), float64(ru.Maxrss)/1024,
 		float64(total)/1e6, len(m.sizes), float64(largest)/1e6, m.cleared, float64(conv)/1e6,
 		float64(total)/1e6/own.Seconds(), wall.Seconds())
+	if mem := m.memory; mem != nil {
+		fmt.Printf("  at the last request, from /proc: peak RSS %.1f MB, RSS %.1f MB = %.1f MB its own (anonymous) + %.1f MB of mapped files (the binary)\n",
+			float64(mem["VmHWM"])/1024, float64(mem["VmRSS"])/1024, float64(mem["RssAnon"])/1024, float64(mem["RssFile"])/1024)
+	}
 	return own.Seconds(), float64(ru.Maxrss) / 1024, nil
 }
 

@@ -109,18 +109,27 @@ func (a *Anthropic) BaseURL() string { return a.cfg.BaseURL }
 // Complete sends the conversation and returns the assistant's turn.
 func (a *Anthropic) Complete(ctx context.Context, req *Request) (*Turn, error) {
 	b := a.body(req)
-	defer b.release()
-	body := b.bytes()
 	// The params carry what the SDK reads itself (the model, and
 	// max_tokens for its timeout); the body goes as composed.
 	params := anthropic.MessageNewParams{Model: anthropic.Model(a.cfg.Model), MaxTokens: a.cfg.MaxTokens}
-	opts := []aoption.RequestOption{aoption.WithRequestBody("application/json", body)}
+	var opts []aoption.RequestOption
+	if req.OnText != nil {
+		// Joined: the SDK sets "stream" again, in a buffer.
+		opts = append(opts, aoption.WithRequestBody("application/json", b.joined()))
+	} else {
+		// As its pieces (see body).
+		opts = append(opts, aoption.WithRequestBody("application/json", b.reader()),
+			aoption.WithMiddleware(func(r *http.Request, next aoption.MiddlewareNext) (*http.Response, error) {
+				b.sized(r)
+				return next(r)
+			}))
+	}
 	if a.cfg.ServerClearing.On() {
 		opts = append(opts, aoption.WithHeaderAdd("anthropic-beta", string(anthropic.AnthropicBetaContextManagement2025_06_27)))
 	}
 	if req.OnText != nil {
 		turn, err := a.stream(ctx, params, opts, req.OnText)
-		return withBytes(turn, len(body)), err
+		return withBytes(turn, b.Len()), err
 	}
 	msg, err := a.messages.New(ctx, params, opts...)
 	if err != nil {
@@ -130,7 +139,7 @@ func (a *Anthropic) Complete(ctx context.Context, req *Request) (*Turn, error) {
 	if turn != nil {
 		turn.ContextManagement = rawField(msg.JSON.ExtraFields, "context_management")
 	}
-	return withBytes(turn, len(body)), err
+	return withBytes(turn, b.Len()), err
 }
 
 // body composes a Messages request body from the wire messages; see
@@ -142,8 +151,7 @@ func (a *Anthropic) body(req *Request) *body {
 		// every step of a run.
 		system, _ = marshalNoEscape([]anthropic.TextBlockParam{{Text: req.System, CacheControl: anthropic.NewCacheControlEphemeralParam()}})
 	}
-	size := messagesSize(req.Messages) + messagesSize(req.Tools) + len(system) + len(a.cfg.Model) + 512
-	b := newBody(size)
+	b := newBody(2 * (len(req.Messages) + len(req.Tools)))
 	if req.OnText != nil {
 		b.raw("stream", []byte("true"))
 	}
@@ -170,6 +178,7 @@ func (a *Anthropic) body(req *Request) *body {
 		b.raw("context_management", serverClearing(p))
 	}
 	b.array("messages", req.Messages, nil)
+	b.end()
 	return b
 }
 

@@ -1,107 +1,179 @@
 package agent
 
 import (
+	"io"
+	"net/http"
+	"slices"
 	"strconv"
-	"sync"
 )
 
 // Request bodies are composed from the stored wire messages as they are:
 // the messages are JSON already (each checked when it arrived or was
-// written), so a body is their bytes joined, with the few other fields of
+// written), so a body is their bytes in order, with the few other fields of
 // the request around them. Marshalling them again through the SDKs' types
 // would re-validate and re-encode the whole conversation on every step, a
-// cost that grows with the conversation; joining costs a copy. The SDKs
-// still send the body, with their retries and their errors.
+// cost that grows with the conversation.
+//
+// Nor are they copied into one buffer: a body is a list of pieces, the
+// messages' own bytes and the few bytes between them, that the request
+// reads one after the other (sentBody). A long run's request is the size
+// of its conversation; a buffer of it a step would hold the conversation
+// twice and leave one behind for the collector at every step. The SDKs
+// still send the body, with their retries and their errors. Only a
+// streamed request is joined: the SDKs set its "stream" member in a
+// buffer (see joined).
 
-// bodyPool holds body buffers between requests: a body is the size of the
-// conversation, and a long run would otherwise leave one behind a step.
-var bodyPool = sync.Pool{New: func() any { return new([]byte) }}
-
-// body builds one JSON object.
+// body builds one JSON object as pieces.
 type body struct {
-	b []byte
+	pieces [][]byte
+	// own holds the bytes the body writes itself (keys, commas, small
+	// values); pieces hold slices of it. It is never grown in place, so
+	// those slices stay as written: a full one is left for a new one.
+	own  []byte
+	from int // the start of the bytes of own not yet in pieces
+	size int
 }
 
-// newBody starts an object with room for size bytes.
-func newBody(size int) *body {
-	bp := bodyPool.Get().(*[]byte)
-	b := (*bp)[:0]
-	if cap(b) < size {
-		b = make([]byte, 0, size+size/8)
+// newBody starts an object of about pieces pieces: a message is one, and
+// the bytes before it another.
+func newBody(pieces int) *body {
+	w := &body{pieces: make([][]byte, 0, pieces+8), own: make([]byte, 0, 512)}
+	w.put("{")
+	return w
+}
+
+// put writes bytes of the body's own.
+func put[T string | []byte](w *body, p T) {
+	if cap(w.own)-len(w.own) < len(p) {
+		w.cut()
+		w.own, w.from = make([]byte, 0, max(2*cap(w.own), len(p))), 0
 	}
-	b = append(b, '{')
-	return &body{b: b}
+	w.own = append(w.own, p...)
+	w.size += len(p)
 }
 
-// release gives the buffer back once the request is done with it.
-func (w *body) release() {
-	b := w.b[:0]
-	w.b = nil
-	bodyPool.Put(&b)
+func (w *body) put(s string) { put(w, s) }
+
+// cut ends the piece of own bytes being written.
+func (w *body) cut() {
+	if len(w.own) > w.from {
+		w.pieces = append(w.pieces, w.own[w.from:len(w.own):len(w.own)])
+		w.from = len(w.own)
+	}
+}
+
+// ref adds bytes that are not the body's own, as they are: a message, a
+// value already JSON. They must not change while the request is sent.
+func (w *body) ref(p []byte) {
+	if len(p) <= 64 {
+		put(w, p)
+		return
+	}
+	w.cut()
+	w.pieces = append(w.pieces, p)
+	w.size += len(p)
 }
 
 func (w *body) key(k string) {
-	if len(w.b) > 1 {
-		w.b = append(w.b, ',')
+	if w.size > 1 {
+		w.put(",")
 	}
-	w.b = append(w.b, '"')
-	w.b = append(w.b, k...)
-	w.b = append(w.b, '"', ':')
+	w.put(`"`)
+	w.put(k)
+	w.put(`":`)
 }
 
 // raw adds a member whose value is JSON text.
 func (w *body) raw(k string, v []byte) {
 	w.key(k)
-	w.b = append(w.b, v...)
+	w.ref(v)
 }
 
 // str adds a string member.
 func (w *body) str(k, v string) {
 	w.key(k)
-	w.b = append(w.b, quoteJSON(v)...)
+	w.ref(quoteJSON(v))
 }
 
 // num adds a whole-number member.
 func (w *body) num(k string, v int64) {
 	w.key(k)
-	w.b = strconv.AppendInt(w.b, v, 10)
+	w.put(strconv.FormatInt(v, 10))
 }
 
 // float adds a number member.
 func (w *body) float(k string, v float64) {
 	w.key(k)
-	w.b = strconv.AppendFloat(w.b, v, 'g', -1, 64)
+	w.put(strconv.FormatFloat(v, 'g', -1, 64))
 }
 
 // array adds a member whose value is the array of the JSON values given,
 // first then rest.
 func (w *body) array(k string, first []Message, rest []Message) {
 	w.key(k)
-	w.b = append(w.b, '[')
+	w.put("[")
 	n := 0
 	for _, part := range [2][]Message{first, rest} {
 		for _, m := range part {
 			if n > 0 {
-				w.b = append(w.b, ',')
+				w.put(",")
 			}
-			w.b = append(w.b, m...)
+			w.ref(m)
 			n++
 		}
 	}
-	w.b = append(w.b, ']')
+	w.put("]")
 }
 
-// bytes closes the object and returns it.
-func (w *body) bytes() []byte {
-	w.b = append(w.b, '}')
-	return w.b
+// end closes the object.
+func (w *body) end() {
+	w.put("}")
+	w.cut()
 }
 
-// messagesSize is the room the messages take in a body.
-func messagesSize(msgs []Message) int {
-	n := len(msgs) + 2
-	for _, m := range msgs {
-		n += len(m)
+// Len is the size of the body in bytes.
+func (w *body) Len() int { return w.size }
+
+// joined returns the body as one buffer, for the SDKs' streamed requests:
+// they set "stream" again with WithJSONSet, which takes a body only as a
+// *bytes.Buffer.
+func (w *body) joined() []byte {
+	return slices.Concat(w.pieces...)
+}
+
+// reader reads the body from the start.
+func (w *body) reader() io.ReadCloser { return &sentBody{pieces: w.pieces} }
+
+// sentBody is a body as a request reads it, piece after piece.
+type sentBody struct {
+	pieces [][]byte
+	i, off int // the next byte to read: of pieces[i], at off
+}
+
+func (r *sentBody) Read(p []byte) (int, error) {
+	n := 0
+	for n < len(p) && r.i < len(r.pieces) {
+		c := copy(p[n:], r.pieces[r.i][r.off:])
+		n, r.off = n+c, r.off+c
+		if r.off == len(r.pieces[r.i]) {
+			r.i, r.off = r.i+1, 0
+		}
 	}
-	return n
+	if n == 0 && r.i == len(r.pieces) && len(p) > 0 {
+		return 0, io.EOF
+	}
+	return n, nil
+}
+
+func (*sentBody) Close() error { return nil }
+
+// sized gives an attempt of a request the body, with its length and the
+// means to read it again for a retry (GetBody). Each SDK passes a body
+// that is not a buffer of its own on without either, and the request would
+// go out chunked, which not every server takes: the providers call this
+// from a middleware of the SDK's, which sees every attempt.
+func (w *body) sized(req *http.Request) {
+	req.Body = w.reader()
+	req.ContentLength = int64(w.size)
+	req.GetBody = func() (io.ReadCloser, error) { return w.reader(), nil }
 }

@@ -132,16 +132,13 @@ func (o *OpenAI) BaseURL() string { return o.cfg.BaseURL }
 // Complete sends the conversation and returns the assistant's turn.
 func (o *OpenAI) Complete(ctx context.Context, req *Request) (*Turn, error) {
 	b := o.body(req)
-	defer b.release()
-	body := b.bytes()
 	// The params carry the model only: the body goes as composed.
 	params := openai.ChatCompletionNewParams{Model: o.cfg.Model}
-	send := option.WithRequestBody("application/json", body)
 	if req.OnText != nil {
-		turn, err := o.stream(ctx, params, send, req.OnText)
-		return withBytes(turn, len(body)), err
+		turn, err := o.stream(ctx, params, option.WithRequestBody("application/json", b.joined()), req.OnText)
+		return withBytes(turn, b.Len()), err
 	}
-	comp, err := o.chat.New(ctx, params, send)
+	comp, err := o.chat.New(ctx, params, bodyOptions(b)...)
 	if err != nil {
 		return nil, o.providerError(err)
 	}
@@ -154,7 +151,7 @@ func (o *OpenAI) Complete(ctx context.Context, req *Request) (*Turn, error) {
 		extras[i] = extraFields(tc.AsFunction().JSON.ExtraFields)
 	}
 	turn, err := o.turn(comp, extraFields(m.JSON.ExtraFields), extras)
-	return withBytes(turn, len(body)), err
+	return withBytes(turn, b.Len()), err
 }
 
 // body composes a Chat Completions request body from the wire messages. A
@@ -166,8 +163,7 @@ func (o *OpenAI) body(req *Request) *body {
 		s, _ := marshalNoEscape(openai.SystemMessage(req.System))
 		system = []Message{s}
 	}
-	size := messagesSize(req.Messages) + messagesSize(system) + messagesSize(req.Tools) + len(o.cfg.Model) + 256
-	b := newBody(size)
+	b := newBody(2 * (len(req.Messages) + len(req.Tools)))
 	if req.OnText != nil {
 		b.raw("stream", []byte("true"))
 		b.raw("stream_options", []byte(`{"include_usage":true}`))
@@ -188,7 +184,21 @@ func (o *OpenAI) body(req *Request) *body {
 		b.num("max_completion_tokens", o.cfg.MaxTokens)
 	}
 	b.array("messages", system, req.Messages)
+	b.end()
 	return b
+}
+
+// bodyOptions have the SDK send b as its pieces, not joined (see body).
+// A streamed request is joined instead: the SDK sets its "stream" member
+// again, in a buffer.
+func bodyOptions(b *body) []option.RequestOption {
+	return []option.RequestOption{
+		option.WithRequestBody("application/json", b.reader()),
+		option.WithMiddleware(func(r *http.Request, next option.MiddlewareNext) (*http.Response, error) {
+			b.sized(r)
+			return next(r)
+		}),
+	}
 }
 
 // withBytes notes the size of the request body that got a turn.

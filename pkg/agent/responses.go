@@ -68,19 +68,16 @@ func (r *Responses) BaseURL() string { return r.cfg.BaseURL }
 // items, each a message of its own.
 func (r *Responses) Complete(ctx context.Context, req *Request) (*Turn, error) {
 	b := r.body(req)
-	defer b.release()
-	body := b.bytes()
 	// The params carry the model only: the body goes as composed.
 	params := responses.ResponseNewParams{Model: r.cfg.Model}
-	send := option.WithRequestBody("application/json", body)
 	var (
 		resp *responses.Response
 		err  error
 	)
 	if req.OnText != nil {
-		resp, err = r.stream(ctx, params, send, req.OnText)
+		resp, err = r.stream(ctx, params, option.WithRequestBody("application/json", b.joined()), req.OnText)
 	} else {
-		resp, err = r.svc.New(ctx, params, send)
+		resp, err = r.svc.New(ctx, params, bodyOptions(b)...)
 		if err != nil {
 			err = r.providerError(err)
 		}
@@ -92,7 +89,7 @@ func (r *Responses) Complete(ctx context.Context, req *Request) (*Turn, error) {
 	if err != nil {
 		return nil, err
 	}
-	turn.RequestBytes = len(body)
+	turn.RequestBytes = b.Len()
 	if r.cfg.Store {
 		r.mu.Lock()
 		r.lastID = resp.ID
@@ -111,7 +108,7 @@ func (r *Responses) body(req *Request) *body {
 	if id != "" {
 		items = items[n:]
 	}
-	b := newBody(messagesSize(items) + messagesSize(req.Tools) + len(req.System) + len(r.cfg.Model) + 512)
+	b := newBody(2 * (len(items) + len(req.Tools)))
 	if req.OnText != nil {
 		b.raw("stream", []byte("true"))
 	}
@@ -143,6 +140,7 @@ func (r *Responses) body(req *Request) *body {
 		b.num("max_output_tokens", r.cfg.MaxTokens)
 	}
 	b.array("input", items, nil)
+	b.end()
 	return b
 }
 

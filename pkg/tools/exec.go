@@ -326,8 +326,14 @@ type capture struct {
 	total int64
 }
 
+// chunks are the buffers output is read through, kept between calls: a
+// long run calls tools hundreds of times.
+var chunks = sync.Pool{New: func() any { return new([32 << 10]byte) }}
+
 func (c *capture) readFrom(r io.Reader) {
-	chunk := make([]byte, 32<<10)
+	cp := chunks.Get().(*[32 << 10]byte)
+	defer chunks.Put(cp)
+	chunk := cp[:]
 	for {
 		n, err := r.Read(chunk)
 		if n > 0 {
@@ -353,7 +359,9 @@ type tail struct {
 }
 
 func (t *tail) readFrom(r io.Reader) {
-	chunk := make([]byte, 32<<10)
+	cp := chunks.Get().(*[32 << 10]byte)
+	defer chunks.Put(cp)
+	chunk := cp[:]
 	for {
 		n, err := r.Read(chunk)
 		if n > 0 {

@@ -1,0 +1,49 @@
+package agent
+
+import (
+	"encoding/json"
+	"strings"
+	"testing"
+	"testing/iotest"
+)
+
+// A body read piece after piece is the body joined, however it is read.
+func TestBodyReader(t *testing.T) {
+	msgs := []Message{
+		Message(`{"role":"user","content":"` + strings.Repeat("x", 100) + `"}`),
+		Message(`{"role":"user","content":"short"}`),
+		Message(`{"role":"assistant","content":"` + strings.Repeat("y", 70000) + `"}`),
+	}
+	o := &OpenAI{cfg: OpenAIConfig{Model: "m"}}
+	w := o.body(&Request{System: "You read.", Messages: msgs})
+	joined := w.joined()
+	if len(joined) != w.Len() || !json.Valid(joined) {
+		t.Fatalf("%d bytes, Len %d, valid %v", len(joined), w.Len(), json.Valid(joined))
+	}
+	if len(w.pieces) < 3 {
+		t.Errorf("%d pieces: the messages were copied", len(w.pieces))
+	}
+	if err := iotest.TestReader(w.reader(), joined); err != nil {
+		t.Error(err)
+	}
+	if err := iotest.TestReader(iotest.OneByteReader(w.reader()), joined); err != nil {
+		t.Error(err)
+	}
+	if err := iotest.TestReader(iotest.HalfReader(w.reader()), joined); err != nil {
+		t.Error(err)
+	}
+	// What the body writes itself outgrows its first buffer: what was
+	// written before stays as it was.
+	b := newBody(0)
+	for i := range 200 {
+		b.str(strings.Repeat("k", i%40), strings.Repeat("v", i))
+	}
+	b.end()
+	var m map[string]string
+	if err := json.Unmarshal(b.joined(), &m); err != nil || len(m) != 40 || m["k"] != strings.Repeat("v", 161) {
+		t.Errorf("%v: %d keys", err, len(m))
+	}
+	if err := iotest.TestReader(b.reader(), b.joined()); err != nil {
+		t.Error(err)
+	}
+}
