@@ -16,6 +16,7 @@ import (
 
 	"github.com/agentloop/agentloop/cmd"
 	"github.com/agentloop/agentloop/internal/fakeapi"
+	"github.com/agentloop/agentloop/pkg/agent"
 	"github.com/agentloop/agentloop/pkg/transcript"
 )
 
@@ -193,6 +194,18 @@ func checkKilledTranscript(t *testing.T, dir, name string, data []byte, provider
 	if err != nil {
 		t.Fatalf("%s: %v", name, err)
 	}
+	if msgs := convs[0].Messages; len(msgs) > 0 {
+		last := agent.Message(msgs[len(msgs)-1].Message)
+		if turn, err := agent.DialectFor(convs[0].Shape).ParseAssistant(last); err == nil && len(turn.Calls) == 0 {
+			// Killed after the answer was written, before the end record:
+			// the run had its answer, and resuming says so.
+			code, _, errOut := execute(t, "replay", "--resume", "--tools-dir", tools, "--no-transcript", path)
+			if code != 1 || !strings.Contains(errOut, "nothing to resume") {
+				t.Errorf("resume %s, which has its answer: exit %d\n%s", name, code, errOut)
+			}
+			return
+		}
+	}
 	recorded := map[string]bool{}
 	for _, f := range convs[0].Finished {
 		recorded[f.CallID] = true
@@ -285,4 +298,13 @@ func tornAtEveryRecord(t *testing.T, provider string) {
 		}
 		checkKilledTranscript(t, dir, name, cut, provider)
 	}
+	// Killed between the answer and the end record, no line torn.
+	if !bytes.Contains(lines[len(lines)-1], []byte(`"type":"end"`)) {
+		t.Fatalf("the last record is not the end: %s", lines[len(lines)-1])
+	}
+	noEnd := bytes.Join(lines[:len(lines)-1], nil)
+	if err := os.WriteFile(filepath.Join(dir, "no-end.jsonl"), noEnd, 0o600); err != nil {
+		t.Fatal(err)
+	}
+	checkKilledTranscript(t, dir, "no-end.jsonl", noEnd, provider)
 }
