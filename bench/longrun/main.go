@@ -9,9 +9,11 @@
 //	go run ./bench/longrun -bin bin/agentloop -steps 200 -context-limit 32000
 //
 // It prints one line of figures: CPU (agentloop's own; with the tools', user and
-// system apart), peak RSS, the bytes
-// of every request sent, the largest request, and the final conversation's
-// size (the messages of the transcript).
+// system apart), peak RSS, the bytes of every request sent, the largest
+// request, and the final conversation's size (the messages of the
+// transcript); then a line of agentloop's memory read from /proc as the last
+// request arrives: its peak and current RSS, and how much of it is its own
+// (anonymous) and how much the pages of its binary.
 package main
 
 import (
