@@ -24,13 +24,7 @@ func TestEarlyAnswers(t *testing.T) {
 	if err != nil {
 		t.Skip("no go command to build agentloop with")
 	}
-	bin := filepath.Join(t.TempDir(), "agentloop")
-	build := exec.Command(goCmd, "build", "-trimpath", "-o", bin,
-		"-ldflags", "-s -w -X github.com/agentloop/agentloop/internal/version.stamped=v0.0.0-early", ".")
-	build.Env = append(os.Environ(), "CGO_ENABLED=0")
-	if out, err := build.CombinedOutput(); err != nil {
-		t.Fatalf("go build: %v\n%s", err, out)
-	}
+	bin := buildAgentloop(t, goCmd, "-ldflags", "-s -w -X github.com/agentloop/agentloop/internal/version.stamped=v0.0.0-early")
 
 	// What package initialisation ran, from the runtime's trace of it.
 	sdkInit := func(t *testing.T, stderr string) bool {
@@ -49,6 +43,23 @@ func TestEarlyAnswers(t *testing.T) {
 		if sdkInit(t, stderr) {
 			t.Errorf("the SDKs initialised before --version was answered:\n%s", stderr)
 		}
+	})
+
+	// A build with no version stamped (go install, go build) gives the
+	// module's from the binary's build information, as runtime/debug reads
+	// it for the version command; with the version control's, if there is
+	// one to read.
+	t.Run("version unstamped", func(t *testing.T) {
+		plain := buildAgentloop(t, goCmd, "-buildvcs=auto")
+		want, _ := runAt(t, plain, []string{"version"})
+		out, stderr := runAt(t, plain, []string{"--version"}, "GODEBUG=inittrace=1")
+		if out != want || !strings.HasPrefix(out, "agentloop ") {
+			t.Errorf("--version prints %q, the version command %q", out, want)
+		}
+		if sdkInit(t, stderr) {
+			t.Errorf("the SDKs initialised before --version was answered:\n%s", stderr)
+		}
+		t.Logf("unstamped: %s", strings.TrimSpace(out))
 	})
 
 	// The command tree's help is the standard; it initialises everything.
@@ -88,6 +99,20 @@ func TestEarlyAnswers(t *testing.T) {
 			}
 		})
 	}
+}
+
+// buildAgentloop builds the program here, statically as make build does,
+// with the build flags given.
+func buildAgentloop(t *testing.T, goCmd string, flags ...string) string {
+	t.Helper()
+	bin := filepath.Join(t.TempDir(), "agentloop")
+	args := append([]string{"build", "-trimpath", "-o", bin}, flags...)
+	build := exec.Command(goCmd, append(args, ".")...)
+	build.Env = append(os.Environ(), "CGO_ENABLED=0")
+	if out, err := build.CombinedOutput(); err != nil {
+		t.Fatalf("go %s: %v\n%s", strings.Join(args, " "), err, out)
+	}
+	return bin
 }
 
 // pty is how runAt is asked for terminals: "pty:stdout=COLS",

@@ -28,7 +28,7 @@ import (
 )
 
 func init() {
-	out, ok := answer(os.Args[1:], version.Stamped(), width)
+	out, ok := answer(os.Args[1:], buildVersion, width)
 	if !ok {
 		return
 	}
@@ -39,19 +39,19 @@ func init() {
 }
 
 // answer returns what agentloop prints on stdout for the command line
-// args, if it is one answered here: --version when the build stamped a
-// version (the module's version, read with runtime/debug, would make this
-// package wait for it), --help or -h when width can tell the width.
-func answer(args []string, stamped string, width func() (int, bool)) (string, bool) {
+// args, if it is one answered here: --version when version can tell the
+// version, --help or -h when width can tell the width.
+func answer(args []string, version func() string, width func() (int, bool)) (string, bool) {
 	if len(args) != 1 {
 		return "", false
 	}
 	switch args[0] {
 	case "--version":
-		if stamped == "" {
+		v := version()
+		if v == "" {
 			return "", false
 		}
-		return "agentloop " + stamped + "\n", true
+		return "agentloop " + v + "\n", true
 	case "--help", "-h":
 		w, ok := width()
 		if !ok {
@@ -60,6 +60,19 @@ func answer(args []string, stamped string, width func() (int, bool)) (string, bo
 		return Help(w), true
 	}
 	return "", false
+}
+
+// buildVersion is the version as cmd.Version gives it: the one stamped at
+// build time, else the main module's, "dev" for a build the go command
+// could not date; "" when it cannot be read here.
+func buildVersion() string {
+	if v := version.Stamped(); v != "" {
+		return v
+	}
+	if v := exeVersion(); v != "(devel)" {
+		return v
+	}
+	return "dev"
 }
 
 // Help returns the root command's help as the command tree prints it for a

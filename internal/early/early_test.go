@@ -10,12 +10,12 @@ func TestAnswer(t *testing.T) {
 	for _, tc := range []struct {
 		name    string
 		args    []string
-		stamped string
+		version string
 		width   func() (int, bool)
 		want    string // "" when left to the command tree
 	}{
 		{"version", []string{"--version"}, "v1.2.3", at(80, true), "agentloop v1.2.3\n"},
-		{"version not stamped", []string{"--version"}, "", at(80, true), ""},
+		{"version unknown", []string{"--version"}, "", at(80, true), ""},
 		{"help", []string{"--help"}, "v1", at(80, true), Help(80)},
 		{"h", []string{"-h"}, "v1", at(57, true), Help(57)},
 		{"width unknown", []string{"--help"}, "v1", at(0, false), ""},
@@ -26,7 +26,7 @@ func TestAnswer(t *testing.T) {
 		{"nothing", nil, "v1", at(80, true), ""},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
-			got, ok := answer(tc.args, tc.stamped, tc.width)
+			got, ok := answer(tc.args, func() string { return tc.version }, tc.width)
 			if ok != (tc.want != "") || got != tc.want {
 				t.Errorf("answer(%q) = %q, %v; want %q", tc.args, got, ok, tc.want)
 			}

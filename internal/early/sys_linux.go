@@ -1,6 +1,7 @@
 package early
 
 import (
+	"os"
 	"syscall"
 	"unsafe"
 )
@@ -18,4 +19,15 @@ func terminalWidth(fd int) (w int, tty, ok bool) {
 		return 0, true, true
 	}
 	return int(ws.Col), true, true
+}
+
+// exeVersion is the main module's version in this program's own build
+// information ("" when it cannot be read).
+func exeVersion() string {
+	f, err := os.Open("/proc/self/exe")
+	if err != nil {
+		return ""
+	}
+	defer f.Close()
+	return moduleVersion(f)
 }
