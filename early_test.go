@@ -36,7 +36,7 @@ func TestEarlyAnswers(t *testing.T) {
 	}
 
 	t.Run("version", func(t *testing.T) {
-		out, stderr := runAt(t, bin, []string{"--version"}, "GODEBUG=inittrace=1")
+		out, stderr := runAt(t, bin, []string{"--version"}, terminals{}, "GODEBUG=inittrace=1")
 		if out != "agentloop v0.0.0-early\n" {
 			t.Errorf("stdout %q", out)
 		}
@@ -51,8 +51,8 @@ func TestEarlyAnswers(t *testing.T) {
 	// one to read.
 	t.Run("version unstamped", func(t *testing.T) {
 		plain := buildAgentloop(t, goCmd, "-buildvcs=auto")
-		want, _ := runAt(t, plain, []string{"version"})
-		out, stderr := runAt(t, plain, []string{"--version"}, "GODEBUG=inittrace=1")
+		want, _ := runAt(t, plain, []string{"version"}, terminals{})
+		out, stderr := runAt(t, plain, []string{"--version"}, terminals{}, "GODEBUG=inittrace=1")
 		if out != want || !strings.HasPrefix(out, "agentloop ") {
 			t.Errorf("--version prints %q, the version command %q", out, want)
 		}
@@ -63,7 +63,7 @@ func TestEarlyAnswers(t *testing.T) {
 	})
 
 	// The command tree's help is the standard; it initialises everything.
-	if _, stderr := runAt(t, bin, []string{"help"}, "GODEBUG=inittrace=1"); !sdkInit(t, stderr) {
+	if _, stderr := runAt(t, bin, []string{"help"}, terminals{}, "GODEBUG=inittrace=1"); !sdkInit(t, stderr) {
 		t.Fatal("the trace does not show the SDKs initialising for the help command")
 	}
 	for _, tc := range []struct {
@@ -84,9 +84,9 @@ func TestEarlyAnswers(t *testing.T) {
 	} {
 		t.Run("help/"+tc.name, func(t *testing.T) {
 			env := append([]string{"GODEBUG=inittrace=1"}, tc.env...)
-			want, _ := runAt(t, bin, []string{"help"}, append(env, pty(tc.stdoutCols, tc.stderrCols)...)...)
+			want, _ := runAt(t, bin, []string{"help"}, terminals{tc.stdoutCols, tc.stderrCols}, env...)
 			for _, flag := range []string{"--help", "-h"} {
-				got, stderr := runAt(t, bin, []string{flag}, append(env, pty(tc.stdoutCols, tc.stderrCols)...)...)
+				got, stderr := runAt(t, bin, []string{flag}, terminals{tc.stdoutCols, tc.stderrCols}, env...)
 				if got != want {
 					t.Errorf("%s prints\n%s\nagentloop help prints\n%s", flag, got, want)
 				}
@@ -115,50 +115,38 @@ func buildAgentloop(t *testing.T, goCmd string, flags ...string) string {
 	return bin
 }
 
-// pty is how runAt is asked for terminals: "pty:stdout=COLS",
-// "pty:stderr=COLS"; -1 is a terminal whose size was never set.
-func pty(stdoutCols, stderrCols int) []string {
-	var p []string
-	if stdoutCols != 0 {
-		p = append(p, "pty:stdout="+strconv.Itoa(stdoutCols))
-	}
-	if stderrCols != 0 {
-		p = append(p, "pty:stderr="+strconv.Itoa(stderrCols))
-	}
-	return p
-}
+// terminals are the pseudo-terminals runAt puts a program's streams on:
+// for each stream, a terminal that many columns wide, -1 for one whose size
+// was never set, 0 for none.
+type terminals struct{ stdout, stderr int }
 
-// runAt runs bin with args and env (plus pty: entries, see pty) and returns
-// its stdout and stderr; it must exit 0.
-func runAt(t *testing.T, bin string, args []string, env ...string) (stdout, stderr string) {
+// runAt runs bin with args and env, its stdout and stderr on the terminals
+// asked for, and returns what it wrote to each; it must exit 0.
+func runAt(t *testing.T, bin string, args []string, term terminals, env ...string) (stdout, stderr string) {
 	t.Helper()
 	c := exec.Command(bin, args...)
-	c.Env = []string{"HOME=" + t.TempDir(), "PATH=" + os.Getenv("PATH")}
+	c.Env = append([]string{"HOME=" + t.TempDir(), "PATH=" + os.Getenv("PATH")}, env...)
 	var outBuf, errBuf bytes.Buffer
 	c.Stdout, c.Stderr = &outBuf, &errBuf
 	var slaves []*os.File
 	var copied []chan struct{}
-	for _, e := range env {
-		stream, cols, isPTY := strings.Cut(strings.TrimPrefix(e, "pty:"), "=")
-		if !strings.HasPrefix(e, "pty:") || !isPTY {
-			c.Env = append(c.Env, e)
+	for _, p := range []struct {
+		cols   int
+		stream *io.Writer
+		to     *bytes.Buffer
+	}{{term.stdout, &c.Stdout, &outBuf}, {term.stderr, &c.Stderr, &errBuf}} {
+		if p.cols == 0 {
 			continue
 		}
-		n, _ := strconv.Atoi(cols)
-		master, slave := openPTY(t, n)
+		master, slave := openPTY(t, p.cols)
 		defer master.Close()
-		to := &outBuf
-		if stream == "stdout" {
-			c.Stdout = slave
-		} else {
-			c.Stderr, to = slave, &errBuf
-		}
+		*p.stream = slave
 		slaves = append(slaves, slave)
 		done := make(chan struct{})
 		copied = append(copied, done)
 		go func() {
 			defer close(done)
-			_, _ = io.Copy(to, master) // ends with EIO once the child and we closed the slave
+			_, _ = io.Copy(p.to, master) // ends with EIO once the child and we closed the slave
 		}()
 	}
 	err := c.Run()

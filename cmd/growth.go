@@ -8,6 +8,7 @@ import (
 	"strconv"
 	"strings"
 
+	"github.com/agentloop/agentloop/internal/bytesize"
 	"github.com/agentloop/agentloop/pkg/agent"
 	"github.com/agentloop/agentloop/pkg/longtext"
 	"github.com/agentloop/agentloop/pkg/transcript"
@@ -57,10 +58,10 @@ func requestText(r *agent.RequestStats) string {
 	}
 	s += fmt.Sprintf(" → %s out tokens", tokenCount(r.OutputTokens))
 	if r.Bytes > 0 {
-		s += ", " + decimalSize(r.Bytes) + " sent"
+		s += ", " + bytesize.Decimal(r.Bytes) + " sent"
 	}
 	if r.Cleared > 0 {
-		s += fmt.Sprintf(", %d result%s cleared (%s)", r.Cleared, plural(r.Cleared, "", "s"), decimalSize(r.ClearedBytes))
+		s += fmt.Sprintf(", %d result%s cleared (%s)", r.Cleared, plural(r.Cleared, "", "s"), bytesize.Decimal(r.ClearedBytes))
 	}
 	if r.CostKnown {
 		s += ", " + dollars(r.Cost)
@@ -146,17 +147,6 @@ func tokenCount(n int64) string {
 	return strconv.FormatFloat(float64(n)/1e6, 'f', 1, 64) + "M"
 }
 
-// decimalSize writes a size in bytes as the placeholders do: 512 B, 12.4 KB.
-func decimalSize(n int) string {
-	switch {
-	case n < 1000:
-		return fmt.Sprintf("%d B", n)
-	case n < 1_000_000:
-		return fmt.Sprintf("%.1f KB", float64(n)/1000)
-	}
-	return fmt.Sprintf("%.1f MB", float64(n)/1e6)
-}
-
 // dollars writes a cost: cents when there are any, else four decimals.
 func dollars(c float64) string {
 	if c >= 0.1 {
@@ -193,7 +183,7 @@ func requestNotes(recs []transcript.Message) []string {
 	var notes []string
 	for _, rec := range recs {
 		if rec.RequestBytes > 0 {
-			notes = append(notes, decimalSize(rec.RequestBytes)+" sent")
+			notes = append(notes, bytesize.Decimal(rec.RequestBytes)+" sent")
 		}
 		if rec.ToolChoice == "none" {
 			notes = append(notes, "asked to answer without tools")
@@ -208,7 +198,7 @@ func clearedLine(recs []transcript.Message) string {
 	var parts []string
 	for _, rec := range recs {
 		for _, c := range rec.Cleared {
-			parts = append(parts, fmt.Sprintf("%s %s (%s)", displayText(c.Name, 200), displayText(c.CallID, 200), decimalSize(c.Bytes)))
+			parts = append(parts, fmt.Sprintf("%s %s (%s)", displayText(c.Name, 200), displayText(c.CallID, 200), bytesize.Decimal(c.Bytes)))
 		}
 	}
 	if len(parts) == 0 {

@@ -6,6 +6,7 @@ import (
 
 	"github.com/spf13/cobra"
 
+	"github.com/agentloop/agentloop/internal/bytesize"
 	"github.com/agentloop/agentloop/pkg/history"
 )
 
@@ -72,7 +73,7 @@ func runLogPrune(opts *LogPruneOptions) error {
 		size += e.Size
 		fmt.Fprintln(ios.Out, e.Path)
 	}
-	n := fmt.Sprintf("%d transcript%s (%s)", len(old), plural(len(old), "", "s"), byteSize(int(size)))
+	n := fmt.Sprintf("%d transcript%s (%s)", len(old), plural(len(old), "", "s"), bytesize.Binary(int(size)))
 	if !opts.Yes {
 		if len(old) == 0 {
 			fmt.Fprintf(ios.ErrOut, "no run in %s started before %s\n", opts.Dir, cutoff.Local().Format("2006-01-02 15:04"))
@@ -82,6 +83,6 @@ func runLogPrune(opts *LogPruneOptions) error {
 		return nil
 	}
 	removed, freed, err := history.Remove(old)
-	fmt.Fprintf(ios.ErrOut, "removed %d transcript%s (%s)\n", removed, plural(removed, "", "s"), byteSize(int(freed)))
+	fmt.Fprintf(ios.ErrOut, "removed %d transcript%s (%s)\n", removed, plural(removed, "", "s"), bytesize.Binary(int(freed)))
 	return err
 }

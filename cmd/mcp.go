@@ -38,17 +38,10 @@ Claude Desktop, Cursor, Claude Code, llm-tools-mcp and gptscript use) given with
 
 // MCPOptions are the inputs of `agentloop mcp list` and `mcp check`.
 type MCPOptions struct {
-	IO           *IOStreams
-	ToolsDirs    []string
-	ToolsSetting string
-	MCPConfig    []string
-	mcpServers   []*mcp.Config
-	Name         string // mcp check NAME
-	JSON         bool
-}
-
-func (o *MCPOptions) sources() toolSources {
-	return toolSources{toolsSource: toolsSource{o.ToolsDirs, o.ToolsSetting}, mcpFiles: o.MCPConfig, mcpServers: o.mcpServers}
+	IO *IOStreams
+	ToolSourceOptions
+	Name string // mcp check NAME
+	JSON bool
 }
 
 func newCmdMCPList(ios *IOStreams, runF func(*MCPOptions) error) *cobra.Command {
@@ -64,7 +57,7 @@ failed with why, or disabled. Where each is declared is shown with --json.`,
   agentloop mcp list --json | jq -r '.[] | select(.status != "ok") | .name'`,
 		Args: noArgs,
 		RunE: func(c *cobra.Command, args []string) error {
-			if err := opts.useSources(c); err != nil {
+			if err := opts.fromConfig(c, opts.IO); err != nil {
 				return err
 			}
 			if runF != nil {
@@ -77,15 +70,6 @@ failed with why, or disabled. Where each is declared is shown with --json.`,
 	addMCPConfigFlag(c, &opts.MCPConfig)
 	c.Flags().BoolVar(&opts.JSON, "json", false, "print the servers as a JSON array")
 	return c
-}
-
-func (o *MCPOptions) useSources(c *cobra.Command) error {
-	src, err := configToolSources(c, o.IO)
-	if err != nil {
-		return err
-	}
-	o.ToolsDirs, o.ToolsSetting, o.MCPConfig, o.mcpServers = src.dirs, src.setting, src.mcpFiles, src.mcpServers
-	return nil
 }
 
 // serverJSON is a server as mcp list --json prints it.
@@ -188,7 +172,7 @@ status is 1 when there is any problem.`,
 			if len(args) == 1 {
 				opts.Name = args[0]
 			}
-			if err := opts.useSources(c); err != nil {
+			if err := opts.fromConfig(c, opts.IO); err != nil {
 				return err
 			}
 			if runF != nil {

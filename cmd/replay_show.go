@@ -307,16 +307,6 @@ func usageText(u transcript.Usage) string {
 	return s
 }
 
-func byteSize(n int) string {
-	switch {
-	case n < 1024:
-		return fmt.Sprintf("%d B", n)
-	case n < 1<<20:
-		return fmt.Sprintf("%.1f KiB", float64(n)/1024)
-	}
-	return fmt.Sprintf("%.1f MiB", float64(n)/(1<<20))
-}
-
 func nonEmpty(ss []string) []string {
 	var out []string
 	for _, s := range ss {

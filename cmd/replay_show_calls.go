@@ -7,6 +7,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/agentloop/agentloop/internal/bytesize"
 	"github.com/agentloop/agentloop/pkg/agent"
 	"github.com/agentloop/agentloop/pkg/transcript"
 )
@@ -31,7 +32,7 @@ func (sh *shower) result(name, id string, meta transcript.Result, timed bool, si
 	if meta.DurationMS > 0 || timed {
 		info = append(info, (time.Duration(meta.DurationMS) * time.Millisecond).String())
 	}
-	info = append(info, byteSize(int(size)))
+	info = append(info, bytesize.Binary(int(size)))
 	if meta.Truncated {
 		info = append(info, "truncated")
 	}

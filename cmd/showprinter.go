@@ -7,6 +7,7 @@ import (
 	"strings"
 	"unicode/utf8"
 
+	"github.com/agentloop/agentloop/internal/bytesize"
 	"github.com/agentloop/agentloop/pkg/longtext"
 )
 
@@ -108,7 +109,7 @@ func (p *printer) excerpt(indent int, s string, maxLines, maxBytes int) {
 				cut--
 			}
 			p.emit(indent, "", line[:cut])
-			left := fmt.Sprintf("… %s more", byteSize(len(line)-cut))
+			left := fmt.Sprintf("… %s more", bytesize.Binary(len(line)-cut))
 			if more {
 				n := strings.Count(rest, "\n") + 1
 				left += fmt.Sprintf(", %d more line%s", n, plural(n, "", "s"))

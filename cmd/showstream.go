@@ -6,6 +6,8 @@ import (
 	"fmt"
 	"io"
 	"unicode/utf8"
+
+	"github.com/agentloop/agentloop/internal/bytesize"
 )
 
 // A text taken out of its record (longtext) is printed as it is read back
@@ -93,7 +95,7 @@ func (p *printer) excerptFrom(indent int, r io.Reader, maxLines, maxBytes int) {
 				cut--
 			}
 			p.emit(indent, "", string(head[:cut]))
-			left := fmt.Sprintf("… %s more", byteSize(int(length-int64(cut))))
+			left := fmt.Sprintf("… %s more", bytesize.Binary(int(length-int64(cut))))
 			if more {
 				n := ls.remaining()
 				left += fmt.Sprintf(", %d more line%s", n, plural(n, "", "s"))

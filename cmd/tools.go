@@ -12,6 +12,7 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/agentloop/agentloop/internal/config"
+	"github.com/agentloop/agentloop/pkg/mcp"
 	"github.com/agentloop/agentloop/pkg/tools"
 )
 
@@ -54,18 +55,34 @@ func addMCPConfigFlag(c *cobra.Command, files *[]string) {
 	c.Flags().StringArrayVar(files, "mcp-config", nil, "read MCP servers from the {\"mcpServers\": …} JSON `FILE` of Claude Desktop, Cursor and others (repeatable)")
 }
 
-// configToolSources returns where the tools come from: the folders of
-// --tools-dir, else those of the configuration (none for the default ones),
-// the --mcp-config files or the configured ones, and the configuration's
-// mcp_servers. Only --tools-dir, --mcp-config and --profile are read as
-// settings: tools show --provider names a wire form, not the provider to
-// use.
-func configToolSources(c *cobra.Command, ios *IOStreams) (toolSources, error) {
+// ToolSourceOptions are where a tools or mcp command finds its tools: the
+// folders and the MCP servers the flags, the environment and the
+// configuration file name.
+type ToolSourceOptions struct {
+	ToolsDirs []string
+	// ToolsSetting names the setting that gave ToolsDirs; "" when
+	// agentloop chooses the folders (see toolsSource).
+	ToolsSetting string
+	MCPConfig    []string
+	mcpServers   []*mcp.Config
+}
+
+// fromConfig sets them from the folders of --tools-dir, else those of the
+// configuration (none for the default ones), the --mcp-config files or the
+// configured ones, and the configuration's mcp_servers. Only --tools-dir,
+// --mcp-config and --profile are read as settings: tools show --provider
+// names a wire form, not the provider to use.
+func (o *ToolSourceOptions) fromConfig(c *cobra.Command, ios *IOStreams) error {
 	cfg, err := resolveConfig(ios, onlyFlags(c.Flags(), "tools-dir", "mcp-config", "profile"))
 	if err != nil {
-		return toolSources{}, err
+		return err
 	}
-	return toolSources{toolsSource: toolsSource{cfg.ToolsDirs, toolsSetting(cfg)}, mcpFiles: cfg.MCPConfig, mcpServers: cfg.MCPServers}, nil
+	o.ToolsDirs, o.ToolsSetting, o.MCPConfig, o.mcpServers = cfg.ToolsDirs, toolsSetting(cfg), cfg.MCPConfig, cfg.MCPServers
+	return nil
+}
+
+func (o *ToolSourceOptions) sources() toolSources {
+	return toolSources{toolsSource: toolsSource{o.ToolsDirs, o.ToolsSetting}, mcpFiles: o.MCPConfig, mcpServers: o.mcpServers}
 }
 
 // toolsSource is the folders a command loads tools from and how they were

@@ -11,7 +11,6 @@ import (
 
 	"github.com/agentloop/agentloop/internal/toolset"
 	"github.com/agentloop/agentloop/pkg/agent"
-	"github.com/agentloop/agentloop/pkg/mcp"
 	"github.com/agentloop/agentloop/pkg/transcript"
 )
 
@@ -20,17 +19,12 @@ const maxArgsInput = 16 << 20
 
 // ToolsCallOptions are the inputs of `agentloop tools call`.
 type ToolsCallOptions struct {
-	IO        *IOStreams
-	ToolsDirs []string
-	// ToolsSetting names the setting that gave ToolsDirs; "" when
-	// agentloop chooses the folders (see toolsSource).
-	ToolsSetting string
-	MCPConfig    []string
-	mcpServers   []*mcp.Config
-	Name         string
-	Args         string // "-" reads them from stdin
-	CallID       string
-	JSON         bool
+	IO *IOStreams
+	ToolSourceOptions
+	Name   string
+	Args   string // "-" reads them from stdin
+	CallID string
+	JSON   bool
 }
 
 func newCmdToolsCall(ios *IOStreams, runF func(*ToolsCallOptions) error) *cobra.Command {
@@ -57,11 +51,9 @@ ARGS_JSON is a JSON object and defaults to {}; "-" reads it from stdin.`,
 			if len(args) == 2 {
 				opts.Args = args[1]
 			}
-			src, err := configToolSources(c, ios)
-			if err != nil {
+			if err := opts.fromConfig(c, ios); err != nil {
 				return err
 			}
-			opts.ToolsDirs, opts.ToolsSetting, opts.MCPConfig, opts.mcpServers = src.dirs, src.setting, src.mcpFiles, src.mcpServers
 			if runF != nil {
 				return runF(opts)
 			}
@@ -110,7 +102,7 @@ func runToolsCall(ctx context.Context, opts *ToolsCallOptions) error {
 	}
 	// Only a server that could have the tool is started.
 	sel := toolset.Selection{Only: []string{opts.Name}}
-	ts, err := loadToolSet(ctx, opts.IO, toolSources{toolsSource: toolsSource{opts.ToolsDirs, opts.ToolsSetting}, mcpFiles: opts.MCPConfig, mcpServers: opts.mcpServers}, sel, nil)
+	ts, err := loadToolSet(ctx, opts.IO, opts.sources(), sel, nil)
 	if err != nil {
 		return err
 	}

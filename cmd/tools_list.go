@@ -15,23 +15,13 @@ import (
 
 	"github.com/agentloop/agentloop/internal/config"
 	"github.com/agentloop/agentloop/internal/toolset"
-	"github.com/agentloop/agentloop/pkg/mcp"
 )
 
 // ToolsListOptions are the inputs of `agentloop tools list`.
 type ToolsListOptions struct {
-	IO        *IOStreams
-	ToolsDirs []string
-	// ToolsSetting names the setting that gave ToolsDirs; "" when
-	// agentloop chooses the folders (see toolsSource).
-	ToolsSetting string
-	MCPConfig    []string
-	mcpServers   []*mcp.Config
-	JSON         bool
-}
-
-func (o *ToolsListOptions) sources() toolSources {
-	return toolSources{toolsSource: toolsSource{o.ToolsDirs, o.ToolsSetting}, mcpFiles: o.MCPConfig, mcpServers: o.mcpServers}
+	IO *IOStreams
+	ToolSourceOptions
+	JSON bool
 }
 
 func newCmdToolsList(ios *IOStreams, runF func(*ToolsListOptions) error) *cobra.Command {
@@ -49,11 +39,9 @@ their tools. --json prints every field of every definition instead.`,
   agentloop tools list --tools-dir ./more-tools --json | jq -r '.[].name'`,
 		Args: noArgs,
 		RunE: func(c *cobra.Command, args []string) error {
-			src, err := configToolSources(c, ios)
-			if err != nil {
+			if err := opts.fromConfig(c, ios); err != nil {
 				return err
 			}
-			opts.ToolsDirs, opts.ToolsSetting, opts.MCPConfig, opts.mcpServers = src.dirs, src.setting, src.mcpFiles, src.mcpServers
 			if runF != nil {
 				return runF(opts)
 			}

@@ -11,20 +11,14 @@ import (
 	"github.com/agentloop/agentloop/internal/config"
 	"github.com/agentloop/agentloop/internal/toolset"
 	"github.com/agentloop/agentloop/pkg/agent"
-	"github.com/agentloop/agentloop/pkg/mcp"
 )
 
 // ToolsShowOptions are the inputs of `agentloop tools show`.
 type ToolsShowOptions struct {
-	IO        *IOStreams
-	ToolsDirs []string
-	// ToolsSetting names the setting that gave ToolsDirs; "" when
-	// agentloop chooses the folders (see toolsSource).
-	ToolsSetting string
-	MCPConfig    []string
-	mcpServers   []*mcp.Config
-	Name         string
-	Provider     string
+	IO *IOStreams
+	ToolSourceOptions
+	Name     string
+	Provider string
 }
 
 func newCmdToolsShow(ios *IOStreams, runF func(*ToolsShowOptions) error) *cobra.Command {
@@ -42,11 +36,9 @@ responses, or the Anthropic form {"name","description","input_schema"} with
 		Args: exactArgs(1, "NAME"),
 		RunE: func(c *cobra.Command, args []string) error {
 			opts.Name = args[0]
-			src, err := configToolSources(c, ios)
-			if err != nil {
+			if err := opts.fromConfig(c, ios); err != nil {
 				return err
 			}
-			opts.ToolsDirs, opts.ToolsSetting, opts.MCPConfig, opts.mcpServers = src.dirs, src.setting, src.mcpFiles, src.mcpServers
 			if !slices.Contains(config.Providers, opts.Provider) {
 				return flagErrorf("--provider must be openai, responses or anthropic, got %q", opts.Provider)
 			}
@@ -63,7 +55,7 @@ responses, or the Anthropic form {"name","description","input_schema"} with
 }
 
 func runToolsShow(ctx context.Context, opts *ToolsShowOptions) error {
-	ts, err := loadToolSet(ctx, opts.IO, toolSources{toolsSource: toolsSource{opts.ToolsDirs, opts.ToolsSetting}, mcpFiles: opts.MCPConfig, mcpServers: opts.mcpServers}, toolset.Selection{}, nil)
+	ts, err := loadToolSet(ctx, opts.IO, opts.sources(), toolset.Selection{}, nil)
 	if err != nil {
 		return err
 	}

@@ -121,7 +121,7 @@ func TestRunToolsList(t *testing.T) {
 		t.Fatalf("the tools folder is %s", dir)
 	}
 	ios, out, _ := testIO(nil)
-	if err := runToolsList(context.Background(), &ToolsListOptions{IO: ios, ToolsDirs: []string{dir}, ToolsSetting: "--tools-dir"}); err != nil {
+	if err := runToolsList(context.Background(), &ToolsListOptions{IO: ios, ToolSourceOptions: ToolSourceOptions{ToolsDirs: []string{dir}, ToolsSetting: "--tools-dir"}}); err != nil {
 		t.Fatal(err)
 	}
 	want := "echo  001/echo.yaml:1  Print the arguments.\nfail  001/fail.yaml:1  Fail with a message that is long enough to be cut on a narrow terminal.\n"
@@ -133,7 +133,7 @@ func TestRunToolsList(t *testing.T) {
 	ios, out, _ = testIO(nil)
 	ios.SetTTY(false, true, true)
 	ios.SetWidth(60)
-	if err := runToolsList(context.Background(), &ToolsListOptions{IO: ios, ToolsDirs: []string{dir}, ToolsSetting: "--tools-dir"}); err != nil {
+	if err := runToolsList(context.Background(), &ToolsListOptions{IO: ios, ToolSourceOptions: ToolSourceOptions{ToolsDirs: []string{dir}, ToolsSetting: "--tools-dir"}}); err != nil {
 		t.Fatal(err)
 	}
 	if want := "echo  001/echo.yaml:1  Print the arguments.\nfail  001/fail.yaml:1  Fail with a message that is long eno…\n"; out.String() != want {
@@ -168,14 +168,14 @@ func TestRunToolsCall(t *testing.T) {
 	ctx := context.Background()
 
 	ios, out, _ := testIO(nil)
-	err := runToolsCall(ctx, &ToolsCallOptions{IO: ios, ToolsDirs: []string{dir}, ToolsSetting: "--tools-dir", Name: "echo", Args: `{"text":"hi"}`, CallID: "c"})
+	err := runToolsCall(ctx, &ToolsCallOptions{IO: ios, ToolSourceOptions: ToolSourceOptions{ToolsDirs: []string{dir}, ToolsSetting: "--tools-dir"}, Name: "echo", Args: `{"text":"hi"}`, CallID: "c"})
 	if err != nil || out.String() != "hi" {
 		t.Errorf("piped: err %v, stdout %q", err, out)
 	}
 	// A terminal gets a final newline; a pipe gets the bytes as they are.
 	ios, out, _ = testIO(nil)
 	ios.SetTTY(false, true, true)
-	_ = runToolsCall(ctx, &ToolsCallOptions{IO: ios, ToolsDirs: []string{dir}, ToolsSetting: "--tools-dir", Name: "echo", Args: `{"text":"hi"}`, CallID: "c"})
+	_ = runToolsCall(ctx, &ToolsCallOptions{IO: ios, ToolSourceOptions: ToolSourceOptions{ToolsDirs: []string{dir}, ToolsSetting: "--tools-dir"}, Name: "echo", Args: `{"text":"hi"}`, CallID: "c"})
 	if out.String() != "hi\n" {
 		t.Errorf("terminal: stdout %q", out)
 	}
@@ -184,12 +184,12 @@ func TestRunToolsCall(t *testing.T) {
 	ios.In = strings.NewReader(`{"text":"from stdin"}`)
 	out = &strings.Builder{}
 	ios.Out = out
-	if err := runToolsCall(ctx, &ToolsCallOptions{IO: ios, ToolsDirs: []string{dir}, ToolsSetting: "--tools-dir", Name: "echo", Args: "-", CallID: "c"}); err != nil || out.String() != "from stdin" {
+	if err := runToolsCall(ctx, &ToolsCallOptions{IO: ios, ToolSourceOptions: ToolSourceOptions{ToolsDirs: []string{dir}, ToolsSetting: "--tools-dir"}, Name: "echo", Args: "-", CallID: "c"}); err != nil || out.String() != "from stdin" {
 		t.Errorf("stdin: err %v, stdout %q", err, out)
 	}
 
 	ios, out, _ = testIO(nil)
-	err = runToolsCall(ctx, &ToolsCallOptions{IO: ios, ToolsDirs: []string{dir}, ToolsSetting: "--tools-dir", Name: "fail", Args: "{}", CallID: "c"})
+	err = runToolsCall(ctx, &ToolsCallOptions{IO: ios, ToolSourceOptions: ToolSourceOptions{ToolsDirs: []string{dir}, ToolsSetting: "--tools-dir"}, Name: "fail", Args: "{}", CallID: "c"})
 	if code, msg := exitCode(err); code != ExitFailure || msg != "fail: tool exited with code 4\nstderr:\nbroken" || out.Len() != 0 {
 		t.Errorf("failure: exit %d, message %q, stdout %q", code, msg, out)
 	}

@@ -1,5 +1,6 @@
 // Package bytesize reads and writes byte counts as people write them:
-// "512", "16KiB", "1MB", "1.5 MiB".
+// "512", "16KiB", "1MB", "1.5 MiB"; and shows sizes as people read them:
+// "12.4 KB", "1.5 MiB".
 package bytesize
 
 import (
@@ -59,4 +60,28 @@ func Format(n int64) string {
 		return fmt.Sprintf("%dKiB", n>>10)
 	}
 	return strconv.FormatInt(n, 10)
+}
+
+// Decimal shows n bytes in decimal units, one decimal place: 512 B,
+// 12.4 KB, 1.2 MB. The cleared-result placeholders a model reads use it.
+func Decimal(n int) string {
+	switch {
+	case n < 1000:
+		return fmt.Sprintf("%d B", n)
+	case n < 1000*1000:
+		return fmt.Sprintf("%.1f KB", float64(n)/1000)
+	}
+	return fmt.Sprintf("%.1f MB", float64(n)/(1000*1000))
+}
+
+// Binary shows n bytes in binary units, one decimal place: 512 B,
+// 12.4 KiB, 1.2 MiB.
+func Binary(n int) string {
+	switch {
+	case n < 1024:
+		return fmt.Sprintf("%d B", n)
+	case n < 1<<20:
+		return fmt.Sprintf("%.1f KiB", float64(n)/1024)
+	}
+	return fmt.Sprintf("%.1f MiB", float64(n)/(1<<20))
 }

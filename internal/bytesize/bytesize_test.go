@@ -34,3 +34,25 @@ func TestParseSize(t *testing.T) {
 		})
 	}
 }
+
+func TestShow(t *testing.T) {
+	for _, tc := range []struct {
+		n               int
+		decimal, binary string
+	}{
+		{0, "0 B", "0 B"},
+		{999, "999 B", "999 B"},
+		{1000, "1.0 KB", "1000 B"},
+		{1024, "1.0 KB", "1.0 KiB"},
+		{12_400, "12.4 KB", "12.1 KiB"},
+		{1_500_000, "1.5 MB", "1.4 MiB"},
+		{1 << 20, "1.0 MB", "1.0 MiB"},
+	} {
+		if got := Decimal(tc.n); got != tc.decimal {
+			t.Errorf("Decimal(%d) = %q, want %q", tc.n, got, tc.decimal)
+		}
+		if got := Binary(tc.n); got != tc.binary {
+			t.Errorf("Binary(%d) = %q, want %q", tc.n, got, tc.binary)
+		}
+	}
+}

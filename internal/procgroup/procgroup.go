@@ -7,7 +7,9 @@ import (
 	"bytes"
 	"errors"
 	"fmt"
+	"io/fs"
 	"os"
+	"path/filepath"
 	"sync"
 	"syscall"
 	"time"
@@ -152,4 +154,24 @@ func LiveMember(pgid int) (bool, error) {
 		}
 	}
 	return false, nil
+}
+
+// LookPath finds an executable file on a PATH list, for a tool or a
+// server to be started. Relative entries are skipped: what runs must not be
+// whatever a working directory happens to hold.
+func LookPath(name, pathList string) (string, error) {
+	for _, dir := range filepath.SplitList(pathList) {
+		if dir == "" || !filepath.IsAbs(dir) {
+			continue
+		}
+		p := filepath.Join(dir, name)
+		fi, err := os.Stat(p)
+		if err != nil || !fi.Mode().IsRegular() || fi.Mode().Perm()&0o111 == 0 {
+			continue
+		}
+		if syscall.Access(p, 1 /* X_OK */) == nil {
+			return p, nil
+		}
+	}
+	return "", fs.ErrNotExist
 }

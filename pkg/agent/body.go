@@ -42,8 +42,8 @@ func newBody(pieces int) *body {
 	return w
 }
 
-// put writes bytes of the body's own.
-func put[T string | []byte](w *body, p T) {
+// appendOwn writes bytes of the body's own.
+func appendOwn[T string | []byte](w *body, p T) {
 	if cap(w.own)-len(w.own) < len(p) {
 		w.cut()
 		w.own, w.from = make([]byte, 0, max(2*cap(w.own), len(p))), 0
@@ -52,7 +52,7 @@ func put[T string | []byte](w *body, p T) {
 	w.size += len(p)
 }
 
-func (w *body) put(s string) { put(w, s) }
+func (w *body) put(s string) { appendOwn(w, s) }
 
 // cut ends the piece of own bytes being written.
 func (w *body) cut() {
@@ -66,7 +66,7 @@ func (w *body) cut() {
 // value already JSON. They must not change while the request is sent.
 func (w *body) ref(p []byte) {
 	if len(p) <= 64 {
-		put(w, p)
+		appendOwn(w, p)
 		return
 	}
 	w.cut()

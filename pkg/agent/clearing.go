@@ -3,6 +3,8 @@ package agent
 import (
 	"fmt"
 	"slices"
+
+	"github.com/agentloop/agentloop/internal/bytesize"
 )
 
 // ContextPolicy says when old tool results are cleared from what is sent.
@@ -112,21 +114,10 @@ func freedTokens(r ResultRef, perByte float64) int64 {
 // was there and how to have it again, and starts with "[cleared" so that a
 // reader of the transcript (or the model) can tell it from a result.
 func Placeholder(name string, bytes int) string {
-	return fmt.Sprintf("[cleared to save context: %s from %s; call it again if you need it]", sizeText(bytes), name)
+	return fmt.Sprintf("[cleared to save context: %s from %s; call it again if you need it]", bytesize.Decimal(bytes), name)
 }
 
 // placeholderJSON is a result's placeholder as a JSON string.
 func placeholderJSON(r ResultRef) []byte {
 	return quoteJSON(Placeholder(r.Name, r.Bytes))
-}
-
-// sizeText writes a size as a person reads it: 512 B, 12.4 KB, 1.2 MB.
-func sizeText(n int) string {
-	switch {
-	case n < 1000:
-		return fmt.Sprintf("%d B", n)
-	case n < 1000*1000:
-		return fmt.Sprintf("%.1f KB", float64(n)/1000)
-	}
-	return fmt.Sprintf("%.1f MB", float64(n)/(1000*1000))
 }

@@ -384,8 +384,8 @@ func decodeHeader(line []byte) (*transcript.Header, error) {
 
 // decodeHeaderFields decodes a header line but for its tool definitions,
 // MCP servers and system prompt (Tools and MCPServers are nil, System
-// empty), which the listing does not show: quickly when it is as the writer writes it, else with
-// encoding/json.
+// empty), which the listing does not show: quickly when it is as the
+// writer writes it, else with encoding/json.
 func decodeHeaderFields(line []byte) (*transcript.Header, error) {
 	if h, ok := transcript.QuickHeader(line); ok {
 		return &h, nil
@@ -395,7 +395,7 @@ func decodeHeaderFields(line []byte) (*transcript.Header, error) {
 
 func slowHeader(line []byte) (*transcript.Header, error) {
 	var h transcript.Header
-	if err := json.Unmarshal(withoutTools(line), &h); err != nil {
+	if err := json.Unmarshal(line, &h); err != nil {
 		return nil, fmt.Errorf("header: %v", err)
 	}
 	h.Tools, h.MCPServers, h.System = nil, nil, ""

@@ -6,6 +6,7 @@ import (
 	"io"
 	"os"
 	"path/filepath"
+	"reflect"
 	"regexp"
 	"slices"
 	"strings"
@@ -549,18 +550,26 @@ func TestMatches(t *testing.T) {
 	}
 }
 
-func TestWithoutTools(t *testing.T) {
-	tests := []struct{ in, want string }{
-		{`{"type":"header","tools":[{"a":"]"}],"system":"s"}`, `{"type":"header","tools":null,"system":"s"}`},
-		{`{"system":"\"tools\":[1]","tools":[[1,{"x":"\\"}]],"id":"x"}`, `{"system":"\"tools\":[1]","tools":null,"id":"x"}`},
-		{`{"tools_dirs":["a"],"id":"x"}`, `{"tools_dirs":["a"],"id":"x"}`},
-		{`{"x":{"tools":[1]},"tools":[2]}`, `{"x":{"tools":[1]},"tools":null}`},
-		{`{"tools":"not an array"}`, `{"tools":"not an array"}`},
-		{`{"tools":[1,2`, `{"tools":[1,2`},
+// The tool definitions, MCP servers and system prompt of a header are
+// passed over exactly, whatever their strings hold, and a header that is
+// not JSON, or whose tools are not an array, is refused.
+func TestHeaderFieldsPastTools(t *testing.T) {
+	tests := []struct {
+		in   string
+		want transcript.Header // nil Tools, empty System, always
+		ok   bool
+	}{
+		{`{"type":"header","tools":[{"a":"]"}],"system":"s"}`, transcript.Header{Type: "header"}, true},
+		{`{"system":"\"tools\":[1]","tools":[[1,{"x":"\\"}]],"id":"x"}`, transcript.Header{ID: "x"}, true},
+		{`{"tools_dirs":["a"],"id":"x"}`, transcript.Header{ToolsDirs: []string{"a"}, ID: "x"}, true},
+		{`{"x":{"tools":[1]},"tools":[2],"model":"m"}`, transcript.Header{Model: "m"}, true},
+		{`{"tools":"not an array"}`, transcript.Header{}, false},
+		{`{"tools":[1,2`, transcript.Header{}, false},
 	}
 	for _, tt := range tests {
-		if got := string(withoutTools([]byte(tt.in))); got != tt.want {
-			t.Errorf("withoutTools(%s) = %s, want %s", tt.in, got, tt.want)
+		h, err := decodeHeaderFields([]byte(tt.in))
+		if (err == nil) != tt.ok || err == nil && !reflect.DeepEqual(*h, tt.want) {
+			t.Errorf("decodeHeaderFields(%s) = %+v, %v; want %+v, ok %v", tt.in, h, err, tt.want, tt.ok)
 		}
 	}
 }

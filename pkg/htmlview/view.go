@@ -9,6 +9,8 @@ import (
 	"time"
 	"unicode/utf8"
 
+	"github.com/agentloop/agentloop/internal/bytesize"
+	"github.com/agentloop/agentloop/internal/english"
 	"github.com/agentloop/agentloop/pkg/agent"
 	"github.com/agentloop/agentloop/pkg/transcript"
 )
@@ -441,7 +443,7 @@ func (b *builder) unsent() (messageView, bool) {
 	}
 	head := []string{}
 	if len(mv.Results) > 0 {
-		head = append(head, fmt.Sprintf("%d result%s kept from calls that finished before the run stopped", len(mv.Results), plural(len(mv.Results))))
+		head = append(head, fmt.Sprintf("%d result%s kept from calls that finished before the run stopped", len(mv.Results), english.Plural(len(mv.Results), "", "s")))
 	}
 	if len(pending) > 0 {
 		head = append(head, "no result yet: "+strings.Join(pending, ", "))
@@ -554,7 +556,7 @@ func (b *builder) resultView(msgID string, j int, r agent.RecordedResult, meta t
 	if meta.Source == transcript.SourceMCP {
 		info = append(info, "mcp server "+b.safe(meta.Server))
 	}
-	info = append(info, seconds(time.Duration(meta.DurationMS)*time.Millisecond), byteSize(len(r.Content)))
+	info = append(info, seconds(time.Duration(meta.DurationMS)*time.Millisecond), bytesize.Binary(len(r.Content)))
 	if !v.Open {
 		info = append(info, b.safe(firstLine(r.Content, 120)))
 	}
@@ -655,7 +657,7 @@ func timelineOf(spans []Span) *timelineView {
 	for _, g := range gaps {
 		tv.Gaps = append(tv.Gaps, gapView{Left: pct(g.At), Label: "+" + elapsed(g.Skipped) + " idle"})
 	}
-	tv.Summary = fmt.Sprintf("Timeline of %d model call%s and %d tool call%s over %s of activity", models, plural(models), tools, plural(tools), seconds(ax.total))
+	tv.Summary = fmt.Sprintf("Timeline of %d model call%s and %d tool call%s over %s of activity", models, english.Plural(models, "", "s"), tools, english.Plural(tools, "", "s"), seconds(ax.total))
 	if len(gaps) > 0 {
 		tv.Summary += fmt.Sprintf(", %d idle stretch%s cut out", len(gaps), map[bool]string{true: "", false: "es"}[len(gaps) == 1])
 	}
@@ -689,7 +691,7 @@ func (c *chartView) scale() {
 		b.InY = b.CachedY - b.InH
 		b.OutY = b.InY - b.OutH
 	}
-	c.Summary = fmt.Sprintf("Tokens of each of %d request%s: input (cached and not) and output; the largest request is %s tokens. The table of steps lists each.", len(c.Bars), plural(len(c.Bars)), c.Max)
+	c.Summary = fmt.Sprintf("Tokens of each of %d request%s: input (cached and not) and output; the largest request is %s tokens. The table of steps lists each.", len(c.Bars), english.Plural(len(c.Bars), "", "s"), c.Max)
 }
 
 // classWord keeps a role to letters, for a CSS class.
@@ -775,23 +777,6 @@ func count(n int64) string {
 		s = s[:i] + "," + s[i:]
 	}
 	return s
-}
-
-func byteSize(n int) string {
-	switch {
-	case n < 1024:
-		return fmt.Sprintf("%d B", n)
-	case n < 1<<20:
-		return fmt.Sprintf("%.1f KiB", float64(n)/1024)
-	}
-	return fmt.Sprintf("%.1f MiB", float64(n)/(1<<20))
-}
-
-func plural(n int) string {
-	if n == 1 {
-		return ""
-	}
-	return "s"
 }
 
 // commandName is the header's command worth showing: a plain run is not.

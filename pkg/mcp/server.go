@@ -14,7 +14,6 @@ import (
 	"strings"
 	"sync"
 	"sync/atomic"
-	"syscall"
 	"time"
 
 	"github.com/modelcontextprotocol/go-sdk/jsonrpc"
@@ -107,7 +106,7 @@ func command(c *Config, l *launch) (*exec.Cmd, *tail, error) {
 			path = filepath.Join(c.Dir, path)
 		}
 	} else {
-		p, err := lookPath(path, envValue(l.env, "PATH"))
+		p, err := procgroup.LookPath(path, envValue(l.env, "PATH"))
 		if err != nil {
 			return nil, nil, fmt.Errorf("cannot start: %q not found on PATH", path)
 		}
@@ -130,25 +129,6 @@ func command(c *Config, l *launch) (*exec.Cmd, *tail, error) {
 	}
 	cmd.Stderr = st.w
 	return cmd, st, nil
-}
-
-// lookPath finds an executable on a PATH list; relative entries are
-// skipped, as they are for script tools.
-func lookPath(name, pathList string) (string, error) {
-	for _, dir := range filepath.SplitList(pathList) {
-		if dir == "" || !filepath.IsAbs(dir) {
-			continue
-		}
-		p := filepath.Join(dir, name)
-		fi, err := os.Stat(p)
-		if err != nil || !fi.Mode().IsRegular() || fi.Mode().Perm()&0o111 == 0 {
-			continue
-		}
-		if syscall.Access(p, 1 /* X_OK */) == nil {
-			return p, nil
-		}
-	}
-	return "", fs.ErrNotExist
 }
 
 func envValue(env []string, name string) string {

@@ -9,7 +9,6 @@ import (
 	"io/fs"
 	"os"
 	"os/exec"
-	"path/filepath"
 	"slices"
 	"strings"
 	"sync"
@@ -158,7 +157,7 @@ func (r *Registry) resolve(t *tool) (string, []string, error) {
 	if strings.ContainsRune(argv[0], '/') {
 		return argv[0], argv, nil
 	}
-	path, err := lookPath(argv[0], r.opts.toolPath())
+	path, err := procgroup.LookPath(argv[0], r.opts.toolPath())
 	if err != nil {
 		return "", nil, fmt.Errorf("cannot start the tool: %q not found on PATH", argv[0])
 	}
@@ -194,25 +193,6 @@ func (r *Registry) env(t *tool, callID string, p *prepared) []string {
 	}
 	env = append(env, "AGENTLOOP_TOOL="+t.def.Name, "AGENTLOOP_CALL_ID="+strings.ReplaceAll(callID, "\x00", ""))
 	return append(env, p.env...)
-}
-
-// lookPath finds an executable file on a PATH list. Relative entries are
-// skipped: a tool must not run whatever a working directory happens to hold.
-func lookPath(name, pathList string) (string, error) {
-	for _, dir := range filepath.SplitList(pathList) {
-		if dir == "" || !filepath.IsAbs(dir) {
-			continue
-		}
-		p := filepath.Join(dir, name)
-		fi, err := os.Stat(p)
-		if err != nil || !fi.Mode().IsRegular() || fi.Mode().Perm()&0o111 == 0 {
-			continue
-		}
-		if syscall.Access(p, 1 /* X_OK */) == nil {
-			return p, nil
-		}
-	}
-	return "", fs.ErrNotExist
 }
 
 // pipes are the tool's standard streams. They are plain os.Pipe files, not

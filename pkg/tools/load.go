@@ -15,6 +15,7 @@ import (
 
 	"gopkg.in/yaml.v3"
 
+	"github.com/agentloop/agentloop/internal/procgroup"
 	"github.com/agentloop/agentloop/internal/suggest"
 	"github.com/agentloop/agentloop/internal/yamlpos"
 )
@@ -540,7 +541,7 @@ func (f *fileLoader) executable(n *yaml.Node, t *tool, fields map[string]pair) {
 				return
 			}
 			argv[0] = path
-		} else if _, err := lookPath(argv[0], f.opts.toolPath()); err != nil {
+		} else if _, err := procgroup.LookPath(argv[0], f.opts.toolPath()); err != nil {
 			f.errorf(command.val.Content[0], "command: %q not found on PATH", argv[0])
 			return
 		}

@@ -65,15 +65,9 @@ func QuickHeader(line []byte) (h Header, ok bool) {
 		case "tools_dirs":
 			h.ToolsDirs = s.quickStrings()
 		case "tools":
-			if s.peekKind() != kindArray {
-				s.giveUp()
-			}
-			s.skip()
+			s.skipA(kindArray)
 		case "system":
-			if s.peekKind() != kindString {
-				s.giveUp()
-			}
-			s.skip()
+			s.skipA(kindString)
 		case "max_steps":
 			h.MaxSteps = s.quickInt()
 		case "parallel":
@@ -101,10 +95,7 @@ func QuickHeader(line []byte) (h Header, ok bool) {
 		case "agentloop":
 			h.Agentloop = s.quickString()
 		case "mcp_servers":
-			if s.peekKind() != kindArray {
-				s.giveUp()
-			}
-			s.skip()
+			s.skipA(kindArray)
 		default:
 			s.skip()
 		}
@@ -209,6 +200,15 @@ func (s *scanner) giveUp() {
 		s.err = &s.errv
 		s.i = len(s.d)
 	}
+}
+
+// skipA passes over a value that must be of kind k (one encoding/json
+// would decode into the field); anything else gives up.
+func (s *scanner) skipA(k byte) {
+	if s.peekKind() != k {
+		s.giveUp()
+	}
+	s.skip()
 }
 
 // quickObject enters the object at the cursor; anything else gives up.

@@ -374,24 +374,8 @@ func (v *validator) skipValue(st *stream) error {
 		st.consume()
 		return v.walkObject(st, nil)
 	}
-	line := st.line
-	buf, ok := st.capture()
-	if !ok {
-		return v.broken(st, line, "unterminated value")
-	}
-	if st.tooBig {
-		return nil
-	}
-	s := &v.sc
-	s.arena = s.arena[:0]
-	s.reset(buf)
-	s.skip()
-	s.end()
-	if s.err != nil {
-		at := line + bytes.Count(buf[:min(s.err.off, len(buf))], []byte{'\n'})
-		return v.broken(st, at, s.err.msg)
-	}
-	return nil
+	_, err := v.captureValue(st)
+	return err
 }
 
 // captureValue captures the value at the cursor into v.sc, checked to be
