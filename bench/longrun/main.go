@@ -7,6 +7,7 @@
 //
 //	go run ./bench/longrun -bin bin/agentloop -steps 200
 //	go run ./bench/longrun -bin bin/agentloop -steps 200 -context-limit 32000
+//	go run ./bench/longrun -bin bin/agentloop -steps 200 -stream
 //
 // It prints one line of figures: CPU (agentloop's own; with the tools', user and
 // system apart), peak RSS, the bytes of every request sent, the largest
@@ -41,11 +42,12 @@ func main() {
 	steps := flag.Int("steps", 200, "tool-calling steps before the answer")
 	size := flag.Int("result", 8192, "bytes of each tool result")
 	limit := flag.Int("context-limit", 0, "--context-limit for the run (0: none)")
+	stream := flag.Bool("stream", false, "--stream: the model's answers as events, as on a terminal")
 	runs := flag.Int("runs", 1, "runs; with more than one, a last line of medians")
 	flag.Parse()
 	var cpus, rsss []float64
 	for range max(*runs, 1) {
-		cpu, rss, err := run(*bin, *steps, *size, *limit)
+		cpu, rss, err := run(*bin, *steps, *size, *limit, *stream)
 		if err != nil {
 			fmt.Fprintln(os.Stderr, "longrun:", err)
 			os.Exit(1)
@@ -124,6 +126,21 @@ func (m *model) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 		msg = fmt.Sprintf(`{"role":"assistant","content":null,"tool_calls":[{"id":"call_%d","type":"function","function":{"name":"page","arguments":"{}"}}]}`, n)
 		finish = "tool_calls"
 	}
+	if bytes.HasPrefix(body, []byte(`{"stream":true`)) {
+		// The same turn as events: the message whole as one delta (a
+		// tool call's delta has its index), then the finish, then usage.
+		delta := msg
+		if n <= m.steps {
+			delta = fmt.Sprintf(`{"role":"assistant","tool_calls":[{"index":0,"id":"call_%d","type":"function","function":{"name":"page","arguments":"{}"}}]}`, n)
+		}
+		w.Header().Set("Content-Type", "text/event-stream")
+		chunk := `data: {"id":"c%d","object":"chat.completion.chunk","created":1,"model":"m","choices":[%s]%s}` + "\n\n"
+		fmt.Fprintf(w, chunk, n, `{"index":0,"delta":`+delta+`,"finish_reason":null}`, "")
+		fmt.Fprintf(w, chunk, n, `{"index":0,"delta":{},"finish_reason":"`+finish+`"}`, "")
+		fmt.Fprintf(w, chunk, n, "", fmt.Sprintf(`,"usage":{"prompt_tokens":%d,"completion_tokens":20,"total_tokens":%d}`, len(body)/4, len(body)/4+20))
+		fmt.Fprint(w, "data: [DONE]\n\n")
+		return
+	}
 	w.Header().Set("Content-Type", "application/json")
 	// A token for every four bytes, as a request's share of a context.
 	fmt.Fprintf(w, `{"id":"c%d","object":"chat.completion","created":1,"model":"m","choices":[{"index":0,"message":%s,"finish_reason":%q}],"usage":{"prompt_tokens":%d,"completion_tokens":20,"total_tokens":%d}}`,
@@ -132,7 +149,7 @@ func (m *model) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 
 // run runs agentloop once and prints its figures; it returns its own CPU
 // seconds and peak RSS in MB.
-func run(bin string, steps, size, limit int) (cpuSeconds, rssMB float64, err error) {
+func run(bin string, steps, size, limit int, stream bool) (cpuSeconds, rssMB float64, err error) {
 	dir, err := os.MkdirTemp("", "longrun")
 	if err != nil {
 		return 0, 0, err
@@ -162,6 +179,9 @@ func run(bin string, steps, size, limit int) (cpuSeconds, rssMB float64, err err
 		"-o", transcript, "read every page"}
 	if limit > 0 {
 		args = append(args, "--context-limit", strconv.Itoa(limit))
+	}
+	if stream {
+		args = append(args, "--stream")
 	}
 	cmd := exec.Command(bin, args...)
 	cmd.Env = append(os.Environ(), "XDG_CONFIG_HOME="+filepath.Join(dir, "config"), "XDG_STATE_HOME="+filepath.Join(dir, "state"))

@@ -112,17 +112,17 @@ func (a *Anthropic) Complete(ctx context.Context, req *Request) (*Turn, error) {
 	// The params carry what the SDK reads itself (the model, and
 	// max_tokens for its timeout); the body goes as composed.
 	params := anthropic.MessageNewParams{Model: anthropic.Model(a.cfg.Model), MaxTokens: a.cfg.MaxTokens}
-	var opts []aoption.RequestOption
+	// As its pieces, as bodyOptions has the OpenAI SDK send them.
+	var given any = b.reader()
 	if req.OnText != nil {
-		// Joined: the SDK sets "stream" again, in a buffer.
-		opts = append(opts, aoption.WithRequestBody("application/json", b.joined()))
-	} else {
-		// As its pieces (see body).
-		opts = append(opts, aoption.WithRequestBody("application/json", b.reader()),
-			aoption.WithMiddleware(func(r *http.Request, next aoption.MiddlewareNext) (*http.Response, error) {
-				b.sized(r)
-				return next(r)
-			}))
+		given = []byte("{}")
+	}
+	opts := []aoption.RequestOption{
+		aoption.WithRequestBody("application/json", given),
+		aoption.WithMiddleware(func(r *http.Request, next aoption.MiddlewareNext) (*http.Response, error) {
+			b.sized(r)
+			return next(r)
+		}),
 	}
 	if a.cfg.ServerClearing.On() {
 		opts = append(opts, aoption.WithHeaderAdd("anthropic-beta", string(anthropic.AnthropicBetaContextManagement2025_06_27)))

@@ -3,7 +3,6 @@ package agent
 import (
 	"io"
 	"net/http"
-	"slices"
 	"strconv"
 )
 
@@ -19,9 +18,7 @@ import (
 // reads one after the other (sentBody). A long run's request is the size
 // of its conversation; a buffer of it a step would hold the conversation
 // twice and leave one behind for the collector at every step. The SDKs
-// still send the body, with their retries and their errors. Only a
-// streamed request is joined: the SDKs set its "stream" member in a
-// buffer (see joined).
+// still send the body, with their errors (see bodyOptions).
 
 // body builds one JSON object as pieces.
 type body struct {
@@ -133,13 +130,6 @@ func (w *body) end() {
 
 // Len is the size of the body in bytes.
 func (w *body) Len() int { return w.size }
-
-// joined returns the body as one buffer, for the SDKs' streamed requests:
-// they set "stream" again with WithJSONSet, which takes a body only as a
-// *bytes.Buffer.
-func (w *body) joined() []byte {
-	return slices.Concat(w.pieces...)
-}
 
 // reader reads the body from the start.
 func (w *body) reader() io.ReadCloser { return &sentBody{pieces: w.pieces} }

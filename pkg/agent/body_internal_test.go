@@ -2,6 +2,7 @@ package agent
 
 import (
 	"encoding/json"
+	"slices"
 	"strings"
 	"testing"
 	"testing/iotest"
@@ -16,20 +17,20 @@ func TestBodyReader(t *testing.T) {
 	}
 	o := &OpenAI{cfg: OpenAIConfig{Model: "m"}}
 	w := o.body(&Request{System: "You read.", Messages: msgs})
-	joined := w.joined()
-	if len(joined) != w.Len() || !json.Valid(joined) {
-		t.Fatalf("%d bytes, Len %d, valid %v", len(joined), w.Len(), json.Valid(joined))
+	all := joined(w)
+	if len(all) != w.Len() || !json.Valid(all) {
+		t.Fatalf("%d bytes, Len %d, valid %v", len(all), w.Len(), json.Valid(all))
 	}
 	if len(w.pieces) < 3 {
 		t.Errorf("%d pieces: the messages were copied", len(w.pieces))
 	}
-	if err := iotest.TestReader(w.reader(), joined); err != nil {
+	if err := iotest.TestReader(w.reader(), all); err != nil {
 		t.Error(err)
 	}
-	if err := iotest.TestReader(iotest.OneByteReader(w.reader()), joined); err != nil {
+	if err := iotest.TestReader(iotest.OneByteReader(w.reader()), all); err != nil {
 		t.Error(err)
 	}
-	if err := iotest.TestReader(iotest.HalfReader(w.reader()), joined); err != nil {
+	if err := iotest.TestReader(iotest.HalfReader(w.reader()), all); err != nil {
 		t.Error(err)
 	}
 	// What the body writes itself outgrows its first buffer: what was
@@ -40,10 +41,13 @@ func TestBodyReader(t *testing.T) {
 	}
 	b.end()
 	var m map[string]string
-	if err := json.Unmarshal(b.joined(), &m); err != nil || len(m) != 40 || m["k"] != strings.Repeat("v", 161) {
+	if err := json.Unmarshal(joined(b), &m); err != nil || len(m) != 40 || m["k"] != strings.Repeat("v", 161) {
 		t.Errorf("%v: %d keys", err, len(m))
 	}
-	if err := iotest.TestReader(b.reader(), b.joined()); err != nil {
+	if err := iotest.TestReader(b.reader(), joined(b)); err != nil {
 		t.Error(err)
 	}
 }
+
+// joined is the body as the server reads it.
+func joined(w *body) []byte { return slices.Concat(w.pieces...) }

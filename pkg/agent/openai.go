@@ -135,10 +135,10 @@ func (o *OpenAI) Complete(ctx context.Context, req *Request) (*Turn, error) {
 	// The params carry the model only: the body goes as composed.
 	params := openai.ChatCompletionNewParams{Model: o.cfg.Model}
 	if req.OnText != nil {
-		turn, err := o.stream(ctx, params, option.WithRequestBody("application/json", b.joined()), req.OnText)
+		turn, err := o.stream(ctx, params, bodyOptions(b, true), req.OnText)
 		return withBytes(turn, b.Len()), err
 	}
-	comp, err := o.chat.New(ctx, params, bodyOptions(b)...)
+	comp, err := o.chat.New(ctx, params, bodyOptions(b, false)...)
 	if err != nil {
 		return nil, o.providerError(err)
 	}
@@ -154,9 +154,7 @@ func (o *OpenAI) Complete(ctx context.Context, req *Request) (*Turn, error) {
 	return withBytes(turn, b.Len()), err
 }
 
-// body composes a Chat Completions request body from the wire messages. A
-// streamed request has "stream" first: the SDK sets it again, and finds it
-// there without reading the rest.
+// body composes a Chat Completions request body from the wire messages.
 func (o *OpenAI) body(req *Request) *body {
 	var system []Message
 	if req.System != "" {
@@ -189,11 +187,21 @@ func (o *OpenAI) body(req *Request) *body {
 }
 
 // bodyOptions have the SDK send b as its pieces, not joined (see body).
-// A streamed request is joined instead: the SDK sets its "stream" member
-// again, in a buffer.
-func bodyOptions(b *body) []option.RequestOption {
+// The SDK takes a body as a reader, which it would send without a length
+// and could not read again for a retry: a middleware of the SDK's, which
+// sees every attempt, gives each one the body with both (sized).
+//
+// A streamed request's SDK call sets "stream" again in the body it was
+// given, and only a buffer will do for that: it is given a stand-in, which
+// the middleware replaces in the same way. The body as composed has
+// "stream" already.
+func bodyOptions(b *body, streamed bool) []option.RequestOption {
+	var given any = b.reader()
+	if streamed {
+		given = []byte("{}")
+	}
 	return []option.RequestOption{
-		option.WithRequestBody("application/json", b.reader()),
+		option.WithRequestBody("application/json", given),
 		option.WithMiddleware(func(r *http.Request, next option.MiddlewareNext) (*http.Response, error) {
 			b.sized(r)
 			return next(r)
@@ -209,8 +217,8 @@ func withBytes(t *Turn, n int) *Turn {
 	return t
 }
 
-func (o *OpenAI) stream(ctx context.Context, params openai.ChatCompletionNewParams, send option.RequestOption, onText func(string)) (*Turn, error) {
-	s := o.chat.NewStreaming(ctx, params, send)
+func (o *OpenAI) stream(ctx context.Context, params openai.ChatCompletionNewParams, send []option.RequestOption, onText func(string)) (*Turn, error) {
+	s := o.chat.NewStreaming(ctx, params, send...)
 	defer s.Close()
 	var acc openai.ChatCompletionAccumulator
 	// The accumulator keeps only the fields the SDK models; the rest

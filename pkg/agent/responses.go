@@ -75,9 +75,9 @@ func (r *Responses) Complete(ctx context.Context, req *Request) (*Turn, error) {
 		err  error
 	)
 	if req.OnText != nil {
-		resp, err = r.stream(ctx, params, option.WithRequestBody("application/json", b.joined()), req.OnText)
+		resp, err = r.stream(ctx, params, bodyOptions(b, true), req.OnText)
 	} else {
-		resp, err = r.svc.New(ctx, params, bodyOptions(b)...)
+		resp, err = r.svc.New(ctx, params, bodyOptions(b, false)...)
 		if err != nil {
 			err = r.providerError(err)
 		}
@@ -165,8 +165,8 @@ func (r *Responses) held(msgs []Message) (string, int) {
 // completed response's output, when it has one, replaces them: it is the
 // form the API expects back (a reasoning item's ciphertext differs between
 // the two), and each item is kept once.
-func (r *Responses) stream(ctx context.Context, params responses.ResponseNewParams, send option.RequestOption, onText func(string)) (*responses.Response, error) {
-	s := r.svc.NewStreaming(ctx, params, send)
+func (r *Responses) stream(ctx context.Context, params responses.ResponseNewParams, send []option.RequestOption, onText func(string)) (*responses.Response, error) {
+	s := r.svc.NewStreaming(ctx, params, send...)
 	defer s.Close()
 	done := map[int64]responses.ResponseOutputItemUnion{}
 	var final *responses.Response
