@@ -98,6 +98,9 @@ type Outcome struct {
 	Usage transcript.Usage
 	// Messages is the whole conversation.
 	Messages []Message
+
+	// kept holds the messages the run appends to Messages.
+	kept keeper
 }
 
 // Loop runs the tool-calling loop. The zero values of MaxSteps and Parallel
@@ -188,7 +191,7 @@ func (l *Loop) Run(ctx context.Context, st State) (*Outcome, error) {
 			// The question the conversation goes on with, after the
 			// answers the calls before it were owed.
 			msg := l.Provider.UserMessage(st.Prompt)
-			out.Messages = append(out.Messages, msg)
+			out.Messages = append(out.Messages, out.kept.keep(msg))
 			if err := l.record(transcript.Message{Step: out.Steps, Message: msg}); err != nil {
 				out.Reason = transcript.ReasonError
 				return l.finish(out, err)
@@ -253,7 +256,9 @@ func (l *Loop) Run(ctx context.Context, st State) (*Outcome, error) {
 			out.Reason = transcript.ReasonError
 			return l.finish(out, &ProviderError{Provider: l.Provider.Name(), Message: "the response has no content: neither text nor tool calls"})
 		}
-		out.Messages = append(out.Messages, turn.Messages...)
+		for _, m := range turn.Messages {
+			out.Messages = append(out.Messages, out.kept.keep(m))
+		}
 		if len(turn.Messages) == 0 {
 			// Nothing to record them on: the next request carries them.
 			g.cleared = append(cleared, g.cleared...)
@@ -447,7 +452,7 @@ func (l *Loop) appendResults(out *Outcome, step int, results []CallResult) error
 		return fmt.Errorf("encode tool results: %w", err)
 	}
 	for _, m := range msgs {
-		out.Messages = append(out.Messages, m.Message)
+		out.Messages = append(out.Messages, out.kept.keep(m.Message))
 		meta := make([]transcript.Result, len(m.Results))
 		for i, ri := range m.Results {
 			meta[i] = resultMeta(&results[ri].Call, results[ri].Result)
