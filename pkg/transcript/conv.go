@@ -151,6 +151,8 @@ type conv struct {
 	// per candidate shape; the list of the shape that wins is emitted.
 	early [2][]Finding
 	mixed bool
+
+	unknownSeen bool // an object of no known type was passed over (unknownItem)
 }
 
 const maxEarly = 100
@@ -319,6 +321,9 @@ func (m *wireMsg) anthropicMessage() bool {
 
 // add checks one message.
 func (c *conv) add(m *wireMsg) {
+	if c.unknownItem(m) {
+		return
+	}
 	if !m.continues {
 		c.v.stats.Messages++
 	}
@@ -349,6 +354,26 @@ func (c *conv) add(m *wireMsg) {
 	default:
 		c.addPlain(m)
 	}
+}
+
+// unknownItem passes over an object whose "type" names neither a message
+// nor a Responses input item: a line of another kind of log (events, a
+// file read as the wrong format), which no API would read. It is not a
+// message checked; the first of a conversation is reported as not checked,
+// and a file of nothing else is no-conversation.
+func (c *conv) unknownItem(m *wireMsg) bool {
+	if len(m.typ) == 0 || m.hasRole || responsesItems[string(m.typ)] || (string(m.typ) == "message") {
+		return false
+	}
+	if c.v.unknownType == "" {
+		c.v.unknownType = string(m.typ)
+	}
+	if !c.unknownSeen {
+		c.unknownSeen = true
+		c.reportSev(m.line, m.index, Warning, "unknown-shape", nil,
+			"an object of type %q is neither a message nor a Responses input item; such objects are not checked", m.typ)
+	}
+	return true
 }
 
 // decide fixes the shape of the conversation and emits what was held for it.
@@ -388,21 +413,29 @@ func (c *conv) addPlain(m *wireMsg) {
 			c.addAnthropic(m)
 		}
 		c.v.hold = saved
-		if len(c.early[i]) > maxEarly {
-			c.early[i] = c.early[i][:maxEarly]
-		}
 	}
 	c.shape = shapeUnknown
+	if len(c.early[0]) >= maxEarly || len(c.early[1]) >= maxEarly {
+		// Findings are not held without bound, nor dropped: after this
+		// many, the conversation is judged as its end would judge it.
+		c.decideDefault()
+	}
+}
+
+// decideDefault fixes the shape of a conversation that has not shown it:
+// Anthropic when its request says so, else OpenAI.
+func (c *conv) decideDefault() {
+	s := c.hint
+	if s == shapeUnknown {
+		s = shapeOpenAI
+	}
+	c.decide(s)
 }
 
 // finish ends the conversation: calls still pending, shape-level checks.
 func (c *conv) finish() {
 	if c.shape == shapeUnknown {
-		s := c.hint
-		if s == shapeUnknown {
-			s = shapeOpenAI
-		}
-		c.decide(s)
+		c.decideDefault()
 	}
 	if c.n > 0 {
 		c.v.shapes |= 1 << c.shape

@@ -202,17 +202,20 @@ type validator struct {
 	// hold, when set, collects findings instead of emitting them.
 	hold *[]Finding
 
-	format   string // the input format, once known
-	shapes   uint8  // the shapes of the conversations checked, a bit each
-	noConv   string // why nothing was checked, when it is known
-	stopped  bool   // the file was given up (binary data): nothing more is said
-	bodyOf   string // for bodies recorded in cassettes and HAR files: the interaction ("interactions[2]")
-	status   int    // and the status of its recorded response
-	bodyBuf  []byte
-	bodySc   scanner // reads recorded bodies while sc holds what they were found in
-	recorded int     // interactions or entries of a recording
-	bodies   int     // of those, the request bodies checked
-	ccs      *ccState
+	format string // the input format, once known
+	shapes uint8  // the shapes of the conversations checked, a bit each
+	noConv string // why nothing was checked, when it is known
+	// unknownType is the type of the first object passed over as neither
+	// a message nor a Responses item (conv.unknownItem).
+	unknownType string
+	stopped     bool   // the file was given up (binary data): nothing more is said
+	bodyOf      string // for bodies recorded in cassettes and HAR files: the interaction ("interactions[2]")
+	status      int    // and the status of its recorded response
+	bodyBuf     []byte
+	bodySc      scanner // reads recorded bodies while sc holds what they were found in
+	recorded    int     // interactions or entries of a recording
+	bodies      int     // of those, the request bodies checked
+	ccs         *ccState
 
 	sc   scanner
 	sub  scanner // for documents inside strings: arguments
