@@ -147,7 +147,11 @@ func (c *conv) responsesCall(m *wireMsg, t string) {
 	}
 	h := c.hash(id)
 	c.noteID(m, id, h, m.index)
-	c.addPending(m, id, m.name, h)
+	name := m.name
+	if t != "function_call" && t != "custom_tool_call" {
+		name = m.typ // a built-in tool's call is named by its type
+	}
+	c.addPending(m, id, name, h)
 }
 
 func (c *conv) responsesOutput(m *wireMsg, t string) {
