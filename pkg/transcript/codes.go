@@ -95,7 +95,7 @@ var Codes = []Code{
 	{"first-not-user", "28", 0, Warning, "", "the first message is not a user message", ""},
 	{"mixed-shapes", "30", Warning, Warning, "", "OpenAI and Anthropic tool calls in one conversation", ""},
 	{"unknown-shape", "", Warning, Warning, "the rules cover only these two shapes", "a conversation in neither the OpenAI nor the Anthropic shape (Gemini, Bedrock, …), or an object whose type is neither a message nor a Responses input item (another log's events): not checked", ""},
-	{"invalid-message", "", Error, Error, "each API's message schema", "a message that is not an object, has no role or an unknown one, or fields of the wrong type", EvidenceInferred},
+	{"invalid-message", "", Error, Error, "each API's message schema; a warning for an image, audio or file part in a tool message, which some models and endpoints accept", "a message that is not an object, has no role or an unknown one, or fields of the wrong type", EvidenceInferred},
 	{"unknown-tool", "", Error, Error, "only with --tools-dir", "a call to a tool the tools directories do not define", ""},
 	{"arguments-invalid", "", Error, Error, "only with --tools-dir", "arguments that do not match the tool's schema", ""},
 	{"not-json", "", Error, Error, "a check of the file", "a line (or file, or recorded body) that is not JSON", ""},
