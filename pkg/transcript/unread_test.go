@@ -149,3 +149,16 @@ func TestHeldFindingsAllReported(t *testing.T) {
 		}
 	}
 }
+
+// TestCodexGhostSnapshot: Codex records a git snapshot for undo as a
+// response_item it never sends (is_api_message in codex-rs/core): it is
+// neither a message checked nor an object reported.
+func TestCodexGhostSnapshot(t *testing.T) {
+	rollout := readLog(t, "codex_rollout_tools.jsonl")
+	_, want := validateBytes(t, "rollout.jsonl", rollout, Options{})
+	ghost := []byte(`{"timestamp":"2026-01-02T03:04:06.000Z","type":"response_item","payload":{"type":"ghost_snapshot","ghost_commit":{"id":"4b825dc642cb6eb9a060e54bf8d69288fbee4904","parent":null,"preexisting_untracked_files":[],"preexisting_untracked_dirs":[]}}}` + "\n")
+	fs, got := validateBytes(t, "rollout.jsonl", append(append([]byte(nil), rollout...), ghost...), Options{})
+	if got != want || len(fs) != 0 {
+		t.Fatalf("with a ghost snapshot: %+v %v; without: %+v", got, fs, want)
+	}
+}
