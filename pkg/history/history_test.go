@@ -3,6 +3,7 @@ package history
 import (
 	"bytes"
 	"encoding/json"
+	"fmt"
 	"io"
 	"os"
 	"path/filepath"
@@ -452,6 +453,26 @@ func TestFind(t *testing.T) {
 	}
 	if _, err := Find(nil, "last"); err == nil || err.Error() != "no runs yet" {
 		t.Errorf("no runs: %v", err)
+	}
+}
+
+// A transcript copied into the folder under another name has its
+// original's id: neither the id nor a prefix of it may pick one of the
+// two, and the error does not ask for more of an id that cannot tell
+// them apart.
+func TestFindCopies(t *testing.T) {
+	copied := entry("a1b2c3", "", "run", t0)
+	copied.Path = "backup.jsonl"
+	entries := []*Entry{entry("a1b2c3", "", "run", t0), copied, entry("ffff", "", "run", t0)}
+	for _, ref := range []string{"a1b2c3", "A1B2", "a1"} {
+		_, err := Find(entries, ref)
+		want := fmt.Sprintf("id %q is ambiguous: 2 transcripts have the id a1b2c3 (copies of one run): a1b2c3.jsonl, backup.jsonl; give the path", ref)
+		if err == nil || err.Error() != want {
+			t.Errorf("Find(%q): %v\nwant %s", ref, err, want)
+		}
+	}
+	if e, err := Find(entries, "ffff"); err != nil || e.ID() != "ffff" {
+		t.Errorf("Find(ffff) = %v, %v", e, err)
 	}
 }
 
