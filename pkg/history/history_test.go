@@ -520,6 +520,24 @@ func TestOlderAndRemove(t *testing.T) {
 	}
 }
 
+// A run that started long ago but has no end record and was written to
+// since the cutoff may still be going: pruning keeps it. Once its last
+// write is as old as the cutoff, it goes like any other.
+func TestOlderKeepsRunsStillWritten(t *testing.T) {
+	start := t0.Add(-40 * 24 * time.Hour)
+	cutoff := t0.Add(-24 * time.Hour)
+	going := &Entry{Path: "going.jsonl", ModTime: t0, Header: &transcript.Header{ID: "going", Time: start}}
+	killed := &Entry{Path: "killed.jsonl", ModTime: start.Add(time.Hour), Header: &transcript.Header{ID: "killed", Time: start}}
+	ended := &Entry{Path: "ended.jsonl", ModTime: t0, Header: &transcript.Header{ID: "ended", Time: start}, End: &transcript.End{Reason: "stop"}}
+	var ids []string
+	for _, e := range Older([]*Entry{going, killed, ended}, cutoff) {
+		ids = append(ids, e.ID())
+	}
+	if got := strings.Join(ids, ","); got != "killed,ended" {
+		t.Errorf("Older = %s, want killed,ended (never the run still written)", got)
+	}
+}
+
 func TestParseAgeAndSince(t *testing.T) {
 	now := time.Date(2026, 3, 10, 12, 0, 0, 0, time.UTC)
 	ages := []struct {
