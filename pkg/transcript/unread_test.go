@@ -162,3 +162,22 @@ func TestCodexGhostSnapshot(t *testing.T) {
 		t.Fatalf("with a ghost snapshot: %+v %v; without: %+v", got, fs, want)
 	}
 }
+
+// TestForcedLogFormat: --input inspect, swe-agent or har reads what it
+// names or nothing: a log of another kind is not checked under its name.
+func TestForcedLogFormat(t *testing.T) {
+	for _, tc := range []struct{ file, input string }{
+		{"swe-agent_function_calling_simple.traj", InputHAR},
+		{"swe-agent_function_calling_simple.traj", InputInspect},
+		{"inspect_browser_EXCERPT.json", InputSWEAgent},
+		{"recorded-bodies.har", InputInspect},
+	} {
+		t.Run(tc.input+"/"+tc.file, func(t *testing.T) {
+			fs, st := validateBytes(t, tc.file, readLog(t, tc.file), Options{Input: tc.input})
+			if st.Messages != 0 || st.Errors != 1 || len(fs) != 1 || fs[0].Code != "not-a-conversation" ||
+				!strings.Contains(fs[0].Message, "--input "+tc.input) {
+				t.Fatalf("%+v: %v", st, fs)
+			}
+		})
+	}
+}

@@ -392,6 +392,26 @@ func (d *docInfo) noteStore(s *scanner) {
 // trajectories), history (SWE-agent trajectories) or input (Responses
 // items), whichever comes first. If so it tells the conversation, which
 // names its messages after the key.
+// arrayFormat is the format whose conversation the array under key is:
+// history is a SWE-agent trajectory's; the others are a request's.
+func arrayFormat(key string) string {
+	if key == "history" {
+		return InputSWEAgent
+	}
+	return InputRequest
+}
+
+// reads reports whether a JSON document is read as format f: any of them
+// unless --input forces a log of its own (Inspect AI, SWE-agent, HAR),
+// which then checks what it names or nothing.
+func (v *validator) reads(f string) bool {
+	switch in := v.opts.Input; in {
+	case InputInspect, InputSWEAgent, InputHAR:
+		return in == f
+	}
+	return true
+}
+
 func (d *docInfo) takeArray(c *conv, key string, k byte) bool {
 	if d.array != "" || d.other || k != kindArray {
 		return false
@@ -415,7 +435,7 @@ func (d *docInfo) takeArray(c *conv, key string, k byte) bool {
 // responsesOutput, checkCallName).
 func (v *validator) applyDoc(d *docInfo) {
 	c := &v.conv
-	if d.eval && d.array == "" {
+	if d.eval && d.array == "" && v.reads(InputInspect) {
 		// An Inspect AI log, maybe written without its samples.
 		d.other = true
 		if v.format == InputRequest {
@@ -454,6 +474,9 @@ func (v *validator) applyDoc(d *docInfo) {
 	case d.input != kindAbsent:
 		// A plain prompt string: one message, nothing to pair.
 		v.stats.Messages++
+	case !v.reads(InputRequest) && v.bodyOf == "":
+		// Forced to a format whose keys this document does not have.
+		v.fileFinding(c.start, Error, "not-a-conversation", "object is not what --input %s reads (%s)", v.opts.Input, formatName(v.opts.Input))
 	default:
 		v.fileFinding(c.start, Error, "not-a-conversation", "object has no messages array")
 	}
