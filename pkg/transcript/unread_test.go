@@ -3,6 +3,7 @@ package transcript
 import (
 	"bytes"
 	"encoding/json"
+	"fmt"
 	"os"
 	"path/filepath"
 	"strings"
@@ -179,5 +180,36 @@ func TestForcedLogFormat(t *testing.T) {
 				t.Fatalf("%+v: %v", st, fs)
 			}
 		})
+	}
+}
+
+// TestHeldFindingsBounded: findings that depend on a shape the
+// conversation has not shown yet are held up to a bound; past it they are
+// counted and said in one finding, and the shape, once shown, is still the
+// one the rest is checked in.
+func TestHeldFindingsBounded(t *testing.T) {
+	var b strings.Builder
+	for i := range 120 {
+		fmt.Fprintf(&b, `{"role":"user","content":"hello %d"}`+"\n", i)
+	}
+	b.WriteString(`{"role":"assistant","content":[{"type":"tool_use","id":"toolu_1","name":"Bash","input":{}}]}` + "\n")
+	b.WriteString(`{"role":"user","content":"never mind"}` + "\n")
+	fs, st := validateBytes(t, "long.jsonl", []byte(b.String()), Options{})
+	if st.Format != "anthropic-messages" || st.ToolCalls != 1 {
+		t.Fatalf("%+v", st)
+	}
+	var held, more, unanswered int
+	for _, f := range fs {
+		switch {
+		case f.Code == "role-order" && strings.Contains(f.Message, "19 more findings"):
+			more++
+		case f.Code == "role-order":
+			held++
+		case f.Code == "unanswered-call":
+			unanswered++
+		}
+	}
+	if held != maxEarly || more != 1 || unanswered != 1 {
+		t.Fatalf("%d held, %d summaries, %d unanswered: %v", held, more, unanswered, fs)
 	}
 }
