@@ -2,12 +2,15 @@ package transcript
 
 import (
 	"bytes"
+	"encoding/base64"
 	"encoding/json"
 	"fmt"
 	"os"
 	"path/filepath"
 	"strings"
 	"testing"
+
+	"gopkg.in/yaml.v3"
 )
 
 // TestUnknownItemsAreNotPassed: lines whose "type" names no message or
@@ -211,5 +214,36 @@ func TestHeldFindingsBounded(t *testing.T) {
 	}
 	if held != maxEarly || more != 1 || unanswered != 1 {
 		t.Fatalf("%d held, %d summaries, %d unanswered: %v", held, more, unanswered, fs)
+	}
+}
+
+// TestRubyVCRBase64Body: Ruby's VCR writes a body that is not valid UTF-8
+// as {encoding: ASCII-8BIT, base64_string: …}; it reads as the same body.
+func TestRubyVCRBase64Body(t *testing.T) {
+	const name = "ruby-vcr_ruby_llm_anthropic_parallel_tool_calls.yml"
+	data := readLog(t, name)
+	_, want := validateBytes(t, name, data, Options{})
+	var doc yaml.Node
+	if err := yaml.Unmarshal(data, &doc); err != nil {
+		t.Fatal(err)
+	}
+	n := 0
+	for _, it := range mapValue(doc.Content[0], "http_interactions").Content {
+		body := mapValue(mapValue(it, "request"), "body")
+		k, v := mapEntry(body, "string")
+		if k == nil {
+			continue
+		}
+		k.Value, v.Value, v.Style = "base64_string", base64.StdEncoding.EncodeToString([]byte(v.Value)), 0
+		mapValue(body, "encoding").Value = "ASCII-8BIT"
+		n++
+	}
+	out, err := yaml.Marshal(&doc)
+	if err != nil || n != 2 || !bytes.Contains(out, []byte("base64_string")) {
+		t.Fatalf("%d bodies, %v", n, err)
+	}
+	fs, got := validateBytes(t, name, out, Options{})
+	if got != want || len(fs) != 0 {
+		t.Fatalf("base64 bodies: %+v %v; strings: %+v", got, fs, want)
 	}
 }
