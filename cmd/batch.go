@@ -7,6 +7,7 @@ import (
 	"io"
 	"os"
 	"path/filepath"
+	"strconv"
 	"strings"
 
 	"github.com/spf13/cobra"
@@ -166,7 +167,7 @@ func runBatch(ctx context.Context, opts *BatchOptions) error {
 		}
 		// The input is what a dry run checks; a key it was not given is
 		// the run's to need.
-		fmt.Fprintf(ios.ErrOut, "agentloop: warning: a run would stop here: %v\n", err)
+		fmt.Fprintf(ios.ErrOut, "agentloop: warning: a run would stop here: %s\n", safeText(secrets(ios).RedactString(err.Error())))
 	}
 	if opts.DryRun {
 		return batchDryRun(ios, opts, items)
@@ -188,6 +189,9 @@ func runBatch(ctx context.Context, opts *BatchOptions) error {
 		}
 	}
 	plan := batch.NewPlan(items, done, batch.PlanOptions{Shard: opts.Shard, RetryFailed: opts.RetryFailed})
+	if err := inputError(ios, batch.OtherPrompts(opts.Dir, items, plan.Finished, itemPrompt), opts.Input); err != nil {
+		return err
+	}
 	if n := len(plan.Unknown); n > 0 && !opts.Quiet {
 		fmt.Fprintf(ios.ErrOut, "agentloop: warning: %s holds %d result%s of ids %s does not have; they are left as they are\n",
 			filepath.Join(opts.Dir, batch.ResultsName), n, plural(n, "", "s"), opts.Input)
@@ -241,10 +245,17 @@ func (o *BatchOptions) checkProviders(items []batch.Item) error {
 			// its price) stops the batch before any item runs.
 			err = o.Limits.check(mo.providerName(), mo.Model)
 		}
-		if err != nil {
-			if it.Model != "" {
-				return fmt.Errorf("%s:%d: model %s: %w", o.Input, it.Line, it.Model, err)
+		if err != nil && it.Model != "" {
+			// Where the model was named, keeping the error's exit
+			// status (4 for a missing key).
+			where := fmt.Sprintf("%s:%d: model %s", o.Input, it.Line, strconv.Quote(it.Model))
+			var ee *ExitError
+			if errors.As(err, &ee) && ee.Err != nil {
+				return &ExitError{Code: ee.Code, Err: fmt.Errorf("%s: %w", where, ee.Err)}
 			}
+			return fmt.Errorf("%s: %w", where, err)
+		}
+		if err != nil {
 			return err
 		}
 	}

@@ -126,6 +126,9 @@ func batchDryRun(ios *IOStreams, opts *BatchOptions, items []batch.Item) error {
 	plan := batch.NewPlan(items, done, batch.PlanOptions{Shard: opts.Shard, RetryFailed: opts.RetryFailed})
 	resume := 0
 	if opts.Dir != "" {
+		if err := inputError(ios, batch.OtherPrompts(opts.Dir, items, plan.Finished, itemPrompt), opts.Input); err != nil {
+			return err
+		}
 		for _, t := range plan.Tasks {
 			if _, err := os.Stat(filepath.Join(opts.Dir, batch.FileName(t.Item.ID)+".jsonl")); err == nil {
 				resume++
