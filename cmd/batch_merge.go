@@ -84,7 +84,9 @@ func runBatchMerge(opts *BatchMergeOptions) error {
 	}
 	m, err := batch.Merge(opts.Dirs, items)
 	if err != nil {
-		return err
+		// A folder that is not a batch's OUTDIR, or whose results file
+		// is not one: nothing was merged.
+		return &ExitError{Code: ExitUsage, Err: err}
 	}
 	if !opts.Quiet {
 		for _, d := range m.Torn {

@@ -86,7 +86,9 @@ func reasons(by map[string]int) string {
 	})
 	parts := make([]string, len(keys))
 	for i, k := range keys {
-		parts[i] = fmt.Sprintf("%s %d", k, by[k])
+		// A reason comes from a results file, a shard's maybe: shown,
+		// never obeyed.
+		parts[i] = fmt.Sprintf("%s %d", oneLineText(k, 40), by[k])
 	}
 	return strings.Join(parts, " · ")
 }

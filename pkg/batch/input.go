@@ -96,7 +96,7 @@ func ReadInput(r io.Reader, name string, format Format) ([]Item, error) {
 			continue
 		}
 		if err != nil && err != io.EOF {
-			return nil, fmt.Errorf("read %s: %w", name, err)
+			return nil, fmt.Errorf("read %s: %w", name, bare(err))
 		}
 		if n == 1 {
 			line = bytes.TrimPrefix(line, []byte("\xef\xbb\xbf"))
@@ -264,9 +264,11 @@ func idOf(raw json.RawMessage) (string, string) {
 	}
 	var n json.Number
 	if json.Unmarshal(raw, &n) == nil {
-		if _, err := strconv.ParseInt(n.String(), 10, 64); err == nil {
+		if digits := strings.TrimPrefix(n.String(), "-"); strings.Trim(digits, "0123456789") == "" {
 			return n.String(), ""
 		}
+		// A number, but not a whole one: say which.
+		return "", fmt.Sprintf("\"id\" must be a string or a whole number, got %s", n)
 	}
 	return "", fmt.Sprintf("\"id\" must be a string or a whole number, got %s", kindOf(raw))
 }
