@@ -106,6 +106,11 @@ func ReadInput(r io.Reader, name string, format Format) ([]Item, error) {
 		}
 		if first {
 			format, first = detect(name, format, line), false
+			if format == FormatJSONL && bytes.HasPrefix(bytes.TrimSpace(line), []byte("[")) {
+				// A JSON array of items, as eval sets often are: every
+				// line of it would be a problem of its own.
+				return nil, &InputError{Name: name, Problems: []Problem{{n, fmt.Sprintf("a JSON array, not JSONL: write one item a line (jq -c '.[]' %s makes it so)", name)}}}
+			}
 		}
 		it, msg := parseLine(format, line, n)
 		if msg != "" {
