@@ -56,7 +56,8 @@ All items share one rate limit: a 429 or 529 (and a 503) pauses every item
 for the Retry-After the server asked, and slows them all until the server
 stops refusing.
 
-Run the same command again to go on: items already finished are skipped,
+Run the same command again to go on: items already finished are skipped
+(an OUTDIR whose finished items ran other prompts is refused: give another -d),
 items stopped mid-way (Ctrl-C, a kill, a crash) continue from their
 transcripts with their pending calls first and no finished call run again,
 and with --retry-failed the items that ended in an error run again.
@@ -68,8 +69,9 @@ A tool marked confirm: true is denied with no terminal to ask on, as in run;
 the run on stderr (--json prints it on stdout).
 
 Exit codes: 0 every item answered, 1 an item failed (or a result could not be
-written), 3 an item ran out of budget and none failed, 2 usage, bad input or an
-OUTDIR in use, 4 no API key, 130 interrupted (run again to go on).
+written), 3 an item ran out of budget and none failed, 2 usage, bad input, or an
+OUTDIR in use or holding other prompts' results, 4 no API key, 130 interrupted
+(run again to go on).
 See docs/batch.md.`,
 		Example: `  agentloop batch evals.jsonl -d out
   agentloop batch prompts.txt -d out -j 16 -m gpt-4o-mini
