@@ -111,7 +111,7 @@ func runLog(opts *LogOptions) error {
 	ios := opts.IO
 	sel, err := history.List(opts.Dir, history.Query{Limit: opts.Limit, Since: opts.Since, Search: opts.Search, Answers: opts.JSON})
 	if err != nil {
-		return fmt.Errorf("read the transcript folder: %w", err)
+		return &ExitError{Code: ExitUsage, Err: fmt.Errorf("read the transcript folder: %w", err)}
 	}
 	if len(sel) == 0 {
 		if !opts.JSON {

@@ -64,7 +64,7 @@ func runLogPrune(opts *LogPruneOptions) error {
 	ios := opts.IO
 	entries, err := history.Scan(opts.Dir, history.Options{})
 	if err != nil {
-		return fmt.Errorf("read the transcript folder: %w", err)
+		return &ExitError{Code: ExitUsage, Err: fmt.Errorf("read the transcript folder: %w", err)}
 	}
 	cutoff := opts.now().Add(-opts.OlderThan)
 	old := history.Older(entries, cutoff)

@@ -104,12 +104,15 @@ id as 'agentloop log' prints it, or "last" (the default) for the newest run.`,
 }
 
 // findRun resolves a reference to a run: the path of a file, else "last"
-// or an id prefix among the transcripts of dir.
+// or an id prefix among the transcripts of dir. Ids are letters and
+// digits: a reference with a dot or a slash is a path, and a path that
+// leads nowhere is said to, not looked up as an id.
 func findRun(dir, ref string) (string, error) {
-	if strings.ContainsRune(ref, filepath.Separator) || strings.HasSuffix(ref, ".jsonl") {
-		if fi, err := os.Stat(ref); err == nil && fi.Mode().IsRegular() {
-			return ref, nil
-		}
+	if ref == "" {
+		return "", flagErrorf("an empty run reference: give the start of an id, %q or a transcript's path", history.Last)
+	}
+	if strings.ContainsRune(ref, filepath.Separator) || strings.ContainsRune(ref, '.') {
+		return transcriptFile(ref)
 	}
 	e, err := history.Lookup(dir, ref)
 	var (
@@ -118,6 +121,10 @@ func findRun(dir, ref string) (string, error) {
 	)
 	switch {
 	case errors.As(err, &nf):
+		// A transcript in the working folder, named without an extension.
+		if _, serr := os.Stat(ref); serr == nil && ref != history.Last {
+			return transcriptFile(ref)
+		}
 		return "", &ExitError{Code: ExitUsage, Err: fmt.Errorf("%v in %s ('agentloop log' lists the runs)", err, dir)}
 	case errors.As(err, &amb):
 		return "", &ExitError{Code: ExitUsage, Err: err}
@@ -125,6 +132,23 @@ func findRun(dir, ref string) (string, error) {
 		return "", &ExitError{Code: ExitUsage, Err: fmt.Errorf("read the transcript folder: %w", err)}
 	}
 	return e.Path, nil
+}
+
+// transcriptFile checks that a path given for a run is a file.
+func transcriptFile(path string) (string, error) {
+	fi, err := os.Stat(path)
+	var pe *os.PathError
+	switch {
+	case errors.As(err, &pe):
+		return "", &ExitError{Code: ExitUsage, Err: fmt.Errorf("no transcript at %s: %v", path, pe.Err)}
+	case err != nil:
+		return "", &ExitError{Code: ExitUsage, Err: err}
+	case fi.IsDir():
+		return "", &ExitError{Code: ExitUsage, Err: fmt.Errorf("%s is a folder, not a transcript ('agentloop log --dir %s' lists the runs in it)", path, path)}
+	case !fi.Mode().IsRegular():
+		return "", &ExitError{Code: ExitUsage, Err: fmt.Errorf("%s is not a regular file, not a transcript", path)}
+	}
+	return path, nil
 }
 
 // maxArgs allows at most n positional arguments, named in the error.

@@ -138,8 +138,16 @@ func (v refValue) String() string {
 	}
 	return *v.ref
 }
-func (v refValue) Set(s string) error { *v.ref = s; return nil }
-func (v refValue) Type() string       { return "" }
+func (v refValue) Set(s string) error {
+	// --continue="$ID" with ID unset must not quietly start a new
+	// conversation.
+	if s == "" {
+		return errors.New("give the start of a run's id or a transcript's path, or -c alone for the last run")
+	}
+	*v.ref = s
+	return nil
+}
+func (v refValue) Type() string { return "" }
 
 // readPrompt joins the arguments and, when stdin holds data, reads it too.
 func readPrompt(ios *IOStreams, args []string) (string, error) {

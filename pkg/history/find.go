@@ -26,15 +26,21 @@ func Find(entries []*Entry, ref string) (*Entry, error) {
 		return newest, nil
 	}
 	want := strings.ToLower(ref)
-	var matches []*Entry
+	var matches, exact []*Entry
 	for _, e := range entries {
 		id := strings.ToLower(e.ID())
 		if id == want {
-			return e, nil
+			exact = append(exact, e)
 		}
 		if id != "" && strings.HasPrefix(id, want) {
 			matches = append(matches, e)
 		}
+	}
+	// An exact id wins over the longer ids it starts; but a transcript
+	// copied under another name has the same id as its original, and
+	// picking one of them would be a guess.
+	if len(exact) > 0 {
+		matches = exact
 	}
 	switch len(matches) {
 	case 0:
@@ -53,15 +59,31 @@ type AmbiguousError struct {
 }
 
 func (e *AmbiguousError) Error() string {
-	var ids []string
+	var ids, paths []string
 	for i, m := range e.Matches {
 		if i == 5 {
-			ids = append(ids, fmt.Sprintf("and %d more", len(e.Matches)-i))
+			more := fmt.Sprintf("and %d more", len(e.Matches)-i)
+			ids, paths = append(ids, more), append(paths, more)
 			break
 		}
 		ids = append(ids, fmt.Sprintf("%s (%s)", m.ID(), m.Path))
+		paths = append(paths, m.Path)
+	}
+	if e.sameID() {
+		return fmt.Sprintf("id %q is ambiguous: %d transcripts have the id %s (copies of one run): %s; give the path", e.Ref, len(e.Matches), e.Matches[0].ID(), strings.Join(paths, ", "))
 	}
 	return fmt.Sprintf("id %q is ambiguous: it starts %s; give more of it, or the path", e.Ref, strings.Join(ids, ", "))
+}
+
+// sameID reports whether every match has one id: more of it would not
+// tell them apart.
+func (e *AmbiguousError) sameID() bool {
+	for _, m := range e.Matches[1:] {
+		if !strings.EqualFold(m.ID(), e.Matches[0].ID()) {
+			return false
+		}
+	}
+	return true
 }
 
 // NotFoundError says that no run has the id (or that there is no run at

@@ -3,6 +3,7 @@ package history
 import (
 	"bytes"
 	"encoding/json"
+	"fmt"
 	"io"
 	"os"
 	"path/filepath"
@@ -455,6 +456,26 @@ func TestFind(t *testing.T) {
 	}
 }
 
+// A transcript copied into the folder under another name has its
+// original's id: neither the id nor a prefix of it may pick one of the
+// two, and the error does not ask for more of an id that cannot tell
+// them apart.
+func TestFindCopies(t *testing.T) {
+	copied := entry("a1b2c3", "", "run", t0)
+	copied.Path = "backup.jsonl"
+	entries := []*Entry{entry("a1b2c3", "", "run", t0), copied, entry("ffff", "", "run", t0)}
+	for _, ref := range []string{"a1b2c3", "A1B2", "a1"} {
+		_, err := Find(entries, ref)
+		want := fmt.Sprintf("id %q is ambiguous: 2 transcripts have the id a1b2c3 (copies of one run): a1b2c3.jsonl, backup.jsonl; give the path", ref)
+		if err == nil || err.Error() != want {
+			t.Errorf("Find(%q): %v\nwant %s", ref, err, want)
+		}
+	}
+	if e, err := Find(entries, "ffff"); err != nil || e.ID() != "ffff" {
+		t.Errorf("Find(ffff) = %v, %v", e, err)
+	}
+}
+
 func TestOlderAndRemove(t *testing.T) {
 	dir := t.TempDir()
 	paths := map[string]string{}
@@ -496,6 +517,24 @@ func TestOlderAndRemove(t *testing.T) {
 	}
 	if _, err := os.Stat(foreign); err != nil {
 		t.Errorf("the foreign file was removed")
+	}
+}
+
+// A run that started long ago but has no end record and was written to
+// since the cutoff may still be going: pruning keeps it. Once its last
+// write is as old as the cutoff, it goes like any other.
+func TestOlderKeepsRunsStillWritten(t *testing.T) {
+	start := t0.Add(-40 * 24 * time.Hour)
+	cutoff := t0.Add(-24 * time.Hour)
+	going := &Entry{Path: "going.jsonl", ModTime: t0, Header: &transcript.Header{ID: "going", Time: start}}
+	killed := &Entry{Path: "killed.jsonl", ModTime: start.Add(time.Hour), Header: &transcript.Header{ID: "killed", Time: start}}
+	ended := &Entry{Path: "ended.jsonl", ModTime: t0, Header: &transcript.Header{ID: "ended", Time: start}, End: &transcript.End{Reason: "stop"}}
+	var ids []string
+	for _, e := range Older([]*Entry{going, killed, ended}, cutoff) {
+		ids = append(ids, e.ID())
+	}
+	if got := strings.Join(ids, ","); got != "killed,ended" {
+		t.Errorf("Older = %s, want killed,ended (never the run still written)", got)
 	}
 }
 

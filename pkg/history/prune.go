@@ -12,11 +12,13 @@ import (
 
 // Older returns the transcripts that started before cutoff, oldest first.
 // A foreign file, or one whose header cannot be read, is never among them:
-// nothing says it is a run's, or how old the run is.
+// nothing says it is a run's, or how old the run is. Nor is a run without
+// an end record that was written to since the cutoff: it may still be
+// going, and its transcript would be lost under it.
 func Older(entries []*Entry, cutoff time.Time) []*Entry {
 	var old []*Entry
 	for _, e := range entries {
-		if e.Header != nil && e.Time().Before(cutoff) {
+		if e.Header != nil && e.Time().Before(cutoff) && (e.End != nil || e.ModTime.Before(cutoff)) {
 			old = append(old, e)
 		}
 	}
