@@ -15,6 +15,7 @@ import (
 	"github.com/agentloop/agentloop/internal/config"
 	"github.com/agentloop/agentloop/pkg/agent"
 	"github.com/agentloop/agentloop/pkg/mcp"
+	"github.com/agentloop/agentloop/pkg/transcript"
 )
 
 // ConfigShowOptions are the inputs of `agentloop config show`.
@@ -165,7 +166,7 @@ func runConfigShow(opts *ConfigShowOptions) error {
 	type line struct{ key, value, src string }
 	lines := make([]line, 0, len(rows)+len(credentialVars))
 	for _, r := range rows {
-		lines = append(lines, line{r.key, redact.RedactString(displayValue(r.value, r.path, home, r.key == "profile")), r.src.Describe(home)})
+		lines = append(lines, line{r.key, displayValue(redactValue(redact, r.value), r.path, home, r.key == "profile"), r.src.Describe(home)})
 	}
 	for _, v := range credentialVars {
 		state := "unset"
@@ -189,6 +190,34 @@ func runConfigShow(opts *ConfigShowOptions) error {
 		fmt.Fprintf(tw, "%s\t%s\t%s\n", l.key, v, l.src)
 	}
 	return tw.Flush()
+}
+
+// redactValue is a setting's value with every secret in it replaced, part
+// by part: redacting the text of a whole list would let a URL's query run
+// on into what follows it.
+func redactValue(redact *transcript.Redactor, v any) any {
+	switch v := v.(type) {
+	case string:
+		return redact.RedactString(v)
+	case []string:
+		out := make([]string, len(v))
+		for i, s := range v {
+			out[i] = redact.RedactString(s)
+		}
+		return out
+	case []serverSummary:
+		out := make([]serverSummary, len(v))
+		for i, s := range v {
+			s.URL = redact.RedactString(s.URL)
+			s.Command = redactValue(redact, s.Command).([]string)
+			if len(s.Command) == 0 {
+				s.Command = nil
+			}
+			out[i] = s
+		}
+		return out
+	}
+	return v
 }
 
 // displayValue writes a value for config show's text output.
@@ -291,11 +320,7 @@ func writeConfigJSON(ios *IOStreams, cfg *config.Config, rows []configRow) error
 		out.Profiles = []string{}
 	}
 	for _, r := range rows {
-		v := r.value
-		if s, ok := v.(string); ok {
-			v = redact.RedactString(s)
-		}
-		sj := settingJSON{Value: v, Source: r.src.Kind, File: r.src.File, Line: r.src.Line, Profile: r.src.Profile}
+		sj := settingJSON{Value: redactValue(redact, r.value), Source: r.src.Kind, File: r.src.File, Line: r.src.Line, Profile: r.src.Profile}
 		switch r.src.Kind {
 		case config.SourceFlag:
 			sj.Flag = r.src.Name
