@@ -96,10 +96,12 @@ func runCompletion(opts *CompletionOptions) error {
 // command with no completion of its own offers no files.
 func addCompletions(root *cobra.Command, ios *IOStreams) {
 	args := map[string]cobra.CompletionFunc{
-		"agentloop tools show": completeToolArg(ios),
-		"agentloop tools call": completeToolArg(ios),
-		"agentloop replay":     completeTranscripts,
-		"agentloop validate":   completeTranscripts,
+		"agentloop tools show":  completeToolArg(ios),
+		"agentloop tools call":  completeToolArg(ios),
+		"agentloop replay":      completeTranscripts,
+		"agentloop validate":    completeTranscripts,
+		"agentloop batch":       completeBatchInput,
+		"agentloop batch merge": completeDirs,
 	}
 	noFiles := cobra.NoFileCompletions
 	flags := map[string]cobra.CompletionFunc{
@@ -107,6 +109,7 @@ func addCompletions(root *cobra.Command, ios *IOStreams) {
 		"provider":  completeProviders,
 		"tool":      completeToolFlag(ios),
 		"tools-dir": completeDirs,
+		"dir":       completeDirs,
 		"input": cobra.FixedCompletions([]string{
 			"agentloop\tan agentloop transcript", "messages\tJSONL of bare messages",
 			"conversations\tJSONL of {\"messages\": [...]}", "request\ta JSON request body",
@@ -126,6 +129,10 @@ func addCompletions(root *cobra.Command, ios *IOStreams) {
 			c.ValidArgsFunction = noFiles
 		}
 		c.Flags().VisitAll(func(fl *pflag.Flag) {
+			// batch merge --input is a file, not validate's format.
+			if fl.Name == "input" && c.CommandPath() == "agentloop batch merge" {
+				return
+			}
 			if f, ok := flags[fl.Name]; ok {
 				_ = c.RegisterFlagCompletionFunc(fl.Name, f)
 			}
@@ -140,6 +147,14 @@ func addCompletions(root *cobra.Command, ios *IOStreams) {
 // completeTranscripts offers transcript files.
 func completeTranscripts(c *cobra.Command, args []string, toComplete string) ([]cobra.Completion, cobra.ShellCompDirective) {
 	return []string{"jsonl", "json"}, cobra.ShellCompDirectiveFilterFileExt
+}
+
+// completeBatchInput offers files for batch's INPUT, and nothing after it.
+func completeBatchInput(c *cobra.Command, args []string, toComplete string) ([]cobra.Completion, cobra.ShellCompDirective) {
+	if len(args) > 0 {
+		return nil, cobra.ShellCompDirectiveNoFileComp
+	}
+	return nil, cobra.ShellCompDirectiveDefault
 }
 
 // completeDirs offers folders.
