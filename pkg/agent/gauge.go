@@ -68,6 +68,9 @@ type gauge struct {
 	// cleared are the clearings not yet recorded: those of the request
 	// about to be sent.
 	cleared []transcript.Cleared
+	// facts are what sync read of each message of the conversation; prev
+	// the last run's, reused where the messages are the same.
+	facts, prev []msgFacts
 
 	// Calibration: the body's size beyond its messages, and tokens per
 	// byte, both from the last request; added is what the conversation
@@ -86,6 +89,9 @@ type gauge struct {
 
 func newGauge(l *Loop, st *State) *gauge {
 	g := &gauge{l: l, d: l.Provider, names: map[string]string{}, perByte: st.TokensPerByte}
+	l.readMu.Lock()
+	g.prev = l.read
+	l.readMu.Unlock()
 	if g.perByte <= 0 {
 		g.perByte = defaultTokensPerByte
 	}
@@ -100,27 +106,66 @@ func newGauge(l *Loop, st *State) *gauge {
 func (g *gauge) sync(msgs []Message) {
 	for i := len(g.sent); i < len(msgs); i++ {
 		m := msgs[i]
+		f := g.read(i, m)
 		g.sent = append(g.sent, m)
 		g.bytes += len(m) + 1
 		g.added += len(m) + 1
-		if g.d.Role(m) == "assistant" {
+		if f.assistant {
 			// A reply: the request before it carried every result so far.
 			for k := len(g.refs) - 1; k >= 0 && g.refs[k].Unread; k-- {
 				g.refs[k].Unread = false
 			}
-			if t, err := g.d.ParseAssistant(m); err == nil {
-				for _, c := range t.Calls {
-					g.names[c.ID] = c.Name
-				}
+			for _, c := range f.calls {
+				g.names[c.ID] = c.Name
 			}
 			continue
 		}
-		for _, rc := range g.d.ResultContents(m) {
+		for _, rc := range f.results {
 			r := ResultRef{Msg: i, CallID: rc.CallID, Name: g.names[rc.CallID], Bytes: rc.End - rc.Start, Unread: true}
 			g.refs = append(g.refs, r)
 			g.addedRefs = append(g.addedRefs, r)
 		}
 	}
+	g.l.readMu.Lock()
+	g.l.read = g.facts
+	g.l.readMu.Unlock()
+}
+
+// msgFacts is what the gauge reads of one message. The Loop keeps them
+// from one run to the next: a caller that runs a conversation one turn at
+// a time (replay) would otherwise have every message parsed again each
+// turn, a time that grows with the square of the conversation's length.
+type msgFacts struct {
+	msg       Message
+	assistant bool
+	calls     []Call // ID and Name only
+	results   []ResultContent
+}
+
+// read is what message i, m, holds: the last run's reading of it when that
+// was of the same message (the same bytes in memory), else a new one.
+func (g *gauge) read(i int, m Message) msgFacts {
+	if i < len(g.prev) {
+		p := g.prev[i]
+		if len(p.msg) == len(m) && (len(m) == 0 || &p.msg[0] == &m[0]) {
+			g.facts = append(g.facts, p)
+			return p
+		}
+		g.prev = nil // the conversation is another one from here on
+	}
+	f := msgFacts{msg: m}
+	if g.d.Role(m) == "assistant" {
+		f.assistant = true
+		if t, err := g.d.ParseAssistant(m); err == nil {
+			for _, c := range t.Calls {
+				f.calls = append(f.calls, Call{ID: c.ID, Name: c.Name})
+			}
+		}
+	} else {
+		f.results = g.d.ResultContents(m)
+	}
+	g.facts = append(g.facts, f)
+	return f
 }
 
 // restore clears again what an earlier run of the conversation cleared, so

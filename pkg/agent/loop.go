@@ -143,6 +143,10 @@ type Loop struct {
 	MaxOutputTokens int64
 
 	eventMu sync.Mutex
+	// read is what the last run read of its conversation's messages (see
+	// gauge.read).
+	readMu sync.Mutex
+	read   []msgFacts
 }
 
 // ErrResume is returned when a conversation cannot be continued as it is.
@@ -165,14 +169,14 @@ func (l *Loop) Run(ctx context.Context, st State) (*Outcome, error) {
 		maxSteps = DefaultMaxSteps
 	}
 
-	pending, step, err := l.pendingCalls(out.Messages)
+	g := newGauge(l, &st)
+	g.sync(out.Messages)
+	g.added, g.addedRefs = 0, nil
+	pending, step, err := l.pendingCalls(out.Messages, g.facts)
 	if err != nil {
 		out.Reason = transcript.ReasonError
 		return l.finish(out, err)
 	}
-	g := newGauge(l, &st)
-	g.sync(out.Messages)
-	g.added, g.addedRefs = 0, nil
 	if err := g.restore(st.Cleared, st.ClearNow); err != nil {
 		out.Reason = transcript.ReasonError
 		return l.finish(out, err)
@@ -550,12 +554,25 @@ func (l *Loop) call(ctx context.Context, c *Call) (r ToolResult) {
 
 // pendingCalls finds the calls of the last assistant turn that no later
 // message answers, and that turn's step.
-func (l *Loop) pendingCalls(msgs []Message) ([]Call, int, error) {
-	turns := Turns(l.Provider, msgs)
-	if len(turns) == 0 {
+func (l *Loop) pendingCalls(msgs []Message, facts []msgFacts) ([]Call, int, error) {
+	// The turns as Turns finds them, from what the gauge read of each
+	// message rather than by reading them all again.
+	turns, span := 0, TurnSpan{}
+	items := l.Provider.ItemTurns()
+	for i := 0; i < len(facts); i++ {
+		if !facts[i].assistant {
+			continue
+		}
+		j := i + 1
+		for items && j < len(facts) && facts[j].assistant {
+			j++
+		}
+		turns, span = turns+1, TurnSpan{Start: i, End: j}
+		i = j - 1
+	}
+	if turns == 0 {
 		return nil, 0, nil
 	}
-	span := turns[len(turns)-1]
 	last := span.End - 1
 	turn, err := ParseTurn(l.Provider, msgs[span.Start:span.End])
 	if err != nil {
@@ -591,7 +608,7 @@ func (l *Loop) pendingCalls(msgs []Message) ([]Call, int, error) {
 	case len(msgs) > last+1 && l.Provider.Name() == "anthropic":
 		return nil, 0, fmt.Errorf("%w: the message after the last assistant turn answers only some of its calls", ErrResume)
 	}
-	return pending, len(turns), nil
+	return pending, turns, nil
 }
 
 // recordTurn writes a turn's messages; what is known of the whole turn
