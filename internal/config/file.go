@@ -233,7 +233,10 @@ func (p *fileParser) profiles(v *yaml.Node, cf *File) {
 // naming the key.
 func (p *fileParser) value(k Key, n *yaml.Node) (any, string) {
 	if yamlpos.IsNull(n) {
-		return nil, k.Name + `: no value (write "" for an empty one, or remove the line)`
+		if (k.Kind == String || k.Kind == Path) && (k.Check == nil || k.Check("") == "") {
+			return nil, k.Name + `: no value (write "" for an empty one, or remove the line)`
+		}
+		return nil, k.Name + `: no value (give one, or remove the line)`
 	}
 	switch k.Kind {
 	case List, PathList:

@@ -45,7 +45,10 @@ func TestParseFileProblems(t *testing.T) {
 		{"provider", "provider: gemini\n", []string{`1: provider "gemini": use openai, responses or anthropic`}},
 		{"base url", "base_url: localhost:11434\n", []string{`1: base_url "localhost:11434": want an http:// or https:// URL`}},
 		{"empty model", "model: \"\"\n", []string{`1: model "": must not be empty`}},
-		{"no value", "model:\n", []string{"1: model: no value"}},
+		// "" is offered only where it is a value the key takes.
+		{"no value", "model:\n", []string{"1: model: no value (give one, or remove the line)"}},
+		{"no value, a number", "max_steps:\n", []string{"1: max_steps: no value (give one, or remove the line)"}},
+		{"no value, a text", "system:\n", []string{`1: system: no value (write "" for an empty one, or remove the line)`}},
 		{"list wanted", "tools_dirs: tools.d\n", []string{"1: tools_dirs: want a list, e.g. [tools.d, ~/agentloop-tools]"}},
 		{"tools kept, not a list", "context_keep_tools: todo\n", []string{"1: context_keep_tools: want a list, e.g. [todo, read_plan]"}},
 		{"mcp_config, not a list", "mcp_config: servers.json\n", []string{"1: mcp_config: want a list, e.g. [~/mcp.json]"}},
