@@ -4,6 +4,7 @@ import (
 	"errors"
 	"fmt"
 	"path/filepath"
+	"strings"
 
 	"github.com/spf13/cobra"
 	"github.com/spf13/pflag"
@@ -21,31 +22,18 @@ func newCmdConfig(ios *IOStreams) *cobra.Command {
 		Use:   "config",
 		Short: "Show the configuration and where each setting comes from",
 		Long: `Settings come from flags, AGENTLOOP_* environment variables and the file
-$XDG_CONFIG_HOME/agentloop/config.yaml (~/.config/agentloop/config.yaml), in that
-order: a flag beats a variable, a variable beats the file, and the file beats
-the built-in default. In the file, the profile chosen with --profile NAME or
-AGENTLOOP_PROFILE beats the top level.
+$XDG_CONFIG_HOME/agentloop/config.yaml (~/.config/agentloop/config.yaml), in
+that order: a flag beats a variable, a variable beats the file, and the file
+beats the built-in default. In the file, the profile chosen with --profile NAME
+or AGENTLOOP_PROFILE beats the top level.
 
 Keys (file / environment / flag):
-  model           AGENTLOOP_MODEL           --model
-  provider        AGENTLOOP_PROVIDER        --provider
-  base_url        AGENTLOOP_BASE_URL        --base-url
-  tools_dirs      AGENTLOOP_TOOLS_DIRS      --tools-dir
-  max_steps       AGENTLOOP_MAX_STEPS       --max-steps
-  parallel        AGENTLOOP_PARALLEL        --parallel
-  transcript_dir  AGENTLOOP_TRANSCRIPT_DIR
-  max_retries     AGENTLOOP_MAX_RETRIES     --max-retries
-  timeout         AGENTLOOP_TIMEOUT         --timeout
-  system          AGENTLOOP_SYSTEM          --system
-  models          (file only) model names offered by shell completion
-  mcp_config      AGENTLOOP_MCP_CONFIG      --mcp-config
-  mcp_servers     (file only) MCP servers whose tools are offered (docs/mcp.md)
-  profiles        (file only) named sets of the keys above
+` + configKeysHelp() + `
 
-AGENTLOOP_TOOLS_DIRS separates folders with colons. base_url falls back to OPENAI_BASE_URL or ANTHROPIC_BASE_URL (the chosen
-provider's) after AGENTLOOP_BASE_URL and before the file. API keys are read
-from OPENAI_API_KEY and ANTHROPIC_API_KEY only, never from the file.
-See docs/configuration.md.`,
+AGENTLOOP_TOOLS_DIRS separates folders with colons. base_url falls back to
+OPENAI_BASE_URL or ANTHROPIC_BASE_URL (the chosen provider's) after
+AGENTLOOP_BASE_URL and before the file. API keys are read from OPENAI_API_KEY
+and ANTHROPIC_API_KEY only, never from the file. See docs/configuration.md.`,
 		Example: `  agentloop config show
   agentloop config show --profile ollama --json
   $EDITOR "$(agentloop config path)"`,
@@ -55,6 +43,32 @@ See docs/configuration.md.`,
 	c.AddCommand(newCmdConfigShow(ios, nil))
 	c.AddCommand(newCmdConfigPath(ios, nil))
 	return c
+}
+
+// fileOnly says what the keys without a variable or a flag hold.
+var fileOnly = map[string]string{
+	"models":             "model names offered by shell completion",
+	"context_keep_tools": "tools whose results are never cleared",
+	"mcp_servers":        "MCP servers whose tools are offered",
+}
+
+// configKeysHelp lists the keys of the file with their variables and
+// flags, from the table of keys.
+func configKeysHelp() string {
+	var b strings.Builder
+	for _, k := range config.Keys {
+		switch {
+		case k.Env == "" && k.Flag == "":
+			fmt.Fprintf(&b, "  %-22s (file only) %s\n", k.Name, fileOnly[k.Name])
+		case k.Flag == "":
+			fmt.Fprintf(&b, "  %-22s %s\n", k.Name, k.Env)
+		default:
+			fmt.Fprintf(&b, "  %-22s %-32s --%s\n", k.Name, k.Env, k.Flag)
+		}
+	}
+	fmt.Fprintf(&b, "  %-22s (file only) prices of models, per million tokens\n", "prices")
+	fmt.Fprintf(&b, "  %-22s (file only) named sets of the keys above", "profiles")
+	return b.String()
 }
 
 // configPath is $XDG_CONFIG_HOME/agentloop/config.yaml, or "" when there is

@@ -6,6 +6,7 @@ import (
 	"encoding/json"
 	"os"
 	"path/filepath"
+	"regexp"
 	"strings"
 	"testing"
 
@@ -138,6 +139,27 @@ func TestConfigDocCoversEveryKey(t *testing.T) {
 	for _, s := range []string{"`profiles`", "`" + config.ProfileEnv + "`", "`--profile`"} {
 		if !strings.Contains(doc, s) {
 			t.Errorf("docs/configuration.md does not name %s", s)
+		}
+	}
+}
+
+// config --help lists every key with its variable and flag, in lines that
+// fit 80 columns.
+func TestConfigHelpNamesEveryKey(t *testing.T) {
+	ios, _, _, _ := Test()
+	help := newCmdConfig(ios).Long
+	for _, k := range config.Keys {
+		re := regexp.MustCompile(`(?m)^  ` + k.Name + ` +` + regexp.QuoteMeta(k.Env))
+		if !re.MatchString(help) {
+			t.Errorf("config --help does not list %s with %q", k.Name, k.Env)
+		}
+		if k.Flag != "" && !regexp.MustCompile(`(?m)^  `+k.Name+` .*--`+k.Flag+`$`).MatchString(help) {
+			t.Errorf("config --help does not give %s its flag --%s", k.Name, k.Flag)
+		}
+	}
+	for _, line := range strings.Split(help, "\n") {
+		if n := len([]rune(line)); n > 80 {
+			t.Errorf("%d columns: %q", n, line)
 		}
 	}
 }
