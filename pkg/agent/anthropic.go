@@ -1,6 +1,7 @@
 package agent
 
 import (
+	"bytes"
 	"context"
 	"encoding/base64"
 	"encoding/json"
@@ -160,12 +161,21 @@ func (a *Anthropic) body(req *Request) *body {
 	if system != nil {
 		b.raw("system", system)
 	}
-	if len(req.Tools) > 0 {
-		b.array("tools", req.Tools, nil)
+	tools, choiceNone := req.Tools, req.ToolChoiceNone
+	if len(tools) == 0 {
+		// The API refuses messages with tool_use blocks in a request that
+		// defines no tools (a follow-up whose tools are gone): the tools
+		// called are defined again, and none may be called.
+		if tools = calledToolStubs(req.Messages); len(tools) > 0 {
+			choiceNone = true
+		}
+	}
+	if len(tools) > 0 {
+		b.array("tools", tools, nil)
 		// The API refuses a tool_choice without tools; and a conversation
 		// with tool calls in it needs its tools defined, so the last
 		// request keeps them and says none may be called.
-		if req.ToolChoiceNone {
+		if choiceNone {
 			b.raw("tool_choice", []byte(`{"type":"none"}`))
 		}
 	}
@@ -180,6 +190,37 @@ func (a *Anthropic) body(req *Request) *body {
 	b.array("messages", req.Messages, nil)
 	b.end()
 	return b
+}
+
+// calledToolStubs defines, in wire form, each tool the assistant messages
+// called, with an open schema: what a request needs to carry a
+// conversation's tool_use blocks when none of its tools is offered.
+func calledToolStubs(msgs []Message) []Message {
+	var stubs []Message
+	seen := map[string]bool{}
+	for _, msg := range msgs {
+		if !bytes.Contains(msg, []byte(`"tool_use"`)) {
+			continue
+		}
+		var m antMessage
+		if json.Unmarshal(msg, &m) != nil || m.Role != "assistant" {
+			continue
+		}
+		blocks, _ := antBlocks(m.Content)
+		for _, bl := range blocks {
+			if bl.Type != "tool_use" || seen[bl.Name] {
+				continue
+			}
+			seen[bl.Name] = true
+			stub, _ := marshalNoEscape(map[string]any{
+				"name":         bl.Name,
+				"description":  "Not offered in this conversation any more.",
+				"input_schema": map[string]any{"type": "object"},
+			})
+			stubs = append(stubs, stub)
+		}
+	}
+	return stubs
 }
 
 // serverClearing is the context management that has the API clear old
