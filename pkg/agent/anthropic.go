@@ -26,9 +26,12 @@ const DefaultAnthropicMaxTokens = 4096
 
 // AnthropicConfig configures the Anthropic provider.
 type AnthropicConfig struct {
-	APIKey      string
-	BaseURL     string
-	Model       string
+	APIKey  string
+	BaseURL string
+	Model   string
+	// BaseURLFrom names the setting BaseURL came from ("OPENAI_BASE_URL",
+	// "base_url in FILE:LINE"), for the hints of errors; "" is --base-url.
+	BaseURLFrom string
 	MaxRetries  int
 	MaxTokens   int64
 	Temperature *float64
@@ -333,10 +336,10 @@ func (a *Anthropic) turn(msg *anthropic.Message) (*Turn, error) {
 func (a *Anthropic) providerError(err error) error {
 	var apiErr *anthropic.Error
 	if !errors.As(err, &apiErr) {
-		return transportError("anthropic", a.cfg.BaseURL, err)
+		return transportError("anthropic", a.cfg.BaseURL, a.cfg.BaseURLFrom, err)
 	}
 	return apiError(endpoint{provider: "anthropic", keyVar: "ANTHROPIC_API_KEY", hasKey: a.cfg.APIKey != "",
-		model: a.cfg.Model, baseURL: a.cfg.BaseURL, retries: a.cfg.MaxRetries},
+		model: a.cfg.Model, baseURL: a.cfg.BaseURL, urlFrom: a.cfg.BaseURLFrom, retries: a.cfg.MaxRetries},
 		apiErr.StatusCode, apiErr.Message, apiErr.Response, err)
 }
 
