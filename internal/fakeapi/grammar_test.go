@@ -167,6 +167,7 @@ type responsesRecord struct {
 	Error   *string `json:"error"`
 	Host    string  `json:"host"`
 	Request struct {
+		Model        string            `json:"model"`
 		Input        json.RawMessage   `json:"input"`
 		Store        *bool             `json:"store"`
 		Tools        []json.RawMessage `json:"tools"`
@@ -192,6 +193,9 @@ func TestResponsesGrammarAgreesWithTheCorpus(t *testing.T) {
 		got := checkResponsesTools(rec.Request.Tools)
 		if got == nil {
 			got = checkResponsesItems(items, store, issued{earlier: rec.Request.Previous != nil || len(rec.Request.Conversation) > 0})
+		}
+		if got == nil {
+			got = checkReasoningModel(rec.Request.Model, items)
 		}
 		switch {
 		case rec.Status == 200:
@@ -334,5 +338,54 @@ func TestResponsesStreamEventSequence(t *testing.T) {
 	added, done, completed := ciphers["added"], ciphers["done"], ciphers["completed"]
 	if len(added) >= len(done) || len(done) != len(completed) || done == completed || !strings.HasPrefix(done, "gAAAAA") {
 		t.Errorf("ciphertexts: added %q, done %q, completed %q", added, done, completed)
+	}
+}
+
+// Reasoning items go only to a reasoning model: OpenAI's other models
+// (gpt-4o, gpt-4.1, …) refuse them with the real API's text, as after a
+// conversation is resumed with such a model. Servers with other model
+// names (DeepSeek's) take them, as the corpus records.
+func TestResponsesReasoningItemsNeedAReasoningModel(t *testing.T) {
+	text := "Hi."
+	const input = `[{"role":"user","content":"q"},` +
+		`{"type":"reasoning","id":"rs_1","summary":[],"encrypted_content":"gAAAAABxyz"},` +
+		`{"type":"message","id":"msg_1","role":"assistant","status":"completed","content":[{"type":"output_text","text":"a","annotations":[]}]},` +
+		`{"role":"user","content":"again"}]`
+	tests := []struct {
+		model string
+		want  string // the error's text, or "" for an answer
+	}{
+		{"gpt-4.1", "Reasoning input items can only be provided to a reasoning or computer use model. Remove reasoning items from your input and try again."},
+		{"gpt-4o-mini", "Reasoning input items can only be provided to a reasoning or computer use model. Remove reasoning items from your input and try again."},
+		{"o4-mini", ""},
+		{"gpt-5-mini", ""},
+		{"deepseek-v4-flash", ""},
+	}
+	for _, tt := range tests {
+		t.Run(tt.model, func(t *testing.T) {
+			s := NewResponses([]Step{{Text: &text}}, "")
+			defer s.Close()
+			res, err := http.Post(s.BaseURL()+"/responses", "application/json",
+				strings.NewReader(`{"model":"`+tt.model+`","store":false,"input":`+input+`}`))
+			if err != nil {
+				t.Fatal(err)
+			}
+			defer res.Body.Close()
+			var body struct {
+				Error *struct {
+					Message string `json:"message"`
+					Type    string `json:"type"`
+				} `json:"error"`
+			}
+			if err := json.NewDecoder(res.Body).Decode(&body); err != nil {
+				t.Fatal(err)
+			}
+			switch {
+			case tt.want == "" && (res.StatusCode != 200 || body.Error != nil):
+				t.Errorf("status %d, error %+v; want an answer", res.StatusCode, body.Error)
+			case tt.want != "" && (res.StatusCode != 400 || body.Error == nil || body.Error.Message != tt.want || body.Error.Type != "invalid_request_error"):
+				t.Errorf("status %d, error %+v; want 400 %q", res.StatusCode, body.Error, tt.want)
+			}
+		})
 	}
 }

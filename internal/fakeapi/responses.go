@@ -6,6 +6,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"net/http"
+	"regexp"
 	"strings"
 	"sync/atomic"
 	"time"
@@ -165,6 +166,9 @@ func (s *Responses) handle(w http.ResponseWriter, r *http.Request, body []byte) 
 	}
 	if gerr == nil {
 		gerr = checkResponsesImages(input)
+	}
+	if gerr == nil {
+		gerr = checkReasoningModel(req.Model, input)
 	}
 	choice, cerr := req.toolChoice()
 	if gerr == nil {
@@ -432,6 +436,27 @@ func checkResponsesItems(items []json.RawMessage, store bool, is issued) *gramma
 	}
 	if len(pending) > 0 {
 		return input(fmt.Sprintf("No tool output found for function call %s.", pending[0]))
+	}
+	return nil
+}
+
+// nonReasoningModel matches the names of OpenAI's models that do not
+// reason (gpt-4o, gpt-4.1, gpt-3.5-turbo, chatgpt-4o-latest).
+var nonReasoningModel = regexp.MustCompile(`^(gpt-4|gpt-3\.5|chatgpt-)`)
+
+// checkReasoningModel refuses reasoning items sent to one of OpenAI's
+// models that do not reason, as after a conversation goes on with another
+// model, with the real API's text. Other names (DeepSeek's, Bedrock's)
+// take them.
+func checkReasoningModel(model string, items []json.RawMessage) *grammarError {
+	if !nonReasoningModel.MatchString(model) {
+		return nil
+	}
+	for _, raw := range items {
+		var it respInItem
+		if json.Unmarshal(raw, &it) == nil && it.Type == "reasoning" {
+			return &grammarError{msg: "Reasoning input items can only be provided to a reasoning or computer use model. Remove reasoning items from your input and try again."}
+		}
 	}
 	return nil
 }
