@@ -3,6 +3,7 @@ package fakeapi
 import (
 	"bufio"
 	"encoding/json"
+	"fmt"
 	"net/http"
 	"os"
 	"strings"
@@ -282,7 +283,7 @@ func TestResponsesStreamEventSequence(t *testing.T) {
 		ToolCalls: []ToolCall{{ID: "call_1", Name: "f", Arguments: `{"a":1}`}}}}, "")
 	defer s.Close()
 	res, err := http.Post(s.BaseURL()+"/responses", "application/json",
-		strings.NewReader(`{"model":"o4-mini","stream":true,"store":false,"input":[{"role":"user","content":"q"}]}`))
+		strings.NewReader(`{"model":"o4-mini","stream":true,"store":false,"include":["reasoning.encrypted_content"],"input":[{"role":"user","content":"q"}]}`))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -387,5 +388,49 @@ func TestResponsesReasoningItemsNeedAReasoningModel(t *testing.T) {
 				t.Errorf("status %d, error %+v; want 400 %q", res.StatusCode, body.Error, tt.want)
 			}
 		})
+	}
+}
+
+// A reasoning item carries its ciphertext only when the request asks for
+// it (include reasoning.encrypted_content); without it, under store false,
+// the item cannot be sent back: the API looks it up by id and finds
+// nothing.
+func TestResponsesCiphertextOnlyWhenAsked(t *testing.T) {
+	text := "Hi."
+	s := NewResponses([]Step{{Reasoning: []Reasoning{{}}, Text: &text}, {Text: &text}}, "")
+	defer s.Close()
+	post := func(body string) (int, map[string]any) {
+		t.Helper()
+		res, err := http.Post(s.BaseURL()+"/responses", "application/json", strings.NewReader(body))
+		if err != nil {
+			t.Fatal(err)
+		}
+		defer res.Body.Close()
+		var out map[string]any
+		if err := json.NewDecoder(res.Body).Decode(&out); err != nil {
+			t.Fatal(err)
+		}
+		return res.StatusCode, out
+	}
+	const user = `{"role":"user","content":"q"}`
+	status, resp := post(`{"model":"o4-mini","store":false,"input":[` + user + `]}`)
+	if status != 200 {
+		t.Fatalf("status %d: %v", status, resp)
+	}
+	output, _ := resp["output"].([]any)
+	if len(output) != 2 {
+		t.Fatalf("output %v", output)
+	}
+	rs := output[0].(map[string]any)
+	if rs["type"] != "reasoning" || rs["encrypted_content"] != nil {
+		t.Fatalf("without include, the reasoning item is %v; want encrypted_content null", rs)
+	}
+	items := []any{map[string]any{"role": "user", "content": "q"}, output[0], output[1], map[string]any{"role": "user", "content": "again"}}
+	b, _ := json.Marshal(map[string]any{"model": "o4-mini", "store": false, "input": items})
+	status, resp = post(string(b))
+	e, _ := resp["error"].(map[string]any)
+	want := fmt.Sprintf("Item with id '%s' not found. Items are not persisted when `store` is set to false. Try again with `store` set to true, or remove this item from your input.", rs["id"])
+	if status != 400 || e == nil || e["message"] != want {
+		t.Errorf("sent back: status %d, %v; want 400 %q", status, resp, want)
 	}
 }

@@ -7,6 +7,7 @@ import (
 	"fmt"
 	"net/http"
 	"regexp"
+	"slices"
 	"strings"
 	"sync/atomic"
 	"time"
@@ -221,7 +222,7 @@ func (s *Responses) handle(w http.ResponseWriter, r *http.Request, body []byte) 
 	// Ids are unique across servers, as the API's are: a resumed run
 	// talks to a new server about items an earlier one made.
 	key := fmt.Sprintf("%016x", responseCount.Add(1)*0x9e3779b97f4a7c15)
-	out := s.output(st, key, time.Now().Unix())
+	out := s.output(st, key, time.Now().Unix(), slices.Contains(req.Include, "reasoning.encrypted_content"))
 	// The input tokens count the conversation a request stands for: with
 	// previous_response_id, the items the server held too.
 	size := len(body)
@@ -600,8 +601,9 @@ func (s *Responses) remember(c *convState, out respOutput) {
 }
 
 // output builds a step's output items: reasoning, any extra items, the
-// message, the function calls.
-func (s *Responses) output(st *Step, key string, now int64) respOutput {
+// message, the function calls. A reasoning item carries its ciphertext
+// when the request asked for it.
+func (s *Responses) output(st *Step, key string, now int64, withCipher bool) respOutput {
 	var out respOutput
 	n := 0
 	id := func(prefix string) string {
@@ -626,7 +628,7 @@ func (s *Responses) output(st *Step, key string, now int64) respOutput {
 		item := func(cipher any, summary []any) map[string]any {
 			return map[string]any{"id": rid, "type": "reasoning", "encrypted_content": cipher, "summary": summary}
 		}
-		if r.NoCiphertext {
+		if r.NoCiphertext || !withCipher {
 			add(item(nil, []any{}), item(nil, summary), item(nil, summary))
 			continue
 		}
