@@ -34,7 +34,7 @@ func runContinue(ctx context.Context, opts *RunOptions, prompt string) error {
 	st, _ := recordedState(conv)
 	st.Prompt = prompt
 	// The results the recording cleared stay cleared, by its policy.
-	opts.Limits.useRecorded(conv.Header)
+	opts.Limits.useRecorded(conv.Header, path)
 
 	// The tools folders and the tools the conversation had, unless
 	// --tools-dir or --tool say otherwise.

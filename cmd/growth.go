@@ -117,13 +117,13 @@ func exhaustedMessage(out *agent.Outcome, e runEnd) string {
 	var what string
 	switch out.Exhausted {
 	case agent.ExhaustedSteps:
-		what = fmt.Sprintf("step budget exhausted after %d step%s (--max-steps %d)", out.Steps, plural(out.Steps, "", "s"), e.maxSteps)
+		what = fmt.Sprintf("step budget exhausted after %d step%s (%s)", out.Steps, plural(out.Steps, "", "s"), e.limits.givenAs("max_steps", strconv.Itoa(e.maxSteps)))
 	case agent.ExhaustedTokens:
-		what = fmt.Sprintf("token budget reached: %d tokens spent (--max-total-tokens %d)", spent, e.limits.MaxTotalTokens)
+		what = fmt.Sprintf("token budget reached: %d tokens spent (%s)", spent, e.limits.givenAs("max_total_tokens", strconv.Itoa(e.limits.MaxTotalTokens)))
 	case agent.ExhaustedCost:
-		what = fmt.Sprintf("cost budget reached: %s spent (--max-cost %s)", dollars(out.Cost), strconv.FormatFloat(e.limits.MaxCost, 'f', -1, 64))
+		what = fmt.Sprintf("cost budget reached: %s spent (%s)", dollars(out.Cost), e.limits.givenAs("max_cost", strconv.FormatFloat(e.limits.MaxCost, 'f', -1, 64)))
 	default:
-		what = fmt.Sprintf("context limit reached: clearing old tool results cannot keep the requests under --context-limit %d", e.limits.ContextLimit)
+		what = fmt.Sprintf("context limit reached: clearing old tool results cannot keep the requests under %s", e.limits.givenAs("context_limit", strconv.Itoa(e.limits.ContextLimit)))
 	}
 	switch {
 	case out.Answer != "":

@@ -3,6 +3,7 @@ package cmd
 import (
 	"fmt"
 	"strconv"
+	"strings"
 
 	"github.com/spf13/pflag"
 
@@ -26,8 +27,10 @@ type limitOptions struct {
 	ContextEditing      string
 
 	// cfg is the configuration they came from: the prices, and where each
-	// value was given.
-	cfg *config.Config
+	// value was given; limitFrom is the transcript a resumed run took its
+	// context limit from.
+	cfg       *config.Config
+	limitFrom string
 }
 
 func addLimitFlags(f *pflag.FlagSet, o *limitOptions) {
@@ -55,16 +58,17 @@ func (o *limitOptions) given(key string) bool {
 	return k == config.SourceFlag || k == config.SourceEnv
 }
 
-// useRecorded continues a recorded run with the clearing policy it had, but
-// for the settings given by a flag or a variable: its cleared results, and
-// the prompt cache they shaped, then stay as they were.
-func (o *limitOptions) useRecorded(h *transcript.Header) {
+// useRecorded continues a recorded run (the transcript at path) with the
+// clearing policy it had, but for the settings given by a flag or a
+// variable: its cleared results, and the prompt cache they shaped, then
+// stay as they were.
+func (o *limitOptions) useRecorded(h *transcript.Header, path string) {
 	if h == nil || h.Context == nil {
 		return
 	}
 	p := h.Context
 	if !o.given("context_limit") {
-		o.ContextLimit = int(p.Limit)
+		o.ContextLimit, o.limitFrom = int(p.Limit), path
 	}
 	if !o.given("context_keep") {
 		o.ContextKeep = p.Keep
@@ -104,25 +108,30 @@ func (o *limitOptions) check(provider, model string) error {
 	if o.MaxCost > 0 {
 		if _, ok := o.price(model); !ok {
 			return flagErrorf("%s: the price of %s is not known, so its cost cannot be counted; add it to the configuration file:\n  prices:\n    %s: {input: …, cached_input: …, output: …}   # US dollars per million tokens",
-				o.costGiven(), model, model)
+				o.givenAs("max_cost", strconv.FormatFloat(o.MaxCost, 'f', -1, 64)), model, model)
 		}
 	}
 	return nil
 }
 
-// costGiven names where --max-cost came from, for a message.
-func (o *limitOptions) costGiven() string {
-	v := strconv.FormatFloat(o.MaxCost, 'f', -1, 64)
+// givenAs names a setting and its value the way they were given, for a
+// message: the flag (or its default), the variable, the configuration
+// file's line, or the transcript a resumed run took it from.
+func (o *limitOptions) givenAs(key, value string) string {
+	if key == "context_limit" && o.limitFrom != "" {
+		return fmt.Sprintf("%s %s (recorded in %s)", key, value, o.limitFrom)
+	}
+	flag := "--" + strings.ReplaceAll(key, "_", "-")
 	if o.cfg == nil {
-		return "--max-cost " + v
+		return flag + " " + value
 	}
-	switch s := o.cfg.Source("max_cost"); s.Kind {
+	switch s := o.cfg.Source(key); s.Kind {
 	case config.SourceEnv:
-		return s.Name + "=" + v
+		return s.Name + "=" + value
 	case config.SourceFile:
-		return fmt.Sprintf("max_cost %s (%s:%d)", v, s.File, s.Line)
+		return fmt.Sprintf("%s %s (%s:%d)", key, value, s.File, s.Line)
 	}
-	return "--max-cost " + v
+	return flag + " " + value
 }
 
 // price is the model's price, when the configuration gives it.

@@ -22,7 +22,7 @@ func runReplayResume(ctx context.Context, opts *ReplayOptions) error {
 		return err
 	}
 	st, turns := recordedState(conv)
-	opts.Limits.useRecorded(conv.Header)
+	opts.Limits.useRecorded(conv.Header, opts.File)
 	d := agent.DialectFor(conv.Shape)
 	if n := len(turns); n > 0 && turns[n-1].End == len(st.Messages) {
 		if t, err := agent.ParseTurn(d, st.Messages[turns[n-1].Start:]); err == nil && len(t.Calls) == 0 {

@@ -53,9 +53,12 @@ func (s *answerStream) Event(e agent.Event) {
 	}
 	s.endLine()
 	// A turn that ends the run is the answer, calls or not: the loop does
-	// not run the calls of a refused or cut-off turn.
+	// not run the calls of a refused or cut-off turn, nor those of the
+	// last request a budget allowed (a server that ignored its tool
+	// choice).
 	switch {
-	case len(e.Turn.Calls) == 0, e.Turn.Stop == agent.StopMaxTokens, e.Turn.Stop == agent.StopRefusal:
+	case len(e.Turn.Calls) == 0, e.Turn.Stop == agent.StopMaxTokens, e.Turn.Stop == agent.StopRefusal,
+		e.Request != nil && e.Request.Final:
 		s.final = true
 	default:
 		fmt.Fprintln(s.out)

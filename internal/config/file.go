@@ -294,8 +294,13 @@ func (p *fileParser) number(name string, n *yaml.Node) (any, string) {
 }
 
 func listExample(k Key) string {
-	if k.Name == "models" {
+	switch k.Name {
+	case "models":
 		return "gpt-4o-mini, llama3.2"
+	case "context_keep_tools":
+		return "todo, read_plan"
+	case "mcp_config":
+		return "~/mcp.json"
 	}
 	return "tools.d, ~/agentloop-tools"
 }

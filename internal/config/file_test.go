@@ -47,6 +47,8 @@ func TestParseFileProblems(t *testing.T) {
 		{"empty model", "model: \"\"\n", []string{`1: model "": must not be empty`}},
 		{"no value", "model:\n", []string{"1: model: no value"}},
 		{"list wanted", "tools_dirs: tools.d\n", []string{"1: tools_dirs: want a list, e.g. [tools.d, ~/agentloop-tools]"}},
+		{"tools kept, not a list", "context_keep_tools: todo\n", []string{"1: context_keep_tools: want a list, e.g. [todo, read_plan]"}},
+		{"mcp_config, not a list", "mcp_config: servers.json\n", []string{"1: mcp_config: want a list, e.g. [~/mcp.json]"}},
 		{"list of lists", "models: [[a]]\n", []string{"1: models: each entry must be a string"}},
 		{"mapping for a scalar", "model: {a: b}\n", []string{"1: model: want a single value"}},
 		{"duplicate key", "model: a\nmodel: b\n", []string{"2: duplicate key 'model' (first at line 1)"}},

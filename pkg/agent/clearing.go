@@ -48,6 +48,9 @@ type ResultRef struct {
 	Bytes int
 	// Cleared is set once it has been replaced by a placeholder.
 	Cleared bool
+	// Unread is set while no request has carried it: the model has not
+	// read it yet.
+	Unread bool
 }
 
 // ClearPlan is what clearing decided for one request.
@@ -67,8 +70,10 @@ type ClearPlan struct {
 // go first (never the last Keep, never those of KeepTools, never one whose
 // placeholder would be no shorter), until the request fits and at least
 // ClearAtLeast tokens are freed; when no batch that large is to be had,
-// every result that may be cleared is. When even that does not make the
-// request fit, Fits is false.
+// every result that may be cleared is. Results the model has not read yet
+// come after all the others, and only as far as the request needs to fit:
+// never to make up a batch. When even clearing all it may does not make
+// the request fit, Fits is false.
 func (p *ContextPolicy) Plan(refs []ResultRef, tokens int64, perByte float64) ClearPlan {
 	if !p.On() || tokens <= p.Limit {
 		return ClearPlan{Tokens: tokens, Fits: true}
@@ -77,25 +82,33 @@ func (p *ContextPolicy) Plan(refs []ResultRef, tokens int64, perByte float64) Cl
 	target := max(need, p.batch())
 	var plan ClearPlan
 	var freed int64
-	for i := range p.clearable(refs) {
+	for i := range p.clearable(refs, false) {
 		if freed >= target {
 			break
 		}
 		freed += freedTokens(refs[i], perByte)
 		plan.Clear = append(plan.Clear, i)
 	}
+	for i := range p.clearable(refs, true) {
+		if freed >= need {
+			break
+		}
+		freed += freedTokens(refs[i], perByte)
+		plan.Clear = append(plan.Clear, i)
+	}
+	slices.Sort(plan.Clear)
 	plan.Tokens = tokens - freed
 	plan.Fits = plan.Tokens <= p.Limit
 	return plan
 }
 
 // clearable yields the indexes of the results the policy may clear, oldest
-// first.
-func (p *ContextPolicy) clearable(refs []ResultRef) func(yield func(int) bool) {
+// first: those the model has read, or those it has not.
+func (p *ContextPolicy) clearable(refs []ResultRef, unread bool) func(yield func(int) bool) {
 	return func(yield func(int) bool) {
 		for i := range len(refs) - max(p.Keep, 0) {
 			r := refs[i]
-			if r.Cleared || slices.Contains(p.KeepTools, r.Name) || freedTokens(r, 1) <= 0 {
+			if r.Unread != unread || r.Cleared || slices.Contains(p.KeepTools, r.Name) || freedTokens(r, 1) <= 0 {
 				continue
 			}
 			if !yield(i) {

@@ -270,3 +270,58 @@ func TestClearingWithStore(t *testing.T) {
 		t.Errorf("cleared %v; the clearing request sent whole %d time(s); %d later requests went on from the stored response", cleared, whole, after)
 	}
 }
+
+// Results no request has carried yet are the model's to read: a clearing
+// takes the ones it has read first, and never clears an unread one to make
+// up its batch. Here a turn of three calls follows one of one; the request
+// after them must free a little (the first result is enough), in a batch
+// the older result alone cannot fill.
+func TestClearingSparesUnreadResults(t *testing.T) {
+	for _, provider := range providers {
+		t.Run(provider, func(t *testing.T) {
+			call := func(id string) fakeapi.ToolCall {
+				return fakeapi.ToolCall{ID: id, Name: "get_weather", Arguments: `{"city":"Paris"}`}
+			}
+			whole := "sunny and mild, sunny"
+			steps := []fakeapi.Step{
+				{ToolCalls: []fakeapi.ToolCall{call("c01")}},
+				{ToolCalls: []fakeapi.ToolCall{call("c02"), call("c03"), call("c04")}},
+				{Text: text("Mild."), Expect: &fakeapi.Expect{Cleared: []string{"c01"},
+					Results: map[string]string{"c02": whole, "c03": whole, "c04": whole}}},
+			}
+			policy := &agent.ContextPolicy{Limit: 3000, Keep: 1, ClearAtLeast: 2500}
+			out, _, tr, err := runWith(t, provider, steps, bigWeather(), func(l *agent.Loop) { l.Context = policy })
+			if err != nil {
+				t.Fatal(err)
+			}
+			if out.Answer != "Mild." {
+				t.Fatalf("reason %q answer %q", out.Reason, out.Answer)
+			}
+			assertClearedOnlyRead(t, tr)
+			mustValidate(t, tr)
+		})
+	}
+}
+
+// assertClearedOnlyRead fails when a request carries cleared a result that
+// no earlier request carried: one the model never read.
+func assertClearedOnlyRead(t *testing.T, tr []byte) {
+	t.Helper()
+	prevAssistant := 0 // the seq of the assistant message before the request
+	for _, rec := range records(t, tr) {
+		m := rec.Message
+		if m == nil || m.Step == 0 {
+			continue
+		}
+		if len(m.Cleared) > 0 || m.Usage != nil {
+			for _, c := range m.Cleared {
+				if c.Seq > prevAssistant {
+					t.Errorf("step %d cleared %s (seq %d), which no request had carried", m.Step, c.CallID, c.Seq)
+				}
+			}
+			if m.Usage != nil {
+				prevAssistant = m.Seq
+			}
+		}
+	}
+}

@@ -71,6 +71,29 @@ func TestPlan(t *testing.T) {
 			t.Errorf("clear %v, want [2]", plan.Clear)
 		}
 	})
+	t.Run("unread results: after the read ones, and only as far as needed", func(t *testing.T) {
+		// Three results read, seven not yet (a turn of many calls).
+		unread := func() []ResultRef {
+			r := refs()
+			for i := 3; i < len(r); i++ {
+				r[i].Unread = true
+			}
+			return r
+		}
+		p := &ContextPolicy{Limit: 40000, Keep: 1, ClearAtLeast: 20000}
+		if plan := p.Plan(unread(), 41000, 1); !reflect.DeepEqual(plan.Clear, []int{0, 1, 2}) || !plan.Fits {
+			t.Errorf("a batch made up of read results only: clear %v fits %v, want [0 1 2] true", plan.Clear, plan.Fits)
+		}
+		if plan := p.Plan(unread(), 55000, 1); !reflect.DeepEqual(plan.Clear, []int{0, 1, 2, 3}) || !plan.Fits {
+			t.Errorf("an unread result when the request needs it: clear %v fits %v, want [0 1 2 3] true", plan.Clear, plan.Fits)
+		}
+		r := unread()
+		r[0].Unread, r[1].Unread, r[2].Unread = true, true, true
+		r[5].Unread = false
+		if plan := p.Plan(r, 45000, 1); !reflect.DeepEqual(plan.Clear, []int{0, 5}) || !plan.Fits {
+			t.Errorf("the read one, then the oldest unread, in order: clear %v fits %v, want [0 5] true", plan.Clear, plan.Fits)
+		}
+	})
 	t.Run("off", func(t *testing.T) {
 		var p *ContextPolicy
 		if plan := p.Plan(refs(), 1<<40, 1); !plan.Fits || plan.Clear != nil {

@@ -104,6 +104,10 @@ func (g *gauge) sync(msgs []Message) {
 		g.bytes += len(m) + 1
 		g.added += len(m) + 1
 		if g.d.Role(m) == "assistant" {
+			// A reply: the request before it carried every result so far.
+			for k := len(g.refs) - 1; k >= 0 && g.refs[k].Unread; k-- {
+				g.refs[k].Unread = false
+			}
 			if t, err := g.d.ParseAssistant(m); err == nil {
 				for _, c := range t.Calls {
 					g.names[c.ID] = c.Name
@@ -112,7 +116,7 @@ func (g *gauge) sync(msgs []Message) {
 			continue
 		}
 		for _, rc := range g.d.ResultContents(m) {
-			r := ResultRef{Msg: i, CallID: rc.CallID, Name: g.names[rc.CallID], Bytes: rc.End - rc.Start}
+			r := ResultRef{Msg: i, CallID: rc.CallID, Name: g.names[rc.CallID], Bytes: rc.End - rc.Start, Unread: true}
 			g.refs = append(g.refs, r)
 			g.addedRefs = append(g.addedRefs, r)
 		}
@@ -224,8 +228,17 @@ func (g *gauge) decide(lastStep bool) (decision, error) {
 			return d, nil
 		}
 		// The next request, if this one added as much as the last step
-		// did, with the results that would then leave the kept ones.
-		next := append(append([]ResultRef(nil), g.refs...), g.addedRefs...)
+		// did, with the results that would then leave the kept ones: by
+		// then the model has read those of this one.
+		next := make([]ResultRef, 0, len(g.refs)+len(g.addedRefs))
+		for _, r := range g.refs {
+			r.Unread = false
+			next = append(next, r)
+		}
+		for _, r := range g.addedRefs {
+			r.Unread = true
+			next = append(next, r)
+		}
 		if !p.Plan(next, tokens+growth, g.perByte).Fits {
 			d.final = ExhaustedContext
 		}
