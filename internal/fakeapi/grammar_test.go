@@ -267,6 +267,15 @@ func TestResponsesGrammarRejectsWithTheRealTexts(t *testing.T) {
 	if got := checkResponsesItems(msgs(t, ok), false, made); got != nil {
 		t.Errorf("outputs in any order after the calls are valid; got %q", got.msg)
 	}
+	// The official API pairs a call with its output by call_id: the
+	// model's own message between them (output items [call, message]) is
+	// accepted (DeepSeek's endpoint refuses it; pydantic-ai's profile for
+	// OpenAI says the official one does not).
+	msg := `{"type":"message","id":"msg_1","role":"assistant","status":"completed","content":[{"type":"output_text","text":"Checking.","annotations":[]}]}`
+	textAfter := `[` + user + `,` + rs + `,` + fc1 + `,` + msg + `,` + out1 + `]`
+	if got := checkResponsesItems(msgs(t, textAfter), false, made); got != nil {
+		t.Errorf("the model's message between its call and the output is valid; got %q", got.msg)
+	}
 	stored := `[` + user + `,{"type":"reasoning","id":"rs_1","summary":[]},` + fc1 + `,` + out1 + `]`
 	if got := checkResponsesItems(msgs(t, stored), true, issued{}); got != nil {
 		t.Errorf("with store, a reasoning item without its ciphertext is looked up; got %q", got.msg)

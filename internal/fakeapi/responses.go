@@ -430,7 +430,10 @@ func checkResponsesItems(items []json.RawMessage, store bool, is issued) *gramma
 				}
 			}
 		case kind == "message":
-			if len(pending) > 0 {
+			// The model's own message among its output items leaves its
+			// calls open: the official API pairs them with their outputs
+			// by call_id (DeepSeek's does not).
+			if len(pending) > 0 && (it.Type != "message" || it.Role != "assistant") {
 				return input(fmt.Sprintf("No tool output found for function call %s.", pending[0]))
 			}
 		}
