@@ -7,6 +7,7 @@ import (
 	"io"
 	"os"
 	"path/filepath"
+	"strconv"
 	"strings"
 
 	"github.com/spf13/cobra"
@@ -55,7 +56,8 @@ All items share one rate limit: a 429 or 529 (and a 503) pauses every item
 for the Retry-After the server asked, and slows them all until the server
 stops refusing.
 
-Run the same command again to go on: items already finished are skipped,
+Run the same command again to go on: items already finished are skipped
+(an OUTDIR whose finished items ran other prompts is refused: give another -d),
 items stopped mid-way (Ctrl-C, a kill, a crash) continue from their
 transcripts with their pending calls first and no finished call run again,
 and with --retry-failed the items that ended in an error run again.
@@ -67,8 +69,9 @@ A tool marked confirm: true is denied with no terminal to ask on, as in run;
 the run on stderr (--json prints it on stdout).
 
 Exit codes: 0 every item answered, 1 an item failed (or a result could not be
-written), 3 an item ran out of budget and none failed, 2 usage, bad input or an
-OUTDIR in use, 4 no API key, 130 interrupted (run again to go on).
+written), 3 an item ran out of budget and none failed, 2 usage, bad input, or an
+OUTDIR in use or holding other prompts' results, 4 no API key, 130 interrupted
+(run again to go on).
 See docs/batch.md.`,
 		Example: `  agentloop batch evals.jsonl -d out
   agentloop batch prompts.txt -d out -j 16 -m gpt-4o-mini
@@ -166,7 +169,7 @@ func runBatch(ctx context.Context, opts *BatchOptions) error {
 		}
 		// The input is what a dry run checks; a key it was not given is
 		// the run's to need.
-		fmt.Fprintf(ios.ErrOut, "agentloop: warning: a run would stop here: %v\n", err)
+		fmt.Fprintf(ios.ErrOut, "agentloop: warning: a run would stop here: %s\n", safeText(secrets(ios).RedactString(err.Error())))
 	}
 	if opts.DryRun {
 		return batchDryRun(ios, opts, items)
@@ -188,6 +191,9 @@ func runBatch(ctx context.Context, opts *BatchOptions) error {
 		}
 	}
 	plan := batch.NewPlan(items, done, batch.PlanOptions{Shard: opts.Shard, RetryFailed: opts.RetryFailed})
+	if err := inputError(ios, batch.OtherPrompts(opts.Dir, items, plan.Finished, itemPrompt), opts.Input); err != nil {
+		return err
+	}
 	if n := len(plan.Unknown); n > 0 && !opts.Quiet {
 		fmt.Fprintf(ios.ErrOut, "agentloop: warning: %s holds %d result%s of ids %s does not have; they are left as they are\n",
 			filepath.Join(opts.Dir, batch.ResultsName), n, plural(n, "", "s"), opts.Input)
@@ -241,10 +247,17 @@ func (o *BatchOptions) checkProviders(items []batch.Item) error {
 			// its price) stops the batch before any item runs.
 			err = o.Limits.check(mo.providerName(), mo.Model)
 		}
-		if err != nil {
-			if it.Model != "" {
-				return fmt.Errorf("%s:%d: model %s: %w", o.Input, it.Line, it.Model, err)
+		if err != nil && it.Model != "" {
+			// Where the model was named, keeping the error's exit
+			// status (4 for a missing key).
+			where := fmt.Sprintf("%s:%d: model %s", o.Input, it.Line, strconv.Quote(it.Model))
+			var ee *ExitError
+			if errors.As(err, &ee) && ee.Err != nil {
+				return &ExitError{Code: ee.Code, Err: fmt.Errorf("%s: %w", where, ee.Err)}
 			}
+			return fmt.Errorf("%s: %w", where, err)
+		}
+		if err != nil {
 			return err
 		}
 	}

@@ -43,7 +43,8 @@ last. With --input, the items of the input that no folder has a result for
 are listed, and the merge fails.
 
 Exit codes as batch: 0 every item answered, 1 an item failed or is missing,
-3 an item ran out of budget and none failed, 2 usage.`,
+3 an item ran out of budget and none failed, 2 usage or a folder that is not
+a batch's OUTDIR (no results.jsonl).`,
 		Example: `  agentloop batch merge out-0 out-1 out-2 out-3 > results.jsonl
   agentloop batch merge shards/* --input evals.jsonl -o results.jsonl`,
 		Args: func(c *cobra.Command, args []string) error {
@@ -84,7 +85,9 @@ func runBatchMerge(opts *BatchMergeOptions) error {
 	}
 	m, err := batch.Merge(opts.Dirs, items)
 	if err != nil {
-		return err
+		// A folder that is not a batch's OUTDIR, or whose results file
+		// is not one: nothing was merged.
+		return &ExitError{Code: ExitUsage, Err: err}
 	}
 	if !opts.Quiet {
 		for _, d := range m.Torn {

@@ -86,7 +86,9 @@ func reasons(by map[string]int) string {
 	})
 	parts := make([]string, len(keys))
 	for i, k := range keys {
-		parts[i] = fmt.Sprintf("%s %d", k, by[k])
+		// A reason comes from a results file, a shard's maybe: shown,
+		// never obeyed.
+		parts[i] = fmt.Sprintf("%s %d", oneLineText(k, 40), by[k])
 	}
 	return strings.Join(parts, " · ")
 }
@@ -126,6 +128,9 @@ func batchDryRun(ios *IOStreams, opts *BatchOptions, items []batch.Item) error {
 	plan := batch.NewPlan(items, done, batch.PlanOptions{Shard: opts.Shard, RetryFailed: opts.RetryFailed})
 	resume := 0
 	if opts.Dir != "" {
+		if err := inputError(ios, batch.OtherPrompts(opts.Dir, items, plan.Finished, itemPrompt), opts.Input); err != nil {
+			return err
+		}
 		for _, t := range plan.Tasks {
 			if _, err := os.Stat(filepath.Join(opts.Dir, batch.FileName(t.Item.ID)+".jsonl")); err == nil {
 				resume++

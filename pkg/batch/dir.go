@@ -60,7 +60,7 @@ func OpenDir(path string) (*Dir, []Result, *Torn, error) {
 		if !ok {
 			// A child transcript cut off before it was complete: never
 			// the item's transcript.
-			if strings.HasSuffix(e.Name(), ".tmp") && strings.Contains(e.Name(), ".jsonl.") {
+			if partialTranscript(e.Name()) {
 				_ = os.Remove(filepath.Join(path, e.Name()))
 			}
 			continue
@@ -79,6 +79,23 @@ func OpenDir(path string) (*Dir, []Result, *Torn, error) {
 	}
 	d.Results = res
 	return d, results, torn, nil
+}
+
+// partialTranscript reports whether a file name is that of a transcript
+// being written whole before it takes its name ("NAME.jsonl.DIGITS.tmp",
+// as os.CreateTemp makes it), NAME a transcript's. Only those are removed:
+// OUTDIR may be a folder that holds the user's own files.
+func partialTranscript(name string) bool {
+	rest, ok := strings.CutSuffix(name, ".tmp")
+	i := strings.LastIndex(rest, ".jsonl.")
+	if !ok || i <= 0 {
+		return false
+	}
+	digits := rest[i+len(".jsonl."):]
+	if digits == "" || strings.Trim(digits, "0123456789") != "" {
+		return false
+	}
+	return strings.Trim(rest[:i], "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789_-.%~") == ""
 }
 
 // LockedError is an OUTDIR another batch holds.

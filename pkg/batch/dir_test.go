@@ -69,6 +69,11 @@ func TestDirAttempts(t *testing.T) {
 	// never completed.
 	tmp := filepath.Join(path, "a%2Fb.jsonl.123.tmp")
 	os.WriteFile(tmp, []byte("partial"), 0o600)
+	// Files of the user's own that look alike are left alone.
+	mine := []string{"notes.jsonl.bak.tmp", "a b.jsonl.1.tmp", ".jsonl.1.tmp", "x.jsonl..tmp"}
+	for _, name := range mine {
+		os.WriteFile(filepath.Join(path, name), []byte("mine"), 0o600)
+	}
 	d, _, _, err = OpenDir(path)
 	if err != nil {
 		t.Fatal(err)
@@ -79,5 +84,10 @@ func TestDirAttempts(t *testing.T) {
 	}
 	if _, err := os.Stat(tmp); !errors.Is(err, os.ErrNotExist) {
 		t.Errorf("the partial child is still there: %v", err)
+	}
+	for _, name := range mine {
+		if _, err := os.Stat(filepath.Join(path, name)); err != nil {
+			t.Errorf("%s: %v", name, err)
+		}
 	}
 }

@@ -96,7 +96,7 @@ func ReadInput(r io.Reader, name string, format Format) ([]Item, error) {
 			continue
 		}
 		if err != nil && err != io.EOF {
-			return nil, fmt.Errorf("read %s: %w", name, err)
+			return nil, fmt.Errorf("read %s: %w", name, bare(err))
 		}
 		if n == 1 {
 			line = bytes.TrimPrefix(line, []byte("\xef\xbb\xbf"))
@@ -106,6 +106,11 @@ func ReadInput(r io.Reader, name string, format Format) ([]Item, error) {
 		}
 		if first {
 			format, first = detect(name, format, line), false
+			if format == FormatJSONL && bytes.HasPrefix(bytes.TrimSpace(line), []byte("[")) {
+				// A JSON array of items, as eval sets often are: every
+				// line of it would be a problem of its own.
+				return nil, &InputError{Name: name, Problems: []Problem{{n, fmt.Sprintf("a JSON array, not JSONL: write one item a line (jq -c '.[]' %s makes it so)", name)}}}
+			}
 		}
 		it, msg := parseLine(format, line, n)
 		if msg != "" {
@@ -264,9 +269,11 @@ func idOf(raw json.RawMessage) (string, string) {
 	}
 	var n json.Number
 	if json.Unmarshal(raw, &n) == nil {
-		if _, err := strconv.ParseInt(n.String(), 10, 64); err == nil {
+		if digits := strings.TrimPrefix(n.String(), "-"); strings.Trim(digits, "0123456789") == "" {
 			return n.String(), ""
 		}
+		// A number, but not a whole one: say which.
+		return "", fmt.Sprintf("\"id\" must be a string or a whole number, got %s", n)
 	}
 	return "", fmt.Sprintf("\"id\" must be a string or a whole number, got %s", kindOf(raw))
 }

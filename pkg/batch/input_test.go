@@ -10,13 +10,17 @@ func TestReadInputJSONL(t *testing.T) {
 	in := "\xef\xbb\xbf" + `{"id": "a", "prompt": "  first  ", "metadata": {"k": [1, 2]}}` + "\r\n" +
 		"\n" +
 		`{"id": 17, "prompt": "second", "system": "be brief", "model": "m2", "max_steps": 3, "stdin": "ctx"}` + "\n" +
-		`{"prompt": "no id: the line number"}`
+		`{"prompt": "no id: the line number"}` + "\n" +
+		`{"id": 123456789012345678901234567890, "prompt": "a whole number past 64 bits"}`
 	items, err := ReadInput(strings.NewReader(in), "in.jsonl", FormatAuto)
 	if err != nil {
 		t.Fatal(err)
 	}
-	if len(items) != 3 {
+	if len(items) != 4 {
 		t.Fatalf("%d items", len(items))
+	}
+	if d := items[3]; d.ID != "123456789012345678901234567890" {
+		t.Errorf("item 4: %+v", d)
 	}
 	a, b, c := items[0], items[1], items[2]
 	if a.ID != "a" || a.Line != 1 || a.Prompt != "first" || string(a.Metadata) != `{"k": [1, 2]}` {
@@ -77,11 +81,15 @@ func TestReadInputProblems(t *testing.T) {
 			[]string{`in.jsonl:1: empty prompt: "prompt" is missing or blank`, `in.jsonl:2: empty prompt: "prompt" is missing or blank`}},
 		{"unknown field", `{"id": "a", "promt": "x"}`,
 			[]string{`in.jsonl:1: unknown field "promt" (did you mean 'prompt'?); carry other data in "metadata"`}},
-		{"wrong types", `{"id": true, "prompt": "x"}` + "\n" + `{"id": "b", "prompt": 3}` + "\n" + `{"id": "c", "prompt": "x", "max_steps": 0}` + "\n" + `{"id": 1.5, "prompt": "x"}` + "\n" + `{"id": "", "prompt": "x"}`,
+		{"wrong types", `{"id": true, "prompt": "x"}` + "\n" + `{"id": "b", "prompt": 3}` + "\n" + `{"id": "c", "prompt": "x", "max_steps": 0}` + "\n" + `{"id": 1.5, "prompt": "x"}` + "\n" + `{"id": "", "prompt": "x"}` + "\n" + `{"id": 1e3, "prompt": "x"}`,
 			[]string{`in.jsonl:1: "id" must be a string or a whole number, got a boolean`, `in.jsonl:2: "prompt" must be a string, got a number`,
-				`in.jsonl:3: "max_steps" must be a whole number above 0, got 0`, `in.jsonl:4: "id" must be a string or a whole number, got a number`, `in.jsonl:5: "id" is empty`}},
-		{"not an object", `["a", "b"]` + "\n" + `{"id":"x","prompt":"y"} {"id":"z"}`,
-			[]string{`in.jsonl:1: not an item: want an object such as {"id": "a", "prompt": "…"}, got an array`, `in.jsonl:2: bad JSON: more than one value on the line`}},
+				`in.jsonl:3: "max_steps" must be a whole number above 0, got 0`, `in.jsonl:4: "id" must be a string or a whole number, got 1.5`, `in.jsonl:5: "id" is empty`, `in.jsonl:6: "id" must be a string or a whole number, got 1e3`}},
+		{"not an object", `{"id":"x","prompt":"y"}` + "\n" + `["a", "b"]` + "\n" + `{"id":"x","prompt":"y"} {"id":"z"}`,
+			[]string{`in.jsonl:2: not an item: want an object such as {"id": "a", "prompt": "…"}, got an array`, `in.jsonl:3: bad JSON: more than one value on the line`}},
+		{"a JSON array", "\n[\n  {\"id\": \"a\", \"prompt\": \"x\"},\n  {\"id\": \"b\", \"prompt\": \"y\"}\n]\n",
+			[]string{`in.jsonl:2: a JSON array, not JSONL: write one item a line (jq -c '.[]' in.jsonl makes it so)`}},
+		{"a JSON array on one line", `[{"id": "a", "prompt": "x"}]`,
+			[]string{`in.jsonl:1: a JSON array, not JSONL: write one item a line (jq -c '.[]' in.jsonl makes it so)`}},
 		{"not text", "{\"id\": \"a\", \"prompt\": \"x\x00\"}\n{\"id\": \"b\", \"prompt\": \"\xff\"}",
 			[]string{`in.jsonl:1: not text: NUL byte at column 25`, `in.jsonl:2: not text: the line is not valid UTF-8`}},
 		{"nothing", "\n\n  \n", []string{`in.jsonl:1: no items: the file holds no prompt`}},

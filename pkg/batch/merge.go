@@ -2,7 +2,10 @@ package batch
 
 import (
 	"cmp"
+	"errors"
 	"fmt"
+	"io/fs"
+	"os"
 	"path/filepath"
 	"slices"
 )
@@ -40,6 +43,12 @@ func Merge(dirs []string, items []Item) (*Merged, error) {
 	from := map[string][]string{}
 	for _, dir := range dirs {
 		results, torn, err := ReadResults(filepath.Join(dir, ResultsName))
+		if errors.Is(err, fs.ErrNotExist) {
+			if _, serr := os.Stat(dir); serr != nil {
+				return nil, fmt.Errorf("merge %s: %w", dir, bare(serr))
+			}
+			return nil, fmt.Errorf("%s holds no %s: not the OUTDIR of a batch", dir, ResultsName)
+		}
 		if err != nil {
 			return nil, fmt.Errorf("merge %s: %w", dir, err)
 		}

@@ -2,7 +2,11 @@ package batch
 
 import (
 	"encoding/json"
+	"fmt"
+	"os"
+	"path/filepath"
 	"reflect"
+	"strconv"
 
 	"github.com/agentloop/agentloop/pkg/agent"
 	"github.com/agentloop/agentloop/pkg/transcript"
@@ -114,9 +118,65 @@ func SamePrompt(conv *transcript.Conversation, first agent.Message) bool {
 	if len(conv.Messages) == 0 {
 		return false
 	}
+	return sameMessage(conv.Messages[0].Message, first)
+}
+
+// sameMessage reports whether two messages hold the same JSON value.
+func sameMessage(x, y agent.Message) bool {
 	var a, b any
-	if json.Unmarshal(conv.Messages[0].Message, &a) != nil || json.Unmarshal(first, &b) != nil {
+	if json.Unmarshal(x, &a) != nil || json.Unmarshal(y, &b) != nil {
 		return false
 	}
 	return reflect.DeepEqual(a, b)
+}
+
+// OtherPrompts finds the finished items of dir whose transcript starts with
+// another prompt than the one the item sends now (prompt says which): the
+// input was edited since they ran, or dir holds the results of another
+// input whose ids are the same (the line numbers of two text files). Their
+// results are not this input's answers. An item whose transcript is gone,
+// or holds no message, cannot be told apart and is not reported.
+func OtherPrompts(dir string, items []Item, finished []Result, prompt func(Item) string) []Problem {
+	byID := make(map[string]Item, len(items))
+	for _, it := range items {
+		byID[it.ID] = it
+	}
+	var probs []Problem
+	for _, r := range finished {
+		it, ok := byID[r.ID]
+		if !ok {
+			continue
+		}
+		path := filepath.Join(dir, FileName(it.ID)+".jsonl")
+		shape, first := firstMessage(path)
+		if first == nil || sameMessage(first, agent.DialectFor(shape).UserMessage(prompt(it))) {
+			continue
+		}
+		probs = append(probs, Problem{it.Line, fmt.Sprintf("item %s finished in %s with another prompt (%s): the input changed since it ran, or %s holds the results of another input; give another -d",
+			strconv.Quote(it.ID), dir, path, dir)})
+	}
+	return probs
+}
+
+// firstMessage reads the wire shape and the first message of a transcript;
+// first is nil when there is no such file or it holds no message.
+func firstMessage(path string) (shape string, first agent.Message) {
+	f, err := os.Open(path)
+	if err != nil {
+		return "", nil
+	}
+	defer f.Close()
+	r := transcript.NewReader(f)
+	for {
+		rec, err := r.Next()
+		if err != nil {
+			return "", nil
+		}
+		switch {
+		case rec.Header != nil:
+			shape = rec.Header.Provider
+		case rec.Message != nil:
+			return shape, rec.Message.Message
+		}
+	}
 }

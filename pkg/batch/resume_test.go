@@ -110,3 +110,40 @@ func TestSamePrompt(t *testing.T) {
 		t.Errorf("read back: %v", err)
 	}
 }
+
+func TestOtherPrompts(t *testing.T) {
+	dir := t.TempDir()
+	write := func(id string, lines ...string) {
+		t.Helper()
+		if err := os.WriteFile(filepath.Join(dir, FileName(id)+".jsonl"), []byte(strings.Join(lines, "\n")+"\n"), 0o600); err != nil {
+			t.Fatal(err)
+		}
+	}
+	antHdr := `{"type":"header","version":1,"id":"t2","time":"2026-01-01T00:00:00Z","provider":"anthropic","model":"claude-x"}`
+	antPrompt := `{"type":"message","seq":1,"step":0,"time":"2026-01-01T00:00:00Z","message":{"role":"user","content":[{"type":"text","text":"hi"}]}}`
+	write("same", hdr, prompt, answer, endStop)
+	write("other", hdr, prompt, answer, endStop)
+	write("ant", antHdr, antPrompt, endStop)
+	write("empty", hdr)
+	items := []Item{
+		{ID: "same", Line: 1, Prompt: "hi"},
+		{ID: "other", Line: 2, Prompt: "bye"},
+		{ID: "ant", Line: 3, Prompt: "hi"},
+		{ID: "empty", Line: 4, Prompt: "hi"},
+		{ID: "gone", Line: 5, Prompt: "hi"},
+		{ID: "running", Line: 6, Prompt: "bye"},
+	}
+	var finished []Result
+	for _, it := range items[:5] {
+		finished = append(finished, Result{ID: it.ID, Reason: "stop"})
+	}
+	probs := OtherPrompts(dir, items, finished, func(it Item) string { return it.Prompt })
+	if len(probs) != 1 || probs[0].Line != 2 || !strings.Contains(probs[0].Msg, `item "other" finished in `+dir+" with another prompt") {
+		t.Errorf("problems: %+v", probs)
+	}
+	// The prompt compared is the one the item sends, its context included.
+	probs = OtherPrompts(dir, items[:1], finished, func(it Item) string { return it.Prompt + "\n\nmore" })
+	if len(probs) != 1 || probs[0].Line != 1 {
+		t.Errorf("with context: %+v", probs)
+	}
+}
