@@ -50,6 +50,9 @@ func (v *validator) codexLine(text []byte, n int, complete bool) {
 		return
 	}
 	switch t := string(typ); {
+	case t == "response_item" && payload && string(m.typ) == "ghost_snapshot":
+		// Codex's record of a git snapshot for undo, never sent to the API
+		// (is_api_message in codex-rs/core).
 	case t == "response_item" && payload:
 		v.conv.add(m)
 	case t == "compacted":

@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"hash/maphash"
 	"maps"
+	"slices"
 	"strings"
 
 	"github.com/agentloop/agentloop/internal/english"
@@ -149,8 +150,11 @@ type conv struct {
 
 	// Findings for plain messages seen before the shape was known, one list
 	// per candidate shape; the list of the shape that wins is emitted.
-	early [2][]Finding
-	mixed bool
+	early   [2][]Finding
+	dropped [2]int // held findings past maxEarly, not kept
+	mixed   bool
+
+	unknownSeen bool // an object of no known type was passed over (unknownItem)
 }
 
 const maxEarly = 100
@@ -319,6 +323,9 @@ func (m *wireMsg) anthropicMessage() bool {
 
 // add checks one message.
 func (c *conv) add(m *wireMsg) {
+	if c.unknownItem(m) {
+		return
+	}
 	if !m.continues {
 		c.v.stats.Messages++
 	}
@@ -351,18 +358,34 @@ func (c *conv) add(m *wireMsg) {
 	}
 }
 
+// unknownItem passes over an object whose "type" names neither a message
+// nor a Responses input item: a line of another kind of log (events, a
+// file read as the wrong format), which no API would read. It is not a
+// message checked; the first of a conversation is reported as not checked,
+// and a file of nothing else is no-conversation.
+func (c *conv) unknownItem(m *wireMsg) bool {
+	if len(m.typ) == 0 || m.hasRole || responsesItems[string(m.typ)] || (string(m.typ) == "message") {
+		return false
+	}
+	if c.v.unknownType == "" {
+		c.v.unknownType = string(m.typ)
+	}
+	if !c.unknownSeen {
+		c.unknownSeen = true
+		c.reportSev(m.line, m.index, Warning, "unknown-shape", nil,
+			"an object of type %q is neither a message nor a Responses input item; such objects are not checked", m.typ)
+	}
+	return true
+}
+
 // decide fixes the shape of the conversation and emits what was held for it.
 func (c *conv) decide(s shape) {
 	c.shape = s
 	switch s {
 	case shapeOpenAI, shapeResponses:
-		for _, f := range c.early[0] {
-			c.v.emitFinding(f)
-		}
+		c.emitHeld(0)
 	case shapeAnthropic:
-		for _, f := range c.early[1] {
-			c.v.emitFinding(f)
-		}
+		c.emitHeld(1)
 	case shapeForeign:
 		line := c.start
 		if c.n > 0 {
@@ -372,11 +395,26 @@ func (c *conv) decide(s shape) {
 			"conversation is in neither the OpenAI nor the Anthropic shape (Gemini, Bedrock, …?); its messages are not checked")
 	}
 	c.early[0], c.early[1] = c.early[0][:0], c.early[1][:0]
+	c.dropped = [2]int{}
+}
+
+// emitHeld emits the findings held for shape i, and says how many more
+// there were past the bound.
+func (c *conv) emitHeld(i int) {
+	for _, f := range c.early[i] {
+		c.v.emitFinding(f)
+	}
+	if n := c.dropped[i]; n > 0 && len(c.early[i]) > 0 {
+		last := c.early[i][len(c.early[i])-1]
+		c.reportSev(last.Line, -1, last.Severity, last.Code, nil,
+			"and %d more findings on the messages after line %d, not listed: they came before the conversation showed its shape", n, last.Line)
+	}
 }
 
 // addPlain checks a message that says nothing of its shape: both shapes'
 // verdicts are kept until the conversation shows which one applies.
 func (c *conv) addPlain(m *wireMsg) {
+	n0, n1 := len(c.early[0]), len(c.early[1])
 	for i, s := range [2]shape{shapeOpenAI, shapeAnthropic} {
 		c.shape = s
 		saved := c.v.hold
@@ -388,11 +426,41 @@ func (c *conv) addPlain(m *wireMsg) {
 			c.addAnthropic(m)
 		}
 		c.v.hold = saved
-		if len(c.early[i]) > maxEarly {
+	}
+	c.shape = shapeUnknown
+	c.emitCommon(n0, n1)
+	for i := range c.early {
+		// Held findings are bounded; those past the bound are counted, and
+		// said when the shape is known (emitHeld).
+		if over := len(c.early[i]) - maxEarly; over > 0 {
+			c.dropped[i] += over
 			c.early[i] = c.early[i][:maxEarly]
 		}
 	}
-	c.shape = shapeUnknown
+}
+
+// emitCommon emits at once the findings this message got alike in both
+// shapes (from n0 and n1 on in the held lists): they do not depend on the
+// shape, so they need not wait for it, nor count against the bound.
+func (c *conv) emitCommon(n0, n1 int) {
+	a, b := c.early[0][n0:], c.early[1][n1:]
+	if len(a) == 0 || len(b) == 0 {
+		return
+	}
+	keptA := a[:0]
+	for _, f := range a {
+		j := slices.IndexFunc(b, func(g Finding) bool {
+			return g.Line == f.Line && g.Index == f.Index && g.Code == f.Code && g.Severity == f.Severity && g.Message == f.Message
+		})
+		if j < 0 {
+			keptA = append(keptA, f)
+			continue
+		}
+		b = slices.Delete(b, j, j+1)
+		c.v.emitFinding(f)
+	}
+	c.early[0] = c.early[0][:n0+len(keptA)]
+	c.early[1] = c.early[1][:n1+len(b)]
 }
 
 // finish ends the conversation: calls still pending, shape-level checks.

@@ -35,6 +35,13 @@ var logFiles = []struct {
 	{"llm-anthropic_test_tools.yaml", InputVCR, nil},
 	{"go-vcr_fantasy_anthropic_multi_tool.yaml", InputVCR, nil},
 	{"go-vcr_fantasy_openai_tool.yaml", InputVCR, nil},
+	// Ruby's VCR: http_interactions, bodies as {encoding, string}.
+	{"ruby-vcr_ruby_llm_anthropic_parallel_tool_calls.yml", InputVCR, nil},
+	{"ruby-vcr_ruby_llm_openai_parallel_tool_calls.yml", InputVCR, nil},
+	// A tool message of [text, image_url] parts, answered 200 by
+	// OpenRouter and by Ollama: a warning, not an error.
+	{"ruby-vcr_ruby_llm_openrouter_tool_image.yml", InputVCR, nil},
+	{"ruby-vcr_ruby_llm_ollama_tool_image.yml", InputVCR, nil},
 	// DeepSeek answered this body 400 "No tool output found for tool call
 	// call-a.": the finding is confirmed.
 	{"pydantic-ai_deepseek_interleaved_400.yaml", InputVCR, []string{"unanswered-call"}},

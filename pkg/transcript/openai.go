@@ -234,6 +234,13 @@ func (c *conv) toolContent(m *wireMsg) {
 				c.report(m.line, m.index, "invalid-message", nil, "content[%d] of a tool message is not an object; want a text part", i)
 			case b.typ == nil:
 				c.report(m.line, m.index, "invalid-message", nil, "content[%d] of a tool message has no type; want a text part", i)
+			case string(b.typ) == "image_url" || string(b.typ) == "input_audio" || string(b.typ) == "file":
+				// OpenAI refused images in tool messages ("Image URLs are
+				// only allowed for messages with role 'user'", OpenHands
+				// #7700) and newer models take them (openai-openapi#523);
+				// OpenRouter and Ollama answered such a request 200.
+				c.reportSev(m.line, m.index, Warning, "invalid-message", nil,
+					"content[%d] of a tool message is a part of type %s: accepted by some models and endpoints, refused by others (\"Image URLs are only allowed for messages with role 'user'\"); a user message after the tool messages carries it everywhere", i, b.typ)
 			case string(b.typ) != "text":
 				c.report(m.line, m.index, "invalid-message", nil, "content[%d] of a tool message is a %s part; a tool message takes text parts only", i, b.typ)
 			default:

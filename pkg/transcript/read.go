@@ -252,12 +252,16 @@ func (v *validator) finishFile() {
 	case linesClaudeCode:
 		v.ccFinish()
 	}
-	if v.stats.Messages > 0 || v.stats.Errors > 0 || v.stats.Warnings > 0 {
+	// A conversation of an unknown shape (Gemini's contents) has had its
+	// warning; objects of no known type are not one.
+	if v.stats.Messages > 0 || v.stats.Errors > 0 || v.stats.Warnings > 0 && v.unknownType == "" {
 		return
 	}
 	why := v.noConv
 	switch {
 	case why != "":
+	case v.unknownType != "":
+		why = fmt.Sprintf("no message found, only objects of types such as %q, which no API reads", v.unknownType)
 	case v.stats.Conversations > 0:
 		why = "no message found"
 	default:
@@ -417,7 +421,7 @@ func classifyLine(text []byte) lineKind {
 	}
 	s.enter('{')
 	var typ []byte
-	record, conv, claude, payload, codexMeta, role := false, false, false, false, 0, false
+	record, conv, claude, payload, codexMeta, role, message := false, false, false, false, 0, false, false
 	for n := 0; s.next('}', &n); {
 		k := s.key()
 		switch string(k) {
@@ -429,7 +433,8 @@ func classifyLine(text []byte) lineKind {
 		case "seq", "reason", "provider":
 			record = true
 		case "message":
-			record = s.peekKind() == kindObject || record
+			message = s.peekKind() == kindObject
+			record = message || record
 		case "messages", "contents", "traj":
 			conv = true
 		case "input":
@@ -457,7 +462,10 @@ func classifyLine(text []byte) lineKind {
 		return linesCodex
 	case t == TypeHeader, (t == TypeMessage || t == TypeEnd) && record:
 		return linesAgentloop
-	case claude && t != "", t == "file-history-snapshot", t == "queue-operation":
+	case claude && t != "", t == "file-history-snapshot", t == "queue-operation",
+		// A Claude Code line without its tree's keys (trimmed by hand or
+		// by another tool): no other format wraps a message so.
+		(t == "user" || t == "assistant") && message:
 		return linesClaudeCode
 	case codexMeta == 3 && t == "" && !role:
 		return linesCodex

@@ -14,8 +14,8 @@ import (
 	"gopkg.in/yaml.v3"
 )
 
-// Recorded HTTP traffic: VCR cassettes (vcrpy, pytest-recording, go-vcr)
-// and HTTP Archives. Every request body sent to a chat, messages or
+// Recorded HTTP traffic: VCR cassettes (vcrpy, pytest-recording, go-vcr,
+// Ruby's VCR) and HTTP Archives. Every request body sent to a chat, messages or
 // responses endpoint is checked as a request body of its own, named by
 // the interaction (or entry) it is in, with the status the API answered.
 
@@ -147,9 +147,22 @@ func harRequest(s *scanner) (method, url string, text []byte, hasText bool) {
 	return
 }
 
+// cassetteKey returns the top-level key of a cassette's interactions on
+// line: "interactions" (vcrpy, go-vcr) or "http_interactions" (Ruby's
+// VCR); "" if the line starts no such key.
+func cassetteKey(line []byte) string {
+	for _, k := range []string{"interactions", "http_interactions"} {
+		if bytes.HasPrefix(line, []byte(k+":")) {
+			return k
+		}
+	}
+	return ""
+}
+
 // isCassette tells a VCR cassette from its start: YAML whose top-level
-// "interactions" key appears in the first window, after an optional
-// "---", comments and other top-level keys (go-vcr writes "version" first).
+// "interactions" (or "http_interactions") key appears in the first window,
+// after an optional "---", comments and other top-level keys (go-vcr
+// writes "version" first).
 func isCassette(peek []byte) bool {
 	for rest := peek; len(rest) > 0; {
 		line := rest
@@ -162,7 +175,7 @@ func isCassette(peek []byte) bool {
 		switch {
 		case len(line) == 0, line[0] == '#', string(line) == "---":
 			continue
-		case bytes.HasPrefix(line, []byte("interactions:")):
+		case cassetteKey(line) != "":
 			return true
 		case line[0] == ' ' || line[0] == '-':
 			continue // inside a key before interactions
@@ -182,10 +195,10 @@ func isCassette(peek []byte) bool {
 func (v *validator) cassette(lr *LineReader) error {
 	var item []byte
 	itemLine, indent, index, big := 0, -1, 0, false
-	inSeq, done := false, false
+	inSeq, done, key := false, false, ""
 	flush := func() {
 		if itemLine > 0 && !big {
-			v.interaction(item, itemLine, index)
+			v.interaction(item, itemLine, fmt.Sprintf("%s[%d]", key, index))
 		}
 		if itemLine > 0 {
 			index++
@@ -203,7 +216,7 @@ func (v *validator) cassette(lr *LineReader) error {
 		if _, ok := err.(*LineTooLongError); ok {
 			if inSeq && itemLine > 0 && !big {
 				big = true
-				v.tooLong(n, fmt.Sprintf("line %d, in interactions[%d],", n, index))
+				v.tooLong(n, fmt.Sprintf("line %d, in %s[%d],", n, key, index))
 			}
 			continue
 		}
@@ -217,9 +230,8 @@ func (v *validator) cassette(lr *LineReader) error {
 			continue
 		}
 		if !inSeq {
-			if bytes.HasPrefix(text, []byte("interactions:")) {
-				inSeq = true
-			}
+			key = cassetteKey(text)
+			inSeq = key != ""
 			continue
 		}
 		trimmed := bytes.TrimLeft(text, " ")
@@ -252,7 +264,7 @@ func (v *validator) cassette(lr *LineReader) error {
 		}
 		if v.opts.MaxLine > 0 && len(item)+len(text) > 4*v.opts.MaxLine {
 			big = true
-			v.tooLong(itemLine, fmt.Sprintf("interactions[%d] (from line %d)", index, itemLine))
+			v.tooLong(itemLine, fmt.Sprintf("%s[%d] (from line %d)", key, index, itemLine))
 			continue
 		}
 		item = append(item, text[indent:]...)
@@ -265,10 +277,9 @@ func (v *validator) cassette(lr *LineReader) error {
 }
 
 // interaction checks one item of a cassette's interactions, whose first
-// line is line.
-func (v *validator) interaction(text []byte, line, index int) {
+// line is line; where names it ("interactions[2]").
+func (v *validator) interaction(text []byte, line int, where string) {
 	v.recorded++
-	where := fmt.Sprintf("interactions[%d]", index)
 	var doc yaml.Node
 	if err := yaml.Unmarshal(text, &doc); err != nil {
 		v.fileFinding(line, Error, "not-yaml", "%s is not YAML: %s", where, strings.TrimPrefix(err.Error(), "yaml: "))
@@ -330,13 +341,26 @@ func responseStatus(resp *yaml.Node) int {
 }
 
 // yamlBody turns a recorded request body into its JSON bytes: a string
-// (vcrpy, go-vcr), {string: …} (older vcrpy), !!binary (base64, maybe
+// (vcrpy, go-vcr), {string: …} (older vcrpy), {encoding, string} or
+// {encoding, base64_string} (Ruby's VCR), !!binary (base64, maybe
 // gzipped), or the parsed JSON written as YAML (pydantic-ai's parsed_body).
 // nil for no body.
 func yamlBody(n *yaml.Node) ([]byte, error) {
 	if n.Kind == yaml.MappingNode {
-		if s := mapValue(n, "string"); s != nil && len(n.Content) == 2 {
+		enc := mapValue(n, "encoding")
+		keys := 1
+		if enc != nil {
+			keys = 2
+		}
+		if s := mapValue(n, "string"); s != nil && len(n.Content) == 2*keys {
 			return yamlBody(s)
+		}
+		if s := mapValue(n, "base64_string"); s != nil && enc != nil && len(n.Content) == 4 && s.Kind == yaml.ScalarNode {
+			raw, err := base64.StdEncoding.DecodeString(strings.Join(strings.Fields(s.Value), ""))
+			if err != nil {
+				return nil, fmt.Errorf("base64_string that is not base64: %w", err)
+			}
+			return raw, nil
 		}
 	}
 	if n.Kind != yaml.ScalarNode {

@@ -9,11 +9,35 @@ import (
 // OpenAI Responses input items (rule 8 for call ids, rule 12 for pairing
 // and reasoning items). Items are not messages, but a log of them is checked
 // the same way: each function_call is answered by a function_call_output
-// before the next message item the client writes, and an OpenAI reasoning item is followed by
-// the output item it came with.
+// before the next message item the client writes, and an OpenAI reasoning
+// item is followed by the output item it came with.
 
 // maxResponsesCallID is the Responses limit on call_id (rule 8).
 const maxResponsesCallID = 64
+
+// responsesItems are the types of the Responses API's input items
+// (openai-go's ResponseInputItemUnionParam). An item of another type is not
+// one the API reads: a line of some other log, not checked (unknownItem).
+var responsesItems = map[string]bool{
+	"message": true, "reasoning": true, "item_reference": true, "compaction": true, "compaction_trigger": true,
+	"additional_tools": true, "configuration_update": true,
+	"function_call": true, "function_call_output": true, "custom_tool_call": true, "custom_tool_call_output": true,
+	"local_shell_call": true, "local_shell_call_output": true, "shell_call": true, "shell_call_output": true,
+	"apply_patch_call": true, "apply_patch_call_output": true, "computer_call": true, "computer_call_output": true,
+	"tool_search_call": true, "tool_search_output": true, "program": true, "program_output": true,
+	"file_search_call": true, "web_search_call": true, "image_generation_call": true, "code_interpreter_call": true,
+	"mcp_list_tools": true, "mcp_approval_request": true, "mcp_approval_response": true, "mcp_call": true,
+}
+
+// isResponsesCall reports whether items of type t are calls the client
+// answers with an output item carrying their call_id.
+func isResponsesCall(t string) bool {
+	switch t {
+	case "function_call", "custom_tool_call", "local_shell_call", "shell_call", "apply_patch_call", "computer_call":
+		return true
+	}
+	return false
+}
 
 func (c *conv) addResponses(m *wireMsg) {
 	t := string(m.typ)
@@ -48,7 +72,7 @@ func (c *conv) addResponses(m *wireMsg) {
 		}
 	}
 	switch {
-	case t == "function_call" || t == "custom_tool_call" || t == "local_shell_call":
+	case isResponsesCall(t):
 		c.responsesCall(m, t)
 	case strings.HasSuffix(t, "_call_output"):
 		c.responsesOutput(m, t)
@@ -95,9 +119,9 @@ func (c *conv) responsesCall(m *wireMsg, t string) {
 			"call_id %s is %d characters, over the %d allowed by OpenAI's Responses API", id, n, maxResponsesCallID)
 	}
 	switch {
-	case t == "local_shell_call":
-		// The built-in shell tool: no name, an action; answered by a
-		// function_call_output.
+	case t != "function_call" && t != "custom_tool_call":
+		// A built-in tool (shell, apply_patch, computer): no name, an
+		// action or operation.
 	case m.nameK != kindString:
 		c.report(m.line, m.index, "invalid-tool-call", []string{string(id)}, "%s %s has no name", t, id)
 	default:
@@ -128,7 +152,11 @@ func (c *conv) responsesCall(m *wireMsg, t string) {
 	}
 	h := c.hash(id)
 	c.noteID(m, id, h, m.index)
-	c.addPending(m, id, m.name, h)
+	name := m.name
+	if t != "function_call" && t != "custom_tool_call" {
+		name = m.typ // a built-in tool's call is named by its type
+	}
+	c.addPending(m, id, name, h)
 }
 
 func (c *conv) responsesOutput(m *wireMsg, t string) {
@@ -136,7 +164,9 @@ func (c *conv) responsesOutput(m *wireMsg, t string) {
 		c.report(m.line, m.index, "invalid-message", nil, "%s has no call_id", t)
 		return
 	}
-	if m.output == kindAbsent {
+	if m.output == kindAbsent && t != "apply_patch_call_output" {
+		// apply_patch_call_output says how the patch went in its status;
+		// its output is optional.
 		c.report(m.line, m.index, "missing-content", []string{string(m.callID)}, "%s for %s has no output", t, m.callID)
 	}
 	if _, ok := c.ids[c.hash(m.callID)]; ok {

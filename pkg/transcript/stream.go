@@ -411,7 +411,7 @@ func (v *validator) streamObject(st *stream) error {
 	err := v.walkObject(st, func(key string, k byte, line int) (bool, error) {
 		d.note(key, k)
 		switch {
-		case d.takeArray(c, key, k):
+		case v.reads(arrayFormat(key)) && d.takeArray(c, key, k):
 			if key == "history" {
 				// A SWE-agent trajectory: history is what it sent, in
 				// the Chat Completions shape (tool messages name their
@@ -443,7 +443,7 @@ func (v *validator) streamObject(st *stream) error {
 				d.noteStore(&v.sc)
 			}
 			return true, err
-		case key == "samples" && k == kindArray && d.array == "":
+		case key == "samples" && k == kindArray && d.array == "" && v.reads(InputInspect):
 			// An Inspect AI eval log: a conversation in each sample.
 			d.other = true
 			if v.format == InputRequest {
@@ -451,7 +451,7 @@ func (v *validator) streamObject(st *stream) error {
 			}
 			st.consume()
 			return true, v.streamElems(st, func(line, i int) error { return v.inspectSample(st, line, i) })
-		case key == "log" && k == kindObject && d.array == "":
+		case key == "log" && k == kindObject && d.array == "" && v.reads(InputHAR):
 			// An HTTP Archive: the request bodies of its entries.
 			d.other = true
 			if v.format == InputRequest {

@@ -202,17 +202,20 @@ type validator struct {
 	// hold, when set, collects findings instead of emitting them.
 	hold *[]Finding
 
-	format   string // the input format, once known
-	shapes   uint8  // the shapes of the conversations checked, a bit each
-	noConv   string // why nothing was checked, when it is known
-	stopped  bool   // the file was given up (binary data): nothing more is said
-	bodyOf   string // for bodies recorded in cassettes and HAR files: the interaction ("interactions[2]")
-	status   int    // and the status of its recorded response
-	bodyBuf  []byte
-	bodySc   scanner // reads recorded bodies while sc holds what they were found in
-	recorded int     // interactions or entries of a recording
-	bodies   int     // of those, the request bodies checked
-	ccs      *ccState
+	format string // the input format, once known
+	shapes uint8  // the shapes of the conversations checked, a bit each
+	noConv string // why nothing was checked, when it is known
+	// unknownType is the type of the first object passed over as neither
+	// a message nor a Responses item (conv.unknownItem).
+	unknownType string
+	stopped     bool   // the file was given up (binary data): nothing more is said
+	bodyOf      string // for bodies recorded in cassettes and HAR files: the interaction ("interactions[2]")
+	status      int    // and the status of its recorded response
+	bodyBuf     []byte
+	bodySc      scanner // reads recorded bodies while sc holds what they were found in
+	recorded    int     // interactions or entries of a recording
+	bodies      int     // of those, the request bodies checked
+	ccs         *ccState
 
 	sc   scanner
 	sub  scanner // for documents inside strings: arguments
@@ -389,6 +392,26 @@ func (d *docInfo) noteStore(s *scanner) {
 // trajectories), history (SWE-agent trajectories) or input (Responses
 // items), whichever comes first. If so it tells the conversation, which
 // names its messages after the key.
+// arrayFormat is the format whose conversation the array under key is:
+// history is a SWE-agent trajectory's; the others are a request's.
+func arrayFormat(key string) string {
+	if key == "history" {
+		return InputSWEAgent
+	}
+	return InputRequest
+}
+
+// reads reports whether a JSON document is read as format f: any of them
+// unless --input forces a log of its own (Inspect AI, SWE-agent, HAR),
+// which then checks what it names or nothing.
+func (v *validator) reads(f string) bool {
+	switch in := v.opts.Input; in {
+	case InputInspect, InputSWEAgent, InputHAR:
+		return in == f
+	}
+	return true
+}
+
 func (d *docInfo) takeArray(c *conv, key string, k byte) bool {
 	if d.array != "" || d.other || k != kindArray {
 		return false
@@ -412,7 +435,7 @@ func (d *docInfo) takeArray(c *conv, key string, k byte) bool {
 // responsesOutput, checkCallName).
 func (v *validator) applyDoc(d *docInfo) {
 	c := &v.conv
-	if d.eval && d.array == "" {
+	if d.eval && d.array == "" && v.reads(InputInspect) {
 		// An Inspect AI log, maybe written without its samples.
 		d.other = true
 		if v.format == InputRequest {
@@ -451,6 +474,9 @@ func (v *validator) applyDoc(d *docInfo) {
 	case d.input != kindAbsent:
 		// A plain prompt string: one message, nothing to pair.
 		v.stats.Messages++
+	case !v.reads(InputRequest) && v.bodyOf == "":
+		// Forced to a format whose keys this document does not have.
+		v.fileFinding(c.start, Error, "not-a-conversation", "object is not what --input %s reads (%s)", v.opts.Input, formatName(v.opts.Input))
 	default:
 		v.fileFinding(c.start, Error, "not-a-conversation", "object has no messages array")
 	}

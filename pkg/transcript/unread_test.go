@@ -1,0 +1,249 @@
+package transcript
+
+import (
+	"bytes"
+	"encoding/base64"
+	"encoding/json"
+	"fmt"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"gopkg.in/yaml.v3"
+)
+
+// TestUnknownItemsAreNotPassed: lines whose "type" names no message or
+// Responses input item (another tool's events, a log read as the wrong
+// format) are not counted as checked messages: a file of nothing else is a
+// no-conversation error, never "no problems".
+func TestUnknownItemsAreNotPassed(t *testing.T) {
+	session := readLog(t, "claude-code_1af7fc5e.jsonl")
+	for _, tc := range []struct {
+		name  string
+		data  []byte
+		opts  Options
+		codes []string // in order
+	}{
+		// `codex exec --json` events: no message among them.
+		{"exec-events.jsonl", []byte(`{"type":"thread.started","thread_id":"019a2d7a"}
+{"type":"turn.started"}
+{"type":"item.completed","item":{"id":"item_1","type":"agent_message","text":"4"}}
+`), Options{}, []string{"unknown-shape", "no-conversation"}},
+		// A real Claude Code session forced to be read as a Codex rollout.
+		{"session.jsonl", session, Options{Input: InputCodex}, []string{"unknown-shape", "no-conversation"}},
+		// Items of a type the API does not have, among real ones: the
+		// items are checked, the unknown ones said to be passed over.
+		{"mixed.jsonl", []byte(`{"type":"message","role":"user","content":"hi"}
+{"type":"frobnicate","x":1}
+{"type":"function_call","call_id":"call_1","name":"f","arguments":"{}"}
+{"type":"function_call_output","call_id":"call_1","output":"ok"}
+`), Options{}, []string{"unknown-shape"}},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			fs, st := validateBytes(t, tc.name, tc.data, tc.opts)
+			var got []string
+			for _, f := range fs {
+				got = append(got, f.Code)
+			}
+			if strings.Join(got, " ") != strings.Join(tc.codes, " ") {
+				t.Fatalf("codes %v, want %v: %v", got, tc.codes, fs)
+			}
+			if fs[0].Severity != Warning || !strings.Contains(fs[0].Message, "not checked") {
+				t.Errorf("first finding %v", fs[0])
+			}
+			if tc.name == "mixed.jsonl" {
+				if st.Messages != 3 || st.ToolCalls != 1 || st.Errors != 0 {
+					t.Errorf("stats %+v", st)
+				}
+				return
+			}
+			if st.Messages != 0 || st.Errors != 1 {
+				t.Errorf("stats %+v", st)
+			}
+		})
+	}
+}
+
+// TestClaudeCodeWithoutParents: Claude Code lines that carry no parentUuid
+// or sessionId (a session trimmed by hand or by another tool) are still a
+// Claude Code log, read in file order, and a result taken out is found.
+func TestClaudeCodeWithoutParents(t *testing.T) {
+	var out bytes.Buffer
+	dropped := false
+	for _, line := range bytes.Split(bytes.TrimSpace(readLog(t, "claude-code_1af7fc5e.jsonl")), []byte("\n")) {
+		var o map[string]any
+		if err := json.Unmarshal(line, &o); err != nil {
+			t.Fatal(err)
+		}
+		for _, k := range []string{"parentUuid", "sessionId", "isSidechain", "leafUuid"} {
+			delete(o, k)
+		}
+		if !dropped && bytes.Contains(line, []byte(`"tool_use_id":"toolu_012Gbtu9wRFgVWjdDUHE3djw"`)) {
+			dropped = true
+			continue
+		}
+		b, _ := json.Marshal(o)
+		out.Write(append(b, '\n'))
+	}
+	fs, st := validateBytes(t, "trimmed.jsonl", out.Bytes(), Options{})
+	if st.Format != InputClaudeCode || st.ToolCalls != 12 {
+		t.Fatalf("read as %q, %+v", st.Format, st)
+	}
+	if len(fs) != 1 || fs[0].Code != "unanswered-call" || fs[0].IDs[0] != "toolu_012Gbtu9wRFgVWjdDUHE3djw" {
+		t.Fatalf("findings %v", fs)
+	}
+}
+
+// TestResponsesCallKinds: the Responses API's other calls (shell_call,
+// apply_patch_call, computer_call; openai-go's ResponseInputItem*Param
+// types) are answered by their own *_call_output items, and
+// apply_patch_call_output's output is optional there.
+func TestResponsesCallKinds(t *testing.T) {
+	clean := `{"role":"user","content":"fix it"}
+{"type":"shell_call","id":"sh_1","call_id":"call_1","action":{"commands":["ls"]},"status":"completed"}
+{"type":"shell_call_output","call_id":"call_1","output":[{"stdout":"a.go","stderr":"","outcome":{"type":"exit","exit_code":0}}]}
+{"type":"apply_patch_call","id":"ap_1","call_id":"call_2","operation":{"type":"update_file","path":"a.go","diff":"@@"},"status":"completed"}
+{"type":"apply_patch_call_output","call_id":"call_2","status":"completed"}
+{"type":"computer_call","id":"cu_1","call_id":"call_3","action":{"type":"screenshot"},"pending_safety_checks":[],"status":"completed"}
+{"type":"computer_call_output","call_id":"call_3","output":{"type":"computer_screenshot","image_url":"data:image/png;base64,AA=="}}
+{"role":"assistant","content":"done"}
+`
+	fs, st := validateBytes(t, "clean.jsonl", []byte(clean), Options{})
+	if len(fs) != 0 || st.ToolCalls != 3 {
+		t.Fatalf("%+v: %v", st, fs)
+	}
+	// Without its output, each call is unanswered.
+	var cut []string
+	for _, l := range strings.Split(clean, "\n") {
+		if !strings.Contains(l, "_call_output") {
+			cut = append(cut, l)
+		}
+	}
+	fs, _ = validateBytes(t, "cut.jsonl", []byte(strings.Join(cut, "\n")), Options{})
+	var ids []string
+	for _, f := range fs {
+		if f.Code != "unanswered-call" {
+			t.Errorf("%v", f)
+		}
+		ids = append(ids, f.IDs...)
+	}
+	if strings.Join(ids, " ") != "call_1 call_2 call_3" {
+		t.Errorf("unanswered %v: %v", ids, fs)
+	}
+}
+
+// TestHeldFindingsAllReported: findings on messages that say nothing of
+// their shape wait until the conversation shows it; however many there
+// are, every one is reported and counted. The corpus's own records (a
+// wrapper of request bodies, no role) read as messages are one each.
+func TestHeldFindingsAllReported(t *testing.T) {
+	data, err := os.ReadFile(filepath.Join("../../testdata/corpus", "pydantic-ai-other-shapes.jsonl"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	lines := bytes.Count(data, []byte("\n"))
+	fs, st := validateBytes(t, "records.jsonl", data, Options{Input: InputMessages})
+	if len(fs) != lines || st.Errors != lines {
+		t.Fatalf("%d findings, %d errors for %d lines without a role", len(fs), st.Errors, lines)
+	}
+	for i, f := range fs {
+		if f.Code != "invalid-message" || f.Line != i+1 {
+			t.Fatalf("finding %d: %v", i, f)
+		}
+	}
+}
+
+// TestCodexGhostSnapshot: Codex records a git snapshot for undo as a
+// response_item it never sends (is_api_message in codex-rs/core): it is
+// neither a message checked nor an object reported.
+func TestCodexGhostSnapshot(t *testing.T) {
+	rollout := readLog(t, "codex_rollout_tools.jsonl")
+	_, want := validateBytes(t, "rollout.jsonl", rollout, Options{})
+	ghost := []byte(`{"timestamp":"2026-01-02T03:04:06.000Z","type":"response_item","payload":{"type":"ghost_snapshot","ghost_commit":{"id":"4b825dc642cb6eb9a060e54bf8d69288fbee4904","parent":null,"preexisting_untracked_files":[],"preexisting_untracked_dirs":[]}}}` + "\n")
+	fs, got := validateBytes(t, "rollout.jsonl", append(append([]byte(nil), rollout...), ghost...), Options{})
+	if got != want || len(fs) != 0 {
+		t.Fatalf("with a ghost snapshot: %+v %v; without: %+v", got, fs, want)
+	}
+}
+
+// TestForcedLogFormat: --input inspect, swe-agent or har reads what it
+// names or nothing: a log of another kind is not checked under its name.
+func TestForcedLogFormat(t *testing.T) {
+	for _, tc := range []struct{ file, input string }{
+		{"swe-agent_function_calling_simple.traj", InputHAR},
+		{"swe-agent_function_calling_simple.traj", InputInspect},
+		{"inspect_browser_EXCERPT.json", InputSWEAgent},
+		{"recorded-bodies.har", InputInspect},
+	} {
+		t.Run(tc.input+"/"+tc.file, func(t *testing.T) {
+			fs, st := validateBytes(t, tc.file, readLog(t, tc.file), Options{Input: tc.input})
+			if st.Messages != 0 || st.Errors != 1 || len(fs) != 1 || fs[0].Code != "not-a-conversation" ||
+				!strings.Contains(fs[0].Message, "--input "+tc.input) {
+				t.Fatalf("%+v: %v", st, fs)
+			}
+		})
+	}
+}
+
+// TestHeldFindingsBounded: findings that depend on a shape the
+// conversation has not shown yet are held up to a bound; past it they are
+// counted and said in one finding, and the shape, once shown, is still the
+// one the rest is checked in.
+func TestHeldFindingsBounded(t *testing.T) {
+	var b strings.Builder
+	for i := range 120 {
+		fmt.Fprintf(&b, `{"role":"user","content":"hello %d"}`+"\n", i)
+	}
+	b.WriteString(`{"role":"assistant","content":[{"type":"tool_use","id":"toolu_1","name":"Bash","input":{}}]}` + "\n")
+	b.WriteString(`{"role":"user","content":"never mind"}` + "\n")
+	fs, st := validateBytes(t, "long.jsonl", []byte(b.String()), Options{})
+	if st.Format != "anthropic-messages" || st.ToolCalls != 1 {
+		t.Fatalf("%+v", st)
+	}
+	var held, more, unanswered int
+	for _, f := range fs {
+		switch {
+		case f.Code == "role-order" && strings.Contains(f.Message, "19 more findings"):
+			more++
+		case f.Code == "role-order":
+			held++
+		case f.Code == "unanswered-call":
+			unanswered++
+		}
+	}
+	if held != maxEarly || more != 1 || unanswered != 1 {
+		t.Fatalf("%d held, %d summaries, %d unanswered: %v", held, more, unanswered, fs)
+	}
+}
+
+// TestRubyVCRBase64Body: Ruby's VCR writes a body that is not valid UTF-8
+// as {encoding: ASCII-8BIT, base64_string: …}; it reads as the same body.
+func TestRubyVCRBase64Body(t *testing.T) {
+	const name = "ruby-vcr_ruby_llm_anthropic_parallel_tool_calls.yml"
+	data := readLog(t, name)
+	_, want := validateBytes(t, name, data, Options{})
+	var doc yaml.Node
+	if err := yaml.Unmarshal(data, &doc); err != nil {
+		t.Fatal(err)
+	}
+	n := 0
+	for _, it := range mapValue(doc.Content[0], "http_interactions").Content {
+		body := mapValue(mapValue(it, "request"), "body")
+		k, v := mapEntry(body, "string")
+		if k == nil {
+			continue
+		}
+		k.Value, v.Value, v.Style = "base64_string", base64.StdEncoding.EncodeToString([]byte(v.Value)), 0
+		mapValue(body, "encoding").Value = "ASCII-8BIT"
+		n++
+	}
+	out, err := yaml.Marshal(&doc)
+	if err != nil || n != 2 || !bytes.Contains(out, []byte("base64_string")) {
+		t.Fatalf("%d bodies, %v", n, err)
+	}
+	fs, got := validateBytes(t, name, out, Options{})
+	if got != want || len(fs) != 0 {
+		t.Fatalf("base64 bodies: %+v %v; strings: %+v", got, fs, want)
+	}
+}
