@@ -32,6 +32,9 @@ const (
 	// cancelWait bounds how long closing a session waits for the
 	// cancellation notifications of calls cut short to go out.
 	cancelWait = time.Second
+	// endingWait is how long a call's unexplained error waits to see
+	// whether the connection is ending.
+	endingWait = 100 * time.Millisecond
 )
 
 // session is one connection to a server: for a stdio server, one run of
@@ -199,6 +202,17 @@ func (s *session) alive() bool {
 		return false
 	default:
 		return true
+	}
+}
+
+// ending reports whether the session ends within a moment: a call's
+// error that names no cause may be the first sign of a connection going.
+func (s *session) ending() bool {
+	select {
+	case <-s.ended:
+		return true
+	case <-time.After(endingWait):
+		return false
 	}
 }
 

@@ -4,6 +4,7 @@ import (
 	"bufio"
 	"bytes"
 	"context"
+	"errors"
 	"fmt"
 	"io"
 	"os/exec"
@@ -17,6 +18,10 @@ import (
 // maxMessage bounds one message a stdio server writes, the SDK's own bound:
 // a server that writes more is stopped, saying so.
 const maxMessage = sdk.DefaultMaxLineLength
+
+// errTooLarge ends the stream of a server that wrote a message over the
+// bound.
+var errTooLarge = errors.New("the server wrote a message over the bound")
 
 // stdioTransport runs a stdio server as the SDK's CommandTransport does
 // (stdin closed to end it, then SIGTERM, then SIGKILL), but reads its stdout
@@ -110,7 +115,7 @@ func (f *stdoutFilter) Read(p []byte) (int, error) {
 			f.mu.Lock()
 			f.tooLarge = true
 			f.mu.Unlock()
-			return 0, fmt.Errorf("the server wrote a message of more than %d MiB", f.max>>20)
+			return 0, errTooLarge
 		}
 		switch {
 		case err == nil:

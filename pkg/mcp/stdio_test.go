@@ -2,6 +2,7 @@ package mcp
 
 import (
 	"bufio"
+	"errors"
 	"io"
 	"strings"
 	"testing"
@@ -48,7 +49,7 @@ func TestStdoutFilter(t *testing.T) {
 func TestStdoutFilterTooLarge(t *testing.T) {
 	f := &stdoutFilter{r: bufio.NewReaderSize(strings.NewReader("{}\n{\""+strings.Repeat("x", 100)+"\"}\n"), 16), max: 64}
 	got, err := io.ReadAll(f)
-	if err == nil || !strings.Contains(err.Error(), "a message of more than") {
+	if !errors.Is(err, errTooLarge) {
 		t.Fatalf("error %v, want one about a message too large", err)
 	}
 	if !strings.HasPrefix(string(got), "{}\n{") || len(got) > 64+3 || !f.wroteTooMuch() {
