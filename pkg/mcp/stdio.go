@@ -4,6 +4,7 @@ import (
 	"bufio"
 	"bytes"
 	"context"
+	"encoding/json"
 	"errors"
 	"fmt"
 	"io"
@@ -81,7 +82,8 @@ func (s *stdinCloser) Close() error {
 }
 
 // stdoutFilter passes on the lines of a server's stdout that can be
-// JSON-RPC messages (those that begin with { or [) and drops the others,
+// JSON-RPC messages (those that begin with { or [; of those short enough to
+// be read whole, the objects with a "jsonrpc" member) and drops the others,
 // noting them with its stderr; a message longer than max ends the stream
 // with an error saying so.
 type stdoutFilter struct {
@@ -110,6 +112,15 @@ func (f *stdoutFilter) Read(p []byte) (int, error) {
 			f.inLine, f.lineLen = true, 0
 		}
 		chunk, err := f.r.ReadSlice('\n')
+		if err == nil && f.lineLen == 0 && !isMessage(chunk) {
+			// A whole line that is JSON but no JSON-RPC message: a log
+			// line of a logger that writes JSON (pino's, by default).
+			f.inLine = false
+			if f.note != nil {
+				f.note(bytes.TrimRight(chunk[:min(len(chunk), 200)], "\r\n"))
+			}
+			continue
+		}
 		f.lineLen += len(chunk)
 		if f.lineLen > f.max {
 			f.mu.Lock()
@@ -167,6 +178,17 @@ func (f *stdoutFilter) startLine() (bool, error) {
 		}
 		return false, nil
 	}
+}
+
+// isMessage reports whether a whole line of stdout can be a JSON-RPC
+// message, or a batch of them; a blank line passes too.
+func isMessage(line []byte) bool {
+	line = bytes.TrimSpace(line)
+	if len(line) == 0 || line[0] == '[' {
+		return true
+	}
+	var m map[string]json.RawMessage
+	return json.Unmarshal(line, &m) == nil && m["jsonrpc"] != nil
 }
 
 // wroteTooMuch reports whether the stream ended on a message over the

@@ -10,25 +10,28 @@ import (
 )
 
 func TestStdoutFilter(t *testing.T) {
-	long := strings.Repeat("x", 100)
+	long := strings.Repeat("x", 200)
+	const m = `{"jsonrpc":"2.0","id":1}` + "\n"
 	tests := []struct {
 		name, in, out string
 		notes         []string
 	}{
-		{"messages pass", "{\"a\":1}\n[{\"b\":2}]\n", "{\"a\":1}\n[{\"b\":2}]\n", nil},
-		{"a banner is dropped", "Server running on stdio\n{\"a\":1}\n", "{\"a\":1}\n", []string{"Server running on stdio"}},
-		{"log lines between messages", "{\"a\":1}\nINFO: called\r\n{\"b\":2}\n", "{\"a\":1}\n{\"b\":2}\n", []string{"INFO: called"}},
-		{"blank lines and indented messages pass", "\n  {\"a\":1}\n", "\n  {\"a\":1}\n", nil},
-		{"an indented non-message is dropped", "  hello\n{}\n", "{}\n", []string{"  hello"}},
-		{"a message longer than the buffer passes whole", "{\"t\":\"" + long + "\"}\n", "{\"t\":\"" + long + "\"}\n", nil},
-		{"junk longer than the buffer is dropped, its start noted", long + "\n{}\n", "{}\n", []string{long}},
-		{"the end of the stream mid-junk", "{}\nbye", "{}\n", []string{"bye"}},
+		{"messages pass", m + "[{\"b\":2}]\n" + m, m + "[{\"b\":2}]\n" + m, nil},
+		{"a banner is dropped", "Server running on stdio\n" + m, m, []string{"Server running on stdio"}},
+		{"log lines between messages", m + "INFO: called\r\n" + m, m + m, []string{"INFO: called"}},
+		{"a JSON log line is dropped", `{"level":30,"msg":"up"}` + "\n" + m, m, []string{`{"level":30,"msg":"up"}`}},
+		{"a line that begins as JSON and is not is dropped", "{oops\n" + m, m, []string{"{oops"}},
+		{"blank lines and indented messages pass", "\n  " + m, "\n  " + m, nil},
+		{"an indented non-message is dropped", "  hello\n" + m, m, []string{"  hello"}},
+		{"a message longer than the buffer passes whole", `{"t":"` + long + `"}` + "\n", `{"t":"` + long + `"}` + "\n", nil},
+		{"junk longer than the buffer is dropped, its start noted", long + "\n" + m, m, []string{long}},
+		{"the end of the stream mid-junk", m + "bye", m, []string{"bye"}},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
 			var notes []string
 			f := &stdoutFilter{
-				r:    bufio.NewReaderSize(iotest.OneByteReader(strings.NewReader(tt.in)), 16),
+				r:    bufio.NewReaderSize(iotest.OneByteReader(strings.NewReader(tt.in)), 64),
 				max:  1 << 20,
 				note: func(line []byte) { notes = append(notes, string(line)) },
 			}
@@ -47,12 +50,12 @@ func TestStdoutFilter(t *testing.T) {
 }
 
 func TestStdoutFilterTooLarge(t *testing.T) {
-	f := &stdoutFilter{r: bufio.NewReaderSize(strings.NewReader("{}\n{\""+strings.Repeat("x", 100)+"\"}\n"), 16), max: 64}
+	f := &stdoutFilter{r: bufio.NewReaderSize(strings.NewReader(`{"jsonrpc":"2.0"}`+"\n{\""+strings.Repeat("x", 100)+"\"}\n"), 32), max: 64}
 	got, err := io.ReadAll(f)
 	if !errors.Is(err, errTooLarge) {
 		t.Fatalf("error %v, want one about a message too large", err)
 	}
-	if !strings.HasPrefix(string(got), "{}\n{") || len(got) > 64+3 || !f.wroteTooMuch() {
+	if !strings.HasPrefix(string(got), `{"jsonrpc":"2.0"}`+"\n{") || len(got) > 64+18 || !f.wroteTooMuch() {
 		t.Errorf("passed on %q, wroteTooMuch %v", got, f.wroteTooMuch())
 	}
 }
