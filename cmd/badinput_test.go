@@ -70,7 +70,7 @@ func badFlagCases() []badFlag {
 		{args: run("--parallel", "-3", "hi"), code: 2, err: `^--parallel -3: must be at least 1$`},
 		{args: run("-o", "x.jsonl", "hi"), code: 2, err: `^-o and --no-transcript cannot be used together$`},
 		{args: runNoT("-o", "", "hi"), code: 2, err: `^-o needs a file name \(--no-transcript writes none\)$`},
-		{args: runNoT("-o", "EMPTY", "hi"), code: 1, err: `^-o .*: create transcript: open .*: is a directory$`},
+		{args: runNoT("-o", "EMPTY", "hi"), code: 2, err: `^-o .*: is a folder; name a file for the transcript \(-o .*/run\.jsonl\)$`, noHint: true},
 		{args: runNoT("-o", "T/x.jsonl", "hi"), code: 2, err: `^-o .*/x\.jsonl: create transcript: .*: not a folder$`, noHint: true},
 		{args: run("--no-transcript=sure", "hi"), code: 2, err: `^invalid argument "sure" for "--no-transcript" flag: strconv.ParseBool: parsing "sure": invalid syntax$`},
 		{args: run("--json=maybe", "hi"), code: 2, err: `^invalid argument "maybe" for "--json" flag`},

@@ -1,6 +1,8 @@
 package cmd
 
 import (
+	"fmt"
+
 	"github.com/agentloop/agentloop/internal/config"
 	"github.com/agentloop/agentloop/pkg/transcript"
 )
@@ -11,6 +13,20 @@ func checkBaseURL(raw, source string) error {
 		return flagErrorf("%s %q: %s", source, transcript.RedactURL(raw), p)
 	}
 	return nil
+}
+
+// baseURLSetting names the setting a resolved base URL came from, as an
+// error message tells the user to check it: "" for the default.
+func baseURLSetting(src config.Source) string {
+	switch src.Kind {
+	case config.SourceFlag:
+		return "--base-url"
+	case config.SourceEnv:
+		return src.Name
+	case config.SourceFile:
+		return fmt.Sprintf("base_url in %s:%d", src.File, src.Line)
+	}
+	return ""
 }
 
 // baseURLSource names where a base URL came from: the flag, else the

@@ -272,7 +272,7 @@ func (o *BatchOptions) itemModel(it batch.Item) modelOptions {
 	if it.Model != "" {
 		mo.Model = it.Model
 		if o.config != nil {
-			mo.BaseURL, _ = o.config.BaseURL(mo.providerName())
+			mo.useBaseURL(o.config)
 		}
 	}
 	if it.System != "" {

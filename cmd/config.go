@@ -138,7 +138,7 @@ func givenFlag(flags *pflag.FlagSet) func(string) (string, []string, bool) {
 // a live run.
 func useModel(cfg *config.Config, mo *modelOptions) {
 	mo.Model, mo.Provider, mo.System = cfg.Model, cfg.Provider, cfg.System
-	mo.BaseURL, _ = cfg.BaseURL(mo.providerName())
+	mo.useBaseURL(cfg)
 	mo.MaxRetries, mo.Timeout = cfg.MaxRetries, cfg.Timeout
 }
 
@@ -152,8 +152,16 @@ func fillModel(cfg *config.Config, mo *modelOptions) {
 		mo.System = cfg.System
 	}
 	if mo.BaseURL == "" {
-		mo.BaseURL, _ = cfg.BaseURL(mo.providerName())
+		mo.useBaseURL(cfg)
 	}
+}
+
+// useBaseURL takes the configuration's base URL for the provider, and
+// where it came from.
+func (mo *modelOptions) useBaseURL(cfg *config.Config) {
+	var src config.Source
+	mo.BaseURL, src = cfg.BaseURL(mo.providerName())
+	mo.baseURLFrom = baseURLSetting(src)
 }
 
 // useConfig fills run's options from the configuration; a flag given is

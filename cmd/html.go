@@ -1,6 +1,7 @@
 package cmd
 
 import (
+	"bytes"
 	"fmt"
 	"io"
 	"os"
@@ -30,6 +31,25 @@ func writeHTMLReport(ios *IOStreams, file, out string) error {
 	if file != "-" && sameFile(out, file) {
 		return flagErrorf("--html %s would overwrite the transcript being read", out)
 	}
+	if fi, err := os.Stat(out); err == nil {
+		switch {
+		case fi.IsDir():
+			return &ExitError{Code: ExitUsage, Err: fmt.Errorf("--html %s: is a folder; name a file for the page (--html %s)", out, filepath.Join(out, "run.html"))}
+		case !fi.Mode().IsRegular():
+			// A device or a pipe is written to, never renamed over.
+			f, err := os.OpenFile(out, os.O_WRONLY, 0)
+			if err != nil {
+				return fmt.Errorf("write %s: %w", out, err)
+			}
+			if err := render(f); err != nil {
+				f.Close()
+				return fmt.Errorf("write %s: %w", out, err)
+			}
+			return f.Close()
+		case fi.Size() > 0 && !isPage(out):
+			return &ExitError{Code: ExitUsage, Err: fmt.Errorf("--html %s: the file exists and is not a web page: it is left as it is (remove it, or name another file for the page)", out)}
+		}
+	}
 	// Written beside and renamed, so that a page open in a browser is
 	// never seen half written, and a failure leaves no partial page.
 	tmp, err := os.CreateTemp(filepath.Dir(out), ".agentloop-*.html")
@@ -52,4 +72,19 @@ func writeHTMLReport(ios *IOStreams, file, out string) error {
 		return fmt.Errorf("write %s: %w", out, err)
 	}
 	return nil
+}
+
+// isPage reports whether the file starts as a web page does: one --html
+// wrote before, which it may replace.
+func isPage(path string) bool {
+	f, err := os.Open(path)
+	if err != nil {
+		return false
+	}
+	defer f.Close()
+	b := make([]byte, 512)
+	n, _ := io.ReadFull(f, b)
+	b = bytes.TrimLeft(bytes.TrimPrefix(b[:n], []byte("\xef\xbb\xbf")), " \t\r\n")
+	head := bytes.ToLower(b)
+	return bytes.HasPrefix(head, []byte("<!doctype html")) || bytes.HasPrefix(head, []byte("<html"))
 }

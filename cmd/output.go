@@ -4,6 +4,7 @@ import (
 	"errors"
 	"fmt"
 	"io/fs"
+	"path/filepath"
 
 	"github.com/agentloop/agentloop/pkg/transcript"
 )
@@ -25,6 +26,8 @@ func createOutput(path string, redact *transcript.Redactor, force, temp bool) (*
 		return nil, &ExitError{Code: ExitUsage, Err: fmt.Errorf("-o %s: %v: it is left as it is (--force overwrites it)", path, err)}
 	case errors.Is(err, fs.ErrNotExist):
 		return nil, &ExitError{Code: ExitUsage, Err: fmt.Errorf("-o %s: %v (-o makes no folder)", path, err)}
+	case errors.Is(err, transcript.ErrIsFolder):
+		return nil, &ExitError{Code: ExitUsage, Err: fmt.Errorf("-o %s: %v; name a file for the transcript (-o %s)", path, err, filepath.Join(path, "run.jsonl"))}
 	case errors.Is(err, transcript.ErrNotFolder):
 		return nil, &ExitError{Code: ExitUsage, Err: fmt.Errorf("-o %s: %v", path, err)}
 	}

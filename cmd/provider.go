@@ -126,6 +126,7 @@ func newProvider(ios *IOStreams, o *modelOptions, net liveNet, serverClearing *a
 		APIKey: key, BaseURL: baseURL, Model: o.Model, Temperature: temp,
 		Organization: ios.Getenv("OPENAI_ORG_ID"), Project: ios.Getenv("OPENAI_PROJECT_ID"),
 		MaxRetries: o.MaxRetries, MaxTokens: o.MaxTokens, HTTPClient: net.client, Limiter: net.limiter,
+		BaseURLFrom: from,
 	}
 	switch name {
 	case "openai":
@@ -134,7 +135,7 @@ func newProvider(ios *IOStreams, o *modelOptions, net liveNet, serverClearing *a
 		p, err = agent.NewResponses(agent.ResponsesConfig{OpenAIConfig: oai, Store: o.Store})
 	default:
 		p, err = agent.NewAnthropic(agent.AnthropicConfig{
-			APIKey: key, BaseURL: baseURL, Model: o.Model, Temperature: temp,
+			APIKey: key, BaseURL: baseURL, BaseURLFrom: from, Model: o.Model, Temperature: temp,
 			MaxRetries: o.MaxRetries, MaxTokens: o.MaxTokens, HTTPClient: net.client, Limiter: net.limiter, ServerClearing: serverClearing,
 		})
 	}

@@ -15,6 +15,7 @@ import (
 	"strings"
 	"sync"
 	"syscall"
+	"time"
 
 	"github.com/spf13/cobra"
 	"github.com/spf13/pflag"
@@ -36,6 +37,11 @@ func Version() string {
 	}
 	return "dev"
 }
+
+// sameInterrupt is how soon after the first a signal is taken as the same
+// interrupt sent twice, not a person asking again: far less than anyone
+// presses Ctrl-C twice, far more than between timeout(1)'s two kills.
+const sameInterrupt = 100 * time.Millisecond
 
 // errInterrupted is the cause of the context's cancellation on SIGINT/SIGTERM.
 var errInterrupted = errors.New("interrupted")
@@ -63,15 +69,24 @@ func Main() int {
 		case <-done:
 			return
 		}
+		first := time.Now()
 		cancel(errInterrupted)
 		// A second signal means "now": no end record, no cleanup but the
-		// tools' process groups, which nothing else would stop.
-		select {
-		case <-sigs:
-			fmt.Fprintln(os.Stderr, "agentloop: interrupted again, exiting at once")
-			procgroup.KillAll()
-			os.Exit(ExitInterrupted)
-		case <-done:
+		// tools' process groups, which nothing else would stop. One that
+		// comes hard on the first is the same interrupt delivered twice:
+		// timeout(1) signals the program and then its process group.
+		for {
+			select {
+			case <-sigs:
+				if time.Since(first) < sameInterrupt {
+					continue
+				}
+				fmt.Fprintln(os.Stderr, "agentloop: interrupted again, exiting at once")
+				procgroup.KillAll()
+				os.Exit(ExitInterrupted)
+			case <-done:
+				return
+			}
 		}
 	}()
 

@@ -1,6 +1,7 @@
 package cmd
 
 import (
+	"fmt"
 	"os"
 	"path/filepath"
 	"time"
@@ -62,13 +63,20 @@ func createTranscript(ios *IOStreams, path string, explicit, force bool, parent 
 // made under a temporary name, for the caller to Commit once it holds what
 // it must before anything runs (see transcript.CreateTemp).
 func createAt(path string, explicit, force, temp bool, redact *transcript.Redactor) (*transcript.Writer, error) {
-	switch {
-	case explicit:
+	if explicit {
 		return createOutput(path, redact, force, temp)
-	case temp:
-		return transcript.CreateTemp(path, redact)
 	}
-	return transcript.Create(path, redact)
+	create := transcript.Create
+	if temp {
+		create = transcript.CreateTemp
+	}
+	w, err := create(path, redact)
+	if err != nil {
+		// The folder is agentloop's choice, not the user's: say how to
+		// choose another.
+		return nil, fmt.Errorf("%w (the transcripts folder comes from transcript_dir or XDG_STATE_HOME; -o FILE writes elsewhere, --no-transcript writes none)", err)
+	}
+	return w, nil
 }
 
 // createChild creates the transcript of a replay or a resumed run; its

@@ -1,6 +1,7 @@
 package agent
 
 import (
+	"bytes"
 	"context"
 	"encoding/base64"
 	"encoding/json"
@@ -25,9 +26,12 @@ const DefaultAnthropicMaxTokens = 4096
 
 // AnthropicConfig configures the Anthropic provider.
 type AnthropicConfig struct {
-	APIKey      string
-	BaseURL     string
-	Model       string
+	APIKey  string
+	BaseURL string
+	Model   string
+	// BaseURLFrom names the setting BaseURL came from ("OPENAI_BASE_URL",
+	// "base_url in FILE:LINE"), for the hints of errors; "" is --base-url.
+	BaseURLFrom string
 	MaxRetries  int
 	MaxTokens   int64
 	Temperature *float64
@@ -160,12 +164,21 @@ func (a *Anthropic) body(req *Request) *body {
 	if system != nil {
 		b.raw("system", system)
 	}
-	if len(req.Tools) > 0 {
-		b.array("tools", req.Tools, nil)
+	tools, choiceNone := req.Tools, req.ToolChoiceNone
+	if len(tools) == 0 {
+		// The API refuses messages with tool_use blocks in a request that
+		// defines no tools (a follow-up whose tools are gone): the tools
+		// called are defined again, and none may be called.
+		if tools = calledToolStubs(req.Messages); len(tools) > 0 {
+			choiceNone = true
+		}
+	}
+	if len(tools) > 0 {
+		b.array("tools", tools, nil)
 		// The API refuses a tool_choice without tools; and a conversation
 		// with tool calls in it needs its tools defined, so the last
 		// request keeps them and says none may be called.
-		if req.ToolChoiceNone {
+		if choiceNone {
 			b.raw("tool_choice", []byte(`{"type":"none"}`))
 		}
 	}
@@ -180,6 +193,37 @@ func (a *Anthropic) body(req *Request) *body {
 	b.array("messages", req.Messages, nil)
 	b.end()
 	return b
+}
+
+// calledToolStubs defines, in wire form, each tool the assistant messages
+// called, with an open schema: what a request needs to carry a
+// conversation's tool_use blocks when none of its tools is offered.
+func calledToolStubs(msgs []Message) []Message {
+	var stubs []Message
+	seen := map[string]bool{}
+	for _, msg := range msgs {
+		if !bytes.Contains(msg, []byte(`"tool_use"`)) {
+			continue
+		}
+		var m antMessage
+		if json.Unmarshal(msg, &m) != nil || m.Role != "assistant" {
+			continue
+		}
+		blocks, _ := antBlocks(m.Content)
+		for _, bl := range blocks {
+			if bl.Type != "tool_use" || seen[bl.Name] {
+				continue
+			}
+			seen[bl.Name] = true
+			stub, _ := marshalNoEscape(map[string]any{
+				"name":         bl.Name,
+				"description":  "Not offered in this conversation any more.",
+				"input_schema": map[string]any{"type": "object"},
+			})
+			stubs = append(stubs, stub)
+		}
+	}
+	return stubs
 }
 
 // serverClearing is the context management that has the API clear old
@@ -292,10 +336,10 @@ func (a *Anthropic) turn(msg *anthropic.Message) (*Turn, error) {
 func (a *Anthropic) providerError(err error) error {
 	var apiErr *anthropic.Error
 	if !errors.As(err, &apiErr) {
-		return transportError("anthropic", a.cfg.BaseURL, err)
+		return transportError("anthropic", a.cfg.BaseURL, a.cfg.BaseURLFrom, err)
 	}
 	return apiError(endpoint{provider: "anthropic", keyVar: "ANTHROPIC_API_KEY", hasKey: a.cfg.APIKey != "",
-		model: a.cfg.Model, baseURL: a.cfg.BaseURL, retries: a.cfg.MaxRetries},
+		model: a.cfg.Model, baseURL: a.cfg.BaseURL, urlFrom: a.cfg.BaseURLFrom, retries: a.cfg.MaxRetries},
 		apiErr.StatusCode, apiErr.Message, apiErr.Response, err)
 }
 

@@ -64,7 +64,7 @@ func oneLine(s string) string {
 
 // transportError is a request that got no usable response: the server
 // could not be reached, or the connection broke.
-func transportError(provider, baseURL string, err error) *ProviderError {
+func transportError(provider, baseURL, urlFrom string, err error) *ProviderError {
 	pe := &ProviderError{Provider: provider, Err: err}
 	// The SDK's *url.Error repeats the method and the whole URL.
 	inner := err
@@ -75,13 +75,13 @@ func transportError(provider, baseURL string, err error) *ProviderError {
 	var op *net.OpError
 	if errors.As(inner, &op) && op.Op == "dial" {
 		pe.Message = fmt.Sprintf("cannot connect to %s: %v", transcript.RedactURL(baseURL), dialReason(op))
-		pe.Hint = "is the server running? check --base-url"
+		pe.Hint = "is the server running? check " + urlSetting(urlFrom)
 		return pe
 	}
 	var dns *net.DNSError
 	if errors.As(inner, &dns) {
 		pe.Message = fmt.Sprintf("cannot connect to %s: %v", transcript.RedactURL(baseURL), dns)
-		pe.Hint = "check --base-url and the network"
+		pe.Hint = "check " + urlSetting(urlFrom) + " and the network"
 		return pe
 	}
 	var syn *json.SyntaxError
@@ -149,7 +149,16 @@ type endpoint struct {
 	hasKey   bool
 	model    string
 	baseURL  string
+	urlFrom  string // the setting baseURL came from
 	retries  int
+}
+
+// urlSetting is the setting to check for a base URL that came from from.
+func urlSetting(from string) string {
+	if from == "" {
+		return "--base-url"
+	}
+	return from
 }
 
 // apiError makes a ProviderError of an error status the SDK reported, with
@@ -169,7 +178,7 @@ func apiError(e endpoint, status int, message string, res *http.Response, err er
 	case http.StatusNotFound:
 		// Say what was asked for: a base URL with a path too many or too
 		// few (…/v1/v1/…) shows at once.
-		pe.Hint = fmt.Sprintf("check --model %q and --base-url %s", e.model, transcript.RedactURL(e.baseURL))
+		pe.Hint = fmt.Sprintf("check --model %q and %s %s", e.model, urlSetting(e.urlFrom), transcript.RedactURL(e.baseURL))
 		if res != nil && res.Request != nil && res.Request.URL != nil {
 			pe.Hint = fmt.Sprintf("%s %s: %s", res.Request.Method, transcript.RedactURL(res.Request.URL.String()), pe.Hint)
 		}

@@ -23,6 +23,9 @@ type OpenAIConfig struct {
 	APIKey  string
 	BaseURL string
 	Model   string
+	// BaseURLFrom names the setting BaseURL came from ("OPENAI_BASE_URL",
+	// "base_url in FILE:LINE"), for the hints of errors; "" is --base-url.
+	BaseURLFrom string
 	// MaxRetries is the retry budget for 408/409/429/5xx and connection
 	// errors, with backoff (see faultTransport).
 	MaxRetries int
@@ -391,10 +394,10 @@ func extraFields(fields map[string]respjson.Field) map[string]any {
 func (o *OpenAI) providerError(err error) error {
 	var apiErr *openai.Error
 	if !errors.As(err, &apiErr) {
-		return transportError("openai", o.cfg.BaseURL, err)
+		return transportError("openai", o.cfg.BaseURL, o.cfg.BaseURLFrom, err)
 	}
 	return apiError(endpoint{provider: "openai", keyVar: "OPENAI_API_KEY", hasKey: o.cfg.APIKey != "",
-		model: o.cfg.Model, baseURL: o.cfg.BaseURL, retries: o.cfg.MaxRetries},
+		model: o.cfg.Model, baseURL: o.cfg.BaseURL, urlFrom: o.cfg.BaseURLFrom, retries: o.cfg.MaxRetries},
 		apiErr.StatusCode, apiErr.Message, apiErr.Response, err)
 }
 

@@ -276,10 +276,10 @@ func outputItem(it responses.ResponseOutputItemUnion) (Message, error) {
 func (r *Responses) providerError(err error) error {
 	var apiErr *openai.Error
 	if !errors.As(err, &apiErr) {
-		return transportError("responses", r.cfg.BaseURL, err)
+		return transportError("responses", r.cfg.BaseURL, r.cfg.BaseURLFrom, err)
 	}
 	return apiError(endpoint{provider: "responses", keyVar: "OPENAI_API_KEY", hasKey: r.cfg.APIKey != "",
-		model: r.cfg.Model, baseURL: r.cfg.BaseURL, retries: r.cfg.MaxRetries},
+		model: r.cfg.Model, baseURL: r.cfg.BaseURL, urlFrom: r.cfg.BaseURLFrom, retries: r.cfg.MaxRetries},
 		apiErr.StatusCode, apiErr.Message, apiErr.Response, err)
 }
 

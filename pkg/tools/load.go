@@ -542,6 +542,12 @@ func (f *fileLoader) executable(n *yaml.Node, t *tool, fields map[string]pair) {
 			}
 			argv[0] = path
 		} else if _, err := procgroup.LookPath(argv[0], f.opts.toolPath()); err != nil {
+			if st, err := os.Stat(filepath.Join(f.dir, argv[0])); err == nil && !st.IsDir() {
+				// A name without a slash is looked up on PATH, as a shell
+				// does; the file beside the YAML is not taken for it.
+				f.errorf(command.val.Content[0], "command: %q not found on PATH; for the file beside this YAML write %q", argv[0], "./"+argv[0])
+				return
+			}
 			f.errorf(command.val.Content[0], "command: %q not found on PATH", argv[0])
 			return
 		}

@@ -139,6 +139,11 @@ func TestLoadErrors(t *testing.T) {
 			want:  []string{`x.yaml:4: command: "no-such-program-here" not found on PATH`},
 		},
 		{
+			name:  "command beside the YAML named without ./",
+			files: map[string]string{"x.yaml": "name: x\ndescription: d\ncommand: [mine.sh]\n", "mine.sh": "#!/bin/sh\necho hi\n"},
+			want:  []string{`x.yaml:3: command: "mine.sh" not found on PATH; for the file beside this YAML write "./mine.sh"`},
+		},
+		{
 			name:  "command path missing",
 			files: map[string]string{"x.yaml": "name: x\ndescription: d\ncommand: [./bin/tool, --json]\n"},
 			want:  []string{"x.yaml:3: command: bin/tool does not exist (paths are relative to the YAML file)"},

@@ -53,6 +53,8 @@ func Create(path string, redact *Redactor) (*Writer, error) {
 var (
 	ErrNotTranscript = errors.New("the file exists and is not an agentloop transcript")
 	ErrNotFolder     = errors.New("not a folder")
+	// ErrIsFolder is a path that names a folder where a file was meant.
+	ErrIsFolder = errors.New("is a folder")
 )
 
 // CreateAt creates the transcript file at a path a person named. Unlike
@@ -85,6 +87,9 @@ func checkAt(path string, overwrite bool) error {
 		return fmt.Errorf("create transcript: folder %s: %w", dir, bare(err))
 	} else if !fi.IsDir() {
 		return fmt.Errorf("create transcript: %s: %w", dir, ErrNotFolder)
+	}
+	if fi, err := os.Stat(path); err == nil && fi.IsDir() {
+		return ErrIsFolder
 	}
 	if !overwrite {
 		if fi, err := os.Stat(path); err == nil && fi.Mode().IsRegular() && fi.Size() > 0 {
