@@ -239,8 +239,8 @@ func (s *session) exitText() string {
 var tooLargeText = fmt.Sprintf("was stopped: it wrote a message of more than %d MiB, the most agentloop reads", maxMessage>>20)
 
 // close ends the session: the cancellations of calls cut short go out
-// first; then a stdio server's stdin is closed, and the SDK waits for it
-// to exit, sends SIGTERM, then SIGKILL; whatever is left of its process
+// first; then a stdio server's stdin is closed, and it is waited for, sent
+// SIGTERM, then SIGKILL (stdinCloser); whatever is left of its process
 // group is then ended too.
 func (s *session) close() {
 	if !s.closed.CompareAndSwap(false, true) {
