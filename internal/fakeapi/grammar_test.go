@@ -3,6 +3,7 @@ package fakeapi
 import (
 	"bufio"
 	"encoding/json"
+	"fmt"
 	"net/http"
 	"os"
 	"strings"
@@ -167,6 +168,7 @@ type responsesRecord struct {
 	Error   *string `json:"error"`
 	Host    string  `json:"host"`
 	Request struct {
+		Model        string            `json:"model"`
 		Input        json.RawMessage   `json:"input"`
 		Store        *bool             `json:"store"`
 		Tools        []json.RawMessage `json:"tools"`
@@ -192,6 +194,9 @@ func TestResponsesGrammarAgreesWithTheCorpus(t *testing.T) {
 		got := checkResponsesTools(rec.Request.Tools)
 		if got == nil {
 			got = checkResponsesItems(items, store, issued{earlier: rec.Request.Previous != nil || len(rec.Request.Conversation) > 0})
+		}
+		if got == nil {
+			got = checkReasoningModel(rec.Request.Model, items)
 		}
 		switch {
 		case rec.Status == 200:
@@ -262,6 +267,15 @@ func TestResponsesGrammarRejectsWithTheRealTexts(t *testing.T) {
 	if got := checkResponsesItems(msgs(t, ok), false, made); got != nil {
 		t.Errorf("outputs in any order after the calls are valid; got %q", got.msg)
 	}
+	// The official API pairs a call with its output by call_id: the
+	// model's own message between them (output items [call, message]) is
+	// accepted (DeepSeek's endpoint refuses it; pydantic-ai's profile for
+	// OpenAI says the official one does not).
+	msg := `{"type":"message","id":"msg_1","role":"assistant","status":"completed","content":[{"type":"output_text","text":"Checking.","annotations":[]}]}`
+	textAfter := `[` + user + `,` + rs + `,` + fc1 + `,` + msg + `,` + out1 + `]`
+	if got := checkResponsesItems(msgs(t, textAfter), false, made); got != nil {
+		t.Errorf("the model's message between its call and the output is valid; got %q", got.msg)
+	}
 	stored := `[` + user + `,{"type":"reasoning","id":"rs_1","summary":[]},` + fc1 + `,` + out1 + `]`
 	if got := checkResponsesItems(msgs(t, stored), true, issued{}); got != nil {
 		t.Errorf("with store, a reasoning item without its ciphertext is looked up; got %q", got.msg)
@@ -278,7 +292,7 @@ func TestResponsesStreamEventSequence(t *testing.T) {
 		ToolCalls: []ToolCall{{ID: "call_1", Name: "f", Arguments: `{"a":1}`}}}}, "")
 	defer s.Close()
 	res, err := http.Post(s.BaseURL()+"/responses", "application/json",
-		strings.NewReader(`{"model":"o4-mini","stream":true,"store":false,"input":[{"role":"user","content":"q"}]}`))
+		strings.NewReader(`{"model":"o4-mini","stream":true,"store":false,"include":["reasoning.encrypted_content"],"input":[{"role":"user","content":"q"}]}`))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -334,5 +348,98 @@ func TestResponsesStreamEventSequence(t *testing.T) {
 	added, done, completed := ciphers["added"], ciphers["done"], ciphers["completed"]
 	if len(added) >= len(done) || len(done) != len(completed) || done == completed || !strings.HasPrefix(done, "gAAAAA") {
 		t.Errorf("ciphertexts: added %q, done %q, completed %q", added, done, completed)
+	}
+}
+
+// Reasoning items go only to a reasoning model: OpenAI's other models
+// (gpt-4o, gpt-4.1, …) refuse them with the real API's text, as after a
+// conversation is resumed with such a model. Servers with other model
+// names (DeepSeek's) take them, as the corpus records.
+func TestResponsesReasoningItemsNeedAReasoningModel(t *testing.T) {
+	text := "Hi."
+	const input = `[{"role":"user","content":"q"},` +
+		`{"type":"reasoning","id":"rs_1","summary":[],"encrypted_content":"gAAAAABxyz"},` +
+		`{"type":"message","id":"msg_1","role":"assistant","status":"completed","content":[{"type":"output_text","text":"a","annotations":[]}]},` +
+		`{"role":"user","content":"again"}]`
+	tests := []struct {
+		model string
+		want  string // the error's text, or "" for an answer
+	}{
+		{"gpt-4.1", "Reasoning input items can only be provided to a reasoning or computer use model. Remove reasoning items from your input and try again."},
+		{"gpt-4o-mini", "Reasoning input items can only be provided to a reasoning or computer use model. Remove reasoning items from your input and try again."},
+		{"o4-mini", ""},
+		{"gpt-5-mini", ""},
+		{"deepseek-v4-flash", ""},
+	}
+	for _, tt := range tests {
+		t.Run(tt.model, func(t *testing.T) {
+			s := NewResponses([]Step{{Text: &text}}, "")
+			defer s.Close()
+			res, err := http.Post(s.BaseURL()+"/responses", "application/json",
+				strings.NewReader(`{"model":"`+tt.model+`","store":false,"input":`+input+`}`))
+			if err != nil {
+				t.Fatal(err)
+			}
+			defer res.Body.Close()
+			var body struct {
+				Error *struct {
+					Message string `json:"message"`
+					Type    string `json:"type"`
+				} `json:"error"`
+			}
+			if err := json.NewDecoder(res.Body).Decode(&body); err != nil {
+				t.Fatal(err)
+			}
+			switch {
+			case tt.want == "" && (res.StatusCode != 200 || body.Error != nil):
+				t.Errorf("status %d, error %+v; want an answer", res.StatusCode, body.Error)
+			case tt.want != "" && (res.StatusCode != 400 || body.Error == nil || body.Error.Message != tt.want || body.Error.Type != "invalid_request_error"):
+				t.Errorf("status %d, error %+v; want 400 %q", res.StatusCode, body.Error, tt.want)
+			}
+		})
+	}
+}
+
+// A reasoning item carries its ciphertext only when the request asks for
+// it (include reasoning.encrypted_content); without it, under store false,
+// the item cannot be sent back: the API looks it up by id and finds
+// nothing.
+func TestResponsesCiphertextOnlyWhenAsked(t *testing.T) {
+	text := "Hi."
+	s := NewResponses([]Step{{Reasoning: []Reasoning{{}}, Text: &text}, {Text: &text}}, "")
+	defer s.Close()
+	post := func(body string) (int, map[string]any) {
+		t.Helper()
+		res, err := http.Post(s.BaseURL()+"/responses", "application/json", strings.NewReader(body))
+		if err != nil {
+			t.Fatal(err)
+		}
+		defer res.Body.Close()
+		var out map[string]any
+		if err := json.NewDecoder(res.Body).Decode(&out); err != nil {
+			t.Fatal(err)
+		}
+		return res.StatusCode, out
+	}
+	const user = `{"role":"user","content":"q"}`
+	status, resp := post(`{"model":"o4-mini","store":false,"input":[` + user + `]}`)
+	if status != 200 {
+		t.Fatalf("status %d: %v", status, resp)
+	}
+	output, _ := resp["output"].([]any)
+	if len(output) != 2 {
+		t.Fatalf("output %v", output)
+	}
+	rs := output[0].(map[string]any)
+	if rs["type"] != "reasoning" || rs["encrypted_content"] != nil {
+		t.Fatalf("without include, the reasoning item is %v; want encrypted_content null", rs)
+	}
+	items := []any{map[string]any{"role": "user", "content": "q"}, output[0], output[1], map[string]any{"role": "user", "content": "again"}}
+	b, _ := json.Marshal(map[string]any{"model": "o4-mini", "store": false, "input": items})
+	status, resp = post(string(b))
+	e, _ := resp["error"].(map[string]any)
+	want := fmt.Sprintf("Item with id '%s' not found. Items are not persisted when `store` is set to false. Try again with `store` set to true, or remove this item from your input.", rs["id"])
+	if status != 400 || e == nil || e["message"] != want {
+		t.Errorf("sent back: status %d, %v; want 400 %q", status, resp, want)
 	}
 }

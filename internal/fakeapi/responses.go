@@ -6,6 +6,8 @@ import (
 	"encoding/json"
 	"fmt"
 	"net/http"
+	"regexp"
+	"slices"
 	"strings"
 	"sync/atomic"
 	"time"
@@ -166,6 +168,9 @@ func (s *Responses) handle(w http.ResponseWriter, r *http.Request, body []byte) 
 	if gerr == nil {
 		gerr = checkResponsesImages(input)
 	}
+	if gerr == nil {
+		gerr = checkReasoningModel(req.Model, input)
+	}
 	choice, cerr := req.toolChoice()
 	if gerr == nil {
 		gerr = cerr
@@ -217,7 +222,7 @@ func (s *Responses) handle(w http.ResponseWriter, r *http.Request, body []byte) 
 	// Ids are unique across servers, as the API's are: a resumed run
 	// talks to a new server about items an earlier one made.
 	key := fmt.Sprintf("%016x", responseCount.Add(1)*0x9e3779b97f4a7c15)
-	out := s.output(st, key, time.Now().Unix())
+	out := s.output(st, key, time.Now().Unix(), slices.Contains(req.Include, "reasoning.encrypted_content"))
 	// The input tokens count the conversation a request stands for: with
 	// previous_response_id, the items the server held too.
 	size := len(body)
@@ -425,13 +430,37 @@ func checkResponsesItems(items []json.RawMessage, store bool, is issued) *gramma
 				}
 			}
 		case kind == "message":
-			if len(pending) > 0 {
+			// The model's own message among its output items leaves its
+			// calls open: the official API pairs them with their outputs
+			// by call_id (DeepSeek's does not).
+			if len(pending) > 0 && (it.Type != "message" || it.Role != "assistant") {
 				return input(fmt.Sprintf("No tool output found for function call %s.", pending[0]))
 			}
 		}
 	}
 	if len(pending) > 0 {
 		return input(fmt.Sprintf("No tool output found for function call %s.", pending[0]))
+	}
+	return nil
+}
+
+// nonReasoningModel matches the names of OpenAI's models that do not
+// reason (gpt-4o, gpt-4.1, gpt-3.5-turbo, chatgpt-4o-latest).
+var nonReasoningModel = regexp.MustCompile(`^(gpt-4|gpt-3\.5|chatgpt-)`)
+
+// checkReasoningModel refuses reasoning items sent to one of OpenAI's
+// models that do not reason, as after a conversation goes on with another
+// model, with the real API's text. Other names (DeepSeek's, Bedrock's)
+// take them.
+func checkReasoningModel(model string, items []json.RawMessage) *grammarError {
+	if !nonReasoningModel.MatchString(model) {
+		return nil
+	}
+	for _, raw := range items {
+		var it respInItem
+		if json.Unmarshal(raw, &it) == nil && it.Type == "reasoning" {
+			return &grammarError{msg: "Reasoning input items can only be provided to a reasoning or computer use model. Remove reasoning items from your input and try again."}
+		}
 	}
 	return nil
 }
@@ -575,8 +604,9 @@ func (s *Responses) remember(c *convState, out respOutput) {
 }
 
 // output builds a step's output items: reasoning, any extra items, the
-// message, the function calls.
-func (s *Responses) output(st *Step, key string, now int64) respOutput {
+// message, the function calls. A reasoning item carries its ciphertext
+// when the request asked for it.
+func (s *Responses) output(st *Step, key string, now int64, withCipher bool) respOutput {
 	var out respOutput
 	n := 0
 	id := func(prefix string) string {
@@ -601,7 +631,7 @@ func (s *Responses) output(st *Step, key string, now int64) respOutput {
 		item := func(cipher any, summary []any) map[string]any {
 			return map[string]any{"id": rid, "type": "reasoning", "encrypted_content": cipher, "summary": summary}
 		}
-		if r.NoCiphertext {
+		if r.NoCiphertext || !withCipher {
 			add(item(nil, []any{}), item(nil, summary), item(nil, summary))
 			continue
 		}

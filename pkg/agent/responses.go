@@ -7,6 +7,7 @@ import (
 	"errors"
 	"fmt"
 	"maps"
+	"net/http"
 	"slices"
 	"strconv"
 	"strings"
@@ -278,9 +279,16 @@ func (r *Responses) providerError(err error) error {
 	if !errors.As(err, &apiErr) {
 		return transportError("responses", r.cfg.BaseURL, r.cfg.BaseURLFrom, err)
 	}
-	return apiError(endpoint{provider: "responses", keyVar: "OPENAI_API_KEY", hasKey: r.cfg.APIKey != "",
+	pe := apiError(endpoint{provider: "responses", keyVar: "OPENAI_API_KEY", hasKey: r.cfg.APIKey != "",
 		model: r.cfg.Model, baseURL: r.cfg.BaseURL, urlFrom: r.cfg.BaseURLFrom, retries: r.cfg.MaxRetries},
 		apiErr.StatusCode, apiErr.Message, apiErr.Response, err)
+	if apiErr.StatusCode == http.StatusBadRequest && strings.HasPrefix(apiErr.Message, "Reasoning input items can only be provided to a reasoning") {
+		// A conversation of a reasoning model going on with one that does
+		// not reason: its reasoning items cannot be left out without
+		// changing it, so the way on is a reasoning model.
+		pe.Hint = fmt.Sprintf("%s does not take the reasoning items the conversation holds: go on with a reasoning model (--model)", r.cfg.Model)
+	}
+	return pe
 }
 
 // ResponsesDialect is the Responses item grammar: a conversation is a list

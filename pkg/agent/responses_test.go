@@ -377,6 +377,28 @@ func TestResponsesErrors(t *testing.T) {
 			t.Errorf("err %v", err)
 		}
 	})
+	// A completed response with no output items, and one that is not
+	// finished (queued, as a background response is): neither is an
+	// answer.
+	for name, body := range map[string]string{
+		"empty output": `{"id":"resp_1","object":"response","status":"completed","output":[],"usage":{"input_tokens":5,"output_tokens":0}}`,
+		"queued":       `{"id":"resp_1","object":"response","status":"queued","output":[]}`,
+	} {
+		t.Run(name, func(t *testing.T) {
+			srv := fakeapi.NewResponses([]fakeapi.Step{{Body: json.RawMessage(body)}}, respKey)
+			defer srv.Close()
+			p := newResponses(t, srv, agent.ResponsesConfig{})
+			_, err := p.Complete(context.Background(), &agent.Request{Messages: []agent.Message{p.UserMessage("hi")}})
+			want := map[string]string{
+				"empty output": "responses: the response has no content: neither text nor tool calls",
+				"queued":       "responses: the response is queued, not complete",
+			}[name]
+			var pe *agent.ProviderError
+			if !asProviderError(err, &pe) || err.Error() != want {
+				t.Errorf("err %v, want %q", err, want)
+			}
+		})
+	}
 }
 
 // A conversation stopped with calls pending (an interrupt, --max-steps)

@@ -9,8 +9,8 @@ import (
 // OpenAI Responses input items (rule 8 for call ids, rule 12 for pairing
 // and reasoning items). Items are not messages, but a log of them is checked
 // the same way: each function_call is answered by a function_call_output
-// before the next message item, and an OpenAI reasoning item is followed by
-// the output item it came with.
+// before the next message item the client writes, and an OpenAI reasoning
+// item is followed by the output item it came with.
 
 // maxResponsesCallID is the Responses limit on call_id (rule 8).
 const maxResponsesCallID = 64
@@ -86,7 +86,12 @@ func (c *conv) addResponses(m *wireMsg) {
 			c.reasoning.line, c.reasoning.index, c.reasoning.id = m.line, m.index, string(m.id)
 		}
 	case t == "message":
-		c.closeBlock(m)
+		// The model's own message among its output items (a call, then
+		// its text) leaves the calls open: the API pairs a call with its
+		// output by call_id. A message the client writes does not.
+		if len(m.typ) == 0 || string(m.role) != "assistant" {
+			c.closeBlock(m)
+		}
 		if role := string(m.role); role != "user" && role != "assistant" && role != "system" && role != "developer" {
 			c.report(m.line, m.index, "invalid-message", nil, "unknown role %q (want user, assistant, system or developer)", m.role)
 		}

@@ -106,6 +106,12 @@ var codeCases = []codeCase{
 	{"responses interleaved", "unanswered-call", Error, Options{Input: InputRequest},
 		`{"input":[{"type":"function_call","call_id":"a","name":"read","arguments":"{}"},{"role":"assistant","content":"x"},{"type":"function_call_output","call_id":"a","output":"ok"}]}`,
 		`{"input":[{"role":"assistant","content":"x"},{"type":"function_call","call_id":"a","name":"read","arguments":"{}"},{"type":"function_call_output","call_id":"a","output":"ok"}]}`},
+	// The model's own message between its call and the output (its output
+	// items were [call, message]) leaves the call open: the official API
+	// pairs by call_id (DeepSeek's does not; pydantic-ai records it).
+	{"responses text after the call", "unanswered-call", Error, Options{Input: InputRequest},
+		`{"input":[{"type":"function_call","call_id":"a","name":"read","arguments":"{}"},{"role":"user","content":"wait"},{"type":"function_call_output","call_id":"a","output":"ok"}]}`,
+		`{"input":[{"type":"function_call","call_id":"a","name":"read","arguments":"{}"},{"type":"message","id":"msg_1","role":"assistant","status":"completed","content":[{"type":"output_text","text":"Checking.","annotations":[]}]},{"type":"function_call_output","call_id":"a","output":"ok"}]}`},
 	{"responses next turn", "unanswered-call", Error, Options{Input: InputRequest},
 		`{"input":[{"type":"function_call","call_id":"a","name":"f","arguments":"{}"},{"type":"function_call","call_id":"b","name":"f","arguments":"{}"},{"type":"function_call_output","call_id":"a","output":"ok"},{"type":"function_call","call_id":"c","name":"f","arguments":"{}"},{"type":"function_call_output","call_id":"c","output":"ok"}]}`,
 		`{"input":[{"type":"function_call","call_id":"a","name":"f","arguments":"{}"},{"type":"function_call","call_id":"b","name":"f","arguments":"{}"},{"type":"function_call_output","call_id":"a","output":"ok"},{"type":"function_call_output","call_id":"b","output":"ok"},{"type":"function_call","call_id":"c","name":"f","arguments":"{}"},{"type":"function_call_output","call_id":"c","output":"ok"}]}`},
