@@ -185,6 +185,7 @@ func startLive(ctx context.Context, ios *IOStreams, o *liveOptions, s liveSetup)
 		}
 	}()
 	prog := newProgress(ios, o.Verbose, o.Quiet)
+	prog.redact = toolSecrets(ios, ts) // -v shows results, which may hold what a server was given
 	ap := newApprover(ios, ts, o.Approval, false, prog)
 	loop, w, err := newLoop(ios, o, s, ap, liveNet{})
 	if err != nil {

@@ -261,6 +261,7 @@ func replayConversation(ctx context.Context, opts *ReplayOptions, conv *transcri
 	}
 	if opts.Verbose {
 		prog := newProgress(ios, true, false)
+		prog.redact = redact
 		defer prog.Close()
 		ropts.OnEvent = prog.Event
 	}

@@ -84,6 +84,11 @@ func loadToolSet(ctx context.Context, ios *IOStreams, src toolSources, sel tools
 	}
 	if len(failed) > 0 {
 		ts.Close()
+		if ctx.Err() != nil {
+			// Interrupted while servers started: exit as interrupted,
+			// not as a server that failed.
+			return nil, context.Cause(ctx)
+		}
 		if len(failed) == 1 {
 			return nil, &ExitError{Code: ExitUsage, Err: failed[0]}
 		}

@@ -32,6 +32,9 @@ const (
 	// cancelWait bounds how long closing a session waits for the
 	// cancellation notifications of calls cut short to go out.
 	cancelWait = time.Second
+	// endingWait is how long a call's unexplained error waits to see
+	// whether the connection is ending.
+	endingWait = 100 * time.Millisecond
 )
 
 // session is one connection to a server: for a stdio server, one run of
@@ -41,6 +44,7 @@ type session struct {
 	cmd    *exec.Cmd // stdio only
 	pgid   int
 	stderr *tail
+	stdout *stdoutFilter
 	// canceled counts the calls cut short, notified the cancellation
 	// notifications sent; closing waits for the one to reach the other.
 	canceled, notified atomic.Int64
@@ -67,7 +71,10 @@ func connect(ctx context.Context, c *Config, l *launch, client *sdk.Client) (*se
 			return nil, nil, err
 		}
 		s.cmd, s.stderr = cmd, stderr
-		t = &observed{Transport: &sdk.CommandTransport{Command: cmd, TerminateDuration: terminateWait}, notified: &s.notified, cmd: cmd}
+		s.stdout = &stdoutFilter{max: maxMessage, note: func(line []byte) {
+			stderr.add([]byte("(on stdout, not MCP, ignored) " + string(line) + "\n"))
+		}}
+		t = &observed{Transport: &stdioTransport{cmd: cmd, out: s.stdout}, notified: &s.notified, cmd: cmd}
 	}
 	cs, err := client.Connect(ctx, t, nil)
 	if s.stderr != nil {
@@ -158,6 +165,9 @@ func (s *session) explain(ctx context.Context, err error) error {
 		}
 		return context.Cause(ctx)
 	}
+	if s.stdout != nil && s.stdout.wroteTooMuch() {
+		return fmt.Errorf("%s%s", tooLargeText, s.stderrText())
+	}
 	if s.cmd != nil && s.cmd.ProcessState != nil {
 		return fmt.Errorf("exited: %s%s", s.cmd.ProcessState, s.stderrText())
 	}
@@ -195,10 +205,24 @@ func (s *session) alive() bool {
 	}
 }
 
+// ending reports whether the session ends within a moment: a call's
+// error that names no cause may be the first sign of a connection going.
+func (s *session) ending() bool {
+	select {
+	case <-s.ended:
+		return true
+	case <-time.After(endingWait):
+		return false
+	}
+}
+
 // exitText says how a session that ended by itself ended: a stdio server's
 // exit status and the end of its stderr.
 func (s *session) exitText() string {
 	s.close()
+	if s.stdout != nil && s.stdout.wroteTooMuch() {
+		return tooLargeText + s.stderrText()
+	}
 	if s.cmd != nil && s.cmd.ProcessState != nil {
 		return "exited: " + s.cmd.ProcessState.String() + s.stderrText()
 	}
@@ -210,9 +234,13 @@ func (s *session) exitText() string {
 	return "closed the connection" + s.stderrText()
 }
 
+// tooLargeText says why a stdio server that wrote a message over the
+// bound was stopped.
+var tooLargeText = fmt.Sprintf("was stopped: it wrote a message of more than %d MiB, the most agentloop reads", maxMessage>>20)
+
 // close ends the session: the cancellations of calls cut short go out
-// first; then a stdio server's stdin is closed, and the SDK waits for it
-// to exit, sends SIGTERM, then SIGKILL; whatever is left of its process
+// first; then a stdio server's stdin is closed, and it is waited for, sent
+// SIGTERM, then SIGKILL (stdinCloser); whatever is left of its process
 // group is then ended too.
 func (s *session) close() {
 	if !s.closed.CompareAndSwap(false, true) {
@@ -329,12 +357,7 @@ func newTail(max int) (*tail, error) {
 		for {
 			n, err := r.Read(chunk)
 			if n > 0 {
-				t.mu.Lock()
-				t.buf = append(t.buf, chunk[:n]...)
-				if len(t.buf) > 2*t.max {
-					t.buf = append(t.buf[:0], t.buf[len(t.buf)-t.max:]...)
-				}
-				t.mu.Unlock()
+				t.add(chunk[:n])
 			}
 			if err != nil {
 				return
@@ -342,6 +365,16 @@ func newTail(max int) (*tail, error) {
 		}
 	}()
 	return t, nil
+}
+
+// add keeps b at the end of what the server wrote.
+func (t *tail) add(b []byte) {
+	t.mu.Lock()
+	defer t.mu.Unlock()
+	t.buf = append(t.buf, b...)
+	if len(t.buf) > 2*t.max {
+		t.buf = append(t.buf[:0], t.buf[len(t.buf)-t.max:]...)
+	}
 }
 
 // started closes this process's copy of the writing end, once the server

@@ -4,7 +4,9 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"io"
 	"maps"
+	"os"
 	"slices"
 	"strings"
 	"sync"
@@ -325,7 +327,21 @@ func (srv *server) call(ctx context.Context, t *Tool, args []byte) agent.ToolRes
 	if errors.As(err, &rpcErr) && rpcErr.Code != codeRejectedByTransport && sess.alive() {
 		return fail(transcript.KindServer, "mcp server %s refused the call: %s", srv.cfg.Name, rpcErr.Message)
 	}
+	if !connectionLost(err) && !sess.ending() {
+		// The answer came and could not be read: the server is still
+		// there, and the calls that follow may well work.
+		return fail(transcript.KindServer, "mcp server %s sent a result agentloop cannot read: %v", srv.cfg.Name, err)
+	}
 	return fail(transcript.KindServer, "mcp server %s %s", srv.cfg.Name, srv.died(sess, err))
+}
+
+// connectionLost reports whether a call's error says the connection is
+// gone, rather than that its answer could not be read.
+func connectionLost(err error) bool {
+	var rpcErr *jsonrpc.Error
+	return errors.Is(err, sdk.ErrConnectionClosed) || errors.Is(err, io.EOF) || errors.Is(err, io.ErrUnexpectedEOF) ||
+		errors.Is(err, os.ErrClosed) || errors.Is(err, errTooLarge) ||
+		(errors.As(err, &rpcErr) && rpcErr.Code == codeRejectedByTransport)
 }
 
 // codeRejectedByTransport is the SDK's code for a message its transport

@@ -1,8 +1,11 @@
 package mcp
 
 import (
+	"bufio"
 	"context"
+	"encoding/json"
 	"errors"
+	"fmt"
 	"net/http/httptest"
 	"os"
 	"path/filepath"
@@ -21,8 +24,11 @@ import (
 // The test binary is also the test server: run with MCPTEST_SERVER=1, it
 // serves mcptest over stdio.
 func TestMain(m *testing.M) {
-	if os.Getenv("MCPTEST_SERVER") == "1" {
+	switch os.Getenv("MCPTEST_SERVER") {
+	case "1":
 		os.Exit(mcptest.Main(os.Args[1:]))
+	case "raw":
+		os.Exit(rawServer())
 	}
 	os.Exit(m.Run())
 }
@@ -352,5 +358,73 @@ func TestHTTPServerGone(t *testing.T) {
 	r = s.Call(context.Background(), "web_echo", "c3", []byte(`{"text":"again"}`))
 	if r.Kind != transcript.KindServer || !strings.Contains(r.Content, "and restarting it failed") {
 		t.Errorf("after a failed restart: %+v", r)
+	}
+}
+
+// rawServer is an MCP server written by hand, over stdio, whose tool bad
+// answers a result that is not MCP's (content that is not a list) and
+// whose tool weird answers content of a kind MCP does not have; its tool
+// pid says its process id.
+func rawServer() int {
+	in := bufio.NewScanner(os.Stdin)
+	for in.Scan() {
+		var m struct {
+			ID     json.RawMessage `json:"id"`
+			Method string          `json:"method"`
+			Params struct {
+				Name            string `json:"name"`
+				ProtocolVersion string `json:"protocolVersion"`
+			} `json:"params"`
+		}
+		if json.Unmarshal(in.Bytes(), &m) != nil || m.ID == nil {
+			continue
+		}
+		var result any
+		switch m.Method {
+		case "initialize":
+			result = map[string]any{"protocolVersion": m.Params.ProtocolVersion, "capabilities": map[string]any{"tools": map[string]any{}},
+				"serverInfo": map[string]any{"name": "raw", "version": "1"}}
+		case "tools/list":
+			var tools []any
+			for _, n := range []string{"bad", "weird", "pid"} {
+				tools = append(tools, map[string]any{"name": n, "inputSchema": map[string]any{"type": "object"}})
+			}
+			result = map[string]any{"tools": tools}
+		case "tools/call":
+			switch m.Params.Name {
+			case "bad":
+				result = map[string]any{"content": "not a list"}
+			case "weird":
+				result = map[string]any{"content": []any{map[string]any{"type": "video", "data": "AAAA"}}}
+			default:
+				result = map[string]any{"content": []any{map[string]any{"type": "text", "text": strconv.Itoa(os.Getpid())}}}
+			}
+		default:
+			result = map[string]any{}
+		}
+		b, _ := json.Marshal(map[string]any{"jsonrpc": "2.0", "id": m.ID, "result": result})
+		fmt.Printf("%s\n", b)
+	}
+	return 0
+}
+
+// A result that is not MCP's is an error result for its call, saying so;
+// the server, which did not exit, goes on serving the calls that follow.
+func TestMalformedResult(t *testing.T) {
+	cfg := stdioServer(t, "raw")
+	cfg.Env = []EnvVar{{Name: "MCPTEST_SERVER", Value: "raw", HasValue: true}}
+	s := start(t, "", cfg)
+	pid := s.Call(context.Background(), "raw_pid", "c1", nil)
+	if pid.IsError {
+		t.Fatalf("pid: %+v", pid)
+	}
+	for _, tool := range []string{"raw_bad", "raw_weird"} {
+		r := s.Call(context.Background(), tool, "c2", nil)
+		if r.Kind != transcript.KindServer || !strings.HasPrefix(r.Content, "mcp server raw sent a result agentloop cannot read: ") {
+			t.Errorf("%s: %+v", tool, r)
+		}
+	}
+	if again := s.Call(context.Background(), "raw_pid", "c3", nil); again.IsError || again.Content != pid.Content {
+		t.Errorf("after the results that were not MCP's: %+v, want the same server (%s)", again, pid.Content)
 	}
 }
