@@ -110,8 +110,9 @@ func (r *Redactor) Redact(b []byte) []byte {
 	// a signed URL's sig or X-Amz-Signature, an OAuth code) go too.
 	if bytes.Contains(b, []byte("://")) && bytes.IndexByte(b, '?') >= 0 {
 		b = urlWithQuery().ReplaceAllFunc(b, func(u []byte) []byte {
-			// Punctuation that ends a sentence ends the URL.
-			tail := len(bytes.TrimRight(u, ".,:;!)"))
+			// Punctuation that ends a sentence, or a bracket or parenthesis
+			// around the URL, ends it.
+			tail := len(bytes.TrimRight(u, ".,:;!)]"))
 			i := bytes.IndexByte(u, '?')
 			out := append(u[:i+1:i+1], redactQuery(string(u[i+1:tail]))...)
 			return append(out, u[tail:]...)
