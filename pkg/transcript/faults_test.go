@@ -86,6 +86,8 @@ func TestRedactorURLQueryCredentials(t *testing.T) {
 		// Markdown link's parenthesis, a bracket around it.
 		{`see [the file](https://h/f?token=abc)], then.`, `see [the file](https://h/f?token=[REDACTED])], then.`},
 		{`(at https://h/f?sig=abc).`, `(at https://h/f?sig=[REDACTED]).`},
+		{`[https://h/f?token=[REDACTED]]`, `[https://h/f?token=[REDACTED]]`},
+		{`(https://h/f?token=[REDACTED]).`, `(https://h/f?token=[REDACTED]).`},
 		// Other parameters, and queries outside URLs, are left alone.
 		{`http://h/v1?api-version=2024&model=x`, `http://h/v1?api-version=2024&model=x`},
 		{`what?key=value is not a URL`, `what?key=value is not a URL`},
@@ -94,6 +96,11 @@ func TestRedactorURLQueryCredentials(t *testing.T) {
 	for _, tt := range tests {
 		if got := r.RedactString(tt.in); got != tt.want {
 			t.Errorf("Redact(%q) = %q, want %q", tt.in, got, tt.want)
+		}
+		// Text redacted already (a transcript read back, a line shown
+		// again) comes out as it went in.
+		if got := r.RedactString(tt.want); got != tt.want {
+			t.Errorf("Redact(%q) = %q: redacted twice, it changed", tt.want, got)
 		}
 	}
 }

@@ -111,8 +111,12 @@ func (r *Redactor) Redact(b []byte) []byte {
 	if bytes.Contains(b, []byte("://")) && bytes.IndexByte(b, '?') >= 0 {
 		b = urlWithQuery().ReplaceAllFunc(b, func(u []byte) []byte {
 			// Punctuation that ends a sentence, or a bracket or parenthesis
-			// around the URL, ends it.
-			tail := len(bytes.TrimRight(u, ".,:;!)]"))
+			// around the URL, ends it; but not the bracket that ends a value
+			// redacted already.
+			tail := len(u)
+			for tail > 0 && bytes.IndexByte([]byte(".,:;!)]"), u[tail-1]) >= 0 && !bytes.HasSuffix(u[:tail], []byte(Redacted)) {
+				tail--
+			}
 			i := bytes.IndexByte(u, '?')
 			out := append(u[:i+1:i+1], redactQuery(string(u[i+1:tail]))...)
 			return append(out, u[tail:]...)
