@@ -17,14 +17,17 @@ func checkBaseURL(raw, source string) error {
 
 // baseURLSetting names the setting a resolved base URL came from, as an
 // error message tells the user to check it: "" for the default.
-func baseURLSetting(src config.Source) string {
+func baseURLSetting(src config.Source) string { return settingName(src, "base_url") }
+
+// settingName names the setting a resolved value of the configuration's
+// key came from, as an error message tells the user to check it: the flag,
+// the variable, or the key at its line of the file; "" for the default.
+func settingName(src config.Source, key string) string {
 	switch src.Kind {
-	case config.SourceFlag:
-		return "--base-url"
-	case config.SourceEnv:
+	case config.SourceFlag, config.SourceEnv:
 		return src.Name
 	case config.SourceFile:
-		return fmt.Sprintf("base_url in %s:%d", src.File, src.Line)
+		return fmt.Sprintf("%s in %s:%d", key, src.File, src.Line)
 	}
 	return ""
 }

@@ -152,6 +152,7 @@ func givenFlag(flags *pflag.FlagSet) func(string) (string, []string, bool) {
 // a live run.
 func useModel(cfg *config.Config, mo *modelOptions) {
 	mo.Model, mo.Provider, mo.System = cfg.Model, cfg.Provider, cfg.System
+	mo.modelFrom = settingName(cfg.Source("model"), "model")
 	mo.useBaseURL(cfg)
 	mo.MaxRetries, mo.Timeout = cfg.MaxRetries, cfg.Timeout
 }
@@ -160,7 +161,7 @@ func useModel(cfg *config.Config, mo *modelOptions) {
 // flag nor the transcript. The provider is already decided.
 func fillModel(cfg *config.Config, mo *modelOptions) {
 	if mo.Model == "" {
-		mo.Model = cfg.Model
+		mo.Model, mo.modelFrom = cfg.Model, settingName(cfg.Source("model"), "model")
 	}
 	if mo.System == "" {
 		mo.System = cfg.System

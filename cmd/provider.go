@@ -31,6 +31,9 @@ type modelOptions struct {
 	// baseURLFrom names where BaseURL came from when neither the flag nor
 	// the provider's variable gave it, for error messages.
 	baseURLFrom string
+	// modelFrom names where Model came from when the flag did not give
+	// it, for error messages.
+	modelFrom string
 }
 
 func addModelFlags(f *pflag.FlagSet, o *modelOptions) {
@@ -126,7 +129,7 @@ func newProvider(ios *IOStreams, o *modelOptions, net liveNet, serverClearing *a
 		APIKey: key, BaseURL: baseURL, Model: o.Model, Temperature: temp,
 		Organization: ios.Getenv("OPENAI_ORG_ID"), Project: ios.Getenv("OPENAI_PROJECT_ID"),
 		MaxRetries: o.MaxRetries, MaxTokens: o.MaxTokens, HTTPClient: net.client, Limiter: net.limiter,
-		BaseURLFrom: from,
+		BaseURLFrom: from, ModelFrom: o.modelFrom,
 	}
 	switch name {
 	case "openai":
@@ -135,7 +138,7 @@ func newProvider(ios *IOStreams, o *modelOptions, net liveNet, serverClearing *a
 		p, err = agent.NewResponses(agent.ResponsesConfig{OpenAIConfig: oai, Store: o.Store})
 	default:
 		p, err = agent.NewAnthropic(agent.AnthropicConfig{
-			APIKey: key, BaseURL: baseURL, BaseURLFrom: from, Model: o.Model, Temperature: temp,
+			APIKey: key, BaseURL: baseURL, BaseURLFrom: from, Model: o.Model, ModelFrom: o.modelFrom, Temperature: temp,
 			MaxRetries: o.MaxRetries, MaxTokens: o.MaxTokens, HTTPClient: net.client, Limiter: net.limiter, ServerClearing: serverClearing,
 		})
 	}

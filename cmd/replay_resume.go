@@ -51,8 +51,8 @@ func runReplayResume(ctx context.Context, opts *ReplayOptions) error {
 func recordedModel(ios *IOStreams, cfg *config.Config, flags modelOptions, file string, conv *transcript.Conversation, how string) (modelOptions, error) {
 	mo := flags
 	if h := conv.Header; h != nil {
-		if mo.Model == "" {
-			mo.Model = h.Model
+		if mo.Model == "" && h.Model != "" {
+			mo.Model, mo.modelFrom = h.Model, "the transcript's model"
 		}
 		if mo.Provider == "" {
 			mo.Provider = h.Provider

@@ -32,6 +32,8 @@ type AnthropicConfig struct {
 	// BaseURLFrom names the setting BaseURL came from ("OPENAI_BASE_URL",
 	// "base_url in FILE:LINE"), for the hints of errors; "" is --base-url.
 	BaseURLFrom string
+	// ModelFrom names the setting Model came from, as OpenAIConfig's does.
+	ModelFrom   string
 	MaxRetries  int
 	MaxTokens   int64
 	Temperature *float64
@@ -339,7 +341,7 @@ func (a *Anthropic) providerError(err error) error {
 		return transportError("anthropic", a.cfg.BaseURL, a.cfg.BaseURLFrom, err)
 	}
 	return apiError(endpoint{provider: "anthropic", keyVar: "ANTHROPIC_API_KEY", hasKey: a.cfg.APIKey != "",
-		model: a.cfg.Model, baseURL: a.cfg.BaseURL, urlFrom: a.cfg.BaseURLFrom, retries: a.cfg.MaxRetries},
+		model: a.cfg.Model, modelFrom: a.cfg.ModelFrom, baseURL: a.cfg.BaseURL, urlFrom: a.cfg.BaseURLFrom, retries: a.cfg.MaxRetries},
 		apiErr.StatusCode, apiErr.Message, apiErr.Response, err)
 }
 

@@ -144,19 +144,28 @@ var htmlTags = sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile(
 
 // endpoint is what an API error's hint needs to know about the request.
 type endpoint struct {
-	provider string // "openai" or "anthropic"
-	keyVar   string // the variable the key comes from
-	hasKey   bool
-	model    string
-	baseURL  string
-	urlFrom  string // the setting baseURL came from
-	retries  int
+	provider  string // "openai" or "anthropic"
+	keyVar    string // the variable the key comes from
+	hasKey    bool
+	model     string
+	modelFrom string // the setting model came from
+	baseURL   string
+	urlFrom   string // the setting baseURL came from
+	retries   int
 }
 
 // urlSetting is the setting to check for a base URL that came from from.
 func urlSetting(from string) string {
 	if from == "" {
 		return "--base-url"
+	}
+	return from
+}
+
+// modelSetting is the setting to check for a model that came from from.
+func modelSetting(from string) string {
+	if from == "" {
+		return "--model"
 	}
 	return from
 }
@@ -178,7 +187,7 @@ func apiError(e endpoint, status int, message string, res *http.Response, err er
 	case http.StatusNotFound:
 		// Say what was asked for: a base URL with a path too many or too
 		// few (…/v1/v1/…) shows at once.
-		pe.Hint = fmt.Sprintf("check --model %q and %s %s", e.model, urlSetting(e.urlFrom), transcript.RedactURL(e.baseURL))
+		pe.Hint = fmt.Sprintf("check %s %q and %s %s", modelSetting(e.modelFrom), e.model, urlSetting(e.urlFrom), transcript.RedactURL(e.baseURL))
 		if res != nil && res.Request != nil && res.Request.URL != nil {
 			pe.Hint = fmt.Sprintf("%s %s: %s", res.Request.Method, transcript.RedactURL(res.Request.URL.String()), pe.Hint)
 		}

@@ -26,6 +26,9 @@ type OpenAIConfig struct {
 	// BaseURLFrom names the setting BaseURL came from ("OPENAI_BASE_URL",
 	// "base_url in FILE:LINE"), for the hints of errors; "" is --base-url.
 	BaseURLFrom string
+	// ModelFrom names the setting Model came from ("AGENTLOOP_MODEL",
+	// "model in FILE:LINE"), for the hints of errors; "" is --model.
+	ModelFrom string
 	// MaxRetries is the retry budget for 408/409/429/5xx and connection
 	// errors, with backoff (see faultTransport).
 	MaxRetries int
@@ -397,7 +400,7 @@ func (o *OpenAI) providerError(err error) error {
 		return transportError("openai", o.cfg.BaseURL, o.cfg.BaseURLFrom, err)
 	}
 	return apiError(endpoint{provider: "openai", keyVar: "OPENAI_API_KEY", hasKey: o.cfg.APIKey != "",
-		model: o.cfg.Model, baseURL: o.cfg.BaseURL, urlFrom: o.cfg.BaseURLFrom, retries: o.cfg.MaxRetries},
+		model: o.cfg.Model, modelFrom: o.cfg.ModelFrom, baseURL: o.cfg.BaseURL, urlFrom: o.cfg.BaseURLFrom, retries: o.cfg.MaxRetries},
 		apiErr.StatusCode, apiErr.Message, apiErr.Response, err)
 }
 

@@ -280,7 +280,7 @@ func (r *Responses) providerError(err error) error {
 		return transportError("responses", r.cfg.BaseURL, r.cfg.BaseURLFrom, err)
 	}
 	pe := apiError(endpoint{provider: "responses", keyVar: "OPENAI_API_KEY", hasKey: r.cfg.APIKey != "",
-		model: r.cfg.Model, baseURL: r.cfg.BaseURL, urlFrom: r.cfg.BaseURLFrom, retries: r.cfg.MaxRetries},
+		model: r.cfg.Model, modelFrom: r.cfg.ModelFrom, baseURL: r.cfg.BaseURL, urlFrom: r.cfg.BaseURLFrom, retries: r.cfg.MaxRetries},
 		apiErr.StatusCode, apiErr.Message, apiErr.Response, err)
 	if apiErr.StatusCode == http.StatusBadRequest && strings.HasPrefix(apiErr.Message, "Reasoning input items can only be provided to a reasoning") {
 		// A conversation of a reasoning model going on with one that does
