@@ -38,7 +38,7 @@ func OpenDir(path string) (*Dir, []Result, *Torn, error) {
 	if err := os.MkdirAll(path, 0o700); err != nil {
 		return nil, nil, nil, fmt.Errorf("create %s: %w", path, bare(err))
 	}
-	lock, err := os.OpenFile(filepath.Join(path, lockName), os.O_RDWR|os.O_CREATE, 0o600)
+	lock, err := os.OpenFile(filepath.Join(path, lockName), os.O_RDWR|os.O_CREATE|syscall.O_NOFOLLOW, 0o600)
 	if err != nil {
 		return nil, nil, nil, fmt.Errorf("lock %s: %w", path, bare(err))
 	}

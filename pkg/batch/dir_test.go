@@ -91,3 +91,38 @@ func TestDirAttempts(t *testing.T) {
 		}
 	}
 }
+
+// TestDirRefusesPlantedSymlinks: a symbolic link planted in OUTDIR at the
+// results file's or the lock's name is not followed: the batch refuses the
+// folder and the file the link names is neither made nor changed.
+func TestDirRefusesPlantedSymlinks(t *testing.T) {
+	for _, name := range []string{ResultsName, lockName} {
+		for _, exists := range []bool{false, true} {
+			t.Run(name+map[bool]string{false: "/to nothing", true: "/to a file"}[exists], func(t *testing.T) {
+				base := t.TempDir()
+				victim := filepath.Join(base, "victim")
+				if exists {
+					if err := os.WriteFile(victim, []byte("keep\n"), 0o644); err != nil {
+						t.Fatal(err)
+					}
+				}
+				out := filepath.Join(base, "out")
+				if err := os.Mkdir(out, 0o700); err != nil {
+					t.Fatal(err)
+				}
+				if err := os.Symlink(victim, filepath.Join(out, name)); err != nil {
+					t.Fatal(err)
+				}
+				d, _, _, err := OpenDir(out)
+				if err == nil {
+					d.Close()
+					t.Error("OpenDir followed the link")
+				}
+				got, rerr := os.ReadFile(victim)
+				if exists && string(got) != "keep\n" || !exists && rerr == nil {
+					t.Errorf("the link's target: %q, %v", got, rerr)
+				}
+			})
+		}
+	}
+}

@@ -9,6 +9,7 @@ import (
 	"io"
 	"os"
 	"sync"
+	"syscall"
 	"time"
 
 	"github.com/agentloop/agentloop/pkg/transcript"
@@ -111,7 +112,7 @@ type Torn struct {
 // truncated away and reported; any other line that is not a result is an
 // error naming it.
 func OpenResults(path string) (*ResultsFile, []Result, *Torn, error) {
-	f, err := os.OpenFile(path, os.O_RDWR|os.O_CREATE, 0o600)
+	f, err := os.OpenFile(path, os.O_RDWR|os.O_CREATE|syscall.O_NOFOLLOW, 0o600)
 	if err != nil {
 		return nil, nil, nil, fmt.Errorf("open results: %w", err)
 	}

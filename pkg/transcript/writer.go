@@ -11,7 +11,9 @@ import (
 	"io/fs"
 	"os"
 	"path/filepath"
+	"strings"
 	"sync"
+	"syscall"
 	"time"
 )
 
@@ -133,7 +135,7 @@ func IsTranscript(path string) (bool, error) {
 }
 
 func create(path string, redact *Redactor) (*Writer, error) {
-	f, err := os.OpenFile(path, os.O_WRONLY|os.O_CREATE|os.O_TRUNC, 0o600)
+	f, err := openNoFollow(path)
 	if err != nil {
 		return nil, fmt.Errorf("create transcript: %w", err)
 	}
@@ -155,6 +157,29 @@ func create(path string, redact *Redactor) (*Writer, error) {
 	w := NewWriter(f, redact)
 	w.f, w.path, w.regular = f, path, regular
 	return w, nil
+}
+
+// openNoFollow opens path for writing, truncated, without following a
+// symbolic link planted there: a link to a regular file elsewhere, or to
+// nothing yet, is replaced by a file of its own (the file it named is left
+// as it was, or never made). A link to a device or a pipe (/dev/stdout,
+// /dev/fd/N) is written through, as the device itself would be.
+func openNoFollow(path string) (*os.File, error) {
+	const flags = os.O_WRONLY | os.O_CREATE | os.O_TRUNC
+	f, err := os.OpenFile(path, flags|syscall.O_NOFOLLOW, 0o600)
+	if !errors.Is(err, syscall.ELOOP) {
+		return f, err
+	}
+	if abs, _ := filepath.Abs(path); strings.HasPrefix(abs, "/dev/") {
+		return os.OpenFile(path, flags, 0o600)
+	}
+	if fi, serr := os.Stat(path); serr == nil && !fi.Mode().IsRegular() && !fi.IsDir() {
+		return os.OpenFile(path, flags, 0o600)
+	}
+	if err := os.Remove(path); err != nil {
+		return nil, err
+	}
+	return os.OpenFile(path, os.O_WRONLY|os.O_CREATE|os.O_EXCL|syscall.O_NOFOLLOW, 0o600)
 }
 
 // CreateTemp is Create for a transcript that must appear at path whole or

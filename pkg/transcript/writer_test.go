@@ -574,3 +574,87 @@ func TestCreateTempAt(t *testing.T) {
 		t.Error("not replaced at Commit")
 	}
 }
+
+// A symbolic link planted where a transcript is written is not followed
+// to write another file: it is replaced by the transcript, and the file
+// it named is left as it was (or never made). A link to a device is
+// written through.
+func TestCreateDoesNotFollowSymlinks(t *testing.T) {
+	header := `{"type":"header","version":1,"id":"x"}` + "\n"
+	tests := []struct {
+		name      string
+		target    string // what the link names, inside the test folder unless absolute
+		content   *string
+		overwrite bool
+	}{
+		{name: "to nothing", target: "victim.jsonl"},
+		{name: "to an earlier transcript", target: "victim.jsonl", content: &header},
+		{name: "to an empty file", target: "victim.jsonl", content: new(string)},
+		{name: "to another file, overwrite", target: "victim.txt", content: ptr("secret\n"), overwrite: true},
+	}
+	for _, tc := range tests {
+		for _, temp := range []bool{false, true} {
+			t.Run(fmt.Sprintf("%s/temp=%v", tc.name, temp), func(t *testing.T) {
+				dir := t.TempDir()
+				target := filepath.Join(dir, tc.target)
+				if tc.content != nil {
+					if err := os.WriteFile(target, []byte(*tc.content), 0o644); err != nil {
+						t.Fatal(err)
+					}
+				}
+				link := filepath.Join(dir, "run.jsonl")
+				if err := os.Symlink(target, link); err != nil {
+					t.Fatal(err)
+				}
+				create := CreateAt
+				if temp {
+					create = CreateTempAt
+				}
+				w, err := create(link, nil, tc.overwrite)
+				if err != nil {
+					t.Fatal(err)
+				}
+				if err := w.WriteHeader(Header{Provider: "openai", Model: "m"}); err != nil {
+					t.Fatal(err)
+				}
+				if err := w.Commit(); err != nil {
+					t.Fatal(err)
+				}
+				if err := w.Close(); err != nil {
+					t.Fatal(err)
+				}
+				fi, err := os.Lstat(link)
+				if err != nil {
+					t.Fatal(err)
+				}
+				if !fi.Mode().IsRegular() || fi.Mode().Perm() != 0o600 {
+					t.Errorf("%s: mode %v, want a regular file 0600 in the link's place", link, fi.Mode())
+				}
+				got, err := os.ReadFile(target)
+				switch {
+				case tc.content == nil && !errors.Is(err, fs.ErrNotExist):
+					t.Errorf("the link's target was made (%v): %q", err, got)
+				case tc.content != nil && string(got) != *tc.content:
+					t.Errorf("the link's target was written: %q, want %q", got, *tc.content)
+				}
+			})
+		}
+	}
+	t.Run("to a device", func(t *testing.T) {
+		link := filepath.Join(t.TempDir(), "null.jsonl")
+		if err := os.Symlink(os.DevNull, link); err != nil {
+			t.Fatal(err)
+		}
+		w, err := CreateAt(link, nil, false)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if err := w.WriteHeader(Header{Provider: "openai", Model: "m"}); err != nil {
+			t.Fatal(err)
+		}
+		w.Close()
+		if fi, err := os.Lstat(link); err != nil || fi.Mode()&fs.ModeSymlink == 0 {
+			t.Errorf("the link to %s was replaced: %v %v", os.DevNull, fi.Mode(), err)
+		}
+	})
+}
