@@ -162,7 +162,7 @@ func writeMerged(ios *IOStreams, path string, results []batch.Result) error {
 		return bw.Flush()
 	}
 	if path == "" || path == "-" {
-		return write(ios.Out)
+		return write(jsonOut(ios))
 	}
 	f, err := os.CreateTemp(filepath.Dir(path), filepath.Base(path)+".*.tmp")
 	if err != nil {

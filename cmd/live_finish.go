@@ -66,7 +66,7 @@ func finishRun(ios *IOStreams, out *agent.Outcome, err error, e runEnd) error {
 		if err != nil {
 			res.Error = err.Error()
 		}
-		enc := json.NewEncoder(ios.Out)
+		enc := json.NewEncoder(jsonOut(ios))
 		enc.SetEscapeHTML(false)
 		if e := enc.Encode(res); e != nil {
 			return e

@@ -127,6 +127,7 @@ func runLog(opts *LogOptions) error {
 	// Thousands of lines go out in a few writes, not one each.
 	out := bufio.NewWriterSize(ios.Out, 64<<10)
 	if opts.JSON {
+		out = bufio.NewWriterSize(jsonOut(ios), 64<<10)
 		err = writeLogJSON(out, threads)
 	} else {
 		err = writeLogTable(out, ios, threads)

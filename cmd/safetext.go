@@ -181,6 +181,17 @@ func (s *safeWriter) Flush() error {
 	return err
 }
 
+// jsonOut is where JSON Lines for stdout go: on a terminal through
+// safeWriter, since JSON leaves C1 controls and bidirectional overrides
+// as they are (the \u escapes it gets instead are the same JSON); piped,
+// byte for byte. Each line ends whole, so nothing is left to flush.
+func jsonOut(ios *IOStreams) io.Writer {
+	if ios.IsStdoutTTY() {
+		return &safeWriter{w: ios.Out}
+	}
+	return ios.Out
+}
+
 // terminalText is text for stdout: made safe when stdout is a terminal,
 // byte for byte when it is piped or redirected.
 func terminalText(ios *IOStreams, s string) string {

@@ -4,7 +4,6 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
-	"io"
 	"os"
 	"slices"
 	"strings"
@@ -190,11 +189,7 @@ func fitWidth(s string, width int) string {
 // (and, on a terminal, what JSON leaves unescaped that a terminal would
 // act on shown escaped).
 func writeJSON(ios *IOStreams, v any) error {
-	var out io.Writer = ios.Out
-	if ios.IsStdoutTTY() {
-		out = &safeWriter{w: ios.Out}
-	}
-	enc := json.NewEncoder(out)
+	enc := json.NewEncoder(jsonOut(ios))
 	enc.SetEscapeHTML(false)
 	enc.SetIndent("", "  ")
 	return enc.Encode(v)

@@ -231,6 +231,9 @@ func runValidate(ctx context.Context, opts *ValidateOptions) error {
 	}
 
 	o := &validateOutput{opts: opts, out: bufio.NewWriterSize(opts.IO.Out, 64<<10)}
+	if opts.JSON {
+		o.out = bufio.NewWriterSize(jsonOut(opts.IO), 64<<10)
+	}
 	o.enc = json.NewEncoder(o.out)
 	o.enc.SetEscapeHTML(false)
 
