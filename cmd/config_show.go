@@ -181,13 +181,15 @@ func runConfigShow(opts *ConfigShowOptions) error {
 	}
 	tw := tabwriter.NewWriter(ios.Out, 0, 8, 2, ' ', 0)
 	for _, l := range lines {
-		v := l.value
+		v, src := l.value, l.src
 		// On a terminal a long value (a system prompt) is cut so that the
-		// source stays on the line; piped, it is whole.
+		// source stays on the line, and what the file or the environment
+		// set is shown, not obeyed; piped, it is whole.
 		if ios.IsStdoutTTY() {
-			v = fitWidth(v, max(20, ios.Width()-keyW-srcW-4))
+			v = fitWidth(displayText(v, len(v)), max(20, ios.Width()-keyW-srcW-4))
+			src = displayText(src, len(src))
 		}
-		fmt.Fprintf(tw, "%s\t%s\t%s\n", l.key, v, l.src)
+		fmt.Fprintf(tw, "%s\t%s\t%s\n", l.key, v, src)
 	}
 	return tw.Flush()
 }

@@ -115,7 +115,7 @@ func runLog(opts *LogOptions) error {
 	}
 	if len(sel) == 0 {
 		if !opts.JSON {
-			what := "no runs in " + opts.Dir
+			what := "no runs in " + displayText(opts.Dir, len(opts.Dir))
 			if opts.Search != "" || !opts.Since.IsZero() {
 				what = "no runs match"
 			}
