@@ -162,15 +162,16 @@ func create(path string, redact *Redactor) (*Writer, error) {
 // openNoFollow opens path for writing, truncated, without following a
 // symbolic link planted there: a link to a regular file elsewhere, or to
 // nothing yet, is replaced by a file of its own (the file it named is left
-// as it was, or never made). A link to a device or a pipe (/dev/stdout,
-// /dev/fd/N) is written through, as the device itself would be.
+// as it was, or never made). A link to a device or a pipe, and the links
+// of /dev and /proc (/dev/stdout, /proc/self/fd/1, whatever they lead to),
+// are written through, as the file itself would be.
 func openNoFollow(path string) (*os.File, error) {
 	const flags = os.O_WRONLY | os.O_CREATE | os.O_TRUNC
 	f, err := os.OpenFile(path, flags|syscall.O_NOFOLLOW, 0o600)
 	if !errors.Is(err, syscall.ELOOP) {
 		return f, err
 	}
-	if abs, _ := filepath.Abs(path); strings.HasPrefix(abs, "/dev/") {
+	if abs, _ := filepath.Abs(path); strings.HasPrefix(abs, "/dev/") || strings.HasPrefix(abs, "/proc/") {
 		return os.OpenFile(path, flags, 0o600)
 	}
 	if fi, serr := os.Stat(path); serr == nil && !fi.Mode().IsRegular() && !fi.IsDir() {

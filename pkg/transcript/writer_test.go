@@ -657,4 +657,27 @@ func TestCreateDoesNotFollowSymlinks(t *testing.T) {
 			t.Errorf("the link to %s was replaced: %v %v", os.DevNull, fi.Mode(), err)
 		}
 	})
+	t.Run("/proc/self/fd to a file", func(t *testing.T) {
+		// What -o /dev/stdout names when stdout is redirected to a file.
+		f, err := os.Create(filepath.Join(t.TempDir(), "out"))
+		if err != nil {
+			t.Fatal(err)
+		}
+		defer f.Close()
+		path := fmt.Sprintf("/proc/self/fd/%d", f.Fd())
+		if _, err := os.Lstat(path); err != nil {
+			t.Skip(err)
+		}
+		w, err := CreateAt(path, nil, false)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if err := w.WriteHeader(Header{Provider: "openai", Model: "m"}); err != nil {
+			t.Fatal(err)
+		}
+		w.Close()
+		if ok, err := IsTranscript(f.Name()); !ok || err != nil {
+			t.Errorf("the file %s names holds no transcript: %v", path, err)
+		}
+	})
 }
