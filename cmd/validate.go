@@ -192,7 +192,7 @@ func (o *validateOutput) file(name string, st transcript.Stats, err error) {
 	}
 	if err != nil {
 		o.out.Flush()
-		fmt.Fprintf(o.opts.IO.ErrOut, "agentloop: %v\n", err)
+		fmt.Fprintf(o.opts.IO.ErrOut, "agentloop: %s\n", safeText(err.Error()))
 		if o.opts.JSON {
 			o.enc.Encode(jsonFile{File: name, Unreadable: err.Error()})
 		}
