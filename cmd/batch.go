@@ -183,7 +183,7 @@ func runBatch(ctx context.Context, opts *BatchOptions) error {
 	defer dir.Close()
 	if torn != nil {
 		fmt.Fprintf(ios.ErrOut, "agentloop: warning: %s:%d: the last line was cut short (the batch writing it was stopped) and is removed; that item's result is read again from its transcript\n",
-			filepath.Join(opts.Dir, batch.ResultsName), torn.Line)
+			safeText(filepath.Join(opts.Dir, batch.ResultsName)), torn.Line)
 	}
 	if dir.Caseless() {
 		if err := inputError(ios, batch.CaseClashes(items), opts.Input); err != nil {
@@ -196,7 +196,7 @@ func runBatch(ctx context.Context, opts *BatchOptions) error {
 	}
 	if n := len(plan.Unknown); n > 0 && !opts.Quiet {
 		fmt.Fprintf(ios.ErrOut, "agentloop: warning: %s holds %d result%s of ids %s does not have; they are left as they are\n",
-			filepath.Join(opts.Dir, batch.ResultsName), n, plural(n, "", "s"), opts.Input)
+			safeText(filepath.Join(opts.Dir, batch.ResultsName)), n, plural(n, "", "s"), safeText(opts.Input))
 	}
 
 	prog := newBatchProgress(ios, opts.Verbose, opts.Quiet, len(plan.Tasks))
@@ -314,7 +314,7 @@ func inputError(ios *IOStreams, probs []batch.Problem, name string) error {
 		return &ExitError{Code: ExitUsage, Err: fmt.Errorf("%s:%d: %s", name, probs[0].Line, probs[0].Msg)}
 	}
 	for _, p := range probs {
-		fmt.Fprintf(ios.ErrOut, "%s:%d: %s\n", name, p.Line, p.Msg)
+		fmt.Fprintf(ios.ErrOut, "%s:%d: %s\n", safeText(name), p.Line, p.Msg)
 	}
 	return &ExitError{Code: ExitUsage, Err: fmt.Errorf("%d problems in %s", len(probs), name)}
 }

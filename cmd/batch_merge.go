@@ -91,7 +91,7 @@ func runBatchMerge(opts *BatchMergeOptions) error {
 	}
 	if !opts.Quiet {
 		for _, d := range m.Torn {
-			fmt.Fprintf(ios.ErrOut, "agentloop: warning: %s: the last line was cut short (the batch writing it was stopped); it is left out\n", filepath.Join(d, batch.ResultsName))
+			fmt.Fprintf(ios.ErrOut, "agentloop: warning: %s: the last line was cut short (the batch writing it was stopped); it is left out\n", safeText(filepath.Join(d, batch.ResultsName)))
 		}
 		for _, d := range m.Duplicates {
 			fmt.Fprintf(ios.ErrOut, "agentloop: warning: %s is in %s; the result that finished last is kept\n", oneLineText(d.ID, 80), strings.Join(d.Dirs, " and "))

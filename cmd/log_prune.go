@@ -76,7 +76,7 @@ func runLogPrune(opts *LogPruneOptions) error {
 	n := fmt.Sprintf("%d transcript%s (%s)", len(old), plural(len(old), "", "s"), bytesize.Binary(int(size)))
 	if !opts.Yes {
 		if len(old) == 0 {
-			fmt.Fprintf(ios.ErrOut, "no run in %s started before %s\n", opts.Dir, cutoff.Local().Format("2006-01-02 15:04"))
+			fmt.Fprintf(ios.ErrOut, "no run in %s started before %s\n", safeText(opts.Dir), cutoff.Local().Format("2006-01-02 15:04"))
 			return nil
 		}
 		fmt.Fprintf(ios.ErrOut, "would remove %s of runs started before %s; run again with --yes to remove them\n", n, cutoff.Local().Format("2006-01-02 15:04"))

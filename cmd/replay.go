@@ -161,7 +161,7 @@ func loadConversations(ios *IOStreams, file string, force bool) ([]*transcript.C
 	}
 	for _, c := range convs {
 		if c.Torn != nil {
-			fmt.Fprintf(ios.ErrOut, "agentloop: warning: %s:%d: the last line is incomplete (the writer was stopped mid-record); it is ignored\n", file, c.Torn.Line)
+			fmt.Fprintf(ios.ErrOut, "agentloop: warning: %s:%d: the last line is incomplete (the writer was stopped mid-record); it is ignored\n", safeText(file), c.Torn.Line)
 		}
 	}
 	if err := checkConversations(ios, file, data, convs, force); err != nil {
@@ -353,7 +353,7 @@ func checkConversations(ios *IOStreams, file string, data []byte, convs []*trans
 		fmt.Fprintln(ios.ErrOut, safeText(f.String()))
 	}
 	if force {
-		fmt.Fprintf(ios.ErrOut, "agentloop: warning: %s fails validation (%d error%s); going on because of --force\n", file, len(errs), plural(len(errs), "", "s"))
+		fmt.Fprintf(ios.ErrOut, "agentloop: warning: %s fails validation (%d error%s); going on because of --force\n", safeText(file), len(errs), plural(len(errs), "", "s"))
 		return nil
 	}
 	return &invalidError{file: file, n: len(errs)}

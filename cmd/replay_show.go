@@ -81,7 +81,7 @@ func replayShow(opts *ReplayOptions, limit int) (*longtext.Store, error) {
 		sh.p.err = ferr
 	}
 	if torn != nil {
-		fmt.Fprintf(ios.ErrOut, "agentloop: warning: %s:%d: the last line is incomplete (the writer was stopped mid-record); it is ignored\n", opts.File, torn.Line)
+		fmt.Fprintf(ios.ErrOut, "agentloop: warning: %s:%d: the last line is incomplete (the writer was stopped mid-record); it is ignored\n", safeText(opts.File), torn.Line)
 	}
 	if err != nil {
 		return long, fmt.Errorf("%s: %w", opts.File, err)

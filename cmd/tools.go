@@ -176,7 +176,7 @@ func toolsDirs(ios *IOStreams, src toolsSource, warn bool) ([]string, error) {
 		if why == "" {
 			out = append(out, d)
 		} else if warn {
-			fmt.Fprintf(ios.ErrOut, "agentloop: ignoring the tools of %s: %s; review it, then run: %s\n", d, why, trustCommand(d))
+			fmt.Fprintf(ios.ErrOut, "agentloop: ignoring the tools of %s: %s; review it, then run: %s\n", safeText(d), safeText(why), safeText(trustCommand(d)))
 		}
 	}
 	return out, nil

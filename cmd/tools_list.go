@@ -95,7 +95,7 @@ func runToolsList(ctx context.Context, opts *ToolsListOptions) error {
 		} else if src.setting == "" && slices.ContainsFunc(orDefault(opts.IO, src.dirs), exists) {
 			where = "no trusted tools folder"
 		}
-		fmt.Fprintf(opts.IO.ErrOut, "no tools (%s); add YAML definitions to ./tools.d or pass --tools-dir\n", where)
+		fmt.Fprintf(opts.IO.ErrOut, "no tools (%s); add YAML definitions to ./tools.d or pass --tools-dir\n", safeText(where))
 		return nil
 	}
 	return printToolTable(opts.IO, rows)

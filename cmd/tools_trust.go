@@ -129,7 +129,7 @@ func runToolsTrust(opts *ToolsTrustOptions) error {
 	if err != nil {
 		return err
 	}
-	fmt.Fprintf(opts.IO.Out, "trusted %s\n", e.Dir)
+	fmt.Fprintf(opts.IO.Out, "trusted %s\n", safeText(e.Dir))
 	return nil
 }
 
@@ -157,7 +157,7 @@ func runToolsTrustList(opts *ToolsTrustOptions) error {
 		case status == trust.Changed:
 			state = "changed"
 		}
-		fmt.Fprintf(tw, "%s\t%s\t%s\n", state, e.Dir, e.Trusted.Local().Format(time.DateTime))
+		fmt.Fprintf(tw, "%s\t%s\t%s\n", state, displayText(e.Dir, len(e.Dir)), e.Trusted.Local().Format(time.DateTime))
 	}
 	return tw.Flush()
 }
@@ -195,9 +195,9 @@ func runToolsUntrust(opts *ToolsTrustOptions) error {
 		return err
 	}
 	if !found {
-		fmt.Fprintf(opts.IO.ErrOut, "%s was not trusted\n", opts.Dir)
+		fmt.Fprintf(opts.IO.ErrOut, "%s was not trusted\n", safeText(opts.Dir))
 		return nil
 	}
-	fmt.Fprintf(opts.IO.Out, "no longer trusted: %s\n", opts.Dir)
+	fmt.Fprintf(opts.IO.Out, "no longer trusted: %s\n", safeText(opts.Dir))
 	return nil
 }
