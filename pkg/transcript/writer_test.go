@@ -645,14 +645,7 @@ func TestCreateDoesNotFollowSymlinks(t *testing.T) {
 		if err := os.Symlink(os.DevNull, link); err != nil {
 			t.Fatal(err)
 		}
-		w, err := CreateAt(link, nil, false)
-		if err != nil {
-			t.Fatal(err)
-		}
-		if err := w.WriteHeader(Header{Provider: "openai", Model: "m"}); err != nil {
-			t.Fatal(err)
-		}
-		w.Close()
+		writeHeaderAt(t, link)
 		if fi, err := os.Lstat(link); err != nil || fi.Mode()&fs.ModeSymlink == 0 {
 			t.Errorf("the link to %s was replaced: %v %v", os.DevNull, fi.Mode(), err)
 		}
@@ -668,16 +661,24 @@ func TestCreateDoesNotFollowSymlinks(t *testing.T) {
 		if _, err := os.Lstat(path); err != nil {
 			t.Skip(err)
 		}
-		w, err := CreateAt(path, nil, false)
-		if err != nil {
-			t.Fatal(err)
-		}
-		if err := w.WriteHeader(Header{Provider: "openai", Model: "m"}); err != nil {
-			t.Fatal(err)
-		}
-		w.Close()
+		writeHeaderAt(t, path)
 		if ok, err := IsTranscript(f.Name()); !ok || err != nil {
 			t.Errorf("the file %s names holds no transcript: %v", path, err)
 		}
 	})
+}
+
+// writeHeaderAt creates a transcript at path and writes its header.
+func writeHeaderAt(t *testing.T, path string) {
+	t.Helper()
+	w, err := CreateAt(path, nil, false)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := w.WriteHeader(Header{Provider: "openai", Model: "m"}); err != nil {
+		t.Fatal(err)
+	}
+	if err := w.Close(); err != nil {
+		t.Fatal(err)
+	}
 }
