@@ -7,6 +7,8 @@ import (
 	"unicode"
 	"unicode/utf16"
 	"unicode/utf8"
+
+	"github.com/agentloop/agentloop/internal/jsonesc"
 )
 
 // marshalNoEscape is json.Marshal without HTML escaping, so text with < > &
@@ -60,14 +62,14 @@ func jsonString(b []byte) (s string, ok bool) {
 		case 't':
 			out.WriteByte('\t')
 		case 'u':
-			r := hex4(b[2:])
+			r := jsonesc.Hex4(b[2:])
 			if r < 0 {
 				return "", false
 			}
 			b = b[6:]
 			if utf16.IsSurrogate(r) {
 				if len(b) >= 2 && b[0] == '\\' && b[1] == 'u' {
-					if dec := utf16.DecodeRune(r, hex4(b[2:])); dec != unicode.ReplacementChar {
+					if dec := utf16.DecodeRune(r, jsonesc.Hex4(b[2:])); dec != unicode.ReplacementChar {
 						out.WriteRune(dec)
 						b = b[6:]
 						continue
@@ -83,28 +85,6 @@ func jsonString(b []byte) (s string, ok bool) {
 		b = b[2:]
 	}
 	return out.String(), true
-}
-
-// hex4 reads the four hex digits b starts with, or returns -1.
-func hex4(b []byte) rune {
-	if len(b) < 4 {
-		return -1
-	}
-	var r rune
-	for _, c := range b[:4] {
-		switch {
-		case '0' <= c && c <= '9':
-			c -= '0'
-		case 'a' <= c && c <= 'f':
-			c = c - 'a' + 10
-		case 'A' <= c && c <= 'F':
-			c = c - 'A' + 10
-		default:
-			return -1
-		}
-		r = r*16 + rune(c)
-	}
-	return r
 }
 
 // writeValid writes b with each byte that is not UTF-8 as U+FFFD.

@@ -5,6 +5,8 @@ import (
 	"io"
 	"unicode/utf16"
 	"unicode/utf8"
+
+	"github.com/agentloop/agentloop/internal/jsonesc"
 )
 
 // decode decodes the body of a JSON string (what follows the opening
@@ -52,7 +54,7 @@ func decode(dst, b []byte, atEOF bool) (out []byte, n int, end, bad bool) {
 				if len(b)-i < 6 {
 					return dst, i, false, atEOF
 				}
-				r := hex4(b[i+2 : i+6])
+				r := jsonesc.Hex4(b[i+2 : i+6])
 				if r < 0 {
 					return dst, i, false, true
 				}
@@ -62,7 +64,7 @@ func decode(dst, b []byte, atEOF bool) (out []byte, n int, end, bad bool) {
 					}
 					r2 := rune(-1)
 					if len(b)-i >= 12 && b[i+6] == '\\' && b[i+7] == 'u' {
-						r2 = hex4(b[i+8 : i+12])
+						r2 = jsonesc.Hex4(b[i+8 : i+12])
 					}
 					if dec := utf16.DecodeRune(r, r2); dec != utf8.RuneError {
 						dst = utf8.AppendRune(dst, dec)
@@ -88,25 +90,6 @@ func decode(dst, b []byte, atEOF bool) (out []byte, n int, end, bad bool) {
 		}
 	}
 	return dst, i, false, false
-}
-
-// hex4 is the value of four hex digits, -1 if they are not.
-func hex4(b []byte) rune {
-	var r rune
-	for _, c := range b[:4] {
-		switch {
-		case '0' <= c && c <= '9':
-			c -= '0'
-		case 'a' <= c && c <= 'f':
-			c = c - 'a' + 10
-		case 'A' <= c && c <= 'F':
-			c = c - 'A' + 10
-		default:
-			return -1
-		}
-		r = r*16 + rune(c)
-	}
-	return r
 }
 
 var errBadString = errors.New("longtext: the recorded string changed or is not JSON")
