@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # agentloop's own cost over a long run: 200 steps, each tool result 8 KiB,
 # against a fake model in the harness's process; clearing off, then on
-# (--context-limit 32000). One line each: agentloop's CPU (the tool
+# (--context-limit 32000), then streamed. One line each: agentloop's CPU (the tool
 # processes' own taken off), its peak RSS, the bytes it sent, the largest
 # request, the final conversation; then the medians of RUNS runs (5 unless
 # set). BIN_BEFORE=path adds the same runs of another build, to compare.
@@ -19,6 +19,8 @@ go build -o bench/out/longrun ./bench/longrun
 for limit in 0 32000; do
   ./bench/out/longrun -bin "$BIN" -steps "$STEPS" -runs "$RUNS" -context-limit "$limit"
 done
+# Streamed, as on a terminal: the requests go out as composed all the same.
+./bench/out/longrun -bin "$BIN" -steps "$STEPS" -runs "$RUNS" -stream
 if [ -n "${BIN_BEFORE:-}" ]; then
   echo "before ($BIN_BEFORE):"
   ./bench/out/longrun -bin "$BIN_BEFORE" -steps "$STEPS" -runs "$RUNS"

@@ -55,8 +55,8 @@ func main() {
 		cpus, rsss = append(cpus, cpu), append(rsss, rss)
 	}
 	if *runs > 1 {
-		fmt.Printf("steps %d  context-limit %d:  median of %d runs: agentloop CPU %.2f s  peak RSS %.1f MB\n",
-			*steps, *limit, *runs, median(cpus), median(rsss))
+		fmt.Printf("steps %d  context-limit %d%s:  median of %d runs: agentloop CPU %.2f s  peak RSS %.1f MB\n",
+			*steps, *limit, streamedText(*stream), *runs, median(cpus), median(rsss))
 	}
 }
 
@@ -233,10 +233,10 @@ func run(bin string, steps, size, limit int, stream bool) (cpuSeconds, rssMB flo
 		largest = max(largest, s)
 	}
 	own := cpu - toolCPU
-	fmt.Printf("steps %d  result %d B  context-limit %d:  agentloop CPU %.2f s (%.2f s with the tools': user %.2f s, system %.2f s)  peak RSS %.1f MB  "+
+	fmt.Printf("steps %d  result %d B  context-limit %d%s:  agentloop CPU %.2f s (%.2f s with the tools': user %.2f s, system %.2f s)  peak RSS %.1f MB  "+
 		"sent %.1f MB in %d requests (largest %.2f MB, last with %d results cleared)  final conversation %.2f MB  "+
 		"%.0f MB sent a second of own CPU  wall %.2f s\n",
-		steps, size, limit, own.Seconds(), cpu.Seconds(), tv(ru.Utime).Seconds(), tv(ru.Stime).Seconds(), float64(ru.Maxrss)/1024,
+		steps, size, limit, streamedText(stream), own.Seconds(), cpu.Seconds(), tv(ru.Utime).Seconds(), tv(ru.Stime).Seconds(), float64(ru.Maxrss)/1024,
 		float64(total)/1e6, len(m.sizes), float64(largest)/1e6, m.cleared, float64(conv)/1e6,
 		float64(total)/1e6/own.Seconds(), wall.Seconds())
 	if mem := m.memory; mem != nil {
@@ -271,4 +271,12 @@ func conversationBytes(path string) (int, error) {
 		}
 	}
 	return n, sc.Err()
+}
+
+// streamedText marks the figures of a streamed run.
+func streamedText(stream bool) string {
+	if stream {
+		return "  streamed"
+	}
+	return ""
 }
