@@ -200,7 +200,7 @@ func checkKilledTranscript(t *testing.T, dir, name string, data []byte, provider
 			// Killed after the answer was written, before the end record:
 			// the run had its answer, and resuming says so.
 			code, _, errOut := execute(t, "replay", "--resume", "--tools-dir", tools, "--no-transcript", path)
-			if code != 1 || !strings.Contains(errOut, "nothing to resume") {
+			if code != 2 || !strings.Contains(errOut, "nothing to resume") {
 				t.Errorf("resume %s, which has its answer: exit %d\n%s", name, code, errOut)
 			}
 			return

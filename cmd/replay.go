@@ -65,7 +65,10 @@ stopped (after --max-steps, an API error or an interrupt), answering calls left
 pending first, into a new transcript; the old file is never modified. A pending
 call that had finished
 before the run stopped (its result is in a result record) is answered with
-that result and not run again.
+that result and not run again. The answer a budget asked for without tools is
+left out, and the model goes on with its tools; a run that ended with the
+model's own answer has nothing to resume (exit 2; 'agentloop run
+--continue=FILE MESSAGE' goes on with a new message).
 
 A replay asks nobody: the calls of tools marked confirm: true are skipped
 (reported, not a difference) unless --allow NAME or --yes lets them run again;

@@ -21,12 +21,16 @@ func runReplayResume(ctx context.Context, opts *ReplayOptions) error {
 	if err != nil {
 		return err
 	}
+	conv = withoutBudgetAnswer(conv)
 	st, turns := recordedState(conv)
 	opts.Limits.useRecorded(conv.Header, opts.File)
 	d := agent.DialectFor(conv.Shape)
 	if n := len(turns); n > 0 && turns[n-1].End == len(st.Messages) {
 		if t, err := agent.ParseTurn(d, st.Messages[turns[n-1].Start:]); err == nil && len(t.Calls) == 0 {
-			return fmt.Errorf("%s ended with an answer: there is nothing to resume (to go on with a new message: agentloop run --continue=%s MESSAGE)", opts.File, opts.File)
+			// Nothing ran and nothing was written: the file does not fit
+			// the command, as a usage mistake does not.
+			return &ExitError{Code: ExitUsage, Err: fmt.Errorf("%s ended with %s: there is nothing to resume (to go on with a new message: agentloop run --continue=%s MESSAGE)",
+				opts.File, endedWith(conv, turns[n-1]), opts.File)}
 		}
 	}
 
@@ -40,6 +44,62 @@ func runReplayResume(ctx context.Context, opts *ReplayOptions) error {
 	}
 	out, err := run.loop.Run(run.ctx, st)
 	return run.finish(ios, out, err)
+}
+
+// withoutBudgetAnswer leaves out the conversation's last turn when it is
+// the answer a budget asked for (a request with tool choice "none", sent
+// because --max-steps, a token or cost budget or the context limit was
+// about to run out) and holds no calls: that answer is the model made to
+// stop, not the model done, and a resume goes on from before it, with the
+// tools offered again. The recording is not changed; the copy is.
+func withoutBudgetAnswer(conv *transcript.Conversation) *transcript.Conversation {
+	d := agent.DialectFor(conv.Shape)
+	msgs := make([]agent.Message, len(conv.Messages))
+	for i, rec := range conv.Messages {
+		msgs[i] = rec.Message
+	}
+	turns := agent.Turns(d, msgs)
+	if len(turns) == 0 {
+		return conv
+	}
+	last := turns[len(turns)-1]
+	if last.End != len(msgs) {
+		return conv
+	}
+	forced := false
+	for _, rec := range conv.Messages[last.Start:last.End] {
+		forced = forced || rec.ToolChoice == "none"
+	}
+	if t, err := agent.ParseTurn(d, msgs[last.Start:]); !forced || err != nil || len(t.Calls) > 0 {
+		return conv
+	}
+	c := *conv
+	c.Messages = conv.Messages[:last.Start]
+	return &c
+}
+
+// endedWith says what a conversation's last turn, one without calls, was:
+// its end record says, else how the turn finished.
+func endedWith(conv *transcript.Conversation, span agent.TurnSpan) string {
+	reason := ""
+	if conv.End != nil {
+		reason = conv.End.Reason
+	}
+	for _, rec := range conv.Messages[span.Start:span.End] {
+		switch rec.FinishReason {
+		case "refusal", "content_filter":
+			reason = transcript.ReasonRefusal
+		case "length", "max_tokens", "max_output_tokens", "model_context_window_exceeded":
+			reason = transcript.ReasonMaxTokens
+		}
+	}
+	switch reason {
+	case transcript.ReasonRefusal:
+		return "the model's refusal"
+	case transcript.ReasonMaxTokens:
+		return "an answer cut off by the output token limit"
+	}
+	return "an answer"
 }
 
 // recordedModel decides the model settings of a run that goes on with a
