@@ -312,7 +312,7 @@ func printReplayReport(ios *IOStreams, rows []replay.Row) bool {
 			prefix = fmt.Sprintf("line %d ", r.Line)
 		}
 		status := string(r.Status)
-		if r.Status == replay.NotRun {
+		if r.Status == replay.NotRun && r.Recorded != "" {
 			status += " (" + displayText(r.Recorded, 100) + " in the recording)"
 		}
 		fmt.Fprintf(ios.ErrOut, "%sstep %d  %-*s  %-*s  %s\n", prefix, r.Step, idW, r.ID, nameW, r.Name, status)

@@ -122,6 +122,7 @@ func Run(ctx context.Context, conv *transcript.Conversation, opts Options) (res 
 	var order []callKey
 	names := map[callKey]string{}
 	index := map[callKey]int{}
+	unrun := map[callKey]bool{} // answered by the loop without running
 	scripted := agent.NewScripted(d, headerModel(conv), turns)
 	tools := &rerun{tools: opts.Tools, rec: rec}
 	reqs := recordedRequests(d, conv)
@@ -174,6 +175,19 @@ func Run(ctx context.Context, conv *transcript.Conversation, opts Options) (res 
 		if err != nil {
 			return nil, fmt.Errorf("replay: %w", err)
 		}
+		// The calls of a turn that ended the run as it began (a refusal,
+		// an answer cut off by max_tokens, the last a budget allowed) are
+		// answered without running, as in the recording: still one row
+		// each, or the report would count fewer calls than the recording
+		// holds.
+		for i, c := range turns[t].Calls {
+			k := callKey{t + 1, c.ID}
+			if _, done := fresh[k]; !done {
+				order = append(order, k)
+				fresh[k], names[k], index[k] = agent.ToolResult{Kind: transcript.KindDeclined}, c.Name, i
+				unrun[k] = true
+			}
+		}
 		// Put back what the recording holds after this turn (and its
 		// results) before the next one: a user's follow-up, say.
 		var extra []transcript.Message
@@ -200,6 +214,9 @@ func Run(ctx context.Context, conv *transcript.Conversation, opts Options) (res 
 	rows := make([]Row, 0, len(order))
 	for _, k := range order {
 		row := compareCall(d, k, names[k], fresh[k], rec, loaded, opts.Ignore, opts.Redact)
+		if unrun[k] {
+			row = Row{Step: k.step, ID: k.id, Name: names[k], Status: NotRun, Recorded: rec.kinds[k]}
+		}
 		row.Index, row.Line = index[k], conv.Line
 		rows = append(rows, row)
 	}

@@ -428,3 +428,45 @@ func TestRunImages(t *testing.T) {
 		}
 	}
 }
+
+// The calls of a turn that ended the run as it began (a refusal, an answer
+// cut off by the output token limit) were answered without running; the
+// replay does not run them either, and still gives each its row.
+func TestRunCallsOfAnEndingTurn(t *testing.T) {
+	for _, tc := range []struct{ name, finish, end, kind, meta string }{
+		{name: "refusal", finish: "refusal", end: "refusal", kind: transcript.KindDeclined,
+			meta: `,"results":[{"call_id":"a","name":"echo","is_error":true,"error":"declined"},{"call_id":"b","name":"echo","is_error":true,"error":"declined"}]`},
+		{name: "max tokens", finish: "max_tokens", end: "max_tokens", kind: transcript.KindDeclined,
+			meta: `,"results":[{"call_id":"a","name":"echo","is_error":true,"error":"declined"},{"call_id":"b","name":"echo","is_error":true,"error":"declined"}]`},
+		{name: "no metadata", finish: "max_tokens", end: "max_tokens"},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			src := `{"type":"header","version":1,"provider":"anthropic","model":"m"}
+{"type":"message","seq":1,"step":0,"message":{"role":"user","content":[{"type":"text","text":"go"}]}}
+{"type":"message","seq":2,"step":1,"message":{"role":"assistant","content":[{"type":"text","text":"Let me."},{"type":"tool_use","id":"a","name":"echo","input":{}},{"type":"tool_use","id":"b","name":"echo","input":{}}]},"finish_reason":"` + tc.finish + `"}
+{"type":"message","seq":3,"step":1,"message":{"role":"user","content":[{"type":"tool_result","tool_use_id":"a","is_error":true,"content":"not run"},{"type":"tool_result","tool_use_id":"b","is_error":true,"content":"not run"}]}` + tc.meta + `}
+{"type":"end","reason":"` + tc.end + `","steps":1}
+`
+			convs, err := transcript.ReadConversations(strings.NewReader(src))
+			if err != nil {
+				t.Fatal(err)
+			}
+			f := &tools{fns: map[string]func() agent.ToolResult{"echo": ok("hi")}}
+			res, err := replay.Run(context.Background(), convs[0], replay.Options{Tools: f})
+			if err != nil {
+				t.Fatal(err)
+			}
+			if got := statuses(res.Rows); got != "a:not run b:not run" {
+				t.Errorf("rows %q, want both calls not run", got)
+			}
+			for _, r := range res.Rows {
+				if r.Recorded != tc.kind || r.Step != 1 {
+					t.Errorf("row %+v: want step 1, recorded kind %q", r, tc.kind)
+				}
+			}
+			if res.Diverged() || len(f.calls) > 0 {
+				t.Errorf("diverged %v, ran %v: nothing should run or diverge", res.Diverged(), f.calls)
+			}
+		})
+	}
+}
