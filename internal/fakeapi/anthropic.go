@@ -1,6 +1,7 @@
 package fakeapi
 
 import (
+	"bytes"
 	"encoding/json"
 	"fmt"
 	"net/http"
@@ -239,12 +240,7 @@ func (s *Anthropic) turnContent(st *Step) []json.RawMessage {
 		content = append(content, b)
 	}
 	for _, t := range st.Thinking {
-		var b []byte
-		if t.Redacted != "" {
-			b, _ = json.Marshal(map[string]any{"type": "redacted_thinking", "data": t.Redacted})
-		} else {
-			b, _ = json.Marshal(map[string]any{"type": "thinking", "thinking": t.Thinking, "signature": t.Signature})
-		}
+		b := thinkingBlock(t)
 		s.mu.Lock()
 		s.thinking = append(s.thinking, string(b))
 		s.mu.Unlock()
@@ -264,6 +260,29 @@ func (s *Anthropic) turnContent(st *Step) []json.RawMessage {
 		content = []json.RawMessage{}
 	}
 	return content
+}
+
+// thinkingBlock writes a thinking block as the API does: its keys in the
+// API's order and its text as it is (no \u003c for "<"), so that a client
+// that re-encodes the block instead of sending back the bytes it got is
+// caught by checkThinking.
+func thinkingBlock(t ThinkingBlock) []byte {
+	var b bytes.Buffer
+	enc := json.NewEncoder(&b)
+	enc.SetEscapeHTML(false)
+	if t.Redacted != "" {
+		_ = enc.Encode(struct {
+			Type string `json:"type"`
+			Data string `json:"data"`
+		}{"redacted_thinking", t.Redacted})
+	} else {
+		_ = enc.Encode(struct {
+			Type      string `json:"type"`
+			Thinking  string `json:"thinking"`
+			Signature string `json:"signature"`
+		}{"thinking", t.Thinking, t.Signature})
+	}
+	return bytes.TrimSuffix(b.Bytes(), []byte("\n"))
 }
 
 // stream answers as the Messages API's server-sent events.
@@ -309,7 +328,7 @@ func (s *Anthropic) stream(w http.ResponseWriter, model string, content []json.R
 				args = args[n:]
 			}
 		case "thinking":
-			send("content_block_start", map[string]any{"type": "content_block_start", "index": i, "content_block": map[string]any{"type": "thinking", "thinking": "", "signature": ""}})
+			send("content_block_start", map[string]any{"type": "content_block_start", "index": i, "content_block": json.RawMessage(`{"type":"thinking","thinking":"","signature":""}`)})
 			send("content_block_delta", map[string]any{"type": "content_block_delta", "index": i, "delta": map[string]any{"type": "thinking_delta", "thinking": b["thinking"]}})
 			send("content_block_delta", map[string]any{"type": "content_block_delta", "index": i, "delta": map[string]any{"type": "signature_delta", "signature": b["signature"]}})
 		default:

@@ -398,7 +398,10 @@ func statusOr(s int) int {
 func writeJSON(w http.ResponseWriter, status int, v any) {
 	w.Header().Set("Content-Type", "application/json")
 	w.WriteHeader(status)
-	_ = json.NewEncoder(w).Encode(v)
+	// As the real APIs write JSON: "<" and "&" as they are, not \u003c.
+	enc := json.NewEncoder(w)
+	enc.SetEscapeHTML(false)
+	_ = enc.Encode(v)
 }
 
 // jsonEqual compares two JSON documents by value.

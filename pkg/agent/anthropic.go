@@ -13,7 +13,6 @@ import (
 
 	"github.com/anthropics/anthropic-sdk-go/v2"
 	aoption "github.com/anthropics/anthropic-sdk-go/v2/option"
-	aparam "github.com/anthropics/anthropic-sdk-go/v2/packages/param"
 	"github.com/anthropics/anthropic-sdk-go/v2/packages/respjson"
 )
 
@@ -294,13 +293,7 @@ func rawField(fields map[string]respjson.Field, name string) json.RawMessage {
 // block through the SDK's ToParam, except thinking blocks, which go back as
 // the exact bytes received (the API checks their signatures).
 func (a *Anthropic) turn(msg *anthropic.Message) (*Turn, error) {
-	p := msg.ToParam()
-	for i, b := range msg.Content {
-		if (b.Type == "thinking" || b.Type == "redacted_thinking") && b.RawJSON() != "" {
-			p.OfAssistant.Content[i] = aparam.Override[anthropic.ContentBlockParamUnion](json.RawMessage(b.RawJSON()))
-		}
-	}
-	raw, err := json.Marshal(p)
+	raw, err := antAssistantMessage(msg)
 	if err != nil {
 		return nil, &ProviderError{Provider: "anthropic", Message: "cannot re-encode the assistant message: " + err.Error(), Err: err}
 	}
@@ -333,6 +326,36 @@ func (a *Anthropic) turn(msg *anthropic.Message) (*Turn, error) {
 	turn.Usage.CacheCreationInputTokens = u.CacheCreationInputTokens
 	turn.Usage.CacheReadInputTokens = u.CacheReadInputTokens
 	return turn, nil
+}
+
+// antAssistantMessage is the assistant message of a response: each content
+// block through ToParam, but thinking blocks, which go in as the bytes
+// received (spaces between tokens aside: a transcript line holds no
+// newline). The SDK's encoder would rewrite them (a "<" in the thinking as
+// \u003c).
+func antAssistantMessage(msg *anthropic.Message) ([]byte, error) {
+	p := msg.ToParam()
+	var b bytes.Buffer
+	b.WriteString(`{"content":[`)
+	for i, block := range p.OfAssistant.Content {
+		if i > 0 {
+			b.WriteByte(',')
+		}
+		if i < len(msg.Content) {
+			if c := msg.Content[i]; c.Type == "thinking" || c.Type == "redacted_thinking" {
+				if json.Compact(&b, []byte(c.RawJSON())) == nil {
+					continue
+				}
+			}
+		}
+		raw, err := marshalNoEscape(block)
+		if err != nil {
+			return nil, err
+		}
+		b.Write(raw)
+	}
+	b.WriteString(`],"role":"assistant"}`)
+	return b.Bytes(), nil
 }
 
 func (a *Anthropic) providerError(err error) error {

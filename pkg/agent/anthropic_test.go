@@ -237,7 +237,7 @@ func TestAnthropicStopReasons(t *testing.T) {
 
 func TestAnthropicStreaming(t *testing.T) {
 	steps := []fakeapi.Step{
-		{Thinking: []fakeapi.ThinkingBlock{{Thinking: "plan", Signature: "sig=="}}, Text: text("Checking."),
+		{Thinking: []fakeapi.ThinkingBlock{{Thinking: "plan: <Paris & Dublin>", Signature: "sig+/=="}}, Text: text("Checking."),
 			ToolCalls: []fakeapi.ToolCall{{ID: "toolu_1", Name: "get_weather", Arguments: `{"city":"Paris"}`}}},
 		{Text: text("Paris: 19 C, clear skies."), Expect: &fakeapi.Expect{Results: map[string]string{"toolu_1": "Paris"}}},
 	}
