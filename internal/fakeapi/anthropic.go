@@ -375,11 +375,14 @@ func checkAnthropicGrammar(msgs []json.RawMessage) string {
 		var raws []json.RawMessage
 		var str string
 		if json.Unmarshal(m.Content, &str) == nil {
-			if strings.TrimSpace(str) == "" && i != len(msgs)-1 {
+			if strings.TrimSpace(str) == "" && !(i == len(msgs)-1 && m.Role == "assistant") {
 				return fmt.Sprintf("messages.%d: all messages must have non-empty content except for the optional final assistant message", i)
 			}
-			t := str
-			blocks, raws = []antBlock{{Type: "text", Text: &t}}, []json.RawMessage{m.Content}
+			if str != "" {
+				// (An empty final assistant message holds no block.)
+				t := str
+				blocks, raws = []antBlock{{Type: "text", Text: &t}}, []json.RawMessage{m.Content}
+			}
 		} else {
 			if err := json.Unmarshal(m.Content, &raws); err != nil {
 				return fmt.Sprintf("messages.%d.content: Input should be a valid list", i)

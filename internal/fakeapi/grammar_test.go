@@ -122,6 +122,8 @@ func TestAnthropicGrammarRejectsWithTheRealTexts(t *testing.T) {
 		{"empty content", `[{"role":"user","content":[]},{"role":"assistant","content":"a"}]`,
 			"messages.0: all messages must have non-empty content except for the optional final assistant message"},
 		{"empty text", `[{"role":"user","content":[{"type":"text","text":""}]}]`, "messages: text content blocks must be non-empty"},
+		{"empty final user string", `[{"role":"user","content":"q"},{"role":"assistant","content":"a"},{"role":"user","content":" "}]`,
+			"messages.2: all messages must have non-empty content except for the optional final assistant message"},
 		{"empty error", `[{"role":"user","content":"q"},{"role":"assistant","content":[{"type":"tool_use","id":"a","name":"f","input":{}}]},{"role":"user","content":[{"type":"tool_result","tool_use_id":"a","is_error":true}]}]`,
 			"messages.2.content.0.tool_result: content cannot be empty if `is_error` is true"},
 	}
@@ -136,6 +138,9 @@ func TestAnthropicGrammarRejectsWithTheRealTexts(t *testing.T) {
 	ok := `[{"role":"user","content":"q"},` + asst + `,{"role":"user","content":[` + res("toolu_2") + `,` + res("toolu_1") + `,{"type":"text","text":"more"}]}]`
 	if got := checkAnthropicGrammar(msgs(t, ok)); got != "" {
 		t.Errorf("results first in any order, then text, is valid; got %q", got)
+	}
+	if got := checkAnthropicGrammar(msgs(t, `[{"role":"user","content":"q"},{"role":"assistant","content":""}]`)); got != "" {
+		t.Errorf("an empty final assistant message is valid; got %q", got)
 	}
 }
 
