@@ -225,6 +225,7 @@ func replayConversation(ctx context.Context, opts *ReplayOptions, conv *transcri
 	ios := opts.IO
 	// A tool gone since the recording is a "missing tool" row.
 	tools := opts.recordedTools(conv)
+	warnToolsDirsGone(ios, &opts.liveOptions, conv)
 	dirs := tools.dirs
 	d := agent.DialectFor(conv.Shape)
 	// The servers started are those that could offer a tool the
@@ -274,6 +275,21 @@ func replayConversation(ctx context.Context, opts *ReplayOptions, conv *transcri
 		err = fmt.Errorf("%s: %w", opts.File, err)
 	}
 	return res, err
+}
+
+// warnToolsDirsGone warns when the tools folders a recording names (as
+// given to the run, so relative to where it started) are not there: every
+// call of theirs would then be a "missing tool", for a reason the rows do
+// not say.
+func warnToolsDirsGone(ios *IOStreams, o *liveOptions, conv *transcript.Conversation) {
+	if o.toolsDirsSet || conv.Header == nil || len(calledTools(agent.DialectFor(conv.Shape), conv)) == 0 {
+		return
+	}
+	for _, dir := range conv.Header.ToolsDirs {
+		if _, err := os.Stat(dir); errors.Is(err, os.ErrNotExist) {
+			fmt.Fprintf(ios.ErrOut, "agentloop: warning: the recording's tools folder %s is not here (a folder is recorded as the run was given it): run from the folder the run started in, or pass --tools-dir\n", safeText(dir))
+		}
+	}
 }
 
 // calledTools are the names of the tools a conversation's turns call.
