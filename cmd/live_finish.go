@@ -97,9 +97,8 @@ func outcomeError(out *agent.Outcome, err error, path string, e runEnd) error {
 		return err
 	}
 	if out.Exhausted != "" {
-		if out.Answer != "" {
-			resume = "" // answered: there is nothing to go on with
-		}
+		// Answered or not, the work was cut short: a resume leaves out an
+		// answer the budget asked for and goes on with the tools.
 		return &ExitError{Code: ExitBudget, Err: errors.New(exhaustedMessage(out, e) + resume)}
 	}
 	switch out.Reason {
