@@ -227,7 +227,7 @@ func Run(ctx context.Context, conv *transcript.Conversation, opts Options) (res 
 		}
 		return a.Index - b.Index
 	})
-	return &Result{Rows: rows, Answer: recordedAnswer(conv, turns)}, nil
+	return &Result{Rows: rows, Answer: recordedAnswer(conv, turns, reqs)}, nil
 }
 
 // writeEnd ends the replay's transcript: the recording's reason when the
@@ -466,20 +466,33 @@ func unifiedDiff(recorded, replayed string) []byte {
 	return d
 }
 
-// recordedAnswer is the final answer the recording ended with, if it ended
-// with one.
-func recordedAnswer(conv *transcript.Conversation, turns []*agent.Turn) string {
+// recordedAnswer is the answer the recording ended with, if it ended with
+// one: what its run printed. That is the text of the last turn when the
+// model answered, refused or was cut off by max_tokens (calls or no calls:
+// those were not run), or gave the answer a budget asked for.
+func recordedAnswer(conv *transcript.Conversation, turns []*agent.Turn, reqs []recordedRequest) string {
 	if len(turns) == 0 {
 		return ""
 	}
 	last := turns[len(turns)-1]
-	if len(last.Calls) > 0 {
-		return ""
+	reason := transcript.ReasonStop
+	if conv.End != nil {
+		reason = conv.End.Reason
 	}
-	if conv.End != nil && conv.End.Reason != transcript.ReasonStop {
-		return ""
+	switch {
+	case last.Stop == agent.StopRefusal || last.Stop == agent.StopMaxTokens:
+		if reason == transcript.ReasonRefusal || reason == transcript.ReasonMaxTokens {
+			return last.Text
+		}
+	case len(reqs) == len(turns) && reqs[len(reqs)-1].final:
+		switch reason {
+		case transcript.ReasonMaxSteps, transcript.ReasonBudget, transcript.ReasonContext:
+			return last.Text
+		}
+	case len(last.Calls) == 0 && reason == transcript.ReasonStop:
+		return last.Text
 	}
-	return last.Text
+	return ""
 }
 
 func headerModel(conv *transcript.Conversation) string {

@@ -470,3 +470,39 @@ func TestRunCallsOfAnEndingTurn(t *testing.T) {
 		})
 	}
 }
+
+// A replay prints the answer the recorded run printed: the model's own, a
+// refusal, one cut off by max_tokens, one a budget asked for; none when
+// the run stopped without one.
+func TestRunAnswerAsTheRunPrintedIt(t *testing.T) {
+	const user = `{"type":"message","seq":1,"step":0,"message":{"role":"user","content":"go"}}` + "\n"
+	const calls = `{"type":"message","seq":2,"step":1,"message":{"role":"assistant","content":[{"type":"text","text":"Calling."},{"type":"tool_use","id":"a","name":"echo","input":{}}]},"finish_reason":"%s"}` + "\n" +
+		`{"type":"message","seq":3,"step":1,"message":{"role":"user","content":[{"type":"tool_result","tool_use_id":"a","content":"hi"}]},"results":[{"call_id":"a","name":"echo","is_error":%s,"error":"%s"}]}` + "\n"
+	const text = `{"type":"message","seq":4,"step":2,"message":{"role":"assistant","content":[{"type":"text","text":"%s"}]},"finish_reason":"%s"%s}` + "\n"
+	const end = `{"type":"end","reason":"%s","steps":2}` + "\n"
+	ran := fmt.Sprintf(calls, "tool_use", "false", "")
+	for _, tc := range []struct{ name, body, want string }{
+		{"answered", ran + fmt.Sprintf(text, "Done.", "end_turn", "") + fmt.Sprintf(end, "stop"), "Done."},
+		{"refused", ran + fmt.Sprintf(text, "I won't.", "refusal", "") + fmt.Sprintf(end, "refusal"), "I won't."},
+		{"cut off", ran + fmt.Sprintf(text, "The answer is", "max_tokens", "") + fmt.Sprintf(end, "max_tokens"), "The answer is"},
+		{"cut off in a call", fmt.Sprintf(calls, "max_tokens", "true", "declined") + fmt.Sprintf(end, "max_tokens"), "Calling."},
+		{"a budget's answer", ran + fmt.Sprintf(text, "So far: hi.", "end_turn", `,"tool_choice":"none"`) + fmt.Sprintf(end, "max_steps"), "So far: hi."},
+		{"no answer asked for", ran + fmt.Sprintf(end, "max_steps"), ""},
+		{"interrupted", ran + fmt.Sprintf(end, "interrupted"), ""},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			src := `{"type":"header","version":1,"provider":"anthropic","model":"m"}` + "\n" + user + tc.body
+			convs, err := transcript.ReadConversations(strings.NewReader(src))
+			if err != nil {
+				t.Fatal(err)
+			}
+			res, err := replay.Run(context.Background(), convs[0], replay.Options{Tools: &tools{fns: map[string]func() agent.ToolResult{"echo": ok("hi")}}})
+			if err != nil {
+				t.Fatal(err)
+			}
+			if res.Answer != tc.want {
+				t.Errorf("answer %q, want %q", res.Answer, tc.want)
+			}
+		})
+	}
+}
