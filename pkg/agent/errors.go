@@ -35,7 +35,11 @@ func (e *ProviderError) Error() string {
 	b.WriteString(e.Provider)
 	b.WriteString(": ")
 	if e.Status != 0 {
-		fmt.Fprintf(&b, "%d %s", e.Status, http.StatusText(e.Status))
+		// 529 (Anthropic's "overloaded") has no standard text.
+		fmt.Fprintf(&b, "%d", e.Status)
+		if text := http.StatusText(e.Status); text != "" {
+			b.WriteString(" " + text)
+		}
 		if e.Message != "" {
 			b.WriteString(": ")
 		}
