@@ -25,7 +25,7 @@ func runReplayResume(ctx context.Context, opts *ReplayOptions) error {
 	st, turns := recordedState(conv)
 	opts.Limits.useRecorded(conv.Header, opts.File)
 	d := agent.DialectFor(conv.Shape)
-	if n := len(turns); n > 0 && turns[n-1].End == len(st.Messages) {
+	if n := len(turns); n > 0 && turns[n-1].End == len(st.Messages) && !paused(conv, turns[n-1]) {
 		if t, err := agent.ParseTurn(d, st.Messages[turns[n-1].Start:]); err == nil && len(t.Calls) == 0 {
 			// Nothing ran and nothing was written: the file does not fit
 			// the command, as a usage mistake does not.
@@ -77,6 +77,17 @@ func withoutBudgetAnswer(conv *transcript.Conversation) *transcript.Conversation
 	c := *conv
 	c.Messages = conv.Messages[:last.Start]
 	return &c
+}
+
+// paused reports whether a turn is one the server paused (stop reason
+// pause_turn): it is not over, and sending it back goes on with it.
+func paused(conv *transcript.Conversation, span agent.TurnSpan) bool {
+	for _, rec := range conv.Messages[span.Start:span.End] {
+		if rec.FinishReason == "pause_turn" {
+			return true
+		}
+	}
+	return false
 }
 
 // endedWith says what a conversation's last turn, one without calls, was:
