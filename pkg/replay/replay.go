@@ -480,6 +480,9 @@ func recordedAnswer(conv *transcript.Conversation, turns []*agent.Turn, reqs []r
 		reason = conv.End.Reason
 	}
 	switch {
+	case last.Stop == agent.StopPause:
+		// A turn the server paused is not over: the run was stopped.
+		return ""
 	case last.Stop == agent.StopRefusal || last.Stop == agent.StopMaxTokens:
 		if reason == transcript.ReasonRefusal || reason == transcript.ReasonMaxTokens {
 			return last.Text

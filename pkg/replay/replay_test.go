@@ -489,6 +489,7 @@ func TestRunAnswerAsTheRunPrintedIt(t *testing.T) {
 		{"a budget's answer", ran + fmt.Sprintf(text, "So far: hi.", "end_turn", `,"tool_choice":"none"`) + fmt.Sprintf(end, "max_steps"), "So far: hi."},
 		{"no answer asked for", ran + fmt.Sprintf(end, "max_steps"), ""},
 		{"interrupted", ran + fmt.Sprintf(end, "interrupted"), ""},
+		{"paused, killed before the end record", ran + fmt.Sprintf(text, "Searching.", "pause_turn", ""), ""},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			src := `{"type":"header","version":1,"provider":"anthropic","model":"m"}` + "\n" + user + tc.body
