@@ -19,7 +19,7 @@ func writeHTMLReport(ios *IOStreams, file, out string) error {
 		return err
 	}
 	if len(convs) != 1 {
-		return fmt.Errorf("%s holds %d conversations; --html draws one (--show reads them all)", file, len(convs))
+		return &ExitError{Code: ExitUsage, Err: fmt.Errorf("%s holds %d conversations; --html draws one (--show reads them all)", file, len(convs))}
 	}
 	conv := convs[0]
 	render := func(w io.Writer) error {

@@ -180,7 +180,9 @@ func loadConversation(ios *IOStreams, file string, force bool) (*transcript.Conv
 		return nil, err
 	}
 	if len(convs) != 1 {
-		return nil, fmt.Errorf("%s holds %d conversations; this takes one (--show reads them all)", file, len(convs))
+		// The file does not fit the command: a usage mistake, as -o with
+		// such a file is.
+		return nil, &ExitError{Code: ExitUsage, Err: fmt.Errorf("%s holds %d conversations; this takes one (--show reads them all)", file, len(convs))}
 	}
 	return convs[0], nil
 }
