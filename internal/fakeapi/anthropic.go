@@ -219,7 +219,7 @@ func (s *Anthropic) handle(w http.ResponseWriter, r *http.Request, body []byte) 
 		if edits.on {
 			cm = map[string]any{"applied_edits": edits.applied}
 		}
-		s.stream(w, req.Model, content, stop, usage, cm, newEventBudget(st))
+		s.stream(w, req.Model, content, stop, usage, cm, newEventBudget(st), cutInputs(st))
 		return
 	}
 	res := map[string]any{
@@ -262,6 +262,19 @@ func (s *Anthropic) turnContent(st *Step) []json.RawMessage {
 	return content
 }
 
+// cutInputs are the inputs of a step's calls that are not JSON, by call
+// id: a streamed step sends them as they are, as the API does for a call
+// the output token limit cut off (max_tokens); unstreamed, the input is {}.
+func cutInputs(st *Step) map[string]string {
+	cut := map[string]string{}
+	for _, tc := range st.ToolCalls {
+		if !json.Valid([]byte(tc.Arguments)) {
+			cut[tc.ID] = tc.Arguments
+		}
+	}
+	return cut
+}
+
 // thinkingBlock writes a thinking block as the API does: its keys in the
 // API's order and its text as it is (no \u003c for "<"), so that a client
 // that re-encodes the block instead of sending back the bytes it got is
@@ -286,7 +299,7 @@ func thinkingBlock(t ThinkingBlock) []byte {
 }
 
 // stream answers as the Messages API's server-sent events.
-func (s *Anthropic) stream(w http.ResponseWriter, model string, content []json.RawMessage, stop string, usage map[string]int64, contextManagement any, budget *eventBudget) {
+func (s *Anthropic) stream(w http.ResponseWriter, model string, content []json.RawMessage, stop string, usage map[string]int64, contextManagement any, budget *eventBudget, cut map[string]string) {
 	w.Header().Set("Content-Type", "text/event-stream")
 	w.WriteHeader(http.StatusOK)
 	fl, _ := w.(http.Flusher)
@@ -322,6 +335,11 @@ func (s *Anthropic) stream(w http.ResponseWriter, model string, content []json.R
 			send("content_block_start", map[string]any{"type": "content_block_start", "index": i, "content_block": map[string]any{"type": "tool_use", "id": b["id"], "name": b["name"], "input": map[string]any{}}})
 			in, _ := json.Marshal(b["input"])
 			args := string(in)
+			if partial, ok := cut[fmt.Sprint(b["id"])]; ok {
+				// The output token limit stopped the model mid-call: the
+				// input's JSON ends where it was cut.
+				args = partial
+			}
 			for len(args) > 0 {
 				n := min(len(args), 5)
 				send("content_block_delta", map[string]any{"type": "content_block_delta", "index": i, "delta": map[string]any{"type": "input_json_delta", "partial_json": args[:n]}})

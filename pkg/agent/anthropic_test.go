@@ -5,6 +5,7 @@ import (
 	"bytes"
 	"context"
 	"encoding/json"
+	"fmt"
 	"net/http"
 	"os"
 	"sort"
@@ -227,6 +228,33 @@ func TestAnthropicStopReasons(t *testing.T) {
 			t.Errorf("outcome %+v", out)
 		}
 	})
+	// max_tokens in the middle of a call, streamed: the input's JSON is cut
+	// off. The call is not run, its block goes back with an input the API
+	// takes (an object), and it is answered, so that the conversation can
+	// be resumed.
+	for _, stream := range []bool{false, true} {
+		t.Run(fmt.Sprintf("max_tokens mid-call, stream %v", stream), func(t *testing.T) {
+			ex := weatherTools()
+			var configure func(*agent.Loop)
+			if stream {
+				configure = func(l *agent.Loop) { l.OnText = func(string) {} }
+			}
+			out, _, _, err := runAnt(t, []fakeapi.Step{{Text: text("Checking."), Finish: "max_tokens",
+				ToolCalls: []fakeapi.ToolCall{{ID: "toolu_1", Name: "get_weather", Arguments: `{"city":"Pa`}}}}, ex, configure)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if out.Reason != "max_tokens" || len(ex.calls) != 0 {
+				t.Fatalf("reason %q, calls %v", out.Reason, ex.calls)
+			}
+			if err := fakeapi.CheckAnthropicMessages(out.Messages); err != nil {
+				t.Errorf("the conversation would be refused: %v", err)
+			}
+			if !bytes.Contains(out.Messages[1], []byte(`"input":{}`)) || !bytes.Contains(out.Messages[2], []byte(`"is_error":true`)) {
+				t.Errorf("turn %s\nresults %s", out.Messages[1], out.Messages[2])
+			}
+		})
+	}
 	t.Run("stop_sequence ends", func(t *testing.T) {
 		out, _, _, err := runAnt(t, []fakeapi.Step{{Text: text("Done"), Finish: "stop_sequence"}}, weatherTools(), nil)
 		if err != nil || out.Reason != "stop" {
