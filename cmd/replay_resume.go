@@ -27,8 +27,8 @@ func runReplayResume(ctx context.Context, opts *ReplayOptions) error {
 	d := agent.DialectFor(conv.Shape)
 	if n := len(turns); n > 0 && turns[n-1].End == len(st.Messages) && !paused(conv, turns[n-1]) {
 		if t, err := agent.ParseTurn(d, st.Messages[turns[n-1].Start:]); err == nil && len(t.Calls) == 0 {
-			// Nothing ran and nothing was written: the file does not fit
-			// the command, as a usage mistake does not.
+			// Nothing is sent or written: the file does not fit the
+			// command, a usage mistake (exit 2), not a failure.
 			return &ExitError{Code: ExitUsage, Err: fmt.Errorf("%s ended with %s: there is nothing to resume (to go on with a new message: agentloop run --continue=%s MESSAGE)",
 				opts.File, endedWith(conv, turns[n-1]), opts.File)}
 		}
@@ -83,7 +83,7 @@ func withoutBudgetAnswer(conv *transcript.Conversation) *transcript.Conversation
 // pause_turn): it is not over, and sending it back goes on with it.
 func paused(conv *transcript.Conversation, span agent.TurnSpan) bool {
 	for _, rec := range conv.Messages[span.Start:span.End] {
-		if rec.FinishReason == "pause_turn" {
+		if stop, _ := agent.RecordedStop(rec.FinishReason); stop == agent.StopPause {
 			return true
 		}
 	}
@@ -98,10 +98,10 @@ func endedWith(conv *transcript.Conversation, span agent.TurnSpan) string {
 		reason = conv.End.Reason
 	}
 	for _, rec := range conv.Messages[span.Start:span.End] {
-		switch rec.FinishReason {
-		case "refusal", "content_filter":
+		switch stop, _ := agent.RecordedStop(rec.FinishReason); stop {
+		case agent.StopRefusal:
 			reason = transcript.ReasonRefusal
-		case "length", "max_tokens", "max_output_tokens", "model_context_window_exceeded":
+		case agent.StopMaxTokens:
 			reason = transcript.ReasonMaxTokens
 		}
 	}

@@ -46,6 +46,21 @@ const (
 	StopPause     StopReason = "pause"      // a long turn paused; send it back to go on
 )
 
+// RecordedStop is the stop reason a recorded finish_reason (any
+// provider's) gives, and false for one that leaves it to the turn's
+// content: a turn with calls asks for tools, one without is an answer.
+func RecordedStop(finishReason string) (StopReason, bool) {
+	switch finishReason {
+	case "refusal", "content_filter":
+		return StopRefusal, true
+	case "length", "max_tokens", "max_output_tokens", "model_context_window_exceeded":
+		return StopMaxTokens, true
+	case "pause_turn":
+		return StopPause, true
+	}
+	return "", false
+}
+
 // Turn is one answer of the model as it returned it.
 type Turn struct {
 	// Messages are what the turn adds to the conversation, exactly as they

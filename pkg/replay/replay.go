@@ -294,13 +294,8 @@ func recordedTurns(d agent.Dialect, conv *transcript.Conversation) ([]*agent.Tur
 				t.Usage.Add(*rec.Usage)
 			}
 		}
-		switch t.FinishReason {
-		case "refusal", "content_filter":
-			t.Stop = agent.StopRefusal
-		case "length", "max_tokens", "max_output_tokens", "model_context_window_exceeded":
-			t.Stop = agent.StopMaxTokens
-		case "pause_turn":
-			t.Stop = agent.StopPause
+		if stop, ok := agent.RecordedStop(t.FinishReason); ok {
+			t.Stop = stop
 		}
 		turns = append(turns, t)
 	}
