@@ -55,6 +55,7 @@ func badFlagCases() []badFlag {
 		{args: run("--temperature", "NaN", "hi"), code: 2, err: `^--temperature NaN is out of range: use a value from 0 to 2$`},
 		{args: run("--temperature", "Inf", "hi"), code: 2, err: `^--temperature \+Inf is out of range: use a value from 0 to 2$`},
 		{args: run("--max-tokens", "-5", "hi"), code: 2, err: `^--max-tokens -5: must be positive$`},
+		{args: run("--max-tokens", "0", "hi"), code: 2, err: `^--max-tokens 0: must be positive$`},
 		{args: run("--max-tokens", "1e3", "hi"), code: 2, err: `^invalid argument "1e3" for "--max-tokens" flag: strconv.ParseInt: parsing "1e3": invalid syntax$`},
 		{args: run("--max-retries", "-1", "hi"), code: 2, err: `^--max-retries -1: must be 0 or more$`},
 		{args: run("--max-retries", "99999999999999999999", "hi"), code: 2, err: `^invalid argument "99999999999999999999" for "--max-retries" flag: strconv.ParseInt: parsing "99999999999999999999": value out of range$`},

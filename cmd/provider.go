@@ -54,7 +54,9 @@ func (o *modelOptions) check(c *cobra.Command) error {
 	if o.setTemp && !(o.Temperature >= 0 && o.Temperature <= 2) { // NaN too
 		return flagErrorf("--temperature %g is out of range: use a value from 0 to 2", o.Temperature)
 	}
-	if o.MaxTokens < 0 {
+	// 0 given is no cap at all, which the Messages API refuses; not the
+	// default, which is what leaving the flag out gives.
+	if o.MaxTokens < 0 || (o.MaxTokens == 0 && c.Flags().Changed("max-tokens")) {
 		return flagErrorf("--max-tokens %d: must be positive", o.MaxTokens)
 	}
 	if o.MaxRetries < 0 {
