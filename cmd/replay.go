@@ -52,8 +52,8 @@ func newCmdReplay(ios *IOStreams, runF func(context.Context, *ReplayOptions) err
 		Long: `Re-drive a saved run. By default the recorded assistant turns stand in for the
 model (no network, no key): every tool call runs again on its recorded
 arguments and its fresh result is compared with the recorded one. The report
-(one line per call, a diff for each difference) goes to stderr, the recorded
-final answer to stdout; the exit status is 1 when any result differs.
+(one line per call, a diff for each difference) goes to stderr, the answer the
+recorded run printed to stdout; the exit status is 1 when any result differs.
 
 --show renders the transcript for reading, a record at a time, wrapped to the
 terminal; it does not check it ('agentloop validate' does). --html FILE draws it
@@ -63,12 +63,11 @@ and every message, collapsible; it loads nothing from the network. --resume
 sends the conversation to the live model and continues the loop where it
 stopped (after --max-steps, an API error or an interrupt), answering calls left
 pending first, into a new transcript; the old file is never modified. A pending
-call that had finished
-before the run stopped (its result is in a result record) is answered with
-that result and not run again. The answer a budget asked for without tools is
-left out, and the model goes on with its tools; a run that ended with the
-model's own answer has nothing to resume (exit 2; 'agentloop run
---continue=FILE MESSAGE' goes on with a new message).
+call that had finished before the run stopped (its result is in a result
+record) is answered with that result and not run again. The answer a budget
+asked for without tools is left out, and the model goes on with its tools; a
+run that ended with the model's own answer has nothing to resume (exit 2;
+'agentloop run --continue=FILE MESSAGE' goes on with a new message).
 
 A replay asks nobody: the calls of tools marked confirm: true are skipped
 (reported, not a difference) unless --allow NAME or --yes lets them run again;
