@@ -329,23 +329,32 @@ func (a *Anthropic) turn(msg *anthropic.Message) (*Turn, error) {
 }
 
 // antAssistantMessage is the assistant message of a response: each content
-// block through ToParam, but thinking blocks, which go in as the bytes
-// received (spaces between tokens aside: a transcript line holds no
+// block through ToParam but an empty text block, and thinking blocks as
+// the bytes received (spaces between tokens aside: a transcript line holds no
 // newline). The SDK's encoder would rewrite them (a "<" in the thinking as
 // \u003c).
 func antAssistantMessage(msg *anthropic.Message) ([]byte, error) {
 	p := msg.ToParam()
 	var b bytes.Buffer
 	b.WriteString(`{"content":[`)
+	n := 0
 	for i, block := range p.OfAssistant.Content {
-		if i > 0 {
+		var c anthropic.ContentBlockUnion
+		if i < len(msg.Content) {
+			c = msg.Content[i]
+		}
+		if c.Type == "text" && c.Text == "" {
+			// A text block the stream opened and a refusal or max_tokens
+			// closed at once: the API refuses an empty text block in
+			// a request, its own included.
+			continue
+		}
+		if n++; n > 1 {
 			b.WriteByte(',')
 		}
-		if i < len(msg.Content) {
-			if c := msg.Content[i]; c.Type == "thinking" || c.Type == "redacted_thinking" {
-				if json.Compact(&b, []byte(c.RawJSON())) == nil {
-					continue
-				}
+		if c.Type == "thinking" || c.Type == "redacted_thinking" {
+			if json.Compact(&b, []byte(c.RawJSON())) == nil {
+				continue
 			}
 		}
 		raw, err := marshalNoEscape(block)

@@ -255,6 +255,25 @@ func TestAnthropicStopReasons(t *testing.T) {
 			}
 		})
 	}
+	// A refusal that closed a text block before any text: the empty block
+	// is left out of the turn (the API refuses it back), the call is
+	// answered, and the conversation can go on.
+	for _, stream := range []bool{false, true} {
+		t.Run(fmt.Sprintf("refusal with an empty text block, stream %v", stream), func(t *testing.T) {
+			var configure func(*agent.Loop)
+			if stream {
+				configure = func(l *agent.Loop) { l.OnText = func(string) {} }
+			}
+			out, _, _, err := runAnt(t, []fakeapi.Step{{Text: text(""), Finish: "refusal",
+				ToolCalls: []fakeapi.ToolCall{{ID: "toolu_1", Name: "get_weather", Arguments: `{"city":"Paris"}`}}}}, weatherTools(), configure)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if err := fakeapi.CheckAnthropicMessages(out.Messages); err != nil {
+				t.Errorf("the conversation would be refused: %v\n%s", err, out.Messages[1])
+			}
+		})
+	}
 	t.Run("stop_sequence ends", func(t *testing.T) {
 		out, _, _, err := runAnt(t, []fakeapi.Step{{Text: text("Done"), Finish: "stop_sequence"}}, weatherTools(), nil)
 		if err != nil || out.Reason != "stop" {
