@@ -29,8 +29,13 @@ func runReplayResume(ctx context.Context, opts *ReplayOptions) error {
 		if t, err := agent.ParseTurn(d, st.Messages[turns[n-1].Start:]); err == nil && len(t.Calls) == 0 {
 			// Nothing is sent or written: the file does not fit the
 			// command, a usage mistake (exit 2), not a failure.
+			name, file := opts.File, opts.File
+			if file == "-" {
+				// run --continue reads a file, not stdin.
+				name, file = "the conversation on stdin", "FILE"
+			}
 			return &ExitError{Code: ExitUsage, Err: fmt.Errorf("%s ended with %s: there is nothing to resume (to go on with a new message: agentloop run --continue=%s MESSAGE)",
-				opts.File, endedWith(conv, turns[n-1]), opts.File)}
+				name, endedWith(conv, turns[n-1]), file)}
 		}
 	}
 
