@@ -98,6 +98,7 @@ var Codes = []Code{
 	{"invalid-message", "", Error, Error, "each API's message schema; a warning for an image, audio or file part in a tool message, which some models and endpoints accept", "a message that is not an object, has no role or an unknown one, or fields of the wrong type", EvidenceInferred},
 	{"unknown-tool", "", Error, Error, "only with --tools-dir", "a call to a tool the tools directories do not define", ""},
 	{"arguments-invalid", "", Error, Error, "only with --tools-dir", "arguments that do not match the tool's schema", ""},
+	{"invalid-utf8", "", Error, Error, "the Messages API answers 400 \"The request body is not valid JSON: no low surrogate in string\"; encoding/json would read such text as U+FFFD", "a string holding bytes that are not UTF-8, or a \\u escape of half a surrogate pair (\\ud800–\\udfff) with no other half", ""},
 	{"not-json", "", Error, Error, "a check of the file", "a line (or file, or recorded body) that is not JSON", ""},
 	{"not-yaml", "", Error, Error, "a check of the file", "an interaction of a cassette that is not YAML", ""},
 	{"truncated-line", "", Error, Error, "a warning in agentloop transcripts, whose writer was killed mid-line", "the last line is cut off before its end", ""},

@@ -28,6 +28,21 @@ func FuzzScan(f *testing.F) {
 		if got, want := valid(data), json.Valid(data); got != want {
 			t.Fatalf("valid(%q) = %v, encoding/json says %v", data, got, want)
 		}
+		// Outside strings a valid document is ASCII: text that is not
+		// UTF-8 is in a string, and noted there.
+		var s scanner
+		s.reset(data)
+		s.skip()
+		s.end()
+		if s.err != nil {
+			return
+		}
+		if !utf8.Valid(data) && s.bad == 0 {
+			t.Fatalf("%q: not UTF-8, but nothing noted", data)
+		}
+		if s.bad != 0 && !s.badSur && utf8.Valid(data) {
+			t.Fatalf("%q: UTF-8, but byte %d noted", data, s.bad-1)
+		}
 	})
 }
 

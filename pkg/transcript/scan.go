@@ -38,10 +38,27 @@ type scanner struct {
 	// is replaced, never grown in place.
 	arena []byte
 	errv  scanError
+	// bad is 1 + the offset of the first byte of a string that is not
+	// UTF-8, or of a \u escape of half a surrogate pair, met since reset
+	// (0: none); badSur says which. Such a document is JSON to
+	// encoding/json, which makes the text U+FFFD, but not to the APIs,
+	// which refuse the body (see invalid-utf8): the scanner notes it and
+	// reads on, and the checker reports it where it is.
+	bad    int
+	badSur bool
 }
 
 func (s *scanner) reset(d []byte) {
 	s.d, s.i, s.depth, s.err = d, 0, 0, nil
+	s.bad, s.badSur = 0, false
+}
+
+// noteBad records text at off that is not UTF-8 (or, sur, an unpaired
+// surrogate escape), unless something earlier was.
+func (s *scanner) noteBad(off int, sur bool) {
+	if s.bad == 0 {
+		s.bad, s.badSur = off+1, sur
+	}
 }
 
 func (s *scanner) failf(off int, format string, args ...any) {
@@ -236,9 +253,14 @@ const (
 	msb = 0x8080808080808080
 )
 
-// special marks the bytes that end the fast path inside a string.
+// special marks the bytes that end the fast path inside a string: the
+// quote, the backslash, control bytes, and the bytes of multi-byte UTF-8
+// sequences, which are checked one sequence at a time.
 var special = func() (t [256]bool) {
 	for c := 0; c < 0x20; c++ {
+		t[c] = true
+	}
+	for c := 0x80; c < 0x100; c++ {
 		t[c] = true
 	}
 	t['"'], t['\\'] = true, true
@@ -248,7 +270,9 @@ var special = func() (t [256]bool) {
 // skipString scans string contents from i (just after the opening quote)
 // and returns the index of the closing quote. Most bytes of a transcript are
 // inside strings, so this loop is the checker's hot path: it tests eight
-// bytes at a time for a quote, a backslash or a control byte.
+// bytes at a time for a quote, a backslash, a control byte or a byte of a
+// multi-byte sequence. Text that is not UTF-8, and \u escapes of half a
+// surrogate pair, are noted (noteBad), not refused.
 func (s *scanner) skipString(i int) (int, bool) {
 	d := s.d
 	esc := false
@@ -257,7 +281,7 @@ func (s *scanner) skipString(i int) (int, bool) {
 			v := binary.LittleEndian.Uint64(d[i:])
 			q := v ^ (lsb * '"')
 			b := v ^ (lsb * '\\')
-			if ((q-lsb)&^q|(b-lsb)&^b|(v-lsb*0x20)&^v)&msb != 0 {
+			if ((q-lsb)&^q|(b-lsb)&^b|(v-lsb*0x20)&^v|v)&msb != 0 {
 				break
 			}
 			i += 8
@@ -270,6 +294,13 @@ func (s *scanner) skipString(i int) (int, bool) {
 			return i, esc
 		}
 		switch c := d[i]; {
+		case c >= utf8.RuneSelf:
+			if r, n := utf8.DecodeRune(d[i:]); r == utf8.RuneError && n == 1 {
+				s.noteBad(i, false)
+				i++
+			} else {
+				i += n
+			}
 		case c == '"':
 			return i, esc
 		case c == '\\':
@@ -285,6 +316,16 @@ func (s *scanner) skipString(i int) (int, bool) {
 				if i+6 > len(d) || !isHex(d[i+2]) || !isHex(d[i+3]) || !isHex(d[i+4]) || !isHex(d[i+5]) {
 					s.failf(i, "invalid \\u escape in string")
 					return i, esc
+				}
+				if r := hex4(d[i+2:]); utf16.IsSurrogate(r) {
+					if r < 0xdc00 && i+12 <= len(d) && d[i+6] == '\\' && d[i+7] == 'u' &&
+						isHex(d[i+8]) && isHex(d[i+9]) && isHex(d[i+10]) && isHex(d[i+11]) {
+						if r2 := hex4(d[i+8:]); 0xdc00 <= r2 && r2 < 0xe000 {
+							i += 12
+							continue
+						}
+					}
+					s.noteBad(i, true)
 				}
 				i += 6
 			default:
@@ -510,4 +551,21 @@ func isBlank(raw []byte) bool {
 		return false
 	}
 	return true
+}
+
+// badTextMessage says what is wrong with the text at at, which the scanner
+// noted (noteBad): a byte that is not UTF-8, or an escape of half a
+// surrogate pair.
+func badTextMessage(at []byte, sur bool) string {
+	if sur && len(at) >= 6 {
+		msg := fmt.Sprintf("a string holds %s, half of a UTF-16 surrogate pair with no other half: the API refuses the body as not JSON", at[:6])
+		if r := hex4(at[2:]); r < 0xdc00 {
+			msg += ` ("no low surrogate in string")`
+		}
+		return msg
+	}
+	if len(at) == 0 {
+		return "a string holds bytes that are not UTF-8: the API refuses the body as not JSON"
+	}
+	return fmt.Sprintf("a string holds byte 0x%02x, which is not UTF-8 there: the API refuses the body as not JSON", at[0])
 }

@@ -161,6 +161,16 @@ func (st *stream) capture() ([]byte, bool) {
 	}
 }
 
+// streamBadText reports text that is not UTF-8 in the value just captured
+// from line, outside any message, when the document is a request body: the
+// other documents read whole (Inspect AI, SWE-agent, HAR logs) are not sent
+// as they are, only the messages in them.
+func (v *validator) streamBadText(line int) {
+	if v.format == InputRequest {
+		v.badText(line)
+	}
+}
+
 // streamDoc checks a whole-file JSON document. It returns the line where
 // the document ended and whether more input follows it (JSONL whose first
 // line was too long to look at whole).
@@ -267,6 +277,7 @@ func (v *validator) streamArray(st *stream, name string, fn func(line, i int)) e
 		if v.sc.err == nil {
 			v.sc.end()
 		}
+		v.streamBadText(line)
 		if v.sc.err != nil {
 			at := line + bytes.Count(buf[:min(v.sc.err.off, len(buf))], []byte{'\n'})
 			return v.broken(st, at, v.sc.err.msg)
@@ -342,6 +353,7 @@ func (v *validator) walkObject(st *stream, fn func(key string, k byte, line int)
 		if v.sc.err != nil {
 			return v.broken(st, line, v.sc.err.msg)
 		}
+		v.streamBadText(line)
 		if ch = st.peek(); ch != ':' {
 			return v.unexpected(st, ch, "':'")
 		}
@@ -398,6 +410,7 @@ func (v *validator) captureValue(st *stream) (bool, error) {
 		at := line + bytes.Count(buf[:min(s.err.off, len(buf))], []byte{'\n'})
 		return false, v.broken(st, at, s.err.msg)
 	}
+	v.streamBadText(line)
 	s.reset(buf)
 	return true, nil
 }

@@ -532,7 +532,23 @@ func (v *validator) conversationLine(text []byte, n int, complete bool) {
 			s.skip()
 		}
 	}
+	v.badText(n)
 	v.applyDoc(&d)
+}
+
+// badText reports text that is not UTF-8 which the scanner met outside the
+// messages of the document it holds (in its tools, its system prompt), the
+// document starting at line; readMsg takes what is inside a message to the
+// message.
+func (v *validator) badText(line int) {
+	s := &v.sc
+	if s.bad == 0 || s.err != nil {
+		return
+	}
+	at := s.bad - 1
+	v.fileFinding(line+bytes.Count(s.d[:at], []byte{'\n'}), Error, "invalid-utf8", "outside the messages, %s",
+		badTextMessage(s.d[at:min(at+12, len(s.d))], s.badSur))
+	s.bad = 0
 }
 
 // docMessage checks the message at the scanner's cursor, element i of an
