@@ -28,6 +28,7 @@ func TestScannerNotesBadText(t *testing.T) {
 		{"high surrogate before another high", `["\ud83d\ud83d\ude00"]`, 2, true},
 		{"low surrogate alone", `["\ude00"]`, 2, true},
 		{"high surrogate at the end", `["\ud83d"]`, 2, true},
+		{"a byte before a surrogate escape", "[\"\xff\\ud83d\"]", 2, false},
 		{"first one counts", "[\"\\ude00\", \"\xff\"]", 2, true},
 	}
 	for _, tc := range cases {
