@@ -77,7 +77,7 @@ var Codes = []Code{
 	{"invalid-message-name", "10", Error, 0, "", "a message name that does not match ^[a-zA-Z0-9_-]+$", EvidenceReported},
 	{"tool-message-name", "10", Warning, 0, "", "a name on a tool message (rejected by some providers)", ""},
 	{"missing-content", "11, 20", Error, Error, "", "a message without content where content is required", EvidenceReported},
-	{"empty-content", "11, 20", Warning, Error, "in the Anthropic shape, a warning for a blank text block beside other content, which the API accepts", "empty content, or a text block of whitespace only", EvidenceReported},
+	{"empty-content", "11, 20", Warning, Error, "in the Anthropic shape, a warning for a text block of whitespace beside other content, which the API accepts; an empty one is an error wherever it is", "empty content, or a text block of whitespace only", EvidenceReported},
 	{"content-with-tool-calls", "11", Warning, 0, "", "text content beside tool_calls (rejected by some providers)", ""},
 	{"orphan-reasoning", "12", Error, 0, "", "a Responses reasoning item without the output item that followed it", EvidenceRecorded},
 	{"missing-reasoning", "12", Error, 0, "", "a Responses item of a response whose reasoning item is not in front of it", EvidenceReported},

@@ -85,6 +85,7 @@ type block struct {
 	emptyValue bool // tool_result content blank: "", [], or blank text only
 	hasText    bool
 	blankText  bool
+	emptyText  bool // "text": "", which the Messages API refuses wherever it is
 	foreign    bool // Bedrock-style block: toolUse/toolResult keys, no type
 }
 
@@ -282,6 +283,7 @@ func (s *scanner) readBlock(b *block) {
 			if s.peekKind() == kindString {
 				raw, _ := s.str()
 				b.blankText = isBlank(raw)
+				b.emptyText = len(raw) == 0
 			} else {
 				s.skip()
 			}
