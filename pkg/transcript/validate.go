@@ -510,6 +510,11 @@ func (v *validator) conversationLine(text []byte, n int, complete bool) {
 	v.startDoc(n)
 	c := &v.conv
 	var d docInfo
+	var wrapped struct {
+		key    string // request or body
+		body   []byte
+		status int
+	}
 	s.reset(text)
 	s.enter('{')
 	for i := 0; s.next('}', &i); {
@@ -517,6 +522,13 @@ func (v *validator) conversationLine(text []byte, n int, complete bool) {
 		k := s.peekKind()
 		d.note(key, k)
 		switch {
+		case (key == "request" || key == "body") && k == kindObject && v.bodyOf == "" && wrapped.body == nil:
+			// A request body recorded with what became of it: an
+			// OpenAI Batch API input line ({"custom_id", "method",
+			// "url", "body"}), a traffic record ({"request", "status"}).
+			wrapped.key, wrapped.body = key, s.skipRaw()
+		case key == "status" && k == kindNumber:
+			wrapped.status, _ = strconv.Atoi(string(s.skipRaw()))
 		case d.takeArray(c, key, k):
 			s.enter('[')
 			for j := 0; s.next(']', &j); {
@@ -533,6 +545,13 @@ func (v *validator) conversationLine(text []byte, n int, complete bool) {
 		}
 	}
 	v.badText(n)
+	if d.array == "" && !d.contents && d.input == kindAbsent && wrapped.body != nil && s.err == nil {
+		// Not a conversation itself: the body it holds is checked, named
+		// after its key, with the status beside each finding.
+		v.stats.Conversations--
+		v.checkBody(wrapped.key, wrapped.body, n, wrapped.status)
+		return
+	}
 	v.applyDoc(&d)
 }
 
