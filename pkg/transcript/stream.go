@@ -6,6 +6,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"strconv"
 )
 
 // A whole-file JSON document (a request body, or an array of messages) can
@@ -421,9 +422,27 @@ func (v *validator) streamObject(st *stream) error {
 	v.startDoc(st.line)
 	c := &v.conv
 	var d docInfo
+	status := 0
 	err := v.walkObject(st, func(key string, k byte, line int) (bool, error) {
 		d.note(key, k)
 		switch {
+		case key == "status" && k == kindNumber && v.bodyOf == "":
+			ok, err := v.captureValue(st)
+			if ok {
+				status, _ = strconv.Atoi(string(v.sc.d))
+			}
+			return true, err
+		case (key == "request" || key == "body") && k == kindObject && d.array == "" && !d.other &&
+			v.bodyOf == "" && v.format == InputRequest:
+			// A request body recorded with what became of it, as
+			// conversationLine reads one a line: checked as a body,
+			// named after its key, the status beside each finding.
+			d.other = true
+			st.consume()
+			v.bodyOf, v.status = key, status
+			err := v.streamObject(st)
+			v.bodyOf, v.status = "", 0
+			return true, err
 		case v.reads(arrayFormat(key)) && d.takeArray(c, key, k):
 			if key == "history" {
 				// A SWE-agent trajectory: history is what it sent, in
