@@ -79,6 +79,7 @@ func FuzzValidate(f *testing.F) {
 	f.Add([]byte(lines(header, rec(1, aUser), rec(2, aCall1))), uint8(2))
 	f.Add([]byte("[\n"+oUser+",\n"+oCall1+"\n]"), uint8(3))
 	f.Add([]byte("{\"input\":[{\"type\":\"reasoning\",\"id\":\"rs_1\"}]}"), uint8(4))
+	f.Add([]byte("{\n \"status\": 400,\n \"request\": {\"messages\": ["+aUser+","+aCall1+"]}\n}\n"), uint8(0))
 	f.Add([]byte(`{"custom_id":"r1","method":"POST","url":"/v1/chat/completions","body":{"model":"m","messages":[`+oUser+`,`+oCall1+`]}}`+"\n"+`{"status":400,"request":{"messages":[`+aUser+`]}}`), uint8(0))
 	for _, lf := range logFiles {
 		if data, err := os.ReadFile(filepath.Join(logsDir, lf.file)); err == nil && len(data) < 64<<10 {
