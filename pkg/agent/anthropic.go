@@ -69,6 +69,9 @@ func NewAnthropic(cfg AnthropicConfig) (*Anthropic, error) {
 	if isDefault && cfg.APIKey == "" {
 		return nil, fmt.Errorf("%w: set ANTHROPIC_API_KEY, or pass --base-url for another server", ErrNoAPIKey)
 	}
+	if err := checkAPIKey("ANTHROPIC_API_KEY", cfg.APIKey); err != nil {
+		return nil, err
+	}
 	if cfg.MaxTokens <= 0 {
 		cfg.MaxTokens = DefaultAnthropicMaxTokens
 	}

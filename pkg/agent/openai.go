@@ -85,6 +85,9 @@ func openAIOptions(provider string, cfg *OpenAIConfig) ([]option.RequestOption, 
 	if isDefault && cfg.APIKey == "" {
 		return nil, fmt.Errorf("%w: set OPENAI_API_KEY, or pass --base-url for a local server", ErrNoAPIKey)
 	}
+	if err := checkAPIKey("OPENAI_API_KEY", cfg.APIKey); err != nil {
+		return nil, err
+	}
 	httpClient := cfg.HTTPClient
 	if httpClient == nil {
 		httpClient = defaultHTTPClient()
