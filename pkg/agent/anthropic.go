@@ -284,7 +284,7 @@ func transientStreamError(err error) bool {
 }
 
 func (a *Anthropic) streamOnce(ctx context.Context, params anthropic.MessageNewParams, opts []aoption.RequestOption, onText func(string)) (*Turn, error) {
-	s := a.messages.NewStreaming(ctx, params, opts...)
+	s := a.messages.NewStreaming(withStreamed(ctx), params, opts...)
 	defer s.Close()
 	var msg anthropic.Message
 	var edits json.RawMessage // the API's own clearing, told at the end

@@ -227,7 +227,7 @@ func withBytes(t *Turn, n int) *Turn {
 }
 
 func (o *OpenAI) stream(ctx context.Context, params openai.ChatCompletionNewParams, send []option.RequestOption, onText func(string)) (*Turn, error) {
-	s := o.chat.NewStreaming(ctx, params, send...)
+	s := o.chat.NewStreaming(withStreamed(ctx), params, send...)
 	defer s.Close()
 	var acc openai.ChatCompletionAccumulator
 	// The accumulator keeps only the fields the SDK models; the rest

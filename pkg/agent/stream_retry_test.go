@@ -75,3 +75,59 @@ func TestAnthropicStreamErrorEventRetried(t *testing.T) {
 		})
 	}
 }
+
+// A streamed request answered with 200 and a body that is not an event
+// stream (a proxy's login page; a whole answer from a server that does not
+// stream) is an error that says so, sent once: the SDKs read any body as
+// events and skipped its lines, which came out as "the stream ended without
+// a choice" or "before the message was complete".
+func TestStreamedRequestAnsweredWithoutAStream(t *testing.T) {
+	page := "<html><body><h1>Proxy login required</h1></body></html>"
+	whole := `{"id":"x","object":"chat.completion","choices":[{"index":0,"message":{"role":"assistant","content":"not streamed"},"finish_reason":"stop"}]}`
+	bodies := []struct {
+		name, contentType, body, want string
+	}{
+		{"login page", "text/html", page, "the server answered a streamed request with text/html, not an event stream: Proxy login required"},
+		{"whole answer", "application/json", whole, "not an event stream: {\"id\":\"x\""},
+	}
+	for _, provider := range []string{"openai", "responses", "anthropic"} {
+		for _, b := range bodies {
+			t.Run(provider+"/"+b.name, func(t *testing.T) {
+				body := b.body
+				steps := []fakeapi.Step{{RawBody: &body, Headers: map[string]string{"Content-Type": b.contentType}}}
+				var p agent.Provider
+				var requests func() int
+				var err error
+				switch provider {
+				case "openai":
+					srv := fakeapi.NewOpenAI(steps, "")
+					t.Cleanup(srv.Close)
+					requests = func() int { return len(srv.Requests()) }
+					p, err = agent.NewOpenAI(agent.OpenAIConfig{BaseURL: srv.BaseURL(), Model: "gpt-4.1", MaxRetries: 2})
+				case "responses":
+					srv := fakeapi.NewResponses(steps, "")
+					t.Cleanup(srv.Close)
+					requests = func() int { return len(srv.Requests()) }
+					p, err = agent.NewResponses(agent.ResponsesConfig{OpenAIConfig: agent.OpenAIConfig{BaseURL: srv.BaseURL(), Model: "gpt-4.1", MaxRetries: 2}})
+				default:
+					srv := fakeapi.NewAnthropic(steps, antKey)
+					t.Cleanup(srv.Close)
+					requests = func() int { return len(srv.Requests()) }
+					p, err = agent.NewAnthropic(agent.AnthropicConfig{APIKey: antKey, BaseURL: srv.BaseURL(), Model: "claude-sonnet-4-5", MaxRetries: 2})
+				}
+				if err != nil {
+					t.Fatal(err)
+				}
+				l := &agent.Loop{Provider: p, OnText: func(string) {}}
+				_, err = l.Prompt(context.Background(), "hi")
+				var pe *agent.ProviderError
+				if !errors.As(err, &pe) || !strings.Contains(err.Error(), b.want) {
+					t.Fatalf("err = %v, want a provider error holding %q", err, b.want)
+				}
+				if n := requests(); n != 1 {
+					t.Errorf("%d requests, want 1 (not retried)", n)
+				}
+			})
+		}
+	}
+}
