@@ -9,7 +9,9 @@ import (
 	"strconv"
 	"strings"
 	"sync"
+	"syscall"
 	"testing"
+	"time"
 
 	"github.com/rogpeppe/go-internal/testscript"
 
@@ -173,6 +175,12 @@ func cmdFakeAPI(ts *testscript.TestScript, neg bool, args []string) {
 			}
 		case args[0] == "openai":
 			s, err := fakeapi.NewOpenAIAt(addr, steps, key)
+			// A fixed address (a README command's own port) may be held
+			// for a moment by another test run on the same machine.
+			for wait := 0; errors.Is(err, syscall.EADDRINUSE) && wait < 300; wait++ {
+				time.Sleep(100 * time.Millisecond)
+				s, err = fakeapi.NewOpenAIAt(addr, steps, key)
+			}
 			if err != nil {
 				ts.Fatalf("fakeapi: %v", err)
 			}
