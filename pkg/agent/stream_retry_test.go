@@ -131,3 +131,31 @@ func TestStreamedRequestAnsweredWithoutAStream(t *testing.T) {
 		}
 	}
 }
+
+// An event stream its server (or a proxy) labels as another type is still
+// read as the stream it is.
+func TestMislabelledEventStreamIsRead(t *testing.T) {
+	for _, contentType := range []string{"application/json", "text/plain", ""} {
+		t.Run(contentType, func(t *testing.T) {
+			body := "data: {\"id\":\"c\",\"object\":\"chat.completion.chunk\",\"created\":1,\"model\":\"gpt-4.1\",\"choices\":[{\"index\":0,\"delta\":{\"role\":\"assistant\",\"content\":\"Hi\"},\"finish_reason\":null}]}\n\n" +
+				"data: {\"id\":\"c\",\"object\":\"chat.completion.chunk\",\"created\":1,\"model\":\"gpt-4.1\",\"choices\":[{\"index\":0,\"delta\":{},\"finish_reason\":\"stop\"}]}\n\n" +
+				"data: [DONE]\n\n"
+			step := fakeapi.Step{RawBody: &body}
+			if contentType != "" {
+				step.Headers = map[string]string{"Content-Type": contentType}
+			}
+			srv := fakeapi.NewOpenAI([]fakeapi.Step{step}, "")
+			t.Cleanup(srv.Close)
+			p, err := agent.NewOpenAI(agent.OpenAIConfig{BaseURL: srv.BaseURL(), Model: "gpt-4.1"})
+			if err != nil {
+				t.Fatal(err)
+			}
+			var shown strings.Builder
+			l := &agent.Loop{Provider: p, OnText: func(s string) { shown.WriteString(s) }}
+			out, err := l.Prompt(context.Background(), "hi")
+			if err != nil || out.Answer != "Hi" || shown.String() != "Hi" {
+				t.Fatalf("answer %q, shown %q, err %v", out.Answer, shown.String(), err)
+			}
+		})
+	}
+}

@@ -136,7 +136,7 @@ func (t *faultTransport) attempt(req *http.Request) (*http.Response, error) {
 	if len(body) > maxResponseBody {
 		return nil, errTooLarge
 	}
-	if res.StatusCode == http.StatusOK && streamed(req.Context()) {
+	if res.StatusCode == http.StatusOK && streamed(req.Context()) && !looksLikeEvents(body) {
 		// The SDKs read any body as events and skip the lines that are
 		// not: a proxy's login page, or a whole answer from a server that
 		// does not stream, came out as "the stream ended without a choice".
@@ -166,6 +166,19 @@ func (e *notStreamError) Error() string {
 		msg += " (a server that does not stream: try --no-stream)"
 	}
 	return msg
+}
+
+// looksLikeEvents reports whether a body mislabelled by its server (or a
+// proxy) is server-sent events all the same: its first line is a field of
+// an event or a comment. Such a body is read as the stream it is.
+func looksLikeEvents(body []byte) bool {
+	line, _, _ := bytes.Cut(bytes.TrimLeft(body, "\ufeff \t\r\n"), []byte("\n"))
+	for _, field := range []string{"data:", "event:", "id:", "retry:", ":"} {
+		if bytes.HasPrefix(line, []byte(field)) {
+			return true
+		}
+	}
+	return false
 }
 
 type streamedKey struct{}
