@@ -144,7 +144,7 @@ func newProvider(ios *IOStreams, o *modelOptions, net liveNet, serverClearing *a
 			MaxRetries: o.MaxRetries, MaxTokens: o.MaxTokens, HTTPClient: net.client, Limiter: net.limiter, ServerClearing: serverClearing,
 		})
 	}
-	if errors.Is(err, agent.ErrNoAPIKey) {
+	if errors.Is(err, agent.ErrNoAPIKey) || errors.Is(err, agent.ErrBadAPIKey) {
 		return nil, "", &ExitError{Code: ExitProvider, Err: err}
 	}
 	if err != nil {

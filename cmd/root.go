@@ -43,7 +43,8 @@ func Version() string {
 // presses Ctrl-C twice, far more than between timeout(1)'s two kills.
 const sameInterrupt = 100 * time.Millisecond
 
-// errInterrupted is the cause of the context's cancellation on SIGINT/SIGTERM.
+// errInterrupted is the cause of the context's cancellation on SIGINT,
+// SIGTERM or SIGHUP.
 var errInterrupted = errors.New("interrupted")
 
 // Main runs agentloop with the process's arguments and streams and returns
@@ -57,7 +58,10 @@ func Main() int {
 	defer cancel(nil)
 
 	sigs := make(chan os.Signal, 2)
-	signal.Notify(sigs, os.Interrupt, syscall.SIGTERM)
+	// SIGHUP too: a terminal closed (an ssh session dropped) would
+	// otherwise kill agentloop on the spot, without its end record, and
+	// leave the tools running, in process groups of their own.
+	signal.Notify(sigs, os.Interrupt, syscall.SIGTERM, syscall.SIGHUP)
 	defer signal.Stop(sigs)
 	// done, not ctx: the first signal cancels ctx, and the second must
 	// still be waited for.
