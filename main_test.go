@@ -157,6 +157,7 @@ var fakeServers sync.Map // *testscript.TestScript → fakeServer
 //	                                   many conversations at once: fakeapi.Conversations)
 //	fakeapi check                      no grammar violation, every step played
 //	fakeapi requests FILE              write the request bodies received, one a line
+//	fakeapi wait N                     wait (60 s at most) until N requests have arrived
 //	fakeapi stop                       shut it down (a closed port for later commands)
 func cmdFakeAPI(ts *testscript.TestScript, neg bool, args []string) {
 	if len(args) == 0 {
@@ -246,6 +247,17 @@ func cmdFakeAPI(ts *testscript.TestScript, neg bool, args []string) {
 			b.WriteByte('\n')
 		}
 		ts.Check(os.WriteFile(ts.MkAbs(args[1]), []byte(b.String()), 0o644))
+	case "wait":
+		n, err := strconv.Atoi(strings.Join(args[1:], ""))
+		if len(args) != 2 || err != nil {
+			ts.Fatalf("usage: fakeapi wait N")
+		}
+		srv := get()
+		for deadline := time.Now().Add(time.Minute); len(srv.Requests()) < n; time.Sleep(10 * time.Millisecond) {
+			if time.Now().After(deadline) {
+				ts.Fatalf("fakeapi wait: %d request(s) in a minute, not %d", len(srv.Requests()), n)
+			}
+		}
 	case "stop":
 		get().Close()
 	default:
