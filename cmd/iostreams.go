@@ -124,3 +124,17 @@ func (s *IOStreams) Getenv(key string) string {
 
 // SetEnv replaces the environment lookup; tests use it.
 func (s *IOStreams) SetEnv(getenv func(string) string) { s.getenv = getenv }
+
+// watchedWriter remembers the first error a write to it returned.
+type watchedWriter struct {
+	w   io.Writer
+	err error
+}
+
+func (w *watchedWriter) Write(p []byte) (int, error) {
+	n, err := w.w.Write(p)
+	if err != nil && w.err == nil {
+		w.err = err
+	}
+	return n, err
+}

@@ -96,15 +96,27 @@ func Main() int {
 // Execute runs one command line against the given streams and returns the
 // exit code. Errors are printed here, once.
 func Execute(ctx context.Context, ios *IOStreams, args []string) int {
+	// Every write to stdout is watched: a command that succeeded but whose
+	// output was lost (a full disk, a closed descriptor) must not exit 0.
+	out := &watchedWriter{w: ios.Out}
+	ios.Out = out
+	defer func() { ios.Out = out.w }()
 	// "agentloop --version" alone is answered before the command tree is
 	// built: it is the one line cobra's version template would print.
 	if len(args) == 1 && args[0] == "--version" {
 		fmt.Fprintf(ios.Out, "agentloop %s\n", Version())
+		if out.err != nil {
+			fmt.Fprintf(ios.ErrOut, "agentloop: %s\n", out.err)
+			return ExitFailure
+		}
 		return ExitOK
 	}
 	root := buildRootCmd(ios, !helpOnly(args))
 	root.SetArgs(args)
 	err := root.ExecuteContext(ctx)
+	if err == nil && out.err != nil {
+		err = out.err
+	}
 	if err != nil && context.Cause(ctx) == errInterrupted && !isExitError(err) {
 		err = &ExitError{Code: ExitInterrupted, Err: err}
 	}
