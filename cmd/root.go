@@ -58,6 +58,13 @@ func Main() int {
 
 	sigs := make(chan os.Signal, 2)
 	signal.Notify(sigs, os.Interrupt, syscall.SIGTERM)
+	// A hangup (the terminal closed, an ssh connection dropped) is an
+	// interrupt too: left to its default it killed agentloop alone, and
+	// the tools, each in a process group of its own, ran on. Under nohup
+	// it stays ignored.
+	if !signal.Ignored(syscall.SIGHUP) {
+		signal.Notify(sigs, syscall.SIGHUP)
+	}
 	defer signal.Stop(sigs)
 	// done, not ctx: the first signal cancels ctx, and the second must
 	// still be waited for.
