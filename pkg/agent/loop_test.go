@@ -374,12 +374,23 @@ func TestUnmodelledFieldsGoBackUnchanged(t *testing.T) {
 			`"content":"Let me look that up."`,
 		}}},
 	}
-	out, _, _, err := run(t, steps, weatherTools(), nil)
-	if err != nil {
-		t.Fatal(err)
-	}
-	if out.Answer != "19 C" {
-		t.Errorf("answer %q", out.Answer)
+	// Streamed too (the default on a terminal): the fields arrive in the
+	// deltas, the message's as reasoning_content pieces, the call's with
+	// its first delta.
+	for _, streamed := range []bool{false, true} {
+		t.Run(fmt.Sprintf("streamed=%v", streamed), func(t *testing.T) {
+			var configure func(*agent.Loop)
+			if streamed {
+				configure = func(l *agent.Loop) { l.OnText = func(string) {} }
+			}
+			out, _, _, err := run(t, steps, weatherTools(), configure)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if out.Answer != "19 C" {
+				t.Errorf("answer %q", out.Answer)
+			}
+		})
 	}
 }
 
