@@ -112,8 +112,8 @@ func Execute(ctx context.Context, ios *IOStreams, args []string) int {
 	// built: it is the one line cobra's version template would print.
 	if len(args) == 1 && args[0] == "--version" {
 		fmt.Fprintf(ios.Out, "agentloop %s\n", Version())
-		if out.err != nil {
-			fmt.Fprintf(ios.ErrOut, "agentloop: %s\n", out.err)
+		if err := out.Err(); err != nil {
+			fmt.Fprintf(ios.ErrOut, "agentloop: %s\n", err)
 			return ExitFailure
 		}
 		return ExitOK
@@ -121,8 +121,8 @@ func Execute(ctx context.Context, ios *IOStreams, args []string) int {
 	root := buildRootCmd(ios, !helpOnly(args))
 	root.SetArgs(args)
 	err := root.ExecuteContext(ctx)
-	if err == nil && out.err != nil {
-		err = out.err
+	if err == nil {
+		err = out.Err()
 	}
 	if err != nil && context.Cause(ctx) == errInterrupted && !isExitError(err) {
 		err = &ExitError{Code: ExitInterrupted, Err: err}
