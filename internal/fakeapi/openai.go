@@ -259,7 +259,7 @@ func (s *OpenAI) stream(w http.ResponseWriter, model string, msg json.RawMessage
 	send(first, nil, nil)
 	if text, ok := m["content"].(string); ok {
 		for len(text) > 0 {
-			n := min(len(text), 7)
+			n := pieceLen(text, 7)
 			send(map[string]any{"content": text[:n]}, nil, nil)
 			text = text[n:]
 		}
@@ -279,7 +279,7 @@ func (s *OpenAI) stream(w http.ResponseWriter, model string, msg json.RawMessage
 			}
 			send(map[string]any{"tool_calls": []any{head}}, nil, nil)
 			for len(args) > 0 {
-				n := min(len(args), 5)
+				n := pieceLen(args, 5)
 				send(map[string]any{"tool_calls": []any{map[string]any{"index": i, "function": map[string]any{"arguments": args[:n]}}}}, nil, nil)
 				args = args[n:]
 			}

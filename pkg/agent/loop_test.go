@@ -61,7 +61,7 @@ func (f *fakeTools) Call(ctx context.Context, name, callID string, args []byte) 
 func weatherTools() *fakeTools {
 	return &fakeTools{fns: map[string]func(map[string]any) agent.ToolResult{
 		"get_weather": func(a map[string]any) agent.ToolResult {
-			temps := map[string]string{"Paris": "19 C, clear", "Dublin": "12 C, rain"}
+			temps := map[string]string{"Paris": "19 C, clear", "Dublin": "12 C, rain", "Zürich": "8 C, fog"}
 			city, _ := a["city"].(string)
 			t, ok := temps[city]
 			if !ok {
