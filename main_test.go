@@ -3,13 +3,16 @@ package main
 import (
 	"errors"
 	"flag"
+	"net"
 	"net/http/httptest"
 	"os"
 	"os/exec"
 	"strconv"
 	"strings"
 	"sync"
+	"syscall"
 	"testing"
+	"time"
 
 	"github.com/rogpeppe/go-internal/testscript"
 
@@ -67,6 +70,9 @@ func scriptParams(dir string, vars map[string]string) testscript.Params {
 			if cond == "root" {
 				return os.Geteuid() == 0, nil
 			}
+			if addr, ok := strings.CutPrefix(cond, "held:"); ok {
+				return addressHeld(addr), nil
+			}
 			return false, errors.New("unknown condition " + cond)
 		},
 		Cmds: map[string]func(ts *testscript.TestScript, neg bool, args []string){
@@ -76,6 +82,36 @@ func scriptParams(dir string, vars map[string]string) testscript.Params {
 			"mcpserve": cmdMCPServe,
 		},
 	}
+}
+
+// heldAddrs records, once for the test run, whether a server outside the
+// tests holds each address addressHeld was asked about.
+var heldAddrs sync.Map
+
+// addressHeld reports whether something other than these tests listens on
+// addr, a fixed address a README command names (Ollama's port). Another
+// test run on the machine holds it for a moment only, so it is tried for
+// 30 s before it counts as held. The answer is kept for the rest of the
+// run: once a scenario's own fake server listens there, it is no longer
+// a question.
+func addressHeld(addr string) bool {
+	if held, ok := heldAddrs.Load(addr); ok {
+		return held.(bool)
+	}
+	held := true
+	for deadline := time.Now().Add(30 * time.Second); ; time.Sleep(100 * time.Millisecond) {
+		l, err := net.Listen("tcp", addr)
+		if err == nil {
+			l.Close()
+			held = false
+			break
+		}
+		if !errors.Is(err, syscall.EADDRINUSE) || time.Now().After(deadline) {
+			break
+		}
+	}
+	actual, _ := heldAddrs.LoadOrStore(addr, held)
+	return actual.(bool)
 }
 
 // cmdExitCode runs a program and asserts its exit status:

@@ -49,8 +49,9 @@ right place, that ids, names and arguments are well-formed, and that messages ar
 in an order the API accepts.
 
 Reads agentloop transcripts, JSONL of bare messages, JSONL of {"messages": […]}
-conversations (fine-tuning files) and whole-file JSON request bodies or arrays of
-messages, in the OpenAI (Chat Completions, Responses) and Anthropic shapes; and
+conversations (fine-tuning files) or of request bodies (OpenAI Batch API input
+files), and whole-file JSON request bodies or arrays of messages, in the OpenAI
+(Chat Completions, Responses) and Anthropic shapes; and
 the logs other tools keep: Claude Code sessions, Codex CLI rollouts, Inspect AI
 eval logs, SWE-agent trajectories, and the request bodies recorded in VCR
 cassettes and HAR files. The format is told from the content; --input forces

@@ -265,6 +265,7 @@ func (v *validator) record(text []byte, n int, complete bool) {
 		v.notJSON(text, n, complete)
 		return
 	}
+	v.badText(n)
 	v.checkFields(n, string(ri.typ), &ri)
 	v.records++
 	if v.records == 1 && string(ri.typ) != TypeHeader {

@@ -121,8 +121,16 @@ func (c *conv) emptyContent(m *wireMsg, role, what string) {
 // refuses a message that says nothing else ("text content blocks must
 // contain non-whitespace text"), but took one beside other blocks: a 200 for
 // an assistant message [text " ", tool_use, tool_use] (simonw/llm-anthropic,
-// tests/cassettes/test_anthropic/test_tools.yaml, interaction 1).
+// tests/cassettes/test_anthropic/test_tools.yaml, interaction 1). An empty
+// text block is refused wherever it is, beside tool_use blocks too
+// ("messages: text content blocks must be non-empty", anthropics/claude-code
+// #62396, #59812).
 func (c *conv) blankText(m *wireMsg, i int) {
+	if m.blocks[i].emptyText {
+		c.reportSev(m.line, m.index, Error, "empty-content", nil,
+			"content[%d]: empty text block: the Messages API refuses it wherever it is (\"text content blocks must be non-empty\")", i)
+		return
+	}
 	if !m.onlyBlankText() {
 		c.reportSev(m.line, m.index, Warning, "empty-content", nil,
 			"content[%d]: text block of whitespace only beside other content: accepted by the Messages API, refused by some gateways", i)

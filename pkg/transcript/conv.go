@@ -329,6 +329,9 @@ func (c *conv) add(m *wireMsg) {
 	if !m.continues {
 		c.v.stats.Messages++
 	}
+	if m.bad {
+		c.report(m.line+m.badLines, m.index, "invalid-utf8", nil, "%s", badTextMessage(m.badAt, m.badSur))
+	}
 	c.last.line, c.last.index = m.line, m.index
 	c.n++
 	s := classify(m)

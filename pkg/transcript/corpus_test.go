@@ -192,6 +192,53 @@ func TestCorpusFiles(t *testing.T) {
 	}
 }
 
+// TestCorpusFilesWhole feeds every corpus file whole, records wrapped as
+// they are ({"source", "status", "request"}, tau-bench's {"traj"}), as a user
+// would: each record is a conversation, and the only errors are the
+// grammar rejections, each flagged on its line with its code and confirmed
+// by the recorded 400.
+func TestCorpusFilesWhole(t *testing.T) {
+	recs := loadCorpus(t)
+	byFile := map[string][]corpusRecord{}
+	for _, r := range recs {
+		byFile[r.File] = append(byFile[r.File], r)
+	}
+	for file, rs := range byFile {
+		t.Run(file, func(t *testing.T) {
+			data, err := os.ReadFile(filepath.Join(corpusDir, file))
+			if err != nil {
+				t.Fatal(err)
+			}
+			fs, st := validateBytes(t, file, data, Options{})
+			if st.Conversations != len(rs) {
+				t.Errorf("%d conversations, want one a record: %d", st.Conversations, len(rs))
+			}
+			flagged := map[string]bool{}
+			for _, f := range fs {
+				if f.Severity != Error {
+					continue
+				}
+				name := fmt.Sprintf("%s:%d", file, f.Line)
+				want, ok := grammarCodes[name]
+				switch {
+				case !ok:
+					t.Errorf("%v: an error on a record the API did not refuse for its grammar", f)
+				case f.Code == want:
+					flagged[name] = true
+					if !f.Confirmed() {
+						t.Errorf("%v: not confirmed by the recorded 400", f)
+					}
+				}
+			}
+			for _, r := range rs {
+				if r.Grammar == "yes" && !flagged[r.name()] {
+					t.Errorf("%s: refused by the API (%s), not flagged [%s]", r.name(), r.Error, grammarCodes[r.name()])
+				}
+			}
+		})
+	}
+}
+
 // pathBodies are request bodies whose keys the two ways of reading a body
 // must agree on: messages under traj, more than one array of messages, a
 // top-level system that decides the shape, tools before and after the

@@ -28,6 +28,21 @@ func FuzzScan(f *testing.F) {
 		if got, want := valid(data), json.Valid(data); got != want {
 			t.Fatalf("valid(%q) = %v, encoding/json says %v", data, got, want)
 		}
+		// Outside strings a valid document is ASCII: text that is not
+		// UTF-8 is in a string, and noted there.
+		var s scanner
+		s.reset(data)
+		s.skip()
+		s.end()
+		if s.err != nil {
+			return
+		}
+		if !utf8.Valid(data) && s.bad == 0 {
+			t.Fatalf("%q: not UTF-8, but nothing noted", data)
+		}
+		if s.bad != 0 && !s.badSur && utf8.Valid(data) {
+			t.Fatalf("%q: UTF-8, but byte %d noted", data, s.bad-1)
+		}
 	})
 }
 
@@ -64,6 +79,8 @@ func FuzzValidate(f *testing.F) {
 	f.Add([]byte(lines(header, rec(1, aUser), rec(2, aCall1))), uint8(2))
 	f.Add([]byte("[\n"+oUser+",\n"+oCall1+"\n]"), uint8(3))
 	f.Add([]byte("{\"input\":[{\"type\":\"reasoning\",\"id\":\"rs_1\"}]}"), uint8(4))
+	f.Add([]byte("{\n \"status\": 400,\n \"request\": {\"messages\": ["+aUser+","+aCall1+"]}\n}\n"), uint8(0))
+	f.Add([]byte(`{"custom_id":"r1","method":"POST","url":"/v1/chat/completions","body":{"model":"m","messages":[`+oUser+`,`+oCall1+`]}}`+"\n"+`{"status":400,"request":{"messages":[`+aUser+`]}}`), uint8(0))
 	for _, lf := range logFiles {
 		if data, err := os.ReadFile(filepath.Join(logsDir, lf.file)); err == nil && len(data) < 64<<10 {
 			f.Add(data, uint8(0))

@@ -421,7 +421,7 @@ func classifyLine(text []byte) lineKind {
 	}
 	s.enter('{')
 	var typ []byte
-	record, conv, claude, payload, codexMeta, role, message := false, false, false, false, 0, false, false
+	record, conv, claude, payload, codexMeta, role, message, wrapped := false, false, false, false, 0, false, false, false
 	for n := 0; s.next('}', &n); {
 		k := s.key()
 		switch string(k) {
@@ -445,6 +445,10 @@ func classifyLine(text []byte) lineKind {
 			payload = s.peekKind() == kindObject
 		case "role", "content":
 			role = true
+		case "request", "body":
+			// A request body with what became of it (a Batch API
+			// input line, a traffic record): see conversationLine.
+			wrapped = s.peekKind() == kindObject || wrapped
 		case "id", "timestamp", "instructions":
 			// The first line of a rollout before Codex CLI 0.30:
 			// {"id", "timestamp", "instructions", "git"}.
@@ -469,6 +473,8 @@ func classifyLine(text []byte) lineKind {
 		return linesClaudeCode
 	case codexMeta == 3 && t == "" && !role:
 		return linesCodex
+	case wrapped && t == "" && !role && !record:
+		return linesConversations
 	}
 	return linesMessages
 }

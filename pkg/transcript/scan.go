@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"encoding/binary"
 	"fmt"
+	"math/bits"
 	"unicode/utf16"
 	"unicode/utf8"
 )
@@ -38,10 +39,27 @@ type scanner struct {
 	// is replaced, never grown in place.
 	arena []byte
 	errv  scanError
+	// bad is 1 + the offset of the first byte of a string that is not
+	// UTF-8, or of a \u escape of half a surrogate pair, met since reset
+	// (0: none); badSur says which. Such a document is JSON to
+	// encoding/json, which makes the text U+FFFD, but not to the APIs,
+	// which refuse the body (see invalid-utf8): the scanner notes it and
+	// reads on, and the checker reports it where it is.
+	bad    int
+	badSur bool
 }
 
 func (s *scanner) reset(d []byte) {
 	s.d, s.i, s.depth, s.err = d, 0, 0, nil
+	s.bad, s.badSur = 0, false
+}
+
+// noteBad records text at off that is not UTF-8 (or, sur, an unpaired
+// surrogate escape), unless something earlier was.
+func (s *scanner) noteBad(off int, sur bool) {
+	if s.bad == 0 {
+		s.bad, s.badSur = off+1, sur
+	}
 }
 
 func (s *scanner) failf(off int, format string, args ...any) {
@@ -236,9 +254,14 @@ const (
 	msb = 0x8080808080808080
 )
 
-// special marks the bytes that end the fast path inside a string.
+// special marks the bytes that end the fast path inside a string: the
+// quote, the backslash, control bytes, and the bytes of multi-byte UTF-8
+// sequences, which are checked a character at a time.
 var special = func() (t [256]bool) {
 	for c := 0; c < 0x20; c++ {
+		t[c] = true
+	}
+	for c := utf8.RuneSelf; c < 0x100; c++ {
 		t[c] = true
 	}
 	t['"'], t['\\'] = true, true
@@ -248,28 +271,39 @@ var special = func() (t [256]bool) {
 // skipString scans string contents from i (just after the opening quote)
 // and returns the index of the closing quote. Most bytes of a transcript are
 // inside strings, so this loop is the checker's hot path: it tests eight
-// bytes at a time for a quote, a backslash or a control byte.
+// bytes at a time for a special byte, and goes back to doing so after each
+// (utf8.Valid would go byte by byte after the first character above 0x7f,
+// three times slower on text with accents). Text that is not UTF-8, and \u
+// escapes of half a surrogate pair, are noted (noteBad), not refused.
 func (s *scanner) skipString(i int) (int, bool) {
 	d := s.d
 	esc := false
 	for {
+	word:
 		for i+8 <= len(d) {
 			v := binary.LittleEndian.Uint64(d[i:])
 			q := v ^ (lsb * '"')
 			b := v ^ (lsb * '\\')
-			if ((q-lsb)&^q|(b-lsb)&^b|(v-lsb*0x20)&^v)&msb != 0 {
-				break
+			// The lowest byte flagged is exact: a borrow flags only
+			// bytes above a true match.
+			if m := ((q-lsb)&^q | (b-lsb)&^b | (v-lsb*0x20)&^v | v) & msb; m != 0 {
+				i += bits.TrailingZeros64(m) >> 3
+				break word
 			}
 			i += 8
 		}
-		for i < len(d) && !special[d[i]] {
-			i++
+		if i+8 > len(d) {
+			for i < len(d) && !special[d[i]] {
+				i++
+			}
 		}
 		if i >= len(d) {
 			s.failf(i, "unterminated string")
 			return i, esc
 		}
 		switch c := d[i]; {
+		case c >= utf8.RuneSelf:
+			i = s.skipMultiByte(i)
 		case c == '"':
 			return i, esc
 		case c == '\\':
@@ -286,6 +320,16 @@ func (s *scanner) skipString(i int) (int, bool) {
 					s.failf(i, "invalid \\u escape in string")
 					return i, esc
 				}
+				if r := hex4(d[i+2:]); utf16.IsSurrogate(r) {
+					if r < 0xdc00 && i+12 <= len(d) && d[i+6] == '\\' && d[i+7] == 'u' &&
+						isHex(d[i+8]) && isHex(d[i+9]) && isHex(d[i+10]) && isHex(d[i+11]) {
+						if r2 := hex4(d[i+8:]); 0xdc00 <= r2 && r2 < 0xe000 {
+							i += 12
+							continue
+						}
+					}
+					s.noteBad(i, true)
+				}
 				i += 6
 			default:
 				s.failf(i+1, "invalid escape %q in string", d[i+1])
@@ -296,6 +340,34 @@ func (s *scanner) skipString(i int) (int, bool) {
 			return i, esc
 		}
 	}
+}
+
+// skipMultiByte steps over the characters above 0x7f that start at i, and
+// returns the index after them, noting (noteBad) a byte that is not part of
+// one. Two- and three-byte characters, most of those in text, are checked
+// here; the rest by utf8.DecodeRune.
+func (s *scanner) skipMultiByte(i int) int {
+	d := s.d
+	for i < len(d) && d[i] >= utf8.RuneSelf {
+		c := d[i]
+		switch {
+		case 0xc2 <= c && c <= 0xdf && i+1 < len(d) && d[i+1]&0xc0 == 0x80:
+			i += 2
+			continue
+		case 0xe1 <= c && c <= 0xec, c == 0xee, c == 0xef:
+			if i+2 < len(d) && d[i+1]&0xc0 == 0x80 && d[i+2]&0xc0 == 0x80 {
+				i += 3
+				continue
+			}
+		}
+		if r, n := utf8.DecodeRune(d[i:]); r == utf8.RuneError && n == 1 {
+			s.noteBad(i, false)
+			i++
+		} else {
+			i += n
+		}
+	}
+	return i
 }
 
 func isHex(c byte) bool {
@@ -510,4 +582,21 @@ func isBlank(raw []byte) bool {
 		return false
 	}
 	return true
+}
+
+// badTextMessage says what is wrong with the text at at, which the scanner
+// noted (noteBad): a byte that is not UTF-8, or an escape of half a
+// surrogate pair.
+func badTextMessage(at []byte, sur bool) string {
+	if sur && len(at) >= 6 {
+		msg := fmt.Sprintf("a string holds %s, half of a UTF-16 surrogate pair with no other half: the API refuses the body as not JSON", at[:6])
+		if r := hex4(at[2:]); r < 0xdc00 {
+			msg += ` ("no low surrogate in string")`
+		}
+		return msg
+	}
+	if len(at) == 0 {
+		return "a string holds bytes that are not UTF-8: the API refuses the body as not JSON"
+	}
+	return fmt.Sprintf("a string holds byte 0x%02x, which is not UTF-8 there: the API refuses the body as not JSON", at[0])
 }

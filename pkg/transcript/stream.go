@@ -6,6 +6,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"strconv"
 )
 
 // A whole-file JSON document (a request body, or an array of messages) can
@@ -161,6 +162,16 @@ func (st *stream) capture() ([]byte, bool) {
 	}
 }
 
+// streamBadText reports text that is not UTF-8 in the value just captured
+// from line, outside any message, when the document is a request body: the
+// other documents read whole (Inspect AI, SWE-agent, HAR logs) are not sent
+// as they are, only the messages in them.
+func (v *validator) streamBadText(line int) {
+	if v.format == InputRequest {
+		v.badText(line)
+	}
+}
+
 // streamDoc checks a whole-file JSON document. It returns the line where
 // the document ended and whether more input follows it (JSONL whose first
 // line was too long to look at whole).
@@ -267,6 +278,7 @@ func (v *validator) streamArray(st *stream, name string, fn func(line, i int)) e
 		if v.sc.err == nil {
 			v.sc.end()
 		}
+		v.streamBadText(line)
 		if v.sc.err != nil {
 			at := line + bytes.Count(buf[:min(v.sc.err.off, len(buf))], []byte{'\n'})
 			return v.broken(st, at, v.sc.err.msg)
@@ -342,6 +354,7 @@ func (v *validator) walkObject(st *stream, fn func(key string, k byte, line int)
 		if v.sc.err != nil {
 			return v.broken(st, line, v.sc.err.msg)
 		}
+		v.streamBadText(line)
 		if ch = st.peek(); ch != ':' {
 			return v.unexpected(st, ch, "':'")
 		}
@@ -398,6 +411,7 @@ func (v *validator) captureValue(st *stream) (bool, error) {
 		at := line + bytes.Count(buf[:min(s.err.off, len(buf))], []byte{'\n'})
 		return false, v.broken(st, at, s.err.msg)
 	}
+	v.streamBadText(line)
 	s.reset(buf)
 	return true, nil
 }
@@ -408,9 +422,27 @@ func (v *validator) streamObject(st *stream) error {
 	v.startDoc(st.line)
 	c := &v.conv
 	var d docInfo
+	status := 0
 	err := v.walkObject(st, func(key string, k byte, line int) (bool, error) {
 		d.note(key, k)
 		switch {
+		case key == "status" && k == kindNumber && v.bodyOf == "":
+			ok, err := v.captureValue(st)
+			if ok {
+				status, _ = strconv.Atoi(string(v.sc.d))
+			}
+			return true, err
+		case (key == "request" || key == "body") && k == kindObject && d.array == "" && !d.other &&
+			v.bodyOf == "" && v.format == InputRequest:
+			// A request body recorded with what became of it, as
+			// conversationLine reads one a line: checked as a body,
+			// named after its key, the status beside each finding.
+			d.other = true
+			st.consume()
+			v.bodyOf, v.status = key, status
+			err := v.streamObject(st)
+			v.bodyOf, v.status = "", 0
+			return true, err
 		case v.reads(arrayFormat(key)) && d.takeArray(c, key, k):
 			if key == "history" {
 				// A SWE-agent trajectory: history is what it sent, in

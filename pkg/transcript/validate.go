@@ -510,6 +510,11 @@ func (v *validator) conversationLine(text []byte, n int, complete bool) {
 	v.startDoc(n)
 	c := &v.conv
 	var d docInfo
+	var wrapped struct {
+		key    string // request or body
+		body   []byte
+		status int
+	}
 	s.reset(text)
 	s.enter('{')
 	for i := 0; s.next('}', &i); {
@@ -517,6 +522,13 @@ func (v *validator) conversationLine(text []byte, n int, complete bool) {
 		k := s.peekKind()
 		d.note(key, k)
 		switch {
+		case (key == "request" || key == "body") && k == kindObject && v.bodyOf == "" && wrapped.body == nil:
+			// A request body recorded with what became of it: an
+			// OpenAI Batch API input line ({"custom_id", "method",
+			// "url", "body"}), a traffic record ({"request", "status"}).
+			wrapped.key, wrapped.body = key, s.skipRaw()
+		case key == "status" && k == kindNumber:
+			wrapped.status, _ = strconv.Atoi(string(s.skipRaw()))
 		case d.takeArray(c, key, k):
 			s.enter('[')
 			for j := 0; s.next(']', &j); {
@@ -532,7 +544,30 @@ func (v *validator) conversationLine(text []byte, n int, complete bool) {
 			s.skip()
 		}
 	}
+	v.badText(n)
+	if d.array == "" && !d.contents && d.input == kindAbsent && wrapped.body != nil && s.err == nil {
+		// Not a conversation itself: the body it holds is checked, named
+		// after its key, with the status beside each finding.
+		v.stats.Conversations--
+		v.checkBody(wrapped.key, wrapped.body, n, wrapped.status)
+		return
+	}
 	v.applyDoc(&d)
+}
+
+// badText reports text that is not UTF-8 which the scanner met outside the
+// messages of the document it holds (in its tools, its system prompt), the
+// document starting at line; readMsg takes what is inside a message to the
+// message.
+func (v *validator) badText(line int) {
+	s := &v.sc
+	if s.bad == 0 || s.err != nil {
+		return
+	}
+	at := s.bad - 1
+	v.fileFinding(line+bytes.Count(s.d[:at], []byte{'\n'}), Error, "invalid-utf8", "outside the messages, %s",
+		badTextMessage(s.d[at:min(at+12, len(s.d))], s.badSur))
+	s.bad = 0
 }
 
 // docMessage checks the message at the scanner's cursor, element i of an

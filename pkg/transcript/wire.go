@@ -43,6 +43,14 @@ type wireMsg struct {
 	// continues is set by readers of logs that write one message over
 	// several lines (Claude Code) on the lines after its first.
 	continues bool
+
+	// bad is what the scanner noted of text that is not UTF-8 in the
+	// message (see scanner.bad): badAt the bytes from there, badLines the
+	// newlines before it.
+	bad      bool
+	badSur   bool
+	badAt    []byte
+	badLines int
 }
 
 // onlyBlankText reports whether the content is an array whose every block
@@ -77,6 +85,7 @@ type block struct {
 	emptyValue bool // tool_result content blank: "", [], or blank text only
 	hasText    bool
 	blankText  bool
+	emptyText  bool // "text": "", which the Messages API refuses wherever it is
 	foreign    bool // Bedrock-style block: toolUse/toolResult keys, no type
 }
 
@@ -104,8 +113,22 @@ func (m *wireMsg) reset(line, index int) {
 	*m = wireMsg{line: line, index: index, blocks: blocks, calls: calls}
 }
 
-// readMsg reads the message object at the scanner's cursor into m.
+// readMsg reads the message object at the scanner's cursor into m. Text in
+// it that is not UTF-8 goes with m, not with the document around it.
 func (s *scanner) readMsg(m *wireMsg) {
+	bad, badSur := s.bad, s.badSur
+	s.bad = 0
+	s.readFields(m)
+	if s.bad != 0 {
+		at := s.bad - 1
+		m.bad, m.badSur = true, s.badSur
+		m.badAt = s.d[at:min(at+12, len(s.d))]
+		m.badLines = bytes.Count(s.d[:at], []byte{'\n'})
+	}
+	s.bad, s.badSur = bad, badSur
+}
+
+func (s *scanner) readFields(m *wireMsg) {
 	if s.peekKind() != kindObject {
 		s.skip()
 		return
@@ -260,6 +283,7 @@ func (s *scanner) readBlock(b *block) {
 			if s.peekKind() == kindString {
 				raw, _ := s.str()
 				b.blankText = isBlank(raw)
+				b.emptyText = len(raw) == 0
 			} else {
 				s.skip()
 			}
