@@ -166,22 +166,27 @@ type liveRun struct {
 	loop   *agent.Loop
 	ctx    context.Context
 	cancel context.CancelFunc
-	tools  *toolset.Set
-	ap     *approver
-	end    runEnd
+	// stopPipes lets a closed pipe kill the process again.
+	stopPipes func()
+	tools     *toolset.Set
+	ap        *approver
+	end       runEnd
 }
 
 // startLive sets up a live run: it loads the tools, builds the provider,
 // creates the transcript (its file name and header carry one id) and wires
 // the loop. The caller runs the loop with run.ctx and ends with finish.
 func startLive(ctx context.Context, ios *IOStreams, o *liveOptions, s liveSetup) (run *liveRun, err error) {
+	stopPipes := catchBrokenPipes()
 	ts, started, err := liveTools(ctx, ios, o, s)
 	if err != nil {
+		stopPipes()
 		return nil, err
 	}
 	defer func() {
 		if err != nil {
 			ts.Close()
+			stopPipes()
 		}
 	}()
 	prog := newProgress(ios, o.Verbose, o.Quiet)
@@ -205,10 +210,14 @@ func startLive(ctx context.Context, ios *IOStreams, o *liveOptions, s liveSetup)
 			prog.transcriptPath("transcript: " + w.Path())
 		}
 	}
-	run = &liveRun{tools: ts, ap: ap, loop: loop}
+	run = &liveRun{tools: ts, ap: ap, loop: loop, stopPipes: stopPipes}
 	run.ctx, run.cancel = withRunTimeout(ctx, s.model.Timeout)
+	runCtx, stop := context.WithCancelCause(run.ctx)
+	timeoutCancel := run.cancel
+	run.ctx, run.cancel = runCtx, func() { stop(nil); timeoutCancel() }
 	loop.OnEvent = ap.Observe(prog.Event)
-	stream := attachStream(ios, loop, prog, wantStream(ios, o.Stream, o.NoStream, o.JSON))
+	out := &closedOutput{w: ios.Out, closed: func() { stop(errStdoutClosed) }}
+	stream := attachStream(ios, out, loop, prog, wantStream(ios, o.Stream, o.NoStream, o.JSON))
 	run.end = runEnd{w: w, prog: prog, stream: stream, asJSON: o.JSON, maxSteps: o.MaxSteps, limits: &o.Limits, redact: toolSecrets(ios, ts)}
 	return run, nil
 }
@@ -317,6 +326,7 @@ func newLoop(ios *IOStreams, o *liveOptions, s liveSetup, exec *approver, net li
 func (r *liveRun) finish(ios *IOStreams, out *agent.Outcome, err error) error {
 	r.ap.Close()
 	r.tools.Close()
+	defer r.stopPipes()
 	defer r.cancel()
 	return finishRun(ios, out, err, r.end)
 }

@@ -89,6 +89,8 @@ func outcomeError(out *agent.Outcome, err error, path string, e runEnd) error {
 		switch {
 		case errors.Is(err, errInterrupted):
 			return &ExitError{Code: ExitInterrupted, Err: errors.New("interrupted" + resume)}
+		case errors.Is(err, errStdoutClosed):
+			return &ExitError{Code: ExitInterrupted, Err: errors.New(errStdoutClosed.Error() + resume)}
 		case errors.Is(err, errRunTimeout):
 			return &ExitError{Code: ExitProvider, Err: err}
 		case errors.As(err, &pe):

@@ -4,7 +4,6 @@ import (
 	"errors"
 	"net/http"
 	"slices"
-	"strings"
 	"time"
 
 	"github.com/spf13/cobra"
@@ -79,15 +78,7 @@ func secrets(ios *IOStreams) *transcript.Redactor { return secretsWith(ios) }
 // secretsWith is secrets with more values to keep out: those MCP servers
 // were given.
 func secretsWith(ios *IOStreams, extra ...string) *transcript.Redactor {
-	keys := []string{ios.Getenv("OPENAI_API_KEY"), ios.Getenv("ANTHROPIC_API_KEY"), apiKey(ios, "OPENAI_API_KEY"), apiKey(ios, "ANTHROPIC_API_KEY")}
-	return transcript.NewRedactor(append(keys, extra...)...)
-}
-
-// apiKey is the key in the variable name. White space around it (a line
-// break pasted into a CI secret, a key file read whole) is no part of any
-// key, and would make the Authorization header invalid.
-func apiKey(ios *IOStreams, name string) string {
-	return strings.TrimSpace(ios.Getenv(name))
+	return transcript.NewRedactor(append([]string{ios.Getenv("OPENAI_API_KEY"), ios.Getenv("ANTHROPIC_API_KEY")}, extra...)...)
 }
 
 // liveNet is what the providers of one invocation share: a connection pool
@@ -126,7 +117,7 @@ func newProvider(ios *IOStreams, o *modelOptions, net liveNet, serverClearing *a
 		t := o.Temperature
 		temp = &t
 	}
-	key := apiKey(ios, prefix+"_API_KEY")
+	key := ios.Getenv(prefix + "_API_KEY")
 	var (
 		p interface {
 			agent.Provider
@@ -151,7 +142,7 @@ func newProvider(ios *IOStreams, o *modelOptions, net liveNet, serverClearing *a
 			MaxRetries: o.MaxRetries, MaxTokens: o.MaxTokens, HTTPClient: net.client, Limiter: net.limiter, ServerClearing: serverClearing,
 		})
 	}
-	if errors.Is(err, agent.ErrNoAPIKey) {
+	if errors.Is(err, agent.ErrNoAPIKey) || errors.Is(err, agent.ErrBadAPIKey) {
 		return nil, "", &ExitError{Code: ExitProvider, Err: err}
 	}
 	if err != nil {

@@ -3,6 +3,10 @@ package cmd
 import (
 	"context"
 	"fmt"
+	"net"
+	"net/url"
+	"os"
+	"path/filepath"
 	"strings"
 
 	"github.com/agentloop/agentloop/internal/config"
@@ -61,6 +65,10 @@ func recordedModel(ios *IOStreams, cfg *config.Config, flags modelOptions, file 
 			h.BaseURL != "" && h.BaseURL != agent.OpenAIBaseURL && h.BaseURL != agent.AnthropicBaseURL {
 			if strings.Contains(h.BaseURL, transcript.Redacted) {
 				return mo, flagErrorf("%s was recorded against %s, whose credentials a transcript does not keep; give the address again with --base-url", file, h.BaseURL)
+			}
+			if !recordedAddressTrusted(ios, cfg, file, h) {
+				u := transcript.RedactURL(h.BaseURL)
+				return mo, flagErrorf("%s was recorded against %s: agentloop sends your API key only to an address you give, your configuration names or a run of your own recorded; give it with --base-url %s to go on there, or --base-url of the server to use", file, u, u)
 			}
 			mo.BaseURL, mo.baseURLFrom = h.BaseURL, "the transcript's base_url"
 		}
@@ -130,4 +138,40 @@ func baseURLFromEnv(ios *IOStreams, cfg *config.Config, provider string) bool {
 		return src.Kind == config.SourceEnv || src.Kind == config.SourceFlag
 	}
 	return ios.Getenv(config.ProviderBaseURLEnv(provider)) != ""
+}
+
+// recordedAddressTrusted reports whether the base URL a transcript's header
+// names may have the user's API key sent to it without the user naming it:
+// it is on this machine (localhost, a loopback address), it is the one the
+// configuration file gives, or the transcript lies in the user's own
+// transcripts folder, where agentloop writes. A transcript from anywhere
+// else (a CI artifact, a bug report) could name any server, and resuming it
+// would send that server the key.
+func recordedAddressTrusted(ios *IOStreams, cfg *config.Config, file string, h *transcript.Header) bool {
+	if u, err := url.Parse(h.BaseURL); err == nil {
+		host := u.Hostname()
+		if ip := net.ParseIP(host); host == "localhost" || (ip != nil && ip.IsLoopback()) {
+			return true
+		}
+	}
+	if cfg != nil {
+		if v, _ := cfg.BaseURL(h.Provider); v != "" && strings.TrimRight(v, "/") == strings.TrimRight(h.BaseURL, "/") {
+			return true
+		}
+	}
+	dir := ""
+	if cfg != nil {
+		dir = cfg.TranscriptDir
+	}
+	if dir == "" {
+		dir = filepath.Join(stateDir(ios), "transcripts")
+	}
+	return sameDir(filepath.Dir(file), dir)
+}
+
+// sameDir reports whether two paths name one folder.
+func sameDir(a, b string) bool {
+	fa, err1 := os.Stat(a)
+	fb, err2 := os.Stat(b)
+	return err1 == nil && err2 == nil && fa.IsDir() && os.SameFile(fa, fb)
 }

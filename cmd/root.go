@@ -43,7 +43,8 @@ func Version() string {
 // presses Ctrl-C twice, far more than between timeout(1)'s two kills.
 const sameInterrupt = 100 * time.Millisecond
 
-// errInterrupted is the cause of the context's cancellation on SIGINT/SIGTERM.
+// errInterrupted is the cause of the context's cancellation on SIGINT,
+// SIGTERM or SIGHUP.
 var errInterrupted = errors.New("interrupted")
 
 // Main runs agentloop with the process's arguments and streams and returns

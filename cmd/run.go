@@ -105,7 +105,7 @@ tokens, cost, context), 4 provider/API error, 130 interrupted.`,
 
 func runRun(ctx context.Context, opts *RunOptions) error {
 	ios := opts.IO
-	prompt, err := readPrompt(ios, opts.Prompt)
+	prompt, err := readPrompt(ctx, ios, opts.Prompt)
 	if errors.Is(err, errNoPrompt) && opts.Continue != "" {
 		return flagErrorf("no prompt: -c goes on with a new message (to go on where a run stopped, without one: agentloop replay --resume FILE)")
 	}
@@ -150,7 +150,9 @@ func (v refValue) Set(s string) error {
 func (v refValue) Type() string { return "" }
 
 // readPrompt joins the arguments and, when stdin holds data, reads it too.
-func readPrompt(ios *IOStreams, args []string) (string, error) {
+// An interrupt ends the read at once: a pipe whose writer neither writes
+// nor exits would hold it, and Ctrl-C with it, for ever.
+func readPrompt(ctx context.Context, ios *IOStreams, args []string) (string, error) {
 	for i, a := range args {
 		if !utf8.ValidString(a) {
 			return "", flagErrorf("the prompt is not text: argument %d is not valid UTF-8", i+1)
@@ -158,8 +160,11 @@ func readPrompt(ios *IOStreams, args []string) (string, error) {
 	}
 	prompt := strings.TrimSpace(strings.Join(args, " "))
 	if ios.HasStdinData() && !ios.IsStdinTTY() {
-		data, err := io.ReadAll(io.LimitReader(ios.In, maxStdinPrompt+1))
+		data, err := readStdin(ctx, ios.In)
 		if err != nil {
+			if ctx.Err() != nil {
+				return "", err
+			}
 			return "", fmt.Errorf("read stdin: %w", err)
 		}
 		if len(data) > maxStdinPrompt {
@@ -184,6 +189,26 @@ func readPrompt(ios *IOStreams, args []string) (string, error) {
 		return "", &FlagError{Err: errNoPrompt}
 	}
 	return prompt, nil
+}
+
+// readStdin reads the prompt from stdin on a goroutine of its own, which an
+// interrupt leaves blocked in its read until the process exits.
+func readStdin(ctx context.Context, in io.Reader) ([]byte, error) {
+	type result struct {
+		data []byte
+		err  error
+	}
+	done := make(chan result, 1)
+	go func() {
+		data, err := io.ReadAll(io.LimitReader(in, maxStdinPrompt+1))
+		done <- result{data, err}
+	}()
+	select {
+	case r := <-done:
+		return r.data, r.err
+	case <-ctx.Done():
+		return nil, context.Cause(ctx)
+	}
 }
 
 // fence wraps text in a Markdown code fence longer than any backtick run in it.

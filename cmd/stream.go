@@ -87,15 +87,15 @@ func (s *answerStream) endLine() {
 // answered reports whether the final answer already went to stdout.
 func (s *answerStream) answered() bool { return s != nil && s.final }
 
-// attachStream makes the loop stream the model's text to stdout; it
-// returns nil when not streaming.
-func attachStream(ios *IOStreams, loop *agent.Loop, prog *progress, on bool) *answerStream {
+// attachStream makes the loop stream the model's text to out (standard
+// output); it returns nil when not streaming.
+func attachStream(ios *IOStreams, out io.Writer, loop *agent.Loop, prog *progress, on bool) *answerStream {
 	if !on {
 		return nil
 	}
-	s := &answerStream{out: ios.Out, prog: prog}
+	s := &answerStream{out: out, prog: prog}
 	if ios.IsStdoutTTY() {
-		s.safe = &safeWriter{w: ios.Out}
+		s.safe = &safeWriter{w: out}
 		s.out = s.safe
 	}
 	loop.OnText = s.Text

@@ -326,7 +326,11 @@ func play(w http.ResponseWriter, r *http.Request, st *Step) bool {
 		return false
 	}
 	if st.RawBody != nil {
-		w.Header().Set("Content-Type", "application/json")
+		// A Content-Type among the step's headers wins: a page from a
+		// proxy, an event stream written by hand.
+		if w.Header().Get("Content-Type") == "" {
+			w.Header().Set("Content-Type", "application/json")
+		}
 		w.WriteHeader(statusOr(st.Status))
 		_, _ = w.Write([]byte(*st.RawBody))
 		return false

@@ -69,6 +69,9 @@ func NewAnthropic(cfg AnthropicConfig) (*Anthropic, error) {
 	if isDefault && cfg.APIKey == "" {
 		return nil, fmt.Errorf("%w: set ANTHROPIC_API_KEY, or pass --base-url for another server", ErrNoAPIKey)
 	}
+	if err := checkAPIKey("ANTHROPIC_API_KEY", cfg.APIKey); err != nil {
+		return nil, err
+	}
 	if cfg.MaxTokens <= 0 {
 		cfg.MaxTokens = DefaultAnthropicMaxTokens
 	}
@@ -245,8 +248,43 @@ func serverClearing(p *ContextPolicy) []byte {
 	return b
 }
 
+// stream sends a streamed request. An error event the API sends inside a
+// stream it answered with 200 (overloaded_error, api_error: what a 529 or a
+// 500 says before the stream starts) is retried as those statuses are, with
+// the same budget, as long as none of the answer's text was shown: shown,
+// a new attempt would print it twice.
 func (a *Anthropic) stream(ctx context.Context, params anthropic.MessageNewParams, opts []aoption.RequestOption, onText func(string)) (*Turn, error) {
-	s := a.messages.NewStreaming(ctx, params, opts...)
+	for attempt := 0; ; attempt++ {
+		shown := false
+		turn, err := a.streamOnce(ctx, params, opts, func(s string) {
+			shown = true
+			onText(s)
+		})
+		if err == nil || shown || attempt >= a.cfg.MaxRetries || !transientStreamError(err) {
+			return turn, err
+		}
+		if serr := sleep(ctx, backoff(attempt)); serr != nil {
+			return nil, serr
+		}
+	}
+}
+
+// transientStreamError reports whether err is an error event of a stream
+// that a new request may well not meet.
+func transientStreamError(err error) bool {
+	var apiErr *anthropic.Error
+	if !errors.As(err, &apiErr) || apiErr.StatusCode != http.StatusOK {
+		return false
+	}
+	switch apiErr.Type() {
+	case "overloaded_error", "api_error":
+		return true
+	}
+	return false
+}
+
+func (a *Anthropic) streamOnce(ctx context.Context, params anthropic.MessageNewParams, opts []aoption.RequestOption, onText func(string)) (*Turn, error) {
+	s := a.messages.NewStreaming(withStreamed(ctx), params, opts...)
 	defer s.Close()
 	var msg anthropic.Message
 	var edits json.RawMessage // the API's own clearing, told at the end
@@ -339,6 +377,14 @@ func (a *Anthropic) providerError(err error) error {
 	var apiErr *anthropic.Error
 	if !errors.As(err, &apiErr) {
 		return transportError("anthropic", a.cfg.BaseURL, a.cfg.BaseURLFrom, err)
+	}
+	if apiErr.StatusCode == http.StatusOK {
+		// An error event inside a stream: its 200 says nothing.
+		pe := &ProviderError{Provider: "anthropic", Message: fmt.Sprintf("the stream ended with an error (%s): %s", apiErr.Type(), apiErr.Message), Err: err}
+		if transientStreamError(err) {
+			pe.Hint = fmt.Sprintf("after %d retries; raise --max-retries or try later", a.cfg.MaxRetries)
+		}
+		return pe
 	}
 	return apiError(endpoint{provider: "anthropic", keyVar: "ANTHROPIC_API_KEY", hasKey: a.cfg.APIKey != "",
 		model: a.cfg.Model, modelFrom: a.cfg.ModelFrom, baseURL: a.cfg.BaseURL, urlFrom: a.cfg.BaseURLFrom, retries: a.cfg.MaxRetries},

@@ -85,6 +85,9 @@ func openAIOptions(provider string, cfg *OpenAIConfig) ([]option.RequestOption, 
 	if isDefault && cfg.APIKey == "" {
 		return nil, fmt.Errorf("%w: set OPENAI_API_KEY, or pass --base-url for a local server", ErrNoAPIKey)
 	}
+	if err := checkAPIKey("OPENAI_API_KEY", cfg.APIKey); err != nil {
+		return nil, err
+	}
 	httpClient := cfg.HTTPClient
 	if httpClient == nil {
 		httpClient = defaultHTTPClient()
@@ -224,7 +227,7 @@ func withBytes(t *Turn, n int) *Turn {
 }
 
 func (o *OpenAI) stream(ctx context.Context, params openai.ChatCompletionNewParams, send []option.RequestOption, onText func(string)) (*Turn, error) {
-	s := o.chat.NewStreaming(ctx, params, send...)
+	s := o.chat.NewStreaming(withStreamed(ctx), params, send...)
 	defer s.Close()
 	var acc openai.ChatCompletionAccumulator
 	// The accumulator keeps only the fields the SDK models; the rest

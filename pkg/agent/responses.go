@@ -167,7 +167,7 @@ func (r *Responses) held(msgs []Message) (string, int) {
 // form the API expects back (a reasoning item's ciphertext differs between
 // the two), and each item is kept once.
 func (r *Responses) stream(ctx context.Context, params responses.ResponseNewParams, send []option.RequestOption, onText func(string)) (*responses.Response, error) {
-	s := r.svc.NewStreaming(ctx, params, send...)
+	s := r.svc.NewStreaming(withStreamed(ctx), params, send...)
 	defer s.Close()
 	done := map[int64]responses.ResponseOutputItemUnion{}
 	var final *responses.Response

@@ -2,6 +2,7 @@ package agent
 
 import (
 	"bytes"
+	"context"
 	"errors"
 	"fmt"
 	"io"
@@ -123,7 +124,8 @@ func (t *faultTransport) attempt(req *http.Request) (*http.Response, error) {
 	if err != nil {
 		return nil, err
 	}
-	if mt, _, _ := mime.ParseMediaType(res.Header.Get("Content-Type")); mt == "text/event-stream" && res.StatusCode == http.StatusOK {
+	mt, _, _ := mime.ParseMediaType(res.Header.Get("Content-Type"))
+	if mt == "text/event-stream" && res.StatusCode == http.StatusOK {
 		return res, nil
 	}
 	body, err := io.ReadAll(io.LimitReader(res.Body, maxResponseBody+1))
@@ -134,6 +136,12 @@ func (t *faultTransport) attempt(req *http.Request) (*http.Response, error) {
 	if len(body) > maxResponseBody {
 		return nil, errTooLarge
 	}
+	if res.StatusCode == http.StatusOK && streamed(req.Context()) && !looksLikeEvents(body) {
+		// The SDKs read any body as events and skip the lines that are
+		// not: a proxy's login page, or a whole answer from a server that
+		// does not stream, came out as "the stream ended without a choice".
+		return nil, &notStreamError{mediaType: mt, text: bodyText(&http.Response{Body: io.NopCloser(bytes.NewReader(body))})}
+	}
 	res.Body = io.NopCloser(bytes.NewReader(body))
 	res.ContentLength = int64(len(body))
 	return res, nil
@@ -141,11 +149,53 @@ func (t *faultTransport) attempt(req *http.Request) (*http.Response, error) {
 
 var errTooLarge = fmt.Errorf("the response body is larger than %d MiB", maxResponseBody>>20)
 
+// notStreamError is a 200 answer to a streamed request that is not an
+// event stream.
+type notStreamError struct{ mediaType, text string }
+
+func (e *notStreamError) Error() string {
+	mt := e.mediaType
+	if mt == "" {
+		mt = "no content type"
+	}
+	msg := fmt.Sprintf("the server answered a streamed request with %s, not an event stream", mt)
+	if e.text != "" {
+		msg += ": " + e.text
+	}
+	if mt == "application/json" {
+		msg += " (a server that does not stream: try --no-stream)"
+	}
+	return msg
+}
+
+// looksLikeEvents reports whether a body mislabelled by its server (or a
+// proxy) is server-sent events all the same: its first line is a field of
+// an event or a comment. Such a body is read as the stream it is.
+func looksLikeEvents(body []byte) bool {
+	line, _, _ := bytes.Cut(bytes.TrimLeft(body, "\ufeff \t\r\n"), []byte("\n"))
+	for _, field := range []string{"data:", "event:", "id:", "retry:", ":"} {
+		if bytes.HasPrefix(line, []byte(field)) {
+			return true
+		}
+	}
+	return false
+}
+
+type streamedKey struct{}
+
+// withStreamed marks a request's context as that of a streamed request.
+func withStreamed(ctx context.Context) context.Context {
+	return context.WithValue(ctx, streamedKey{}, true)
+}
+
+func streamed(ctx context.Context) bool { return ctx.Value(streamedKey{}) != nil }
+
 // verdict tells the limiter how the attempt went and decides whether to
 // retry it, and after how long.
 func (t *faultTransport) verdict(req *http.Request, res *http.Response, err error, attempt int) (time.Duration, bool) {
 	if err != nil {
-		retry := !errors.Is(err, errTooLarge) && replayable(req) && attempt < t.retries
+		var ns *notStreamError
+		retry := !errors.Is(err, errTooLarge) && !errors.As(err, &ns) && replayable(req) && attempt < t.retries
 		return backoff(attempt), retry
 	}
 	wait, asked := retryAfter(res.Header)
