@@ -1,6 +1,7 @@
 package main
 
 import (
+	"bytes"
 	"errors"
 	"flag"
 	"net"
@@ -78,6 +79,7 @@ func scriptParams(dir string, vars map[string]string) testscript.Params {
 		Cmds: map[string]func(ts *testscript.TestScript, neg bool, args []string){
 			"exitcode": cmdExitCode,
 			"fakeapi":  cmdFakeAPI,
+			"gone":     cmdGone,
 			"maxrss":   cmdMaxRSS,
 			"mcpserve": cmdMCPServe,
 		},
@@ -112,6 +114,56 @@ func addressHeld(addr string) bool {
 	}
 	actual, _ := heldAddrs.LoadOrStore(addr, held)
 	return actual.(bool)
+}
+
+// cmdGone asserts that the processes whose pids the files hold (every
+// number in them: "start 1234" lines, a pid alone) have ended:
+//
+//	gone FILE...
+//
+// A process sent SIGKILL a moment ago may not have been scheduled to die
+// yet on a busy machine, and one left a zombie (dead, not yet reaped by
+// the process it was handed to) runs nothing: a process counts as left
+// running only if it still runs, not a zombie, after 3 s.
+func cmdGone(ts *testscript.TestScript, neg bool, args []string) {
+	if len(args) == 0 {
+		ts.Fatalf("usage: gone FILE...")
+	}
+	var pids []int
+	for _, f := range args {
+		for _, field := range strings.Fields(ts.ReadFile(f)) {
+			if pid, err := strconv.Atoi(field); err == nil && pid > 1 {
+				pids = append(pids, pid)
+			}
+		}
+	}
+	if len(pids) == 0 {
+		ts.Fatalf("gone: no pid in %s", strings.Join(args, " "))
+	}
+	running := func() []int {
+		var left []int
+		for _, pid := range pids {
+			stat, err := os.ReadFile("/proc/" + strconv.Itoa(pid) + "/stat")
+			if err != nil {
+				continue
+			}
+			// The state follows the command's name in parentheses.
+			if i := bytes.LastIndexByte(stat, ')'); i >= 0 && i+2 < len(stat) && stat[i+2] != 'Z' {
+				left = append(left, pid)
+			}
+		}
+		return left
+	}
+	left := running()
+	for deadline := time.Now().Add(3 * time.Second); len(left) > 0 && !neg && time.Now().Before(deadline); left = running() {
+		time.Sleep(20 * time.Millisecond)
+	}
+	switch {
+	case neg && len(left) == 0:
+		ts.Fatalf("gone: every process has ended")
+	case !neg && len(left) > 0:
+		ts.Fatalf("gone: still running: %v", left)
+	}
 }
 
 // cmdExitCode runs a program and asserts its exit status:
@@ -157,6 +209,7 @@ var fakeServers sync.Map // *testscript.TestScript → fakeServer
 //	                                   many conversations at once: fakeapi.Conversations)
 //	fakeapi check                      no grammar violation, every step played
 //	fakeapi requests FILE              write the request bodies received, one a line
+//	fakeapi wait N                     wait (60 s at most) until N requests have arrived
 //	fakeapi stop                       shut it down (a closed port for later commands)
 func cmdFakeAPI(ts *testscript.TestScript, neg bool, args []string) {
 	if len(args) == 0 {
@@ -246,6 +299,17 @@ func cmdFakeAPI(ts *testscript.TestScript, neg bool, args []string) {
 			b.WriteByte('\n')
 		}
 		ts.Check(os.WriteFile(ts.MkAbs(args[1]), []byte(b.String()), 0o644))
+	case "wait":
+		n, err := strconv.Atoi(strings.Join(args[1:], ""))
+		if len(args) != 2 || err != nil {
+			ts.Fatalf("usage: fakeapi wait N")
+		}
+		srv := get()
+		for deadline := time.Now().Add(time.Minute); len(srv.Requests()) < n; time.Sleep(10 * time.Millisecond) {
+			if time.Now().After(deadline) {
+				ts.Fatalf("fakeapi wait: %d request(s) in a minute, not %d", len(srv.Requests()), n)
+			}
+		}
 	case "stop":
 		get().Close()
 	default:

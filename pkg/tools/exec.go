@@ -70,7 +70,8 @@ func (r *Registry) exec(ctx context.Context, t *tool, callID string, p *prepared
 	if err != nil {
 		return failure(transcript.KindStart, startErrorText(path, err))
 	}
-	// Setpgid made the tool the leader of a new group whose id is its pid.
+	// Setsid made the tool the leader of a new session and group, whose id
+	// is its pid.
 	pgid := cmd.Process.Pid
 	defer procgroup.Untrack(pgid)
 
@@ -239,7 +240,12 @@ func (p *pipes) closeAll() {
 	}
 }
 
-// startProcess starts the tool in a process group of its own. "Text file
+// startProcess starts the tool in a session of its own, so in a process
+// group of its own (killed whole), and without a controlling terminal: a
+// tool cannot open /dev/tty to write escape sequences past agentloop to the
+// person's terminal, or to read what the person types (an approval's "y"),
+// and one that asks for a password fails at once instead of waiting stopped
+// for its timeout. "Text file
 // busy" is retried: it means that another goroutine forked while the script
 // was open for writing (a tool being installed or edited), which passes.
 func startProcess(path string, argv, env []string, dir string, p *pipes) (*exec.Cmd, error) {
@@ -253,7 +259,7 @@ func startProcess(path string, argv, env []string, dir string, p *pipes) (*exec.
 			Stdin:       p.stdinR,
 			Stdout:      p.stdoutW,
 			Stderr:      p.stderrW,
-			SysProcAttr: &syscall.SysProcAttr{Setpgid: true},
+			SysProcAttr: &syscall.SysProcAttr{Setsid: true},
 		}
 		if err = cmd.Start(); err == nil {
 			return cmd, nil
