@@ -202,6 +202,13 @@ func TestProviderFaults(t *testing.T) {
 					}
 				} else {
 					line := oneLine(t, p.stderr)
+					// Each of these may pass if sent again: the run says how
+					// to go on with it.
+					const hint = "; continue it with: agentloop replay --resume t.jsonl"
+					if !strings.HasSuffix(line, hint) {
+						t.Errorf("stderr %q does not end with %q", line, hint)
+					}
+					line = strings.TrimSuffix(line, hint)
 					prefix := "agentloop: " + provider + ": "
 					if strings.HasPrefix(tc.wantErr, "^run timed out") {
 						prefix = "agentloop: "

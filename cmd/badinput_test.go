@@ -65,6 +65,8 @@ func badFlagCases() []badFlag {
 		{args: run("--tool", "delet", "hi"), code: 2, err: `^--tool: unknown tool "delet" \(did you mean "delete"\?\) \(available: delete, look\)$`},
 		{args: []string{"run", "--tools-dir", "/nonexistent", "hi"}, code: 2, err: `^--tools-dir /nonexistent: no such file or folder$`},
 		{args: []string{"run", "--tools-dir", "T", "hi"}, code: 1, err: `^1 problem in the tool definitions$`},
+		{args: []string{"run", "--tools-dir", "", "hi"}, code: 2, err: `^--tools-dir \[""\]: an entry is empty$`},
+		{args: []string{"run", "--tools-dir", "DIR", "--tools-dir", "", "hi"}, code: 2, err: `^--tools-dir \[.+, ""\]: an entry is empty$`},
 		{args: run("--max-steps", "0", "hi"), code: 2, err: `^--max-steps 0: must be at least 1$`},
 		{args: run("--max-steps", "many", "hi"), code: 2, err: `^invalid argument "many" for "--max-steps" flag: strconv.ParseInt: parsing "many": invalid syntax$`},
 		{args: run("--parallel", "0", "hi"), code: 2, err: `^--parallel 0: must be at least 1$`},

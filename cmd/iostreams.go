@@ -5,6 +5,7 @@ import (
 	"io"
 	"os"
 	"strconv"
+	"sync"
 
 	"golang.org/x/term"
 )
@@ -124,3 +125,30 @@ func (s *IOStreams) Getenv(key string) string {
 
 // SetEnv replaces the environment lookup; tests use it.
 func (s *IOStreams) SetEnv(getenv func(string) string) { s.getenv = getenv }
+
+// watchedWriter remembers the first error a write to it returned. Writes
+// may come from several goroutines, as they may to an *os.File.
+type watchedWriter struct {
+	w   io.Writer
+	mu  sync.Mutex
+	err error
+}
+
+func (w *watchedWriter) Write(p []byte) (int, error) {
+	n, err := w.w.Write(p)
+	if err != nil {
+		w.mu.Lock()
+		if w.err == nil {
+			w.err = err
+		}
+		w.mu.Unlock()
+	}
+	return n, err
+}
+
+// Err is the first error a write returned.
+func (w *watchedWriter) Err() error {
+	w.mu.Lock()
+	defer w.mu.Unlock()
+	return w.err
+}

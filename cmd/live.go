@@ -232,7 +232,7 @@ func liveTools(ctx context.Context, ios *IOStreams, o *liveOptions, s liveSetup)
 		sel.Only, sel.Restricted = *s.recorded, true
 	}
 	var started []string
-	src := toolSources{toolsSource: s.tools, mcpFiles: o.MCPConfig, mcpServers: o.mcpServers}
+	src := toolSources{toolsSource: s.tools, mcpFiles: o.MCPConfig, mcpServers: o.mcpServers, quiet: o.Quiet}
 	ts, err := loadToolSet(ctx, ios, src, sel, func(format string, a ...any) { started = append(started, fmt.Sprintf(format, a...)) })
 	if err != nil {
 		return nil, nil, err

@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"net/http"
 	"strings"
 	"time"
 
@@ -92,9 +93,12 @@ func outcomeError(out *agent.Outcome, err error, path string, e runEnd) error {
 		case errors.Is(err, errStdoutClosed):
 			return &ExitError{Code: ExitInterrupted, Err: errors.New(errStdoutClosed.Error() + resume)}
 		case errors.Is(err, errRunTimeout):
-			return &ExitError{Code: ExitProvider, Err: err}
+			return &ExitError{Code: ExitProvider, Err: fmt.Errorf("%w%s", err, resume)}
 		case errors.As(err, &pe):
-			return &ExitError{Code: ExitProvider, Err: err}
+			if !passing(pe) {
+				resume = "" // the same request would be refused again
+			}
+			return &ExitError{Code: ExitProvider, Err: fmt.Errorf("%w%s", err, resume)}
 		}
 		return err
 	}
@@ -110,6 +114,20 @@ func outcomeError(out *agent.Outcome, err error, path string, e runEnd) error {
 		return fmt.Errorf("the model refused to answer")
 	}
 	return nil
+}
+
+// passing reports whether a provider error may pass when the same
+// request is sent again later: the network, a timeout, the rate limit,
+// the server's fault, a response that was not what it should be. A run
+// one of those ended is worth going on with. A request the API refused as
+// it is (400, 422), or a setting it refused (the key: 401, 403; the model
+// or address: 404), is not: it is fixed, and run again, first.
+func passing(pe *agent.ProviderError) bool {
+	switch pe.Status {
+	case http.StatusBadRequest, http.StatusUnauthorized, http.StatusForbidden, http.StatusNotFound, http.StatusUnprocessableEntity:
+		return false
+	}
+	return true
 }
 
 var errRunTimeout = errors.New("run timed out")

@@ -14,6 +14,12 @@ import (
 // --force; an earlier transcript is replaced. With temp the file takes
 // its name only at Commit (see transcript.CreateTemp).
 func createOutput(path string, redact *transcript.Redactor, force, temp bool) (*transcript.Writer, error) {
+	// "-" is stdout everywhere else, but stdout holds the answer: a file
+	// called "-" made here would be a surprise, a transcript mixed into the
+	// answer a worse one.
+	if path == "-" {
+		return nil, &ExitError{Code: ExitUsage, Err: errors.New(`-o -: the transcript cannot go to stdout, which holds the answer; name a file (-o ./- for one called "-")`)}
+	}
 	create := transcript.CreateAt
 	if temp {
 		create = transcript.CreateTempAt

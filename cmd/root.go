@@ -58,10 +58,14 @@ func Main() int {
 	defer cancel(nil)
 
 	sigs := make(chan os.Signal, 2)
-	// SIGHUP too: a terminal closed (an ssh session dropped) would
-	// otherwise kill agentloop on the spot, without its end record, and
-	// leave the tools running, in process groups of their own.
-	signal.Notify(sigs, os.Interrupt, syscall.SIGTERM, syscall.SIGHUP)
+	signal.Notify(sigs, os.Interrupt, syscall.SIGTERM)
+	// A hangup (the terminal closed, an ssh connection dropped) is an
+	// interrupt too: left to its default it killed agentloop alone, and
+	// the tools, each in a process group of its own, ran on. Under nohup
+	// it stays ignored.
+	if !signal.Ignored(syscall.SIGHUP) {
+		signal.Notify(sigs, syscall.SIGHUP)
+	}
 	defer signal.Stop(sigs)
 	// done, not ctx: the first signal cancels ctx, and the second must
 	// still be waited for.
@@ -100,15 +104,27 @@ func Main() int {
 // Execute runs one command line against the given streams and returns the
 // exit code. Errors are printed here, once.
 func Execute(ctx context.Context, ios *IOStreams, args []string) int {
+	// Every write to stdout is watched: a command that succeeded but whose
+	// output was lost (a full disk, a closed descriptor) must not exit 0.
+	out := &watchedWriter{w: ios.Out}
+	ios.Out = out
+	defer func() { ios.Out = out.w }()
 	// "agentloop --version" alone is answered before the command tree is
 	// built: it is the one line cobra's version template would print.
 	if len(args) == 1 && args[0] == "--version" {
 		fmt.Fprintf(ios.Out, "agentloop %s\n", Version())
+		if err := out.Err(); err != nil {
+			fmt.Fprintf(ios.ErrOut, "agentloop: %s\n", err)
+			return ExitFailure
+		}
 		return ExitOK
 	}
 	root := buildRootCmd(ios, !helpOnly(args))
 	root.SetArgs(args)
 	err := root.ExecuteContext(ctx)
+	if err == nil {
+		err = out.Err()
+	}
 	if err != nil && context.Cause(ctx) == errInterrupted && !isExitError(err) {
 		err = &ExitError{Code: ExitInterrupted, Err: err}
 	}

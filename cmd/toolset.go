@@ -21,6 +21,9 @@ type toolSources struct {
 	// mcpServers the configuration file's mcp_servers.
 	mcpFiles   []string
 	mcpServers []*mcp.Config
+	// quiet keeps the warnings off stderr (-q): a folder left out for want
+	// of trust, an optional server that did not start.
+	quiet bool
 }
 
 // loadDefinitions reads the tools folders and the servers' declarations
@@ -30,7 +33,7 @@ type toolSources struct {
 // A folder left out for want of trust is said on stderr (see toolsDirs):
 // its servers are left out with its tools.
 func loadDefinitions(ios *IOStreams, src toolSources) (*tools.Registry, []*mcp.Config, error) {
-	dirs, err := toolsDirs(ios, src.toolsSource, true)
+	dirs, err := toolsDirs(ios, src.toolsSource, !src.quiet)
 	if err != nil {
 		return nil, nil, err
 	}
@@ -76,6 +79,8 @@ func loadToolSet(ctx context.Context, ios *IOStreams, src toolSources, sel tools
 			if progressf != nil {
 				progressf("mcp server %s: %s, %d tool%s, started in %s", c.Name, c.Shown(), len(st.Tools), plural(len(st.Tools), "", "s"), st.StartTime.Round(1e6))
 			}
+		case c.Optional && src.quiet:
+			// Left out without a word, as -q asks.
 		case c.Optional:
 			fmt.Fprintln(ios.ErrOut, safeText(redact.RedactString(fmt.Sprintf("agentloop: warning: optional mcp server %s (%s) left out: %v", c.Name, c.Where(), st.Err))))
 		default:

@@ -22,7 +22,15 @@ func shownValue(v any) string {
 	case string:
 		return strconv.Quote(transcript.RedactURL(v))
 	case []string:
-		return "[" + strings.Join(v, ", ") + "]"
+		// An empty entry is shown as one: [a, ""], not [a, ].
+		shown := make([]string, len(v))
+		for i, s := range v {
+			shown[i] = s
+			if s == "" {
+				shown[i] = `""`
+			}
+		}
+		return "[" + strings.Join(shown, ", ") + "]"
 	case float64:
 		return strconv.FormatFloat(v, 'f', -1, 64)
 	case []*mcp.Config:

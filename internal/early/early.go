@@ -32,9 +32,12 @@ func init() {
 	if !ok {
 		return
 	}
-	// As the command tree does, a failed write is not an error of the
-	// command's: it exits 0 (or dies of SIGPIPE on a closed pipe).
-	_, _ = os.Stdout.WriteString(out)
+	// As the command tree does, output that could not be written (a full
+	// disk) exits 1 with the error (a closed pipe dies of SIGPIPE).
+	if _, err := os.Stdout.WriteString(out); err != nil {
+		_, _ = os.Stderr.WriteString("agentloop: " + err.Error() + "\n")
+		os.Exit(1)
+	}
 	os.Exit(0)
 }
 

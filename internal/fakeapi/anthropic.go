@@ -327,7 +327,7 @@ func (s *Anthropic) stream(w http.ResponseWriter, model string, content []json.R
 			send("content_block_start", map[string]any{"type": "content_block_start", "index": i, "content_block": map[string]any{"type": "text", "text": ""}})
 			text, _ := b["text"].(string)
 			for len(text) > 0 {
-				n := min(len(text), 6)
+				n := pieceLen(text, 6)
 				send("content_block_delta", map[string]any{"type": "content_block_delta", "index": i, "delta": map[string]any{"type": "text_delta", "text": text[:n]}})
 				text = text[n:]
 			}
@@ -341,7 +341,7 @@ func (s *Anthropic) stream(w http.ResponseWriter, model string, content []json.R
 				args = partial
 			}
 			for len(args) > 0 {
-				n := min(len(args), 5)
+				n := pieceLen(args, 5)
 				send("content_block_delta", map[string]any{"type": "content_block_delta", "index": i, "delta": map[string]any{"type": "input_json_delta", "partial_json": args[:n]}})
 				args = args[n:]
 			}

@@ -259,7 +259,7 @@ func (s *OpenAI) stream(w http.ResponseWriter, model string, msg json.RawMessage
 	send(first, nil, nil)
 	if text, ok := m["content"].(string); ok {
 		for len(text) > 0 {
-			n := min(len(text), 7)
+			n := pieceLen(text, 7)
 			send(map[string]any{"content": text[:n]}, nil, nil)
 			text = text[n:]
 		}
@@ -270,9 +270,16 @@ func (s *OpenAI) stream(w http.ResponseWriter, model string, msg json.RawMessage
 			fn := cm["function"].(map[string]any)
 			args, _ := fn["arguments"].(string)
 			head := map[string]any{"index": i, "id": cm["id"], "type": "function", "function": map[string]any{"name": fn["name"], "arguments": ""}}
+			// A provider's own fields on the call (Gemini's extra_content)
+			// come with its first delta, as Gemini streams them.
+			for k, v := range cm {
+				if k != "id" && k != "type" && k != "function" && k != "index" {
+					head[k] = v
+				}
+			}
 			send(map[string]any{"tool_calls": []any{head}}, nil, nil)
 			for len(args) > 0 {
-				n := min(len(args), 5)
+				n := pieceLen(args, 5)
 				send(map[string]any{"tool_calls": []any{map[string]any{"index": i, "function": map[string]any{"arguments": args[:n]}}}}, nil, nil)
 				args = args[n:]
 			}

@@ -11,6 +11,7 @@ import (
 	"strings"
 	"sync/atomic"
 	"time"
+	"unicode/utf8"
 )
 
 // Responses is a fake OpenAI Responses API server. Besides the grammar of
@@ -833,10 +834,29 @@ func (s *Responses) stream(w http.ResponseWriter, resp map[string]any, out respO
 	send(terminal, map[string]any{"response": final})
 }
 
+// pieceLen is the length of the next piece of s a stream sends: about n
+// bytes, cut where a character ends, as a real API cuts its deltas (a
+// JSON string cannot hold half a character: json.Marshal made each half
+// a U+FFFD).
+func pieceLen(s string, n int) int {
+	if len(s) <= n {
+		return len(s)
+	}
+	k := n
+	for k > 0 && !utf8.RuneStart(s[k]) {
+		k--
+	}
+	if k == 0 { // a character longer than n bytes: send it whole
+		_, size := utf8.DecodeRuneInString(s)
+		return size
+	}
+	return k
+}
+
 func chunks(s string, n int) []string {
 	var out []string
 	for len(s) > 0 {
-		k := min(len(s), n)
+		k := pieceLen(s, n)
 		out = append(out, s[:k])
 		s = s[k:]
 	}

@@ -64,7 +64,7 @@ func NewAnthropic(cfg AnthropicConfig) (*Anthropic, error) {
 		cfg.BaseURL = AnthropicBaseURL
 	}
 	cfg.BaseURL = anthropicRoot(cfg.BaseURL)
-	isDefault := strings.TrimRight(cfg.BaseURL, "/") == AnthropicBaseURL
+	isDefault := onHost(cfg.BaseURL, "api.anthropic.com")
 	if isDefault && cfg.APIKey == "" {
 		return nil, fmt.Errorf("%w: set ANTHROPIC_API_KEY, or pass --base-url for another server", ErrNoAPIKey)
 	}

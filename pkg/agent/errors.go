@@ -77,6 +77,12 @@ func transportError(provider, baseURL, urlFrom string, err error) *ProviderError
 		inner = ue.Err
 	}
 	var op *net.OpError
+	if errors.As(inner, &op) && op.Op == "dial" && providerDefault(provider, baseURL) {
+		// The provider's own endpoint: no setting to check.
+		pe.Message = fmt.Sprintf("cannot connect to %s: %v", transcript.RedactURL(baseURL), dialReason(op))
+		pe.Hint = "check the network"
+		return pe
+	}
 	if errors.As(inner, &op) && op.Op == "dial" {
 		pe.Message = fmt.Sprintf("cannot connect to %s: %v", transcript.RedactURL(baseURL), dialReason(op))
 		pe.Hint = "is the server running? check " + urlSetting(urlFrom)
@@ -86,6 +92,9 @@ func transportError(provider, baseURL, urlFrom string, err error) *ProviderError
 	if errors.As(inner, &dns) {
 		pe.Message = fmt.Sprintf("cannot connect to %s: %v", transcript.RedactURL(baseURL), dns)
 		pe.Hint = "check " + urlSetting(urlFrom) + " and the network"
+		if providerDefault(provider, baseURL) {
+			pe.Hint = "check the network"
+		}
 		return pe
 	}
 	var syn *json.SyntaxError
@@ -116,6 +125,15 @@ func tooLongHint(res *http.Response) string {
 		return ""
 	}
 	return fmt.Sprintf("the server asks to retry in %s, longer than agentloop waits (%s); try again later", wait.Round(time.Second), MaxRetryWait)
+}
+
+// providerDefault reports whether baseURL is the provider's own endpoint.
+func providerDefault(provider, baseURL string) bool {
+	def := OpenAIBaseURL
+	if provider == "anthropic" {
+		def = AnthropicBaseURL
+	}
+	return strings.TrimRight(baseURL, "/") == def
 }
 
 // dialReason is why a connection was not made, without the addresses.

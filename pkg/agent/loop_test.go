@@ -61,7 +61,7 @@ func (f *fakeTools) Call(ctx context.Context, name, callID string, args []byte) 
 func weatherTools() *fakeTools {
 	return &fakeTools{fns: map[string]func(map[string]any) agent.ToolResult{
 		"get_weather": func(a map[string]any) agent.ToolResult {
-			temps := map[string]string{"Paris": "19 C, clear", "Dublin": "12 C, rain"}
+			temps := map[string]string{"Paris": "19 C, clear", "Dublin": "12 C, rain", "Zürich": "8 C, fog"}
 			city, _ := a["city"].(string)
 			t, ok := temps[city]
 			if !ok {
@@ -374,12 +374,23 @@ func TestUnmodelledFieldsGoBackUnchanged(t *testing.T) {
 			`"content":"Let me look that up."`,
 		}}},
 	}
-	out, _, _, err := run(t, steps, weatherTools(), nil)
-	if err != nil {
-		t.Fatal(err)
-	}
-	if out.Answer != "19 C" {
-		t.Errorf("answer %q", out.Answer)
+	// Streamed too (the default on a terminal): the fields arrive in the
+	// deltas, the message's as reasoning_content pieces, the call's with
+	// its first delta.
+	for _, streamed := range []bool{false, true} {
+		t.Run(fmt.Sprintf("streamed=%v", streamed), func(t *testing.T) {
+			var configure func(*agent.Loop)
+			if streamed {
+				configure = func(l *agent.Loop) { l.OnText = func(string) {} }
+			}
+			out, _, _, err := run(t, steps, weatherTools(), configure)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if out.Answer != "19 C" {
+				t.Errorf("answer %q", out.Answer)
+			}
+		})
 	}
 }
 

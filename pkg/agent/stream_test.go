@@ -33,6 +33,13 @@ func TestScenariosWithStreaming(t *testing.T) {
 				{ID: "c_2", Name: "get_weather", Arguments: `{"city":"Dublin"}`}}},
 			{Text: text("Paris is warmer."), Expect: &fakeapi.Expect{Results: map[string]string{"c_1": "Paris", "c_2": "Dublin"}}},
 		}, weatherTools(), 0, "stop", "Paris is warmer.", "Checking both.Paris is warmer."},
+		// Deltas are cut where a character ends, never inside one: the
+		// text and the arguments arrive whole, accents, CJK and emoji.
+		{"beyond ASCII", []fakeapi.Step{
+			{Text: text("Je vérifie — 日本語で確認します"), ToolCalls: []fakeapi.ToolCall{
+				{ID: "c_1", Name: "get_weather", Arguments: `{"city":"Zürich"}`}}},
+			{Text: text("À Zürich : 8 °C, brouillard 🌫️🌫️"), Expect: &fakeapi.Expect{Results: map[string]string{"c_1": "Zürich: 8 C, fog"}}},
+		}, weatherTools(), 0, "stop", "À Zürich : 8 °C, brouillard 🌫️🌫️", "Je vérifie — 日本語で確認しますÀ Zürich : 8 °C, brouillard 🌫️🌫️"},
 		{"failures", []fakeapi.Step{
 			{ToolCalls: []fakeapi.ToolCall{
 				{ID: "c_1", Name: "nope", Arguments: `{}`},

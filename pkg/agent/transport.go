@@ -10,7 +10,9 @@ import (
 	"math/rand/v2"
 	"mime"
 	"net/http"
+	"net/url"
 	"strconv"
+	"strings"
 	"time"
 )
 
@@ -285,4 +287,15 @@ func durationOf(n float64, unit time.Duration) time.Duration {
 		return time.Duration(d)
 	}
 	return math.MaxInt64
+}
+
+// onHost reports whether baseURL is an address on host, however it is
+// spelt (https://API.openai.com, without /v1, with a trailing dot): a
+// request there without a key is refused, so none is made.
+func onHost(baseURL, host string) bool {
+	u, err := url.Parse(baseURL)
+	if err != nil {
+		return false
+	}
+	return strings.EqualFold(strings.TrimSuffix(u.Hostname(), "."), host)
 }

@@ -294,6 +294,7 @@ func (v *validator) record(text []byte, n int, complete bool) {
 		v.resultRecord(n, &ri)
 	case TypeEnd:
 		v.ended = true
+		v.endReason = string(ri.reason)
 		if !slices.Contains(Reasons, string(ri.reason)) {
 			v.fileFinding(n, Error, "invalid-record", "end record with reason %q (want %s or %s)", ri.reason, strings.Join(Reasons[:len(Reasons)-1], ", "), Reasons[len(Reasons)-1])
 		}

@@ -557,6 +557,17 @@ func (c *conv) pendingAtEnd(what string) {
 	}
 	sev := Error
 	hint := " (a run still in progress? use --allow-pending)"
+	// An end record says how the run stopped: it does not go on by itself.
+	const goOn = ": replay --resume goes on with it; --allow-pending accepts it)"
+	switch r := c.v.endReason; r {
+	case "":
+	case ReasonInterrupted:
+		hint = " (the run was interrupted" + goOn
+	case ReasonError:
+		hint = " (the run ended in an error" + goOn
+	default:
+		hint = fmt.Sprintf(" (the run ended with reason %q%s", r, goOn)
+	}
 	switch c.kind {
 	case kindFineTune:
 		sev, hint = Warning, " (fine for fine-tuning data; a request would be refused)"

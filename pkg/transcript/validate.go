@@ -228,6 +228,7 @@ type validator struct {
 	records    int
 	headerLine int // line of the header record; 0 before it
 	ended      bool
+	endReason  string // the end record's reason
 	lastSeq    int64
 	resultIDs  [][]byte
 	gotIDs     [][]byte

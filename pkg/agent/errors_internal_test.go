@@ -1,0 +1,40 @@
+package agent
+
+import (
+	"net"
+	"net/url"
+	"os"
+	"syscall"
+	"testing"
+)
+
+// A connection that fails to the provider's own endpoint points at the
+// network, not at a base URL setting nobody made; to a server the user
+// chose, at the setting that chose it.
+func TestTransportErrorHint(t *testing.T) {
+	dns := &net.OpError{Op: "dial", Net: "tcp", Err: &net.DNSError{Err: "no such host", Name: "api.example", IsNotFound: true}}
+	refused := &net.OpError{Op: "dial", Net: "tcp", Err: os.NewSyscallError("connect", syscall.ECONNREFUSED)}
+	for _, tc := range []struct {
+		name, provider, baseURL, from string
+		err                           error
+		want                          string
+	}{
+		{"openai default, no DNS", "openai", OpenAIBaseURL, "OPENAI_BASE_URL", dns, "check the network"},
+		{"openai default with a slash, refused", "openai", OpenAIBaseURL + "/", "OPENAI_BASE_URL", refused, "check the network"},
+		{"responses default", "responses", OpenAIBaseURL, "OPENAI_BASE_URL", dns, "check the network"},
+		{"anthropic default", "anthropic", AnthropicBaseURL, "ANTHROPIC_BASE_URL", refused, "check the network"},
+		{"anthropic default, a DNS error alone", "anthropic", AnthropicBaseURL, "ANTHROPIC_BASE_URL", dns.Err, "check the network"},
+		{"local server, a DNS error alone", "openai", "http://llm.internal/v1", "OPENAI_BASE_URL", dns.Err, "check OPENAI_BASE_URL and the network"},
+		{"local server from the flag", "openai", "http://127.0.0.1:11434/v1", "", refused, "is the server running? check --base-url"},
+		{"local server from the variable", "openai", "http://127.0.0.1:11434/v1", "OPENAI_BASE_URL", refused, "is the server running? check OPENAI_BASE_URL"},
+		{"anthropic's URL for the openai provider", "openai", AnthropicBaseURL, "--base-url", refused, "is the server running? check --base-url"},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			err := &url.Error{Op: "Post", URL: tc.baseURL + "/x", Err: tc.err}
+			pe := transportError(tc.provider, tc.baseURL, tc.from, err)
+			if pe.Hint != tc.want {
+				t.Errorf("hint %q, want %q (message %q)", pe.Hint, tc.want, pe.Message)
+			}
+		})
+	}
+}
