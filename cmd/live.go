@@ -307,7 +307,10 @@ func newLoop(ios *IOStreams, o *liveOptions, s liveSetup, exec *approver, net li
 		h := transcript.Header{
 			ID: id, Command: s.command, Provider: prov.Name(), Model: prov.Model(), BaseURL: baseURL,
 			ToolsDirs: toolsDirsForHeader(s.tools.dirs), Tools: defs, System: s.model.System, MaxSteps: o.MaxSteps,
-			Parallel: o.Parallel, MCPServers: exec.tools.Header(),
+			Parallel: o.Parallel, MCPServers: exec.tools.Header(), MaxTokens: s.model.MaxTokens,
+		}
+		if s.model.setTemp {
+			h.Temperature = &s.model.Temperature
 		}
 		o.Limits.record(&h)
 		if w, err = createTranscript(ios, path, explicit, s.force, s.parent, s.conv, h, redact); err != nil {

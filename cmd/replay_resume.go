@@ -126,7 +126,8 @@ func endedWith(conv *transcript.Conversation, span agent.TurnSpan) string {
 // recordedModel decides the model settings of a run that goes on with a
 // recorded conversation: a flag, then the recording, then the environment
 // and the configuration file (the recorded base URL comes after an
-// environment variable too). The provider cannot change: the messages are
+// environment variable too; the temperature and the output cap, flags
+// only, come from a flag or the recording). The provider cannot change: the messages are
 // in the recorded provider's wire shape. how says what the conversation is
 // ("resumed", "continued") in the refusal.
 func recordedModel(ios *IOStreams, cfg *config.Config, flags modelOptions, file string, conv *transcript.Conversation, how string) (modelOptions, error) {
@@ -151,6 +152,12 @@ func recordedModel(ios *IOStreams, cfg *config.Config, flags modelOptions, file 
 		}
 		if mo.System == "" {
 			mo.System = h.System
+		}
+		if !mo.setTemp && h.Temperature != nil {
+			mo.Temperature, mo.setTemp = *h.Temperature, true
+		}
+		if mo.MaxTokens == 0 {
+			mo.MaxTokens = h.MaxTokens
 		}
 	}
 	if mo.System == "" {

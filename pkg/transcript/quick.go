@@ -25,7 +25,7 @@ import (
 // to the structs' tags).
 var (
 	headerKeys = []string{"type", "version", "id", "time", "command", "provider", "model", "base_url", "tools_dirs",
-		"tools", "system", "max_steps", "parallel", "max_total_tokens", "max_cost", "context", "parent", "parent_id", "agentloop", "mcp_servers"}
+		"tools", "system", "max_steps", "parallel", "max_total_tokens", "max_cost", "context", "parent", "parent_id", "agentloop", "mcp_servers", "temperature", "max_tokens"}
 	endKeys     = []string{"type", "time", "reason", "error", "steps", "usage", "cost_usd"}
 	usageKeys   = []string{"input_tokens", "output_tokens", "cache_creation_input_tokens", "cache_read_input_tokens", "reasoning_tokens"}
 	messageKeys = []string{"step", "message", "images_of"}
@@ -96,6 +96,11 @@ func QuickHeader(line []byte) (h Header, ok bool) {
 			h.Agentloop = s.quickString()
 		case "mcp_servers":
 			s.skipA(kindArray)
+		case "temperature":
+			t := s.quickFloat()
+			h.Temperature = &t
+		case "max_tokens":
+			h.MaxTokens = s.quickInt64()
 		default:
 			s.skip()
 		}

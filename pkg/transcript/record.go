@@ -63,6 +63,10 @@ type Header struct {
 	Agentloop string         `json:"agentloop,omitempty" jsonschema:"description=Version of agentloop that wrote the file"`
 	// MCPServers are the MCP servers whose tools were offered.
 	MCPServers []MCPServer `json:"mcp_servers,omitempty"`
+	// Temperature and MaxTokens are the sampling settings the run was
+	// given, which a run going on with it keeps.
+	Temperature *float64 `json:"temperature,omitempty" jsonschema:"description=The sampling temperature given; absent: the server's own"`
+	MaxTokens   int64    `json:"max_tokens,omitempty" jsonschema:"description=The cap on each answer's output tokens given; absent: the default"`
 }
 
 // MCPServer is an MCP server as a header records it: how it was reached,
