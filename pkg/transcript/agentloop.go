@@ -45,6 +45,7 @@ type fieldType byte
 const (
 	fieldString fieldType = iota
 	fieldInt
+	fieldNumber
 	fieldBool
 	fieldTime
 	fieldStrings
@@ -59,6 +60,7 @@ var recordFields = map[string]map[string]fieldType{
 		"version": fieldInt, "id": fieldString, "time": fieldTime, "command": fieldString, "model": fieldString,
 		"base_url": fieldString, "tools_dirs": fieldStrings, "system": fieldString, "max_steps": fieldInt, "parallel": fieldInt,
 		"parent": fieldString, "parent_id": fieldString, "agentloop": fieldString,
+		"max_total_tokens": fieldInt, "max_cost": fieldNumber, "temperature": fieldNumber, "max_tokens": fieldInt,
 	},
 	TypeMessage: {
 		"step": fieldInt, "time": fieldTime, "usage": fieldUsage, "latency_ms": fieldInt, "finish_reason": fieldString,
@@ -124,6 +126,10 @@ func fieldProblem(t fieldType, raw []byte) string {
 		}
 		if _, err := strconv.ParseInt(string(raw), 10, 64); err != nil {
 			return fmt.Sprintf("is %s; want a whole number", raw)
+		}
+	case fieldNumber:
+		if k != kindNumber {
+			return "is " + kindName(k) + "; want a number"
 		}
 	case fieldBool:
 		if k != kindBool {

@@ -290,6 +290,8 @@ var codeCases = []codeCase{
 	{"agentloop", "seq-order", Error, Options{}, lines(header, rec(2, oUser), rec(1, oDone), end), lines(header, rec(1, oUser), rec(2, oDone), end)},
 	{"agentloop", "record-after-end", Error, Options{}, lines(header, rec(1, oUser), end, rec(2, oDone)), lines(header, rec(1, oUser), rec(2, oDone), end)},
 	{"agentloop", "invalid-record", Error, Options{}, lines(header, rec(1, oUser), `{"type":"note","seq":2}`, end), lines(header, rec(1, oUser), end)},
+	{"agentloop", "invalid-record", Error, Options{}, lines(strings.TrimSuffix(header, "}")+`,"temperature":"hot","max_tokens":300}`, rec(1, oUser), end), lines(strings.TrimSuffix(header, "}")+`,"temperature":0.2,"max_tokens":300}`, rec(1, oUser), end)},
+	{"agentloop", "invalid-record", Error, Options{}, lines(strings.TrimSuffix(header, "}")+`,"max_cost":"1$","max_total_tokens":1.5}`, rec(1, oUser), end), lines(strings.TrimSuffix(header, "}")+`,"max_cost":1,"max_total_tokens":15}`, rec(1, oUser), end)},
 	{"agentloop", "results-mismatch", Error, Options{},
 		lines(header, rec(1, oUser), rec(2, oCall1), strings.TrimSuffix(rec(3, oTool1), "}")+`,"results":[{"call_id":"call_9","name":"get_weather"}]}`, rec(4, oDone), end),
 		lines(header, rec(1, oUser), rec(2, oCall1), strings.TrimSuffix(rec(3, oTool1), "}")+`,"results":[{"call_id":"call_1","name":"get_weather"}]}`, rec(4, oDone), end)},
