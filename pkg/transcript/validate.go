@@ -527,7 +527,10 @@ func (v *validator) conversationLine(text []byte, n int, complete bool) {
 			// A request body recorded with what became of it: an
 			// OpenAI Batch API input line ({"custom_id", "method",
 			// "url", "body"}), a traffic record ({"request", "status"}).
+			bad := s.bad
 			wrapped.key, wrapped.body = key, s.skipRaw()
+			// Text the body holds is checkBody's to report, at its message.
+			s.bad = bad
 		case key == "status" && k == kindNumber:
 			wrapped.status, _ = strconv.Atoi(string(s.skipRaw()))
 		case d.takeArray(c, key, k):
