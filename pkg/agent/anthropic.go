@@ -64,7 +64,7 @@ func NewAnthropic(cfg AnthropicConfig) (*Anthropic, error) {
 		cfg.BaseURL = AnthropicBaseURL
 	}
 	cfg.BaseURL = anthropicRoot(cfg.BaseURL)
-	isDefault := onHost(cfg.BaseURL, "api.anthropic.com")
+	isDefault := providerDefault("anthropic", cfg.BaseURL)
 	if isDefault && cfg.APIKey == "" {
 		return nil, fmt.Errorf("%w: set ANTHROPIC_API_KEY, or pass --base-url for another server", ErrNoAPIKey)
 	}
@@ -249,9 +249,10 @@ func serverClearing(p *ContextPolicy) []byte {
 
 // stream sends a streamed request. An error event the API sends inside a
 // stream it answered with 200 (overloaded_error, api_error: what a 529 or a
-// 500 says before the stream starts) is retried as those statuses are, with
-// the same budget, as long as none of the answer's text was shown: shown,
-// a new attempt would print it twice.
+// 500 says before the stream starts) is retried as those statuses are, up
+// to --max-retries times, as long as none of the answer's text was shown:
+// shown, a new attempt would print it twice. The transport retries the
+// statuses of each attempt on its own, as it does every request's.
 func (a *Anthropic) stream(ctx context.Context, params anthropic.MessageNewParams, opts []aoption.RequestOption, onText func(string)) (*Turn, error) {
 	for attempt := 0; ; attempt++ {
 		shown := false

@@ -77,15 +77,12 @@ func transportError(provider, baseURL, urlFrom string, err error) *ProviderError
 		inner = ue.Err
 	}
 	var op *net.OpError
-	if errors.As(inner, &op) && op.Op == "dial" && providerDefault(provider, baseURL) {
-		// The provider's own endpoint: no setting to check.
-		pe.Message = fmt.Sprintf("cannot connect to %s: %v", transcript.RedactURL(baseURL), dialReason(op))
-		pe.Hint = "check the network"
-		return pe
-	}
 	if errors.As(inner, &op) && op.Op == "dial" {
 		pe.Message = fmt.Sprintf("cannot connect to %s: %v", transcript.RedactURL(baseURL), dialReason(op))
 		pe.Hint = "is the server running? check " + urlSetting(urlFrom)
+		if providerDefault(provider, baseURL) {
+			pe.Hint = "check the network" // the provider's own endpoint: no setting to check
+		}
 		return pe
 	}
 	var dns *net.DNSError
@@ -127,13 +124,13 @@ func tooLongHint(res *http.Response) string {
 	return fmt.Sprintf("the server asks to retry in %s, longer than agentloop waits (%s); try again later", wait.Round(time.Second), MaxRetryWait)
 }
 
-// providerDefault reports whether baseURL is the provider's own endpoint.
+// providerDefault reports whether baseURL is the provider's own endpoint,
+// however it is spelt.
 func providerDefault(provider, baseURL string) bool {
-	def := OpenAIBaseURL
 	if provider == "anthropic" {
-		def = AnthropicBaseURL
+		return onHost(baseURL, "api.anthropic.com")
 	}
-	return strings.TrimRight(baseURL, "/") == def
+	return onHost(baseURL, "api.openai.com")
 }
 
 // dialReason is why a connection was not made, without the addresses.
@@ -155,7 +152,13 @@ func bodyText(res *http.Response) string {
 	if err != nil {
 		return ""
 	}
-	s := string(b)
+	return textOf(b)
+}
+
+// textOf is a body's text, for an error: HTML tags taken out, on one line,
+// valid UTF-8.
+func textOf(b []byte) string {
+	s := string(b[:min(len(b), 4<<10)])
 	if strings.HasPrefix(strings.TrimSpace(s), "<") {
 		s = htmlTags().ReplaceAllString(s, " ")
 	}

@@ -557,22 +557,11 @@ func (l *Loop) call(ctx context.Context, c *Call) (r ToolResult) {
 func (l *Loop) pendingCalls(msgs []Message, facts []msgFacts) ([]Call, int, error) {
 	// The turns as Turns finds them, from what the gauge read of each
 	// message rather than by reading them all again.
-	turns, span := 0, TurnSpan{}
-	items := l.Provider.ItemTurns()
-	for i := 0; i < len(facts); i++ {
-		if !facts[i].assistant {
-			continue
-		}
-		j := i + 1
-		for items && j < len(facts) && facts[j].assistant {
-			j++
-		}
-		turns, span = turns+1, TurnSpan{Start: i, End: j}
-		i = j - 1
-	}
-	if turns == 0 {
+	turns := turnSpans(len(facts), l.Provider.ItemTurns(), func(i int) bool { return facts[i].assistant })
+	if len(turns) == 0 {
 		return nil, 0, nil
 	}
+	span := turns[len(turns)-1]
 	last := span.End - 1
 	turn, err := ParseTurn(l.Provider, msgs[span.Start:span.End])
 	if err != nil {
@@ -608,7 +597,7 @@ func (l *Loop) pendingCalls(msgs []Message, facts []msgFacts) ([]Call, int, erro
 	case len(msgs) > last+1 && l.Provider.Name() == "anthropic":
 		return nil, 0, fmt.Errorf("%w: the message after the last assistant turn answers only some of its calls", ErrResume)
 	}
-	return pending, turns, nil
+	return pending, len(turns), nil
 }
 
 // recordTurn writes a turn's messages; what is known of the whole turn

@@ -78,7 +78,7 @@ func openAIOptions(provider string, cfg *OpenAIConfig) ([]option.RequestOption, 
 	if cfg.Model == "" {
 		return nil, fmt.Errorf("%s: no model given", provider)
 	}
-	isDefault := cfg.BaseURL == "" || onHost(cfg.BaseURL, "api.openai.com")
+	isDefault := cfg.BaseURL == "" || providerDefault("openai", cfg.BaseURL)
 	if cfg.BaseURL == "" {
 		cfg.BaseURL = OpenAIBaseURL
 	}

@@ -142,7 +142,7 @@ func (t *faultTransport) attempt(req *http.Request) (*http.Response, error) {
 		// The SDKs read any body as events and skip the lines that are
 		// not: a proxy's login page, or a whole answer from a server that
 		// does not stream, came out as "the stream ended without a choice".
-		return nil, &notStreamError{mediaType: mt, text: bodyText(&http.Response{Body: io.NopCloser(bytes.NewReader(body))})}
+		return nil, &notStreamError{mediaType: mt, text: textOf(body)}
 	}
 	res.Body = io.NopCloser(bytes.NewReader(body))
 	res.ContentLength = int64(len(body))

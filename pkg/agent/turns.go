@@ -8,14 +8,19 @@ type TurnSpan struct{ Start, End int }
 // Turns finds the assistant turns of a conversation, in order: each
 // assistant message, or (ItemTurns) each run of output items.
 func Turns(d Dialect, msgs []Message) []TurnSpan {
+	return turnSpans(len(msgs), d.ItemTurns(), func(i int) bool { return d.Role(msgs[i]) == "assistant" })
+}
+
+// turnSpans finds the assistant turns among n messages, of which
+// assistant says whether the ith is the assistant's.
+func turnSpans(n int, items bool, assistant func(int) bool) []TurnSpan {
 	var out []TurnSpan
-	items := d.ItemTurns()
-	for i := 0; i < len(msgs); i++ {
-		if d.Role(msgs[i]) != "assistant" {
+	for i := 0; i < n; i++ {
+		if !assistant(i) {
 			continue
 		}
 		j := i + 1
-		for items && j < len(msgs) && d.Role(msgs[j]) == "assistant" {
+		for items && j < n && assistant(j) {
 			j++
 		}
 		out = append(out, TurnSpan{Start: i, End: j})

@@ -165,13 +165,22 @@ func (s *session) explain(ctx context.Context, err error) error {
 		}
 		return context.Cause(ctx)
 	}
-	if s.stdout != nil && s.stdout.wroteTooMuch() {
-		return fmt.Errorf("%s%s", tooLargeText, s.stderrText())
-	}
-	if s.cmd != nil && s.cmd.ProcessState != nil {
-		return fmt.Errorf("exited: %s%s", s.cmd.ProcessState, s.stderrText())
+	if text, ok := s.stdioEnd(); ok {
+		return errors.New(text)
 	}
 	return fmt.Errorf("%v%s", err, s.stderrText())
+}
+
+// stdioEnd says how a stdio server ended, when it did: it wrote a line too
+// large to read, or it exited; with the end of its stderr.
+func (s *session) stdioEnd() (string, bool) {
+	switch {
+	case s.stdout != nil && s.stdout.wroteTooMuch():
+		return tooLargeText + s.stderrText(), true
+	case s.cmd != nil && s.cmd.ProcessState != nil:
+		return "exited: " + s.cmd.ProcessState.String() + s.stderrText(), true
+	}
+	return "", false
 }
 
 func (s *session) stderrText() string {
@@ -220,11 +229,8 @@ func (s *session) ending() bool {
 // exit status and the end of its stderr.
 func (s *session) exitText() string {
 	s.close()
-	if s.stdout != nil && s.stdout.wroteTooMuch() {
-		return tooLargeText + s.stderrText()
-	}
-	if s.cmd != nil && s.cmd.ProcessState != nil {
-		return "exited: " + s.cmd.ProcessState.String() + s.stderrText()
+	if text, ok := s.stdioEnd(); ok {
+		return text
 	}
 	s.mu.Lock()
 	defer s.mu.Unlock()

@@ -213,9 +213,11 @@ func Run(ctx context.Context, conv *transcript.Conversation, opts Options) (res 
 	}
 	rows := make([]Row, 0, len(order))
 	for _, k := range order {
-		row := compareCall(d, k, names[k], fresh[k], rec, loaded, opts.Ignore, opts.Redact)
+		var row Row
 		if unrun[k] {
 			row = Row{Step: k.step, ID: k.id, Name: names[k], Status: NotRun, Recorded: rec.kinds[k]}
+		} else {
+			row = compareCall(d, k, names[k], fresh[k], rec, loaded, opts.Ignore, opts.Redact)
 		}
 		row.Index, row.Line = index[k], conv.Line
 		rows = append(rows, row)

@@ -329,7 +329,7 @@ func (c *conv) add(m *wireMsg) {
 	if !m.continues {
 		c.v.stats.Messages++
 	}
-	if m.bad {
+	if len(m.badAt) > 0 {
 		c.report(m.line+m.badLines, m.index, "invalid-utf8", nil, "%s", badTextMessage(m.badAt, m.badSur))
 	}
 	c.last.line, c.last.index = m.line, m.index
@@ -367,7 +367,7 @@ func (c *conv) add(m *wireMsg) {
 // message checked; the first of a conversation is reported as not checked,
 // and a file of nothing else is no-conversation.
 func (c *conv) unknownItem(m *wireMsg) bool {
-	if len(m.typ) == 0 || m.hasRole || responsesItems[string(m.typ)] || (string(m.typ) == "message") {
+	if len(m.typ) == 0 || m.hasRole || responsesItems[string(m.typ)] {
 		return false
 	}
 	if c.v.unknownType == "" {

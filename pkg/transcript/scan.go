@@ -7,6 +7,8 @@ import (
 	"math/bits"
 	"unicode/utf16"
 	"unicode/utf8"
+
+	"github.com/agentloop/agentloop/internal/jsonesc"
 )
 
 // The checker reads gigabytes of transcripts, so it does not build values:
@@ -316,14 +318,14 @@ func (s *scanner) skipString(i int) (int, bool) {
 			case '"', '\\', '/', 'b', 'f', 'n', 'r', 't':
 				i += 2
 			case 'u':
-				if i+6 > len(d) || !isHex(d[i+2]) || !isHex(d[i+3]) || !isHex(d[i+4]) || !isHex(d[i+5]) {
+				r := jsonesc.Hex4(d[i+2:])
+				if r < 0 {
 					s.failf(i, "invalid \\u escape in string")
 					return i, esc
 				}
-				if r := hex4(d[i+2:]); utf16.IsSurrogate(r) {
-					if r < 0xdc00 && i+12 <= len(d) && d[i+6] == '\\' && d[i+7] == 'u' &&
-						isHex(d[i+8]) && isHex(d[i+9]) && isHex(d[i+10]) && isHex(d[i+11]) {
-						if r2 := hex4(d[i+8:]); 0xdc00 <= r2 && r2 < 0xe000 {
+				if utf16.IsSurrogate(r) {
+					if r < 0xdc00 && i+8 <= len(d) && d[i+6] == '\\' && d[i+7] == 'u' {
+						if r2 := jsonesc.Hex4(d[i+8:]); 0xdc00 <= r2 && r2 < 0xe000 {
 							i += 12
 							continue
 						}
@@ -370,10 +372,7 @@ func (s *scanner) skipMultiByte(i int) int {
 	return i
 }
 
-func isHex(c byte) bool {
-	return '0' <= c && c <= '9' || 'a' <= c && c <= 'f' || 'A' <= c && c <= 'F'
-}
-
+// hexVal is the value of a hex digit already checked.
 func hexVal(c byte) rune {
 	switch {
 	case c <= '9':
@@ -419,11 +418,11 @@ func appendUnescaped(out, raw []byte) []byte {
 		case 't':
 			out = append(out, '\t')
 		case 'u':
-			r := hex4(raw[i+2:])
+			r := jsonesc.Hex4(raw[i+2:])
 			i += 6
 			if utf16.IsSurrogate(r) {
 				if i+6 <= len(raw) && raw[i] == '\\' && raw[i+1] == 'u' {
-					if r2 := utf16.DecodeRune(r, hex4(raw[i+2:])); r2 != utf8.RuneError {
+					if r2 := utf16.DecodeRune(r, jsonesc.Hex4(raw[i+2:])); r2 != utf8.RuneError {
 						r = r2
 						i += 6
 						out = utf8.AppendRune(out, r)
@@ -440,10 +439,6 @@ func appendUnescaped(out, raw []byte) []byte {
 		i += 2
 	}
 	return out
-}
-
-func hex4(b []byte) rune {
-	return hexVal(b[0])<<12 | hexVal(b[1])<<8 | hexVal(b[2])<<4 | hexVal(b[3])
 }
 
 // skip validates and steps over one value of any kind.
@@ -590,7 +585,7 @@ func isBlank(raw []byte) bool {
 func badTextMessage(at []byte, sur bool) string {
 	if sur && len(at) >= 6 {
 		msg := fmt.Sprintf("a string holds %s, half of a UTF-16 surrogate pair with no other half: the API refuses the body as not JSON", at[:6])
-		if r := hex4(at[2:]); r < 0xdc00 {
+		if r := jsonesc.Hex4(at[2:]); r < 0xdc00 {
 			msg += ` ("no low surrogate in string")`
 		}
 		return msg

@@ -44,10 +44,9 @@ type wireMsg struct {
 	// several lines (Claude Code) on the lines after its first.
 	continues bool
 
-	// bad is what the scanner noted of text that is not UTF-8 in the
-	// message (see scanner.bad): badAt the bytes from there, badLines the
-	// newlines before it.
-	bad      bool
+	// badAt is the text that is not UTF-8 the scanner noted in the message
+	// (see scanner.bad), the bytes from there; badLines the newlines
+	// before it.
 	badSur   bool
 	badAt    []byte
 	badLines int
@@ -121,7 +120,7 @@ func (s *scanner) readMsg(m *wireMsg) {
 	s.readFields(m)
 	if s.bad != 0 {
 		at := s.bad - 1
-		m.bad, m.badSur = true, s.badSur
+		m.badSur = s.badSur
 		m.badAt = s.d[at:min(at+12, len(s.d))]
 		m.badLines = bytes.Count(s.d[:at], []byte{'\n'})
 	}

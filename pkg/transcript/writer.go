@@ -90,11 +90,12 @@ func checkAt(path string, overwrite bool) error {
 	} else if !fi.IsDir() {
 		return fmt.Errorf("create transcript: %s: %w", dir, ErrNotFolder)
 	}
-	if fi, err := os.Stat(path); err == nil && fi.IsDir() {
+	fi, err := os.Stat(path)
+	if err == nil && fi.IsDir() {
 		return ErrIsFolder
 	}
 	if !overwrite {
-		if fi, err := os.Stat(path); err == nil && fi.Mode().IsRegular() && fi.Size() > 0 {
+		if err == nil && fi.Mode().IsRegular() && fi.Size() > 0 {
 			ok, err := IsTranscript(path)
 			if err != nil {
 				return fmt.Errorf("create transcript: %w", err)
