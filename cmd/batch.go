@@ -250,12 +250,7 @@ func (o *BatchOptions) checkProviders(items []batch.Item) error {
 		if err != nil && it.Model != "" {
 			// Where the model was named, keeping the error's exit
 			// status (4 for a missing key).
-			where := fmt.Sprintf("%s:%d: model %s", o.Input, it.Line, strconv.Quote(it.Model))
-			var ee *ExitError
-			if errors.As(err, &ee) && ee.Err != nil {
-				return &ExitError{Code: ee.Code, Err: fmt.Errorf("%s: %w", where, ee.Err)}
-			}
-			return fmt.Errorf("%s: %w", where, err)
+			return fmt.Errorf("%s:%d: model %s: %w", o.Input, it.Line, strconv.Quote(it.Model), err)
 		}
 		if err != nil {
 			return err

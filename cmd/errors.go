@@ -60,7 +60,7 @@ func exitCode(err error) (int, string) {
 		if ee.Err == nil {
 			return ee.Code, ""
 		}
-		return ee.Code, ee.Err.Error()
+		return ee.Code, err.Error() // with what wraps it
 	}
 	return ExitFailure, err.Error()
 }
