@@ -190,7 +190,8 @@ func startLive(ctx context.Context, ios *IOStreams, o *liveOptions, s liveSetup)
 		}
 	}()
 	prog := newProgress(ios, o.Verbose, o.Quiet)
-	prog.redact = toolSecrets(ios, ts) // -v shows results, which may hold what a server was given
+	redact := toolSecrets(ios, ts)
+	prog.redact = redact // -v shows results, which may hold what a server was given
 	ap := newApprover(ios, ts, o.Approval, false, prog)
 	loop, w, err := newLoop(ios, o, s, ap, liveNet{})
 	if err != nil {
@@ -218,7 +219,7 @@ func startLive(ctx context.Context, ios *IOStreams, o *liveOptions, s liveSetup)
 	loop.OnEvent = ap.Observe(prog.Event)
 	out := &closedOutput{w: ios.Out, closed: func() { stop(errStdoutClosed) }}
 	stream := attachStream(ios, out, loop, prog, wantStream(ios, o.Stream, o.NoStream, o.JSON))
-	run.end = runEnd{w: w, prog: prog, stream: stream, asJSON: o.JSON, maxSteps: o.MaxSteps, limits: &o.Limits, redact: toolSecrets(ios, ts)}
+	run.end = runEnd{w: w, prog: prog, stream: stream, asJSON: o.JSON, maxSteps: o.MaxSteps, limits: &o.Limits, redact: redact}
 	return run, nil
 }
 

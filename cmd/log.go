@@ -125,9 +125,12 @@ func runLog(opts *LogOptions) error {
 	}
 	threads := history.Threads(sel)
 	// Thousands of lines go out in a few writes, not one each.
-	out := bufio.NewWriterSize(ios.Out, 64<<10)
+	w := ios.Out
 	if opts.JSON {
-		out = bufio.NewWriterSize(jsonOut(ios), 64<<10)
+		w = jsonOut(ios)
+	}
+	out := bufio.NewWriterSize(w, 64<<10)
+	if opts.JSON {
 		err = writeLogJSON(out, threads)
 	} else {
 		err = writeLogTable(out, ios, threads)

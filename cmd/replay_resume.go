@@ -25,8 +25,11 @@ func runReplayResume(ctx context.Context, opts *ReplayOptions) error {
 	if err != nil {
 		return err
 	}
-	conv = withoutBudgetAnswer(conv)
 	st, turns := recordedState(conv)
+	if c, ok := withoutBudgetAnswer(conv, st.Messages, turns); ok {
+		conv = c
+		st, turns = recordedState(conv)
+	}
 	opts.Limits.useRecorded(conv.Header, opts.File)
 	d := agent.DialectFor(conv.Shape)
 	if n := len(turns); n > 0 && turns[n-1].End == len(st.Messages) && !paused(conv, turns[n-1]) {
@@ -61,31 +64,29 @@ func runReplayResume(ctx context.Context, opts *ReplayOptions) error {
 // because --max-steps, a token or cost budget or the context limit was
 // about to run out) and holds no calls: that answer is the model made to
 // stop, not the model done, and a resume goes on from before it, with the
-// tools offered again. The recording is not changed; the copy is.
-func withoutBudgetAnswer(conv *transcript.Conversation) *transcript.Conversation {
-	d := agent.DialectFor(conv.Shape)
-	msgs := make([]agent.Message, len(conv.Messages))
-	for i, rec := range conv.Messages {
-		msgs[i] = rec.Message
-	}
-	turns := agent.Turns(d, msgs)
+// tools offered again. The recording is not changed; the copy returned
+// (with true) is. msgs and turns are the conversation's (recordedState).
+func withoutBudgetAnswer(conv *transcript.Conversation, msgs []agent.Message, turns []agent.TurnSpan) (*transcript.Conversation, bool) {
 	if len(turns) == 0 {
-		return conv
+		return conv, false
 	}
 	last := turns[len(turns)-1]
 	if last.End != len(msgs) {
-		return conv
+		return conv, false
 	}
 	forced := false
 	for _, rec := range conv.Messages[last.Start:last.End] {
 		forced = forced || rec.ToolChoice == "none"
 	}
-	if t, err := agent.ParseTurn(d, msgs[last.Start:]); !forced || err != nil || len(t.Calls) > 0 {
-		return conv
+	if !forced {
+		return conv, false
+	}
+	if t, err := agent.ParseTurn(agent.DialectFor(conv.Shape), msgs[last.Start:]); err != nil || len(t.Calls) > 0 {
+		return conv, false
 	}
 	c := *conv
 	c.Messages = conv.Messages[:last.Start]
-	return &c
+	return &c, true
 }
 
 // paused reports whether a turn is one the server paused (stop reason
@@ -247,10 +248,7 @@ func recordedAddressTrusted(ios *IOStreams, cfg *config.Config, file string, h *
 	if cfg != nil {
 		dir = cfg.TranscriptDir
 	}
-	if dir == "" {
-		dir = filepath.Join(stateDir(ios), "transcripts")
-	}
-	return sameDir(filepath.Dir(file), dir)
+	return sameDir(filepath.Dir(file), transcriptsDir(ios, dir))
 }
 
 // sameDir reports whether two paths name one folder.

@@ -107,13 +107,18 @@ func sameFile(a, b string) bool {
 	return err1 == nil && err2 == nil && os.SameFile(fa, fb)
 }
 
-// defaultTranscriptPath is dir/<time>-<id>.jsonl; dir "" is
-// $XDG_STATE_HOME/agentloop/transcripts.
+// defaultTranscriptPath is transcriptsDir(dir)/<time>-<id>.jsonl.
 func defaultTranscriptPath(ios *IOStreams, dir, id string) string {
+	return filepath.Join(transcriptsDir(ios, dir), time.Now().UTC().Format("20060102T150405Z")+"-"+id+".jsonl")
+}
+
+// transcriptsDir is the transcripts folder dir names, or by default
+// $XDG_STATE_HOME/agentloop/transcripts.
+func transcriptsDir(ios *IOStreams, dir string) string {
 	if dir == "" {
 		dir = filepath.Join(stateDir(ios), "transcripts")
 	}
-	return filepath.Join(dir, time.Now().UTC().Format("20060102T150405Z")+"-"+id+".jsonl")
+	return dir
 }
 
 func stateDir(ios *IOStreams) string {

@@ -231,10 +231,11 @@ func runValidate(ctx context.Context, opts *ValidateOptions) error {
 		topts.Tools = &toolset.Checker{Reg: reg, Servers: toolset.Enabled(servers)}
 	}
 
-	o := &validateOutput{opts: opts, out: bufio.NewWriterSize(opts.IO.Out, 64<<10)}
+	w := opts.IO.Out
 	if opts.JSON {
-		o.out = bufio.NewWriterSize(jsonOut(opts.IO), 64<<10)
+		w = jsonOut(opts.IO)
 	}
+	o := &validateOutput{opts: opts, out: bufio.NewWriterSize(w, 64<<10)}
 	o.enc = json.NewEncoder(o.out)
 	o.enc.SetEscapeHTML(false)
 
