@@ -226,13 +226,14 @@ func replayConversation(ctx context.Context, opts *ReplayOptions, conv *transcri
 	ios := opts.IO
 	// A tool gone since the recording is a "missing tool" row.
 	tools := opts.recordedTools(conv)
-	warnToolsDirsGone(ios, &opts.liveOptions, conv)
 	dirs := tools.dirs
 	d := agent.DialectFor(conv.Shape)
+	called := calledTools(d, conv)
+	warnToolsDirsGone(ios, &opts.liveOptions, conv, called)
 	// The servers started are those that could offer a tool the
 	// recording called.
 	src := toolSources{toolsSource: tools, mcpFiles: opts.MCPConfig, mcpServers: opts.mcpServers}
-	ts, err := loadToolSet(ctx, ios, src, toolset.Selection{Only: calledTools(d, conv), Restricted: true}, nil)
+	ts, err := loadToolSet(ctx, ios, src, toolset.Selection{Only: called, Restricted: true}, nil)
 	if err != nil {
 		return nil, err
 	}
@@ -281,9 +282,9 @@ func replayConversation(ctx context.Context, opts *ReplayOptions, conv *transcri
 // warnToolsDirsGone warns when the tools folders a recording names (as
 // given to the run, so relative to where it started) are not there: every
 // call of theirs would then be a "missing tool", for a reason the rows do
-// not say.
-func warnToolsDirsGone(ios *IOStreams, o *liveOptions, conv *transcript.Conversation) {
-	if o.toolsDirsSet || conv.Header == nil || len(calledTools(agent.DialectFor(conv.Shape), conv)) == 0 {
+// not say. called are the tools the recording calls (calledTools).
+func warnToolsDirsGone(ios *IOStreams, o *liveOptions, conv *transcript.Conversation, called []string) {
+	if o.toolsDirsSet || conv.Header == nil || len(called) == 0 {
 		return
 	}
 	for _, dir := range conv.Header.ToolsDirs {

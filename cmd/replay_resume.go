@@ -48,7 +48,7 @@ func runReplayResume(ctx context.Context, opts *ReplayOptions) error {
 
 	// A tool gone since the recording is not offered; a pending call of it
 	// is answered as an unknown tool.
-	warnToolsDirsGone(ios, &opts.liveOptions, conv)
+	warnToolsDirsGone(ios, &opts.liveOptions, conv, calledTools(d, conv))
 	run, err := startLive(ctx, ios, &opts.liveOptions, liveSetup{
 		command: "resume", model: &mo, tools: opts.recordedTools(conv), parent: opts.File, conv: conv, force: opts.Force,
 	})
