@@ -326,10 +326,8 @@ func (s *Anthropic) stream(w http.ResponseWriter, model string, content []json.R
 		case "text":
 			send("content_block_start", map[string]any{"type": "content_block_start", "index": i, "content_block": map[string]any{"type": "text", "text": ""}})
 			text, _ := b["text"].(string)
-			for len(text) > 0 {
-				n := pieceLen(text, 6)
-				send("content_block_delta", map[string]any{"type": "content_block_delta", "index": i, "delta": map[string]any{"type": "text_delta", "text": text[:n]}})
-				text = text[n:]
+			for _, piece := range chunks(text, 6) {
+				send("content_block_delta", map[string]any{"type": "content_block_delta", "index": i, "delta": map[string]any{"type": "text_delta", "text": piece}})
 			}
 		case "tool_use":
 			send("content_block_start", map[string]any{"type": "content_block_start", "index": i, "content_block": map[string]any{"type": "tool_use", "id": b["id"], "name": b["name"], "input": map[string]any{}}})
@@ -340,10 +338,8 @@ func (s *Anthropic) stream(w http.ResponseWriter, model string, content []json.R
 				// input's JSON ends where it was cut.
 				args = partial
 			}
-			for len(args) > 0 {
-				n := pieceLen(args, 5)
-				send("content_block_delta", map[string]any{"type": "content_block_delta", "index": i, "delta": map[string]any{"type": "input_json_delta", "partial_json": args[:n]}})
-				args = args[n:]
+			for _, piece := range chunks(args, 5) {
+				send("content_block_delta", map[string]any{"type": "content_block_delta", "index": i, "delta": map[string]any{"type": "input_json_delta", "partial_json": piece}})
 			}
 		case "thinking":
 			send("content_block_start", map[string]any{"type": "content_block_start", "index": i, "content_block": json.RawMessage(`{"type":"thinking","thinking":"","signature":""}`)})

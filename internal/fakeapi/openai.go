@@ -258,10 +258,8 @@ func (s *OpenAI) stream(w http.ResponseWriter, model string, msg json.RawMessage
 	}
 	send(first, nil, nil)
 	if text, ok := m["content"].(string); ok {
-		for len(text) > 0 {
-			n := pieceLen(text, 7)
-			send(map[string]any{"content": text[:n]}, nil, nil)
-			text = text[n:]
+		for _, piece := range chunks(text, 7) {
+			send(map[string]any{"content": piece}, nil, nil)
 		}
 	}
 	if calls, ok := m["tool_calls"].([]any); ok {
@@ -278,10 +276,8 @@ func (s *OpenAI) stream(w http.ResponseWriter, model string, msg json.RawMessage
 				}
 			}
 			send(map[string]any{"tool_calls": []any{head}}, nil, nil)
-			for len(args) > 0 {
-				n := pieceLen(args, 5)
-				send(map[string]any{"tool_calls": []any{map[string]any{"index": i, "function": map[string]any{"arguments": args[:n]}}}}, nil, nil)
-				args = args[n:]
+			for _, piece := range chunks(args, 5) {
+				send(map[string]any{"tool_calls": []any{map[string]any{"index": i, "function": map[string]any{"arguments": piece}}}}, nil, nil)
 			}
 		}
 	}
