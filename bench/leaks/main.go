@@ -15,8 +15,8 @@
 //	        is answered 500 (a retry), every seventh item's turn asks for a
 //	        tool that does not exist
 //	mcp     each item calls a stdio MCP server and a streamable HTTP one;
-//	        some calls time out (the server is slow) and one crashes the
-//	        stdio server (it is restarted once)
+//	        some calls time out (the server is slow) and the 26th item's
+//	        crashes the stdio server (it is restarted, once per batch)
 //	errors  items whose requests fail: 400 (no retry), 500 until retries
 //	        run out, a connection cut mid-answer, a server that hangs past
 //	        the item's --timeout
@@ -368,8 +368,8 @@ func kind(sc string, i int) string {
 		}
 		return "tools"
 	case "mcp":
-		if i%50 == 25 {
-			return "crash"
+		if i == 25 {
+			return "crash" // restarted once, for the rest of the batch
 		}
 		if i%4 == 2 {
 			return "slow"
@@ -449,7 +449,7 @@ func runSteps() bool {
 	api := fakeapi.NewOpenAIConversations(&fakeapi.Conversations{Steps: script}, "")
 	defer api.Close()
 	tr := filepath.Join(dir, "run.jsonl")
-	c := exec.Command(*bin, "run", "--base-url", api.BaseURL(), "--tools-dir", "tools.d", "-q", "--max-steps", strconv.Itoa(*steps+1), "-o", tr, "go")
+	c := exec.Command(*bin, "run", "--base-url", api.BaseURL(), "--tools-dir", "tools.d", "-q", "--max-steps", strconv.Itoa(*steps+2), "-o", tr, "go")
 	c.Dir = dir
 	c.Env = []string{"PATH=" + os.Getenv("PATH"), "HOME=" + dir, "TMPDIR=" + tmp, "OPENAI_API_KEY=sk-test",
 		"XDG_CONFIG_HOME=" + filepath.Join(dir, ".config"), "XDG_STATE_HOME=" + filepath.Join(dir, ".state")}
