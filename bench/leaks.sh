@@ -11,6 +11,7 @@
 #   ./bench/leaks.sh                              # 1,000 items at -j 16
 #   ITEMS=5000 JOBS=1,16 ./bench/leaks.sh         # the figures of docs/performance.md
 #   SCENARIOS=answers,steps STEPS=1000 ./bench/leaks.sh
+#   PROVIDER=anthropic SCENARIOS=errors,tools ./bench/leaks.sh
 set -euo pipefail
 cd "$(dirname "$0")/.."
 BIN=${BIN:-bin/agentloop}
@@ -18,4 +19,4 @@ BIN=${BIN:-bin/agentloop}
 mkdir -p bench/out
 go build -o bench/out/leaks-bench ./bench/leaks
 ./bench/out/leaks-bench -bin "$BIN" -items "${ITEMS:-1000}" -j "${JOBS:-16}" -steps "${STEPS:-500}" \
-  -scenario "${SCENARIOS:-tools,mcp,errors,answers,tools+int,steps}"
+  -scenario "${SCENARIOS:-tools,mcp,errors,answers,tools+int,steps}" -provider "${PROVIDER:-openai}"

@@ -25,7 +25,7 @@
 //	steps   one `agentloop run` of -steps tool-calling steps
 //
 // A scenario named with "+int" (tools+int) is sent SIGINT at the -mark'th
-// item, as Ctrl-C would.
+// item, as Ctrl-C would, then run again to go on.
 //
 // For each run it prints, at the 100th item (or step) and at the last: open
 // file descriptors, threads, RSS, child processes and zombies of agentloop;
@@ -61,7 +61,28 @@ var (
 	mark      = flag.Int("mark", 100, "the item (or step) at which the first sample is taken")
 	work      = flag.String("dir", "bench/out/leaks", "working folder")
 	keep      = flag.Bool("keep", false, "keep the working folder")
+	provider  = flag.String("provider", "openai", "the API the fake server speaks: openai, responses or anthropic")
+	stream    = flag.Bool("stream", false, "steps: --stream, the answers read as events")
 )
+
+// fakeServer is the fake API of any provider.
+type fakeServer interface {
+	BaseURL() string
+	Check() error
+	Close()
+	Requests() []fakeapi.Request
+}
+
+// newServer starts the fake API of -provider playing c.
+func newServer(c *fakeapi.Conversations) fakeServer {
+	switch *provider {
+	case "anthropic":
+		return fakeapi.NewAnthropicConversations(c, "")
+	case "responses":
+		return fakeapi.NewResponsesConversations(c, "")
+	}
+	return fakeapi.NewOpenAIConversations(c, "")
+}
 
 func main() {
 	// The same program serves as the stdio MCP server of the mcp scenario.
@@ -280,7 +301,7 @@ func runBatch(sc string, j int) bool {
 	default:
 		check(fmt.Errorf("unknown scenario %q", sc))
 	}
-	api := fakeapi.NewOpenAIConversations(conv, "")
+	api := newServer(conv)
 	defer api.Close()
 
 	var in bytes.Buffer
@@ -289,24 +310,53 @@ func runBatch(sc string, j int) bool {
 	}
 	check(os.WriteFile(filepath.Join(dir, "in.jsonl"), in.Bytes(), 0o644))
 	out := filepath.Join(dir, "out")
-	args := append([]string{"batch", "in.jsonl", "-d", out, "-j", strconv.Itoa(j), "--base-url", api.BaseURL(), "--tools-dir", "tools.d", "-q", "--max-steps", "6"}, extra...)
+	args := append([]string{"batch", "in.jsonl", "-d", out, "-j", strconv.Itoa(j), "--base-url", api.BaseURL(), "--tools-dir", "tools.d", "-q", "--max-steps", "6", "--provider", *provider}, extra...)
+	name := sc
+	if interrupt {
+		name += "+int"
+	}
+	bad := false
+	// An interrupted batch is run again, as its message says: it goes on
+	// with the items stopped.
+	for attempt := range 1 + btoi(interrupt) {
+		if attempt > 0 {
+			name = sc + " rerun"
+		}
+		bad = runBatchOnce(name, j, dir, tmp, out, args, interrupt && attempt == 0) || bad
+	}
+	if err := api.Check(); err != nil {
+		fmt.Printf("  fake API: %v\n", err)
+	}
+	return bad
+}
+
+func btoi(b bool) int {
+	if b {
+		return 1
+	}
+	return 0
+}
+
+// runBatchOnce runs agentloop batch once, watches it, and reports it;
+// true when something outlived it.
+func runBatchOnce(name string, j int, dir, tmp, out string, args []string, interrupt bool) bool {
 	c := exec.Command(*bin, args...)
 	c.Dir = dir
-	c.Env = []string{"PATH=" + os.Getenv("PATH"), "HOME=" + dir, "TMPDIR=" + tmp, "OPENAI_API_KEY=sk-test",
+	c.Env = []string{"PATH=" + os.Getenv("PATH"), "HOME=" + dir, "TMPDIR=" + tmp, "OPENAI_API_KEY=sk-test", "ANTHROPIC_API_KEY=sk-test",
 		"XDG_CONFIG_HOME=" + filepath.Join(dir, ".config"), "XDG_STATE_HOME=" + filepath.Join(dir, ".state")}
 	var stderr bytes.Buffer
 	c.Stderr = &stderr
+	results := filepath.Join(out, "results.jsonl")
+	progress := func() int {
+		b, _ := os.ReadFile(results)
+		return bytes.Count(b, []byte("\n"))
+	}
+	before := progress()
 	start := time.Now()
 	check(c.Start())
 	exited := make(chan struct{})
 	var werr error
 	go func() { werr = c.Wait(); close(exited) }()
-	results := filepath.Join(out, "results.jsonl")
-	progress := func() int {
-		// The lines of results.jsonl: its size over that of one line.
-		b, _ := os.ReadFile(results)
-		return bytes.Count(b, []byte("\n"))
-	}
 	var onMark func()
 	if interrupt {
 		// Ctrl-C in the middle of the batch: every item stops.
@@ -322,16 +372,17 @@ func runBatch(sc string, j int) bool {
 	time.Sleep(1500 * time.Millisecond) // what is left had time to end
 	left := survivors()
 	tmpLeft, _ := os.ReadDir(tmp)
-	if interrupt {
-		sc += "+int"
+	var partial []string
+	entries, _ := os.ReadDir(out)
+	for _, e := range entries {
+		if strings.HasSuffix(e.Name(), ".tmp") {
+			partial = append(partial, e.Name())
+		}
 	}
-	fmt.Printf("%-6s -j %-2d %d items in %s, exit %d, %d results\n", sc, j, *items, wall.Round(time.Millisecond), code, progress())
+	fmt.Printf("%-6s -j %-2d %d items in %s, exit %d, %d results (%d before)\n", name, j, *items, wall.Round(time.Millisecond), code, progress(), before)
 	fmt.Printf("  at item %-5d %s\n", atMark.done, atMark)
 	fmt.Printf("  at item %-5d %s\n", last.done, last)
 	fmt.Printf("  most seen     %s\n", peak)
-	if err := api.Check(); err != nil {
-		fmt.Printf("  fake API: %v\n", err)
-	}
 	bad := false
 	if len(left) > 0 {
 		bad = true
@@ -348,6 +399,10 @@ func runBatch(sc string, j int) bool {
 	if len(tmpLeft) > 0 {
 		bad = true
 		fmt.Printf("  LEFT in TMPDIR: %d files, e.g. %s\n", len(tmpLeft), tmpLeft[0].Name())
+	}
+	if len(partial) > 0 {
+		bad = true
+		fmt.Printf("  LEFT in OUTDIR: %d temporary files, e.g. %s\n", len(partial), partial[0])
 	}
 	if code != 0 && code != 1 {
 		fmt.Printf("  stderr: %s\n", lastLines(stderr.String(), 5))
@@ -446,12 +501,16 @@ func runSteps() bool {
 		script = append(script, fakeapi.Step{ToolCalls: []fakeapi.ToolCall{call(fmt.Sprintf("c%d", i), "ok", "{}")}})
 	}
 	script = append(script, fakeapi.Step{Text: answer()})
-	api := fakeapi.NewOpenAIConversations(&fakeapi.Conversations{Steps: script}, "")
+	api := newServer(&fakeapi.Conversations{Steps: script})
 	defer api.Close()
 	tr := filepath.Join(dir, "run.jsonl")
-	c := exec.Command(*bin, "run", "--base-url", api.BaseURL(), "--tools-dir", "tools.d", "-q", "--max-steps", strconv.Itoa(*steps+2), "-o", tr, "go")
+	args := []string{"run", "--base-url", api.BaseURL(), "--tools-dir", "tools.d", "-q", "--max-steps", strconv.Itoa(*steps + 2), "-o", tr, "--provider", *provider}
+	if *stream {
+		args = append(args, "--stream")
+	}
+	c := exec.Command(*bin, append(args, "go")...)
 	c.Dir = dir
-	c.Env = []string{"PATH=" + os.Getenv("PATH"), "HOME=" + dir, "TMPDIR=" + tmp, "OPENAI_API_KEY=sk-test",
+	c.Env = []string{"PATH=" + os.Getenv("PATH"), "HOME=" + dir, "TMPDIR=" + tmp, "OPENAI_API_KEY=sk-test", "ANTHROPIC_API_KEY=sk-test",
 		"XDG_CONFIG_HOME=" + filepath.Join(dir, ".config"), "XDG_STATE_HOME=" + filepath.Join(dir, ".state")}
 	start := time.Now()
 	check(c.Start())
