@@ -87,6 +87,8 @@ func TestBatchLeavesNothing(t *testing.T) {
 		if err := goleak.Find(ignore); err != nil {
 			t.Fatalf("round %d: goroutines left by the batch: %v", round, err)
 		}
+		// A connection's other end, in this process, closes as its
+		// goroutine ends; goleak has waited for those.
 		if after := openFDs(t); after != before {
 			t.Errorf("round %d: %d file descriptors open after the batch, %d before", round, after, before)
 		}
@@ -106,3 +108,52 @@ func TestBatchLeavesNothing(t *testing.T) {
 		}
 	}
 }
+
+// TestRunLeavesNothing: runs one after another in one process leave no
+// goroutine and no file descriptor behind, not the connections to the
+// model's server nor an MCP server's over HTTP.
+func TestRunLeavesNothing(t *testing.T) {
+	web := httptest.NewServer(mcptest.Handler(mcptest.Options{}))
+	defer web.Close()
+	dir := t.TempDir()
+	tools := filepath.Join(dir, "tools.d")
+	if err := os.MkdirAll(tools, 0o755); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(filepath.Join(tools, "web.yaml"), []byte("mcp:\n  url: "+web.URL+"\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	env := map[string]string{"OPENAI_API_KEY": "sk-test", "PATH": os.Getenv("PATH"), "XDG_STATE_HOME": dir, "XDG_CONFIG_HOME": dir}
+	// The model's servers start first: their own goroutines are not the
+	// runs'. Each is closed only after the check, as a server that stays up.
+	var apis []*fakeapi.OpenAI
+	for range 2 {
+		api := fakeapi.NewOpenAI([]fakeapi.Step{
+			{ToolCalls: []fakeapi.ToolCall{{ID: "c1", Name: "web_echo", Arguments: `{"text":"x"}`}}},
+			{Text: ptrTo("done")},
+		}, "")
+		defer api.Close()
+		apis = append(apis, api)
+	}
+	ignore := goleak.IgnoreCurrent()
+	before := openFDs(t)
+	for round, api := range apis {
+		ios, _, _, errOut := Test()
+		ios.SetEnv(func(k string) string { return env[k] })
+		args := []string{"run", "--base-url", api.BaseURL(), "--tools-dir", tools, "-o", filepath.Join(dir, fmt.Sprint("run", round, ".jsonl")), "go"}
+		if code := Execute(context.Background(), ios, args); code != 0 {
+			t.Fatalf("round %d: exit %d\n%s", round, code, errOut)
+		}
+		if err := api.Check(); err != nil {
+			t.Error(err)
+		}
+		if err := goleak.Find(ignore); err != nil {
+			t.Fatalf("round %d: goroutines left by the run: %v", round, err)
+		}
+		if after := openFDs(t); after != before {
+			t.Errorf("round %d: %d file descriptors open after the run, %d before", round, after, before)
+		}
+	}
+}
+
+func ptrTo(s string) *string { return &s }
