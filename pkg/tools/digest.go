@@ -19,8 +19,8 @@ import (
 // recording that a user trusted the folder as it was: the name, mode and
 // bytes of every file under dir (subfolders included; a symbolic link by
 // its target, and the target's bytes when it is a file), and the name and
-// bytes of every program a tool file's run: or command: names outside
-// dir. Any change to these gives another digest.
+// bytes of every program a tool file's run: or command: (a script tool's,
+// or an MCP server's) names outside dir. Any change to these gives another digest.
 //
 // It does not cover what those programs read or run in turn, nor the
 // programs command: finds on PATH.
@@ -104,6 +104,9 @@ type toolRefs struct {
 	Run     any        `yaml:"run"`
 	Command any        `yaml:"command"`
 	Tools   []toolRefs `yaml:"tools"`
+	// MCP is an MCP server's declaration: its command (an argv list, or
+	// a program beside args:) is a program the folder runs too.
+	MCP *toolRefs `yaml:"mcp"`
 }
 
 // programsOutside lists the programs the tool file at path names with
@@ -118,16 +121,21 @@ func programsOutside(root, path string) []string {
 	var top toolRefs
 	_ = yaml.Unmarshal(data, &top) // a type error in one place leaves the rest decoded
 	list := append([]toolRefs{top}, top.Tools...)
+	if top.MCP != nil {
+		list = append(list, *top.MCP)
+	}
 	var out []string
 	for _, r := range list {
 		var progs []string
 		if s, ok := r.Run.(string); ok {
 			progs = append(progs, s)
 		}
+		program := r.Command
 		if argv, ok := r.Command.([]any); ok && len(argv) > 0 {
-			if s, ok := argv[0].(string); ok && strings.ContainsRune(s, '/') {
-				progs = append(progs, s)
-			}
+			program = argv[0]
+		}
+		if s, ok := program.(string); ok && strings.ContainsRune(s, '/') {
+			progs = append(progs, s)
 		}
 		for _, p := range progs {
 			if !filepath.IsAbs(p) {

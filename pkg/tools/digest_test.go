@@ -19,6 +19,10 @@ func TestDigest(t *testing.T) {
 		"scripts/b.sh":       okScript,
 		"bin/c.sh":           okScript,
 		"scripts/unnamed.sh": okScript,
+		"tools.d/srv.yaml":   "mcp:\n  command: [../bin/srv, --stdio]\n",
+		"tools.d/srv2.yaml":  "mcp:\n  command: ../bin/srv2\n  args: [--stdio]\n",
+		"bin/srv":            okScript,
+		"bin/srv2":           okScript,
 	})
 	digest := func() string {
 		t.Helper()
@@ -47,6 +51,8 @@ func TestDigest(t *testing.T) {
 		{"an execute bit", func() { os.Chmod(filepath.Join(dir, "new2.yaml"), 0o755) }, true},
 		{"a run: script outside the folder", func() { os.WriteFile(filepath.Join(base, "scripts", "b.sh"), []byte("#!/bin/sh\nid\n"), 0o755) }, true},
 		{"a command: program outside the folder", func() { os.WriteFile(filepath.Join(base, "bin", "c.sh"), []byte("#!/bin/sh\nid\n"), 0o755) }, true},
+		{"an MCP server's program outside the folder (an argv list)", func() { os.WriteFile(filepath.Join(base, "bin", "srv"), []byte("#!/bin/sh\nid\n"), 0o755) }, true},
+		{"an MCP server's program outside the folder (a program and args)", func() { os.WriteFile(filepath.Join(base, "bin", "srv2"), []byte("#!/bin/sh\nid\n"), 0o755) }, true},
 		{"a link to a file outside", func() { os.Symlink(filepath.Join(base, "scripts", "unnamed.sh"), filepath.Join(dir, "link.sh")) }, true},
 		{"the linked file's bytes", func() { os.WriteFile(filepath.Join(base, "scripts", "unnamed.sh"), []byte("#!/bin/sh\nid\n"), 0o755) }, true},
 		{"a file outside no tool names", func() { os.WriteFile(filepath.Join(base, "README"), []byte("x"), 0o644) }, false},
