@@ -71,7 +71,9 @@ func runLogPrune(opts *LogPruneOptions) error {
 	var size int64
 	for _, e := range old {
 		size += e.Size
-		fmt.Fprintln(ios.Out, e.Path)
+		// A name in the folder may come from anywhere: on a terminal its
+		// escapes are shown; piped, it is the path a script removes.
+		fmt.Fprintln(ios.Out, terminalText(ios, e.Path))
 	}
 	n := fmt.Sprintf("%d transcript%s (%s)", len(old), plural(len(old), "", "s"), bytesize.Binary(int(size)))
 	if !opts.Yes {

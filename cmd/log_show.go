@@ -97,7 +97,7 @@ id as 'agentloop log' prints it, or "last" (the default) for the newest run.`,
 			if err != nil {
 				return err
 			}
-			_, err = fmt.Fprintln(ios.Out, path)
+			_, err = fmt.Fprintln(ios.Out, terminalText(ios, path))
 			return err
 		},
 	}
