@@ -262,6 +262,17 @@ func TestRenderPolicyAllowsOnlyItsScript(t *testing.T) {
 	if !strings.Contains(policy, want) || !strings.HasPrefix(policy, "default-src 'none'") {
 		t.Errorf("the security policy %q does not allow exactly the page's script (%s)", policy, want)
 	}
+	// The page shows no picture: nothing else is allowed (img-src data:
+	// let a data: URL, an SVG among them, be drawn had markup got in).
+	for _, d := range strings.Split(policy, ";") {
+		f := strings.Fields(d)
+		if len(f) == 0 || f[0] == "script-src" || f[0] == "style-src" {
+			continue
+		}
+		if len(f) != 2 || f[1] != "'none'" {
+			t.Errorf("the security policy allows %q", strings.TrimSpace(d))
+		}
+	}
 	for _, bad := range []string{"http://", "https://", "src=", "@import", "url("} {
 		if strings.Contains(out, bad) {
 			t.Errorf("the page refers to something outside itself: %q", bad)
