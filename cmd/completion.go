@@ -15,6 +15,7 @@ import (
 	"github.com/agentloop/agentloop/internal/toolset"
 	"github.com/agentloop/agentloop/pkg/mcp"
 	"github.com/agentloop/agentloop/pkg/tools"
+	"github.com/agentloop/agentloop/pkg/transcript"
 )
 
 // CompletionOptions are the inputs of `agentloop completion`.
@@ -144,6 +145,17 @@ func addCompletions(root *cobra.Command, ios *IOStreams) {
 	walk(root)
 }
 
+// shownCompletion is a candidate and its description as the shell shows
+// them on the terminal: a configuration's, a tools folder's or a server's
+// text, its escape sequences shown, not obeyed, and no key in it shown.
+func shownCompletion(name, desc string) cobra.Completion {
+	name = displayText(name, len(name))
+	if desc == "" {
+		return name
+	}
+	return cobra.CompletionWithDesc(name, displayText(transcript.NewRedactor().RedactString(desc), len(desc)))
+}
+
 // completeTranscripts offers transcript files.
 func completeTranscripts(c *cobra.Command, args []string, toComplete string) ([]cobra.Completion, cobra.ShellCompDirective) {
 	return []string{"jsonl", "json"}, cobra.ShellCompDirectiveFilterFileExt
@@ -187,7 +199,7 @@ func completeModels(ios *IOStreams) cobra.CompletionFunc {
 				return
 			}
 			seen[name] = true
-			out = append(out, cobra.CompletionWithDesc(name, desc))
+			out = append(out, shownCompletion(name, desc))
 		}
 		add(cfg.Model, "the current model")
 		for _, m := range cfg.Models {
@@ -216,14 +228,14 @@ func completeProfiles(ios *IOStreams) cobra.CompletionFunc {
 			var desc []string
 			for _, k := range []string{"model", "base_url"} {
 				if v, ok := f.Profiles[name].Values[k]; ok {
-					desc = append(desc, v.Value.(string))
+					s := v.Value.(string)
+					if k == "base_url" {
+						s = transcript.RedactURL(s)
+					}
+					desc = append(desc, s)
 				}
 			}
-			if len(desc) == 0 {
-				out = append(out, name)
-				continue
-			}
-			out = append(out, cobra.CompletionWithDesc(name, strings.Join(desc, " at ")))
+			out = append(out, shownCompletion(name, strings.Join(desc, " at ")))
 		}
 		return out, cobra.ShellCompDirectiveNoFileComp
 	}
@@ -263,7 +275,7 @@ func toolCompletions(ios *IOStreams, c *cobra.Command, prefix string, exclude []
 	var out []string
 	add := func(name, desc string) {
 		if strings.HasPrefix(name, prefix) && !slices.Contains(exclude, name) {
-			out = append(out, cobra.CompletionWithDesc(name, firstLine(desc)))
+			out = append(out, shownCompletion(name, firstLine(desc)))
 		}
 	}
 	for _, d := range quietDefinitions(ios, dirs) {
