@@ -120,6 +120,21 @@ func TestSecretsNeverWritten(t *testing.T) {
 	}
 	outputs = append(outputs, p.stdout, p.stderr)
 
+	// A batch whose item's answer repeats the keys and a token: its
+	// results file holds them no more than the item's transcript does.
+	srv3 := fakeapi.NewOpenAI([]fakeapi.Step{{Text: strp("keys " + plantedOpenAI + " " + plantedAnthropic + " " + plantedGitHub)}}, plantedOpenAI)
+	defer srv3.Close()
+	if err := os.WriteFile(filepath.Join(dir, "in.jsonl"), []byte(`{"id":"a","prompt":"say them"}`+"\n"), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	p = runAgentloop(t, dir, env, nil, "batch", "in.jsonl", "-d", "out", "--base-url", srv3.BaseURL(), "--tools-dir", toolsDir)
+	if p.code != 0 {
+		t.Fatalf("batch: exit %d\n%s", p.code, p.stderr)
+	}
+	outputs = append(outputs, p.stdout, p.stderr)
+	os.Remove(filepath.Join(dir, "in.jsonl"))
+	os.Remove(filepath.Join(dir, "out", ".lock"))
+
 	// Nothing the runs wrote holds a planted secret.
 	files := 0
 	filepath.WalkDir(dir, func(path string, d fs.DirEntry, err error) error {
@@ -141,8 +156,8 @@ func TestSecretsNeverWritten(t *testing.T) {
 		}
 		return nil
 	})
-	if files != 4 {
-		t.Errorf("%d files written, want 4 transcripts", files)
+	if files != 6 {
+		t.Errorf("%d files written, want 5 transcripts and a batch's results", files)
 	}
 	for _, out := range outputs {
 		for _, s := range planted {

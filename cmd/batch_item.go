@@ -112,7 +112,11 @@ func (b *batchItems) run(ctx context.Context, t batch.Task) batch.Result {
 	if cerr := w.Close(); cerr != nil && err == nil {
 		err = cerr
 	}
-	res.Reason, res.Steps, res.Usage, res.Answer = out.Reason, out.Steps, out.Usage, out.Answer
+	// The results file is written beside the transcript and keeps out
+	// what it keeps out: a key the model repeated, a credential's shape.
+	// (A result read back from a transcript has it redacted already.)
+	res.Reason, res.Steps, res.Usage = out.Reason, out.Steps, out.Usage
+	res.Answer = toolSecrets(b.ios, b.ap.tools).RedactString(out.Answer)
 	if out.CostKnown {
 		cost := out.Cost
 		res.Cost = &cost
