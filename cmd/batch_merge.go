@@ -76,6 +76,9 @@ a batch's OUTDIR (no results.jsonl).`,
 
 func runBatchMerge(opts *BatchMergeOptions) error {
 	ios := opts.IO
+	if err := checkMergeOutput(opts); err != nil {
+		return err
+	}
 	var items []batch.Item
 	if opts.Input != "" {
 		var err error
@@ -164,6 +167,19 @@ func writeMerged(ios *IOStreams, path string, results []batch.Result) error {
 	if path == "" || path == "-" {
 		return write(jsonOut(ios))
 	}
+	if fi, err := os.Stat(path); err == nil && !fi.Mode().IsRegular() {
+		// A device or a pipe (-o /dev/stdout) is written to, never
+		// renamed over.
+		f, err := os.OpenFile(path, os.O_WRONLY, 0)
+		if err != nil {
+			return fmt.Errorf("write %s: %w", path, err)
+		}
+		if err := write(f); err != nil {
+			f.Close()
+			return fmt.Errorf("write %s: %w", path, err)
+		}
+		return f.Close()
+	}
 	f, err := os.CreateTemp(filepath.Dir(path), filepath.Base(path)+".*.tmp")
 	if err != nil {
 		return fmt.Errorf("write %s: %w", path, err)
@@ -181,4 +197,39 @@ func writeMerged(ios *IOStreams, path string, results []batch.Result) error {
 		return fmt.Errorf("write %s: %w", path, err)
 	}
 	return os.Rename(f.Name(), path)
+}
+
+// checkMergeOutput refuses, before anything is read, an -o that would
+// replace what it must not: a folder, the input, a results file merge
+// reads (a batch may still be appending to it), or a file that is not a
+// results file. An earlier merge's file, an empty file, a device and a
+// file not there yet are fine.
+func checkMergeOutput(opts *BatchMergeOptions) error {
+	out := opts.Output
+	if out == "" || out == "-" {
+		return nil
+	}
+	fi, err := os.Stat(out)
+	if err != nil {
+		return nil
+	}
+	switch {
+	case fi.IsDir():
+		return &ExitError{Code: ExitUsage, Err: fmt.Errorf("-o %s: is a folder; name a file for the results (-o %s)", out, filepath.Join(out, "merged.jsonl"))}
+	case !fi.Mode().IsRegular():
+		return nil
+	case opts.Input != "" && opts.Input != "-" && sameFile(out, opts.Input):
+		return &ExitError{Code: ExitUsage, Err: fmt.Errorf("-o %s: is the input merge reads; name another file for the results", out)}
+	}
+	for _, d := range opts.Dirs {
+		if sameFile(out, filepath.Join(d, batch.ResultsName)) {
+			return &ExitError{Code: ExitUsage, Err: fmt.Errorf("-o %s: is the results file of %s, which merge reads; name another file for the results", out, d)}
+		}
+	}
+	if fi.Size() > 0 {
+		if _, _, err := batch.ReadResults(out); err != nil {
+			return &ExitError{Code: ExitUsage, Err: fmt.Errorf("-o %s: the file exists and is not a results file: it is left as it is (remove it, or name another file)", out)}
+		}
+	}
+	return nil
 }
