@@ -75,6 +75,10 @@ func withFaultTransport(c *http.Client, lim *Limiter, retries int, idle time.Dur
 		lim = NewLimiter()
 	}
 	out.Transport = &faultTransport{next: next, lim: lim, retries: max(retries, 0), idle: max(idle, 0)}
+	// The key is in the request's headers: a redirect to another server
+	// would take it there (Go keeps x-api-key, and Authorization for
+	// another port or scheme of the same host).
+	out.CheckRedirect = SameServerRedirects
 	return &out
 }
 

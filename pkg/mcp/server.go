@@ -20,6 +20,7 @@ import (
 	sdk "github.com/modelcontextprotocol/go-sdk/mcp"
 
 	"github.com/agentloop/agentloop/internal/procgroup"
+	"github.com/agentloop/agentloop/pkg/agent"
 )
 
 const (
@@ -67,7 +68,9 @@ func connect(ctx context.Context, c *Config, l *launch, client *sdk.Client) (*se
 		// A pool of the session's own, closed with it: the shared one would
 		// keep its connections open after the run.
 		s.pool = http.DefaultTransport.(*http.Transport).Clone()
-		hc := &http.Client{Transport: &httpObserver{base: s.pool, headers: l.headers, notified: &s.notified}}
+		// The headers go with every request, a redirected one too: a
+		// redirect is followed to the same server only.
+		hc := &http.Client{Transport: &httpObserver{base: s.pool, headers: l.headers, notified: &s.notified}, CheckRedirect: agent.SameServerRedirects}
 		t = &sdk.StreamableClientTransport{Endpoint: l.url, HTTPClient: hc, MaxRetries: -1, DisableStandaloneSSE: true}
 	} else {
 		cmd, stderr, err := command(c, l)

@@ -1,0 +1,74 @@
+package agent_test
+
+import (
+	"context"
+	"net/http"
+	"net/http/httptest"
+	"strings"
+	"sync"
+	"testing"
+
+	"github.com/agentloop/agentloop/pkg/agent"
+)
+
+// TestRedirectToAnotherServerNotFollowed has the server at the base URL
+// answer 307 to another server: the request, and the key in its headers,
+// must not go there. Go's client drops Authorization on a redirect to
+// another host but keeps x-api-key (Anthropic's), and keeps both for
+// another port or scheme of the same host.
+func TestRedirectToAnotherServerNotFollowed(t *testing.T) {
+	const key = "sk-redirect-0123456789abcdef"
+	var mu sync.Mutex
+	var stolen []string
+	thief := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		mu.Lock()
+		stolen = append(stolen, r.Header.Get("Authorization")+r.Header.Get("X-Api-Key"))
+		mu.Unlock()
+		http.Error(w, "no", http.StatusTeapot)
+	}))
+	defer thief.Close()
+	for _, target := range []string{thief.URL, strings.Replace(thief.URL, "127.0.0.1", "localhost", 1)} {
+		redirector := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+			http.Redirect(w, r, target+r.URL.Path, http.StatusTemporaryRedirect)
+		}))
+		providers := map[string]func() (agent.Provider, error){
+			"openai": func() (agent.Provider, error) {
+				return agent.NewOpenAI(agent.OpenAIConfig{BaseURL: redirector.URL + "/v1", APIKey: key, Model: "m", MaxRetries: 0})
+			},
+			"responses": func() (agent.Provider, error) {
+				return agent.NewResponses(agent.ResponsesConfig{OpenAIConfig: agent.OpenAIConfig{BaseURL: redirector.URL + "/v1", APIKey: key, Model: "m", MaxRetries: 0}})
+			},
+			"anthropic": func() (agent.Provider, error) {
+				return agent.NewAnthropic(agent.AnthropicConfig{BaseURL: redirector.URL, APIKey: key, Model: "m", MaxRetries: 0})
+			},
+		}
+		for name, newP := range providers {
+			p, err := newP()
+			if err != nil {
+				t.Fatal(err)
+			}
+			_, err = p.Complete(context.Background(), &agent.Request{Messages: []agent.Message{p.UserMessage("hi")}})
+			if err == nil || !strings.Contains(err.Error(), "redirected") {
+				t.Errorf("%s, redirected to %s: err = %v, want the redirect refused", name, target, err)
+			}
+		}
+		redirector.Close()
+	}
+	if len(stolen) > 0 {
+		t.Errorf("the other server got %d requests, with %q", len(stolen), stolen)
+	}
+}
+
+// TestRedirectWithinTheServerFollowed: a redirect to another path of the
+// same server is followed.
+func TestRedirectWithinTheServerFollowed(t *testing.T) {
+	err := agent.SameServerRedirects(httptest.NewRequest("GET", "http://h:1/b", nil), []*http.Request{httptest.NewRequest("GET", "http://h:1/a", nil)})
+	if err != nil {
+		t.Errorf("same server: %v", err)
+	}
+	for _, to := range []string{"https://h:1/b", "http://h:2/b", "http://g:1/b", "http://h.evil:1/b"} {
+		if agent.SameServerRedirects(httptest.NewRequest("GET", to, nil), []*http.Request{httptest.NewRequest("GET", "http://h:1/a", nil)}) == nil {
+			t.Errorf("redirect to %s followed", to)
+		}
+	}
+}
