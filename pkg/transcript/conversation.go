@@ -237,6 +237,10 @@ func ReadEach(r io.Reader, fn func(Part) error) (torn *LineError, err error) {
 		// conversations: the next line tells.
 		second, n2, complete2, err := nextNonBlank(lr)
 		if err == io.EOF {
+			if complete {
+				// The line's newline: it was whole, not cut short.
+				return whole(first, nil)
+			}
 			return whole(first)
 		}
 		if err != nil {
