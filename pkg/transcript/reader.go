@@ -223,6 +223,9 @@ func decodeRecord(text []byte) (*Record, error) {
 	case TypeHeader:
 		rec.Header = new(Header)
 		err = json.Unmarshal(text, rec.Header)
+		if err == nil {
+			err = versionProblem(rec.Header.Version)
+		}
 	case TypeMessage:
 		rec.Message = new(Message)
 		err = json.Unmarshal(text, rec.Message)
@@ -245,6 +248,19 @@ func decodeRecord(text []byte) (*Record, error) {
 		return nil, fmt.Errorf("%s record: %w", rec.Type, fieldTypeError(err))
 	}
 	return rec, nil
+}
+
+// versionProblem refuses a header of another format version than this
+// agentloop writes and reads: a newer one may mean other things by the same
+// fields, and a header without one was not written by agentloop.
+func versionProblem(v int) error {
+	if v == 0 {
+		return fmt.Errorf(`no "version" (want %d)`, Version)
+	}
+	if v != Version {
+		return fmt.Errorf("format version %d; this agentloop reads version %d (a newer agentloop wrote it?)", v, Version)
+	}
+	return nil
 }
 
 // probeError explains why a line's "type" could not be read: it is not

@@ -723,3 +723,62 @@ func TestEvidence(t *testing.T) {
 		}
 	}
 }
+
+// TestHeaderVersion: a header of another format version than this agentloop
+// reads, or of none, is refused at its line by validate and by the reader
+// replay, resume and continue use, in the same words; one agentloop wrote
+// (version 1) is read. They passed validate with "no problems" and were
+// replayed and resumed as if version 1.
+func TestHeaderVersion(t *testing.T) {
+	for _, tc := range []struct{ version, want string }{
+		{`"version":1,`, ""},
+		{`"version":2,`, "header record: format version 2; this agentloop reads version 1 (a newer agentloop wrote it?)"},
+		{`"version":0,`, `header record: no "version" (want 1)`},
+		{`"version":-1,`, "header record: format version -1; this agentloop reads version 1"},
+		{``, `header record: no "version" (want 1)`},
+		{`"version":null,`, `header record: no "version" (want 1)`},
+	} {
+		h := strings.Replace(header, `"version":1,`, tc.version, 1)
+		in := lines(h, rec(1, oUser), rec(2, oDone), end)
+		fs, _ := validateBytes(t, "t.jsonl", []byte(in), Options{})
+		_, err := ReadConversations(strings.NewReader(in))
+		if tc.want == "" {
+			if len(fs) != 0 || err != nil {
+				t.Errorf("%s: findings %v, read error %v", tc.version, fs, err)
+			}
+			continue
+		}
+		if got := codesAt(fs); !slices.Equal(got, []string{"1 error invalid-record"}) || !strings.HasPrefix(fs[0].Message, tc.want) {
+			t.Errorf("%s: findings %v, want line 1 %q", tc.version, fs, tc.want)
+		}
+		if err == nil || !strings.HasPrefix(err.Error(), "line 1: "+tc.want) {
+			t.Errorf("%s: read error %v, want line 1: %q", tc.version, err, tc.want)
+		}
+	}
+}
+
+// TestRoleNotAString: a role that is not a string is named for what it is,
+// in each shape; it was reported as `unknown role ""`, as if it were empty.
+func TestRoleNotAString(t *testing.T) {
+	for _, tc := range []struct{ shape, role, want string }{
+		{"openai", `5`, "role is a number; want a string: system, developer, user, assistant or tool"},
+		{"openai", `["user"]`, "role is an array; want a string: system, developer, user, assistant or tool"},
+		{"openai", `null`, "role is null; want a string: system, developer, user, assistant or tool"},
+		{"openai", `"bot"`, `unknown role "bot" (want system, developer, user, assistant or tool)`},
+		{"anthropic", `{"r":1}`, "role is an object; want a string: user or assistant"},
+		{"anthropic", `true`, "role is a boolean; want a string: user or assistant"},
+		{"anthropic", `"bot"`, `unknown role "bot" (want user or assistant)`},
+	} {
+		in := lines(`{"role":`+tc.role+`,"content":"hi"}`, oDone)
+		fs, _ := validateBytes(t, "t.jsonl", []byte(in), Options{Shape: tc.shape})
+		var got []string
+		for _, f := range fs {
+			if f.Code == "invalid-message" && f.Line == 1 {
+				got = append(got, f.Message)
+			}
+		}
+		if len(got) != 1 || got[0] != tc.want {
+			t.Errorf("%s role %s: %v, want %q", tc.shape, tc.role, fs, tc.want)
+		}
+	}
+}
