@@ -151,6 +151,11 @@ func runBatch(ctx context.Context, opts *BatchOptions) error {
 	if err != nil {
 		return err
 	}
+	if opts.Dir != "" {
+		if err := batch.CheckDir(opts.Dir); err != nil {
+			return flagErrorf("-d %s: %v; name a folder for the transcripts and %s", opts.Dir, err, batch.ResultsName)
+		}
+	}
 	// The tools load once for the batch: its MCP servers start once and
 	// serve every item.
 	ts, started, err := liveTools(ctx, ios, &opts.liveOptions, opts.setup(&opts.Model))
