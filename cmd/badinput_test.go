@@ -155,6 +155,7 @@ func badFlagCases() []badFlag {
 		{args: []string{"replay", "--resume", "--timeout", "10", "T"}, code: 2, err: `^--timeout "10": not a duration: write a number and a unit, e\.g\. 30s, 5m or 1h$`},
 		{args: []string{"config", "show", "--json=yes please"}, code: 2, err: `^--json "yes please": want true or false \(--json alone means true\)$`},
 		{args: []string{"run", "-qv=x", "hi"}, code: 2, err: `^-v "x": want true or false \(-v alone means true\)$`},
+		{args: run("-m", "gpt-4o ", "hi"), code: 2, err: `^--model "gpt-4o ": has a space or a line end around the name; write "gpt-4o"$`},
 	}
 }
 
