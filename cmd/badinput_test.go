@@ -85,6 +85,9 @@ func badFlagCases() []badFlag {
 		{args: run("--yes=please", "hi"), code: 2, err: `^--yes "please": want true or false`},
 		{args: run("--allow", "nope", "hi"), code: 2, err: `^--allow nope: unknown tool "nope" \(available: delete, look\)$`},
 		{args: run("--deny", "delet", "hi"), code: 2, err: `^--deny delet: unknown tool "delet" \(did you mean "delete"\?\) \(available: delete, look\)$`},
+		{args: run("--tool", "look,delete", "hi"), code: 2, err: `^--tool: unknown tool "look,delete": one name a value; repeat the flag for each of look, delete$`},
+		{args: run("--allow", "delete, look", "hi"), code: 2, err: `^--allow delete, look: unknown tool "delete, look": one name a value; repeat the flag for each of delete, look$`},
+		{args: run("--deny", "look,nope", "hi"), code: 2, err: `^--deny look,nope: unknown tool "look,nope" \(available: delete, look\)$`},
 		{args: run("--allow", "look", "--deny", "look", "hi"), code: 2, err: `^--allow look and --deny look: a tool cannot be both$`},
 		{args: run("--max-steps"), code: 2, err: `^flag needs an argument: --max-steps$`},
 
