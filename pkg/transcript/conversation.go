@@ -288,7 +288,7 @@ func eachLine(next func() ([]byte, int, bool, error), fn func(Part) error) (form
 			continue
 		}
 		lineErr := func(err error) error {
-			if !complete {
+			if !complete && mayBeTorn(text) {
 				torn = &LineError{Line: n, Torn: true, Err: err}
 				return nil
 			}

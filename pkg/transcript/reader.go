@@ -157,6 +157,15 @@ type Record struct {
 	End     *End
 }
 
+// mayBeTorn reports whether a last line without its newline, which does
+// not decode, can be a record the writer was stopped in: one that starts
+// as a JSON object does. Anything else (a PNG, a ZIP, a line of text) was
+// never a record, whole or cut.
+func mayBeTorn(text []byte) bool {
+	t := bytes.TrimLeft(text, " \t\r\xef\xbb\xbf")
+	return len(t) > 0 && t[0] == '{'
+}
+
 // LineError is a record that could not be read.
 type LineError struct {
 	Line int
@@ -197,7 +206,7 @@ func (r *Reader) Next() (*Record, error) {
 		}
 		rec, err := decodeRecord(text)
 		if err != nil {
-			if !complete {
+			if !complete && mayBeTorn(text) {
 				return nil, &LineError{Line: n, Torn: true, Err: err}
 			}
 			return nil, &LineError{Line: n, Err: err}

@@ -782,3 +782,40 @@ func TestRoleNotAString(t *testing.T) {
 		}
 	}
 }
+
+// TestNotTornWhenNotARecord: a last line without its newline is taken for a
+// record the writer was stopped in only when it starts as one (a JSON
+// object): a file of another kind (a ZIP, a PNG, text) is not called cut
+// short, and validate and the reader agree on what they pass. validate
+// passed a transcript ending in "garbage" with a truncated-line warning
+// that replay then refused; replay called a ZIP file "incomplete last
+// record (the writer stopped mid-line)".
+func TestNotTornWhenNotARecord(t *testing.T) {
+	good := lines(header, rec(1, oUser), rec(2, oDone), end)
+	for _, tc := range []struct {
+		name, in  string
+		finding   string // the finding's "line severity code"
+		readError string // "" when the file reads
+	}{
+		{"a record cut short", good + `{"type":"mess`, "5 warning truncated-line", ""},
+		{"text after the records", good + "garbage", "5 error not-json", "line 5: not a JSON object"},
+		{"a ZIP file", "PK\x03\x04zipdata", "", "line 1: not a JSON object"},
+		{"a line of text", "hello", "1 error not-json", "line 1: not a JSON object"},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			fs, _ := validateBytes(t, "t.jsonl", []byte(tc.in), Options{})
+			if tc.finding != "" {
+				if got := codesAt(fs); !slices.Contains(got, tc.finding) || slices.ContainsFunc(got, func(s string) bool { return strings.HasSuffix(s, "truncated-line") && s != tc.finding }) {
+					t.Errorf("findings %v, want %q", got, tc.finding)
+				}
+			}
+			_, err := ReadConversations(strings.NewReader(tc.in))
+			_, eachErr := ReadEach(strings.NewReader(tc.in), func(Part) error { return nil })
+			for _, e := range []error{err, eachErr} {
+				if tc.readError == "" && e != nil || tc.readError != "" && (e == nil || !strings.Contains(e.Error(), tc.readError) || strings.Contains(e.Error(), "incomplete")) {
+					t.Errorf("read error %v, want %q and no word of an incomplete record", e, tc.readError)
+				}
+			}
+		})
+	}
+}
