@@ -64,7 +64,9 @@ type ToolSourceOptions struct {
 	// agentloop chooses the folders (see toolsSource).
 	ToolsSetting string
 	MCPConfig    []string
-	mcpServers   []*mcp.Config
+	// mcpSetting names the setting that gave MCPConfig, as ToolsSetting.
+	mcpSetting string
+	mcpServers []*mcp.Config
 }
 
 // fromConfig sets them from the folders of --tools-dir, else those of the
@@ -78,11 +80,12 @@ func (o *ToolSourceOptions) fromConfig(c *cobra.Command, ios *IOStreams) error {
 		return err
 	}
 	o.ToolsDirs, o.ToolsSetting, o.MCPConfig, o.mcpServers = cfg.ToolsDirs, toolsSetting(cfg), cfg.MCPConfig, cfg.MCPServers
+	o.mcpSetting = settingName(cfg.Source("mcp_config"), "mcp_config")
 	return nil
 }
 
 func (o *ToolSourceOptions) sources() toolSources {
-	return toolSources{toolsSource: toolsSource{o.ToolsDirs, o.ToolsSetting}, mcpFiles: o.MCPConfig, mcpServers: o.mcpServers}
+	return toolSources{toolsSource: toolsSource{o.ToolsDirs, o.ToolsSetting}, mcpFiles: o.MCPConfig, mcpSetting: o.mcpSetting, mcpServers: o.mcpServers}
 }
 
 // toolsSource is the folders a command loads tools from and how they were
@@ -94,7 +97,7 @@ func (o *ToolSourceOptions) sources() toolSources {
 type toolsSource struct {
 	dirs []string // nil: the default folders
 	// setting names what gave dirs, for errors: "--tools-dir",
-	// "AGENTLOOP_TOOLS_DIRS" or "tools_dirs in FILE"; "" when agentloop
+	// "AGENTLOOP_TOOLS_DIRS" or "tools_dirs in FILE:LINE"; "" when agentloop
 	// chose them.
 	setting string
 }
@@ -102,15 +105,7 @@ type toolsSource struct {
 // toolsSetting names the setting that gave the configuration's tools
 // folders, "" when none did (the default folders).
 func toolsSetting(cfg *config.Config) string {
-	switch src := cfg.Source("tools_dirs"); src.Kind {
-	case config.SourceFlag:
-		return "--tools-dir"
-	case config.SourceEnv:
-		return src.Name
-	case config.SourceFile:
-		return "tools_dirs in " + src.File
-	}
-	return ""
+	return settingName(cfg.Source("tools_dirs"), "tools_dirs")
 }
 
 // defaultToolsDirs are ./tools.d and the user's config tools.d, in that
@@ -183,10 +178,18 @@ func toolsDirs(ios *IOStreams, src toolsSource, warn bool) ([]string, error) {
 }
 
 func missingToolsDir(setting, dir string) error {
-	if setting == "--tools-dir" {
-		return flagErrorf("--tools-dir %s: no such file or folder", dir)
+	return missingPath(setting, dir, "no such file or folder")
+}
+
+// missingPath is the usage error for a path a setting names that is not
+// there: "--tools-dir DIR: …" for a flag, "SETTING: PATH: …" for a
+// variable or a line of the configuration file, with the working folder a
+// relative path was looked for in.
+func missingPath(setting, dir, what string) error {
+	if strings.HasPrefix(setting, "--") {
+		return flagErrorf("%s %s: %s", setting, dir, what)
 	}
-	msg := fmt.Sprintf("%s: %s: no such file or folder", setting, dir)
+	msg := fmt.Sprintf("%s: %s: %s", setting, dir, what)
 	if !filepath.IsAbs(dir) {
 		if wd, err := os.Getwd(); err == nil {
 			msg += " (in " + wd + ")"
