@@ -64,6 +64,9 @@ func OpenDir(path string) (*Dir, []Result, *Torn, error) {
 	if err := os.MkdirAll(path, 0o700); err != nil {
 		return nil, nil, nil, fmt.Errorf("create %s: %w", path, bare(err))
 	}
+	if err := checkOwn(path); err != nil {
+		return nil, nil, nil, err
+	}
 	lock, err := os.OpenFile(filepath.Join(path, lockName), os.O_RDWR|os.O_CREATE|syscall.O_NOFOLLOW, 0o600)
 	if err != nil {
 		return nil, nil, nil, fmt.Errorf("lock %s: %w", path, bare(err))
@@ -122,6 +125,28 @@ func partialTranscript(name string) bool {
 		return false
 	}
 	return strings.Trim(rest[:i], "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789_-.%~") == ""
+}
+
+// checkOwn refuses an OUTDIR another user could have put files in: one
+// writable by all (a sticky bit, as /tmp has, keeps others from removing
+// files, not from adding them) or owned by someone else. A transcript
+// planted there under an item's name would be taken for that item's
+// stopped run, and the batch would run the calls it left pending.
+func checkOwn(path string) error {
+	fi, err := os.Stat(path)
+	if err != nil {
+		return fmt.Errorf("open %s: %w", path, bare(err))
+	}
+	why := ""
+	if st, ok := fi.Sys().(*syscall.Stat_t); ok && int(st.Uid) != os.Geteuid() {
+		why = fmt.Sprintf("belongs to another user (uid %d)", st.Uid)
+	} else if fi.Mode().Perm()&0o002 != 0 {
+		why = fmt.Sprintf("can be written by every user (mode %04o)", fi.Mode().Perm())
+	}
+	if why == "" {
+		return nil
+	}
+	return fmt.Errorf("%s %s: a transcript planted there would be taken for an item's and the calls it left pending run; use a folder of your own", path, why)
 }
 
 // lockWait is how long OpenDir waits for a lock held: a batch killed a

@@ -4,6 +4,7 @@ import (
 	"errors"
 	"os"
 	"path/filepath"
+	"strings"
 	"testing"
 	"time"
 )
@@ -180,5 +181,57 @@ func TestCheckDir(t *testing.T) {
 	}
 	if _, err := os.Stat(filepath.Join(dir, "new")); !errors.Is(err, os.ErrNotExist) {
 		t.Errorf("CheckDir made a folder: %v", err)
+	}
+}
+
+// TestDirRefusesSharedFolders: an OUTDIR another user can write to, or
+// that is theirs, may hold a transcript they planted under an item's name;
+// the batch would go on from it and run the calls it left pending. Such a
+// folder is refused before anything in it is read; a folder of one's own
+// (group-writable too, as umask 002 makes it) is used.
+func TestDirRefusesSharedFolders(t *testing.T) {
+	cases := []struct {
+		name  string
+		mode  os.FileMode
+		owner int // -1: the user's own
+		ok    bool
+	}{
+		{"own", 0o700, -1, true},
+		{"own, group-writable", 0o770, -1, true},
+		{"writable by all", 0o777, -1, false},
+		{"writable by all, sticky as /tmp", 0o777 | os.ModeSticky, -1, false},
+		{"another user's", 0o755, 65534, false},
+	}
+	for _, c := range cases {
+		t.Run(c.name, func(t *testing.T) {
+			out := filepath.Join(t.TempDir(), "out")
+			if err := os.Mkdir(out, 0o700); err != nil {
+				t.Fatal(err)
+			}
+			if err := os.Chmod(out, c.mode); err != nil {
+				t.Fatal(err)
+			}
+			if c.owner >= 0 {
+				if os.Geteuid() != 0 {
+					t.Skip("only root can give a folder to another user")
+				}
+				if err := os.Chown(out, c.owner, c.owner); err != nil {
+					t.Fatal(err)
+				}
+			}
+			d, _, _, err := OpenDir(out)
+			if err == nil {
+				d.Close()
+			}
+			if (err == nil) != c.ok {
+				t.Fatalf("OpenDir: %v, want ok = %v", err, c.ok)
+			}
+			if !c.ok && !strings.Contains(err.Error(), "planted") {
+				t.Errorf("the error does not say why: %v", err)
+			}
+			if _, serr := os.Stat(filepath.Join(out, ResultsName)); !c.ok && serr == nil {
+				t.Error("a results file was made in the refused folder")
+			}
+		})
 	}
 }
