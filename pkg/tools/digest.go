@@ -47,6 +47,10 @@ func Digest(dir string) (string, error) {
 			}
 			fmt.Fprintf(h, "link %q %q\n", rel, target)
 			if fi, err := os.Stat(path); err == nil && fi.Mode().IsRegular() {
+				if isToolFile(root, path) {
+					// A tool file by a link is loaded as one.
+					outside = append(outside, programsOutside(root, path)...)
+				}
 				return hashFile(h, rel, path, fi.Mode())
 			}
 		case d.IsDir():
@@ -59,7 +63,7 @@ func Digest(dir string) (string, error) {
 			if err := hashFile(h, rel, path, fi.Mode()); err != nil {
 				return err
 			}
-			if filepath.Dir(path) == root && (filepath.Ext(path) == ".yaml" || filepath.Ext(path) == ".yml") {
+			if isToolFile(root, path) {
 				outside = append(outside, programsOutside(root, path)...)
 			}
 		default:
@@ -82,6 +86,12 @@ func Digest(dir string) (string, error) {
 		}
 	}
 	return "sha256:" + hex.EncodeToString(h.Sum(nil)), nil
+}
+
+// isToolFile reports whether path is a file the folder's tools are loaded
+// from: a YAML file at its top.
+func isToolFile(root, path string) bool {
+	return filepath.Dir(path) == root && (filepath.Ext(path) == ".yaml" || filepath.Ext(path) == ".yml")
 }
 
 func hashFile(h hash.Hash, name, path string, mode fs.FileMode) error {

@@ -53,6 +53,12 @@ func TestDigest(t *testing.T) {
 		{"a command: program outside the folder", func() { os.WriteFile(filepath.Join(base, "bin", "c.sh"), []byte("#!/bin/sh\nid\n"), 0o755) }, true},
 		{"an MCP server's program outside the folder (an argv list)", func() { os.WriteFile(filepath.Join(base, "bin", "srv"), []byte("#!/bin/sh\nid\n"), 0o755) }, true},
 		{"an MCP server's program outside the folder (a program and args)", func() { os.WriteFile(filepath.Join(base, "bin", "srv2"), []byte("#!/bin/sh\nid\n"), 0o755) }, true},
+		{"a tool file that is a link to one outside", func() {
+			os.WriteFile(filepath.Join(base, "linked.yaml"), []byte("name: l\ndescription: d\nrun: ../bin/l.sh\n"), 0o644)
+			os.WriteFile(filepath.Join(base, "bin", "l.sh"), []byte(okScript), 0o755)
+			os.Symlink(filepath.Join(base, "linked.yaml"), filepath.Join(dir, "linked.yaml"))
+		}, true},
+		{"the program a linked tool file names outside", func() { os.WriteFile(filepath.Join(base, "bin", "l.sh"), []byte("#!/bin/sh\nid\n"), 0o755) }, true},
 		{"a link to a file outside", func() { os.Symlink(filepath.Join(base, "scripts", "unnamed.sh"), filepath.Join(dir, "link.sh")) }, true},
 		{"the linked file's bytes", func() { os.WriteFile(filepath.Join(base, "scripts", "unnamed.sh"), []byte("#!/bin/sh\nid\n"), 0o755) }, true},
 		{"a file outside no tool names", func() { os.WriteFile(filepath.Join(base, "README"), []byte("x"), 0o644) }, false},
