@@ -97,7 +97,7 @@ func runBatchMerge(opts *BatchMergeOptions) error {
 			fmt.Fprintf(ios.ErrOut, "agentloop: warning: %s: the last line was cut short (the batch writing it was stopped); it is left out\n", safeText(filepath.Join(d, batch.ResultsName)))
 		}
 		for _, d := range m.Duplicates {
-			fmt.Fprintf(ios.ErrOut, "agentloop: warning: %s is in %s; the result that finished last is kept\n", oneLineText(d.ID, 80), strings.Join(d.Dirs, " and "))
+			fmt.Fprintf(ios.ErrOut, "agentloop: warning: %s is in %s; the result that finished last is kept\n", oneLineText(d.ID, 80), safeText(strings.Join(d.Dirs, " and ")))
 		}
 	}
 	if err := writeMerged(ios, opts.Output, m.Results); err != nil {
@@ -124,7 +124,7 @@ func runBatchMerge(opts *BatchMergeOptions) error {
 				fmt.Fprintf(ios.ErrOut, "  … and %d more missing\n", len(m.Missing)-10)
 				break
 			}
-			fmt.Fprintf(ios.ErrOut, "  missing: %s:%d %s\n", opts.Input, it.Line, oneLineText(it.ID, 80))
+			fmt.Fprintf(ios.ErrOut, "  missing: %s:%d %s\n", safeText(opts.Input), it.Line, oneLineText(it.ID, 80))
 		}
 	}
 	if opts.JSON {

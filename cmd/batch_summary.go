@@ -69,7 +69,7 @@ func printBatchSummary(ios *IOStreams, opts *BatchOptions, e *batchEnd) {
 	if sum.Retryable > 0 && !opts.RetryFailed {
 		fmt.Fprintf(w, "  %d item%s ended in an error: --retry-failed runs %s again\n", sum.Retryable, plural(sum.Retryable, "", "s"), plural(sum.Retryable, "it", "them"))
 	}
-	fmt.Fprintf(w, "  results: %s\n", filepath.Join(opts.Dir, batch.ResultsName))
+	fmt.Fprintf(w, "  results: %s\n", safeText(filepath.Join(opts.Dir, batch.ResultsName)))
 }
 
 // reasons lists counts by reason, most first.
@@ -150,7 +150,7 @@ func batchDryRun(ios *IOStreams, opts *BatchOptions, items []batch.Item) error {
 	if opts.JSON {
 		return writeJSON(ios, out)
 	}
-	fmt.Fprintf(ios.Out, "%s: %d item%s, no problems\n", opts.Input, len(items), plural(len(items), "", "s"))
+	fmt.Fprintf(ios.Out, "%s: %d item%s, no problems\n", safeText(opts.Input), len(items), plural(len(items), "", "s"))
 	if opts.Shard.N > 1 {
 		fmt.Fprintf(ios.Out, "shard %s: %d item%s (%d in other shards)\n", opts.Shard, len(items)-plan.OtherShards, plural(len(items)-plan.OtherShards, "", "s"), plan.OtherShards)
 	}
@@ -158,7 +158,7 @@ func batchDryRun(ios *IOStreams, opts *BatchOptions, items []batch.Item) error {
 		fmt.Fprintf(ios.Out, "a run would run %d item%s\n", len(plan.Tasks), plural(len(plan.Tasks), "", "s"))
 		return nil
 	}
-	fmt.Fprintf(ios.Out, "%s: %d finished, %d to run", opts.Dir, len(plan.Finished), len(plan.Tasks))
+	fmt.Fprintf(ios.Out, "%s: %d finished, %d to run", safeText(opts.Dir), len(plan.Finished), len(plan.Tasks))
 	var notes []string
 	if plan.Retried > 0 {
 		notes = append(notes, fmt.Sprintf("%d retried", plan.Retried))
