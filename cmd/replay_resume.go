@@ -254,7 +254,10 @@ func recordedAddressTrusted(ios *IOStreams, cfg *config.Config, file string, h *
 	if cfg != nil {
 		dir = cfg.TranscriptDir
 	}
-	return sameDir(filepath.Dir(file), transcriptsDir(ios, dir))
+	// The folder is the user's own only when no one else can put a file
+	// in it: a transcript planted in a shared one would choose the server.
+	folder := filepath.Dir(file)
+	return sameDir(folder, transcriptsDir(ios, dir)) && transcript.NotPrivate(folder) == "" && transcript.NotPrivate(file) == ""
 }
 
 // sameDir reports whether two paths name one folder.

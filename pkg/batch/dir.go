@@ -11,6 +11,8 @@ import (
 	"sync"
 	"syscall"
 	"time"
+
+	"github.com/agentloop/agentloop/pkg/transcript"
 )
 
 // lockName is the lock file that keeps two batches out of one OUTDIR.
@@ -127,26 +129,18 @@ func partialTranscript(name string) bool {
 	return strings.Trim(rest[:i], "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789_-.%~") == ""
 }
 
-// checkOwn refuses an OUTDIR another user could have put files in: one
-// writable by all (a sticky bit, as /tmp has, keeps others from removing
-// files, not from adding them) or owned by someone else. A transcript
-// planted there under an item's name would be taken for that item's
-// stopped run, and the batch would run the calls it left pending.
+// checkOwn refuses an OUTDIR another user could have put files in (see
+// transcript.NotPrivate). A transcript planted there under an item's name
+// would be taken for that item's stopped run, and the batch would run the
+// calls it left pending.
 func checkOwn(path string) error {
-	fi, err := os.Stat(path)
-	if err != nil {
+	if _, err := os.Stat(path); err != nil {
 		return fmt.Errorf("open %s: %w", path, bare(err))
 	}
-	why := ""
-	if st, ok := fi.Sys().(*syscall.Stat_t); ok && int(st.Uid) != os.Geteuid() {
-		why = fmt.Sprintf("belongs to another user (uid %d)", st.Uid)
-	} else if fi.Mode().Perm()&0o002 != 0 {
-		why = fmt.Sprintf("can be written by every user (mode %04o)", fi.Mode().Perm())
+	if why := transcript.NotPrivate(path); why != "" {
+		return fmt.Errorf("%s %s: a transcript planted there would be taken for an item's and the calls it left pending run; use a folder of your own", path, why)
 	}
-	if why == "" {
-		return nil
-	}
-	return fmt.Errorf("%s %s: a transcript planted there would be taken for an item's and the calls it left pending run; use a folder of your own", path, why)
+	return nil
 }
 
 // lockWait is how long OpenDir waits for a lock held: a batch killed a
