@@ -4,6 +4,8 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"path/filepath"
+	"strings"
 
 	"github.com/agentloop/agentloop/pkg/agent"
 	"github.com/agentloop/agentloop/pkg/transcript"
@@ -16,6 +18,9 @@ func runContinue(ctx context.Context, opts *RunOptions, prompt string) error {
 	ios := opts.IO
 	path, err := findRun(opts.TranscriptDir, opts.Continue)
 	if err != nil {
+		return err
+	}
+	if err := checkFoundRun(opts.TranscriptDir, opts.Continue, path); err != nil {
 		return err
 	}
 	conv, err := loadConversation(ios, path, false)
@@ -77,4 +82,21 @@ func withoutUnanswered(conv *transcript.Conversation) *transcript.Conversation {
 	c := *conv
 	c.Messages = conv.Messages[:n]
 	return &c
+}
+
+// checkFoundRun refuses a run looked up by id (or "last") in a transcripts
+// folder others can put files in, or a transcript there of another user:
+// going on runs the calls it left pending, with the user's tools. A path
+// names the file the user chose.
+func checkFoundRun(dir, ref, path string) error {
+	if strings.ContainsRune(ref, filepath.Separator) || strings.ContainsRune(ref, '.') || !sameDir(filepath.Dir(path), dir) {
+		return nil
+	}
+	if why := transcript.NotPrivate(dir); why != "" {
+		return &ExitError{Code: ExitUsage, Err: fmt.Errorf("the transcripts folder %s %s: a run found there may be one someone planted; name the transcript by its path to go on from it, or make the folder your own", dir, why)}
+	}
+	if why := transcript.NotPrivate(path); why != "" {
+		return &ExitError{Code: ExitUsage, Err: fmt.Errorf("%s %s: a run found there may be one someone planted; name the transcript by its path to go on from it", path, why)}
+	}
+	return nil
 }
