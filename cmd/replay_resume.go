@@ -17,7 +17,7 @@ import (
 // runReplayResume continues a recorded conversation with the live model.
 func runReplayResume(ctx context.Context, opts *ReplayOptions) error {
 	ios := opts.IO
-	conv, err := loadConversation(ios, opts.File, opts.Force)
+	conv, err := loadConversation(ios, opts.File, forcePolicy(opts.Force))
 	if err != nil {
 		return err
 	}
