@@ -195,6 +195,7 @@ func (o *RunOptions) useConfig(c *cobra.Command) error {
 		useModel(cfg, &o.Model)
 	}
 	o.ToolsDirs, o.toolsSetting = cfg.ToolsDirs, toolsSetting(cfg)
+	o.toolsDirsSet = toolsChosen(cfg)
 	o.MaxSteps, o.Parallel = cfg.MaxSteps, cfg.Parallel
 	o.TranscriptDir = cfg.TranscriptDir
 	o.Limits.useConfig(cfg)
@@ -216,6 +217,7 @@ func (o *ReplayOptions) useConfig(c *cobra.Command) error {
 	}
 	o.Config = cfg
 	o.ToolsDirs, o.toolsSetting = cfg.ToolsDirs, toolsSetting(cfg)
+	o.toolsDirsSet = toolsChosen(cfg)
 	o.MaxSteps, o.Parallel = cfg.MaxSteps, cfg.Parallel
 	o.MCPConfig, o.mcpServers = cfg.MCPConfig, cfg.MCPServers
 	o.Model.MaxRetries, o.Model.Timeout = cfg.MaxRetries, cfg.Timeout

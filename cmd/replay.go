@@ -128,6 +128,7 @@ refused unless --force.`,
 	f.StringArrayVar(&ignore, "ignore", nil, "mask text matching `REGEX` in both results before comparing (repeatable)")
 	addLiveFlags(c, &opts.liveOptions, "--resume")
 	f.Lookup("output").Usage = "record the replay (or the resumed run) to `FILE`"
+	f.Lookup("tools-dir").Usage = "read tool definitions from `DIR`, trusted or not (repeatable; default AGENTLOOP_TOOLS_DIRS, else the folders the run recorded, used once trusted)"
 
 	c.MarkFlagsMutuallyExclusive("show", "resume")
 	c.MarkFlagsMutuallyExclusive("resume", "ignore")
