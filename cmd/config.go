@@ -199,7 +199,7 @@ func (o *RunOptions) useConfig(c *cobra.Command) error {
 	o.MaxSteps, o.Parallel = cfg.MaxSteps, cfg.Parallel
 	o.TranscriptDir = cfg.TranscriptDir
 	o.Limits.useConfig(cfg)
-	o.MCPConfig, o.mcpServers = cfg.MCPConfig, cfg.MCPServers
+	o.MCPConfig, o.mcpSetting, o.mcpServers = cfg.MCPConfig, mcpConfigSetting(cfg), cfg.MCPServers
 	return nil
 }
 
@@ -219,7 +219,7 @@ func (o *ReplayOptions) useConfig(c *cobra.Command) error {
 	o.ToolsDirs, o.toolsSetting = cfg.ToolsDirs, toolsSetting(cfg)
 	o.toolsDirsSet = toolsChosen(cfg)
 	o.MaxSteps, o.Parallel = cfg.MaxSteps, cfg.Parallel
-	o.MCPConfig, o.mcpServers = cfg.MCPConfig, cfg.MCPServers
+	o.MCPConfig, o.mcpSetting, o.mcpServers = cfg.MCPConfig, mcpConfigSetting(cfg), cfg.MCPServers
 	o.Model.MaxRetries, o.Model.Timeout = cfg.MaxRetries, cfg.Timeout
 	o.TranscriptDir = cfg.TranscriptDir
 	o.Limits.useConfig(cfg)

@@ -26,6 +26,7 @@ type liveOptions struct {
 	// MCPConfig are the {"mcpServers": …} files read; mcpServers the
 	// configuration file's servers.
 	MCPConfig    []string
+	mcpSetting   string // the setting that gave MCPConfig (see mcpConfigSetting)
 	mcpServers   []*mcp.Config
 	MaxSteps     int
 	Parallel     int
@@ -235,7 +236,7 @@ func liveTools(ctx context.Context, ios *IOStreams, o *liveOptions, s liveSetup)
 		sel.Only, sel.Restricted = *s.recorded, true
 	}
 	var started []string
-	src := toolSources{toolsSource: s.tools, mcpFiles: o.MCPConfig, mcpServers: o.mcpServers, quiet: o.Quiet}
+	src := toolSources{toolsSource: s.tools, mcpFiles: o.MCPConfig, mcpSetting: o.mcpSetting, mcpServers: o.mcpServers, quiet: o.Quiet}
 	ts, err := loadToolSet(ctx, ios, src, sel, func(format string, a ...any) { started = append(started, fmt.Sprintf(format, a...)) })
 	if err != nil {
 		return nil, nil, err

@@ -233,7 +233,7 @@ func replayConversation(ctx context.Context, opts *ReplayOptions, conv *transcri
 	warnToolsDirsGone(ios, &opts.liveOptions, conv, called)
 	// The servers started are those that could offer a tool the
 	// recording called.
-	src := toolSources{toolsSource: tools, mcpFiles: opts.MCPConfig, mcpServers: opts.mcpServers}
+	src := toolSources{toolsSource: tools, mcpFiles: opts.MCPConfig, mcpSetting: opts.mcpSetting, mcpServers: opts.mcpServers}
 	ts, err := loadToolSet(ctx, ios, src, toolset.Selection{Only: called, Restricted: true}, nil)
 	if err != nil {
 		return nil, err

@@ -64,6 +64,7 @@ type ToolSourceOptions struct {
 	// agentloop chooses the folders (see toolsSource).
 	ToolsSetting string
 	MCPConfig    []string
+	mcpSetting   string // the setting that gave MCPConfig (see mcpConfigSetting)
 	mcpServers   []*mcp.Config
 }
 
@@ -78,11 +79,12 @@ func (o *ToolSourceOptions) fromConfig(c *cobra.Command, ios *IOStreams) error {
 		return err
 	}
 	o.ToolsDirs, o.ToolsSetting, o.MCPConfig, o.mcpServers = cfg.ToolsDirs, toolsSetting(cfg), cfg.MCPConfig, cfg.MCPServers
+	o.mcpSetting = mcpConfigSetting(cfg)
 	return nil
 }
 
 func (o *ToolSourceOptions) sources() toolSources {
-	return toolSources{toolsSource: toolsSource{o.ToolsDirs, o.ToolsSetting}, mcpFiles: o.MCPConfig, mcpServers: o.mcpServers}
+	return toolSources{toolsSource: toolsSource{o.ToolsDirs, o.ToolsSetting}, mcpFiles: o.MCPConfig, mcpSetting: o.mcpSetting, mcpServers: o.mcpServers}
 }
 
 // toolsSource is the folders a command loads tools from and how they were
@@ -109,6 +111,20 @@ func toolsSetting(cfg *config.Config) string {
 		return src.Name
 	case config.SourceFile:
 		return "tools_dirs in " + src.File
+	}
+	return ""
+}
+
+// mcpConfigSetting names the setting that gave the configuration's
+// {"mcpServers": …} files, as toolsSetting does for the folders.
+func mcpConfigSetting(cfg *config.Config) string {
+	switch src := cfg.Source("mcp_config"); src.Kind {
+	case config.SourceFlag:
+		return "--mcp-config"
+	case config.SourceEnv:
+		return src.Name
+	case config.SourceFile:
+		return "mcp_config in " + src.File
 	}
 	return ""
 }
@@ -183,10 +199,16 @@ func toolsDirs(ios *IOStreams, src toolsSource, warn bool) ([]string, error) {
 }
 
 func missingToolsDir(setting, dir string) error {
-	if setting == "--tools-dir" {
-		return flagErrorf("--tools-dir %s: no such file or folder", dir)
+	return missingPath(setting, "--tools-dir", dir, "no such file or folder")
+}
+
+// missingPath is the usage error for a path a setting names that does not
+// exist: flag is the setting's flag, what says what is missing.
+func missingPath(setting, flag, dir, what string) error {
+	if setting == flag {
+		return flagErrorf("%s %s: %s", flag, dir, what)
 	}
-	msg := fmt.Sprintf("%s: %s: no such file or folder", setting, dir)
+	msg := fmt.Sprintf("%s: %s: %s", setting, dir, what)
 	if !filepath.IsAbs(dir) {
 		if wd, err := os.Getwd(); err == nil {
 			msg += " (in " + wd + ")"
