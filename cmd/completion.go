@@ -116,7 +116,7 @@ func addCompletions(root *cobra.Command, ios *IOStreams) {
 		}, cobra.ShellCompDirectiveNoFileComp),
 		"shape": cobra.FixedCompletions([]string{"openai", "anthropic"}, cobra.ShellCompDirectiveNoFileComp),
 	}
-	for _, name := range []string{"base-url", "system", "temperature", "max-tokens", "max-retries", "timeout", "max-steps", "parallel", "ignore", "call-id"} {
+	for _, name := range []string{"base-url", "system", "temperature", "max-tokens", "max-retries", "timeout", "idle-timeout", "max-steps", "parallel", "ignore", "call-id"} {
 		flags[name] = noFiles
 	}
 	_ = root.RegisterFlagCompletionFunc("profile", completeProfiles(ios))

@@ -154,7 +154,13 @@ func useModel(cfg *config.Config, mo *modelOptions) {
 	mo.Model, mo.Provider, mo.System = cfg.Model, cfg.Provider, cfg.System
 	mo.modelFrom = settingName(cfg.Source("model"), "model")
 	mo.useBaseURL(cfg)
-	mo.MaxRetries, mo.Timeout = cfg.MaxRetries, cfg.Timeout
+	mo.useLimits(cfg)
+}
+
+// useLimits puts the limits of a configuration on the requests and the
+// run into the options of a live run.
+func (mo *modelOptions) useLimits(cfg *config.Config) {
+	mo.MaxRetries, mo.Timeout, mo.IdleTimeout = cfg.MaxRetries, cfg.Timeout, cfg.IdleTimeout
 }
 
 // fillModel fills the model settings replay --resume has from neither a
@@ -190,7 +196,7 @@ func (o *RunOptions) useConfig(c *cobra.Command) error {
 	}
 	if o.Continue != "" {
 		o.Config = cfg
-		o.Model.MaxRetries, o.Model.Timeout = cfg.MaxRetries, cfg.Timeout
+		o.Model.useLimits(cfg)
 	} else {
 		useModel(cfg, &o.Model)
 	}
@@ -220,7 +226,7 @@ func (o *ReplayOptions) useConfig(c *cobra.Command) error {
 	o.toolsDirsSet = toolsChosen(cfg)
 	o.MaxSteps, o.Parallel = cfg.MaxSteps, cfg.Parallel
 	o.MCPConfig, o.mcpSetting, o.mcpServers = cfg.MCPConfig, mcpConfigSetting(cfg), cfg.MCPServers
-	o.Model.MaxRetries, o.Model.Timeout = cfg.MaxRetries, cfg.Timeout
+	o.Model.useLimits(cfg)
 	o.TranscriptDir = cfg.TranscriptDir
 	o.Limits.useConfig(cfg)
 	return nil

@@ -66,6 +66,7 @@ unset, never their values.`,
 	f.Int("parallel", agent.DefaultParallel, "tool calls of one turn run at once")
 	f.Int("max-retries", config.DefaultMaxRetries, "retries of a failed model request")
 	f.Duration("timeout", 0, "time limit for the whole run")
+	f.Duration("idle-timeout", agent.DefaultIdleTimeout, "longest the server may send nothing")
 	f.Int("max-total-tokens", 0, "cap on the run's tokens")
 	f.Float64("max-cost", 0, "cap on the run's cost in US dollars")
 	f.Int("context-limit", 0, "most input tokens a request may carry")
@@ -111,6 +112,7 @@ func configRows(ios *IOStreams, c *config.Config) []configRow {
 		{key: "transcript_dir", value: c.TranscriptDir, src: c.Source("transcript_dir"), path: true},
 		{key: "max_retries", value: c.MaxRetries, src: c.Source("max_retries")},
 		{key: "timeout", value: c.Timeout.String(), src: c.Source("timeout")},
+		{key: "idle_timeout", value: c.IdleTimeout.String(), src: c.Source("idle_timeout")},
 		{key: "system", value: c.System, src: c.Source("system")},
 		{key: "models", value: models, src: c.Source("models")},
 		{key: "max_total_tokens", value: c.MaxTotalTokens, src: c.Source("max_total_tokens")},

@@ -34,6 +34,7 @@ parallel                2                                          flag
 transcript_dir          ~/state/agentloop/transcripts              default
 max_retries             2                                          default
 timeout                 0s                                         default
+idle_timeout            10m0s                                      default
 system                  "  padded, with [REDACTED] inside"         ` + file + `
 models                  []                                         default
 max_total_tokens        0                                          default

@@ -70,6 +70,7 @@ parallel: 3
 transcript_dir: ~/transcripts
 max_retries: 4
 timeout: 1m
+idle_timeout: 5m
 system: from the file
 models: [a, b]
 max_total_tokens: 1000
@@ -92,6 +93,7 @@ profiles:
     transcript_dir: /profile/transcripts
     max_retries: 6
     timeout: 2m
+    idle_timeout: 6m
     system: from the profile
     models: [c]
     max_total_tokens: 2000
@@ -111,21 +113,21 @@ func TestConfigPrecedence(t *testing.T) {
 		model, provider, system, transcriptDir string
 		toolsDirs                              []string
 		maxSteps, parallel, maxRetries         int
-		timeout                                time.Duration
+		timeout, idle                          time.Duration
 		models                                 []string
 		src                                    string // the source kind of every key but models
 	}
 	allEnv := []string{
 		"AGENTLOOP_MODEL", "env-model", "AGENTLOOP_PROVIDER", "openai", "AGENTLOOP_TOOLS_DIRS", "e1:~/e2",
 		"AGENTLOOP_MAX_STEPS", "13", "AGENTLOOP_PARALLEL", "7", "AGENTLOOP_TRANSCRIPT_DIR", "~/env-transcripts",
-		"AGENTLOOP_MAX_RETRIES", "0", "AGENTLOOP_TIMEOUT", "90s", "AGENTLOOP_SYSTEM", "from the env",
+		"AGENTLOOP_MAX_RETRIES", "0", "AGENTLOOP_TIMEOUT", "90s", "AGENTLOOP_IDLE_TIMEOUT", "7m", "AGENTLOOP_SYSTEM", "from the env",
 		"AGENTLOOP_MAX_TOTAL_TOKENS", "3000", "AGENTLOOP_MAX_COST", "3.5", "AGENTLOOP_CONTEXT_LIMIT", "10000",
 		"AGENTLOOP_CONTEXT_KEEP", "6", "AGENTLOOP_CONTEXT_CLEAR_AT_LEAST", "700", "AGENTLOOP_CONTEXT_EDITING", "server",
 		"AGENTLOOP_MCP_CONFIG", "env.json",
 	}
 	allFlags := []string{
 		"--model", "flag-model", "--provider", "anthropic", "--tools-dir", "f1", "--tools-dir", "f2",
-		"--max-steps", "14", "--parallel", "9", "--max-retries", "1", "--timeout", "3m", "--system", "from the flag",
+		"--max-steps", "14", "--parallel", "9", "--max-retries", "1", "--timeout", "3m", "--idle-timeout", "8m", "--system", "from the flag",
 		"--max-total-tokens", "4000", "--max-cost", "4.5", "--context-limit", "11000",
 		"--mcp-config", "flag.json",
 	}
@@ -141,7 +143,7 @@ func TestConfigPrecedence(t *testing.T) {
 			name: "default",
 			want: func(home string) want {
 				return want{model: config.DefaultModel, transcriptDir: filepath.Join(home, "state", "agentloop", "transcripts"),
-					maxSteps: 10, parallel: 8, maxRetries: 2, src: config.SourceDefault}
+					maxSteps: 10, parallel: 8, maxRetries: 2, idle: 10 * time.Minute, src: config.SourceDefault}
 			},
 		},
 		{
@@ -150,7 +152,7 @@ func TestConfigPrecedence(t *testing.T) {
 			want: func(home string) want {
 				return want{model: "file-model", provider: "openai", system: "from the file",
 					transcriptDir: filepath.Join(home, "transcripts"), toolsDirs: []string{"file-tools", filepath.Join(home, "tools")},
-					maxSteps: 11, parallel: 3, maxRetries: 4, timeout: time.Minute, models: []string{"a", "b"}, src: config.SourceFile}
+					maxSteps: 11, parallel: 3, maxRetries: 4, timeout: time.Minute, idle: 5 * time.Minute, models: []string{"a", "b"}, src: config.SourceFile}
 			},
 		},
 		{
@@ -160,7 +162,7 @@ func TestConfigPrecedence(t *testing.T) {
 			want: func(home string) want {
 				return want{model: "profile-model", provider: "anthropic", system: "from the profile",
 					transcriptDir: "/profile/transcripts", toolsDirs: []string{"profile-tools"},
-					maxSteps: 12, parallel: 5, maxRetries: 6, timeout: 2 * time.Minute, models: []string{"c"}, src: config.SourceFile}
+					maxSteps: 12, parallel: 5, maxRetries: 6, timeout: 2 * time.Minute, idle: 6 * time.Minute, models: []string{"c"}, src: config.SourceFile}
 			},
 		},
 		{
@@ -170,7 +172,7 @@ func TestConfigPrecedence(t *testing.T) {
 			want: func(home string) want {
 				return want{model: "env-model", provider: "openai", system: "from the env",
 					transcriptDir: filepath.Join(home, "env-transcripts"), toolsDirs: []string{"e1", filepath.Join(home, "e2")},
-					maxSteps: 13, parallel: 7, maxRetries: 0, timeout: 90 * time.Second, models: []string{"c"}, src: config.SourceEnv}
+					maxSteps: 13, parallel: 7, maxRetries: 0, timeout: 90 * time.Second, idle: 7 * time.Minute, models: []string{"c"}, src: config.SourceEnv}
 			},
 		},
 		{
@@ -182,7 +184,7 @@ func TestConfigPrecedence(t *testing.T) {
 				// transcript_dir has no flag: the variable still gives it.
 				return want{model: "flag-model", provider: "anthropic", system: "from the flag",
 					transcriptDir: filepath.Join(home, "env-transcripts"), toolsDirs: []string{"f1", "f2"},
-					maxSteps: 14, parallel: 9, maxRetries: 1, timeout: 3 * time.Minute, models: []string{"c"}, src: config.SourceFlag}
+					maxSteps: 14, parallel: 9, maxRetries: 1, timeout: 3 * time.Minute, idle: 8 * time.Minute, models: []string{"c"}, src: config.SourceFlag}
 			},
 		},
 	}
@@ -196,7 +198,7 @@ func TestConfigPrecedence(t *testing.T) {
 			w := tt.want(e.home)
 			got := want{model: c.Model, provider: c.Provider, system: c.System, transcriptDir: c.TranscriptDir,
 				toolsDirs: c.ToolsDirs, maxSteps: c.MaxSteps, parallel: c.Parallel, maxRetries: c.MaxRetries,
-				timeout: c.Timeout, models: c.Models, src: w.src}
+				timeout: c.Timeout, idle: c.IdleTimeout, models: c.Models, src: w.src}
 			if !reflect.DeepEqual(got, w) {
 				t.Errorf("got  %+v\nwant %+v", got, w)
 			}

@@ -26,6 +26,9 @@ type modelOptions struct {
 	MaxTokens   int64
 	MaxRetries  int
 	Timeout     time.Duration
+	// IdleTimeout is the longest the server may send nothing, before its
+	// answer starts or inside it; 0 is no limit.
+	IdleTimeout time.Duration
 	// Store keeps responses on the server (responses only).
 	Store bool
 	// baseURLFrom names where BaseURL came from when neither the flag nor
@@ -45,6 +48,7 @@ func addModelFlags(f *pflag.FlagSet, o *modelOptions) {
 	f.Int64Var(&o.MaxTokens, "max-tokens", 0, "cap on each answer's output tokens (default: 4096 for anthropic, the server's for openai)")
 	f.IntVar(&o.MaxRetries, "max-retries", config.DefaultMaxRetries, "retries of a failed model request (408, 409, 429, 5xx, connection errors), with backoff")
 	f.DurationVar(&o.Timeout, "timeout", 0, "time limit for the whole run, e.g. 5m (default: none)")
+	f.DurationVar(&o.IdleTimeout, "idle-timeout", agent.DefaultIdleTimeout, "give up on a server that sends nothing for `TIME`, before its answer or inside it: the request is retried, or the run ends (0: never)")
 	f.BoolVar(&o.Store, "store", false, "responses: keep each response on the server and send only the new items with previous_response_id (default: stateless, store false)")
 }
 
@@ -64,6 +68,9 @@ func (o *modelOptions) check(c *cobra.Command) error {
 	}
 	if o.Timeout < 0 {
 		return flagErrorf("--timeout %s: must be positive", o.Timeout)
+	}
+	if o.IdleTimeout < 0 {
+		return flagErrorf("--idle-timeout %s: must be positive (0 means no limit)", o.IdleTimeout)
 	}
 	if o.Provider != "" && !slices.Contains(config.Providers, o.Provider) {
 		return flagErrorf("--provider %q: use openai, responses or anthropic", o.Provider)
@@ -130,7 +137,7 @@ func newProvider(ios *IOStreams, o *modelOptions, net liveNet, serverClearing *a
 	oai := agent.OpenAIConfig{
 		APIKey: key, BaseURL: baseURL, Model: o.Model, Temperature: temp,
 		Organization: ios.Getenv("OPENAI_ORG_ID"), Project: ios.Getenv("OPENAI_PROJECT_ID"),
-		MaxRetries: o.MaxRetries, MaxTokens: o.MaxTokens, HTTPClient: net.client, Limiter: net.limiter,
+		MaxRetries: o.MaxRetries, IdleTimeout: o.IdleTimeout, MaxTokens: o.MaxTokens, HTTPClient: net.client, Limiter: net.limiter,
 		BaseURLFrom: from, ModelFrom: o.modelFrom,
 	}
 	switch name {
@@ -141,7 +148,7 @@ func newProvider(ios *IOStreams, o *modelOptions, net liveNet, serverClearing *a
 	default:
 		p, err = agent.NewAnthropic(agent.AnthropicConfig{
 			APIKey: key, BaseURL: baseURL, BaseURLFrom: from, Model: o.Model, ModelFrom: o.modelFrom, Temperature: temp,
-			MaxRetries: o.MaxRetries, MaxTokens: o.MaxTokens, HTTPClient: net.client, Limiter: net.limiter, ServerClearing: serverClearing,
+			MaxRetries: o.MaxRetries, IdleTimeout: o.IdleTimeout, MaxTokens: o.MaxTokens, HTTPClient: net.client, Limiter: net.limiter, ServerClearing: serverClearing,
 		})
 	}
 	if errors.Is(err, agent.ErrNoAPIKey) || errors.Is(err, agent.ErrBadAPIKey) {

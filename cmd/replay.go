@@ -283,9 +283,10 @@ func replayConversation(ctx context.Context, opts *ReplayOptions, conv *transcri
 // warnToolsDirsGone warns when the tools folders a recording names (as
 // given to the run, so relative to where it started) are not there: every
 // call of theirs would then be a "missing tool", for a reason the rows do
-// not say. called are the tools the recording calls (calledTools).
+// not say. called are the tools the recording calls (calledTools), or,
+// for a follow-up, those it offered.
 func warnToolsDirsGone(ios *IOStreams, o *liveOptions, conv *transcript.Conversation, called []string) {
-	if o.toolsDirsSet || conv.Header == nil || len(called) == 0 {
+	if o.toolsDirsSet || o.Quiet || conv.Header == nil || len(called) == 0 {
 		return
 	}
 	for _, dir := range conv.Header.ToolsDirs {

@@ -136,6 +136,7 @@ var Keys = []Key{
 	{Name: "transcript_dir", Env: "AGENTLOOP_TRANSCRIPT_DIR", Kind: Path, Check: notEmpty},
 	{Name: "max_retries", Env: "AGENTLOOP_MAX_RETRIES", Flag: "max-retries", Kind: Int, Check: atLeast(0, "must be 0 or more")},
 	{Name: "timeout", Env: "AGENTLOOP_TIMEOUT", Flag: "timeout", Kind: Duration, Check: notNegative},
+	{Name: "idle_timeout", Env: "AGENTLOOP_IDLE_TIMEOUT", Flag: "idle-timeout", Kind: Duration, Check: notNegative},
 	{Name: "system", Env: "AGENTLOOP_SYSTEM", Flag: "system", Kind: String},
 	{Name: "models", Kind: List, Check: noEmptyItem},
 	{Name: "mcp_config", Env: "AGENTLOOP_MCP_CONFIG", Flag: "mcp-config", Kind: PathList, Check: noEmptyItem},
@@ -164,6 +165,8 @@ func defaultValue(k Key, stateDir string) any {
 		return agent.DefaultParallel
 	case "max_retries":
 		return DefaultMaxRetries
+	case "idle_timeout":
+		return agent.DefaultIdleTimeout
 	case "context_keep":
 		return agent.DefaultContextKeep
 	case "context_editing":

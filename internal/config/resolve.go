@@ -84,6 +84,7 @@ type Config struct {
 	TranscriptDir string
 	MaxRetries    int
 	Timeout       time.Duration
+	IdleTimeout   time.Duration
 	System        string
 	Models        []string
 	// MCPConfig are the {"mcpServers": …} files to read; MCPServers the
@@ -214,6 +215,7 @@ func Resolve(in Input) (*Config, error) {
 	cfg.TranscriptDir = cfg.settings["transcript_dir"].value.(string)
 	cfg.MaxRetries = cfg.settings["max_retries"].value.(int)
 	cfg.Timeout = cfg.settings["timeout"].value.(time.Duration)
+	cfg.IdleTimeout = cfg.settings["idle_timeout"].value.(time.Duration)
 	cfg.System = cfg.settings["system"].value.(string)
 	cfg.Models = asList(cfg.settings["models"].value)
 	cfg.MaxTotalTokens = cfg.settings["max_total_tokens"].value.(int)

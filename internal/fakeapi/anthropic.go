@@ -219,7 +219,7 @@ func (s *Anthropic) handle(w http.ResponseWriter, r *http.Request, body []byte) 
 		if edits.on {
 			cm = map[string]any{"applied_edits": edits.applied}
 		}
-		s.stream(w, req.Model, content, stop, usage, cm, newEventBudget(st), cutInputs(st))
+		s.stream(w, req.Model, content, stop, usage, cm, newEventBudget(st, r), cutInputs(st))
 		return
 	}
 	res := map[string]any{

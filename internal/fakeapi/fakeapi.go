@@ -60,6 +60,12 @@ type Step struct {
 	// the events that finish the message: a proxy or server that gave up
 	// mid-stream.
 	StreamStop int `json:"stream_stop,omitempty"`
+	// Stall stops sending without closing, until the client gives up:
+	// with StreamStop, after that many events; without it, after the
+	// headers and part of a JSON body.
+	Stall bool `json:"stall,omitempty"`
+	// EventDelay holds each event of a stream back: a slow one.
+	EventDelay Duration `json:"event_delay,omitempty"`
 
 	// The assistant turn to return, when Body is empty.
 	Text      *string          `json:"text,omitempty"`
@@ -240,9 +246,9 @@ func (s *server) nextStep(c *convState) (*Step, int) {
 // unanswered puts back, of a Conversations script, the step of a request
 // whose client went away while the step was held back (it was killed, and
 // its rerun sends the request again): the API never answered it. A step
-// that hangs or cuts the answer on purpose stays played.
+// that hangs, stalls or cuts the answer on purpose stays played.
 func (s *server) unanswered(c *convState, r *http.Request, st *Step) {
-	if s.batch == nil || st.Hang || st.Cut || r.Context().Err() == nil {
+	if s.batch == nil || st.Hang || st.Cut || st.Stall || r.Context().Err() == nil {
 		return
 	}
 	s.mu.Lock()
@@ -313,6 +319,16 @@ func play(w http.ResponseWriter, r *http.Request, st *Step) bool {
 	for k, v := range st.Headers {
 		w.Header().Set(k, v)
 	}
+	if st.Stall && st.StreamStop == 0 {
+		w.Header().Set("Content-Type", "application/json")
+		w.WriteHeader(http.StatusOK)
+		_, _ = w.Write([]byte(`{"id":"x","choices":[{"index":0,"mess`))
+		if fl, ok := w.(http.Flusher); ok {
+			fl.Flush()
+		}
+		<-r.Context().Done()
+		return false
+	}
 	if st.Cut {
 		w.Header().Set("Content-Type", "application/json")
 		w.Header().Set("Content-Length", "1000")
@@ -345,19 +361,35 @@ func play(w http.ResponseWriter, r *http.Request, st *Step) bool {
 }
 
 // eventBudget counts the events of a stream a step lets out: all of them
-// unless StreamStop is set.
-type eventBudget struct{ left int }
+// unless StreamStop is set. With Stall, the first event past them waits
+// until the client has gone.
+type eventBudget struct {
+	left  int
+	stall <-chan struct{}
+	delay time.Duration
+}
 
-func newEventBudget(st *Step) *eventBudget {
+func newEventBudget(st *Step, r *http.Request) *eventBudget {
+	b := &eventBudget{left: -1, delay: time.Duration(st.EventDelay)}
 	if st.StreamStop > 0 {
-		return &eventBudget{left: st.StreamStop}
+		b.left = st.StreamStop
+		if st.Stall {
+			b.stall = r.Context().Done()
+		}
 	}
-	return &eventBudget{left: -1}
+	return b
 }
 
 // take reports whether one more event may be sent.
 func (b *eventBudget) take() bool {
+	if b.delay > 0 {
+		time.Sleep(b.delay)
+	}
 	if b.left == 0 {
+		if b.stall != nil {
+			<-b.stall
+			b.stall = nil
+		}
 		return false
 	}
 	if b.left > 0 {

@@ -181,7 +181,7 @@ func (s *OpenAI) handle(w http.ResponseWriter, r *http.Request, body []byte) {
 	}
 	usage["total_tokens"] = usage["prompt_tokens"].(int64) + usage["completion_tokens"].(int64)
 	if req.Stream {
-		s.stream(w, req.Model, msg, finish, usage, newEventBudget(st))
+		s.stream(w, req.Model, msg, finish, usage, newEventBudget(st, r))
 		return
 	}
 	writeJSON(w, http.StatusOK, map[string]any{

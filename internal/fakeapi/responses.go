@@ -248,7 +248,7 @@ func (s *Responses) handle(w http.ResponseWriter, r *http.Request, body []byte) 
 		s.mu.Unlock()
 	}
 	if req.Stream {
-		s.stream(w, resp, out, st, newEventBudget(st))
+		s.stream(w, resp, out, st, newEventBudget(st, r))
 		return
 	}
 	writeJSON(w, http.StatusOK, resp)

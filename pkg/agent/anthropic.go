@@ -10,6 +10,7 @@ import (
 	"net/http"
 	"net/url"
 	"strings"
+	"time"
 
 	"github.com/anthropics/anthropic-sdk-go/v2"
 	aoption "github.com/anthropics/anthropic-sdk-go/v2/option"
@@ -32,8 +33,10 @@ type AnthropicConfig struct {
 	// "base_url in FILE:LINE"), for the hints of errors; "" is --base-url.
 	BaseURLFrom string
 	// ModelFrom names the setting Model came from, as OpenAIConfig's does.
-	ModelFrom   string
-	MaxRetries  int
+	ModelFrom  string
+	MaxRetries int
+	// IdleTimeout is as in OpenAIConfig.
+	IdleTimeout time.Duration
 	MaxTokens   int64
 	Temperature *float64
 	HTTPClient  *http.Client
@@ -80,7 +83,7 @@ func NewAnthropic(cfg AnthropicConfig) (*Anthropic, error) {
 	}
 	opts := []aoption.RequestOption{
 		aoption.WithEnvironmentProduction(),
-		aoption.WithHTTPClient(withFaultTransport(httpClient, cfg.Limiter, cfg.MaxRetries)),
+		aoption.WithHTTPClient(withFaultTransport(httpClient, cfg.Limiter, cfg.MaxRetries, cfg.IdleTimeout)),
 		aoption.WithBaseURL(cfg.BaseURL),
 		// The transport retries, for every provider alike.
 		aoption.WithMaxRetries(0),

@@ -94,6 +94,12 @@ func transportError(provider, baseURL, urlFrom string, err error) *ProviderError
 		}
 		return pe
 	}
+	var stalled *StalledError
+	if errors.As(inner, &stalled) {
+		pe.Message = stalled.Error()
+		pe.Hint = "a server that sends nothing for that long has most likely stopped; if the model takes longer before it answers, raise --idle-timeout"
+		return pe
+	}
 	var syn *json.SyntaxError
 	switch {
 	case ue != nil:

@@ -32,6 +32,9 @@ type OpenAIConfig struct {
 	// MaxRetries is the retry budget for 408/409/429/5xx and connection
 	// errors, with backoff (see faultTransport).
 	MaxRetries int
+	// IdleTimeout is the longest the server may send nothing, before its
+	// response or inside it; 0 is no limit (see faultTransport).
+	IdleTimeout time.Duration
 	// Limiter paces the requests; providers that share one slow down
 	// together. Nil: a limiter of this provider's own.
 	Limiter     *Limiter
@@ -94,7 +97,7 @@ func openAIOptions(provider string, cfg *OpenAIConfig) ([]option.RequestOption, 
 	}
 	opts := []option.RequestOption{
 		option.WithEnvironmentProduction(),
-		option.WithHTTPClient(withFaultTransport(httpClient, cfg.Limiter, cfg.MaxRetries)),
+		option.WithHTTPClient(withFaultTransport(httpClient, cfg.Limiter, cfg.MaxRetries, cfg.IdleTimeout)),
 		option.WithBaseURL(cfg.BaseURL),
 		// The transport retries, for every provider alike.
 		option.WithMaxRetries(0),
@@ -111,14 +114,11 @@ func openAIOptions(provider string, cfg *OpenAIConfig) ([]option.RequestOption, 
 	return opts, nil
 }
 
-// defaultHTTPClient is the SDKs' default: a connection pool of its own, and
-// a response header timeout so a server that accepts a request and never
-// starts its answer is retried rather than waited on for ever. A response
-// that stalls after its headers is bounded only by --timeout.
+// defaultHTTPClient is the SDKs' default: a connection pool of its own. A
+// server that sends nothing, before its response or inside it, is given up
+// on by the transport's idle limit (faultTransport).
 func defaultHTTPClient() *http.Client {
-	t := http.DefaultTransport.(*http.Transport).Clone()
-	t.ResponseHeaderTimeout = 10 * time.Minute
-	return &http.Client{Transport: t}
+	return &http.Client{Transport: http.DefaultTransport.(*http.Transport).Clone()}
 }
 
 // NewHTTPClient is the default client with a connection pool that keeps

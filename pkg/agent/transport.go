@@ -13,6 +13,7 @@ import (
 	"net/url"
 	"strconv"
 	"strings"
+	"sync/atomic"
 	"time"
 )
 
@@ -37,18 +38,31 @@ const maxResponseBody = 64 << 20
 //     longer than MaxRetryWait is not waited for: the response is final.
 //   - Every attempt first waits its turn at the Limiter, which a 429, 503
 //     or 529 pauses and slows for every request that shares it.
+//   - An attempt whose server sends nothing for the idle time, before its
+//     response or inside it, is given up with a StalledError: retried as a
+//     broken connection while the response is read here, ended with the
+//     stream once a streamed one has begun (its text may have been shown).
 //
 // Streamed responses pass through as they are once their status is 200.
 type faultTransport struct {
 	next    http.RoundTripper
 	lim     *Limiter
 	retries int
+	idle    time.Duration // 0: no limit
 }
+
+// DefaultIdleTimeout is the longest a server may send nothing by default:
+// long enough for a model that thinks for minutes before its first word
+// (a request not streamed gets its response only then), short enough that
+// a connection a proxy holds open with nothing behind it is not waited on
+// for ever.
+const DefaultIdleTimeout = 10 * time.Minute
 
 // withFaultTransport returns a client like c (or a default one) whose
 // transport retries up to retries times, pacing its attempts with lim (a
-// limiter of its own when nil).
-func withFaultTransport(c *http.Client, lim *Limiter, retries int) *http.Client {
+// limiter of its own when nil) and giving up on an attempt that is idle
+// for idle (0: never).
+func withFaultTransport(c *http.Client, lim *Limiter, retries int, idle time.Duration) *http.Client {
 	var out http.Client
 	if c != nil {
 		out = *c
@@ -60,7 +74,7 @@ func withFaultTransport(c *http.Client, lim *Limiter, retries int) *http.Client 
 	if lim == nil {
 		lim = NewLimiter()
 	}
-	out.Transport = &faultTransport{next: next, lim: lim, retries: max(retries, 0)}
+	out.Transport = &faultTransport{next: next, lim: lim, retries: max(retries, 0), idle: max(idle, 0)}
 	return &out
 }
 
@@ -122,17 +136,27 @@ func retryRequest(req *http.Request, attempt int) (*http.Request, error) {
 
 // attempt sends the request once and reads a whole (not streamed) body.
 func (t *faultTransport) attempt(req *http.Request) (*http.Response, error) {
+	req, dog := watch(req, t.idle)
 	res, err := t.next.RoundTrip(req)
 	if err != nil {
-		return nil, err
+		dog.stop()
+		return nil, dog.why(err)
 	}
+	dog.kick(true)
 	mt, _, _ := mime.ParseMediaType(res.Header.Get("Content-Type"))
 	if mt == "text/event-stream" && res.StatusCode == http.StatusOK {
+		if dog != nil {
+			res.Body = &watchedBody{ReadCloser: res.Body, dog: dog}
+		}
 		return res, nil
 	}
-	body, err := io.ReadAll(io.LimitReader(res.Body, maxResponseBody+1))
+	body, err := io.ReadAll(io.LimitReader(&watchedBody{ReadCloser: res.Body, dog: dog}, maxResponseBody+1))
 	res.Body.Close()
+	dog.stop()
 	if err != nil {
+		if stalled := (*StalledError)(nil); errors.As(err, &stalled) {
+			return nil, err
+		}
 		return nil, &bodyError{status: res.StatusCode, err: err}
 	}
 	if len(body) > maxResponseBody {
@@ -147,6 +171,99 @@ func (t *faultTransport) attempt(req *http.Request) (*http.Response, error) {
 	res.Body = io.NopCloser(bytes.NewReader(body))
 	res.ContentLength = int64(len(body))
 	return res, nil
+}
+
+// StalledError is an attempt given up because its server sent nothing
+// for the idle time.
+type StalledError struct {
+	Idle time.Duration
+	// Begun is set when the response had begun: its headers had come.
+	Begun bool
+}
+
+func (e *StalledError) Error() string {
+	if e.Begun {
+		return fmt.Sprintf("the server stopped sending its response: nothing for %s (--idle-timeout)", e.Idle)
+	}
+	return fmt.Sprintf("the server sent no response for %s (--idle-timeout)", e.Idle)
+}
+
+// watchdog gives up on an attempt, by cancelling its context, once its
+// server has sent nothing for the idle time. A nil watchdog watches
+// nothing.
+type watchdog struct {
+	idle   time.Duration
+	ctx    context.Context
+	cancel context.CancelCauseFunc
+	timer  *time.Timer
+	begun  atomic.Bool
+}
+
+// watch gives req a watchdog of idle (none when idle is 0).
+func watch(req *http.Request, idle time.Duration) (*http.Request, *watchdog) {
+	if idle <= 0 {
+		return req, nil
+	}
+	ctx, cancel := context.WithCancelCause(req.Context())
+	d := &watchdog{idle: idle, ctx: ctx, cancel: cancel}
+	d.timer = time.AfterFunc(idle, func() { cancel(&StalledError{Idle: idle, Begun: d.begun.Load()}) })
+	return req.WithContext(ctx), d
+}
+
+// kick restarts the wait: the server sent something (the response begun,
+// when begun).
+func (d *watchdog) kick(begun bool) {
+	if d == nil {
+		return
+	}
+	if begun {
+		d.begun.Store(true)
+	}
+	d.timer.Reset(d.idle)
+}
+
+// stop ends the watch, and the attempt's context with it.
+func (d *watchdog) stop() {
+	if d == nil {
+		return
+	}
+	d.timer.Stop()
+	d.cancel(nil)
+}
+
+// why is err, or the StalledError that caused it.
+func (d *watchdog) why(err error) error {
+	if d == nil {
+		return err
+	}
+	var stalled *StalledError
+	if errors.As(context.Cause(d.ctx), &stalled) {
+		return stalled
+	}
+	return err
+}
+
+// watchedBody is a response body whose reads keep its watchdog waiting.
+type watchedBody struct {
+	io.ReadCloser
+	dog *watchdog
+}
+
+func (b *watchedBody) Read(p []byte) (int, error) {
+	n, err := b.ReadCloser.Read(p)
+	if n > 0 {
+		b.dog.kick(false)
+	}
+	if err != nil && err != io.EOF {
+		err = b.dog.why(err)
+	}
+	return n, err
+}
+
+func (b *watchedBody) Close() error {
+	err := b.ReadCloser.Close()
+	b.dog.stop()
+	return err
 }
 
 var errTooLarge = fmt.Errorf("the response body is larger than %d MiB", maxResponseBody>>20)

@@ -10,6 +10,7 @@ import (
 	"strings"
 	"sync"
 	"syscall"
+	"time"
 )
 
 // lockName is the lock file that keeps two batches out of one OUTDIR.
@@ -42,7 +43,7 @@ func OpenDir(path string) (*Dir, []Result, *Torn, error) {
 	if err != nil {
 		return nil, nil, nil, fmt.Errorf("lock %s: %w", path, bare(err))
 	}
-	if err := syscall.Flock(int(lock.Fd()), syscall.LOCK_EX|syscall.LOCK_NB); err != nil {
+	if err := flock(lock); err != nil {
 		lock.Close()
 		if errors.Is(err, syscall.EWOULDBLOCK) {
 			return nil, nil, nil, &LockedError{Path: path}
@@ -96,6 +97,23 @@ func partialTranscript(name string) bool {
 		return false
 	}
 	return strings.Trim(rest[:i], "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789_-.%~") == ""
+}
+
+// lockWait is how long OpenDir waits for a lock held: a batch killed a
+// moment ago holds it a little longer, through a tool it was starting (a
+// process between its fork and its exec holds every descriptor).
+const lockWait = time.Second
+
+// flock takes the lock, waiting up to lockWait for a holder to go.
+func flock(f *os.File) error {
+	deadline := time.Now().Add(lockWait)
+	for {
+		err := syscall.Flock(int(f.Fd()), syscall.LOCK_EX|syscall.LOCK_NB)
+		if !errors.Is(err, syscall.EWOULDBLOCK) || time.Now().After(deadline) {
+			return err
+		}
+		time.Sleep(20 * time.Millisecond)
+	}
 }
 
 // LockedError is an OUTDIR another batch holds.

@@ -5,6 +5,7 @@ import (
 	"os"
 	"path/filepath"
 	"testing"
+	"time"
 )
 
 func TestDirLock(t *testing.T) {
@@ -24,6 +25,32 @@ func TestDirLock(t *testing.T) {
 	d2, _, _, err := OpenDir(path)
 	if err != nil {
 		t.Fatalf("after the first closed: %v", err)
+	}
+	d2.Close()
+}
+
+// A lock still held for a moment by a batch killed a moment ago (through
+// a tool process it was starting) is waited for, not refused.
+func TestDirLockReleasedSoonIsTaken(t *testing.T) {
+	path := filepath.Join(t.TempDir(), "out")
+	d, _, _, err := OpenDir(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	releasing := make(chan struct{})
+	go func() {
+		time.Sleep(lockWait / 5)
+		close(releasing)
+		d.Close()
+	}()
+	d2, _, _, err := OpenDir(path)
+	if err != nil {
+		t.Fatalf("a lock released within the wait: %v", err)
+	}
+	select {
+	case <-releasing:
+	default:
+		t.Error("the lock was taken while the first batch held it")
 	}
 	d2.Close()
 }

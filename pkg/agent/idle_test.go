@@ -1,0 +1,101 @@
+package agent_test
+
+import (
+	"context"
+	"errors"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/agentloop/agentloop/internal/fakeapi"
+	"github.com/agentloop/agentloop/pkg/agent"
+)
+
+// A server that sends nothing for the idle time is given up on, for each
+// API: before its response, or inside a body read whole, the attempt is
+// retried like a broken connection; inside a stream that has begun, the
+// request ends with a StalledError (its text may have been shown).
+func TestIdleServerGivenUp(t *testing.T) {
+	const idle = 200 * time.Millisecond
+	type server interface {
+		BaseURL() string
+		Close()
+		Requests() []fakeapi.Request
+	}
+	apis := []struct {
+		name string
+		new  func(steps []fakeapi.Step) (server, agent.Provider, error)
+	}{
+		{"openai", func(steps []fakeapi.Step) (server, agent.Provider, error) {
+			s := fakeapi.NewOpenAI(steps, "")
+			p, err := agent.NewOpenAI(agent.OpenAIConfig{BaseURL: s.BaseURL(), Model: "m", MaxRetries: 1, IdleTimeout: idle})
+			return s, p, err
+		}},
+		{"anthropic", func(steps []fakeapi.Step) (server, agent.Provider, error) {
+			s := fakeapi.NewAnthropic(steps, "")
+			p, err := agent.NewAnthropic(agent.AnthropicConfig{BaseURL: s.BaseURL(), Model: "m", MaxRetries: 1, IdleTimeout: idle})
+			return s, p, err
+		}},
+		{"responses", func(steps []fakeapi.Step) (server, agent.Provider, error) {
+			s := fakeapi.NewResponses(steps, "")
+			p, err := agent.NewResponses(agent.ResponsesConfig{OpenAIConfig: agent.OpenAIConfig{BaseURL: s.BaseURL(), Model: "m", MaxRetries: 1, IdleTimeout: idle}})
+			return s, p, err
+		}},
+	}
+	for _, api := range apis {
+		t.Run(api.name, func(t *testing.T) {
+			complete := func(steps []fakeapi.Step, streamed bool) (*agent.Turn, []fakeapi.Request, error) {
+				t.Helper()
+				srv, p, err := api.new(steps)
+				if err != nil {
+					t.Fatal(err)
+				}
+				defer srv.Close()
+				req := &agent.Request{Messages: []agent.Message{p.UserMessage("hi")}}
+				if streamed {
+					req.OnText = func(string) {}
+				}
+				ctx, cancel := context.WithTimeout(context.Background(), time.Minute) // a guard, not a measure
+				defer cancel()
+				turn, err := p.Complete(ctx, req)
+				return turn, srv.Requests(), err
+			}
+			stalled := func(err error, begun bool) {
+				t.Helper()
+				var st *agent.StalledError
+				if !errors.As(err, &st) || st.Begun != begun || st.Idle != idle || !strings.Contains(err.Error(), "--idle-timeout") {
+					t.Fatalf("err = %v, want a stall (begun %v)", err, begun)
+				}
+			}
+
+			// Half a body, then nothing: retried; the retry answers.
+			turn, reqs, err := complete([]fakeapi.Step{{Stall: true}, {Text: text("fine")}}, false)
+			if err != nil || turn.Text != "fine" || len(reqs) != 2 {
+				t.Fatalf("stalled body: turn %+v, %d requests, err %v", turn, len(reqs), err)
+			}
+			// No response at all: retried, then given up on.
+			_, reqs, err = complete([]fakeapi.Step{{Hang: true}, {Hang: true}}, false)
+			stalled(err, false)
+			if len(reqs) != 2 {
+				t.Errorf("no response: %d requests, want 2 (one retry)", len(reqs))
+			}
+			// A stream that stops and stays open: not sent again.
+			_, reqs, err = complete([]fakeapi.Step{{Text: text("a fine day to wait"), StreamStop: 2, Stall: true}}, true)
+			stalled(err, true)
+			if len(reqs) != 1 {
+				t.Errorf("stalled stream: %d requests, want 1", len(reqs))
+			}
+			// A response that starts late, and a stream whose events come
+			// slowly but keep coming (longer than the idle time in all),
+			// are waited for.
+			turn, _, err = complete([]fakeapi.Step{{Text: text("late but whole"), Delay: fakeapi.Duration(idle / 2)}}, false)
+			if err != nil || turn.Text != "late but whole" {
+				t.Fatalf("late response: turn %+v, err %v", turn, err)
+			}
+			turn, reqs, err = complete([]fakeapi.Step{{Text: text("slow but steady and long enough"), EventDelay: fakeapi.Duration(idle / 4)}}, true)
+			if err != nil || turn.Text != "slow but steady and long enough" || len(reqs) != 1 {
+				t.Fatalf("slow stream: turn %+v, %d requests, err %v", turn, len(reqs), err)
+			}
+		})
+	}
+}
