@@ -204,6 +204,9 @@ func runBatch(ctx context.Context, opts *BatchOptions) error {
 		ios: ios, opts: opts, dir: dir, prog: prog,
 		net: liveNet{client: agent.NewHTTPClient(opts.Jobs), limiter: agent.NewLimiter()},
 	}
+	// The pool's connections end with the batch, not with the process:
+	// they would otherwise outlive it (a batch run from a program).
+	defer b.net.client.CloseIdleConnections()
 	prog.limiter, prog.redact = b.net.limiter, toolSecrets(ios, ts)
 	b.ap = newApprover(ios, ts, opts.Approval, false, prog)
 	rep := batch.Run(ctx, plan.Tasks, batch.Options{

@@ -3,6 +3,7 @@ package cmd
 import (
 	"context"
 	"fmt"
+	"net/http"
 	"strings"
 
 	"github.com/spf13/cobra"
@@ -174,6 +175,9 @@ type liveRun struct {
 	tools     *toolset.Set
 	ap        *approver
 	end       runEnd
+	// client is the run's connection pool, closed at the end: its
+	// connections would otherwise outlive the run in the process.
+	client *http.Client
 }
 
 // startLive sets up a live run: it loads the tools, builds the provider,
@@ -196,7 +200,8 @@ func startLive(ctx context.Context, ios *IOStreams, o *liveOptions, s liveSetup)
 	redact := toolSecrets(ios, ts)
 	prog.redact = redact // -v shows results, which may hold what a server was given
 	ap := newApprover(ios, ts, o.Approval, false, prog)
-	loop, w, err := newLoop(ios, o, s, ap, liveNet{})
+	net := liveNet{client: agent.NewHTTPClient(1)}
+	loop, w, err := newLoop(ios, o, s, ap, net)
 	if err != nil {
 		prog.Close()
 		ap.Close()
@@ -214,7 +219,7 @@ func startLive(ctx context.Context, ios *IOStreams, o *liveOptions, s liveSetup)
 			prog.transcriptPath("transcript: " + w.Path())
 		}
 	}
-	run = &liveRun{tools: ts, ap: ap, loop: loop, stopPipes: stopPipes}
+	run = &liveRun{tools: ts, ap: ap, loop: loop, stopPipes: stopPipes, client: net.client}
 	run.ctx, run.cancel = withRunTimeout(ctx, s.model.Timeout)
 	runCtx, stop := context.WithCancelCause(run.ctx)
 	timeoutCancel := run.cancel
@@ -333,6 +338,7 @@ func newLoop(ios *IOStreams, o *liveOptions, s liveSetup, exec *approver, net li
 func (r *liveRun) finish(ios *IOStreams, out *agent.Outcome, err error) error {
 	r.ap.Close()
 	r.tools.Close()
+	defer r.client.CloseIdleConnections()
 	defer r.stopPipes()
 	defer r.cancel()
 	return finishRun(ios, out, err, r.end)

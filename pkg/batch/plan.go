@@ -15,7 +15,7 @@ type Plan struct {
 	// ones that are retried.
 	Tasks []Task
 	// Finished are the results already in OUTDIR of the items that are
-	// not run again, in input order.
+	// not run again, in input order, Brief.
 	Finished []Result
 	// Retried counts the Tasks that retry a failed item.
 	Retried int
@@ -53,7 +53,7 @@ func NewPlan(items []Item, done []Result, o PlanOptions) Plan {
 			p.Tasks = append(p.Tasks, Task{Item: it, Prior: &prior})
 			p.Retried++
 		default:
-			p.Finished = append(p.Finished, r)
+			p.Finished = append(p.Finished, r.Brief())
 		}
 	}
 	for _, r := range done {

@@ -78,6 +78,13 @@ func (r *Result) Class() Class {
 // fault), not with something the model said.
 func (r *Result) Retryable() bool { return r.Reason == transcript.ReasonError }
 
+// Brief is the result without what only the results file needs, its
+// answer and metadata: what a batch keeps of each item for its summary.
+func (r Result) Brief() Result {
+	r.Answer, r.Metadata = "", nil
+	return r
+}
+
 // Finished reports whether the result ends its item: an interrupted item
 // is not, and is continued by the next run.
 func (r *Result) Finished() bool { return r.Reason != transcript.ReasonInterrupted }

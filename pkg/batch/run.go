@@ -29,7 +29,9 @@ type Options struct {
 
 // Report is what a Run did.
 type Report struct {
-	// Finished are the results recorded, in the order the items finished.
+	// Finished are the results recorded, in the order the items finished,
+	// without their answers and metadata (Brief): those are in the results
+	// file, and a batch of any size keeps only a little of each item.
 	Finished []Result
 	// Unfinished are the items that were interrupted, and NotStarted
 	// counts those that never began: the batch was stopped.
@@ -89,7 +91,7 @@ func Run(ctx context.Context, tasks []Task, o Options) Report {
 				mu.Lock()
 				switch {
 				case recorded:
-					rep.Finished = append(rep.Finished, res)
+					rep.Finished = append(rep.Finished, res.Brief())
 				default:
 					rep.Unfinished = append(rep.Unfinished, res)
 				}

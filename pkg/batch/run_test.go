@@ -163,3 +163,40 @@ func TestRunRecordFails(t *testing.T) {
 		t.Errorf("finished %d, unfinished %d, not started %d", len(rep.Finished), len(rep.Unfinished), rep.NotStarted)
 	}
 }
+
+// TestRunKeepsNoAnswers: what a batch keeps of each finished item, for its
+// summary, is without the item's answer and metadata, which the results
+// file has: a batch of many items with long answers must not hold them
+// all until it ends. The results file (Record) still gets them whole, and
+// the results read back from OUTDIR are kept brief too.
+func TestRunKeepsNoAnswers(t *testing.T) {
+	answer := string(make([]byte, 8<<10))
+	var recorded []Result
+	var mu sync.Mutex
+	rep := Run(context.Background(), tasks(20), Options{Jobs: 4,
+		Run: func(_ context.Context, t Task) Result {
+			return Result{ID: t.Item.ID, Reason: transcript.ReasonStop, Answer: answer, Metadata: []byte(`{"k":1}`), Steps: 2, DurationMS: 7}
+		},
+		Record: func(r Result) error {
+			mu.Lock()
+			defer mu.Unlock()
+			recorded = append(recorded, r)
+			return nil
+		}})
+	if len(rep.Finished) != 20 || len(recorded) != 20 {
+		t.Fatalf("%d finished, %d recorded", len(rep.Finished), len(recorded))
+	}
+	for i := range rep.Finished {
+		if r := rep.Finished[i]; r.Answer != "" || r.Metadata != nil || r.Steps != 2 || r.DurationMS != 7 || r.Reason != transcript.ReasonStop {
+			t.Fatalf("kept %d bytes of answer, metadata %q: %+v", len(r.Answer), r.Metadata, r.Brief())
+		}
+		if r := recorded[i]; r.Answer != answer || string(r.Metadata) != `{"k":1}` {
+			t.Fatalf("recorded without its answer or metadata: %+v", r.Brief())
+		}
+	}
+	done := []Result{{ID: "a", Reason: transcript.ReasonStop, Answer: answer, Metadata: []byte(`{}`), Transcript: "a.jsonl"}}
+	p := NewPlan([]Item{{ID: "a"}}, done, PlanOptions{})
+	if len(p.Finished) != 1 || p.Finished[0].Answer != "" || p.Finished[0].Metadata != nil || p.Finished[0].Transcript != "a.jsonl" {
+		t.Errorf("plan keeps: %+v", p.Finished)
+	}
+}

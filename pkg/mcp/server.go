@@ -43,6 +43,7 @@ type session struct {
 	cs     *sdk.ClientSession
 	cmd    *exec.Cmd // stdio only
 	pgid   int
+	pool   *http.Transport // HTTP only
 	stderr *tail
 	stdout *stdoutFilter
 	// canceled counts the calls cut short, notified the cancellation
@@ -63,7 +64,10 @@ func connect(ctx context.Context, c *Config, l *launch, client *sdk.Client) (*se
 	s := &session{ended: make(chan struct{})}
 	var t sdk.Transport
 	if c.URL != "" {
-		hc := &http.Client{Transport: &httpObserver{base: http.DefaultTransport, headers: l.headers, notified: &s.notified}}
+		// A pool of the session's own, closed with it: the shared one would
+		// keep its connections open after the run.
+		s.pool = http.DefaultTransport.(*http.Transport).Clone()
+		hc := &http.Client{Transport: &httpObserver{base: s.pool, headers: l.headers, notified: &s.notified}}
 		t = &sdk.StreamableClientTransport{Endpoint: l.url, HTTPClient: hc, MaxRetries: -1, DisableStandaloneSSE: true}
 	} else {
 		cmd, stderr, err := command(c, l)
@@ -264,8 +268,12 @@ func (s *session) close() {
 	s.end("closed")
 }
 
-// reap ends what is left of a stdio server's process group.
+// reap ends what is left of a stdio server's process group, or closes an
+// HTTP server's connections.
 func (s *session) reap() {
+	if s.pool != nil {
+		s.pool.CloseIdleConnections()
+	}
 	if s.pgid > 0 {
 		procgroup.Sweep(s.pgid)
 		procgroup.Untrack(s.pgid)
