@@ -38,7 +38,7 @@ func badFlagCases() []badFlag {
 		// root
 		{args: []string{"--nope"}, code: 2, err: `^unknown flag: --nope$`},
 		{args: []string{"nope"}, code: 2, err: `^unknown command "nope" for "agentloop"$`},
-		{args: []string{"--version=2"}, code: 2, err: `^invalid argument "2" for "--version" flag: strconv.ParseBool: parsing "2": invalid syntax$`},
+		{args: []string{"--version=2"}, code: 2, err: `^--version "2": want true or false \(--version alone means true\)$`},
 		{args: []string{"version", "x"}, code: 2, err: `^agentloop version takes no arguments, got "x"$`},
 		{args: []string{"schema", "x"}, code: 2, err: `^agentloop schema takes no arguments, got "x"$`},
 		{args: []string{"schema", "transcript", "x"}, code: 2, err: `^agentloop schema transcript takes no arguments, got "x"$`},
@@ -49,17 +49,17 @@ func badFlagCases() []badFlag {
 		{args: run("--base-url", "ftp://x/v1", "hi"), code: 2, err: `^--base-url "ftp://x/v1": want an http:// or https:// URL, e\.g\. http://localhost:11434/v1$`},
 		{args: run("--base-url", "http:///v1", "hi"), code: 2, err: `^--base-url "http:///v1": has no host$`},
 		{args: run("--base-url", "http://u:secret@:80/v1", "hi"), code: 2, err: `^--base-url "http://u:\[REDACTED\]@:80/v1": has no host$`},
-		{args: run("--temperature", "warm", "hi"), code: 2, err: `^invalid argument "warm" for "--temperature" flag: strconv.ParseFloat: parsing "warm": invalid syntax$`},
+		{args: run("--temperature", "warm", "hi"), code: 2, err: `^--temperature "warm": not a number$`},
 		{args: run("--temperature", "2.5", "hi"), code: 2, err: `^--temperature 2.5 is out of range: use a value from 0 to 2$`},
 		{args: run("--temperature", "-0.1", "hi"), code: 2, err: `^--temperature -0.1 is out of range: use a value from 0 to 2$`},
 		{args: run("--temperature", "NaN", "hi"), code: 2, err: `^--temperature NaN is out of range: use a value from 0 to 2$`},
 		{args: run("--temperature", "Inf", "hi"), code: 2, err: `^--temperature \+Inf is out of range: use a value from 0 to 2$`},
 		{args: run("--max-tokens", "-5", "hi"), code: 2, err: `^--max-tokens -5: must be positive$`},
 		{args: run("--max-tokens", "0", "hi"), code: 2, err: `^--max-tokens 0: must be positive$`},
-		{args: run("--max-tokens", "1e3", "hi"), code: 2, err: `^invalid argument "1e3" for "--max-tokens" flag: strconv.ParseInt: parsing "1e3": invalid syntax$`},
+		{args: run("--max-tokens", "1e3", "hi"), code: 2, err: `^--max-tokens "1e3": not a whole number$`},
 		{args: run("--max-retries", "-1", "hi"), code: 2, err: `^--max-retries -1: must be 0 or more$`},
-		{args: run("--max-retries", "99999999999999999999", "hi"), code: 2, err: `^invalid argument "99999999999999999999" for "--max-retries" flag: strconv.ParseInt: parsing "99999999999999999999": value out of range$`},
-		{args: run("--timeout", "5", "hi"), code: 2, err: `^invalid argument "5" for "--timeout" flag: time: missing unit in duration "5"$`},
+		{args: run("--max-retries", "99999999999999999999", "hi"), code: 2, err: `^--max-retries "99999999999999999999": too large a number$`},
+		{args: run("--timeout", "5", "hi"), code: 2, err: `^--timeout "5": not a duration: write a number and a unit, e\.g\. 30s, 5m or 1h$`},
 		{args: run("--timeout", "-1s", "hi"), code: 2, err: `^--timeout -1s: must be positive`},
 		{args: run("--tool", "nope", "hi"), code: 2, err: `^--tool: unknown tool "nope" \(available: delete, look\)$`},
 		{args: run("--tool", "delet", "hi"), code: 2, err: `^--tool: unknown tool "delet" \(did you mean "delete"\?\) \(available: delete, look\)$`},
@@ -68,23 +68,26 @@ func badFlagCases() []badFlag {
 		{args: []string{"run", "--tools-dir", "", "hi"}, code: 2, err: `^--tools-dir \[""\]: an entry is empty$`},
 		{args: []string{"run", "--tools-dir", "DIR", "--tools-dir", "", "hi"}, code: 2, err: `^--tools-dir \[.+, ""\]: an entry is empty$`},
 		{args: run("--max-steps", "0", "hi"), code: 2, err: `^--max-steps 0: must be at least 1$`},
-		{args: run("--max-steps", "many", "hi"), code: 2, err: `^invalid argument "many" for "--max-steps" flag: strconv.ParseInt: parsing "many": invalid syntax$`},
+		{args: run("--max-steps", "many", "hi"), code: 2, err: `^--max-steps "many": not a whole number$`},
 		{args: run("--parallel", "0", "hi"), code: 2, err: `^--parallel 0: must be at least 1$`},
 		{args: run("--parallel", "-3", "hi"), code: 2, err: `^--parallel -3: must be at least 1$`},
 		{args: run("-o", "x.jsonl", "hi"), code: 2, err: `^-o and --no-transcript cannot be used together$`},
 		{args: runNoT("-o", "", "hi"), code: 2, err: `^-o needs a file name \(--no-transcript writes none\)$`},
 		{args: runNoT("-o", "EMPTY", "hi"), code: 2, err: `^-o .*: is a folder; name a file for the transcript \(-o .*/run\.jsonl\)$`, noHint: true},
 		{args: runNoT("-o", "T/x.jsonl", "hi"), code: 2, err: `^-o .*/x\.jsonl: create transcript: .*: not a folder$`, noHint: true},
-		{args: run("--no-transcript=sure", "hi"), code: 2, err: `^invalid argument "sure" for "--no-transcript" flag: strconv.ParseBool: parsing "sure": invalid syntax$`},
-		{args: run("--json=maybe", "hi"), code: 2, err: `^invalid argument "maybe" for "--json" flag`},
-		{args: run("-v=2", "hi"), code: 2, err: `^invalid argument "2" for "-v, --verbose" flag`},
-		{args: run("-q=2", "hi"), code: 2, err: `^invalid argument "2" for "-q, --quiet" flag`},
+		{args: run("--no-transcript=sure", "hi"), code: 2, err: `^--no-transcript "sure": want true or false \(--no-transcript alone means true\)$`},
+		{args: run("--json=maybe", "hi"), code: 2, err: `^--json "maybe": want true or false \(--json alone means true\)$`},
+		{args: run("-v=2", "hi"), code: 2, err: `^-v "2": want true or false \(-v alone means true\)$`},
+		{args: run("-q=2", "hi"), code: 2, err: `^-q "2": want true or false \(-q alone means true\)$`},
 		{args: run("-v", "-q", "hi"), code: 2, err: `^-v and -q cannot be used together$`},
 		{args: append([]string{"-v"}, run("-q", "hi")...), code: 2, err: `^-v and -q cannot be used together$`},
 		{args: run("--stream", "--no-stream", "hi"), code: 2, err: `^--stream and --no-stream cannot be used together$`},
-		{args: run("--yes=please", "hi"), code: 2, err: `^invalid argument "please" for "--yes" flag`},
+		{args: run("--yes=please", "hi"), code: 2, err: `^--yes "please": want true or false`},
 		{args: run("--allow", "nope", "hi"), code: 2, err: `^--allow nope: unknown tool "nope" \(available: delete, look\)$`},
 		{args: run("--deny", "delet", "hi"), code: 2, err: `^--deny delet: unknown tool "delet" \(did you mean "delete"\?\) \(available: delete, look\)$`},
+		{args: run("--tool", "look,delete", "hi"), code: 2, err: `^--tool: unknown tool "look,delete": one name a value; repeat the flag for each of look, delete$`},
+		{args: run("--allow", "delete, look", "hi"), code: 2, err: `^--allow delete, look: unknown tool "delete, look": one name a value; repeat the flag for each of delete, look$`},
+		{args: run("--deny", "look,nope", "hi"), code: 2, err: `^--deny look,nope: unknown tool "look,nope" \(available: delete, look\)$`},
 		{args: run("--allow", "look", "--deny", "look", "hi"), code: 2, err: `^--allow look and --deny look: a tool cannot be both$`},
 		{args: run("--max-steps"), code: 2, err: `^flag needs an argument: --max-steps$`},
 
@@ -98,7 +101,7 @@ func badFlagCases() []badFlag {
 		{args: []string{"replay", "--show", "--deny", "look", "T"}, code: 2, err: `^--show and --deny cannot be used together$`},
 		{args: []string{"replay", "--show", "-q", "T"}, code: 2, err: `^--quiet applies to --resume only$`},
 		{args: []string{"replay", "-q", "T"}, code: 2, err: `^--quiet applies to --resume only$`},
-		{args: []string{"replay", "--force=1x", "T"}, code: 2, err: `^invalid argument "1x" for "--force" flag`},
+		{args: []string{"replay", "--force=1x", "T"}, code: 2, err: `^--force "1x": want true or false`},
 		{args: []string{"replay", "--ignore", "(", "T"}, code: 2, err: "^--ignore \"\\(\": error parsing regexp: missing closing \\): `\\(`$"},
 		{args: []string{"replay", "--parallel", "0", "T"}, code: 2, err: `^--parallel 0: must be at least 1$`},
 		{args: []string{"replay", "--tools-dir", "/nonexistent", "T"}, code: 2, err: `^--tools-dir /nonexistent: no such file or folder$`},
@@ -122,9 +125,9 @@ func badFlagCases() []badFlag {
 		{args: []string{"validate", "--input", "xml", "T"}, code: 2, err: `^--input "xml": want agentloop, messages, conversations, request, claude-code, codex, inspect, swe-agent, vcr or har$`},
 		{args: []string{"validate", "--max-line", "lots", "T"}, code: 2, err: `^--max-line "lots": want a size such as 8MiB, or 0 for no limit$`},
 		{args: []string{"validate", "--shape", "gemini", "T"}, code: 2, err: `^--shape "gemini": want openai or anthropic$`},
-		{args: []string{"validate", "--strict=2", "T"}, code: 2, err: `^invalid argument "2" for "--strict" flag`},
-		{args: []string{"validate", "--allow-pending=x", "T"}, code: 2, err: `^invalid argument "x" for "--allow-pending" flag`},
-		{args: []string{"validate", "--json=x", "T"}, code: 2, err: `^invalid argument "x" for "--json" flag`},
+		{args: []string{"validate", "--strict=2", "T"}, code: 2, err: `^--strict "2": want true or false`},
+		{args: []string{"validate", "--allow-pending=x", "T"}, code: 2, err: `^--allow-pending "x": want true or false`},
+		{args: []string{"validate", "--json=x", "T"}, code: 2, err: `^--json "x": want true or false`},
 		{args: []string{"validate", "--tools-dir", "/nonexistent", "T"}, code: 2, err: `^--tools-dir /nonexistent: no such file or folder$`},
 		{args: []string{"validate", "/nonexistent"}, code: 2, err: `^open /nonexistent: no such file or directory$`, noHint: true},
 		{args: []string{"validate", "EMPTY"}, code: 2, err: `^.* is a directory; name the transcript files in it$`, noHint: true},
@@ -134,7 +137,7 @@ func badFlagCases() []badFlag {
 		{args: []string{"tools", "x"}, code: 2, err: `^agentloop tools takes no arguments, got "x"$`},
 		{args: []string{"tools", "list", "x"}, code: 2, err: `^agentloop tools list takes no arguments, got "x"$`},
 		{args: []string{"tools", "list", "--tools-dir", "/nonexistent"}, code: 2, err: `^--tools-dir /nonexistent: no such file or folder$`},
-		{args: []string{"tools", "list", "--json=x"}, code: 2, err: `^invalid argument "x" for "--json" flag`},
+		{args: []string{"tools", "list", "--json=x"}, code: 2, err: `^--json "x": want true or false`},
 		{args: []string{"tools", "show"}, code: 2, err: `^agentloop tools show needs 1 argument\(s\) \(NAME\), got 0$`},
 		{args: []string{"tools", "show", "--tools-dir", "DIR", "nope"}, code: 2, err: `^unknown tool "nope" \(available: delete, look\)$`, noHint: true},
 		{args: []string{"tools", "show", "--provider", "gemini", "--tools-dir", "DIR", "look"}, code: 2, err: `^--provider must be openai, responses or anthropic, got "gemini"$`},
@@ -142,8 +145,20 @@ func badFlagCases() []badFlag {
 		{args: []string{"tools", "call", "a", "b", "c"}, code: 2, err: `^agentloop tools call needs NAME and optionally ARGS_JSON, got 3 argument\(s\)$`},
 		{args: []string{"tools", "call", "--tools-dir", "DIR", "delete", "{bad"}, code: 1, err: `^delete: arguments are not valid JSON: invalid character 'b' looking for beginning of object key string$`},
 		{args: []string{"tools", "call", "--tools-dir", "DIR", "delete", "[]"}, code: 1, err: `^delete: arguments must be a JSON object, got an array$`},
-		{args: []string{"tools", "call", "--tools-dir", "DIR", "--json=x", "look"}, code: 2, err: `^invalid argument "x" for "--json" flag`},
+		{args: []string{"tools", "call", "--tools-dir", "DIR", "--json=x", "look"}, code: 2, err: `^--json "x": want true or false`},
 		{args: []string{"tools", "call", "--tools-dir", "/nonexistent", "look"}, code: 2, err: `^--tools-dir /nonexistent: no such file or folder$`},
+
+		// A value of the wrong kind for any command's typed flag is said in
+		// words, the flag named as typed, not with Go's parser's error.
+		{args: []string{"batch", "in.jsonl", "-d", "EMPTY", "-j", "x"}, code: 2, err: `^-j "x": not a whole number$`},
+		{args: []string{"batch", "in.jsonl", "-d", "EMPTY", "--jobs=1.5"}, code: 2, err: `^--jobs "1.5": not a whole number$`},
+		{args: []string{"batch", "in.jsonl", "-d", "EMPTY", "--max-cost", "five"}, code: 2, err: `^--max-cost "five": not a number$`},
+		{args: []string{"log", "-n", "ten"}, code: 2, err: `^-n "ten": not a whole number$`},
+		{args: []string{"replay", "--parallel", "x", "T"}, code: 2, err: `^--parallel "x": not a whole number$`},
+		{args: []string{"replay", "--resume", "--timeout", "10", "T"}, code: 2, err: `^--timeout "10": not a duration: write a number and a unit, e\.g\. 30s, 5m or 1h$`},
+		{args: []string{"config", "show", "--json=yes please"}, code: 2, err: `^--json "yes please": want true or false \(--json alone means true\)$`},
+		{args: []string{"run", "-qv=x", "hi"}, code: 2, err: `^-v "x": want true or false \(-v alone means true\)$`},
+		{args: run("-m", "gpt-4o ", "hi"), code: 2, err: `^--model "gpt-4o ": has a space or a line end around the name; write "gpt-4o"$`},
 	}
 }
 
@@ -189,6 +204,9 @@ func TestBadFlagValues(t *testing.T) {
 			}
 			if usage := strings.Contains(errOut.String(), "for usage."); usage != (tc.code == ExitUsage && !tc.noHint) {
 				t.Errorf("usage pointer shown: %v, for exit %d:\n%s", usage, code, errOut)
+			}
+			if strings.Contains(errOut.String(), "strconv.") || strings.Contains(errOut.String(), "invalid argument") {
+				t.Errorf("Go's parser's words reach the user:\n%s", errOut)
 			}
 			if bytes.Contains(errOut.Bytes(), []byte("panic")) || strings.Contains(out.String(), "Usage:") {
 				t.Errorf("stdout %q\nstderr %q", out, errOut)

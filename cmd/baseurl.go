@@ -2,17 +2,41 @@ package cmd
 
 import (
 	"fmt"
+	"strings"
 
 	"github.com/agentloop/agentloop/internal/config"
 	"github.com/agentloop/agentloop/pkg/transcript"
 )
 
-// checkBaseURL refuses an unusable base URL, naming where it came from.
+// checkBaseURL refuses an unusable base URL, naming where it came from in
+// the form the configuration's errors use: a flag with the usage pointer,
+// a variable as NAME=VALUE (as AGENTLOOP_BASE_URL's), or another source
+// (a line of the file, a transcript's header) without the pointer, which
+// --help would not set right.
 func checkBaseURL(raw, source string) error {
-	if p := config.BaseURLProblem(raw); p != "" {
-		return flagErrorf("%s %q: %s", source, transcript.RedactURL(raw), p)
+	p := config.BaseURLProblem(raw)
+	if p == "" {
+		return nil
 	}
-	return nil
+	shown := transcript.RedactURL(raw)
+	switch {
+	case strings.HasPrefix(source, "--"):
+		return flagErrorf("%s %q: %s", source, shown, p)
+	case isEnvName(source):
+		return &ExitError{Code: ExitUsage, Err: fmt.Errorf("%s=%s: %s", source, shown, p)}
+	}
+	return &ExitError{Code: ExitUsage, Err: fmt.Errorf("%s %q: %s", source, shown, p)}
+}
+
+// isEnvName reports whether s is the name of an environment variable
+// (OPENAI_BASE_URL) rather than a flag or a description.
+func isEnvName(s string) bool {
+	for _, r := range s {
+		if (r < 'A' || r > 'Z') && r != '_' && (r < '0' || r > '9') {
+			return false
+		}
+	}
+	return s != ""
 }
 
 // baseURLSetting names the setting a resolved base URL came from, as an

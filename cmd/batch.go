@@ -139,7 +139,7 @@ func (o *BatchOptions) parse(c *cobra.Command, shard, format string) error {
 	o.config = cfg
 	useModel(cfg, &o.Model)
 	o.ToolsDirs, o.toolsSetting = cfg.ToolsDirs, toolsSetting(cfg)
-	o.MCPConfig, o.mcpSetting, o.mcpServers = cfg.MCPConfig, mcpConfigSetting(cfg), cfg.MCPServers
+	o.MCPConfig, o.mcpSetting, o.mcpServers = cfg.MCPConfig, settingName(cfg.Source("mcp_config"), "mcp_config"), cfg.MCPServers
 	o.MaxSteps, o.Parallel = cfg.MaxSteps, cfg.Parallel
 	o.Limits.useConfig(cfg)
 	return o.check(c)
@@ -150,6 +150,11 @@ func runBatch(ctx context.Context, opts *BatchOptions) error {
 	items, err := readBatchInput(ios, opts.Input, opts.Format)
 	if err != nil {
 		return err
+	}
+	if opts.Dir != "" {
+		if err := batch.CheckDir(opts.Dir); err != nil {
+			return flagErrorf("-d %s: %v; name a folder for the transcripts and %s", opts.Dir, err, batch.ResultsName)
+		}
 	}
 	// The tools load once for the batch: its MCP servers start once and
 	// serve every item.

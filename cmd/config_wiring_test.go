@@ -4,6 +4,7 @@ import (
 	"context"
 	"path/filepath"
 	"reflect"
+	"strings"
 	"testing"
 	"time"
 )
@@ -24,7 +25,7 @@ func TestRunUsesConfig(t *testing.T) {
 	if m.Model != "file-model" || m.Provider != "openai" || m.BaseURL != "http://openai-env.example/v1" || m.System != "from the file" ||
 		m.MaxRetries != 4 || m.Timeout != time.Minute || got.MaxSteps != 21 || got.Parallel != 2 ||
 		got.TranscriptDir != filepath.Join(e.home, "transcripts") || !reflect.DeepEqual(got.ToolsDirs, []string{"file-tools", filepath.Join(e.home, "tools")}) ||
-		got.toolsDirsSet || got.toolsSetting != "tools_dirs in "+e.path {
+		got.toolsDirsSet || !strings.HasPrefix(got.toolsSetting, "tools_dirs in "+e.path+":") {
 		t.Errorf("options %+v", got)
 	}
 }
@@ -65,9 +66,9 @@ func TestToolsCommandsUseConfig(t *testing.T) {
 		dirs    []string
 		setting string
 	}{
-		{[]string{"x"}, []string{"mine"}, "tools_dirs in " + e.path},
+		{[]string{"x"}, []string{"mine"}, "tools_dirs in " + e.path + ":1"},
 		{[]string{"x", "--tools-dir", "other"}, []string{"other"}, "--tools-dir"},
-		{[]string{"x", "--provider", "openai"}, []string{"mine"}, "tools_dirs in " + e.path},
+		{[]string{"x", "--provider", "openai"}, []string{"mine"}, "tools_dirs in " + e.path + ":1"},
 	} {
 		var got *ToolsShowOptions
 		c := newCmdToolsShow(e.ios(), func(o *ToolsShowOptions) error { got = o; return nil })
@@ -88,9 +89,9 @@ func TestToolsDirsConfigured(t *testing.T) {
 	missing := filepath.Join(dir, "missing")
 	ios, _, _, _ := Test()
 	for setting, want := range map[string]string{
-		"--tools-dir":          "--tools-dir " + missing + ": no such file or folder",
-		"AGENTLOOP_TOOLS_DIRS": "AGENTLOOP_TOOLS_DIRS: " + missing + ": no such file or folder",
-		"tools_dirs in c.yaml": "tools_dirs in c.yaml: " + missing + ": no such file or folder",
+		"--tools-dir":            "--tools-dir " + missing + ": no such file or folder",
+		"AGENTLOOP_TOOLS_DIRS":   "AGENTLOOP_TOOLS_DIRS: " + missing + ": no such file or folder",
+		"tools_dirs in c.yaml:4": "tools_dirs in c.yaml:4: " + missing + ": no such file or folder",
 	} {
 		_, err := loadTools(ios, toolsSource{[]string{dir, missing}, setting})
 		if code, msg := exitCode(err); code != ExitUsage || msg != want {

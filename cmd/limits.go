@@ -103,12 +103,19 @@ func (o *limitOptions) serverClearing() bool {
 // check refuses what cannot be done with the provider and model chosen.
 func (o *limitOptions) check(provider, model string) error {
 	if o.serverClearing() && provider != "anthropic" {
-		return flagErrorf("context_editing: server has the Anthropic API clear old tool results; with %s, use client", provider)
+		// context_editing has no flag: --help would not set it right.
+		return &ExitError{Code: ExitUsage, Err: fmt.Errorf("context_editing: server has the Anthropic API clear old tool results; with %s, use client", provider)}
 	}
 	if o.MaxCost > 0 {
 		if _, ok := o.price(model); !ok {
-			return flagErrorf("%s: the price of %s is not known, so its cost cannot be counted; add it to the configuration file:\n  prices:\n    %s: {input: …, cached_input: …, output: …}   # US dollars per million tokens",
-				o.givenAs("max_cost", strconv.FormatFloat(o.MaxCost, 'f', -1, 64)), model, model)
+			given := o.givenAs("max_cost", strconv.FormatFloat(o.MaxCost, 'f', -1, 64))
+			err := fmt.Errorf("%s: the price of %s is not known, so its cost cannot be counted; add it to the configuration file:\n  prices:\n    %s: {input: …, cached_input: …, output: …}   # US dollars per million tokens",
+				given, model, model)
+			if strings.HasPrefix(given, "--") {
+				return &FlagError{Err: err}
+			}
+			// A variable or the file: the pointer to --help would not help.
+			return &ExitError{Code: ExitUsage, Err: err}
 		}
 	}
 	return nil

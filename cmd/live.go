@@ -27,7 +27,7 @@ type liveOptions struct {
 	// MCPConfig are the {"mcpServers": …} files read; mcpServers the
 	// configuration file's servers.
 	MCPConfig    []string
-	mcpSetting   string // the setting that gave MCPConfig (see mcpConfigSetting)
+	mcpSetting   string // the setting that gave MCPConfig (see toolsSource)
 	mcpServers   []*mcp.Config
 	MaxSteps     int
 	Parallel     int

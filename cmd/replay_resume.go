@@ -2,6 +2,7 @@ package cmd
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"net"
 	"net/url"
@@ -18,6 +19,11 @@ import (
 func runReplayResume(ctx context.Context, opts *ReplayOptions) error {
 	ios := opts.IO
 	conv, err := loadConversation(ios, opts.File, forcePolicy(opts.Force))
+	var invalid *invalidError
+	if errors.As(err, &invalid) {
+		// What a live model is sent, not a replay: the API would refuse it.
+		return fmt.Errorf("%s fails validation (%d error%s): it cannot be resumed as it is (the API would refuse it); fix it, or pass --force", invalid.file, invalid.n, plural(invalid.n, "", "s"))
+	}
 	if err != nil {
 		return err
 	}

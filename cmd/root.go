@@ -12,6 +12,7 @@ import (
 	"regexp"
 	"runtime/debug"
 	"slices"
+	"strconv"
 	"strings"
 	"sync"
 	"syscall"
@@ -167,6 +168,10 @@ func normalizeCobraError(root *cobra.Command, args []string, err error) error {
 	if err == nil {
 		return nil
 	}
+	var ive *pflag.InvalidValueError
+	if errors.As(err, &ive) {
+		return &FlagError{Err: invalidFlagValue(args, ive)}
+	}
 	var fe *FlagError
 	if errors.As(err, &fe) {
 		return err
@@ -205,6 +210,47 @@ func exclusiveError(root *cobra.Command, args, group, given []string) error {
 		return fmt.Errorf("%s cannot be used together", strings.Join(given, ", "))
 	}
 	return fmt.Errorf("%s and %s cannot be used together", strings.Join(names[:len(names)-1], ", "), names[len(names)-1])
+}
+
+// invalidFlagValue says what is wrong with a flag's value in the words
+// the configuration's errors use, instead of pflag's, which quote Go's
+// parser ("strconv.ParseInt: parsing "x": invalid syntax"). The flag is
+// named as it was typed: -j, or --jobs.
+func invalidFlagValue(args []string, e *pflag.InvalidValueError) error {
+	fl, value := e.GetFlag(), e.GetValue()
+	name := "--" + fl.Name
+	if fl.Shorthand != "" {
+		for _, a := range args {
+			if a == "--" {
+				break
+			}
+			if a == name || strings.HasPrefix(a, name+"=") {
+				break
+			}
+			letters, _, _ := strings.Cut(a, "=")
+			if len(a) > 1 && a[0] == '-' && a[1] != '-' && strings.Contains(letters[1:], fl.Shorthand) {
+				name = "-" + fl.Shorthand
+				break
+			}
+		}
+	}
+	var why string
+	switch fl.Value.Type() {
+	case "int", "int8", "int16", "int32", "int64", "uint", "uint8", "uint16", "uint32", "uint64", "count":
+		why = "not a whole number"
+		if errors.Is(e, strconv.ErrRange) {
+			why = "too large a number"
+		}
+	case "float32", "float64":
+		why = "not a number"
+	case "duration":
+		why = "not a duration: write a number and a unit, e.g. 30s, 5m or 1h"
+	case "bool":
+		why = fmt.Sprintf("want true or false (%s alone means true)", name)
+	default:
+		why = e.Unwrap().Error()
+	}
+	return fmt.Errorf("%s %q: %s", name, value, why)
 }
 
 // commandPathFor finds the command the arguments name, for the usage hint.

@@ -64,8 +64,9 @@ type ToolSourceOptions struct {
 	// agentloop chooses the folders (see toolsSource).
 	ToolsSetting string
 	MCPConfig    []string
-	mcpSetting   string // the setting that gave MCPConfig (see mcpConfigSetting)
-	mcpServers   []*mcp.Config
+	// mcpSetting names the setting that gave MCPConfig, as ToolsSetting.
+	mcpSetting string
+	mcpServers []*mcp.Config
 }
 
 // fromConfig sets them from the folders of --tools-dir, else those of the
@@ -79,7 +80,7 @@ func (o *ToolSourceOptions) fromConfig(c *cobra.Command, ios *IOStreams) error {
 		return err
 	}
 	o.ToolsDirs, o.ToolsSetting, o.MCPConfig, o.mcpServers = cfg.ToolsDirs, toolsSetting(cfg), cfg.MCPConfig, cfg.MCPServers
-	o.mcpSetting = mcpConfigSetting(cfg)
+	o.mcpSetting = settingName(cfg.Source("mcp_config"), "mcp_config")
 	return nil
 }
 
@@ -96,7 +97,7 @@ func (o *ToolSourceOptions) sources() toolSources {
 type toolsSource struct {
 	dirs []string // nil: the default folders
 	// setting names what gave dirs, for errors: "--tools-dir",
-	// "AGENTLOOP_TOOLS_DIRS" or "tools_dirs in FILE"; "" when agentloop
+	// "AGENTLOOP_TOOLS_DIRS" or "tools_dirs in FILE:LINE"; "" when agentloop
 	// chose them.
 	setting string
 }
@@ -104,29 +105,7 @@ type toolsSource struct {
 // toolsSetting names the setting that gave the configuration's tools
 // folders, "" when none did (the default folders).
 func toolsSetting(cfg *config.Config) string {
-	switch src := cfg.Source("tools_dirs"); src.Kind {
-	case config.SourceFlag:
-		return "--tools-dir"
-	case config.SourceEnv:
-		return src.Name
-	case config.SourceFile:
-		return "tools_dirs in " + src.File
-	}
-	return ""
-}
-
-// mcpConfigSetting names the setting that gave the configuration's
-// {"mcpServers": …} files, as toolsSetting does for the folders.
-func mcpConfigSetting(cfg *config.Config) string {
-	switch src := cfg.Source("mcp_config"); src.Kind {
-	case config.SourceFlag:
-		return "--mcp-config"
-	case config.SourceEnv:
-		return src.Name
-	case config.SourceFile:
-		return "mcp_config in " + src.File
-	}
-	return ""
+	return settingName(cfg.Source("tools_dirs"), "tools_dirs")
 }
 
 // defaultToolsDirs are ./tools.d and the user's config tools.d, in that
@@ -199,14 +178,16 @@ func toolsDirs(ios *IOStreams, src toolsSource, warn bool) ([]string, error) {
 }
 
 func missingToolsDir(setting, dir string) error {
-	return missingPath(setting, "--tools-dir", dir, "no such file or folder")
+	return missingPath(setting, dir, "no such file or folder")
 }
 
-// missingPath is the usage error for a path a setting names that does not
-// exist: flag is the setting's flag, what says what is missing.
-func missingPath(setting, flag, dir, what string) error {
-	if setting == flag {
-		return flagErrorf("%s %s: %s", flag, dir, what)
+// missingPath is the usage error for a path a setting names that is not
+// there: "--tools-dir DIR: …" for a flag, "SETTING: PATH: …" for a
+// variable or a line of the configuration file, with the working folder a
+// relative path was looked for in.
+func missingPath(setting, dir, what string) error {
+	if strings.HasPrefix(setting, "--") {
+		return flagErrorf("%s %s: %s", setting, dir, what)
 	}
 	msg := fmt.Sprintf("%s: %s: %s", setting, dir, what)
 	if !filepath.IsAbs(dir) {

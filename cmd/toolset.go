@@ -20,8 +20,9 @@ type toolSources struct {
 	toolsSource
 	// mcpFiles are --mcp-config files (or the mcp_config setting's);
 	// mcpServers the configuration file's mcp_servers.
-	mcpFiles   []string
-	mcpSetting string // the setting that named mcpFiles, for errors
+	mcpFiles []string
+	// mcpSetting names the setting that gave mcpFiles (see toolsSource).
+	mcpSetting string
 	mcpServers []*mcp.Config
 	// quiet keeps the warnings off stderr (-q): a folder left out for want
 	// of trust, an optional server that did not start.
@@ -31,18 +32,20 @@ type toolSources struct {
 // loadDefinitions reads the tools folders and the servers' declarations
 // (see toolset.Declared), disabled servers included. Every problem is
 // printed on stderr as file:line: message, and the error returned exits 1;
-// a folder or an {"mcpServers": …} file a setting names that does not exist
-// is a usage error naming the setting (exit 2).
-// A folder left out for want of trust is said on stderr (see toolsDirs):
-// its servers are left out with its tools.
+// a folder or an {"mcpServers": …} file a setting names that does not
+// exist is a usage error naming the setting (exit 2). A folder left out for
+// want of trust is said on stderr (see toolsDirs): its servers are left out
+// with its tools.
 func loadDefinitions(ios *IOStreams, src toolSources) (*tools.Registry, []*mcp.Config, error) {
 	dirs, err := toolsDirs(ios, src.toolsSource, !src.quiet)
 	if err != nil {
 		return nil, nil, err
 	}
-	for _, f := range src.mcpFiles {
-		if _, err := os.Stat(f); errors.Is(err, fs.ErrNotExist) && src.mcpSetting != "" {
-			return nil, nil, missingPath(src.mcpSetting, "--mcp-config", f, "no such file")
+	if src.mcpSetting != "" {
+		for _, f := range src.mcpFiles {
+			if _, err := os.Stat(f); errors.Is(err, fs.ErrNotExist) {
+				return nil, nil, missingPath(src.mcpSetting, f, "no such file")
+			}
 		}
 	}
 	reg, servers, problems := toolset.Declared(toolset.Sources{Dirs: dirs, MCPFiles: src.mcpFiles, MCPServers: src.mcpServers, Getenv: ios.Getenv})

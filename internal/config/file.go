@@ -189,6 +189,8 @@ func (p *fileParser) settings(m *yaml.Node, profile string, extra func(k, v *yam
 			p.errorf(kn, profile, "profiles cannot be nested: define each profile at the top level's profiles:")
 		case name == "prices":
 			p.errorf(kn, profile, "prices belong to the top level: a model costs the same whichever profile asks it")
+		case kn.Tag == "!!merge":
+			p.errorf(kn, profile, "YAML merge keys (<<) are not read in the configuration; write the settings out (a profile takes what it does not set from the top level)")
 		default:
 			p.errorf(kn, profile, "unknown key '%s'%s", name, suggest.DidYouMean(name, known))
 		}

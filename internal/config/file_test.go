@@ -55,6 +55,7 @@ func TestParseFileProblems(t *testing.T) {
 		{"list of lists", "models: [[a]]\n", []string{"1: models: each entry must be a string"}},
 		{"mapping for a scalar", "model: {a: b}\n", []string{"1: model: want a single value"}},
 		{"duplicate key", "model: a\nmodel: b\n", []string{"2: duplicate key 'model' (first at line 1)"}},
+		{"merge key in a profile", "profiles:\n  a: &a\n    model: x\n  b:\n    <<: *a\n    max_steps: 3\n", []string{"5: profile 'b': YAML merge keys (<<) are not read in the configuration; write the settings out (a profile takes what it does not set from the top level)"}},
 		{"duplicate profile", "profiles:\n  a: {}\n  a: {}\n", []string{"3: duplicate profile 'a' (first at line 2)"}},
 		{"nested profiles", "profiles:\n  a:\n    profiles: {}\n", []string{"3: profile 'a': profiles cannot be nested"}},
 		{"profiles not a mapping", "profiles: [a]\n", []string{"1: profiles: want a mapping of profile names"}},

@@ -120,7 +120,7 @@ type Key struct {
 
 // Keys are the settings, in the order config show prints them.
 var Keys = []Key{
-	{Name: "model", Env: "AGENTLOOP_MODEL", Flag: "model", Kind: String, Check: notEmpty},
+	{Name: "model", Env: "AGENTLOOP_MODEL", Flag: "model", Kind: String, Check: checkModel},
 	{Name: "provider", Env: "AGENTLOOP_PROVIDER", Flag: "provider", Kind: String, Check: checkProvider},
 	{Name: "base_url", Env: "AGENTLOOP_BASE_URL", Flag: "base-url", Kind: String, Check: checkBaseURL},
 	{Name: "tools_dirs", Env: "AGENTLOOP_TOOLS_DIRS", Flag: "tools-dir", Kind: PathList, Check: noEmptyItem},
@@ -218,6 +218,21 @@ func notNegativeNumber(v any) string {
 func notEmpty(v any) string {
 	if v.(string) == "" {
 		return "must not be empty"
+	}
+	return ""
+}
+
+// checkModel refuses a model name no API has: empty, or with a space or a
+// line end around it (a variable set from a file with a line end, a name
+// pasted with a space), which the API answers with a 404 for a model that
+// looks like the right one.
+func checkModel(v any) string {
+	s := v.(string)
+	if s == "" {
+		return "must not be empty"
+	}
+	if strings.TrimSpace(s) != s {
+		return fmt.Sprintf("has a space or a line end around the name; write %q", strings.TrimSpace(s))
 	}
 	return ""
 }

@@ -7,6 +7,7 @@ import (
 	"strconv"
 	"strings"
 	"time"
+	"unicode"
 
 	"github.com/agentloop/agentloop/internal/suggest"
 	"github.com/agentloop/agentloop/pkg/mcp"
@@ -281,7 +282,11 @@ func resolveKey(k Key, in Input, prof *Profile, file *File) (setting, error) {
 			}
 		}
 		if err != nil {
-			return setting{}, fmt.Errorf("%s=%s: %v", k.Env, transcript.RedactURL(raw), err)
+			shown := transcript.RedactURL(raw)
+			if strings.ContainsFunc(shown, unicode.IsControl) {
+				shown = strconv.Quote(shown) // a line end kept on one line
+			}
+			return setting{}, fmt.Errorf("%s=%s: %v", k.Env, shown, err)
 		}
 		return setting{v, Source{Kind: SourceEnv, Name: k.Env}}, nil
 	}
@@ -302,9 +307,17 @@ func resolveKey(k Key, in Input, prof *Profile, file *File) (setting, error) {
 func flagValue(k Key, raw string, list []string) (any, error) {
 	switch k.Kind {
 	case Int:
-		return strconv.Atoi(raw)
+		n, err := strconv.Atoi(raw)
+		if err != nil {
+			return nil, errors.New("not a whole number")
+		}
+		return n, nil
 	case Duration:
-		return time.ParseDuration(raw)
+		d, err := time.ParseDuration(raw)
+		if err != nil {
+			return nil, errors.New(durationHint)
+		}
+		return d, nil
 	case Number:
 		return parseNumber(raw)
 	case PathList, List:

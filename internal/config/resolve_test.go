@@ -168,6 +168,18 @@ func TestResolveProblems(t *testing.T) {
 			t.Errorf("%q, want %q", probs, want)
 		}
 	})
+	t.Run("a model name with a line end or a space around it", func(t *testing.T) {
+		_, err := Resolve(input(t, "", nil, map[string]string{"AGENTLOOP_MODEL": "gpt-4o\n"}))
+		var probs Problems
+		want := Problems{`AGENTLOOP_MODEL="gpt-4o\n": has a space or a line end around the name; write "gpt-4o"`}
+		if !errors.As(err, &probs) || !reflect.DeepEqual(probs, want) {
+			t.Errorf("err %q, want %q", err, want)
+		}
+		_, err = Resolve(input(t, "model: \" claude-sonnet-4-5\"\n", nil, nil))
+		if err == nil || !strings.HasSuffix(err.Error(), `:1: model " claude-sonnet-4-5": has a space or a line end around the name; write "claude-sonnet-4-5"`) {
+			t.Errorf("file: %v", err)
+		}
+	})
 	t.Run("a password in a variable is not repeated", func(t *testing.T) {
 		_, err := Resolve(input(t, "", nil, map[string]string{"AGENTLOOP_BASE_URL": "ftp://u:secret@h"}))
 		if err == nil || strings.Contains(err.Error(), "secret") {
@@ -178,7 +190,9 @@ func TestResolveProblems(t *testing.T) {
 		flag, value, want string
 	}{
 		{"max-steps", "0", "--max-steps 0: must be at least 1"},
-		{"max-steps", "x", `--max-steps x: strconv.Atoi: parsing "x": invalid syntax`},
+		{"max-steps", "x", `--max-steps x: not a whole number`},
+		{"timeout", "5", `--timeout 5: not a duration: write a number and a unit, e.g. 30s, 5m or 1h`},
+		{"model", "gpt-4o ", `--model "gpt-4o ": has a space or a line end around the name; write "gpt-4o"`},
 		{"timeout", "-1s", "--timeout -1s: must be positive (0 means no limit)"},
 		{"provider", "gemini", `--provider "gemini": use openai, responses or anthropic`},
 		{"base-url", "localhost", `--base-url "localhost": want an http:// or https:// URL, e.g. http://localhost:11434/v1`},

@@ -279,6 +279,15 @@ func (t *Set) started(server string) bool {
 func (t *Set) UnknownText(name string) string {
 	names := t.Names()
 	msg := fmt.Sprintf("unknown tool %q", name)
+	// No tool name holds a comma: "a,b" is a list given where one name
+	// goes (--tool a,b).
+	parts := strings.Split(name, ",")
+	for i := range parts {
+		parts[i] = strings.TrimSpace(parts[i])
+	}
+	if len(parts) > 1 && !slices.ContainsFunc(parts, func(p string) bool { return !t.Has(p) }) {
+		return msg + ": one name a value; repeat the flag for each of " + strings.Join(parts, ", ")
+	}
 	if n := suggest.Nearest(name, names); n != "" {
 		msg += fmt.Sprintf(" (did you mean %q?)", n)
 	}

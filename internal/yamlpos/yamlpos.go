@@ -37,9 +37,28 @@ func Decode(data []byte) (doc, extra *yaml.Node, err error) {
 	doc, extra, err = decode(data)
 	if err != nil {
 		_, problem := splitError(err)
-		return nil, nil, &SyntaxError{Line: syntaxErrorLine(data, err), Problem: problem, Err: err}
+		line := syntaxErrorLine(data, err)
+		if tabIndented(data, line) {
+			// yaml.v3 says "found character that cannot start any token".
+			problem = "a tab in the indentation: YAML indents with spaces only"
+		}
+		return nil, nil, &SyntaxError{Line: line, Problem: problem, Err: err}
 	}
 	return doc, extra, nil
+}
+
+// tabIndented reports whether line n (1-based) of data starts with
+// whitespace that holds a tab.
+func tabIndented(data []byte, n int) bool {
+	if n < 1 {
+		return false
+	}
+	lines := bytes.SplitN(data, []byte("\n"), n+1)
+	if len(lines) < n {
+		return false
+	}
+	indent := lines[n-1][:len(lines[n-1])-len(bytes.TrimLeft(lines[n-1], " \t"))]
+	return bytes.IndexByte(indent, '\t') >= 0
 }
 
 // Root is the top node of a decoded document: its content, not the

@@ -25,7 +25,14 @@ func TestSyntaxErrorLine(t *testing.T) {
 		// yaml.v3: 2: where the mapping of the profile starts counted from 0.
 		{"key misindented in a nested mapping", "model: gpt-4o\nprofiles:\n  ollama:\n    model: llama3.2\n    max_steps: 3\n   timeout: 1m\n", 6, "did not find expected key"},
 		// yaml.v3: 2, the value before the tab.
-		{"tab after a value", "name: x\ndescription: d\n\trun: ok.sh\n", 3, "found a tab character that violates indentation"},
+		// A tab in the indentation, said as such, not in the parser's words
+		// (here "found a tab character that violates indentation").
+		{"tab after a value", "name: x\ndescription: d\n\trun: ok.sh\n", 3, "a tab in the indentation: YAML indents with spaces only"},
+		// yaml.v3: "found character that cannot start any token".
+		{"tab before the first key", "\tmodel: x\n", 1, "a tab in the indentation: YAML indents with spaces only"},
+		{"tab after spaces in a profile", "model: x\nprofiles:\n  a:\n    \tmodel: y\n", 4, "a tab in the indentation: YAML indents with spaces only"},
+		// A tab inside a value is no indentation.
+		{"tab inside a flow mapping left open", "name: x\nparameters: {a:\t{type: string}\n", 2, "did not find expected ',' or '}'"},
 		// yaml.v3: 2, the end of the file.
 		{"quote left open on line 1", "name: 'x\n", 1, "found unexpected end of stream"},
 		// yaml.v3: no line.

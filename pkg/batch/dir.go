@@ -32,6 +32,31 @@ type Dir struct {
 	caseless bool
 }
 
+// CheckDir says what keeps path from being an OUTDIR, before anything is
+// made or run: a file where the folder, or a folder above it, should be.
+// It returns nil for a folder, and for one that can be made.
+func CheckDir(path string) error {
+	clean := filepath.Clean(path)
+	for p := clean; ; {
+		fi, err := os.Stat(p)
+		switch {
+		case err == nil && fi.IsDir():
+			return nil
+		case err == nil && p == clean:
+			return errors.New("is a file, not a folder")
+		case err == nil:
+			return fmt.Errorf("%s is a file, not a folder", p)
+		case !errors.Is(err, fs.ErrNotExist) && !errors.Is(err, syscall.ENOTDIR):
+			return nil // for OpenDir to report
+		}
+		parent := filepath.Dir(p)
+		if parent == p {
+			return nil
+		}
+		p = parent
+	}
+}
+
 // OpenDir opens OUTDIR, creating it (0700) if need be, and takes its lock:
 // a second batch writing the same folder would run the same items twice.
 // It returns the results already written and a torn last line it cut off.

@@ -153,3 +153,32 @@ func TestDirRefusesPlantedSymlinks(t *testing.T) {
 		}
 	}
 }
+
+// TestCheckDir: a file where OUTDIR, or a folder above it, should be is
+// named before anything is made; a folder, or one that can be made, passes.
+func TestCheckDir(t *testing.T) {
+	dir := t.TempDir()
+	file := filepath.Join(dir, "notes.txt")
+	if err := os.WriteFile(file, []byte("x"), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	for _, tc := range []struct{ path, want string }{
+		{dir, ""},
+		{filepath.Join(dir, "new", "out"), ""},
+		{file, "is a file, not a folder"},
+		{file + "/", "is a file, not a folder"},
+		{filepath.Join(file, "out"), file + " is a file, not a folder"},
+		{filepath.Join(file, "a", "b"), file + " is a file, not a folder"},
+	} {
+		got := ""
+		if err := CheckDir(tc.path); err != nil {
+			got = err.Error()
+		}
+		if got != tc.want {
+			t.Errorf("CheckDir(%s) = %q, want %q", tc.path, got, tc.want)
+		}
+	}
+	if _, err := os.Stat(filepath.Join(dir, "new")); !errors.Is(err, os.ErrNotExist) {
+		t.Errorf("CheckDir made a folder: %v", err)
+	}
+}

@@ -7,6 +7,7 @@ import (
 	"fmt"
 	"io"
 	"io/fs"
+	"net"
 	"net/http"
 	"os"
 	"os/exec"
@@ -56,6 +57,11 @@ type session struct {
 	closed    atomic.Bool
 	mu        sync.Mutex
 	why       string
+	// url is an HTTP server's address as it may be shown (see
+	// Config.Shown), for errors; "" for a stdio server. status is the
+	// status of its last answer.
+	url    string
+	status atomic.Int64
 }
 
 // connect starts the server (stdio) or opens a session with it (HTTP),
@@ -64,10 +70,11 @@ func connect(ctx context.Context, c *Config, l *launch, client *sdk.Client) (*se
 	s := &session{ended: make(chan struct{})}
 	var t sdk.Transport
 	if c.URL != "" {
+		s.url = c.Shown()
 		// A pool of the session's own, closed with it: the shared one would
 		// keep its connections open after the run.
 		s.pool = http.DefaultTransport.(*http.Transport).Clone()
-		hc := &http.Client{Transport: &httpObserver{base: s.pool, headers: l.headers, notified: &s.notified}}
+		hc := &http.Client{Transport: &httpObserver{base: s.pool, headers: l.headers, notified: &s.notified, status: &s.status}}
 		t = &sdk.StreamableClientTransport{Endpoint: l.url, HTTPClient: hc, MaxRetries: -1, DisableStandaloneSSE: true}
 	} else {
 		cmd, stderr, err := command(c, l)
@@ -172,7 +179,40 @@ func (s *session) explain(ctx context.Context, err error) error {
 	if text, ok := s.stdioEnd(); ok {
 		return errors.New(text)
 	}
+	if s.url != "" {
+		if why := unreachable(s.url, err); why != nil {
+			return why
+		}
+		if code := int(s.status.Load()); code >= 400 {
+			hint := "check its url"
+			if code == http.StatusUnauthorized || code == http.StatusForbidden {
+				hint = "check its headers, such as the Authorization the server wants"
+			}
+			return fmt.Errorf("%s answered %d %s (%s)", s.url, code, http.StatusText(code), hint)
+		}
+	}
 	return fmt.Errorf("%v%s", err, s.stderrText())
+}
+
+// unreachable says that an HTTP server could not be reached, and why, in
+// the words a model provider's connection error uses, instead of the
+// SDK's chain ("calling "initialize": sending "initialize": rejected by
+// transport: Post …: dial tcp …"); nil for another error.
+func unreachable(url string, err error) error {
+	var dns *net.DNSError
+	if errors.As(err, &dns) {
+		return fmt.Errorf("cannot connect to %s: %v (check its url and the network)", url, dns)
+	}
+	var op *net.OpError
+	if errors.As(err, &op) && op.Op == "dial" {
+		why := op.Err
+		var sys *os.SyscallError
+		if errors.As(why, &sys) {
+			why = sys.Err
+		}
+		return fmt.Errorf("cannot connect to %s: %v (is the server running? check its url)", url, why)
+	}
+	return nil
 }
 
 // stdioEnd says how a stdio server ended, when it did: it wrote a line too
@@ -327,6 +367,7 @@ type httpObserver struct {
 	base     http.RoundTripper
 	headers  http.Header
 	notified *atomic.Int64
+	status   *atomic.Int64 // of the last response
 }
 
 func (h *httpObserver) RoundTrip(req *http.Request) (*http.Response, error) {
@@ -345,6 +386,9 @@ func (h *httpObserver) RoundTrip(req *http.Request) (*http.Response, error) {
 	resp, err := h.base.RoundTrip(req)
 	if cancel {
 		h.notified.Add(1)
+	}
+	if resp != nil && h.status != nil {
+		h.status.Store(int64(resp.StatusCode))
 	}
 	return resp, err
 }

@@ -6,9 +6,12 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"net"
+	"net/http"
 	"net/http/httptest"
 	"os"
 	"path/filepath"
+	"regexp"
 	"strconv"
 	"strings"
 	"syscall"
@@ -342,6 +345,58 @@ func alive(pid int) bool {
 
 // An HTTP server that goes away answers the calls that follow with why,
 // and is reconnected once; when that fails too, calls say so.
+// TestHTTPStartFailures: an HTTP server that cannot be reached or answers
+// with an error status is said as a model provider's would be, naming its
+// url, what went wrong and what to check; it was the SDK's chain
+// ("calling "initialize": sending "initialize": rejected by transport:
+// Post …: dial tcp …", "…: Not Found").
+func TestHTTPStartFailures(t *testing.T) {
+	closed := httptest.NewServer(http.NotFoundHandler())
+	closedURL := closed.URL + "/mcp"
+	closed.Close()
+	status := func(code int) string {
+		srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, _ *http.Request) {
+			w.Header().Set("Content-Type", "text/html")
+			w.WriteHeader(code)
+			fmt.Fprint(w, "<html><body>nope</body></html>")
+		}))
+		t.Cleanup(srv.Close)
+		return srv.URL + "/mcp"
+	}
+	notFound, unauthorized, forbidden := status(http.StatusNotFound), status(http.StatusUnauthorized), status(http.StatusForbidden)
+	var cfgs []*Config
+	for i, u := range []string{closedURL, notFound, unauthorized, forbidden} {
+		cfgs = append(cfgs, &Config{Name: fmt.Sprint("s", i), URL: u, Timeout: 5 * time.Second, StartTimeout: 5 * time.Second, MaxOutput: DefaultMaxOutput, File: "x", Line: 1})
+	}
+	s := Start(context.Background(), cfgs, Options{Getenv: testEnv(nil)})
+	defer s.Close()
+	want := []string{
+		"^cannot connect to " + regexp.QuoteMeta(closedURL) + `: connection refused \(is the server running\? check its url\)$`,
+		"^" + regexp.QuoteMeta(notFound) + ` answered 404 Not Found \(check its url\)$`,
+		"^" + regexp.QuoteMeta(unauthorized) + ` answered 401 Unauthorized \(check its headers, such as the Authorization the server wants\)$`,
+		"^" + regexp.QuoteMeta(forbidden) + ` answered 403 Forbidden \(check its headers`,
+	}
+	for i, st := range s.Statuses() {
+		if st.Err == nil || !regexp.MustCompile(want[i]).MatchString(st.Err.Error()) {
+			t.Errorf("%s: %v; want %s", st.Config.URL, st.Err, want[i])
+		}
+	}
+}
+
+// A name that does not resolve (no lookup is made: the error is built as
+// the resolver returns it, wrapped as the SDK wraps it).
+func TestUnreachableNoSuchHost(t *testing.T) {
+	dns := &net.DNSError{Err: "no such host", Name: "mcp.example", IsNotFound: true}
+	err := fmt.Errorf("calling \"initialize\": %w", &net.OpError{Op: "dial", Net: "tcp", Err: dns})
+	got := unreachable("https://mcp.example/mcp", err)
+	if want := "cannot connect to https://mcp.example/mcp: lookup mcp.example: no such host (check its url and the network)"; got == nil || got.Error() != want {
+		t.Errorf("got %v, want %q", got, want)
+	}
+	if got := unreachable("https://mcp.example/mcp", errors.New("Not Found")); got != nil {
+		t.Errorf("an error that is not a connection's: %v", got)
+	}
+}
+
 func TestHTTPServerGone(t *testing.T) {
 	srv := httptest.NewServer(mcptest.Handler(mcptest.Options{}))
 	cfg := &Config{Name: "web", URL: srv.URL, Prefix: "web_", Timeout: 5 * time.Second, StartTimeout: 5 * time.Second, MaxOutput: DefaultMaxOutput, File: "x", Line: 1}

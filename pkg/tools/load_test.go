@@ -353,7 +353,7 @@ parameters:
 		{
 			name:  "tab indentation",
 			files: map[string]string{"x.yaml": "name: x\n\tdescription: d\n"},
-			want:  []string{"x.yaml:2: invalid YAML: found a tab character that violates indentation"},
+			want:  []string{"x.yaml:2: invalid YAML: a tab in the indentation: YAML indents with spaces only"},
 		},
 		{
 			name:  "empty file",
@@ -459,10 +459,10 @@ func TestSyntaxErrorLines(t *testing.T) {
 			"6: invalid YAML: did not find expected key"},
 		// yaml.v3: 2, the value before the tab.
 		{"tab after a value", "name: x\ndescription: d\n\trun: ok.sh\n",
-			"3: invalid YAML: found a tab character that violates indentation"},
+			"3: invalid YAML: a tab in the indentation: YAML indents with spaces only"},
 		// yaml.v3: 2, where the block scalar starts.
 		{"tab in a block scalar", "name: x\ndescription: |\n  one\n\ttwo\nrun: ok.sh\n",
-			"4: invalid YAML: found a tab character where an indentation space is expected"},
+			"4: invalid YAML: a tab in the indentation: YAML indents with spaces only"},
 		// yaml.v3: 2, the end of the file.
 		{"quote left open on line 1", "name: 'x\n",
 			"1: invalid YAML: found unexpected end of stream"},

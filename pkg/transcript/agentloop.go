@@ -287,6 +287,7 @@ func (v *validator) record(text []byte, n int, complete bool) {
 			return
 		}
 		v.headerLine = n
+		v.checkVersion(n)
 		if v.records > 1 {
 			v.fileFinding(n, Error, "missing-header", "the header is not the first record")
 		}
@@ -310,6 +311,24 @@ func (v *validator) record(text []byte, n int, complete bool) {
 		} else {
 			v.fileFinding(n, Error, "invalid-record", "unknown record type %q (want header, message, result or end)", ri.typ)
 		}
+	}
+}
+
+// checkVersion reports a header of another format version than this
+// agentloop reads, or of none, as the reader refuses it.
+func (v *validator) checkVersion(n int) {
+	version := 0
+	for _, f := range v.fields {
+		if string(f.key) == "version" {
+			if x, err := strconv.Atoi(string(f.raw)); err == nil {
+				version = x
+			} else if fieldProblem(fieldInt, f.raw) != "" {
+				return // reported as a field of the wrong type
+			}
+		}
+	}
+	if err := versionProblem(version); err != nil {
+		v.fileFinding(n, Error, "invalid-record", "header record: %v", err)
 	}
 }
 

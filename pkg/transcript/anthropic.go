@@ -26,7 +26,7 @@ func (c *conv) addAnthropic(m *wireMsg) {
 		if !m.hasRole {
 			c.report(m.line, m.index, "invalid-message", nil, "message has no role")
 		} else {
-			c.report(m.line, m.index, "invalid-message", nil, "unknown role %q (want user or assistant)", m.role)
+			c.report(m.line, m.index, "invalid-message", nil, "%s", m.unknownRole("user or assistant"))
 		}
 		return
 	}

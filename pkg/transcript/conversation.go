@@ -237,6 +237,10 @@ func ReadEach(r io.Reader, fn func(Part) error) (torn *LineError, err error) {
 		// conversations: the next line tells.
 		second, n2, complete2, err := nextNonBlank(lr)
 		if err == io.EOF {
+			if complete {
+				// The line's newline: it was whole, not cut short.
+				return whole(first, nil)
+			}
 			return whole(first)
 		}
 		if err != nil {
@@ -284,7 +288,7 @@ func eachLine(next func() ([]byte, int, bool, error), fn func(Part) error) (form
 			continue
 		}
 		lineErr := func(err error) error {
-			if !complete {
+			if !complete && mayBeTorn(text) {
 				torn = &LineError{Line: n, Torn: true, Err: err}
 				return nil
 			}

@@ -83,6 +83,28 @@ func TestReadEachErrors(t *testing.T) {
 	}
 }
 
+// A file of one whole line that is no conversation is refused for what it
+// is, as ReadConversations refuses it: not as a last line the writer was
+// stopped in (the newline it ends with was dropped on the way). A line
+// without its newline is still told as cut short.
+func TestReadEachOneLineFile(t *testing.T) {
+	for _, tc := range []struct{ in, want string }{
+		{"{\"a\":1}\n", "line 1: neither a transcript record"},
+		{"{\"a\":1}\r\n", "line 1: neither a transcript record"},
+		{"\n\n{\"a\":1}\n", "line 3: neither a transcript record"},
+		{"{\"a\":1}", "line 1: incomplete last record (the writer stopped mid-line)"},
+	} {
+		_, err := ReadEach(strings.NewReader(tc.in), func(Part) error { return nil })
+		_, want := ReadConversations(strings.NewReader(tc.in))
+		if err == nil || !strings.Contains(err.Error(), tc.want) {
+			t.Errorf("%q: ReadEach: %v, want %q", tc.in, err, tc.want)
+		}
+		if want == nil || !strings.Contains(want.Error(), tc.want) {
+			t.Errorf("%q: ReadConversations: %v, want %q", tc.in, want, tc.want)
+		}
+	}
+}
+
 // ReadEach holds one line at a time: the reader is not read ahead of the
 // part handed over by more than the line reader's buffer.
 func TestReadEachStreams(t *testing.T) {

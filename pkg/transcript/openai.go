@@ -40,7 +40,7 @@ func (c *conv) addOpenAI(m *wireMsg) {
 		c.closeBlock(m)
 	default:
 		c.closeBlock(m)
-		c.report(m.line, m.index, "invalid-message", nil, "unknown role %q (want system, developer, user, assistant or tool)", m.role)
+		c.report(m.line, m.index, "invalid-message", nil, "%s", m.unknownRole("system, developer, user, assistant or tool"))
 	}
 }
 

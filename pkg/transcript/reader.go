@@ -157,6 +157,15 @@ type Record struct {
 	End     *End
 }
 
+// mayBeTorn reports whether a last line without its newline, which does
+// not decode, can be a record the writer was stopped in: one that starts
+// as a JSON object does. Anything else (a PNG, a ZIP, a line of text) was
+// never a record, whole or cut.
+func mayBeTorn(text []byte) bool {
+	t := bytes.TrimLeft(text, " \t\r\xef\xbb\xbf")
+	return len(t) > 0 && t[0] == '{'
+}
+
 // LineError is a record that could not be read.
 type LineError struct {
 	Line int
@@ -197,7 +206,7 @@ func (r *Reader) Next() (*Record, error) {
 		}
 		rec, err := decodeRecord(text)
 		if err != nil {
-			if !complete {
+			if !complete && mayBeTorn(text) {
 				return nil, &LineError{Line: n, Torn: true, Err: err}
 			}
 			return nil, &LineError{Line: n, Err: err}
@@ -223,6 +232,9 @@ func decodeRecord(text []byte) (*Record, error) {
 	case TypeHeader:
 		rec.Header = new(Header)
 		err = json.Unmarshal(text, rec.Header)
+		if err == nil {
+			err = versionProblem(rec.Header.Version)
+		}
 	case TypeMessage:
 		rec.Message = new(Message)
 		err = json.Unmarshal(text, rec.Message)
@@ -245,6 +257,19 @@ func decodeRecord(text []byte) (*Record, error) {
 		return nil, fmt.Errorf("%s record: %w", rec.Type, fieldTypeError(err))
 	}
 	return rec, nil
+}
+
+// versionProblem refuses a header of another format version than this
+// agentloop writes and reads: a newer one may mean other things by the same
+// fields, and a header without one was not written by agentloop.
+func versionProblem(v int) error {
+	if v == 0 {
+		return fmt.Errorf(`no "version" (want %d)`, Version)
+	}
+	if v != Version {
+		return fmt.Errorf("format version %d; this agentloop reads version %d (a newer agentloop wrote it?)", v, Version)
+	}
+	return nil
 }
 
 // probeError explains why a line's "type" could not be read: it is not

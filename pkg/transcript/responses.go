@@ -93,7 +93,7 @@ func (c *conv) addResponses(m *wireMsg) {
 			c.closeBlock(m)
 		}
 		if role := string(m.role); role != "user" && role != "assistant" && role != "system" && role != "developer" {
-			c.report(m.line, m.index, "invalid-message", nil, "unknown role %q (want user, assistant, system or developer)", m.role)
+			c.report(m.line, m.index, "invalid-message", nil, "%s", m.unknownRole("user, assistant, system or developer"))
 		}
 	}
 }

@@ -285,7 +285,7 @@ func (v *validator) notJSON(text []byte, n int, complete bool) {
 			msg = fmt.Sprintf("%s at offset %d", s.err.msg, s.err.off)
 		}
 		v.fileFinding(n, Error, "not-json", "the recorded request body is not JSON: %s", msg)
-	case !complete:
+	case !complete && mayBeTorn(text):
 		sev := Error
 		why := "the file ends in the middle of a line"
 		if v.kind == linesAgentloop {

@@ -723,3 +723,99 @@ func TestEvidence(t *testing.T) {
 		}
 	}
 }
+
+// TestHeaderVersion: a header of another format version than this agentloop
+// reads, or of none, is refused at its line by validate and by the reader
+// replay, resume and continue use, in the same words; one agentloop wrote
+// (version 1) is read. They passed validate with "no problems" and were
+// replayed and resumed as if version 1.
+func TestHeaderVersion(t *testing.T) {
+	for _, tc := range []struct{ version, want string }{
+		{`"version":1,`, ""},
+		{`"version":2,`, "header record: format version 2; this agentloop reads version 1 (a newer agentloop wrote it?)"},
+		{`"version":0,`, `header record: no "version" (want 1)`},
+		{`"version":-1,`, "header record: format version -1; this agentloop reads version 1"},
+		{``, `header record: no "version" (want 1)`},
+		{`"version":null,`, `header record: no "version" (want 1)`},
+	} {
+		h := strings.Replace(header, `"version":1,`, tc.version, 1)
+		in := lines(h, rec(1, oUser), rec(2, oDone), end)
+		fs, _ := validateBytes(t, "t.jsonl", []byte(in), Options{})
+		_, err := ReadConversations(strings.NewReader(in))
+		if tc.want == "" {
+			if len(fs) != 0 || err != nil {
+				t.Errorf("%s: findings %v, read error %v", tc.version, fs, err)
+			}
+			continue
+		}
+		if got := codesAt(fs); !slices.Equal(got, []string{"1 error invalid-record"}) || !strings.HasPrefix(fs[0].Message, tc.want) {
+			t.Errorf("%s: findings %v, want line 1 %q", tc.version, fs, tc.want)
+		}
+		if err == nil || !strings.HasPrefix(err.Error(), "line 1: "+tc.want) {
+			t.Errorf("%s: read error %v, want line 1: %q", tc.version, err, tc.want)
+		}
+	}
+}
+
+// TestRoleNotAString: a role that is not a string is named for what it is,
+// in each shape; it was reported as `unknown role ""`, as if it were empty.
+func TestRoleNotAString(t *testing.T) {
+	for _, tc := range []struct{ shape, role, want string }{
+		{"openai", `5`, "role is a number; want a string: system, developer, user, assistant or tool"},
+		{"openai", `["user"]`, "role is an array; want a string: system, developer, user, assistant or tool"},
+		{"openai", `null`, "role is null; want a string: system, developer, user, assistant or tool"},
+		{"openai", `"bot"`, `unknown role "bot" (want system, developer, user, assistant or tool)`},
+		{"anthropic", `{"r":1}`, "role is an object; want a string: user or assistant"},
+		{"anthropic", `true`, "role is a boolean; want a string: user or assistant"},
+		{"anthropic", `"bot"`, `unknown role "bot" (want user or assistant)`},
+	} {
+		in := lines(`{"role":`+tc.role+`,"content":"hi"}`, oDone)
+		fs, _ := validateBytes(t, "t.jsonl", []byte(in), Options{Shape: tc.shape})
+		var got []string
+		for _, f := range fs {
+			if f.Code == "invalid-message" && f.Line == 1 {
+				got = append(got, f.Message)
+			}
+		}
+		if len(got) != 1 || got[0] != tc.want {
+			t.Errorf("%s role %s: %v, want %q", tc.shape, tc.role, fs, tc.want)
+		}
+	}
+}
+
+// TestNotTornWhenNotARecord: a last line without its newline is taken for a
+// record the writer was stopped in only when it starts as one (a JSON
+// object): a file of another kind (a ZIP, a PNG, text) is not called cut
+// short, and validate and the reader agree on what they pass. validate
+// passed a transcript ending in "garbage" with a truncated-line warning
+// that replay then refused; replay called a ZIP file "incomplete last
+// record (the writer stopped mid-line)".
+func TestNotTornWhenNotARecord(t *testing.T) {
+	good := lines(header, rec(1, oUser), rec(2, oDone), end)
+	for _, tc := range []struct {
+		name, in  string
+		finding   string // the finding's "line severity code"
+		readError string // "" when the file reads
+	}{
+		{"a record cut short", good + `{"type":"mess`, "5 warning truncated-line", ""},
+		{"text after the records", good + "garbage", "5 error not-json", "line 5: not a JSON object"},
+		{"a ZIP file", "PK\x03\x04zipdata", "", "line 1: not a JSON object"},
+		{"a line of text", "hello", "1 error not-json", "line 1: not a JSON object"},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			fs, _ := validateBytes(t, "t.jsonl", []byte(tc.in), Options{})
+			if tc.finding != "" {
+				if got := codesAt(fs); !slices.Contains(got, tc.finding) || slices.ContainsFunc(got, func(s string) bool { return strings.HasSuffix(s, "truncated-line") && s != tc.finding }) {
+					t.Errorf("findings %v, want %q", got, tc.finding)
+				}
+			}
+			_, err := ReadConversations(strings.NewReader(tc.in))
+			_, eachErr := ReadEach(strings.NewReader(tc.in), func(Part) error { return nil })
+			for _, e := range []error{err, eachErr} {
+				if tc.readError == "" && e != nil || tc.readError != "" && (e == nil || !strings.Contains(e.Error(), tc.readError) || strings.Contains(e.Error(), "incomplete")) {
+					t.Errorf("read error %v, want %q and no word of an incomplete record", e, tc.readError)
+				}
+			}
+		})
+	}
+}

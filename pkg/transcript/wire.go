@@ -1,6 +1,9 @@
 package transcript
 
-import "bytes"
+import (
+	"bytes"
+	"fmt"
+)
 
 // wireMsg is what the rules need to know about one message (or one Responses
 // input item), read in a single pass whatever the shape. Byte slices point
@@ -11,6 +14,7 @@ type wireMsg struct {
 
 	role, typ []byte // "role"; "type" (Responses items)
 	hasRole   bool
+	roleK     byte // kind of "role"
 
 	content     byte // kind of "content"
 	contentText bool // a string or a text part with non-blank text
@@ -50,6 +54,16 @@ type wireMsg struct {
 	badSur   bool
 	badAt    []byte
 	badLines int
+}
+
+// unknownRole says what is wrong with a role that is none of want: a
+// value that is not a string is named for what it is (a role of 5 is not
+// "unknown role """).
+func (m *wireMsg) unknownRole(want string) string {
+	if m.roleK != kindString && m.roleK != kindAbsent {
+		return "role is " + kindName(m.roleK) + "; want a string: " + want
+	}
+	return fmt.Sprintf("unknown role %q (want %s)", m.role, want)
 }
 
 // onlyBlankText reports whether the content is an array whose every block
@@ -137,7 +151,8 @@ func (s *scanner) readFields(m *wireMsg) {
 		k := s.key()
 		switch string(k) {
 		case "role":
-			if s.peekKind() == kindString {
+			m.roleK = s.peekKind()
+			if m.roleK == kindString {
 				m.role, m.hasRole = s.text(), true
 			} else {
 				m.hasRole = true
