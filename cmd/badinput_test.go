@@ -139,7 +139,7 @@ func badFlagCases() []badFlag {
 		{args: []string{"tools", "list", "--tools-dir", "/nonexistent"}, code: 2, err: `^--tools-dir /nonexistent: no such file or folder$`},
 		{args: []string{"tools", "list", "--json=x"}, code: 2, err: `^--json "x": want true or false`},
 		{args: []string{"tools", "show"}, code: 2, err: `^agentloop tools show needs 1 argument\(s\) \(NAME\), got 0$`},
-		{args: []string{"tools", "show", "--tools-dir", "DIR", "nope"}, code: 1, err: `^unknown tool "nope" \(available: delete, look\)$`},
+		{args: []string{"tools", "show", "--tools-dir", "DIR", "nope"}, code: 2, err: `^unknown tool "nope" \(available: delete, look\)$`, noHint: true},
 		{args: []string{"tools", "show", "--provider", "gemini", "--tools-dir", "DIR", "look"}, code: 2, err: `^--provider must be openai, responses or anthropic, got "gemini"$`},
 		{args: []string{"tools", "call"}, code: 2, err: `^agentloop tools call needs NAME and optionally ARGS_JSON, got 0 argument\(s\)$`},
 		{args: []string{"tools", "call", "a", "b", "c"}, code: 2, err: `^agentloop tools call needs NAME and optionally ARGS_JSON, got 3 argument\(s\)$`},

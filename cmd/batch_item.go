@@ -166,7 +166,7 @@ func readItemTranscript(ios *IOStreams, path string) (*transcript.Conversation, 
 	if !hasMessage {
 		return nil, nil
 	}
-	return loadConversation(ios, path, false)
+	return loadConversation(ios, path, refuseInvalid)
 }
 
 // recordedExit is the exit status of a run that ended as its transcript

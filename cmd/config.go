@@ -201,6 +201,7 @@ func (o *RunOptions) useConfig(c *cobra.Command) error {
 		useModel(cfg, &o.Model)
 	}
 	o.ToolsDirs, o.toolsSetting = cfg.ToolsDirs, toolsSetting(cfg)
+	o.toolsDirsSet = toolsChosen(cfg)
 	o.MaxSteps, o.Parallel = cfg.MaxSteps, cfg.Parallel
 	o.TranscriptDir = cfg.TranscriptDir
 	o.Limits.useConfig(cfg)
@@ -222,6 +223,7 @@ func (o *ReplayOptions) useConfig(c *cobra.Command) error {
 	}
 	o.Config = cfg
 	o.ToolsDirs, o.toolsSetting = cfg.ToolsDirs, toolsSetting(cfg)
+	o.toolsDirsSet = toolsChosen(cfg)
 	o.MaxSteps, o.Parallel = cfg.MaxSteps, cfg.Parallel
 	o.MCPConfig, o.mcpSetting, o.mcpServers = cfg.MCPConfig, settingName(cfg.Source("mcp_config"), "mcp_config"), cfg.MCPServers
 	o.Model.useLimits(cfg)

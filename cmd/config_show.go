@@ -32,8 +32,10 @@ func newCmdConfigShow(ios *IOStreams, runF func(*ConfigShowOptions) error) *cobr
 		Short: "Print the effective configuration and where each value comes from",
 		Long: `Print each setting's value as run would use it and where it comes from: a flag,
 an environment variable, the configuration file (and its profile), or the
-built-in default. The flags are those of run, so a command line can be checked
-before it is run. API keys are shown as set or unset, never their values.`,
+built-in default. Its flags are those of run that set a setting (--model,
+--max-steps, --tools-dir, …; not --yes, --tool or -o), so the settings of a
+command line can be checked before it is run. API keys are shown as set or
+unset, never their values.`,
 		Example: `  agentloop config show
   agentloop --profile ollama config show
   AGENTLOOP_MAX_STEPS=20 agentloop config show --model gpt-4o

@@ -23,7 +23,7 @@ func runContinue(ctx context.Context, opts *RunOptions, prompt string) error {
 	if err := checkFoundRun(opts.TranscriptDir, opts.Continue, path); err != nil {
 		return err
 	}
-	conv, err := loadConversation(ios, path, false)
+	conv, err := loadConversation(ios, path, refuseInvalid)
 	var invalid *invalidError
 	if errors.As(err, &invalid) {
 		return fmt.Errorf("%s fails validation (%d error%s): it cannot be continued as it is; start a new run", path, invalid.n, plural(invalid.n, "", "s"))

@@ -14,7 +14,7 @@ import (
 // writeHTMLReport draws the transcript file as a web page into out ("-"
 // for stdout). Like --show it reads a transcript that fails validation.
 func writeHTMLReport(ios *IOStreams, file, out string) error {
-	convs, err := loadConversations(ios, file, true)
+	convs, err := loadConversations(ios, file, drawInvalid)
 	if err != nil {
 		return err
 	}

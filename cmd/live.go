@@ -22,7 +22,7 @@ import (
 type liveOptions struct {
 	Model        modelOptions
 	ToolsDirs    []string
-	toolsDirsSet bool   // --tools-dir was given
+	toolsDirsSet bool   // --tools-dir or AGENTLOOP_TOOLS_DIRS named the folders (toolsChosen)
 	toolsSetting string // the setting that gave ToolsDirs (see toolsSource)
 	// MCPConfig are the {"mcpServers": …} files read; mcpServers the
 	// configuration file's servers.
@@ -130,7 +130,9 @@ func (o *liveOptions) check(c *cobra.Command) error {
 }
 
 // recordedTools are the tools folders for a recorded conversation:
-// --tools-dir, else the folders the run recorded, else the configured ones.
+// --tools-dir or AGENTLOOP_TOOLS_DIRS, else the folders the run recorded,
+// else the configured ones (flag > variable > transcript > file, as for the
+// recorded model).
 // Recorded folders are agentloop's choice, not the user's: a transcript may
 // come from anywhere, so they are used as ./tools.d is (those that exist
 // and are trusted; a tool gone is a "missing tool" row).
@@ -340,4 +342,13 @@ func (r *liveRun) finish(ios *IOStreams, out *agent.Outcome, err error) error {
 	defer r.stopPipes()
 	defer r.cancel()
 	return finishRun(ios, out, err, r.end)
+}
+
+// toolsChosen reports whether the tools folders were named on the command
+// line or in AGENTLOOP_TOOLS_DIRS: the user's choice for this command, which
+// beats the folders a transcript recorded, as a flag or a variable beats a
+// transcript's model. The file's tools_dirs, set for every project, does not.
+func toolsChosen(cfg *config.Config) bool {
+	k := cfg.Source("tools_dirs").Kind
+	return k == config.SourceFlag || k == config.SourceEnv
 }

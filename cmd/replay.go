@@ -128,6 +128,7 @@ refused unless --force.`,
 	f.StringArrayVar(&ignore, "ignore", nil, "mask text matching `REGEX` in both results before comparing (repeatable)")
 	addLiveFlags(c, &opts.liveOptions, "--resume")
 	f.Lookup("output").Usage = "record the replay (or the resumed run) to `FILE`"
+	f.Lookup("tools-dir").Usage = "read tool definitions from `DIR`, trusted or not (repeatable; default AGENTLOOP_TOOLS_DIRS, else the folders the run recorded, used once trusted)"
 
 	c.MarkFlagsMutuallyExclusive("show", "resume")
 	c.MarkFlagsMutuallyExclusive("resume", "ignore")
@@ -140,8 +141,8 @@ refused unless --force.`,
 }
 
 // loadConversations reads FILE (or stdin for "-") and refuses a file that
-// fails validation unless force is set.
-func loadConversations(ios *IOStreams, file string, force bool) ([]*transcript.Conversation, error) {
+// fails validation unless goOn says to go on.
+func loadConversations(ios *IOStreams, file string, goOn invalidPolicy) ([]*transcript.Conversation, error) {
 	var (
 		data []byte
 		err  error
@@ -166,15 +167,15 @@ func loadConversations(ios *IOStreams, file string, force bool) ([]*transcript.C
 			fmt.Fprintf(ios.ErrOut, "agentloop: warning: %s:%d: the last line is incomplete (the writer was stopped mid-record); it is ignored\n", safeText(file), c.Torn.Line)
 		}
 	}
-	if err := checkConversations(ios, file, data, convs, force); err != nil {
+	if err := checkConversations(ios, file, data, convs, goOn); err != nil {
 		return nil, err
 	}
 	return convs, nil
 }
 
 // loadConversation is loadConversations for a file that must hold one.
-func loadConversation(ios *IOStreams, file string, force bool) (*transcript.Conversation, error) {
-	convs, err := loadConversations(ios, file, force)
+func loadConversation(ios *IOStreams, file string, goOn invalidPolicy) (*transcript.Conversation, error) {
+	convs, err := loadConversations(ios, file, goOn)
 	if err != nil {
 		return nil, err
 	}
@@ -188,7 +189,7 @@ func loadConversation(ios *IOStreams, file string, force bool) (*transcript.Conv
 
 func runReplay(ctx context.Context, opts *ReplayOptions) error {
 	ios := opts.IO
-	convs, err := loadConversations(ios, opts.File, opts.Force)
+	convs, err := loadConversations(ios, opts.File, forcePolicy(opts.Force))
 	if err != nil {
 		return err
 	}
@@ -355,10 +356,28 @@ func printReplayReport(ios *IOStreams, rows []replay.Row) bool {
 	return failed
 }
 
+// invalidPolicy says what a command does with a transcript that fails
+// validation: refuse it, or go on, saying why (the reason ends the warning).
+type invalidPolicy string
+
+const (
+	refuseInvalid invalidPolicy = ""
+	forceInvalid  invalidPolicy = "going on because of --force"
+	drawInvalid   invalidPolicy = "drawing it as it is"
+)
+
+// forcePolicy is the policy of a command whose --force goes on.
+func forcePolicy(force bool) invalidPolicy {
+	if force {
+		return forceInvalid
+	}
+	return refuseInvalid
+}
+
 // checkConversations refuses a file that fails validation, printing the
 // findings as validate does; calls left pending by an interrupt are fine.
-// With force the findings are printed as warnings and the replay goes on.
-func checkConversations(ios *IOStreams, file string, data []byte, convs []*transcript.Conversation, force bool) error {
+// A policy that goes on prints the findings as warnings, with its reason.
+func checkConversations(ios *IOStreams, file string, data []byte, convs []*transcript.Conversation, goOn invalidPolicy) error {
 	var errs []transcript.Finding
 	_, err := transcript.Validate(file, bytes.NewReader(data), transcript.Options{AllowPending: true}, func(f transcript.Finding) {
 		if f.Severity == transcript.Error && f.Code != "truncated-line" {
@@ -374,8 +393,8 @@ func checkConversations(ios *IOStreams, file string, data []byte, convs []*trans
 	for _, f := range errs {
 		fmt.Fprintln(ios.ErrOut, safeText(f.String()))
 	}
-	if force {
-		fmt.Fprintf(ios.ErrOut, "agentloop: warning: %s fails validation (%d error%s); going on because of --force\n", safeText(file), len(errs), plural(len(errs), "", "s"))
+	if goOn != refuseInvalid {
+		fmt.Fprintf(ios.ErrOut, "agentloop: warning: %s fails validation (%d error%s); %s\n", safeText(file), len(errs), plural(len(errs), "", "s"), goOn)
 		return nil
 	}
 	return &invalidError{file: file, n: len(errs)}

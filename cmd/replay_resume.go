@@ -18,7 +18,7 @@ import (
 // runReplayResume continues a recorded conversation with the live model.
 func runReplayResume(ctx context.Context, opts *ReplayOptions) error {
 	ios := opts.IO
-	conv, err := loadConversation(ios, opts.File, opts.Force)
+	conv, err := loadConversation(ios, opts.File, forcePolicy(opts.Force))
 	var invalid *invalidError
 	if errors.As(err, &invalid) {
 		// What a live model is sent, not a replay: the API would refuse it.

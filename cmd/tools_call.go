@@ -133,8 +133,12 @@ func runToolsCall(ctx context.Context, opts *ToolsCallOptions) error {
 		}
 		return nil
 	}
+	// Each image is a line of its own after the text, none before it.
 	for _, im := range res.Images {
-		res.Content += fmt.Sprintf("\n[image: %s, %d bytes; --json prints its data]", im.MIMEType, len(im.Data))
+		if res.Content != "" && !strings.HasSuffix(res.Content, "\n") {
+			res.Content += "\n"
+		}
+		res.Content += fmt.Sprintf("[image: %s, %d bytes; --json prints its data]\n", im.MIMEType, len(im.Data))
 	}
 	if res.IsError {
 		if res.Kind == transcript.KindUnknownTool {

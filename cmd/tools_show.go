@@ -61,7 +61,8 @@ func runToolsShow(ctx context.Context, opts *ToolsShowOptions) error {
 	}
 	defer ts.Close()
 	if !ts.Has(opts.Name) {
-		return errors.New(ts.UnknownText(opts.Name))
+		// A name that is not a tool is a bad argument, as --tool's is.
+		return &ExitError{Code: ExitUsage, Err: errors.New(ts.UnknownText(opts.Name))}
 	}
 	// The definitions of every tool, made as a run makes them (Anthropic's
 	// last one carries the cache mark), and this one picked out.
