@@ -12,6 +12,7 @@ import (
 
 	"github.com/agentloop/agentloop/internal/shell"
 	"github.com/agentloop/agentloop/internal/trust"
+	"github.com/agentloop/agentloop/pkg/transcript"
 )
 
 // trustStore is the record of the folders the user trusts, in the user's
@@ -32,7 +33,9 @@ func untrustedReason(ios *IOStreams, dir string) (string, error) {
 	if own := userToolsDir(ios); own != "" {
 		a, errA := trust.Canonical(dir)
 		b, errB := trust.Canonical(own)
-		if errA == nil && errB == nil && a == b {
+		// Yours, unless anyone could have put a tool in it: then it is
+		// trusted as a project's folder is, as it was reviewed.
+		if errA == nil && errB == nil && a == b && transcript.NotPrivate(own) == "" {
 			return "", nil
 		}
 	}
