@@ -16,7 +16,10 @@ import (
 // retried like a broken connection; inside a stream that has begun, the
 // request ends with a StalledError (its text may have been shown).
 func TestIdleServerGivenUp(t *testing.T) {
-	const idle = 200 * time.Millisecond
+	// A stall is found after idle whatever the load; what must not be
+	// given up is asked with patient, whose margin over the gaps (20
+	// times) a busy machine does not eat.
+	const idle, patient = 200 * time.Millisecond, time.Second
 	type server interface {
 		BaseURL() string
 		Close()
@@ -24,19 +27,19 @@ func TestIdleServerGivenUp(t *testing.T) {
 	}
 	apis := []struct {
 		name string
-		new  func(steps []fakeapi.Step) (server, agent.Provider, error)
+		new  func(steps []fakeapi.Step, idle time.Duration) (server, agent.Provider, error)
 	}{
-		{"openai", func(steps []fakeapi.Step) (server, agent.Provider, error) {
+		{"openai", func(steps []fakeapi.Step, idle time.Duration) (server, agent.Provider, error) {
 			s := fakeapi.NewOpenAI(steps, "")
 			p, err := agent.NewOpenAI(agent.OpenAIConfig{BaseURL: s.BaseURL(), Model: "m", MaxRetries: 1, IdleTimeout: idle})
 			return s, p, err
 		}},
-		{"anthropic", func(steps []fakeapi.Step) (server, agent.Provider, error) {
+		{"anthropic", func(steps []fakeapi.Step, idle time.Duration) (server, agent.Provider, error) {
 			s := fakeapi.NewAnthropic(steps, "")
 			p, err := agent.NewAnthropic(agent.AnthropicConfig{BaseURL: s.BaseURL(), Model: "m", MaxRetries: 1, IdleTimeout: idle})
 			return s, p, err
 		}},
-		{"responses", func(steps []fakeapi.Step) (server, agent.Provider, error) {
+		{"responses", func(steps []fakeapi.Step, idle time.Duration) (server, agent.Provider, error) {
 			s := fakeapi.NewResponses(steps, "")
 			p, err := agent.NewResponses(agent.ResponsesConfig{OpenAIConfig: agent.OpenAIConfig{BaseURL: s.BaseURL(), Model: "m", MaxRetries: 1, IdleTimeout: idle}})
 			return s, p, err
@@ -44,9 +47,10 @@ func TestIdleServerGivenUp(t *testing.T) {
 	}
 	for _, api := range apis {
 		t.Run(api.name, func(t *testing.T) {
-			complete := func(steps []fakeapi.Step, streamed bool) (*agent.Turn, []fakeapi.Request, error) {
+			t.Parallel()
+			complete := func(steps []fakeapi.Step, streamed bool, idle time.Duration) (*agent.Turn, []fakeapi.Request, error) {
 				t.Helper()
-				srv, p, err := api.new(steps)
+				srv, p, err := api.new(steps, idle)
 				if err != nil {
 					t.Fatal(err)
 				}
@@ -68,19 +72,20 @@ func TestIdleServerGivenUp(t *testing.T) {
 				}
 			}
 
-			// Half a body, then nothing: retried; the retry answers.
-			turn, reqs, err := complete([]fakeapi.Step{{Stall: true}, {Text: text("fine")}}, false)
+			// Half a body, then nothing: retried; the retry answers (in
+			// less than patient, however busy the machine).
+			turn, reqs, err := complete([]fakeapi.Step{{Stall: true}, {Text: text("fine")}}, false, patient)
 			if err != nil || turn.Text != "fine" || len(reqs) != 2 {
 				t.Fatalf("stalled body: turn %+v, %d requests, err %v", turn, len(reqs), err)
 			}
 			// No response at all: retried, then given up on.
-			_, reqs, err = complete([]fakeapi.Step{{Hang: true}, {Hang: true}}, false)
+			_, reqs, err = complete([]fakeapi.Step{{Hang: true}, {Hang: true}}, false, idle)
 			stalled(err, false)
 			if len(reqs) != 2 {
 				t.Errorf("no response: %d requests, want 2 (one retry)", len(reqs))
 			}
 			// A stream that stops and stays open: not sent again.
-			_, reqs, err = complete([]fakeapi.Step{{Text: text("a fine day to wait"), StreamStop: 2, Stall: true}}, true)
+			_, reqs, err = complete([]fakeapi.Step{{Text: text("a fine day to wait"), StreamStop: 2, Stall: true}}, true, idle)
 			stalled(err, true)
 			if len(reqs) != 1 {
 				t.Errorf("stalled stream: %d requests, want 1", len(reqs))
@@ -88,12 +93,13 @@ func TestIdleServerGivenUp(t *testing.T) {
 			// A response that starts late, and a stream whose events come
 			// slowly but keep coming (longer than the idle time in all),
 			// are waited for.
-			turn, _, err = complete([]fakeapi.Step{{Text: text("late but whole"), Delay: fakeapi.Duration(idle / 2)}}, false)
+			turn, _, err = complete([]fakeapi.Step{{Text: text("late but whole"), Delay: fakeapi.Duration(patient / 20)}}, false, patient)
 			if err != nil || turn.Text != "late but whole" {
 				t.Fatalf("late response: turn %+v, err %v", turn, err)
 			}
-			turn, reqs, err = complete([]fakeapi.Step{{Text: text("slow but steady and long enough"), EventDelay: fakeapi.Duration(idle / 4)}}, true)
-			if err != nil || turn.Text != "slow but steady and long enough" || len(reqs) != 1 {
+			slow := strings.Repeat("slow but steady. ", 12) // over 30 events, each held back
+			turn, reqs, err = complete([]fakeapi.Step{{Text: text(slow), EventDelay: fakeapi.Duration(patient / 20)}}, true, patient)
+			if err != nil || turn.Text != slow || len(reqs) != 1 {
 				t.Fatalf("slow stream: turn %+v, %d requests, err %v", turn, len(reqs), err)
 			}
 		})
