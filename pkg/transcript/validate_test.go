@@ -3,6 +3,7 @@ package transcript
 import (
 	"errors"
 	"fmt"
+	"io"
 	"slices"
 	"strconv"
 	"strings"
@@ -811,6 +812,21 @@ func TestNotTornWhenNotARecord(t *testing.T) {
 			}
 			_, err := ReadConversations(strings.NewReader(tc.in))
 			_, eachErr := ReadEach(strings.NewReader(tc.in), func(Part) error { return nil })
+			// The record reader (a batch's OUTDIR, a listing) takes only
+			// the record cut short for a torn line too.
+			var recErr error
+			for r := NewReader(strings.NewReader(tc.in)); ; {
+				if _, e := r.Next(); e != nil {
+					if e != io.EOF {
+						recErr = e
+					}
+					break
+				}
+			}
+			var le *LineError
+			if torn := errors.As(recErr, &le) && le.Torn; torn != (tc.readError == "") {
+				t.Errorf("record reader: %v, torn %v, want torn %v", recErr, torn, tc.readError == "")
+			}
 			for _, e := range []error{err, eachErr} {
 				if tc.readError == "" && e != nil || tc.readError != "" && (e == nil || !strings.Contains(e.Error(), tc.readError) || strings.Contains(e.Error(), "incomplete")) {
 					t.Errorf("read error %v, want %q and no word of an incomplete record", e, tc.readError)
