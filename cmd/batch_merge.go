@@ -167,36 +167,7 @@ func writeMerged(ios *IOStreams, path string, results []batch.Result) error {
 	if path == "" || path == "-" {
 		return write(jsonOut(ios))
 	}
-	if fi, err := os.Stat(path); err == nil && !fi.Mode().IsRegular() {
-		// A device or a pipe (-o /dev/stdout) is written to, never
-		// renamed over.
-		f, err := os.OpenFile(path, os.O_WRONLY, 0)
-		if err != nil {
-			return fmt.Errorf("write %s: %w", path, err)
-		}
-		if err := write(f); err != nil {
-			f.Close()
-			return fmt.Errorf("write %s: %w", path, err)
-		}
-		return f.Close()
-	}
-	f, err := os.CreateTemp(filepath.Dir(path), filepath.Base(path)+".*.tmp")
-	if err != nil {
-		return fmt.Errorf("write %s: %w", path, err)
-	}
-	defer os.Remove(f.Name())
-	if err := write(f); err != nil {
-		f.Close()
-		return fmt.Errorf("write %s: %w", path, err)
-	}
-	if err := f.Sync(); err != nil {
-		f.Close()
-		return fmt.Errorf("write %s: %w", path, err)
-	}
-	if err := f.Close(); err != nil {
-		return fmt.Errorf("write %s: %w", path, err)
-	}
-	return os.Rename(f.Name(), path)
+	return replaceFile(path, write)
 }
 
 // checkMergeOutput refuses, before anything is read, an -o that would

@@ -35,43 +35,13 @@ func writeHTMLReport(ios *IOStreams, file, out string) error {
 		switch {
 		case fi.IsDir():
 			return &ExitError{Code: ExitUsage, Err: fmt.Errorf("--html %s: is a folder; name a file for the page (--html %s)", out, filepath.Join(out, "run.html"))}
-		case !fi.Mode().IsRegular():
-			// A device or a pipe is written to, never renamed over.
-			f, err := os.OpenFile(out, os.O_WRONLY, 0)
-			if err != nil {
-				return fmt.Errorf("write %s: %w", out, err)
-			}
-			if err := render(f); err != nil {
-				f.Close()
-				return fmt.Errorf("write %s: %w", out, err)
-			}
-			return f.Close()
-		case fi.Size() > 0 && !isPage(out):
+		case fi.Mode().IsRegular() && fi.Size() > 0 && !isPage(out):
 			return &ExitError{Code: ExitUsage, Err: fmt.Errorf("--html %s: the file exists and is not a web page: it is left as it is (remove it, or name another file for the page)", out)}
 		}
 	}
-	// Written beside and renamed, so that a page open in a browser is
-	// never seen half written, and a failure leaves no partial page.
-	tmp, err := os.CreateTemp(filepath.Dir(out), ".agentloop-*.html")
-	if err != nil {
-		return fmt.Errorf("write %s: %w", out, err)
-	}
-	defer os.Remove(tmp.Name())
-	if err := render(tmp); err != nil {
-		tmp.Close()
-		return fmt.Errorf("write %s: %w", out, err)
-	}
-	if err := tmp.Close(); err != nil {
-		return fmt.Errorf("write %s: %w", out, err)
-	}
-	// A page holds the whole conversation: as private as the transcript.
-	if err := os.Chmod(tmp.Name(), 0o600); err != nil {
-		return fmt.Errorf("write %s: %w", out, err)
-	}
-	if err := os.Rename(tmp.Name(), out); err != nil {
-		return fmt.Errorf("write %s: %w", out, err)
-	}
-	return nil
+	// A page holds the whole conversation: as private as the transcript,
+	// and never seen half written by a browser that has it open.
+	return replaceFile(out, render)
 }
 
 // isPage reports whether the file starts as a web page does: one --html
