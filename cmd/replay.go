@@ -86,7 +86,6 @@ refused unless --force.`,
 		Args: exactArgs(1, "FILE"),
 		RunE: func(c *cobra.Command, args []string) error {
 			opts.File = args[0]
-			opts.toolsDirsSet = c.Flags().Changed("tools-dir")
 			opts.Verbose = verbose(c)
 			if err := opts.useConfig(c); err != nil {
 				return err

@@ -81,7 +81,6 @@ tokens, cost, context), 4 provider/API error, 130 interrupted.`,
   agentloop run --base-url http://localhost:11434/v1 -m llama3.2 "What time is it in Tokyo?"`,
 		RunE: func(c *cobra.Command, args []string) error {
 			opts.Prompt = args
-			opts.toolsDirsSet = c.Flags().Changed("tools-dir")
 			opts.Verbose = verbose(c)
 			if err := opts.useConfig(c); err != nil {
 				return err
