@@ -60,15 +60,25 @@ func TestRedirectToAnotherServerNotFollowed(t *testing.T) {
 }
 
 // TestRedirectWithinTheServerFollowed: a redirect to another path of the
-// same server is followed.
+// same server is followed, the port written out or not, the host in
+// capitals or not; one to another scheme, port or host is not.
 func TestRedirectWithinTheServerFollowed(t *testing.T) {
-	err := agent.SameServerRedirects(httptest.NewRequest("GET", "http://h:1/b", nil), []*http.Request{httptest.NewRequest("GET", "http://h:1/a", nil)})
-	if err != nil {
-		t.Errorf("same server: %v", err)
+	for _, c := range []struct{ from, to string }{
+		{"http://h:1/a", "http://h:1/b"},
+		{"https://api.example.com/v1/a", "https://api.example.com:443/v1/b"},
+		{"https://api.example.com:443/v1/a", "https://API.example.com/v1/b"},
+		{"http://h/a", "http://h:80/b"},
+	} {
+		if err := agent.SameServerRedirects(httptest.NewRequest("GET", c.to, nil), []*http.Request{httptest.NewRequest("GET", c.from, nil)}); err != nil {
+			t.Errorf("%s to %s: %v", c.from, c.to, err)
+		}
 	}
-	for _, to := range []string{"https://h:1/b", "http://h:2/b", "http://g:1/b", "http://h.evil:1/b"} {
+	for _, to := range []string{"https://h:1/b", "http://h:2/b", "http://g:1/b", "http://h.evil:1/b", "http://h/b"} {
 		if agent.SameServerRedirects(httptest.NewRequest("GET", to, nil), []*http.Request{httptest.NewRequest("GET", "http://h:1/a", nil)}) == nil {
 			t.Errorf("redirect to %s followed", to)
 		}
+	}
+	if agent.SameServerRedirects(httptest.NewRequest("GET", "https://h:80/b", nil), []*http.Request{httptest.NewRequest("GET", "http://h/a", nil)}) == nil {
+		t.Error("redirect from http to https on port 80 followed")
 	}
 }
