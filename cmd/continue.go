@@ -7,6 +7,7 @@ import (
 	"path/filepath"
 	"strings"
 
+	"github.com/agentloop/agentloop/internal/trust"
 	"github.com/agentloop/agentloop/pkg/agent"
 	"github.com/agentloop/agentloop/pkg/transcript"
 )
@@ -92,10 +93,10 @@ func checkFoundRun(dir, ref, path string) error {
 	if strings.ContainsRune(ref, filepath.Separator) || strings.ContainsRune(ref, '.') || !sameDir(filepath.Dir(path), dir) {
 		return nil
 	}
-	if why := transcript.NotPrivate(dir); why != "" {
+	if why := trust.NotPrivate(dir); why != "" {
 		return &ExitError{Code: ExitUsage, Err: fmt.Errorf("the transcripts folder %s %s: a run found there may be one someone planted; name the transcript by its path to go on from it, or make the folder your own", dir, why)}
 	}
-	if why := transcript.NotPrivate(path); why != "" {
+	if why := trust.NotPrivate(path); why != "" {
 		return &ExitError{Code: ExitUsage, Err: fmt.Errorf("%s %s: a run found there may be one someone planted; name the transcript by its path to go on from it", path, why)}
 	}
 	return nil

@@ -11,6 +11,7 @@ import (
 	"strings"
 
 	"github.com/agentloop/agentloop/internal/config"
+	"github.com/agentloop/agentloop/internal/trust"
 	"github.com/agentloop/agentloop/pkg/agent"
 	"github.com/agentloop/agentloop/pkg/transcript"
 )
@@ -257,7 +258,7 @@ func recordedAddressTrusted(ios *IOStreams, cfg *config.Config, file string, h *
 	// The folder is the user's own only when no one else can put a file
 	// in it: a transcript planted in a shared one would choose the server.
 	folder := filepath.Dir(file)
-	return sameDir(folder, transcriptsDir(ios, dir)) && transcript.NotPrivate(folder) == "" && transcript.NotPrivate(file) == ""
+	return sameDir(folder, transcriptsDir(ios, dir)) && trust.NotPrivate(folder) == "" && trust.NotPrivate(file) == ""
 }
 
 // sameDir reports whether two paths name one folder.

@@ -12,7 +12,6 @@ import (
 
 	"github.com/agentloop/agentloop/internal/shell"
 	"github.com/agentloop/agentloop/internal/trust"
-	"github.com/agentloop/agentloop/pkg/transcript"
 )
 
 // trustStore is the record of the folders the user trusts, in the user's
@@ -35,7 +34,7 @@ func untrustedReason(ios *IOStreams, dir string) (string, error) {
 		b, errB := trust.Canonical(own)
 		// Yours, unless anyone could have put a tool in it: then it is
 		// trusted as a project's folder is, as it was reviewed.
-		if errA == nil && errB == nil && a == b && transcript.NotPrivate(own) == "" {
+		if errA == nil && errB == nil && a == b && trust.NotPrivate(own) == "" {
 			return "", nil
 		}
 	}

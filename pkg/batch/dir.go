@@ -12,7 +12,7 @@ import (
 	"syscall"
 	"time"
 
-	"github.com/agentloop/agentloop/pkg/transcript"
+	"github.com/agentloop/agentloop/internal/trust"
 )
 
 // lockName is the lock file that keeps two batches out of one OUTDIR.
@@ -130,14 +130,14 @@ func partialTranscript(name string) bool {
 }
 
 // checkOwn refuses an OUTDIR another user could have put files in (see
-// transcript.NotPrivate). A transcript planted there under an item's name
+// trust.NotPrivate). A transcript planted there under an item's name
 // would be taken for that item's stopped run, and the batch would run the
 // calls it left pending.
 func checkOwn(path string) error {
 	if _, err := os.Stat(path); err != nil {
 		return fmt.Errorf("open %s: %w", path, bare(err))
 	}
-	if why := transcript.NotPrivate(path); why != "" {
+	if why := trust.NotPrivate(path); why != "" {
 		return fmt.Errorf("%s %s: a transcript planted there would be taken for an item's and the calls it left pending run; use a folder of your own", path, why)
 	}
 	return nil
