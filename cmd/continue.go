@@ -5,7 +5,6 @@ import (
 	"errors"
 	"fmt"
 	"path/filepath"
-	"strings"
 
 	"github.com/agentloop/agentloop/internal/trust"
 	"github.com/agentloop/agentloop/pkg/agent"
@@ -90,7 +89,7 @@ func withoutUnanswered(conv *transcript.Conversation) *transcript.Conversation {
 // going on runs the calls it left pending, with the user's tools. A path
 // names the file the user chose.
 func checkFoundRun(dir, ref, path string) error {
-	if strings.ContainsRune(ref, filepath.Separator) || strings.ContainsRune(ref, '.') || !sameDir(filepath.Dir(path), dir) {
+	if isRunPath(ref) || !sameDir(filepath.Dir(path), dir) {
 		return nil
 	}
 	if why := trust.NotPrivate(dir); why != "" {

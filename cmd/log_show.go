@@ -103,6 +103,12 @@ id as 'agentloop log' prints it, or "last" (the default) for the newest run.`,
 	}
 }
 
+// isRunPath reports whether a reference to a run names a file by its path
+// (it has a dot or a slash) rather than a run to look up by id or "last".
+func isRunPath(ref string) bool {
+	return strings.ContainsRune(ref, filepath.Separator) || strings.ContainsRune(ref, '.')
+}
+
 // findRun resolves a reference to a run: the path of a file, else "last"
 // or an id prefix among the transcripts of dir. Ids are letters and
 // digits: a reference with a dot or a slash is a path, and a path that
@@ -111,7 +117,7 @@ func findRun(dir, ref string) (string, error) {
 	if ref == "" {
 		return "", flagErrorf("an empty run reference: give the start of an id, %q or a transcript's path", history.Last)
 	}
-	if strings.ContainsRune(ref, filepath.Separator) || strings.ContainsRune(ref, '.') {
+	if isRunPath(ref) {
 		return transcriptFile(ref)
 	}
 	e, err := history.Lookup(dir, ref)
