@@ -105,3 +105,31 @@ func TestIdleServerGivenUp(t *testing.T) {
 		})
 	}
 }
+
+// TestIdleCountsOnlyWhileWaiting: the idle time is the server's, counted
+// while agentloop waits for it to send. A stream held up on this side (its
+// text going to a terminal paused, or to a pipe a pager reads) longer than
+// the idle time, while the server has sent the rest, is not a stall.
+func TestIdleCountsOnlyWhileWaiting(t *testing.T) {
+	const idle = 500 * time.Millisecond
+	slow := strings.Repeat("held up here. ", 12)
+	srv := fakeapi.NewOpenAI([]fakeapi.Step{{Text: text(slow), EventDelay: fakeapi.Duration(10 * time.Millisecond)}}, "")
+	defer srv.Close()
+	p, err := agent.NewOpenAI(agent.OpenAIConfig{BaseURL: srv.BaseURL(), Model: "m", MaxRetries: 0, IdleTimeout: idle})
+	if err != nil {
+		t.Fatal(err)
+	}
+	held := false
+	req := &agent.Request{Messages: []agent.Message{p.UserMessage("hi")}, OnText: func(string) {
+		if !held {
+			held = true
+			time.Sleep(3 * idle) // the reader, not the server, is slow
+		}
+	}}
+	ctx, cancel := context.WithTimeout(context.Background(), time.Minute) // a guard, not a measure
+	defer cancel()
+	turn, err := p.Complete(ctx, req)
+	if err != nil || turn.Text != slow {
+		t.Fatalf("turn %+v, err %v; want the whole answer", turn, err)
+	}
+}

@@ -39,7 +39,8 @@ const maxResponseBody = 64 << 20
 //   - Every attempt first waits its turn at the Limiter, which a 429, 503
 //     or 529 pauses and slows for every request that shares it.
 //   - An attempt whose server sends nothing for the idle time, before its
-//     response or inside it, is given up with a StalledError: retried as a
+//     response or inside it, while agentloop waits (a stream read slowly
+//     on this side is not idle), is given up with a StalledError: retried as a
 //     broken connection while the response is read here, ended with the
 //     stream once a streamed one has begun (its text may have been shown).
 //
@@ -146,7 +147,7 @@ func (t *faultTransport) attempt(req *http.Request) (*http.Response, error) {
 		dog.stop()
 		return nil, dog.why(err)
 	}
-	dog.kick(true)
+	dog.begin()
 	mt, _, _ := mime.ParseMediaType(res.Header.Get("Content-Type"))
 	if mt == "text/event-stream" && res.StatusCode == http.StatusOK {
 		if dog != nil {
@@ -193,8 +194,9 @@ func (e *StalledError) Error() string {
 }
 
 // watchdog gives up on an attempt, by cancelling its context, once its
-// server has sent nothing for the idle time. A nil watchdog watches
-// nothing.
+// server has sent nothing for the idle time while agentloop waited: from
+// the request to the response's headers, then within each read of the
+// body. A nil watchdog watches nothing.
 type watchdog struct {
 	idle   time.Duration
 	ctx    context.Context
@@ -214,16 +216,30 @@ func watch(req *http.Request, idle time.Duration) (*http.Request, *watchdog) {
 	return req.WithContext(ctx), d
 }
 
-// kick restarts the wait: the server sent something (the response begun,
-// when begun).
-func (d *watchdog) kick(begun bool) {
+// begin notes that the response has begun (its headers came), and stops
+// the clock until its body is read.
+func (d *watchdog) begin() {
 	if d == nil {
 		return
 	}
-	if begun {
-		d.begun.Store(true)
+	d.begun.Store(true)
+	d.timer.Stop()
+}
+
+// wait starts the clock: agentloop waits for the server to send.
+func (d *watchdog) wait() {
+	if d != nil {
+		d.timer.Reset(d.idle)
 	}
-	d.timer.Reset(d.idle)
+}
+
+// pause stops the clock: what the server sent is agentloop's to use, for
+// as long as that takes (a reader held up on this side is not a server
+// that stopped).
+func (d *watchdog) pause() {
+	if d != nil {
+		d.timer.Stop()
+	}
 }
 
 // stop ends the watch, and the attempt's context with it.
@@ -247,17 +263,17 @@ func (d *watchdog) why(err error) error {
 	return err
 }
 
-// watchedBody is a response body whose reads keep its watchdog waiting.
+// watchedBody is a response body whose reads its watchdog times: the
+// clock runs while a read waits for the server, and only then.
 type watchedBody struct {
 	io.ReadCloser
 	dog *watchdog
 }
 
 func (b *watchedBody) Read(p []byte) (int, error) {
+	b.dog.wait()
 	n, err := b.ReadCloser.Read(p)
-	if n > 0 {
-		b.dog.kick(false)
-	}
+	b.dog.pause()
 	if err != nil && err != io.EOF {
 		err = b.dog.why(err)
 	}
