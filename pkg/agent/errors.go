@@ -76,21 +76,14 @@ func transportError(provider, baseURL, urlFrom string, err error) *ProviderError
 	if errors.As(err, &ue) {
 		inner = ue.Err
 	}
-	var op *net.OpError
-	if errors.As(inner, &op) && op.Op == "dial" {
-		pe.Message = fmt.Sprintf("cannot connect to %s: %v", transcript.RedactURL(baseURL), dialReason(op))
+	if why, lookup := ConnectFailure(inner); why != nil {
+		pe.Message = fmt.Sprintf("cannot connect to %s: %v", transcript.RedactURL(baseURL), why)
 		pe.Hint = "is the server running? check " + urlSetting(urlFrom)
+		if lookup {
+			pe.Hint = "check " + urlSetting(urlFrom) + " and the network"
+		}
 		if providerDefault(provider, baseURL) {
 			pe.Hint = "check the network" // the provider's own endpoint: no setting to check
-		}
-		return pe
-	}
-	var dns *net.DNSError
-	if errors.As(inner, &dns) {
-		pe.Message = fmt.Sprintf("cannot connect to %s: %v", transcript.RedactURL(baseURL), dns)
-		pe.Hint = "check " + urlSetting(urlFrom) + " and the network"
-		if providerDefault(provider, baseURL) {
-			pe.Hint = "check the network"
 		}
 		return pe
 	}
@@ -139,13 +132,23 @@ func providerDefault(provider, baseURL string) bool {
 	return onHost(baseURL, "api.openai.com")
 }
 
-// dialReason is why a connection was not made, without the addresses.
-func dialReason(op *net.OpError) error {
-	var sys *os.SyscallError
-	if errors.As(op.Err, &sys) {
-		return sys.Err
+// ConnectFailure is why a connection to a server was not made, without
+// the addresses: the dial's error ("connection refused"), or the name's
+// look-up that failed (lookup set). It is nil for any other error.
+func ConnectFailure(err error) (why error, lookup bool) {
+	var dns *net.DNSError
+	if errors.As(err, &dns) {
+		return dns, true
 	}
-	return op.Err
+	var op *net.OpError
+	if errors.As(err, &op) && op.Op == "dial" {
+		var sys *os.SyscallError
+		if errors.As(op.Err, &sys) {
+			return sys.Err, false
+		}
+		return op.Err, false
+	}
+	return nil, false
 }
 
 // bodyText is an error response's body as one line of text, for an error

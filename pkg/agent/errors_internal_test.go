@@ -25,6 +25,7 @@ func TestTransportErrorHint(t *testing.T) {
 		{"anthropic default", "anthropic", AnthropicBaseURL, "ANTHROPIC_BASE_URL", refused, "check the network"},
 		{"anthropic default, a DNS error alone", "anthropic", AnthropicBaseURL, "ANTHROPIC_BASE_URL", dns.Err, "check the network"},
 		{"local server, a DNS error alone", "openai", "http://llm.internal/v1", "OPENAI_BASE_URL", dns.Err, "check OPENAI_BASE_URL and the network"},
+		{"local server, its name not found on dialling", "openai", "http://llm.internal/v1", "OPENAI_BASE_URL", dns, "check OPENAI_BASE_URL and the network"},
 		{"local server from the flag", "openai", "http://127.0.0.1:11434/v1", "", refused, "is the server running? check --base-url"},
 		{"local server from the variable", "openai", "http://127.0.0.1:11434/v1", "OPENAI_BASE_URL", refused, "is the server running? check OPENAI_BASE_URL"},
 		{"anthropic's URL for the openai provider", "openai", AnthropicBaseURL, "--base-url", refused, "is the server running? check --base-url"},

@@ -7,7 +7,6 @@ import (
 	"fmt"
 	"io"
 	"io/fs"
-	"net"
 	"net/http"
 	"os"
 	"os/exec"
@@ -202,20 +201,14 @@ func (s *session) explain(ctx context.Context, err error) error {
 // SDK's chain ("calling "initialize": sending "initialize": rejected by
 // transport: Post …: dial tcp …"); nil for another error.
 func unreachable(url string, err error) error {
-	var dns *net.DNSError
-	if errors.As(err, &dns) {
-		return fmt.Errorf("cannot connect to %s: %v (check its url and the network)", url, dns)
+	why, lookup := agent.ConnectFailure(err)
+	switch {
+	case why == nil:
+		return nil
+	case lookup:
+		return fmt.Errorf("cannot connect to %s: %v (check its url and the network)", url, why)
 	}
-	var op *net.OpError
-	if errors.As(err, &op) && op.Op == "dial" {
-		why := op.Err
-		var sys *os.SyscallError
-		if errors.As(why, &sys) {
-			why = sys.Err
-		}
-		return fmt.Errorf("cannot connect to %s: %v (is the server running? check its url)", url, why)
-	}
-	return nil
+	return fmt.Errorf("cannot connect to %s: %v (is the server running? check its url)", url, why)
 }
 
 // stdioEnd says how a stdio server ended, when it did: it wrote a line too
