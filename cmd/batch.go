@@ -139,7 +139,7 @@ func (o *BatchOptions) parse(c *cobra.Command, shard, format string) error {
 	o.config = cfg
 	useModel(cfg, &o.Model)
 	o.ToolsDirs, o.toolsSetting = cfg.ToolsDirs, toolsSetting(cfg)
-	o.MCPConfig, o.mcpSetting, o.mcpServers = cfg.MCPConfig, settingName(cfg.Source("mcp_config"), "mcp_config"), cfg.MCPServers
+	o.MCPConfig, o.mcpSetting, o.mcpServers = cfg.MCPConfig, mcpSetting(cfg), cfg.MCPServers
 	o.MaxSteps, o.Parallel = cfg.MaxSteps, cfg.Parallel
 	o.Limits.useConfig(cfg)
 	return o.check(c)

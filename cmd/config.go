@@ -205,7 +205,7 @@ func (o *RunOptions) useConfig(c *cobra.Command) error {
 	o.MaxSteps, o.Parallel = cfg.MaxSteps, cfg.Parallel
 	o.TranscriptDir = cfg.TranscriptDir
 	o.Limits.useConfig(cfg)
-	o.MCPConfig, o.mcpSetting, o.mcpServers = cfg.MCPConfig, settingName(cfg.Source("mcp_config"), "mcp_config"), cfg.MCPServers
+	o.MCPConfig, o.mcpSetting, o.mcpServers = cfg.MCPConfig, mcpSetting(cfg), cfg.MCPServers
 	return nil
 }
 
@@ -225,7 +225,7 @@ func (o *ReplayOptions) useConfig(c *cobra.Command) error {
 	o.ToolsDirs, o.toolsSetting = cfg.ToolsDirs, toolsSetting(cfg)
 	o.toolsDirsSet = toolsChosen(cfg)
 	o.MaxSteps, o.Parallel = cfg.MaxSteps, cfg.Parallel
-	o.MCPConfig, o.mcpSetting, o.mcpServers = cfg.MCPConfig, settingName(cfg.Source("mcp_config"), "mcp_config"), cfg.MCPServers
+	o.MCPConfig, o.mcpSetting, o.mcpServers = cfg.MCPConfig, mcpSetting(cfg), cfg.MCPServers
 	o.Model.useLimits(cfg)
 	o.TranscriptDir = cfg.TranscriptDir
 	o.Limits.useConfig(cfg)

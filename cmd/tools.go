@@ -80,7 +80,7 @@ func (o *ToolSourceOptions) fromConfig(c *cobra.Command, ios *IOStreams) error {
 		return err
 	}
 	o.ToolsDirs, o.ToolsSetting, o.MCPConfig, o.mcpServers = cfg.ToolsDirs, toolsSetting(cfg), cfg.MCPConfig, cfg.MCPServers
-	o.mcpSetting = settingName(cfg.Source("mcp_config"), "mcp_config")
+	o.mcpSetting = mcpSetting(cfg)
 	return nil
 }
 
@@ -106,6 +106,12 @@ type toolsSource struct {
 // folders, "" when none did (the default folders).
 func toolsSetting(cfg *config.Config) string {
 	return settingName(cfg.Source("tools_dirs"), "tools_dirs")
+}
+
+// mcpSetting names the setting that gave the configuration's MCP servers
+// files, as toolsSetting does its folders.
+func mcpSetting(cfg *config.Config) string {
+	return settingName(cfg.Source("mcp_config"), "mcp_config")
 }
 
 // defaultToolsDirs are ./tools.d and the user's config tools.d, in that

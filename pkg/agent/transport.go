@@ -159,7 +159,8 @@ func (t *faultTransport) attempt(req *http.Request) (*http.Response, error) {
 	res.Body.Close()
 	dog.stop()
 	if err != nil {
-		if stalled := (*StalledError)(nil); errors.As(err, &stalled) {
+		var stalled *StalledError
+		if errors.As(err, &stalled) {
 			return nil, err
 		}
 		return nil, &bodyError{status: res.StatusCode, err: err}

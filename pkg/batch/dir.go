@@ -134,9 +134,6 @@ func partialTranscript(name string) bool {
 // would be taken for that item's stopped run, and the batch would run the
 // calls it left pending.
 func checkOwn(path string) error {
-	if _, err := os.Stat(path); err != nil {
-		return fmt.Errorf("open %s: %w", path, bare(err))
-	}
 	if why := trust.NotPrivate(path); why != "" {
 		return fmt.Errorf("%s %s: a transcript planted there would be taken for an item's and the calls it left pending run; use a folder of your own", path, why)
 	}
