@@ -12,7 +12,6 @@ import (
 	"strings"
 	"sync"
 	"time"
-	"unicode/utf8"
 
 	"github.com/spf13/cobra"
 
@@ -248,7 +247,7 @@ func writeLogTable(out io.Writer, ios *IOStreams, threads []history.Thread) erro
 	var w [6]int
 	for _, r := range rows {
 		for i, s := range []string{r.id, r.when, r.model, r.steps, r.tokens, r.end} {
-			w[i] = max(w[i], utf8.RuneCountInString(s))
+			w[i] = max(w[i], textWidth(s))
 		}
 	}
 	var line []byte
@@ -262,7 +261,7 @@ func writeLogTable(out io.Writer, ios *IOStreams, threads []history.Thread) erro
 		line = append(append(line, "  "...), r.prompt...)
 		line = bytes.TrimRight(line, " ")
 		if ios.IsStdoutTTY() {
-			line = append([]byte(truncate(string(line), ios.Width())), '\n')
+			line = append([]byte(truncateWidth(string(line), ios.Width())), '\n')
 		} else {
 			line = append(line, '\n')
 		}
@@ -273,11 +272,11 @@ func writeLogTable(out io.Writer, ios *IOStreams, threads []history.Thread) erro
 	return nil
 }
 
-// appendPad appends s padded with spaces to w runes: on the left when
+// appendPad appends s padded with spaces to w columns: on the left when
 // right (numbers align right), else on the right.
 func appendPad(b []byte, s string, w int, right bool) []byte {
 	const spaces = "                                "
-	n := max(0, w-utf8.RuneCountInString(s))
+	n := max(0, w-textWidth(s))
 	if !right {
 		b = append(b, s...)
 	}

@@ -63,3 +63,32 @@ func TestLogLinesInOrder(t *testing.T) {
 		}
 	}
 }
+
+// On a terminal each line of the listing fits its width: a wide character
+// (Japanese, an emoji) takes two columns, a combining mark none, and the
+// columns stay aligned when a cell holds them.
+func TestLogTableFitsTerminalColumns(t *testing.T) {
+	t0 := time.Date(2026, 3, 1, 10, 0, 0, 0, time.UTC)
+	run := func(id, model, prompt string, at time.Time) *history.Entry {
+		return &history.Entry{Path: "/t/" + id + ".jsonl", ModTime: at,
+			Header: &transcript.Header{ID: id, Time: at, Provider: "openai", Model: model},
+			Prompt: prompt, End: &transcript.End{Reason: "stop", Steps: 1}}
+	}
+	entries := []*history.Entry{
+		run("aaaa111100000000", "gpt-4o-mini", "東京の天気はどうですか、明日も晴れますか", t0.Add(time.Minute)),
+		run("bbbb222200000000", "モデル", "e\u0301te\u0301 a\u0300 Paris 😀😀 and more words to cut", t0),
+	}
+	ios, _, out, _ := Test()
+	ios.SetTTY(false, true, false)
+	ios.SetWidth(80)
+	if err := writeLogTable(out, ios, history.Threads(entries)); err != nil {
+		t.Fatal(err)
+	}
+	want := "" +
+		"ID        STARTED           MODEL               STEPS  TOKENS  END   PROMPT\n" +
+		"aaaa1111  " + t0.Add(time.Minute).Local().Format("2006-01-02 15:04") + "  openai/gpt-4o-mini      1       0  stop  東京の天気…\n" +
+		"bbbb2222  " + t0.Local().Format("2006-01-02 15:04") + "  openai/モデル           1       0  stop  e\u0301te\u0301 a\u0300 Pari…\n"
+	if got := out.String(); got != want {
+		t.Errorf("table:\n%s\nwant:\n%s", got, want)
+	}
+}
