@@ -4,8 +4,10 @@ import (
 	"bufio"
 	"bytes"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"io"
+	"os"
 	"path/filepath"
 	"runtime"
 	"strconv"
@@ -97,6 +99,11 @@ thousands take a fraction of a second; listing all of them (-n 0, --search) abou
 // logDir is --dir, else the configured transcript folder.
 func logDir(c *cobra.Command, ios *IOStreams) (string, error) {
 	if d, _ := c.Flags().GetString("dir"); d != "" {
+		// A folder named by hand that is not there is a typo, not an
+		// empty history (the transcript folder is made by the first run).
+		if _, err := os.Stat(d); errors.Is(err, os.ErrNotExist) {
+			return "", &ExitError{Code: ExitUsage, Err: fmt.Errorf("--dir %s: no such folder", displayText(d, 200))}
+		}
 		return d, nil
 	}
 	cfg, err := configFor(c, ios)
