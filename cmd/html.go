@@ -2,6 +2,7 @@ package cmd
 
 import (
 	"bytes"
+	"errors"
 	"fmt"
 	"io"
 	"os"
@@ -30,6 +31,11 @@ func writeHTMLReport(ios *IOStreams, file, out string) error {
 	}
 	if file != "-" && sameFile(out, file) {
 		return flagErrorf("--html %s would overwrite the transcript being read", out)
+	}
+	if dir := filepath.Dir(out); dir != "." {
+		if _, err := os.Stat(dir); errors.Is(err, os.ErrNotExist) {
+			return &ExitError{Code: ExitUsage, Err: fmt.Errorf("--html %s: folder %s: no such file or directory (--html makes no folder)", out, dir)}
+		}
 	}
 	if fi, err := os.Stat(out); err == nil {
 		switch {
