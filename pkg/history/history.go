@@ -362,8 +362,49 @@ func slowEnd(line []byte) (*transcript.End, bool) {
 
 // isType reports whether a line looks like a record of the type: the
 // writer puts "type" first, and a cheap look saves decoding a long line.
+// A record written otherwise (by another program: spaces after its
+// colons and commas, "type" not first) is read for its type.
 func isType(line []byte, typ string) bool {
-	return bytes.HasPrefix(line, []byte(`{"type":"`+typ+`"`))
+	if rest, ok := bytes.CutPrefix(line, []byte(`{"type":"`)); ok {
+		return bytes.HasPrefix(rest, []byte(typ)) && bytes.HasPrefix(rest[len(typ):], []byte(`"`))
+	}
+	return recordType(line) == typ
+}
+
+// maxTypeDecode is the longest line whose "type", when it is not the first
+// key, is found by decoding the line: a longer one is not taken for a
+// record, rather than decoded whole each time it is looked at.
+const maxTypeDecode = 1 << 20
+
+// recordType is the type of a record not written as agentloop writes it:
+// "type" first with white space around its colon, else decoded.
+func recordType(line []byte) string {
+	const ws = " \t\r\n"
+	rest, ok := bytes.CutPrefix(bytes.TrimLeft(line, ws), []byte("{"))
+	if !ok {
+		return ""
+	}
+	if rest, ok := bytes.CutPrefix(bytes.TrimLeft(rest, ws), []byte(`"type"`)); ok {
+		rest, ok = bytes.CutPrefix(bytes.TrimLeft(rest, ws), []byte(":"))
+		if !ok {
+			return ""
+		}
+		rest, ok = bytes.CutPrefix(bytes.TrimLeft(rest, ws), []byte(`"`))
+		if i := bytes.IndexByte(rest, '"'); ok && i >= 0 {
+			return string(rest[:i])
+		}
+		return ""
+	}
+	if len(line) > maxTypeDecode {
+		return ""
+	}
+	var rec struct {
+		Type string `json:"type"`
+	}
+	if json.Unmarshal(line, &rec) != nil {
+		return ""
+	}
+	return rec.Type
 }
 
 func decodeHeader(line []byte) (*transcript.Header, error) {
