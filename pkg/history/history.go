@@ -451,6 +451,10 @@ func notHeader(line []byte) error {
 		Role *string `json:"role"`
 	}
 	if err := json.Unmarshal(line, &probe); err != nil {
+		var notObject *json.UnmarshalTypeError
+		if errors.As(err, &notObject) {
+			return fmt.Errorf("not an agentloop transcript: the first line is a JSON %s, not a header", notObject.Value)
+		}
 		return errors.New("not an agentloop transcript: the first line is not JSON")
 	}
 	what := "a record"

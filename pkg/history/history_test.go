@@ -173,6 +173,8 @@ func TestRead(t *testing.T) {
 			writeFile(t, p, `{"role":"user","content":"hi"}`+"\n")
 		}, Options{}, want{state: StateForeign, problem: "the first line is a bare message, not a header"}},
 		{"not JSON", func(p string) { writeFile(t, p, "\x00\x01binary\xff") }, Options{}, want{state: StateForeign, problem: "the first line is not JSON"}},
+		{"JSON that is not an object", func(p string) { writeFile(t, p, "[1,2,3]\n") }, Options{}, want{state: StateForeign, problem: "the first line is a JSON array, not a header"}},
+		{"a JSON string", func(p string) { writeFile(t, p, "\"text\"\n") }, Options{}, want{state: StateForeign, problem: "the first line is a JSON string, not a header"}},
 		{"another version", func(p string) {
 			writeFile(t, p, `{"type":"header","version":7,"id":"x"}`+"\n")
 		}, Options{}, want{state: StateForeign, problem: "format version 7"}},
