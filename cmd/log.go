@@ -251,6 +251,15 @@ func writeLogTable(out io.Writer, ios *IOStreams, threads []history.Thread) erro
 			rows[1+i] = logRow(runs[i].Run)
 		}
 	})
+	entries := make([]*history.Entry, len(runs))
+	for i, r := range runs {
+		entries[i] = r.Entry
+	}
+	for i, id := range history.ShortIDs(entries) {
+		if id != "" {
+			rows[1+i].id = cell(id, 16)
+		}
+	}
 	var w [6]int
 	for _, r := range rows {
 		for i, s := range []string{r.id, r.when, r.model, r.steps, r.tokens, r.end} {
