@@ -144,7 +144,15 @@ func (e *Entry) Tokens() int64 {
 // Continues reports whether the run went on with another transcript's
 // conversation (-c or replay --resume).
 func (e *Entry) Continues() bool {
-	return e.Header != nil && e.Header.ParentID != "" &&
+	return e.Header != nil && e.Header.ParentID != "" && e.copies()
+}
+
+// copies reports whether the transcript starts with a conversation copied
+// from another file (a continued or resumed run), so that the run's own
+// prompt is not its first message: from another transcript (Continues), or
+// from a file of bare messages or a request body, which has no id.
+func (e *Entry) copies() bool {
+	return e.Header != nil && (e.Header.ParentID != "" || e.Header.Parent != "") &&
 		(e.Header.Command == CommandContinue || e.Header.Command == CommandResume)
 }
 
@@ -244,7 +252,7 @@ func (e *Entry) read(r *fileReader, opts Options) error {
 			e.Prompt = p
 		}
 	}
-	if !e.Continues() {
+	if !e.copies() {
 		// The prompt of a run is its first message.
 		if line, _, err := r.lineAt(head.next); err == nil && isType(line, transcript.TypeMessage) {
 			if m, ok := decodeTail(line); ok && m.Role == "user" {
@@ -260,7 +268,7 @@ func (e *Entry) read(r *fileReader, opts Options) error {
 // message with text, a few records before the end as a rule).
 func (e *Entry) readTail(r *fileReader, opts Options) error {
 	b := newBackLines(r)
-	wantPrompt := e.Continues() && e.Prompt == ""
+	wantPrompt := e.copies() && e.Prompt == ""
 	wantAnswer := opts.Answers
 	seenMessage := false
 	for first := true; ; first = false {
@@ -291,7 +299,7 @@ func (e *Entry) readTail(r *fileReader, opts Options) error {
 		}
 		// Once the step is known, only a message that can be the answer or
 		// the prompt is worth decoding; a cheap look at the line tells.
-		if seenMessage && !(wantAnswer && bytes.Contains(line, []byte(`"assistant"`)) || (wantPrompt || wantAnswer && e.Continues()) && bytes.Contains(line, []byte(`"user"`))) {
+		if seenMessage && !(wantAnswer && bytes.Contains(line, []byte(`"assistant"`)) || (wantPrompt || wantAnswer && e.copies()) && bytes.Contains(line, []byte(`"user"`))) {
 			continue
 		}
 		rec, ok := decodeTail(line)
@@ -306,7 +314,7 @@ func (e *Entry) readTail(r *fileReader, opts Options) error {
 			// The answer is the last assistant message's text; one that
 			// only calls tools has none.
 			e.Answer, wantAnswer = rec.Text, false
-		case rec.IsPrompt() && e.Continues():
+		case rec.IsPrompt() && e.copies():
 			if wantPrompt {
 				e.Prompt, wantPrompt = rec.Text, false
 			}
