@@ -1,6 +1,7 @@
 package cmd
 
 import (
+	"bufio"
 	"bytes"
 	"errors"
 	"fmt"
@@ -24,7 +25,13 @@ func writeHTMLReport(ios *IOStreams, file, out string) error {
 	}
 	conv := convs[0]
 	render := func(w io.Writer) error {
-		return htmlview.Render(w, conv, htmlview.Options{Name: file, Dialect: agent.DialectFor(conv.Shape), Safe: safeText})
+		// The template writes a page in thousands of small pieces: one
+		// system call each cost as much as drawing it.
+		bw := bufio.NewWriterSize(w, 64<<10)
+		if err := htmlview.Render(bw, conv, htmlview.Options{Name: file, Dialect: agent.DialectFor(conv.Shape), Safe: safeText}); err != nil {
+			return err
+		}
+		return bw.Flush()
 	}
 	if out == "-" {
 		return render(ios.Out)
