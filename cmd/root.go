@@ -23,6 +23,7 @@ import (
 
 	"github.com/agentloop/agentloop/internal/config"
 	"github.com/agentloop/agentloop/internal/english"
+	"github.com/agentloop/agentloop/internal/gcpace"
 	"github.com/agentloop/agentloop/internal/procgroup"
 	"github.com/agentloop/agentloop/internal/version"
 )
@@ -54,6 +55,9 @@ func Main() int {
 	// Before anything reads a key. Should the kernel refuse, agentloop
 	// runs as it would have without it.
 	_ = protectSecrets()
+	// A long run's conversation is never garbage: the collector's headroom
+	// stays a few megabytes instead of growing with it.
+	gcpace.Start()
 
 	ctx, cancel := context.WithCancelCause(context.Background())
 	defer cancel(nil)
