@@ -229,7 +229,6 @@ func runMCPCheck(ctx context.Context, opts *MCPOptions) error {
 	set := startServers(ctx, ios, pick)
 	defer set.Close()
 	redact := secretsWith(ios, set.Secrets()...)
-	conflicts := set.Conflicts()
 	var out []checkJSON
 	problems := 0
 	for _, st := range set.Statuses() {
@@ -263,11 +262,7 @@ func runMCPCheck(ctx context.Context, opts *MCPOptions) error {
 			}
 			r.Offered = append(r.Offered, ct)
 		}
-		for _, cf := range conflicts {
-			if strings.Contains(cf, "of mcp server "+c.Name+" ") {
-				r.Problems = append(r.Problems, cf)
-			}
-		}
+		r.Problems = append(r.Problems, set.ConflictsOf(c.Name)...)
 		problems += len(r.Problems)
 		out = append(out, r)
 	}

@@ -106,6 +106,10 @@ func newProvider(ios *IOStreams, o *modelOptions, net liveNet, serverClearing *a
 	if o.Store && name != "responses" {
 		return nil, "", flagErrorf("--store keeps responses on the server: it applies to --provider responses only (the provider is %s)", name)
 	}
+	if name == "responses" && o.MaxTokens > 0 && o.MaxTokens < config.MinResponsesOutputTokens {
+		// Every request would be refused ("integer below minimum value").
+		return nil, "", flagErrorf("--max-tokens %d: the Responses API takes at least %d (max_output_tokens)", o.MaxTokens, config.MinResponsesOutputTokens)
+	}
 	if o.Model == "" {
 		o.Model = config.DefaultModelFor(name)
 	}

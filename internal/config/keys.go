@@ -47,6 +47,9 @@ const (
 	DefaultResponsesModel = "gpt-5-mini"
 	// DefaultMaxRetries is the default of max_retries.
 	DefaultMaxRetries = 2
+	// MinResponsesOutputTokens is the least max_output_tokens (--max-tokens)
+	// the Responses API takes.
+	MinResponsesOutputTokens = 16
 )
 
 // Providers are the values of provider: OpenAI Chat Completions, the

@@ -448,3 +448,39 @@ func TestResponsesCiphertextOnlyWhenAsked(t *testing.T) {
 		t.Errorf("sent back: status %d, %v; want 400 %q", status, resp, want)
 	}
 }
+
+// max_output_tokens below 16 is refused as the API refuses it; 16 is
+// answered.
+func TestResponsesMaxOutputTokensMinimum(t *testing.T) {
+	text := "Hi."
+	s := NewResponses([]Step{{Text: &text}}, "")
+	defer s.Close()
+	for _, tt := range []struct {
+		n      int
+		status int
+		want   string
+	}{
+		{10, 400, "Invalid 'max_output_tokens': integer below minimum value. Expected a value >= 16, but got 10 instead."},
+		{16, 200, ""},
+	} {
+		body := fmt.Sprintf(`{"model":"gpt-5-mini","store":false,"max_output_tokens":%d,"input":[{"role":"user","content":"q"}]}`, tt.n)
+		res, err := http.Post(s.BaseURL()+"/responses", "application/json", strings.NewReader(body))
+		if err != nil {
+			t.Fatal(err)
+		}
+		var out struct {
+			Error *struct{ Message, Param, Code string }
+		}
+		err = json.NewDecoder(res.Body).Decode(&out)
+		res.Body.Close()
+		if err != nil {
+			t.Fatal(err)
+		}
+		switch {
+		case res.StatusCode != tt.status:
+			t.Errorf("max_output_tokens %d: status %d, %+v; want %d", tt.n, res.StatusCode, out.Error, tt.status)
+		case tt.want != "" && (out.Error == nil || out.Error.Message != tt.want || out.Error.Param != "max_output_tokens" || out.Error.Code != "integer_below_min_value"):
+			t.Errorf("max_output_tokens %d: error %+v; want %q", tt.n, out.Error, tt.want)
+		}
+	}
+}

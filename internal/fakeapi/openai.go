@@ -262,6 +262,12 @@ func (s *OpenAI) stream(w http.ResponseWriter, model string, msg json.RawMessage
 			send(map[string]any{"content": piece}, nil, nil)
 		}
 	}
+	// A refusal streams as its own deltas, as the API sends it.
+	if text, ok := m["refusal"].(string); ok {
+		for _, piece := range chunks(text, 7) {
+			send(map[string]any{"refusal": piece}, nil, nil)
+		}
+	}
 	if calls, ok := m["tool_calls"].([]any); ok {
 		for i, c := range calls {
 			cm := c.(map[string]any)

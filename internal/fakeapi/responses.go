@@ -159,7 +159,11 @@ func (s *Responses) handle(w http.ResponseWriter, r *http.Request, body []byte) 
 		return
 	}
 	store := req.Store == nil || *req.Store
-	input, gerr := s.conversation(&req)
+	gerr := checkMaxOutputTokens(req.MaxOutputTokens)
+	var input []json.RawMessage
+	if gerr == nil {
+		input, gerr = s.conversation(&req)
+	}
 	if gerr == nil {
 		gerr = checkResponsesTools(req.Tools)
 	}
@@ -313,6 +317,21 @@ func (s *Responses) snapshot() issued {
 		is.stored[k] = v
 	}
 	return is
+}
+
+// minOutputTokens is the least max_output_tokens the API takes.
+const minOutputTokens = 16
+
+// checkMaxOutputTokens refuses a max_output_tokens below the API's
+// minimum, with its text.
+func checkMaxOutputTokens(n *int64) *grammarError {
+	if n == nil || *n >= minOutputTokens {
+		return nil
+	}
+	return &grammarError{
+		msg:   fmt.Sprintf("Invalid 'max_output_tokens': integer below minimum value. Expected a value >= %d, but got %d instead.", minOutputTokens, *n),
+		param: "max_output_tokens", code: "integer_below_min_value",
+	}
 }
 
 // checkResponsesTools requires what the API requires of a function tool.

@@ -35,6 +35,9 @@ type Options struct {
 	// BadSchemas adds tools the Anthropic API refuses (a top-level anyOf)
 	// and the OpenAI API refuses (a description of 1100 characters).
 	BadSchemas bool
+	// Dotted adds get.time and get_time, names that differ on the server
+	// and meet once the dot, which the APIs refuse in a name, becomes _.
+	Dotted bool
 	// Only, when set, leaves only these tools.
 	Only []string
 }
@@ -175,6 +178,14 @@ func NewServer(o Options) *mcp.Server {
 				return text("ok"), nil
 			})
 	}
+	if o.Dotted {
+		for _, name := range []string{"get.time", "get_time"} {
+			add(name, "Says what time it is.", `{"type":"object","properties":{}}`,
+				func(ctx context.Context, req *mcp.CallToolRequest) (*mcp.CallToolResult, error) {
+					return text(name + ": noon"), nil
+				})
+		}
+	}
 	for i := 1; i <= o.Tools; i++ {
 		name := fmt.Sprintf("tool_%04d", i)
 		add(name, "Tool number "+strconv.Itoa(i)+".", `{"type":"object","properties":{}}`,
@@ -222,6 +233,7 @@ func Handler(o Options) http.Handler {
 //
 //	--tools N        add N numbered tools
 //	--bad-schemas    add tools an API refuses
+//	--dotted         add get.time and get_time
 //	--only a,b       offer only these tools
 //	--child          start a child process in the server's group; write
 //	                 server.pid and child.pid in the working folder
@@ -236,6 +248,7 @@ func Main(args []string) int {
 	var child, stubborn, failStart, hangStart bool
 	fs.IntVar(&o.Tools, "tools", 0, "")
 	fs.BoolVar(&o.BadSchemas, "bad-schemas", false, "")
+	fs.BoolVar(&o.Dotted, "dotted", false, "")
 	fs.StringVar(&only, "only", "", "")
 	fs.StringVar(&httpAddr, "http", "", "")
 	fs.BoolVar(&child, "child", false, "")

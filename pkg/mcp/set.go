@@ -38,8 +38,14 @@ type Set struct {
 	opts    Options
 	servers []*server
 	tools   map[string]*Tool
-	// Conflicts are tools two servers offer under one name.
-	conflicts []string
+	// conflicts are the names offered twice, each with the server whose
+	// declaration it is a problem of.
+	conflicts []conflict
+}
+
+// conflict is a name offered twice: by server and by another source.
+type conflict struct {
+	server, problem string
 }
 
 var _ agent.Executor = (*Set)(nil)
@@ -87,19 +93,35 @@ func Start(ctx context.Context, cfgs []*Config, opts Options) *Set {
 		wg.Go(func() { srv.start(ctx) })
 	}
 	wg.Wait()
-	owner := map[string]*server{}
+	s.index()
+	return s
+}
+
+// index makes the tools of the servers that started the Set's, by name,
+// and notes each name offered twice as a conflict.
+func (s *Set) index() {
+	type owned struct {
+		srv  *server
+		tool *Tool
+	}
+	owner := map[string]owned{}
 	for _, srv := range s.servers {
 		for _, t := range srv.status.Tools {
-			if prev, ok := owner[t.Name]; ok {
-				s.conflicts = append(s.conflicts, fmt.Sprintf("%s: tool %s of mcp server %s is also offered by mcp server %s (%s); set a prefix: on one of them",
-					srv.cfg.Where(), t.Name, srv.cfg.Name, prev.cfg.Name, prev.cfg.Where()))
-				continue
+			prev, ok := owner[t.Name]
+			switch {
+			case !ok:
+				owner[t.Name] = owned{srv, t}
+				s.tools[t.Name] = t
+			case prev.srv != srv:
+				s.conflicts = append(s.conflicts, conflict{srv.cfg.Name, fmt.Sprintf("%s: tool %s of mcp server %s is also offered by mcp server %s (%s); set a prefix: on one of them",
+					srv.cfg.Where(), t.Name, srv.cfg.Name, prev.srv.cfg.Name, prev.srv.cfg.Where())})
+			default:
+				// A prefix cannot part a server's names from its own.
+				s.conflicts = append(s.conflicts, conflict{srv.cfg.Name, fmt.Sprintf("%s: mcp server %s lists tools %q and %q, both offered as %s (a character the APIs refuse in a name becomes _); leave one out with the server's tools: list",
+					srv.cfg.Where(), srv.cfg.Name, prev.tool.Original, t.Original, t.Name)})
 			}
-			owner[t.Name] = srv
-			s.tools[t.Name] = t
 		}
 	}
-	return s
 }
 
 // start connects and lists the tools, within the start timeout.
@@ -138,6 +160,11 @@ func (srv *server) offer(listed []*sdk.Tool) ([]*Tool, []string, error) {
 	var names []string
 	var offered []*Tool
 	for _, t := range listed {
+		if slices.Contains(names, t.Name) {
+			// Listed twice: a call by the name reaches the server as one
+			// tool, offered once.
+			continue
+		}
 		names = append(names, t.Name)
 		if !srv.cfg.allows(t.Name) {
 			continue
@@ -170,9 +197,22 @@ func (s *Set) Statuses() []Status {
 	return out
 }
 
-// Conflicts are the tool names two servers offer, each as a problem at
-// the second server's declaration.
-func (s *Set) Conflicts() []string { return slices.Clone(s.conflicts) }
+// Conflicts are the tool names offered twice (by two servers, or by two
+// tools of one), each as a problem at the declaration of the server that
+// offered the name second.
+func (s *Set) Conflicts() []string { return s.ConflictsOf("") }
+
+// ConflictsOf are the Conflicts that are problems of the server named, or
+// all of them for "".
+func (s *Set) ConflictsOf(server string) []string {
+	var out []string
+	for _, c := range s.conflicts {
+		if server == "" || c.server == server {
+			out = append(out, c.problem)
+		}
+	}
+	return out
+}
 
 // Tools are the tools offered, in name order.
 func (s *Set) Tools() []*Tool {

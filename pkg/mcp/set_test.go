@@ -22,6 +22,7 @@ import (
 	"github.com/agentloop/agentloop/internal/procgroup"
 	"github.com/agentloop/agentloop/pkg/agent"
 	"github.com/agentloop/agentloop/pkg/transcript"
+	sdk "github.com/modelcontextprotocol/go-sdk/mcp"
 )
 
 // The test binary is also the test server: run with MCPTEST_SERVER=1, it
@@ -254,6 +255,40 @@ func TestStartFailures(t *testing.T) {
 	}
 	if len(s.Tools()) != 0 {
 		t.Errorf("tools of failed servers are offered: %v", s.Tools())
+	}
+}
+
+// Names that differ on one server can meet once a character the APIs
+// refuse in a name becomes _. A prefix cannot part a server's tools from
+// its own, so the problem says to leave one out; a second server offering
+// the name is told to take a prefix. A name the server lists twice is one
+// tool.
+func TestConflictsWithinAServer(t *testing.T) {
+	a := &Config{Name: "a", Prefix: "a_", File: "a.yaml", Line: 1}
+	b := &Config{Name: "b", Prefix: "a_", File: "b.yaml", Line: 2}
+	tool := func(c *Config, name string) *Tool {
+		return &Tool{Name: c.exposedName(name), Original: name, Server: c.Name}
+	}
+	s := &Set{tools: map[string]*Tool{}, servers: []*server{
+		{cfg: a, status: Status{Config: a, Tools: []*Tool{tool(a, "x.y"), tool(a, "x_y"), tool(a, "z")}}},
+		{cfg: b, status: Status{Config: b, Tools: []*Tool{tool(b, "x/y")}}},
+	}}
+	s.index()
+	want := []string{
+		`a.yaml:1: mcp server a lists tools "x.y" and "x_y", both offered as a_x_y (a character the APIs refuse in a name becomes _); leave one out with the server's tools: list`,
+		`b.yaml:2: tool a_x_y of mcp server b is also offered by mcp server a (a.yaml:1); set a prefix: on one of them`,
+	}
+	if got := s.Conflicts(); strings.Join(got, "\n") != strings.Join(want, "\n") {
+		t.Errorf("conflicts:\n%s\nwant:\n%s", strings.Join(got, "\n"), strings.Join(want, "\n"))
+	}
+	if n := len(s.Tools()); n != 2 {
+		t.Errorf("%d tools offered, want 2 (a_x_y, a_z)", n)
+	}
+
+	srv := &server{cfg: a}
+	offered, listed, err := srv.offer([]*sdk.Tool{{Name: "echo"}, {Name: "echo"}, {Name: "add"}})
+	if err != nil || len(offered) != 2 || strings.Join(listed, ",") != "echo,add" {
+		t.Errorf("a tool listed twice: offered %d, listed %v, err %v; want 2, [echo add]", len(offered), listed, err)
 	}
 }
 

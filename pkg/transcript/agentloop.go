@@ -32,7 +32,8 @@ type recordInfo struct {
 	cleared    []byte // a message's cleared entries
 	toolsKind  byte   // the kind of a "tools" that is not an array
 	callID     []byte
-	callIDK    byte // the kind of "call_id" (result records)
+	callIDK    byte  // the kind of "call_id" (result records)
+	step       int64 // a message record's step, when it is a whole number
 }
 
 // rawField is a record field the record layer checks for its type only.
@@ -229,6 +230,14 @@ func (v *validator) record(text []byte, n int, complete bool) {
 				ri.provider = s.text()
 				continue
 			}
+		case "step":
+			// Also checked for its type with the other fields, below.
+			if s.peekKind() == kindNumber {
+				raw := s.skipRaw()
+				ri.step, _ = strconv.ParseInt(string(raw), 10, 64)
+				v.fields = append(v.fields, rawField{key: key, raw: raw})
+				continue
+			}
 		case "call_id":
 			if ri.callIDK = s.peekKind(); ri.callIDK == kindString {
 				ri.callID = s.text()
@@ -390,6 +399,7 @@ func (v *validator) messageRecord(n int, ri *recordInfo) {
 		return
 	}
 	m := &v.msg
+	m.step = ri.step
 	c.add(m)
 	if seqOK {
 		// The results a request cleared are earlier ones; this message's

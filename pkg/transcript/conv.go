@@ -130,6 +130,9 @@ type conv struct {
 	}
 	reasoningOpen bool
 	afterOutput   bool // the last item was an output the client wrote
+	// callStep is the step of the open calls, in a transcript whose
+	// records say which model request returned each item; 0 otherwise.
+	callStep int64
 	// stateless is set when the server keeps no item (store false), and
 	// noCipher holds the reasoning items that then cannot be found, until
 	// the end of a body says whether it is.

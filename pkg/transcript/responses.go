@@ -50,6 +50,13 @@ func (c *conv) addResponses(m *wireMsg) {
 	if output && c.afterOutput {
 		c.closeBlock(m)
 	}
+	// In an agentloop transcript each item says which model request
+	// returned it: an item of a later request than the open calls' came
+	// back from a request that had to answer them (the API refuses one
+	// that does not: "No tool output found for function call …").
+	if output && c.blockOpen && c.callStep > 0 && m.step > c.callStep {
+		c.closeBlock(m)
+	}
 	c.afterOutput = strings.HasSuffix(t, "_output")
 	c.checkReasoningOrder(m, t, output)
 	if t == "reasoning" && !m.cipher && isOpenAIReasoning(m.id) {
@@ -150,6 +157,7 @@ func (c *conv) responsesCall(m *wireMsg, t string) {
 		c.pending = c.pending[:0]
 		c.blockOpen = true
 	}
+	c.callStep = m.step
 	h := c.hash(id)
 	c.noteID(m, id, h, m.index)
 	name := m.name

@@ -63,6 +63,11 @@ func rec(seq int, msg string) string {
 
 const end = `{"type":"end","time":"2026-01-01T00:00:00Z","reason":"stop","steps":1}`
 
+// recStep is rec with the step of the model request the message belongs to.
+func recStep(seq, step int, msg string) string {
+	return fmt.Sprintf(`{"type":"message","seq":%d,"step":%d,"time":"2026-01-01T00:00:00Z","message":%s}`, seq, step, msg)
+}
+
 // fakeTools defines get_weather, whose arguments need a city.
 type fakeTools struct{}
 
@@ -83,6 +88,8 @@ const (
 	rCall  = `{"type":"function_call","id":"fc_0c71d6d8526a7a4b006920e0447ea8819da94e572b1f077c44","call_id":"call_1","name":"get_weather","arguments":"{\"city\":\"Paris\"}"}`
 	rOut   = `{"type":"function_call_output","call_id":"call_1","output":"sunny"}`
 	rMsg   = `{"type":"message","id":"msg_0c71d6d8526a7a4b006920e05500000000000000000000000","role":"assistant","content":[{"type":"output_text","text":"Let me check."}]}`
+	// rDone is the answer of a later response.
+	rDone = `{"type":"message","id":"msg_5d0e9a1b27c4f3e8006920e04a7f3e819b1c2d3e4f5a6b7c8d","role":"assistant","content":[{"type":"output_text","text":"Sunny."}]}`
 )
 
 func rBody(extra string, items ...string) string {
@@ -225,6 +232,16 @@ var codeCases = []codeCase{
 	{"responses store after input", "reasoning-not-found", Error, Options{Input: InputRequest},
 		`{"input":[` + rUser + `,` + rRsBad + `,` + rCall + `,` + rOut + `],"store":false}`,
 		`{"input":[` + rUser + `,` + rRs + `,` + rCall + `,` + rOut + `],"store":false}`},
+	// The model's items of a later step came from a request that had to
+	// answer the calls of the step before: the API refuses one that does
+	// not ("No tool output found for function call call_1."), whatever
+	// follows.
+	{"responses agentloop output left out", "unanswered-call", Error, Options{},
+		lines(rHeader, recStep(1, 0, rUser), recStep(2, 1, rCall), recStep(3, 2, rDone), end),
+		lines(rHeader, recStep(1, 0, rUser), recStep(2, 1, rCall), recStep(3, 1, rOut), recStep(4, 2, rDone), end)},
+	{"responses agentloop output left out, call then text", "unanswered-call", Error, Options{AllowPending: true},
+		lines(rHeader, recStep(1, 0, rUser), recStep(2, 1, rCall), recStep(3, 1, rMsg), recStep(4, 2, rDone), end),
+		lines(rHeader, recStep(1, 0, rUser), recStep(2, 1, rCall), recStep(3, 1, rMsg), recStep(4, 1, rOut), recStep(5, 2, rDone), end)},
 	{"responses agentloop", "reasoning-not-found", Error, Options{},
 		lines(rHeader, rec(1, rUser), rec(2, rRsBad), rec(3, rCall), rec(4, rOut), end),
 		lines(rHeader, rec(1, rUser), rec(2, rRs), rec(3, rCall), rec(4, rOut), end)},

@@ -44,6 +44,11 @@ type wireMsg struct {
 	// {"type":"message"} object is an Anthropic message, not a Responses item.
 	stopReason bool
 
+	// step is the step of the agentloop record that holds the message (the
+	// model request that returned it, for the model's own items); 0 when
+	// there is none.
+	step int64
+
 	// continues is set by readers of logs that write one message over
 	// several lines (Claude Code) on the lines after its first.
 	continues bool
