@@ -413,7 +413,7 @@ func (v *validator) messageRecord(n int, ri *recordInfo) {
 		// The results a request cleared are earlier ones; this message's
 		// own may be cleared by later requests.
 		if ri.cleared != nil {
-			v.checkCleared(n, seq, ri.cleared)
+			v.checkCleared(n, seq, ri.cleared, m)
 		}
 		v.noteResults(n, seq, m)
 	}

@@ -146,11 +146,21 @@ func (v *validator) noteResults(n int, seq int64, m *wireMsg) {
 }
 
 // checkCleared checks the cleared entries of the message record at line n,
-// whose seq is seq.
-func (v *validator) checkCleared(n int, seq int64, raw []byte) {
+// whose seq is seq and message m.
+func (v *validator) checkCleared(n int, seq int64, raw []byte, m *wireMsg) {
 	c := &v.clearing
 	finding := func(format string, args ...any) {
 		v.fileFinding(n, Error, "cleared-result", format, args...)
+	}
+	// A request's clearings go on the model's answer to it, not on what
+	// the conversation sent.
+	if role := string(m.role); role == "user" || role == "tool" || role == "system" || role == "developer" || strings.HasSuffix(string(m.typ), "_output") {
+		what := role + " message"
+		if role == "" {
+			what = string(m.typ) + " item"
+		}
+		finding(`"cleared" on a %s: a request's clearings are recorded on the answer it got`, what)
+		return
 	}
 	var entries []clearedEntry
 	if err := json.Unmarshal(raw, &entries); err != nil {

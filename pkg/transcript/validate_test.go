@@ -342,6 +342,10 @@ var codeCases = []codeCase{
 	{"agentloop", "cleared-result", Error, Options{},
 		lines(keepHeader(0, "get_weather"), rec(1, oUser), rec(2, oCall1), rec(3, oTool1), cleared(4, oDone, "call_1", 3, "[cleared: 5 B]"), end),
 		lines(keepHeader(0, "plan"), rec(1, oUser), rec(2, oCall1), rec(3, oTool1), cleared(4, oDone, "call_1", 3, "[cleared: 5 B]"), end)},
+	// A request's clearings are on the answer it got, not on a result.
+	{"agentloop", "cleared-result", Error, Options{},
+		lines(ctxHeader, rec(1, oUser), rec(2, oCall1), rec(3, oTool1), rec(4, oCall("call_2", "get_weather", `"{}"`)), cleared(5, oTool("call_2"), "call_1", 3, "[cleared: 5 B]"), rec(6, oDone), end),
+		lines(ctxHeader, rec(1, oUser), rec(2, oCall1), rec(3, oTool1), cleared(4, oCall("call_2", "get_weather", `"{}"`), "call_1", 3, "[cleared: 5 B]"), rec(5, oTool("call_2")), rec(6, oDone), end)},
 	// A run that goes on from another starts with its records, clearings
 	// and all, whatever its own policy.
 	{"agentloop continued", "cleared-result", Error, Options{},
