@@ -71,11 +71,16 @@ func (v *validator) ccLine(text []byte, n int, complete bool) {
 	m.reset(n, 0)
 	var typ, uuid, parent, msgID []byte
 	hasParent, parentNull, message, skip := false, false, false, false
+	hasType, hasRole := false, false
 	s.enter('{')
 	for k := 0; s.next('}', &k); {
 		switch string(s.key()) {
 		case "type":
+			hasType = true
 			typ = s.stringOrSkip()
+		case "role":
+			hasRole = true
+			s.skip()
 		case "uuid":
 			uuid = s.stringOrSkip()
 		case "parentUuid":
@@ -108,9 +113,19 @@ func (v *validator) ccLine(text []byte, n int, complete bool) {
 		return
 	}
 	t := string(typ)
+	if what := ccForeign(t, hasType, hasRole); what != "" {
+		v.fileFinding(n, Error, "invalid-record", "line is %s, not a Claude Code log entry: it is not checked", what)
+		return
+	}
+	if !message && !skip && (t == "user" || t == "assistant") {
+		v.fileFinding(n, Error, "invalid-record", "a %s line without a message object: it is not checked", t)
+	}
 	if !message || skip || (t != "user" && t != "assistant") {
 		v.ccPassThrough(uuid, parent, hasParent, parentNull)
 		return
+	}
+	if m.hasRole && string(m.role) != t {
+		v.fileFinding(n, Error, "invalid-record", "a line of type %q holds a message of role %q: Claude Code writes the two alike", t, m.role)
 	}
 	cs := v.ccs
 	ch := v.ccParentChain(n, parent, hasParent, parentNull)
@@ -269,6 +284,29 @@ func (v *validator) ccClose(ch *ccChain) {
 	if cs.last == ch {
 		cs.last = nil
 	}
+}
+
+// ccForeign says what a line of a Claude Code log is when it is a line of
+// another log (a Codex rollout's, an agentloop transcript's) or a bare
+// message, none of which Claude Code writes; "" for a Claude Code line.
+// Line types it does not know are taken for Claude Code's own, which adds
+// new ones (progress, queue-operation…) that send nothing.
+func ccForeign(t string, hasType, hasRole bool) string {
+	switch t {
+	case "session_meta", "response_item", "event_msg", "turn_context", "compacted":
+		return "a Codex rollout line"
+	case "header", "end", "result":
+		return "an agentloop transcript record"
+	case "message":
+		return "a message without Claude Code's keys"
+	}
+	switch {
+	case hasRole:
+		return "a message without Claude Code's keys"
+	case !hasType:
+		return `an object without a "type"`
+	}
+	return ""
 }
 
 // ccPassThrough records a line that sends nothing (system, progress,

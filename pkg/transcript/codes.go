@@ -110,7 +110,7 @@ var Codes = []Code{
 	{"duplicate-header", "", Error, Error, "agentloop transcripts only", "a second header record", ""},
 	{"seq-order", "", Error, Error, "agentloop transcripts only", "message records whose seq does not increase", ""},
 	{"record-after-end", "", Error, Error, "agentloop transcripts only", "a record after the end record", ""},
-	{"invalid-record", "", Error, Error, "agentloop transcripts, and the lines of Claude Code and Codex logs", "a record of unknown type or with fields of the wrong type, a header of another format version or of none, or a log line that is not an object", ""},
+	{"invalid-record", "", Error, Error, "agentloop transcripts, and the lines of Claude Code and Codex logs", "a record of unknown type or with fields of the wrong type, a header of another format version or of none, a log line that is not an object, or a line in a Claude Code log that Claude Code does not write (another log's line, a bare message, a user or assistant line without its message or whose type and message role differ): not checked", ""},
 	{"missing-parent", "", Warning, Warning, "Claude Code logs only", "a line whose parentUuid names no line before it (a line was removed?)", ""},
 	{"stray-result-record", "", Error, Error, "agentloop transcripts only", "a result record that names no call of the last assistant message still waiting for its result", ""},
 	{"results-mismatch", "", Error, Error, "agentloop transcripts only", "a record's results do not name the tool results its message holds", ""},

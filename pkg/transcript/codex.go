@@ -23,12 +23,15 @@ func (v *validator) codexLine(text []byte, n int, complete bool) {
 	m := &v.msg
 	m.reset(n, v.conv.n)
 	var typ []byte
-	payload, wrapped := false, false
+	payload, wrapped, role := false, false, false
 	s.enter('{')
 	for k := 0; s.next('}', &k); {
 		switch string(s.key()) {
 		case "type":
 			typ = s.stringOrSkip()
+		case "role":
+			role = true
+			s.skip()
 		case "payload":
 			wrapped = true
 			if s.peekKind() == kindObject {
@@ -60,8 +63,9 @@ func (v *validator) codexLine(text []byte, n int, complete bool) {
 			v.conv.finish()
 		}
 		v.codexConv(n)
-	case !wrapped && t != "" && t != "session_meta" && t != "event_msg" && t != "turn_context":
-		// An item on a line of its own (older rollouts).
+	case !wrapped && (t != "" || role) && t != "session_meta" && t != "event_msg" && t != "turn_context":
+		// An item on a line of its own (older rollouts), or a message
+		// without a type: checked as the item it would be.
 		s.reset(text)
 		m.reset(n, v.conv.n)
 		s.readMsg(m)

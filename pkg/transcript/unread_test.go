@@ -247,3 +247,60 @@ func TestRubyVCRBase64Body(t *testing.T) {
 		t.Fatalf("base64 bodies: %+v %v; strings: %+v", got, fs, want)
 	}
 }
+
+// TestForeignLinesInClaudeCodeLog: a line of a Claude Code log that Claude
+// Code did not write (another log's line, a bare message appended, a
+// message line without its message, a line whose type and role disagree)
+// is an invalid-record error, never passed over: the file is not "no
+// problems" when part of it was not read.
+func TestForeignLinesInClaudeCodeLog(t *testing.T) {
+	session := readLog(t, "claude-code_1af7fc5e.jsonl")
+	codex := readLog(t, "codex_rollout_tools.jsonl")
+	last := bytes.LastIndexByte(bytes.TrimSuffix(session, []byte("\n")), '\n') + 1
+	lastLine := string(session[last:])
+	for _, tc := range []struct {
+		name string
+		data []byte
+		line int
+	}{
+		{"a Codex rollout after it", append(append([]byte{}, session...), codex...), 30},
+		{"a bare message with a call after it", append(append([]byte{}, session...),
+			oCall("call_1", "x", `"{}"`)+"\n"+`{"role":"user","content":"hi"}`+"\n"...), 30},
+		{"an agentloop header line", append(append([]byte{}, session...),
+			`{"type":"header","version":1,"provider":"openai"}`+"\n"...), 30},
+		{"a user line without its message", []byte(strings.Replace(string(session),
+			`"message":{"role":"user","content":[{"tool_use_id":"toolu_01PbUvZLKxR3ysWR9vhm6PSH"`,
+			`"msg":{"role":"user","content":[{"tool_use_id":"toolu_01PbUvZLKxR3ysWR9vhm6PSH"`, 1)), 23},
+		{"a line typed assistant holding a user message", []byte(string(session[:last]) +
+			strings.Replace(lastLine, `"type":"assistant"`, `"type":"user"`, 1)), 29},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			if bytes.Equal(tc.data, session) {
+				t.Fatal("the mutation changed nothing")
+			}
+			fs, st := validateBytes(t, "session.jsonl", tc.data, Options{})
+			found := false
+			for _, f := range fs {
+				if f.Code == "invalid-record" && f.Severity == Error && f.Line == tc.line {
+					found = true
+				}
+			}
+			if !found || st.Errors == 0 || st.Format != InputClaudeCode {
+				t.Fatalf("want an invalid-record error at line %d, got %+v %v", tc.line, st, fs)
+			}
+		})
+	}
+}
+
+// TestCodexRolloutBareMessage: a message line without a type in a Codex
+// rollout (appended by hand, or by another tool) is checked as the item it
+// would be, not passed over.
+func TestCodexRolloutBareMessage(t *testing.T) {
+	rollout := readLog(t, "codex_rollout_tools.jsonl")
+	_, before := validateBytes(t, "rollout.jsonl", rollout, Options{})
+	data := append(append([]byte{}, rollout...), oCall("call_1", "x", `"{}"`)+"\n"+`{"role":"user","content":"hi"}`+"\n"...)
+	fs, st := validateBytes(t, "rollout.jsonl", data, Options{})
+	if st.Format != InputCodex || st.Messages != before.Messages+2 || len(fs) == 0 {
+		t.Fatalf("stats %+v (before %+v), findings %v", st, before, fs)
+	}
+}
