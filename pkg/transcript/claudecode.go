@@ -44,6 +44,14 @@ type ccState struct {
 	recent map[uint64]ccNode // recent message lines, for where a branch starts
 	last   *ccChain          // the chain the last line extended
 	clock  int
+
+	// Lines of other logs: reported each once a Claude Code line has been
+	// read; before that, held as a count and the first of them, so a file
+	// of nothing else is one no-conversation, not an error a line.
+	seen     bool
+	held     int
+	heldLine int
+	heldWhat string
 }
 
 // ccNode is where a message line stood in its conversation.
@@ -114,8 +122,11 @@ func (v *validator) ccLine(text []byte, n int, complete bool) {
 	}
 	t := string(typ)
 	if what := ccForeign(t, hasType, hasRole); what != "" {
-		v.fileFinding(n, Error, "invalid-record", "line is %s, not a Claude Code log entry: it is not checked", what)
+		v.ccForeignLine(n, what)
 		return
+	}
+	if len(uuid) > 0 || t == "user" || t == "assistant" || t == "summary" || t == "system" {
+		v.ccSeen()
 	}
 	if !message && !skip && (t == "user" || t == "assistant") {
 		v.fileFinding(n, Error, "invalid-record", "a %s line without a message object: it is not checked", t)
@@ -283,6 +294,35 @@ func (v *validator) ccClose(ch *ccChain) {
 	}
 	if cs.last == ch {
 		cs.last = nil
+	}
+}
+
+// ccForeignLine reports line n, which is what, not a Claude Code line.
+func (v *validator) ccForeignLine(n int, what string) {
+	cs := v.ccs
+	if !cs.seen {
+		if cs.held == 0 {
+			cs.heldLine, cs.heldWhat = n, what
+		}
+		cs.held++
+		return
+	}
+	v.fileFinding(n, Error, "invalid-record", "line is %s, not a Claude Code log entry: it is not checked", what)
+}
+
+// ccSeen notes a Claude Code line, and reports the lines of other logs
+// held before it.
+func (v *validator) ccSeen() {
+	cs := v.ccs
+	if cs.seen {
+		return
+	}
+	cs.seen = true
+	switch {
+	case cs.held == 1:
+		v.fileFinding(cs.heldLine, Error, "invalid-record", "line is %s, not a Claude Code log entry: it is not checked", cs.heldWhat)
+	case cs.held > 1:
+		v.fileFinding(cs.heldLine, Error, "invalid-record", "line is %s, not a Claude Code log entry, and so are %d more lines before the first Claude Code line: they are not checked", cs.heldWhat, cs.held-1)
 	}
 }
 

@@ -304,3 +304,19 @@ func TestCodexRolloutBareMessage(t *testing.T) {
 		t.Fatalf("stats %+v (before %+v), findings %v", st, before, fs)
 	}
 }
+
+// TestForeignLinesBeforeClaudeCode: lines of another log before the first
+// Claude Code line of a file read as one are one error naming the first of
+// them; a file of nothing else is one no-conversation.
+func TestForeignLinesBeforeClaudeCode(t *testing.T) {
+	session := readLog(t, "claude-code_1af7fc5e.jsonl")
+	rollout := readLog(t, "codex_rollout_tools.jsonl")
+	fs, st := validateBytes(t, "mixed.jsonl", append(append([]byte{}, rollout...), session...), Options{Input: InputClaudeCode})
+	if len(fs) != 1 || fs[0].Code != "invalid-record" || fs[0].Line != 1 || !strings.Contains(fs[0].Message, "12 more lines") || st.Messages != 14 {
+		t.Errorf("rollout then session: %+v %v", st, fs)
+	}
+	fs, _ = validateBytes(t, "rollout.jsonl", rollout, Options{Input: InputClaudeCode})
+	if len(fs) != 1 || fs[0].Code != "no-conversation" {
+		t.Errorf("rollout alone: %v", fs)
+	}
+}
