@@ -19,6 +19,12 @@ const detectWindow = 1 << 20
 
 func (v *validator) run(r io.Reader) error {
 	br := bufio.NewReaderSize(r, detectWindow)
+	if dr, err := v.decoded(br); dr != nil || err != nil {
+		if err != nil {
+			return err
+		}
+		return v.run(dr)
+	}
 	if b, _ := br.Peek(3); bytes.Equal(b, []byte("\xef\xbb\xbf")) {
 		br.Discard(3)
 	}

@@ -192,6 +192,8 @@ const (
 )
 
 type validator struct {
+	gunzipped, fromUTF16 bool // the input was undone from gzip, from UTF-16 (encoding.go)
+
 	name  string
 	opts  Options
 	emit  func(Finding)
