@@ -376,6 +376,13 @@ func (c *conv) unknownItem(m *wireMsg) bool {
 	if c.v.unknownType == "" {
 		c.v.unknownType = string(m.typ)
 	}
+	if m.wraps && c.v.stats.Messages > 0 {
+		// A line of another log (Claude Code's, Codex's) holding a
+		// message, in a file whose own messages were read: two logs in
+		// one file, and this one's messages are not checked.
+		c.v.fileFinding(m.line, Error, "invalid-record", "line is another log's (type %q, holding a message or payload object), not one of the messages before it: it is not checked", m.typ)
+		return true
+	}
 	if !c.unknownSeen {
 		c.unknownSeen = true
 		c.reportSev(m.line, m.index, Warning, "unknown-shape", nil,

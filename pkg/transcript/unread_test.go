@@ -320,3 +320,36 @@ func TestForeignLinesBeforeClaudeCode(t *testing.T) {
 		t.Errorf("rollout alone: %v", fs)
 	}
 }
+
+// TestOtherLogAfterMessages: Claude Code or Codex log lines after messages
+// of a JSONL file, or a Claude Code session after a Codex rollout, are two
+// logs in one file: each line of the second an invalid-record error, as
+// the messages they hold are not checked. (They passed with one warning.)
+func TestOtherLogAfterMessages(t *testing.T) {
+	session := readLog(t, "claude-code_1af7fc5e.jsonl")
+	rollout := readLog(t, "codex_rollout_tools.jsonl")
+	msgs := []byte(lines(`{"role":"user","content":"hi"}`, `{"role":"assistant","content":"hello"}`))
+	for _, tc := range []struct {
+		name   string
+		data   []byte
+		format string
+		errors int // one a line of the second log holding a message
+	}{
+		{"messages then a Claude Code session", append(append([]byte{}, msgs...), session...), "openai-messages", 29},
+		{"messages then a Codex rollout", append(append([]byte{}, msgs...), rollout...), "openai-messages", 14},
+		{"a Codex rollout then a Claude Code session", append(append([]byte{}, rollout...), session...), InputCodex, 29},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			fs, st := validateBytes(t, "two.jsonl", tc.data, Options{})
+			n := 0
+			for _, f := range fs {
+				if f.Code == "invalid-record" && f.Severity == Error {
+					n++
+				}
+			}
+			if n != tc.errors || st.Format != tc.format {
+				t.Fatalf("%d invalid-record errors, want %d; %+v %v", n, tc.errors, st, fs)
+			}
+		})
+	}
+}

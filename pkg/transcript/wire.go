@@ -14,6 +14,7 @@ type wireMsg struct {
 
 	role, typ []byte // "role"; "type" (Responses items)
 	hasRole   bool
+	wraps     bool // holds a "message" or "payload" object: a line of another log
 	roleK     byte // kind of "role"
 
 	content     byte // kind of "content"
@@ -222,6 +223,11 @@ func (s *scanner) readFields(m *wireMsg) {
 			m.cipher = len(s.stringOrSkip()) > 0
 		case "parts", "toolUse", "toolResult":
 			m.foreign = true
+			s.skip()
+		case "message", "payload":
+			// How Claude Code and Codex log lines hold a message: such
+			// a line among messages is another log's (conv.unknownItem).
+			m.wraps = m.wraps || s.peekKind() == kindObject
 			s.skip()
 		default:
 			s.skip()
