@@ -119,6 +119,7 @@ func runBatchMerge(opts *BatchMergeOptions) error {
 			fmt.Fprintf(ios.ErrOut, " · cost $%.4f", sum.Cost)
 		}
 		fmt.Fprintln(ios.ErrOut)
+		printFailures(ios.ErrOut, &sum)
 		for i, it := range m.Missing {
 			if i == 10 {
 				fmt.Fprintf(ios.ErrOut, "  … and %d more missing\n", len(m.Missing)-10)

@@ -2,6 +2,7 @@ package cmd
 
 import (
 	"fmt"
+	"io"
 	"os"
 	"path/filepath"
 	"slices"
@@ -66,10 +67,27 @@ func printBatchSummary(ios *IOStreams, opts *BatchOptions, e *batchEnd) {
 		}
 		fmt.Fprintf(w, "  slowest: %s\n", strings.Join(parts, " · "))
 	}
+	printFailures(w, sum)
 	if sum.Retryable > 0 && !opts.RetryFailed {
 		fmt.Fprintf(w, "  %d item%s ended in an error: --retry-failed runs %s again\n", sum.Retryable, plural(sum.Retryable, "", "s"), plural(sum.Retryable, "it", "them"))
 	}
 	fmt.Fprintf(w, "  results: %s\n", safeText(filepath.Join(opts.Dir, batch.ResultsName)))
+}
+
+// printFailures names the first items that failed and why, in input
+// order: piped, the summary is all a batch shows, and "11 failed" alone
+// sends the reader to the results file for the first thing they want.
+func printFailures(w io.Writer, sum *batch.Summary) {
+	for _, f := range sum.Failures {
+		why := f.Error
+		if why == "" {
+			why = f.Reason
+		}
+		fmt.Fprintf(w, "  failed: %s: %s\n", oneLineText(f.ID, 60), oneLineText(why, 200))
+	}
+	if n := sum.Failed - len(sum.Failures); n > 0 {
+		fmt.Fprintf(w, "  … and %d more failed (the results file has each)\n", n)
+	}
 }
 
 // reasons lists counts by reason, most first.

@@ -22,12 +22,32 @@ type Summary struct {
 	Cost   float64 `json:"cost"`
 	Priced int     `json:"priced"`
 	// Slowest are the items that took longest, slowest first.
-	Slowest []Result `json:"slowest"`
+	Slowest []Mention `json:"slowest"`
+	// Failures are the first failed items in input order, with why.
+	Failures []Mention `json:"failures"`
 }
 
-// Summarize adds up results, keeping the slowest n.
+// Mention is an item as a summary names it: which it is, how it ended and
+// why; its answer and metadata are in the results file.
+type Mention struct {
+	ID         string `json:"id"`
+	Line       int    `json:"line,omitempty"`
+	Reason     string `json:"reason"`
+	ExitCode   int    `json:"exit_code"`
+	DurationMS int64  `json:"duration_ms"`
+	Error      string `json:"error,omitempty"`
+	Transcript string `json:"transcript,omitempty"`
+}
+
+func mention(r *Result) Mention {
+	return Mention{ID: r.ID, Line: r.Line, Reason: r.Reason, ExitCode: r.ExitCode, DurationMS: r.DurationMS, Error: r.Error, Transcript: r.Transcript}
+}
+
+// Summarize adds up results, naming the slowest n and the first n that
+// failed.
 func Summarize(results []Result, n int) Summary {
-	s := Summary{ByReason: map[string]int{}}
+	s := Summary{ByReason: map[string]int{}, Slowest: []Mention{}, Failures: []Mention{}}
+	var failed []*Result
 	for i := range results {
 		r := &results[i]
 		s.Items++
@@ -39,6 +59,7 @@ func Summarize(results []Result, n int) Summary {
 			s.Budget++
 		default:
 			s.Failed++
+			failed = append(failed, r)
 			if r.Retryable() {
 				s.Retryable++
 			}
@@ -50,17 +71,28 @@ func Summarize(results []Result, n int) Summary {
 			s.Priced++
 		}
 	}
-	slow := slices.Clone(results)
-	slices.SortStableFunc(slow, func(a, b Result) int {
+	slow := make([]*Result, len(results))
+	for i := range results {
+		slow[i] = &results[i]
+	}
+	slices.SortStableFunc(slow, func(a, b *Result) int {
 		if c := cmp.Compare(b.DurationMS, a.DurationMS); c != 0 {
 			return c
 		}
 		return cmp.Compare(a.ID, b.ID)
 	})
-	s.Slowest = slow[:min(n, len(slow))]
-	for i := range s.Slowest {
-		// The summary names them; their answers are in the results file.
-		s.Slowest[i].Answer, s.Slowest[i].Metadata = "", nil
+	for _, r := range slow[:min(n, len(slow))] {
+		s.Slowest = append(s.Slowest, mention(r))
+	}
+	// In input order (a merge without the input: by id).
+	slices.SortStableFunc(failed, func(a, b *Result) int {
+		if c := cmp.Compare(a.Line, b.Line); c != 0 {
+			return c
+		}
+		return cmp.Compare(a.ID, b.ID)
+	})
+	for _, r := range failed[:min(n, len(failed))] {
+		s.Failures = append(s.Failures, mention(r))
 	}
 	return s
 }

@@ -15,8 +15,8 @@ func TestSummarize(t *testing.T) {
 		{ID: "a", Reason: "stop", DurationMS: 100, Steps: 2, Usage: transcript.Usage{InputTokens: 10, OutputTokens: 1}, Cost: &cost, Answer: "long answer"},
 		{ID: "b", Reason: "stop", DurationMS: 900, Steps: 1, Usage: transcript.Usage{InputTokens: 20, OutputTokens: 2}, Cost: &cost},
 		{ID: "c", Reason: "max_steps", ExitCode: 3, DurationMS: 900, Steps: 10},
-		{ID: "d", Reason: "error", ExitCode: 4, DurationMS: 50},
-		{ID: "e", Reason: "refusal", ExitCode: 1, DurationMS: 5000},
+		{ID: "e", Line: 9, Reason: "refusal", ExitCode: 1, DurationMS: 5000},
+		{ID: "d", Line: 4, Reason: "error", ExitCode: 4, DurationMS: 50, Error: "openai: 400 Bad Request: bad"},
 	}
 	s := Summarize(rs, 3)
 	if s.Items != 5 || s.Answered != 2 || s.Budget != 1 || s.Failed != 2 || s.Retryable != 1 {
@@ -31,11 +31,20 @@ func TestSummarize(t *testing.T) {
 	if len(s.Slowest) != 3 || s.Slowest[0].ID != "e" || s.Slowest[1].ID != "b" || s.Slowest[2].ID != "c" {
 		t.Errorf("slowest %v", s.Slowest)
 	}
+	if len(s.Failures) != 2 || s.Failures[0].ID != "d" || s.Failures[1].ID != "e" {
+		t.Errorf("failures %v", s.Failures)
+	}
 	if rs[0].Answer != "long answer" {
 		t.Error("Summarize changed its input")
 	}
 	if s.Worst() != Failed {
 		t.Errorf("worst %v", s.Worst())
+	}
+	if s.Failures[0].Error != "openai: 400 Bad Request: bad" {
+		t.Errorf("failure without its error: %+v", s.Failures[0])
+	}
+	if one := Summarize(rs, 1); len(one.Failures) != 1 || one.Failures[0].ID != "d" {
+		t.Errorf("first failure of 1: %v", one.Failures)
 	}
 	s = Summarize(rs[:3], 3)
 	if s.Worst() != Budget {
