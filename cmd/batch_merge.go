@@ -106,7 +106,7 @@ func runBatchMerge(opts *BatchMergeOptions) error {
 	sum := batch.Summarize(m.Results, 5)
 	if !opts.Quiet {
 		fmt.Fprintf(ios.ErrOut, "merge: %d item%s from %d folder%s: %d answered, %d failed, %d out of budget", sum.Items, plural(sum.Items, "", "s"),
-			len(opts.Dirs), plural(len(opts.Dirs), "", "s"), sum.Answered, sum.Failed, sum.Budget)
+			m.Folders, plural(m.Folders, "", "s"), sum.Answered, sum.Failed, sum.Budget)
 		if len(m.Missing) > 0 {
 			fmt.Fprintf(ios.ErrOut, ", %d missing", len(m.Missing))
 		}

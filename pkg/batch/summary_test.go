@@ -108,3 +108,28 @@ func TestMerge(t *testing.T) {
 		t.Error("a folder without results")
 	}
 }
+
+// TestMergeFolderGivenTwice: a folder named twice (out and ./out/, or a
+// glob that overlaps a name) is read once; its ids are not duplicates of
+// themselves.
+func TestMergeFolderGivenTwice(t *testing.T) {
+	root := t.TempDir()
+	dir := filepath.Join(root, "out")
+	os.MkdirAll(dir, 0o700)
+	f, _, _, err := OpenResults(filepath.Join(dir, ResultsName))
+	if err != nil {
+		t.Fatal(err)
+	}
+	f.Append(result("a", "stop", 0))
+	f.Close()
+	m, err := Merge([]string{dir, dir + "/", filepath.Join(root, ".", "out")}, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(m.Results) != 1 || len(m.Duplicates) != 0 || m.Folders != 1 {
+		t.Errorf("results %v, duplicates %v", m.Results, m.Duplicates)
+	}
+	if m.Results[0].Transcript != filepath.Join(dir, "a.jsonl") && m.Results[0].Transcript != "" {
+		t.Errorf("transcript %q", m.Results[0].Transcript)
+	}
+}
