@@ -115,10 +115,7 @@ func runBatchMerge(opts *BatchMergeOptions) error {
 			fmt.Fprintf(ios.ErrOut, "  by reason: %s\n", reasons(sum.ByReason))
 		}
 		fmt.Fprintf(ios.ErrOut, "  tokens: %d in, %d out", sum.Usage.InputTokens, sum.Usage.OutputTokens)
-		if sum.Priced > 0 {
-			fmt.Fprintf(ios.ErrOut, " · cost $%.4f", sum.Cost)
-		}
-		fmt.Fprintln(ios.ErrOut)
+		fmt.Fprintln(ios.ErrOut, costText(&sum))
 		printFailures(ios.ErrOut, &sum)
 		for i, it := range m.Missing {
 			if i == 10 {

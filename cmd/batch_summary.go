@@ -49,13 +49,7 @@ func printBatchSummary(ios *IOStreams, opts *BatchOptions, e *batchEnd) {
 	}
 	fmt.Fprintln(w)
 	fmt.Fprintf(w, "  tokens: %d in, %d out", sum.Usage.InputTokens, sum.Usage.OutputTokens)
-	if sum.Priced > 0 {
-		fmt.Fprintf(w, " · cost $%.4f", sum.Cost)
-		if sum.Priced < sum.Items {
-			fmt.Fprintf(w, " (%d of %d items priced)", sum.Priced, sum.Items)
-		}
-	}
-	fmt.Fprintln(w)
+	fmt.Fprintln(w, costText(sum))
 	if n := e.limited.Throttled; n > 0 {
 		fmt.Fprintf(w, "  rate limited: %d answer%s asked to slow down; requests waited %s in all\n",
 			n, plural(n, "", "s"), e.limited.Waited.Round(time.Millisecond))
@@ -88,6 +82,20 @@ func printFailures(w io.Writer, sum *batch.Summary) {
 	if n := sum.Failed - len(sum.Failures); n > 0 {
 		fmt.Fprintf(w, "  … and %d more failed (the results file has each)\n", n)
 	}
+}
+
+// costText ends the tokens line: the cost of the items priced, or that
+// it is unknown (no price for their models), as run's closing line says.
+func costText(sum *batch.Summary) string {
+	switch {
+	case sum.Cost == nil && sum.Items > 0:
+		return " · cost unknown"
+	case sum.Cost == nil:
+		return ""
+	case sum.Priced < sum.Items:
+		return fmt.Sprintf(" · cost $%.4f (%d of %d items priced)", *sum.Cost, sum.Priced, sum.Items)
+	}
+	return fmt.Sprintf(" · cost $%.4f", *sum.Cost)
 }
 
 // reasons lists counts by reason, most first.

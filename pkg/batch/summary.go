@@ -18,9 +18,10 @@ type Summary struct {
 	Retryable int              `json:"retryable"`
 	Steps     int              `json:"steps"`
 	Usage     transcript.Usage `json:"usage"`
-	// Cost sums the costs known; Priced counts the items that had one.
-	Cost   float64 `json:"cost"`
-	Priced int     `json:"priced"`
+	// Cost sums the costs known, nil when no item had one (unknown, not
+	// free); Priced counts the items that had one.
+	Cost   *float64 `json:"cost"`
+	Priced int      `json:"priced"`
 	// Slowest are the items that took longest, slowest first.
 	Slowest []Mention `json:"slowest"`
 	// Failures are the first failed items in input order, with why.
@@ -67,7 +68,10 @@ func Summarize(results []Result, n int) Summary {
 		s.Steps += r.Steps
 		s.Usage.Add(r.Usage)
 		if r.Cost != nil {
-			s.Cost += *r.Cost
+			if s.Cost == nil {
+				s.Cost = new(float64)
+			}
+			*s.Cost += *r.Cost
 			s.Priced++
 		}
 	}

@@ -25,7 +25,7 @@ func TestSummarize(t *testing.T) {
 	if s.ByReason["stop"] != 2 || s.ByReason["max_steps"] != 1 || s.ByReason["error"] != 1 || s.ByReason["refusal"] != 1 {
 		t.Errorf("by reason %v", s.ByReason)
 	}
-	if s.Usage.InputTokens != 30 || s.Steps != 13 || s.Cost != 1.0 || s.Priced != 2 {
+	if s.Usage.InputTokens != 30 || s.Steps != 13 || s.Cost == nil || *s.Cost != 1.0 || s.Priced != 2 {
 		t.Errorf("totals %+v", s)
 	}
 	if len(s.Slowest) != 3 || s.Slowest[0].ID != "e" || s.Slowest[1].ID != "b" || s.Slowest[2].ID != "c" {
@@ -47,6 +47,12 @@ func TestSummarize(t *testing.T) {
 		t.Errorf("first failure of 1: %v", one.Failures)
 	}
 	s = Summarize(rs[:3], 3)
+	if s.Worst() != Budget {
+		t.Errorf("worst of answers and a budget: %v", s.Worst())
+	}
+	if unpriced := Summarize(rs[2:], 3); unpriced.Cost != nil || unpriced.Priced != 0 {
+		t.Errorf("no item priced: cost %v, priced %d", unpriced.Cost, unpriced.Priced)
+	}
 	if s.Worst() != Budget {
 		t.Errorf("worst of answers and a budget: %v", s.Worst())
 	}
