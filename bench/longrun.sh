@@ -21,6 +21,9 @@ for limit in 0 32000; do
 done
 # Streamed, as on a terminal: the requests go out as composed all the same.
 ./bench/out/longrun -bin "$BIN" -steps "$STEPS" -runs "$RUNS" -stream
+# The least memory any program takes that makes one request through the SDKs.
+go build -o bench/out/floor ./bench/floor
+echo "one request through the SDKs, nothing else: $(./bench/out/floor)"
 if [ -n "${BIN_BEFORE:-}" ]; then
   echo "before ($BIN_BEFORE):"
   ./bench/out/longrun -bin "$BIN_BEFORE" -steps "$STEPS" -runs "$RUNS"
