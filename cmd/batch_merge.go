@@ -116,6 +116,7 @@ func runBatchMerge(opts *BatchMergeOptions) error {
 		}
 		fmt.Fprintf(ios.ErrOut, "  tokens: %d in, %d out", sum.Usage.InputTokens, sum.Usage.OutputTokens)
 		fmt.Fprintln(ios.ErrOut, costText(&sum))
+		printSlowest(ios.ErrOut, &sum)
 		printFailures(ios.ErrOut, &sum)
 		for i, it := range m.Missing {
 			if i == 10 {

@@ -54,18 +54,24 @@ func printBatchSummary(ios *IOStreams, opts *BatchOptions, e *batchEnd) {
 		fmt.Fprintf(w, "  rate limited: %d answer%s asked to slow down; requests waited %s in all\n",
 			n, plural(n, "", "s"), e.limited.Waited.Round(time.Millisecond))
 	}
-	if len(sum.Slowest) > 0 {
-		var parts []string
-		for _, r := range sum.Slowest {
-			parts = append(parts, fmt.Sprintf("%s %s", oneLineText(r.ID, 60), (time.Duration(r.DurationMS)*time.Millisecond).Round(time.Millisecond)))
-		}
-		fmt.Fprintf(w, "  slowest: %s\n", strings.Join(parts, " · "))
-	}
+	printSlowest(w, sum)
 	printFailures(w, sum)
 	if sum.Retryable > 0 && !opts.RetryFailed {
 		fmt.Fprintf(w, "  %d item%s ended in an error: --retry-failed runs %s again\n", sum.Retryable, plural(sum.Retryable, "", "s"), plural(sum.Retryable, "it", "them"))
 	}
 	fmt.Fprintf(w, "  results: %s\n", safeText(filepath.Join(opts.Dir, batch.ResultsName)))
+}
+
+// printSlowest names the items that took longest.
+func printSlowest(w io.Writer, sum *batch.Summary) {
+	if len(sum.Slowest) == 0 {
+		return
+	}
+	var parts []string
+	for _, r := range sum.Slowest {
+		parts = append(parts, fmt.Sprintf("%s %s", oneLineText(r.ID, 60), (time.Duration(r.DurationMS)*time.Millisecond).Round(time.Millisecond)))
+	}
+	fmt.Fprintf(w, "  slowest: %s\n", strings.Join(parts, " · "))
 }
 
 // printFailures names the first items that failed and why, in input
