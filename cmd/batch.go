@@ -224,6 +224,7 @@ func runBatch(ctx context.Context, opts *BatchOptions) error {
 
 	e := &batchEnd{plan: plan, rep: rep, limited: b.net.limiter.Status()}
 	e.sum = batch.Summarize(append(plan.Finished, rep.Finished...), 5)
+	e.sum.AddSpent(rep.Unfinished)
 	if !opts.Quiet {
 		printBatchSummary(ios, opts, e)
 	}

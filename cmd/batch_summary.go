@@ -94,10 +94,10 @@ func printFailures(w io.Writer, sum *batch.Summary) {
 // it is unknown (no price for their models), as run's closing line says.
 func costText(sum *batch.Summary) string {
 	switch {
-	case sum.Cost == nil && sum.Items > 0:
-		return " · cost unknown"
+	case sum.Cost == nil && sum.Items == 0 && sum.Usage.InputTokens+sum.Usage.OutputTokens == 0:
+		return "" // nothing ran
 	case sum.Cost == nil:
-		return ""
+		return " · cost unknown"
 	case sum.Priced < sum.Items:
 		return fmt.Sprintf(" · cost $%.4f (%d of %d items priced)", *sum.Cost, sum.Priced, sum.Items)
 	}

@@ -101,6 +101,23 @@ func Summarize(results []Result, n int) Summary {
 	return s
 }
 
+// AddSpent counts in the tokens, steps and cost of items that did not
+// finish (interrupted): they were spent, and paid for, as far as the items
+// went. Their counts by class are not touched: they have no outcome yet.
+func (s *Summary) AddSpent(unfinished []Result) {
+	for i := range unfinished {
+		r := &unfinished[i]
+		s.Steps += r.Steps
+		s.Usage.Add(r.Usage)
+		if r.Cost != nil {
+			if s.Cost == nil {
+				s.Cost = new(float64)
+			}
+			*s.Cost += *r.Cost
+		}
+	}
+}
+
 // Worst is the class that decides a batch's exit status: Failed if any
 // item failed, else Budget if any ran out of budget, else Answered. A
 // failure outranks a budget: it needs a person, a budget only a higher

@@ -139,3 +139,17 @@ func TestMergeFolderGivenTwice(t *testing.T) {
 		t.Errorf("transcript %q", m.Results[0].Transcript)
 	}
 }
+
+// TestSummaryAddSpent: the tokens and cost of items interrupted count in
+// the totals (they were paid for); the items do not count as ended.
+func TestSummaryAddSpent(t *testing.T) {
+	cost := 0.25
+	s := Summarize([]Result{{ID: "a", Reason: "stop", Steps: 1, Usage: transcript.Usage{InputTokens: 10, OutputTokens: 2}}}, 3)
+	s.AddSpent([]Result{{ID: "b", Reason: "interrupted", Steps: 2, Usage: transcript.Usage{InputTokens: 30, OutputTokens: 4}, Cost: &cost}})
+	if s.Items != 1 || s.Answered != 1 || s.Failed != 0 || s.ByReason["interrupted"] != 0 {
+		t.Errorf("counts %+v", s)
+	}
+	if s.Usage.InputTokens != 40 || s.Usage.OutputTokens != 6 || s.Steps != 3 || s.Cost == nil || *s.Cost != 0.25 {
+		t.Errorf("totals %+v cost %v", s.Usage, s.Cost)
+	}
+}
