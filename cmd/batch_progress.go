@@ -153,7 +153,7 @@ func (p *batchProgress) drawLocked() {
 	if !p.live || p.held > 0 {
 		return
 	}
-	p.showLocked(truncate(p.statusLocked(time.Now()), p.width-1))
+	p.showLocked(truncateWidth(p.statusLocked(time.Now()), p.width-1))
 }
 
 // statusLocked is the bar's line.

@@ -103,6 +103,8 @@ func addCompletions(root *cobra.Command, ios *IOStreams) {
 		"agentloop validate":    completeTranscripts,
 		"agentloop batch":       completeBatchInput,
 		"agentloop batch merge": completeDirs,
+		"agentloop log show":    completeRuns(ios),
+		"agentloop log path":    completeRuns(ios),
 	}
 	noFiles := cobra.NoFileCompletions
 	flags := map[string]cobra.CompletionFunc{
@@ -111,6 +113,7 @@ func addCompletions(root *cobra.Command, ios *IOStreams) {
 		"tool":      completeToolFlag(ios),
 		"tools-dir": completeDirs,
 		"dir":       completeDirs,
+		"continue":  completeRuns(ios),
 		"input": cobra.FixedCompletions([]string{
 			"agentloop\tan agentloop transcript", "messages\tJSONL of bare messages",
 			"conversations\tJSONL of {\"messages\": [...]}", "request\ta JSON request body",

@@ -1,13 +1,18 @@
 package cmd
 
 import (
+	"bytes"
 	"context"
 	"errors"
 	"fmt"
+	"io"
+	"os"
 	"path/filepath"
+	"strings"
 
 	"github.com/agentloop/agentloop/internal/trust"
 	"github.com/agentloop/agentloop/pkg/agent"
+	"github.com/agentloop/agentloop/pkg/history"
 	"github.com/agentloop/agentloop/pkg/transcript"
 )
 
@@ -99,4 +104,72 @@ func checkFoundRun(dir, ref, path string) error {
 		return &ExitError{Code: ExitUsage, Err: fmt.Errorf("%s %s: a run found there may be one someone planted; name the transcript by its path to go on from it", path, why)}
 	}
 	return nil
+}
+
+// refInPrompt refuses a prompt whose first argument names a run: written
+// with a space, `--continue 3f2a9c "and in Rome?"` gives -c no value, so
+// the id would be sent as the start of a prompt to the last conversation,
+// not to the one named. A first argument that names a run is the start
+// of an id of the folder's (six characters or more, a digit among them:
+// words such as "decade" are not taken for one) or an agentloop
+// transcript's path. The whole prompt quoted as one argument is sent.
+func refInPrompt(dir string, args []string) error {
+	if len(args) == 0 {
+		return nil
+	}
+	ref, what := args[0], ""
+	switch {
+	case strings.HasSuffix(ref, ".jsonl") && isTranscriptFile(ref):
+		what = fmt.Sprintf("%q is a transcript: to go on with it", ref)
+	case looksLikeID(ref):
+		e, err := history.Lookup(dir, ref)
+		var amb *history.AmbiguousError
+		switch {
+		case err == nil:
+			what = fmt.Sprintf("%q is the start of run %s's id: to go on with that run", ref, e.ID())
+		case errors.As(err, &amb):
+			what = fmt.Sprintf("%q is the start of the ids of %d runs: to go on with one of them", ref, len(amb.Matches))
+		default:
+			return nil
+		}
+	default:
+		return nil
+	}
+	return flagErrorf("%s, write --continue=%s (with the =: -c alone goes on with the last run, and what follows is the prompt); to ask the last run, quote the whole prompt as one argument", what, ref)
+}
+
+// looksLikeID reports whether s could be the start of a run's id as
+// agentloop log prints it: hexadecimal, at least six characters, a digit
+// among them.
+func looksLikeID(s string) bool {
+	if len(s) < 6 || len(s) > 16 {
+		return false
+	}
+	digit := false
+	for _, c := range s {
+		switch {
+		case c >= '0' && c <= '9':
+			digit = true
+		case c >= 'a' && c <= 'f', c >= 'A' && c <= 'F':
+		default:
+			return false
+		}
+	}
+	return digit
+}
+
+// isTranscriptFile reports whether path is a regular file that starts as
+// an agentloop transcript does.
+func isTranscriptFile(path string) bool {
+	f, err := os.Open(path)
+	if err != nil {
+		return false
+	}
+	defer f.Close()
+	if fi, err := f.Stat(); err != nil || !fi.Mode().IsRegular() {
+		return false
+	}
+	b := make([]byte, 64)
+	n, _ := io.ReadFull(f, b)
+	return bytes.HasPrefix(bytes.TrimLeft(b[:n], " \t"), []byte(`{"type":"header"`))
 }

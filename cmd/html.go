@@ -1,7 +1,9 @@
 package cmd
 
 import (
+	"bufio"
 	"bytes"
+	"errors"
 	"fmt"
 	"io"
 	"os"
@@ -23,13 +25,24 @@ func writeHTMLReport(ios *IOStreams, file, out string) error {
 	}
 	conv := convs[0]
 	render := func(w io.Writer) error {
-		return htmlview.Render(w, conv, htmlview.Options{Name: file, Dialect: agent.DialectFor(conv.Shape), Safe: safeText})
+		// The template writes a page in thousands of small pieces: one
+		// system call each cost as much as drawing it.
+		bw := bufio.NewWriterSize(w, 64<<10)
+		if err := htmlview.Render(bw, conv, htmlview.Options{Name: file, Dialect: agent.DialectFor(conv.Shape), Safe: safeText}); err != nil {
+			return err
+		}
+		return bw.Flush()
 	}
 	if out == "-" {
 		return render(ios.Out)
 	}
 	if file != "-" && sameFile(out, file) {
 		return flagErrorf("--html %s would overwrite the transcript being read", out)
+	}
+	if dir := filepath.Dir(out); dir != "." {
+		if _, err := os.Stat(dir); errors.Is(err, os.ErrNotExist) {
+			return &ExitError{Code: ExitUsage, Err: fmt.Errorf("--html %s: folder %s: no such file or directory (--html makes no folder)", out, dir)}
+		}
 	}
 	if fi, err := os.Stat(out); err == nil {
 		switch {

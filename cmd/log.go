@@ -4,15 +4,16 @@ import (
 	"bufio"
 	"bytes"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"io"
+	"os"
 	"path/filepath"
 	"runtime"
 	"strconv"
 	"strings"
 	"sync"
 	"time"
-	"unicode/utf8"
 
 	"github.com/spf13/cobra"
 
@@ -98,6 +99,11 @@ thousands take a fraction of a second; listing all of them (-n 0, --search) abou
 // logDir is --dir, else the configured transcript folder.
 func logDir(c *cobra.Command, ios *IOStreams) (string, error) {
 	if d, _ := c.Flags().GetString("dir"); d != "" {
+		// A folder named by hand that is not there is a typo, not an
+		// empty history (the transcript folder is made by the first run).
+		if _, err := os.Stat(d); errors.Is(err, os.ErrNotExist) {
+			return "", &ExitError{Code: ExitUsage, Err: fmt.Errorf("--dir %s: no such folder", displayText(d, 200))}
+		}
 		return d, nil
 	}
 	cfg, err := configFor(c, ios)
@@ -245,10 +251,19 @@ func writeLogTable(out io.Writer, ios *IOStreams, threads []history.Thread) erro
 			rows[1+i] = logRow(runs[i].Run)
 		}
 	})
+	entries := make([]*history.Entry, len(runs))
+	for i, r := range runs {
+		entries[i] = r.Entry
+	}
+	for i, id := range history.ShortIDs(entries) {
+		if id != "" {
+			rows[1+i].id = cell(id, 16)
+		}
+	}
 	var w [6]int
 	for _, r := range rows {
 		for i, s := range []string{r.id, r.when, r.model, r.steps, r.tokens, r.end} {
-			w[i] = max(w[i], utf8.RuneCountInString(s))
+			w[i] = max(w[i], textWidth(s))
 		}
 	}
 	var line []byte
@@ -262,7 +277,7 @@ func writeLogTable(out io.Writer, ios *IOStreams, threads []history.Thread) erro
 		line = append(append(line, "  "...), r.prompt...)
 		line = bytes.TrimRight(line, " ")
 		if ios.IsStdoutTTY() {
-			line = append([]byte(truncate(string(line), ios.Width())), '\n')
+			line = append([]byte(truncateWidth(string(line), ios.Width())), '\n')
 		} else {
 			line = append(line, '\n')
 		}
@@ -273,11 +288,11 @@ func writeLogTable(out io.Writer, ios *IOStreams, threads []history.Thread) erro
 	return nil
 }
 
-// appendPad appends s padded with spaces to w runes: on the left when
+// appendPad appends s padded with spaces to w columns: on the left when
 // right (numbers align right), else on the right.
 func appendPad(b []byte, s string, w int, right bool) []byte {
 	const spaces = "                                "
-	n := max(0, w-utf8.RuneCountInString(s))
+	n := max(0, w-textWidth(s))
 	if !right {
 		b = append(b, s...)
 	}

@@ -118,7 +118,7 @@ func findRun(dir, ref string) (string, error) {
 		return "", flagErrorf("an empty run reference: give the start of an id, %q or a transcript's path", history.Last)
 	}
 	if isRunPath(ref) {
-		return transcriptFile(ref)
+		return transcriptFile(homePath(ref))
 	}
 	e, err := history.Lookup(dir, ref)
 	var (
@@ -138,6 +138,23 @@ func findRun(dir, ref string) (string, error) {
 		return "", &ExitError{Code: ExitUsage, Err: fmt.Errorf("read the transcript folder: %w", err)}
 	}
 	return e.Path, nil
+}
+
+// homePath reads a leading ~/ as the home folder, as a shell would: after
+// the = of --continue=~/run.jsonl no shell does, and the = is needed there.
+// A folder of the working folder named ~ wins.
+func homePath(path string) string {
+	rest, ok := strings.CutPrefix(path, "~/")
+	if !ok {
+		return path
+	}
+	if _, err := os.Lstat("~"); err == nil {
+		return path
+	}
+	if home, err := os.UserHomeDir(); err == nil {
+		return filepath.Join(home, rest)
+	}
+	return path
 }
 
 // transcriptFile checks that a path given for a run is a file.

@@ -102,7 +102,7 @@ func (p *progress) drawLocked() {
 		status = fmt.Sprintf("step %d · running %s", p.step, strings.Join(sortedUnique(names), ", "))
 	}
 	line := fmt.Sprintf("%s · %.1fs", status, time.Since(p.start).Seconds())
-	p.showLocked(truncate(line, p.width-1))
+	p.showLocked(truncateWidth(line, p.width-1))
 }
 
 // Event is the loop's OnEvent.

@@ -171,6 +171,9 @@ func recordedModel(ios *IOStreams, cfg *config.Config, flags modelOptions, file 
 	if mo.System == "" {
 		mo.System = conv.System
 	}
+	if mo.Model == "" && conv.Model != "" {
+		mo.Model, mo.modelFrom = conv.Model, "the request body's model"
+	}
 	if mo.Provider == "" {
 		mo.Provider = conv.Shape
 	}

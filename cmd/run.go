@@ -104,6 +104,11 @@ tokens, cost, context), 4 provider/API error, 130 interrupted.`,
 
 func runRun(ctx context.Context, opts *RunOptions) error {
 	ios := opts.IO
+	if opts.Continue == history.Last {
+		if err := refInPrompt(opts.TranscriptDir, opts.Prompt); err != nil {
+			return err
+		}
+	}
 	prompt, err := readPrompt(ctx, ios, opts.Prompt)
 	if errors.Is(err, errNoPrompt) && opts.Continue != "" {
 		return flagErrorf("no prompt: -c goes on with a new message (to go on where a run stopped, without one: agentloop replay --resume FILE)")

@@ -188,3 +188,50 @@ func TestTruncate(t *testing.T) {
 		}
 	}
 }
+
+func TestTruncateWidth(t *testing.T) {
+	tests := []struct {
+		in   string
+		cols int
+		want string
+	}{
+		{"abcdef", 6, "abcdef"},
+		{"abcdefg", 6, "abcde…"},
+		{"東京都", 6, "東京都"},
+		{"東京都庁", 6, "東京…"},
+		{"a東京都庁", 6, "a東京…"},
+		{"ab東京都庁", 6, "ab東…"},
+		{"e\u0301e\u0301e\u0301e\u0301e\u0301e\u0301", 6, "e\u0301e\u0301e\u0301e\u0301e\u0301e\u0301"},
+		{"😀😀😀", 5, "😀😀…"},
+		{"😀😀😀", 6, "😀😀😀"},
+		{"a\xffbcdefgh", 4, "a\ufffdb…"},
+		{"abc", 1, "abc"},
+	}
+	for _, tt := range tests {
+		if got := truncateWidth(tt.in, tt.cols); got != tt.want {
+			t.Errorf("truncateWidth(%q, %d) = %q, want %q", tt.in, tt.cols, got, tt.want)
+		}
+	}
+}
+
+// The status line of a run on a terminal fits its width when a tool's
+// name holds wide characters: a line that wraps is not redrawn in place
+// by \r, and its first half stays on the screen.
+func TestStatusLineFitsWideNames(t *testing.T) {
+	ios, _, _, errOut := Test()
+	ios.SetTTY(false, false, true)
+	ios.SetWidth(30)
+	p := newProgress(ios, false, true) // quiet: no ticker; drawn by hand
+	p.live, p.step = true, 3
+	p.running["call_1"] = "天気予報を調べる道具"
+	p.mu.Lock()
+	p.drawLocked()
+	p.mu.Unlock()
+	line := strings.TrimPrefix(errOut.String(), "\r\x1b[K")
+	if w := textWidth(line); w > 29 || !strings.HasSuffix(line, "…") {
+		t.Errorf("status line %q takes %d columns of 30", line, w)
+	}
+	if want := "step 3 · running 天気予報を…"; line != want {
+		t.Errorf("status line %q, want %q", line, want)
+	}
+}

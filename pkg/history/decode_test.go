@@ -119,3 +119,31 @@ func TestDecode(t *testing.T) {
 		t.Errorf("%d headers read quickly, want the writer's two at least", quick)
 	}
 }
+
+// A record is told by its type however it was written: as agentloop
+// writes it, with white space around the colon, with "type" after other
+// keys; a line that is not a record of the type is not taken for one.
+func TestIsType(t *testing.T) {
+	tests := []struct {
+		line, typ string
+		want      bool
+	}{
+		{`{"type":"end","reason":"stop"}`, "end", true},
+		{`{"type":"endx","reason":"stop"}`, "end", false},
+		{`{"type":"message","seq":1}`, "end", false},
+		{`{"type": "end", "reason": "stop"}`, "end", true},
+		{` { "type" :	"end" }`, "end", true},
+		{`{"type": "message"}`, "end", false},
+		{`{"time":"2026-03-01T10:00:00Z","type":"end"}`, "end", true},
+		{`{"time":"2026-03-01T10:00:00Z","kind":"end"}`, "end", false},
+		{`{"role":"user","content":"{\"type\":\"end\"}"}`, "end", false},
+		{`{"type":"end"`, "end", true},
+		{`not json`, "end", false},
+		{`{"x":"` + strings.Repeat("a", maxTypeDecode) + `","type":"end"}`, "end", false},
+	}
+	for _, tt := range tests {
+		if got := isType([]byte(tt.line), tt.typ); got != tt.want {
+			t.Errorf("isType(%.60q, %q) = %v, want %v", tt.line, tt.typ, got, tt.want)
+		}
+	}
+}

@@ -144,7 +144,15 @@ func (e *Entry) Tokens() int64 {
 // Continues reports whether the run went on with another transcript's
 // conversation (-c or replay --resume).
 func (e *Entry) Continues() bool {
-	return e.Header != nil && e.Header.ParentID != "" &&
+	return e.Header != nil && e.Header.ParentID != "" && e.copies()
+}
+
+// copies reports whether the transcript starts with a conversation copied
+// from another file (a continued or resumed run), so that the run's own
+// prompt is not its first message: from another transcript (Continues), or
+// from a file of bare messages or a request body, which has no id.
+func (e *Entry) copies() bool {
+	return e.Header != nil && (e.Header.ParentID != "" || e.Header.Parent != "") &&
 		(e.Header.Command == CommandContinue || e.Header.Command == CommandResume)
 }
 
@@ -244,7 +252,7 @@ func (e *Entry) read(r *fileReader, opts Options) error {
 			e.Prompt = p
 		}
 	}
-	if !e.Continues() {
+	if !e.copies() {
 		// The prompt of a run is its first message.
 		if line, _, err := r.lineAt(head.next); err == nil && isType(line, transcript.TypeMessage) {
 			if m, ok := decodeTail(line); ok && m.Role == "user" {
@@ -260,7 +268,7 @@ func (e *Entry) read(r *fileReader, opts Options) error {
 // message with text, a few records before the end as a rule).
 func (e *Entry) readTail(r *fileReader, opts Options) error {
 	b := newBackLines(r)
-	wantPrompt := e.Continues() && e.Prompt == ""
+	wantPrompt := e.copies() && e.Prompt == ""
 	wantAnswer := opts.Answers
 	seenMessage := false
 	for first := true; ; first = false {
@@ -291,7 +299,7 @@ func (e *Entry) readTail(r *fileReader, opts Options) error {
 		}
 		// Once the step is known, only a message that can be the answer or
 		// the prompt is worth decoding; a cheap look at the line tells.
-		if seenMessage && !(wantAnswer && bytes.Contains(line, []byte(`"assistant"`)) || (wantPrompt || wantAnswer && e.Continues()) && bytes.Contains(line, []byte(`"user"`))) {
+		if seenMessage && !(wantAnswer && bytes.Contains(line, []byte(`"assistant"`)) || (wantPrompt || wantAnswer && e.copies()) && bytes.Contains(line, []byte(`"user"`))) {
 			continue
 		}
 		rec, ok := decodeTail(line)
@@ -306,7 +314,7 @@ func (e *Entry) readTail(r *fileReader, opts Options) error {
 			// The answer is the last assistant message's text; one that
 			// only calls tools has none.
 			e.Answer, wantAnswer = rec.Text, false
-		case rec.IsPrompt() && e.Continues():
+		case rec.IsPrompt() && e.copies():
 			if wantPrompt {
 				e.Prompt, wantPrompt = rec.Text, false
 			}
@@ -362,8 +370,49 @@ func slowEnd(line []byte) (*transcript.End, bool) {
 
 // isType reports whether a line looks like a record of the type: the
 // writer puts "type" first, and a cheap look saves decoding a long line.
+// A record written otherwise (by another program: spaces after its
+// colons and commas, "type" not first) is read for its type.
 func isType(line []byte, typ string) bool {
-	return bytes.HasPrefix(line, []byte(`{"type":"`+typ+`"`))
+	if rest, ok := bytes.CutPrefix(line, []byte(`{"type":"`)); ok {
+		return bytes.HasPrefix(rest, []byte(typ)) && bytes.HasPrefix(rest[len(typ):], []byte(`"`))
+	}
+	return recordType(line) == typ
+}
+
+// maxTypeDecode is the longest line whose "type", when it is not the first
+// key, is found by decoding the line: a longer one is not taken for a
+// record, rather than decoded whole each time it is looked at.
+const maxTypeDecode = 1 << 20
+
+// recordType is the type of a record not written as agentloop writes it:
+// "type" first with white space around its colon, else decoded.
+func recordType(line []byte) string {
+	const ws = " \t\r\n"
+	rest, ok := bytes.CutPrefix(bytes.TrimLeft(line, ws), []byte("{"))
+	if !ok {
+		return ""
+	}
+	if rest, ok := bytes.CutPrefix(bytes.TrimLeft(rest, ws), []byte(`"type"`)); ok {
+		rest, ok = bytes.CutPrefix(bytes.TrimLeft(rest, ws), []byte(":"))
+		if !ok {
+			return ""
+		}
+		rest, ok = bytes.CutPrefix(bytes.TrimLeft(rest, ws), []byte(`"`))
+		if i := bytes.IndexByte(rest, '"'); ok && i >= 0 {
+			return string(rest[:i])
+		}
+		return ""
+	}
+	if len(line) > maxTypeDecode {
+		return ""
+	}
+	var rec struct {
+		Type string `json:"type"`
+	}
+	if json.Unmarshal(line, &rec) != nil {
+		return ""
+	}
+	return rec.Type
 }
 
 func decodeHeader(line []byte) (*transcript.Header, error) {
@@ -410,6 +459,10 @@ func notHeader(line []byte) error {
 		Role *string `json:"role"`
 	}
 	if err := json.Unmarshal(line, &probe); err != nil {
+		var notObject *json.UnmarshalTypeError
+		if errors.As(err, &notObject) {
+			return fmt.Errorf("not an agentloop transcript: the first line is a JSON %s, not a header", notObject.Value)
+		}
 		return errors.New("not an agentloop transcript: the first line is not JSON")
 	}
 	what := "a record"

@@ -153,6 +153,15 @@ func TestRead(t *testing.T) {
 {"type":"end","reason":"stop","steps":3,"usage":{"input_tokens":0,"output_tokens":0}}
 `)
 		}, Options{Answers: true}, want{state: "stop", prompt: "and draw it?", answer: "A square.", steps: 3}},
+		{"a continuation of a file that is no transcript (bare messages): the prompt is its new message", func(p string) {
+			writeFile(t, p, `{"type":"header","version":1,"id":"c1","time":"2026-03-01T10:00:00Z","command":"continue","provider":"openai","model":"m","parent":"msgs.jsonl"}
+{"type":"message","seq":1,"step":0,"time":"2026-03-01T10:00:00.1Z","message":{"role":"user","content":"hi"}}
+{"type":"message","seq":2,"step":1,"time":"2026-03-01T10:00:00.2Z","message":{"role":"assistant","content":"hello"}}
+{"type":"message","seq":3,"step":1,"time":"2026-03-01T10:00:00.3Z","message":{"role":"user","content":"and more?"}}
+{"type":"message","seq":4,"step":2,"time":"2026-03-01T10:00:01Z","message":{"role":"assistant","content":"More."},"usage":{"input_tokens":10,"output_tokens":2},"finish_reason":"stop"}
+{"type":"end","time":"2026-03-01T10:00:01.1Z","reason":"stop","steps":2,"usage":{"input_tokens":10,"output_tokens":2}}
+`)
+		}, Options{Answers: true}, want{state: "stop", prompt: "and more?", answer: "More.", steps: 2, tokens: 12}},
 		{"a continued run with a large parent and no answer yet", func(p string) {
 			run{id: "c1", parentID: "a1", command: CommandContinue, start: t0, copied: slices.Repeat([]string{strings.Repeat("long question ", 2000)}, 40), prompt: "and then?", steps: 1}.write(t, p)
 		}, Options{Answers: true}, want{state: StateUnfinished, prompt: "and then?", steps: 41}},
@@ -173,6 +182,8 @@ func TestRead(t *testing.T) {
 			writeFile(t, p, `{"role":"user","content":"hi"}`+"\n")
 		}, Options{}, want{state: StateForeign, problem: "the first line is a bare message, not a header"}},
 		{"not JSON", func(p string) { writeFile(t, p, "\x00\x01binary\xff") }, Options{}, want{state: StateForeign, problem: "the first line is not JSON"}},
+		{"JSON that is not an object", func(p string) { writeFile(t, p, "[1,2,3]\n") }, Options{}, want{state: StateForeign, problem: "the first line is a JSON array, not a header"}},
+		{"a JSON string", func(p string) { writeFile(t, p, "\"text\"\n") }, Options{}, want{state: StateForeign, problem: "the first line is a JSON string, not a header"}},
 		{"another version", func(p string) {
 			writeFile(t, p, `{"type":"header","version":7,"id":"x"}`+"\n")
 		}, Options{}, want{state: StateForeign, problem: "format version 7"}},

@@ -38,6 +38,8 @@ type Conversation struct {
 	Shape string
 	// System is the system prompt of a request body, if any.
 	System string
+	// Model is the model a request body names, if any.
+	Model string
 	// Torn is set when the last line was cut off (the writer was killed);
 	// it was left out.
 	Torn *LineError
@@ -95,9 +97,13 @@ func readRequest(b []byte) (*Conversation, bool, error) {
 			System       json.RawMessage   `json:"system"`
 			Input        json.RawMessage   `json:"input"`
 			Instructions json.RawMessage   `json:"instructions"`
+			Model        any               `json:"model"`
 		}
 		if err := json.Unmarshal(b, &body); err != nil {
 			return nil, false, nil
+		}
+		if m, ok := body.Model.(string); ok {
+			c.Model = m
 		}
 		switch {
 		case body.Messages != nil:
