@@ -172,5 +172,8 @@ func (o *limitOptions) record(h *transcript.Header) {
 		h.Context = &transcript.ContextPolicy{
 			Limit: p.Limit, Keep: p.Keep, KeepTools: p.KeepTools, ClearAtLeast: p.ClearAtLeast, Editing: o.ContextEditing,
 		}
+		if o.serverClearing() {
+			h.Context.ContextManagement, h.Context.Beta = agent.ServerClearing(p), agent.ServerClearingBeta
+		}
 	}
 }

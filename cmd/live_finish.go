@@ -104,7 +104,12 @@ func outcomeError(out *agent.Outcome, err error, path string, e runEnd) error {
 	}
 	if out.Exhausted != "" {
 		// Answered or not, the work was cut short: a resume leaves out an
-		// answer the budget asked for and goes on with the tools.
+		// answer the budget asked for and goes on with the tools. Under
+		// the same context limit it would stop where this run did: the
+		// results it may not clear fill it.
+		if out.Exhausted == agent.ExhaustedContext && path != "" {
+			resume = "; continue it under a larger limit with: agentloop replay --resume --context-limit TOKENS " + path
+		}
 		return &ExitError{Code: ExitBudget, Err: errors.New(exhaustedMessage(out, e) + resume)}
 	}
 	switch out.Reason {

@@ -136,7 +136,7 @@ func (a *Anthropic) Complete(ctx context.Context, req *Request) (*Turn, error) {
 		}),
 	}
 	if a.cfg.ServerClearing.On() {
-		opts = append(opts, aoption.WithHeaderAdd("anthropic-beta", string(anthropic.AnthropicBetaContextManagement2025_06_27)))
+		opts = append(opts, aoption.WithHeaderAdd("anthropic-beta", ServerClearingBeta))
 	}
 	if req.OnText != nil {
 		turn, err := a.stream(ctx, params, opts, req.OnText)
@@ -231,6 +231,17 @@ func calledToolStubs(msgs []Message) []Message {
 		}
 	}
 	return stubs
+}
+
+// ServerClearingBeta is the anthropic-beta header value that requests
+// with ServerClearing's context management carry.
+const ServerClearingBeta = string(anthropic.AnthropicBetaContextManagement2025_06_27)
+
+// ServerClearing is the context management (its JSON) that has the
+// Anthropic API clear old tool results itself, as the policy would: what
+// each request of such a run carries as "context_management".
+func ServerClearing(p *ContextPolicy) json.RawMessage {
+	return serverClearing(p)
 }
 
 // serverClearing is the context management that has the API clear old

@@ -28,6 +28,7 @@ type recordInfo struct {
 	reason     []byte
 	hasTools   bool
 	hasContext bool   // a header's clearing policy
+	context    []byte // that policy
 	hasParent  bool   // a header's parent: the transcript holds another's records
 	cleared    []byte // a message's cleared entries
 	toolsKind  byte   // the kind of a "tools" that is not an array
@@ -254,7 +255,10 @@ func (v *validator) record(text []byte, n int, complete bool) {
 				continue
 			}
 		case "context":
-			ri.hasContext = s.peekKind() == kindObject
+			if s.peekKind() == kindObject {
+				ri.hasContext, ri.context = true, s.skipRaw()
+				continue
+			}
 		case "parent":
 			ri.hasParent = s.peekKind() == kindString
 		case "cleared":
@@ -303,6 +307,9 @@ func (v *validator) record(text []byte, n int, complete bool) {
 		// A transcript that goes on from another starts with its records,
 		// clearings and all, whatever its own run's policy.
 		v.clearing.policy = ri.hasContext || ri.hasParent
+		if ri.hasContext && !ri.hasParent {
+			v.clearing.usePolicy(ri.context)
+		}
 		v.applyHeader(n, &ri, names)
 	case TypeMessage:
 		v.messageRecord(n, &ri)
@@ -401,11 +408,12 @@ func (v *validator) messageRecord(n int, ri *recordInfo) {
 	m := &v.msg
 	m.step = ri.step
 	c.add(m)
+	v.noteCalls(m)
 	if seqOK {
 		// The results a request cleared are earlier ones; this message's
 		// own may be cleared by later requests.
 		if ri.cleared != nil {
-			v.checkCleared(n, seq, ri.cleared)
+			v.checkCleared(n, seq, ri.cleared, m)
 		}
 		v.noteResults(n, seq, m)
 	}

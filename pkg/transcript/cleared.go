@@ -3,6 +3,7 @@ package transcript
 import (
 	"encoding/json"
 	"hash/maphash"
+	"slices"
 	"strconv"
 	"strings"
 )
@@ -22,6 +23,88 @@ type clearedCheck struct {
 	results map[uint64]int // (seq, call id) → the line of the message
 	cleared map[uint64]int // (seq, call id) → the line that cleared it
 	seed    maphash.Seed
+
+	// The call names, to check an entry's name and the tools whose
+	// results are never cleared: call id → name, the names interned.
+	names    map[uint64]string
+	interned map[string]string
+
+	// The header's policy, for a run that started the transcript (one that
+	// goes on from another starts with the clearings of its own policy):
+	// the last keep results are never cleared, nor those of keepTools.
+	// latest holds the last keep results noted, oldest first.
+	rules     bool
+	keep      int
+	keepTools []string
+	latest    []uint64
+}
+
+// usePolicy reads the header's clearing policy (its "context" object).
+func (c *clearedCheck) usePolicy(raw []byte) {
+	var p struct {
+		Keep      int      `json:"keep"`
+		KeepTools []string `json:"keep_tools"`
+	}
+	if json.Unmarshal(raw, &p) != nil || p.Keep < 0 {
+		return
+	}
+	c.rules, c.keep, c.keepTools = true, p.Keep, p.KeepTools
+}
+
+func (c *clearedCheck) init() {
+	if c.results == nil {
+		c.results, c.cleared, c.seed = map[uint64]int{}, map[uint64]int{}, maphash.MakeSeed()
+		c.names, c.interned = map[uint64]string{}, map[string]string{}
+	}
+}
+
+func (c *clearedCheck) idKey(id []byte) uint64 {
+	return maphash.Bytes(c.seed, id)
+}
+
+// nameCall remembers the name of call id.
+func (c *clearedCheck) nameCall(id, name []byte) {
+	if len(id) == 0 {
+		return
+	}
+	n, ok := c.interned[string(name)]
+	if !ok {
+		n = string(name)
+		c.interned[n] = n
+	}
+	c.names[c.idKey(id)] = n
+}
+
+// noteCalls remembers the names of the calls a message makes.
+func (v *validator) noteCalls(m *wireMsg) {
+	c := &v.clearing
+	if !c.policy {
+		return
+	}
+	c.init()
+	for i := range m.calls {
+		c.nameCall(m.calls[i].id, m.calls[i].name)
+	}
+	for i := range m.blocks {
+		if string(m.blocks[i].typ) == "tool_use" {
+			c.nameCall(m.blocks[i].id, m.blocks[i].name)
+		}
+	}
+	if len(m.callID) > 0 && !strings.HasSuffix(string(m.typ), "_output") {
+		c.nameCall(m.callID, m.name)
+	}
+}
+
+// noteResult remembers a result a message record holds.
+func (c *clearedCheck) noteResult(n int, seq int64, id []byte) {
+	k := c.key(seq, id)
+	c.results[k] = n
+	if c.rules && c.keep > 0 {
+		if len(c.latest) == c.keep {
+			c.latest = append(c.latest[:0], c.latest[1:]...)
+		}
+		c.latest = append(c.latest, k)
+	}
 }
 
 func (c *clearedCheck) key(seq int64, id []byte) uint64 {
@@ -36,6 +119,7 @@ func (c *clearedCheck) key(seq int64, id []byte) uint64 {
 // clearedFields are what the check reads of an entry.
 type clearedEntry struct {
 	CallID      *string `json:"call_id"`
+	Name        *string `json:"name"`
 	Seq         *int64  `json:"seq"`
 	Placeholder *string `json:"placeholder"`
 }
@@ -46,29 +130,37 @@ func (v *validator) noteResults(n int, seq int64, m *wireMsg) {
 	if !c.policy {
 		return
 	}
-	if c.results == nil {
-		c.results, c.cleared, c.seed = map[uint64]int{}, map[uint64]int{}, maphash.MakeSeed()
-	}
+	c.init()
 	switch {
 	case string(m.role) == "tool":
-		c.results[c.key(seq, m.toolCallID)] = n
+		c.noteResult(n, seq, m.toolCallID)
 	case string(m.typ) == "function_call_output":
-		c.results[c.key(seq, m.callID)] = n
+		c.noteResult(n, seq, m.callID)
 	default:
 		for i := range m.blocks {
 			if string(m.blocks[i].typ) == "tool_result" {
-				c.results[c.key(seq, m.blocks[i].toolUseID)] = n
+				c.noteResult(n, seq, m.blocks[i].toolUseID)
 			}
 		}
 	}
 }
 
 // checkCleared checks the cleared entries of the message record at line n,
-// whose seq is seq.
-func (v *validator) checkCleared(n int, seq int64, raw []byte) {
+// whose seq is seq and message m.
+func (v *validator) checkCleared(n int, seq int64, raw []byte, m *wireMsg) {
 	c := &v.clearing
 	finding := func(format string, args ...any) {
 		v.fileFinding(n, Error, "cleared-result", format, args...)
+	}
+	// A request's clearings go on the model's answer to it, not on what
+	// the conversation sent.
+	if role := string(m.role); role == "user" || role == "tool" || role == "system" || role == "developer" || strings.HasSuffix(string(m.typ), "_output") {
+		what := role + " message"
+		if role == "" {
+			what = string(m.typ) + " item"
+		}
+		finding(`"cleared" on a %s: a request's clearings are recorded on the answer it got`, what)
+		return
 	}
 	var entries []clearedEntry
 	if err := json.Unmarshal(raw, &entries); err != nil {
@@ -101,5 +193,18 @@ func (v *validator) checkCleared(n int, seq int64, raw []byte) {
 			continue
 		}
 		c.cleared[k] = n
+		name, named := c.names[c.idKey([]byte(*e.CallID))]
+		if named && e.Name != nil && *e.Name != name {
+			finding("cleared[%d]: names %s %s, but the call was to %s", i, *e.Name, *e.CallID, name)
+		}
+		if !c.rules {
+			continue
+		}
+		if slices.Contains(c.latest, k) {
+			finding("cleared[%d]: the result of %s is one of the last %d before this request, which the header's policy (keep %d) never clears", i, *e.CallID, c.keep, c.keep)
+		}
+		if named && slices.Contains(c.keepTools, name) {
+			finding("cleared[%d]: the result of %s is from %s, whose results the header's policy (keep_tools) never clears", i, *e.CallID, name)
+		}
 	}
 }

@@ -138,6 +138,10 @@ type ContextPolicy struct {
 	KeepTools    []string `json:"keep_tools,omitempty"`
 	ClearAtLeast int64    `json:"clear_at_least,omitempty"`
 	Editing      string   `json:"editing,omitempty" jsonschema:"enum=client,enum=server"`
+	// With editing "server": the context management each request carried
+	// and the anthropic-beta header sent with it.
+	ContextManagement json.RawMessage `json:"context_management,omitempty" jsonschema:"description=With editing server: the context_management object each request carried (the API's clear_tool_uses edit)"`
+	Beta              string          `json:"beta,omitempty" jsonschema:"description=With editing server: the anthropic-beta header each request carried"`
 }
 
 // Result is how one tool call ran.

@@ -46,7 +46,13 @@ func aRes(id string) string {
 const header = `{"type":"header","version":1,"id":"t","time":"2026-01-01T00:00:00Z","provider":"openai","model":"gpt-4o"}`
 
 // ctxHeader is a header whose run cleared old tool results.
-const ctxHeader = `{"type":"header","version":1,"id":"t","time":"2026-01-01T00:00:00Z","provider":"openai","model":"gpt-4o","context":{"limit":1000,"keep":3}}`
+const ctxHeader = `{"type":"header","version":1,"id":"t","time":"2026-01-01T00:00:00Z","provider":"openai","model":"gpt-4o","context":{"limit":1000,"keep":0}}`
+
+// keepHeader is a header whose policy keeps the last keep results and
+// those of tool.
+func keepHeader(keep int, tool string) string {
+	return fmt.Sprintf(`{"type":"header","version":1,"id":"t","time":"2026-01-01T00:00:00Z","provider":"openai","model":"gpt-4o","context":{"limit":1000,"keep":%d,"keep_tools":[%q]}}`, keep, tool)
+}
 
 // parentHeader is the header of a run that continues another transcript.
 const parentHeader = `{"type":"header","version":1,"id":"t","time":"2026-01-01T00:00:00Z","provider":"openai","model":"gpt-4o","parent":"earlier.jsonl"}`
@@ -325,6 +331,21 @@ var codeCases = []codeCase{
 	{"agentloop", "cleared-result", Error, Options{},
 		lines(header, rec(1, oUser), rec(2, oCall1), rec(3, oTool1), cleared(4, oDone, "call_1", 3, "[cleared: 5 B]"), end),
 		lines(ctxHeader, rec(1, oUser), rec(2, oCall1), rec(3, oTool1), cleared(4, oDone, "call_1", 3, "[cleared: 5 B]"), end)},
+	// The entry names the call's tool; the header's policy never clears
+	// the last keep results, nor those of keep_tools.
+	{"agentloop", "cleared-result", Error, Options{},
+		lines(ctxHeader, rec(1, oUser), rec(2, oCall("call_1", "read_file", `"{}"`)), rec(3, oTool1), cleared(4, oDone, "call_1", 3, "[cleared: 5 B]"), end),
+		lines(ctxHeader, rec(1, oUser), rec(2, oCall("call_1", "get_weather", `"{}"`)), rec(3, oTool1), cleared(4, oDone, "call_1", 3, "[cleared: 5 B]"), end)},
+	{"agentloop", "cleared-result", Error, Options{},
+		lines(keepHeader(1, ""), rec(1, oUser), rec(2, oCall1), rec(3, oTool1), cleared(4, oCall("call_2", "get_weather", `"{}"`), "call_1", 3, "[cleared: 5 B]"), rec(5, oTool("call_2")), rec(6, oDone), end),
+		lines(keepHeader(1, ""), rec(1, oUser), rec(2, oCall1), rec(3, oTool1), rec(4, oCall("call_2", "get_weather", `"{}"`)), rec(5, oTool("call_2")), cleared(6, oDone, "call_1", 3, "[cleared: 5 B]"), end)},
+	{"agentloop", "cleared-result", Error, Options{},
+		lines(keepHeader(0, "get_weather"), rec(1, oUser), rec(2, oCall1), rec(3, oTool1), cleared(4, oDone, "call_1", 3, "[cleared: 5 B]"), end),
+		lines(keepHeader(0, "plan"), rec(1, oUser), rec(2, oCall1), rec(3, oTool1), cleared(4, oDone, "call_1", 3, "[cleared: 5 B]"), end)},
+	// A request's clearings are on the answer it got, not on a result.
+	{"agentloop", "cleared-result", Error, Options{},
+		lines(ctxHeader, rec(1, oUser), rec(2, oCall1), rec(3, oTool1), rec(4, oCall("call_2", "get_weather", `"{}"`)), cleared(5, oTool("call_2"), "call_1", 3, "[cleared: 5 B]"), rec(6, oDone), end),
+		lines(ctxHeader, rec(1, oUser), rec(2, oCall1), rec(3, oTool1), cleared(4, oCall("call_2", "get_weather", `"{}"`), "call_1", 3, "[cleared: 5 B]"), rec(5, oTool("call_2")), rec(6, oDone), end)},
 	// A run that goes on from another starts with its records, clearings
 	// and all, whatever its own policy.
 	{"agentloop continued", "cleared-result", Error, Options{},
