@@ -364,6 +364,13 @@ func (c *conv) add(m *wireMsg) {
 	}
 }
 
+// otherLogLines are the types of the lines of Claude Code and Codex logs
+// that hold a message or a payload object.
+var otherLogLines = map[string]bool{
+	"user": true, "assistant": true, "system": true, "summary": true, "progress": true, "attachment": true,
+	"session_meta": true, "response_item": true, "event_msg": true, "turn_context": true, "compacted": true,
+}
+
 // unknownItem passes over an object whose "type" names neither a message
 // nor a Responses input item: a line of another kind of log (events, a
 // file read as the wrong format), which no API would read. It is not a
@@ -376,7 +383,7 @@ func (c *conv) unknownItem(m *wireMsg) bool {
 	if c.v.unknownType == "" {
 		c.v.unknownType = string(m.typ)
 	}
-	if m.wraps && c.v.stats.Messages > 0 {
+	if m.wraps && otherLogLines[string(m.typ)] && c.v.stats.Messages > 0 {
 		// A line of another log (Claude Code's, Codex's) holding a
 		// message, in a file whose own messages were read: two logs in
 		// one file, and this one's messages are not checked.

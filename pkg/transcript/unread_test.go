@@ -336,7 +336,7 @@ func TestOtherLogAfterMessages(t *testing.T) {
 		errors int // one a line of the second log holding a message
 	}{
 		{"messages then a Claude Code session", append(append([]byte{}, msgs...), session...), "openai-messages", 29},
-		{"messages then a Codex rollout", append(append([]byte{}, msgs...), rollout...), "openai-messages", 14},
+		{"messages then a Codex rollout", append(append([]byte{}, msgs...), rollout...), "openai-messages", 13},
 		{"a Codex rollout then a Claude Code session", append(append([]byte{}, rollout...), session...), InputCodex, 29},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
@@ -351,5 +351,18 @@ func TestOtherLogAfterMessages(t *testing.T) {
 				t.Fatalf("%d invalid-record errors, want %d; %+v %v", n, tc.errors, st, fs)
 			}
 		})
+	}
+}
+
+// TestUnknownItemWithPayload: a Responses item of a type the checker does
+// not know that has a "payload" or "message" object field (a future item)
+// is not taken for another log's line.
+func TestUnknownItemWithPayload(t *testing.T) {
+	fs, st := validateBytes(t, "items.jsonl", []byte(lines(
+		`{"type":"message","role":"user","content":"hi"}`,
+		`{"type":"widget_call","id":"wg_1","payload":{"z":1}}`,
+		`{"type":"gadget_call","id":"gd_1","message":{"z":1}}`)), Options{})
+	if st.Errors != 0 || len(fs) != 1 || fs[0].Code != "unknown-shape" {
+		t.Fatalf("%+v %v", st, fs)
 	}
 }
