@@ -129,14 +129,14 @@ func (v *validator) ccLine(text []byte, n int, complete bool) {
 		v.ccSeen()
 	}
 	if !message && !skip && (t == "user" || t == "assistant") {
-		v.fileFinding(n, Error, "invalid-record", "a %s line without a message object: it is not checked", t)
+		v.fileFinding(n, Error, "invalid-record", "a %s line without a message object: it is not checked", typ)
 	}
 	if !message || skip || (t != "user" && t != "assistant") {
 		v.ccPassThrough(uuid, parent, hasParent, parentNull)
 		return
 	}
 	if m.hasRole && string(m.role) != t {
-		v.fileFinding(n, Error, "invalid-record", "a line of type %q holds a message of role %q: Claude Code writes the two alike", t, m.role)
+		v.fileFinding(n, Error, "invalid-record", "a line of type %q holds a message of role %q: Claude Code writes the two alike", typ, m.role)
 	}
 	cs := v.ccs
 	ch := v.ccParentChain(n, parent, hasParent, parentNull)
