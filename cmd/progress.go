@@ -39,7 +39,7 @@ type progress struct {
 func newProgress(ios *IOStreams, verbose, quiet bool) *progress {
 	p := &progress{
 		statusLine: statusLine{w: ios.ErrOut, redact: secrets(ios)},
-		verbose:    verbose && !quiet, quiet: quiet, tty: ios.IsStderrTTY(), live: ios.IsStderrTTY() && !quiet && !verbose,
+		verbose:    verbose && !quiet, quiet: quiet, tty: ios.IsStderrTTY(), live: ios.CanRedraw() && !quiet && !verbose,
 		width: ios.Width(), start: time.Now(), running: map[string]string{},
 		starts: map[int]string{}, dones: map[int]string{},
 	}
