@@ -143,6 +143,25 @@ func withCallOrder(ctx context.Context, o *callOrder) context.Context {
 	return context.WithValue(ctx, callOrderKey{}, o)
 }
 
+type itemKey struct{}
+
+// withItem says that the calls made with ctx are those of the batch item
+// id: its questions and notes name it, since the items of a batch share
+// one terminal.
+func withItem(ctx context.Context, id string) context.Context {
+	return context.WithValue(ctx, itemKey{}, id)
+}
+
+// whose is how a question or note begins for the call made with ctx:
+// "item ID: " in a batch, else nothing. The id comes from the input and is
+// shown escaped.
+func whose(ctx context.Context) string {
+	if id, ok := ctx.Value(itemKey{}).(string); ok {
+		return "item " + displayText(id, 100) + ": "
+	}
+	return ""
+}
+
 // orderOf is the order the call made with ctx keeps.
 func (a *approver) orderOf(ctx context.Context) *callOrder {
 	if o, ok := ctx.Value(callOrderKey{}).(*callOrder); ok {
@@ -214,8 +233,8 @@ func (a *approver) ask(ctx context.Context, name, callID string, args []byte) (a
 	if !a.ok {
 		// Said on stderr too: a run in CI must not end "successfully"
 		// without a word about what it did not do.
-		a.ui.note(fmt.Sprintf("agentloop: %s (call %s) denied: it needs a person's approval (confirm: true) and there is no terminal to ask on; --allow %s or --yes runs it",
-			displayText(name, 200), displayText(callID, 200), displayText(name, 200)))
+		a.ui.note(fmt.Sprintf("agentloop: %s%s (call %s) denied: it needs a person's approval (confirm: true) and there is no terminal to ask on; --allow %s or --yes runs it",
+			whose(ctx), displayText(name, 200), displayText(callID, 200), displayText(name, 200)))
 		return agent.ToolResult{IsError: true, Kind: transcript.KindDenied, ExitCode: -1, Content: fmt.Sprintf(
 			"not run: %s needs a person's approval (confirm: true) and there was no terminal to ask on; the user can allow it with --allow %s or --yes",
 			name, name)}, false
@@ -227,7 +246,7 @@ func (a *approver) ask(ctx context.Context, name, callID string, args []byte) (a
 	if _, server := a.tools.Origin(name); server != "" {
 		what += " of mcp server " + displayText(server, 100)
 	}
-	fmt.Fprintf(a.out, "agentloop: the model asks to run %s (call %s) with:\n  %s\nRun it? [y/N] ", what, displayText(callID, 100), displayArgs(args))
+	fmt.Fprintf(a.out, "agentloop: %sthe model asks to run %s (call %s) with:\n  %s\nRun it? [y/N] ", whose(ctx), what, displayText(callID, 100), displayArgs(args))
 
 	answer := make(chan string, 1)
 	go func() {
@@ -253,7 +272,7 @@ func (a *approver) ask(ctx context.Context, name, callID string, args []byte) (a
 		return agent.ToolResult{}, true
 	}
 	release()
-	a.ui.note(fmt.Sprintf("agentloop: %s (call %s) not run: declined", displayText(name, 200), displayText(callID, 200)))
+	a.ui.note(fmt.Sprintf("agentloop: %s%s (call %s) not run: declined", whose(ctx), displayText(name, 200), displayText(callID, 200)))
 	return agent.ToolResult{IsError: true, Kind: transcript.KindDenied, ExitCode: -1,
 		Content: fmt.Sprintf("not run: the user declined this call to %s", name)}, false
 }

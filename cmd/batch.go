@@ -107,6 +107,8 @@ See docs/batch.md.`,
 	// The loop's limits hold for each item, not for the batch.
 	f.Lookup("timeout").Usage = "time limit for each item, e.g. 5m (default: none)"
 	f.Lookup("max-steps").Usage = "cap on each item's model calls (an item's max_steps replaces it); an item that reaches it ends with exit_code 3"
+	f.Lookup("max-total-tokens").Usage = "cap each item at `N` input and output tokens: the last request it allows asks for an answer without tools, and the item ends with exit_code 3 (default: none)"
+	f.Lookup("max-cost").Usage = "cap each item's cost at `USD` dollars, priced by the configuration's prices: table; as --max-total-tokens (default: none)"
 	c.AddCommand(newCmdBatchMerge(ios, nil))
 	return c
 }
@@ -222,6 +224,7 @@ func runBatch(ctx context.Context, opts *BatchOptions) error {
 
 	e := &batchEnd{plan: plan, rep: rep, limited: b.net.limiter.Status()}
 	e.sum = batch.Summarize(append(plan.Finished, rep.Finished...), 5)
+	e.sum.AddSpent(rep.Unfinished)
 	if !opts.Quiet {
 		printBatchSummary(ios, opts, e)
 	}

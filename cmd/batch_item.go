@@ -98,10 +98,10 @@ func (b *batchItems) run(ctx context.Context, t batch.Task) batch.Result {
 	if err != nil {
 		return fail(err)
 	}
-	// The item's questions keep its own order of calls.
+	// The item's questions keep its own order of calls, and name it.
 	order := newCallOrder()
 	loop.OnEvent = observeOrder(order, b.prog.Events(it.ID))
-	rctx, cancel := withRunTimeout(withCallOrder(ctx, order), o.Model.Timeout)
+	rctx, cancel := withRunTimeout(withItem(withCallOrder(ctx, order), it.ID), o.Model.Timeout)
 	defer cancel()
 	var out *agent.Outcome
 	if state != nil {

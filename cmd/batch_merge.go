@@ -106,7 +106,7 @@ func runBatchMerge(opts *BatchMergeOptions) error {
 	sum := batch.Summarize(m.Results, 5)
 	if !opts.Quiet {
 		fmt.Fprintf(ios.ErrOut, "merge: %d item%s from %d folder%s: %d answered, %d failed, %d out of budget", sum.Items, plural(sum.Items, "", "s"),
-			len(opts.Dirs), plural(len(opts.Dirs), "", "s"), sum.Answered, sum.Failed, sum.Budget)
+			m.Folders, plural(m.Folders, "", "s"), sum.Answered, sum.Failed, sum.Budget)
 		if len(m.Missing) > 0 {
 			fmt.Fprintf(ios.ErrOut, ", %d missing", len(m.Missing))
 		}
@@ -115,10 +115,9 @@ func runBatchMerge(opts *BatchMergeOptions) error {
 			fmt.Fprintf(ios.ErrOut, "  by reason: %s\n", reasons(sum.ByReason))
 		}
 		fmt.Fprintf(ios.ErrOut, "  tokens: %d in, %d out", sum.Usage.InputTokens, sum.Usage.OutputTokens)
-		if sum.Priced > 0 {
-			fmt.Fprintf(ios.ErrOut, " · cost $%.4f", sum.Cost)
-		}
-		fmt.Fprintln(ios.ErrOut)
+		fmt.Fprintln(ios.ErrOut, costText(&sum))
+		printSlowest(ios.ErrOut, &sum)
+		printFailures(ios.ErrOut, &sum)
 		for i, it := range m.Missing {
 			if i == 10 {
 				fmt.Fprintf(ios.ErrOut, "  … and %d more missing\n", len(m.Missing)-10)

@@ -2,6 +2,7 @@ package cmd
 
 import (
 	"fmt"
+	"io"
 	"os"
 	"path/filepath"
 	"slices"
@@ -48,28 +49,59 @@ func printBatchSummary(ios *IOStreams, opts *BatchOptions, e *batchEnd) {
 	}
 	fmt.Fprintln(w)
 	fmt.Fprintf(w, "  tokens: %d in, %d out", sum.Usage.InputTokens, sum.Usage.OutputTokens)
-	if sum.Priced > 0 {
-		fmt.Fprintf(w, " · cost $%.4f", sum.Cost)
-		if sum.Priced < sum.Items {
-			fmt.Fprintf(w, " (%d of %d items priced)", sum.Priced, sum.Items)
-		}
-	}
-	fmt.Fprintln(w)
+	fmt.Fprintln(w, costText(sum))
 	if n := e.limited.Throttled; n > 0 {
 		fmt.Fprintf(w, "  rate limited: %d answer%s asked to slow down; requests waited %s in all\n",
 			n, plural(n, "", "s"), e.limited.Waited.Round(time.Millisecond))
 	}
-	if len(sum.Slowest) > 0 {
-		var parts []string
-		for _, r := range sum.Slowest {
-			parts = append(parts, fmt.Sprintf("%s %s", oneLineText(r.ID, 60), (time.Duration(r.DurationMS)*time.Millisecond).Round(time.Millisecond)))
-		}
-		fmt.Fprintf(w, "  slowest: %s\n", strings.Join(parts, " · "))
-	}
+	printSlowest(w, sum)
+	printFailures(w, sum)
 	if sum.Retryable > 0 && !opts.RetryFailed {
 		fmt.Fprintf(w, "  %d item%s ended in an error: --retry-failed runs %s again\n", sum.Retryable, plural(sum.Retryable, "", "s"), plural(sum.Retryable, "it", "them"))
 	}
 	fmt.Fprintf(w, "  results: %s\n", safeText(filepath.Join(opts.Dir, batch.ResultsName)))
+}
+
+// printSlowest names the items that took longest.
+func printSlowest(w io.Writer, sum *batch.Summary) {
+	if len(sum.Slowest) == 0 {
+		return
+	}
+	var parts []string
+	for _, r := range sum.Slowest {
+		parts = append(parts, fmt.Sprintf("%s %s", oneLineText(r.ID, 60), (time.Duration(r.DurationMS)*time.Millisecond).Round(time.Millisecond)))
+	}
+	fmt.Fprintf(w, "  slowest: %s\n", strings.Join(parts, " · "))
+}
+
+// printFailures names the first items that failed and why, in input
+// order: piped, the summary is all a batch shows, and "11 failed" alone
+// sends the reader to the results file for the first thing they want.
+func printFailures(w io.Writer, sum *batch.Summary) {
+	for _, f := range sum.Failures {
+		why := f.Error
+		if why == "" {
+			why = f.Reason
+		}
+		fmt.Fprintf(w, "  failed: %s: %s\n", oneLineText(f.ID, 60), oneLineText(why, 200))
+	}
+	if n := sum.Failed - len(sum.Failures); n > 0 {
+		fmt.Fprintf(w, "  … and %d more failed (the results file has each)\n", n)
+	}
+}
+
+// costText ends the tokens line: the cost of the items priced, or that
+// it is unknown (no price for their models), as run's closing line says.
+func costText(sum *batch.Summary) string {
+	switch {
+	case sum.Cost == nil && sum.Items == 0 && sum.Usage.InputTokens+sum.Usage.OutputTokens == 0:
+		return "" // nothing ran
+	case sum.Cost == nil:
+		return " · cost unknown"
+	case sum.Priced < sum.Items:
+		return fmt.Sprintf(" · cost $%.4f (%d of %d items priced)", *sum.Cost, sum.Priced, sum.Items)
+	}
+	return fmt.Sprintf(" · cost $%.4f", *sum.Cost)
 }
 
 // reasons lists counts by reason, most first.

@@ -205,6 +205,11 @@ func parseLine(f Format, line []byte, n int) (it Item, msg string) {
 	if dec.More() {
 		return it, "bad JSON: more than one value on the line"
 	}
+	if k := twice(line); k != "" {
+		// The decoder keeps the last; the writer of the line may have
+		// meant the first.
+		return it, fmt.Sprintf("%s is given twice: which one is meant is not guessed at", strconv.Quote(k))
+	}
 	keys := make([]string, 0, len(obj))
 	for k := range obj {
 		keys = append(keys, k)
@@ -253,6 +258,31 @@ func parseLine(f Format, line []byte, n int) (it Item, msg string) {
 		it.Metadata = raw
 	}
 	return it, ""
+}
+
+// twice is a field an object line (valid JSON) holds more than once, or "".
+func twice(line []byte) string {
+	dec := json.NewDecoder(bytes.NewReader(line))
+	if _, err := dec.Token(); err != nil {
+		return ""
+	}
+	seen := map[string]bool{}
+	for dec.More() {
+		t, err := dec.Token()
+		k, ok := t.(string)
+		if err != nil || !ok {
+			return ""
+		}
+		if seen[k] {
+			return k
+		}
+		seen[k] = true
+		var v json.RawMessage
+		if dec.Decode(&v) != nil {
+			return ""
+		}
+	}
+	return ""
 }
 
 // idOf reads an id: a string, or a whole number written as its digits.

@@ -92,6 +92,8 @@ func TestReadInputProblems(t *testing.T) {
 			[]string{`in.jsonl:1: a JSON array, not JSONL: write one item a line (jq -c '.[]' in.jsonl makes it so)`}},
 		{"not text", "{\"id\": \"a\", \"prompt\": \"x\x00\"}\n{\"id\": \"b\", \"prompt\": \"\xff\"}",
 			[]string{`in.jsonl:1: not text: NUL byte at column 25`, `in.jsonl:2: not text: the line is not valid UTF-8`}},
+		{"a field twice", `{"id": "a", "prompt": "x", "prompt": "y"}` + "\n" + `{"id": "b", "prompt": "x", "metadata": {"k": 1, "k": 2}}`,
+			[]string{`in.jsonl:1: "prompt" is given twice: which one is meant is not guessed at`}},
 		{"nothing", "\n\n  \n", []string{`in.jsonl:1: no items: the file holds no prompt`}},
 	}
 	for _, tt := range tests {

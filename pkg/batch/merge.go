@@ -24,6 +24,8 @@ type Merged struct {
 	// Missing are the items of the input, when given, that no folder has a
 	// result for.
 	Missing []Item
+	// Folders counts the folders read: one named twice is read once.
+	Folders int
 }
 
 // Duplicate is an id more than one folder has a result for.
@@ -41,7 +43,17 @@ func Merge(dirs []string, items []Item) (*Merged, error) {
 	m := &Merged{}
 	byID := map[string]Result{}
 	from := map[string][]string{}
+	var seen []os.FileInfo
 	for _, dir := range dirs {
+		// A folder named twice (out and ./out/, globs that overlap) is
+		// read once: its ids are not duplicates of themselves.
+		if fi, err := os.Stat(dir); err == nil {
+			if slices.ContainsFunc(seen, func(o os.FileInfo) bool { return os.SameFile(o, fi) }) {
+				continue
+			}
+			seen = append(seen, fi)
+		}
+		m.Folders++
 		results, torn, err := ReadResults(filepath.Join(dir, ResultsName))
 		if errors.Is(err, fs.ErrNotExist) {
 			if _, serr := os.Stat(dir); serr != nil {

@@ -18,16 +18,37 @@ type Summary struct {
 	Retryable int              `json:"retryable"`
 	Steps     int              `json:"steps"`
 	Usage     transcript.Usage `json:"usage"`
-	// Cost sums the costs known; Priced counts the items that had one.
-	Cost   float64 `json:"cost"`
-	Priced int     `json:"priced"`
+	// Cost sums the costs known, nil when no item had one (unknown, not
+	// free); Priced counts the items that had one.
+	Cost   *float64 `json:"cost"`
+	Priced int      `json:"priced"`
 	// Slowest are the items that took longest, slowest first.
-	Slowest []Result `json:"slowest"`
+	Slowest []Mention `json:"slowest"`
+	// Failures are the first failed items in input order, with why.
+	Failures []Mention `json:"failures"`
 }
 
-// Summarize adds up results, keeping the slowest n.
+// Mention is an item as a summary names it: which it is, how it ended and
+// why; its answer and metadata are in the results file.
+type Mention struct {
+	ID         string `json:"id"`
+	Line       int    `json:"line,omitempty"`
+	Reason     string `json:"reason"`
+	ExitCode   int    `json:"exit_code"`
+	DurationMS int64  `json:"duration_ms"`
+	Error      string `json:"error,omitempty"`
+	Transcript string `json:"transcript,omitempty"`
+}
+
+func mention(r *Result) Mention {
+	return Mention{ID: r.ID, Line: r.Line, Reason: r.Reason, ExitCode: r.ExitCode, DurationMS: r.DurationMS, Error: r.Error, Transcript: r.Transcript}
+}
+
+// Summarize adds up results, naming the slowest n and the first n that
+// failed.
 func Summarize(results []Result, n int) Summary {
-	s := Summary{ByReason: map[string]int{}}
+	s := Summary{ByReason: map[string]int{}, Slowest: []Mention{}, Failures: []Mention{}}
+	var failed []*Result
 	for i := range results {
 		r := &results[i]
 		s.Items++
@@ -39,6 +60,7 @@ func Summarize(results []Result, n int) Summary {
 			s.Budget++
 		default:
 			s.Failed++
+			failed = append(failed, r)
 			if r.Retryable() {
 				s.Retryable++
 			}
@@ -46,23 +68,54 @@ func Summarize(results []Result, n int) Summary {
 		s.Steps += r.Steps
 		s.Usage.Add(r.Usage)
 		if r.Cost != nil {
-			s.Cost += *r.Cost
+			if s.Cost == nil {
+				s.Cost = new(float64)
+			}
+			*s.Cost += *r.Cost
 			s.Priced++
 		}
 	}
-	slow := slices.Clone(results)
-	slices.SortStableFunc(slow, func(a, b Result) int {
+	slow := make([]*Result, len(results))
+	for i := range results {
+		slow[i] = &results[i]
+	}
+	slices.SortStableFunc(slow, func(a, b *Result) int {
 		if c := cmp.Compare(b.DurationMS, a.DurationMS); c != 0 {
 			return c
 		}
 		return cmp.Compare(a.ID, b.ID)
 	})
-	s.Slowest = slow[:min(n, len(slow))]
-	for i := range s.Slowest {
-		// The summary names them; their answers are in the results file.
-		s.Slowest[i].Answer, s.Slowest[i].Metadata = "", nil
+	for _, r := range slow[:min(n, len(slow))] {
+		s.Slowest = append(s.Slowest, mention(r))
+	}
+	// In input order (a merge without the input: by id).
+	slices.SortStableFunc(failed, func(a, b *Result) int {
+		if c := cmp.Compare(a.Line, b.Line); c != 0 {
+			return c
+		}
+		return cmp.Compare(a.ID, b.ID)
+	})
+	for _, r := range failed[:min(n, len(failed))] {
+		s.Failures = append(s.Failures, mention(r))
 	}
 	return s
+}
+
+// AddSpent counts in the tokens, steps and cost of items that did not
+// finish (interrupted): they were spent, and paid for, as far as the items
+// went. Their counts by class are not touched: they have no outcome yet.
+func (s *Summary) AddSpent(unfinished []Result) {
+	for i := range unfinished {
+		r := &unfinished[i]
+		s.Steps += r.Steps
+		s.Usage.Add(r.Usage)
+		if r.Cost != nil {
+			if s.Cost == nil {
+				s.Cost = new(float64)
+			}
+			*s.Cost += *r.Cost
+		}
+	}
 }
 
 // Worst is the class that decides a batch's exit status: Failed if any
