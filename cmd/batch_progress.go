@@ -41,7 +41,7 @@ type batchProgress struct {
 func newBatchProgress(ios *IOStreams, verbose, quiet bool, total int) *batchProgress {
 	p := &batchProgress{
 		statusLine: statusLine{w: ios.ErrOut, redact: secrets(ios)},
-		verbose:    verbose && !quiet, quiet: quiet, live: ios.IsStderrTTY() && !quiet && !verbose,
+		verbose:    verbose && !quiet, quiet: quiet, live: ios.CanRedraw() && !quiet && !verbose,
 		width: ios.Width(), start: time.Now(), total: total,
 	}
 	if p.live {

@@ -40,12 +40,16 @@ profiles (--profile), providers, and transcript files (replay, validate).
 
 bash (with the bash-completion package installed):
   source <(agentloop completion bash)          # in this shell
+  mkdir -p ~/.local/share/bash-completion/completions
   agentloop completion bash > ~/.local/share/bash-completion/completions/agentloop
 
-zsh (with "autoload -U compinit; compinit" in ~/.zshrc):
-  agentloop completion zsh > "${fpath[1]}/_agentloop"
+zsh (with "fpath=(~/.zfunc $fpath)" before "autoload -U compinit; compinit"
+in ~/.zshrc):
+  mkdir -p ~/.zfunc
+  agentloop completion zsh > ~/.zfunc/_agentloop
 
 fish:
+  mkdir -p ~/.config/fish/completions
   agentloop completion fish > ~/.config/fish/completions/agentloop.fish
 
 PowerShell:
@@ -53,7 +57,7 @@ PowerShell:
 
 Open a new shell afterwards.`,
 		Example: `  source <(agentloop completion bash)
-  agentloop completion zsh > "${fpath[1]}/_agentloop"
+  agentloop completion zsh > ~/.zfunc/_agentloop
   agentloop completion fish > ~/.config/fish/completions/agentloop.fish`,
 		ValidArgs: completionShells,
 		Args:      exactArgs(1, "SHELL"),

@@ -189,3 +189,52 @@ func TestHelpWraps(t *testing.T) {
 		}
 	}
 }
+
+// --help fits every command's description to the terminal's width too:
+// on an 80-column terminal and on a narrow one, no line of it runs over
+// (bar a word longer than the width, and indented tables and commands).
+func TestHelpDescriptionWraps(t *testing.T) {
+	var paths [][]string
+	var walk func(c *cobra.Command)
+	walk = func(c *cobra.Command) {
+		paths = append(paths, strings.Fields(strings.TrimPrefix(c.CommandPath(), "agentloop")))
+		for _, sub := range c.Commands() {
+			walk(sub)
+		}
+	}
+	ios, _, _, _ := Test()
+	walk(NewRootCmd(ios))
+	for _, width := range []int{40, 60, 80} {
+		for _, path := range paths {
+			ios, _, out, _ := Test()
+			ios.SetWidth(width)
+			root := NewRootCmd(ios)
+			root.SetArgs(append(path, "--help"))
+			if err := root.Execute(); err != nil {
+				t.Fatal(err)
+			}
+			desc, _, _ := strings.Cut(out.String(), "\nUsage:")
+			for _, line := range strings.Split(desc, "\n") {
+				if len([]rune(line)) <= width || strings.HasPrefix(line, " ") || !strings.Contains(line, " ") {
+					continue
+				}
+				t.Errorf("width %d: agentloop %s --help: %d columns: %q", width, strings.Join(path, " "), len([]rune(line)), line)
+			}
+		}
+	}
+}
+
+func TestWrapText(t *testing.T) {
+	for _, tc := range []struct{ in, want string }{
+		{"short line\nanother", "short line\nanother"},
+		{"one two three four\nfive", "one two\nthree four\nfive"},
+		{"one two three four\n\n  indented line kept\nx", "one two\nthree four\n\n  indented line kept\nx"},
+		{"averyveryverylongword x", "averyveryverylongword\nx"},
+	} {
+		t.Run(tc.in, func(t *testing.T) {
+			if got := wrapText(10, tc.in); got != tc.want {
+				t.Errorf("wrapText(10, %q) = %q, want %q", tc.in, got, tc.want)
+			}
+		})
+	}
+}

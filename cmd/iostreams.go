@@ -109,6 +109,12 @@ func (s *IOStreams) Width() int { return s.width }
 // SetWidth sets the width; tests use it.
 func (s *IOStreams) SetWidth(w int) { s.width = w }
 
+// CanRedraw reports whether stderr is a terminal that can erase a line, as
+// a status line rewritten in place needs: not one whose TERM is dumb.
+func (s *IOStreams) CanRedraw() bool {
+	return s.stderrTTY && (s.getenv == nil || s.getenv("TERM") != "dumb")
+}
+
 // ColorEnabled reports whether stdout takes ANSI colours (a terminal, NO_COLOR unset).
 func (s *IOStreams) ColorEnabled() bool { return s.color }
 

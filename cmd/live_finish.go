@@ -7,6 +7,7 @@ import (
 	"fmt"
 	"net/http"
 	"strings"
+	"syscall"
 	"time"
 
 	"github.com/agentloop/agentloop/pkg/agent"
@@ -69,13 +70,29 @@ func finishRun(ios *IOStreams, out *agent.Outcome, err error, e runEnd) error {
 		}
 		enc := json.NewEncoder(jsonOut(ios))
 		enc.SetEscapeHTML(false)
-		if e := enc.Encode(res); e != nil {
-			return e
+		if werr := enc.Encode(res); werr != nil && !errors.Is(werr, syscall.EPIPE) {
+			return werr
 		}
 	} else if out.Answer != "" && !e.stream.answered() && (out.Reason == transcript.ReasonStop || out.Reason == transcript.ReasonMaxTokens || out.Reason == transcript.ReasonRefusal || out.Exhausted != "") {
 		fmt.Fprintln(ios.Out, terminalText(ios, strings.TrimRight(out.Answer, "\n")))
 	}
+	if err == nil && stdoutClosed(ios) {
+		// The reader went away (| head -1) with the run's work done: say
+		// where the rest of the answer is, not what write failed.
+		msg := "standard output was closed before the whole answer was written"
+		if path != "" {
+			msg += "; the transcript holds it: " + path
+		}
+		return &ExitError{Code: ExitFailure, Err: errors.New(msg)}
+	}
 	return err
+}
+
+// stdoutClosed reports whether a write to standard output found that
+// nobody reads it any more (EPIPE).
+func stdoutClosed(ios *IOStreams) bool {
+	w, ok := ios.Out.(*watchedWriter)
+	return ok && errors.Is(w.Err(), syscall.EPIPE)
 }
 
 // outcomeError maps how a run ended to the error Execute turns into an

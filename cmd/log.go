@@ -53,8 +53,8 @@ their latest run.
 
 Of each run only the first records and the last ones are read, and only the runs
 shown: a file's name holds its start time. The newest runs of a folder of
-thousands take a fraction of a second; listing all of them (-n 0, --search) about
-50 µs of CPU time a run.`,
+thousands take a fraction of a second; listing all of them (-n 0, --search)
+about 50 µs of CPU time a run.`,
 		Example: `  agentloop log
   agentloop log -n 5 --search tokyo
   agentloop log --since 7d --json | jq -r .id

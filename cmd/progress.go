@@ -29,6 +29,9 @@ type progress struct {
 	streaming bool
 	// final is set while the last request a budget allows is out.
 	final bool
+	// answered is set from the turn that ends the run: nothing is
+	// thinking or running any more, and the line stays off the screen.
+	answered bool
 	// The -v lines of a turn's calls, held until the lines of the calls
 	// before them are out: calls run at once, but are told in call order.
 	callStep          int
@@ -39,7 +42,7 @@ type progress struct {
 func newProgress(ios *IOStreams, verbose, quiet bool) *progress {
 	p := &progress{
 		statusLine: statusLine{w: ios.ErrOut, redact: secrets(ios)},
-		verbose:    verbose && !quiet, quiet: quiet, tty: ios.IsStderrTTY(), live: ios.IsStderrTTY() && !quiet && !verbose,
+		verbose:    verbose && !quiet, quiet: quiet, tty: ios.IsStderrTTY(), live: ios.CanRedraw() && !quiet && !verbose,
 		width: ios.Width(), start: time.Now(), running: map[string]string{},
 		starts: map[int]string{}, dones: map[int]string{},
 	}
@@ -87,7 +90,7 @@ func (p *progress) PauseForText() {
 }
 
 func (p *progress) drawLocked() {
-	if !p.live || p.streaming || p.step == 0 || p.held > 0 {
+	if !p.live || p.streaming || p.answered || p.step == 0 || p.held > 0 {
 		return
 	}
 	status := fmt.Sprintf("step %d · thinking", p.step)
@@ -112,13 +115,19 @@ func (p *progress) Event(e agent.Event) {
 	switch e.Kind {
 	case agent.EventRequest:
 		p.step = e.Step
-		p.streaming = false
+		p.streaming, p.answered = false, false
 		p.final = e.Final
 	case agent.EventTurn:
 		// The turn's streamed text, if any, has ended with its line.
 		p.streaming = false
+		// A turn the loop runs no calls of ends the run (as answerStream
+		// tells its answer).
+		t := e.Turn
+		if len(t.Calls) == 0 || t.Stop == agent.StopMaxTokens || t.Stop == agent.StopRefusal || (e.Request != nil && e.Request.Final) {
+			p.answered = true
+			p.clearLocked()
+		}
 		if p.verbose {
-			t := e.Turn
 			line := fmt.Sprintf("step %d: %s, %d call(s), %s, %s", e.Step, displayText(t.FinishReason, 100), len(t.Calls), stepUsage(e), t.Latency.Round(time.Millisecond))
 			p.printlnLocked(line)
 			if t.Text != "" && len(t.Calls) > 0 {

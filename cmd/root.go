@@ -283,13 +283,14 @@ func buildRootCmd(ios *IOStreams, full bool) *cobra.Command {
 		Use:   "agentloop",
 		Short: "Run the ReAct tool-calling loop from a shell",
 		Long: `agentloop sends a prompt to a model, runs the tools it asks for (shell-script
-executors defined in tools.d/*.yaml, and the tools of MCP servers), answers every
-tool call under its id, and prints the final answer on stdout. Every message is
-written to a JSONL transcript that can be checked with 'agentloop validate' and
-re-driven with 'agentloop replay'.
+executors defined in tools.d/*.yaml, and the tools of MCP servers), answers
+every tool call under its id, and prints the final answer on stdout. Every
+message is written to a JSONL transcript that can be checked with
+'agentloop validate' and re-driven with 'agentloop replay'.
 
 Settings come from flags, AGENTLOOP_* environment variables and
-$XDG_CONFIG_HOME/agentloop/config.yaml, in that order; see 'agentloop config --help'.`,
+$XDG_CONFIG_HOME/agentloop/config.yaml, in that order;
+see 'agentloop config --help'.`,
 		Example: `  agentloop run "What is the capital of France?"
   git diff | agentloop run "Review this change"
   agentloop --profile ollama run "What time is it in Tokyo?"

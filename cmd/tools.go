@@ -22,8 +22,9 @@ func newCmdTools(ios *IOStreams) *cobra.Command {
 		Use:   "tools",
 		Short: "List, show, call and trust the tools offered to the model",
 		Long: `Tools are YAML definitions in tools.d folders, each backed by an executable,
-and the tools of MCP servers (a tools.d file with an mcp: key, the configuration's
-mcp_servers, or an {"mcpServers": …} file given with --mcp-config; see docs/mcp.md).
+and the tools of MCP servers (a tools.d file with an mcp: key, the
+configuration's mcp_servers, or an {"mcpServers": …} file given with
+--mcp-config; see docs/mcp.md).
 By default agentloop reads ./tools.d, once you have trusted it ('agentloop tools
 trust'), and the tools.d folder in your config directory
 ($XDG_CONFIG_HOME/agentloop/tools.d); a tool of ./tools.d overrides one of the

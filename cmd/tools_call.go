@@ -32,10 +32,11 @@ func newCmdToolsCall(ios *IOStreams, runF func(*ToolsCallOptions) error) *cobra.
 	c := &cobra.Command{
 		Use:   "call NAME [ARGS_JSON]",
 		Short: "Run one tool by hand, as the loop would",
-		Long: `Run one tool exactly as the loop runs it for the model: the arguments are checked
-against its schema, the tool gets the same environment, timeout and output cap,
-and the result the model would see is printed on stdout. A failed call (bad
-arguments, non-zero exit, timeout) prints the error on stderr and exits 1.
+		Long: `Run one tool exactly as the loop runs it for the model: the arguments are
+checked against its schema, the tool gets the same environment, timeout and
+output cap, and the result the model would see is printed on stdout. A failed
+call (bad arguments, non-zero exit, timeout) prints the error on stderr and
+exits 1.
 
 ARGS_JSON is a JSON object and defaults to {}; "-" reads it from stdin.`,
 		Example: `  agentloop tools call calc '{"expression": "2^10 / 3"}'

@@ -169,9 +169,9 @@ func newCmdToolsUntrust(ios *IOStreams, runF func(*ToolsTrustOptions) error) *co
 	return &cobra.Command{
 		Use:   "untrust [DIR]",
 		Short: "Stop trusting a project's tools folder",
-		Long: `Forget that you trusted a tools folder (default ./tools.d): agentloop ignores its
-tools again until you trust it again. A folder removed since is forgotten by the
-path it had.`,
+		Long: `Forget that you trusted a tools folder (default ./tools.d): agentloop ignores
+its tools again until you trust it again. A folder removed since is forgotten by
+the path it had.`,
 		Example: `  agentloop tools untrust
   agentloop tools untrust ~/src/old-project/tools.d`,
 		Args: cobra.MaximumNArgs(1),

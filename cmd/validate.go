@@ -45,8 +45,8 @@ func newCmdValidate(ios *IOStreams, runF func(context.Context, *ValidateOptions)
 		Use:   "validate FILE...",
 		Short: "Check the tool-call grammar of transcripts and message logs",
 		Long: `Check that every tool call in a transcript is answered exactly once and in the
-right place, that ids, names and arguments are well-formed, and that messages are
-in an order the API accepts.
+right place, that ids, names and arguments are well-formed, and that messages
+are in an order the API accepts.
 
 Reads agentloop transcripts, JSONL of bare messages, JSONL of {"messages": […]}
 conversations (fine-tuning files) or of request bodies (OpenAI Batch API input

@@ -93,7 +93,9 @@ func oaiError(w http.ResponseWriter, status int, msg, typ, param string) {
 }
 
 func (s *OpenAI) handle(w http.ResponseWriter, r *http.Request, body []byte) {
-	if !strings.HasSuffix(r.URL.Path, "/chat/completions") || r.Method != http.MethodPost {
+	// The API answers at /v1/chat/completions only, as OpenAI and the
+	// servers that copy it do: a base URL without its /v1 is a 404.
+	if r.URL.Path != "/v1/chat/completions" || r.Method != http.MethodPost {
 		s.violatef("unexpected %s %s", r.Method, r.URL.Path)
 		oaiError(w, http.StatusNotFound, "Invalid URL ("+r.Method+" "+r.URL.Path+")", "invalid_request_error", "")
 		return

@@ -53,6 +53,8 @@ type Anthropic struct {
 	AnthropicDialect
 	messages anthropic.MessageService
 	cfg      AnthropicConfig
+	// given is the base URL as it was given, for errors to name.
+	given string
 }
 
 var _ Provider = (*Anthropic)(nil)
@@ -66,6 +68,7 @@ func NewAnthropic(cfg AnthropicConfig) (*Anthropic, error) {
 	if cfg.BaseURL == "" {
 		cfg.BaseURL = AnthropicBaseURL
 	}
+	given := cfg.BaseURL
 	cfg.BaseURL = anthropicRoot(cfg.BaseURL)
 	isDefault := providerDefault("anthropic", cfg.BaseURL)
 	if isDefault && cfg.APIKey == "" {
@@ -92,7 +95,7 @@ func NewAnthropic(cfg AnthropicConfig) (*Anthropic, error) {
 		opts = append(opts, aoption.WithAPIKey(cfg.APIKey))
 	}
 	// Only the Messages service, for the reasons given in NewOpenAI.
-	return &Anthropic{messages: anthropic.NewMessageService(opts...), cfg: cfg}, nil
+	return &Anthropic{messages: anthropic.NewMessageService(opts...), cfg: cfg, given: given}, nil
 }
 
 // anthropicRoot drops a final /v1 from a base URL. The SDK adds
@@ -423,7 +426,7 @@ func antAssistantMessage(msg *anthropic.Message) ([]byte, error) {
 func (a *Anthropic) providerError(err error) error {
 	var apiErr *anthropic.Error
 	if !errors.As(err, &apiErr) {
-		return transportError("anthropic", a.cfg.BaseURL, a.cfg.BaseURLFrom, err)
+		return transportError("anthropic", a.given, a.cfg.BaseURLFrom, err)
 	}
 	if apiErr.StatusCode == http.StatusOK {
 		// An error event inside a stream: its 200 says nothing.
@@ -434,7 +437,7 @@ func (a *Anthropic) providerError(err error) error {
 		return pe
 	}
 	return apiError(endpoint{provider: "anthropic", keyVar: "ANTHROPIC_API_KEY", hasKey: a.cfg.APIKey != "",
-		model: a.cfg.Model, modelFrom: a.cfg.ModelFrom, baseURL: a.cfg.BaseURL, urlFrom: a.cfg.BaseURLFrom, retries: a.cfg.MaxRetries},
+		model: a.cfg.Model, modelFrom: a.cfg.ModelFrom, baseURL: a.given, urlFrom: a.cfg.BaseURLFrom, retries: a.cfg.MaxRetries},
 		apiErr.StatusCode, apiErr.Message, apiErr.Response, err)
 }
 

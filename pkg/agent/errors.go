@@ -204,6 +204,24 @@ func modelSetting(from string) string {
 	return from
 }
 
+// pathHint says how to set right a base URL whose path a 404 shows to be
+// wrong: /v1 twice, or the bare address of an OpenAI-compatible server
+// (Ollama's http://localhost:11434), which answers under /v1.
+func pathHint(e endpoint, requested string) string {
+	if strings.Contains(requested+"/", "/v1/v1/") {
+		return "; the address has /v1 twice: take one out"
+	}
+	if e.provider == "anthropic" {
+		return ""
+	}
+	u, err := url.Parse(e.baseURL)
+	if err != nil || strings.Trim(u.Path, "/") != "" {
+		return ""
+	}
+	u.Path, u.RawPath = "/v1", ""
+	return fmt.Sprintf("; servers that follow the OpenAI API answer under /v1: try %s %s", urlSetting(e.urlFrom), transcript.RedactURL(u.String()))
+}
+
 // apiError makes a ProviderError of an error status the SDK reported, with
 // a hint for the statuses a user can do something about.
 func apiError(e endpoint, status int, message string, res *http.Response, err error) *ProviderError {
@@ -224,6 +242,7 @@ func apiError(e endpoint, status int, message string, res *http.Response, err er
 		pe.Hint = fmt.Sprintf("check %s %q and %s %s", modelSetting(e.modelFrom), e.model, urlSetting(e.urlFrom), transcript.RedactURL(e.baseURL))
 		if res != nil && res.Request != nil && res.Request.URL != nil {
 			pe.Hint = fmt.Sprintf("%s %s: %s", res.Request.Method, transcript.RedactURL(res.Request.URL.String()), pe.Hint)
+			pe.Hint += pathHint(e, res.Request.URL.Path)
 		}
 	case http.StatusTooManyRequests, 529: // 529: Anthropic's "overloaded"
 		pe.Hint = fmt.Sprintf("rate limited or overloaded after %d retries; raise --max-retries or try later", e.retries)

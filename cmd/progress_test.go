@@ -1,0 +1,42 @@
+package cmd
+
+import (
+	"strings"
+	"testing"
+
+	"github.com/agentloop/agentloop/pkg/agent"
+)
+
+// Once the model has answered, the status line no longer says it is
+// thinking: the line is cleared at the answering turn, not drawn again
+// ("step 1 · thinking" showed under the answer until the run closed).
+func TestProgressClearsAtTheAnswer(t *testing.T) {
+	for _, tc := range []struct {
+		name string
+		turn agent.Turn
+		ends bool
+	}{
+		{"answer", agent.Turn{Text: "Paris."}, true},
+		{"refusal with calls", agent.Turn{Stop: agent.StopRefusal, Calls: []agent.Call{{ID: "c1", Name: "now"}}}, true},
+		{"calls", agent.Turn{Calls: []agent.Call{{ID: "c1", Name: "now"}}}, false},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			ios, _, _, errOut := Test()
+			ios.SetTTY(false, false, true)
+			p := newProgress(ios, false, true) // quiet: no ticker
+			p.live = true
+			p.Event(agent.Event{Kind: agent.EventRequest, Step: 1})
+			if !strings.Contains(errOut.String(), "step 1 · thinking") {
+				t.Fatalf("no status line while the request is out: %q", errOut)
+			}
+			errOut.Reset()
+			turn := tc.turn
+			p.Event(agent.Event{Kind: agent.EventTurn, Step: 1, Turn: &turn})
+			if got := errOut.String(); tc.ends && got != "\r\x1b[K" {
+				t.Errorf("after the answering turn stderr got %q, want the line cleared", got)
+			} else if !tc.ends && !strings.Contains(got, "step 1") {
+				t.Errorf("after a turn of calls stderr got %q, want the status line", got)
+			}
+		})
+	}
+}
