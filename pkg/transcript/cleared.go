@@ -25,9 +25,12 @@ type clearedCheck struct {
 	seed    maphash.Seed
 
 	// The call names, to check an entry's name and the tools whose
-	// results are never cleared: call id → name, the names interned.
-	names    map[uint64]string
-	interned map[string]string
+	// results are never cleared: call id → name of the last call of that
+	// id, (seq, call id) → name of the call a result answered (a server
+	// may use an id again), the names interned.
+	names       map[uint64]string
+	resultNames map[uint64]string
+	interned    map[string]string
 
 	// The header's policy, for a run that started the transcript (one that
 	// goes on from another starts with the clearings of its own policy):
@@ -54,7 +57,7 @@ func (c *clearedCheck) usePolicy(raw []byte) {
 func (c *clearedCheck) init() {
 	if c.results == nil {
 		c.results, c.cleared, c.seed = map[uint64]int{}, map[uint64]int{}, maphash.MakeSeed()
-		c.names, c.interned = map[uint64]string{}, map[string]string{}
+		c.names, c.resultNames, c.interned = map[uint64]string{}, map[uint64]string{}, map[string]string{}
 	}
 }
 
@@ -99,6 +102,9 @@ func (v *validator) noteCalls(m *wireMsg) {
 func (c *clearedCheck) noteResult(n int, seq int64, id []byte) {
 	k := c.key(seq, id)
 	c.results[k] = n
+	if name, ok := c.names[c.idKey(id)]; ok {
+		c.resultNames[k] = name
+	}
 	if c.rules && c.keep > 0 {
 		if len(c.latest) == c.keep {
 			c.latest = append(c.latest[:0], c.latest[1:]...)
@@ -193,7 +199,7 @@ func (v *validator) checkCleared(n int, seq int64, raw []byte, m *wireMsg) {
 			continue
 		}
 		c.cleared[k] = n
-		name, named := c.names[c.idKey([]byte(*e.CallID))]
+		name, named := c.resultNames[k]
 		if named && e.Name != nil && *e.Name != name {
 			finding("cleared[%d]: names %s %s, but the call was to %s", i, *e.Name, *e.CallID, name)
 		}
