@@ -79,7 +79,7 @@ func (v *validator) ccLine(text []byte, n int, complete bool) {
 	m.reset(n, 0)
 	var typ, uuid, parent, msgID []byte
 	hasParent, parentNull, message, skip := false, false, false, false
-	hasType, hasRole := false, false
+	hasType, hasRole, hasCallID := false, false, false
 	s.enter('{')
 	for k := 0; s.next('}', &k); {
 		switch string(s.key()) {
@@ -88,6 +88,9 @@ func (v *validator) ccLine(text []byte, n int, complete bool) {
 			typ = s.stringOrSkip()
 		case "role":
 			hasRole = true
+			s.skip()
+		case "call_id":
+			hasCallID = true
 			s.skip()
 		case "uuid":
 			uuid = s.stringOrSkip()
@@ -121,7 +124,7 @@ func (v *validator) ccLine(text []byte, n int, complete bool) {
 		return
 	}
 	t := string(typ)
-	if what := ccForeign(t, hasType, hasRole); what != "" {
+	if what := ccForeign(t, hasType, hasRole, hasCallID); what != "" {
 		v.ccForeignLine(n, what)
 		return
 	}
@@ -330,18 +333,16 @@ func (v *validator) ccSeen() {
 // another log (a Codex rollout's, an agentloop transcript's) or a bare
 // message, none of which Claude Code writes; "" for a Claude Code line.
 // Line types it does not know are taken for Claude Code's own, which adds
-// new ones (progress, queue-operation…) that send nothing.
-func ccForeign(t string, hasType, hasRole bool) string {
-	switch t {
-	case "session_meta", "response_item", "event_msg", "turn_context", "compacted":
-		return "a Codex rollout line"
-	case "header", "end", "result":
-		return "an agentloop transcript record"
-	case "message":
-		return "a message without Claude Code's keys"
-	}
+// new ones (progress, queue-operation…) that send nothing. A "result" line
+// is agentloop's only with its call_id: Claude Code's print mode ends its
+// stream-json output with a result line of its own.
+func ccForeign(t string, hasType, hasRole, hasCallID bool) string {
 	switch {
-	case hasRole:
+	case t == "session_meta", t == "response_item", t == "event_msg", t == "turn_context", t == "compacted":
+		return "a Codex rollout line"
+	case t == "header", t == "end", t == "result" && hasCallID:
+		return "an agentloop transcript record"
+	case t == "message", hasRole:
 		return "a message without Claude Code's keys"
 	case !hasType:
 		return `an object without a "type"`

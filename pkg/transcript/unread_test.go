@@ -366,3 +366,28 @@ func TestUnknownItemWithPayload(t *testing.T) {
 		t.Fatalf("%+v %v", st, fs)
 	}
 }
+
+// TestClaudeCodeResultLine: the result line Claude Code's print mode ends
+// its stream-json output with is Claude Code's own, not an agentloop
+// result record, which is told by its call_id.
+func TestClaudeCodeResultLine(t *testing.T) {
+	session := readLog(t, "claude-code_1af7fc5e.jsonl")
+	for _, tc := range []struct {
+		name, line string
+		want       bool
+	}{
+		{"Claude Code's", `{"type":"result","subtype":"success","is_error":false,"duration_ms":100,"num_turns":2,"result":"Done.","session_id":"abc","total_cost_usd":0.01}`, false},
+		{"agentloop's", `{"type":"result","seq":4,"call_id":"call_1","name":"x","exit_code":0,"duration_ms":3,"truncated":false,"is_error":false}`, true},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			fs, st := validateBytes(t, "session.jsonl", append(append([]byte{}, session...), tc.line+"\n"...), Options{})
+			got := false
+			for _, f := range fs {
+				got = got || f.Code == "invalid-record"
+			}
+			if got != tc.want || st.Format != InputClaudeCode {
+				t.Fatalf("invalid-record %v, want %v: %+v %v", got, tc.want, st, fs)
+			}
+		})
+	}
+}
