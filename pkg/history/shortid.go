@@ -37,10 +37,12 @@ func ShortIDs(entries []*Entry) []string {
 // sharedPrefix reports whether the first n bytes of entry i's id start the
 // id of another of the entries same, one with another id.
 func sharedPrefix(entries []*Entry, same []int, i, n int) bool {
-	id := strings.ToLower(entries[i].ID())
+	// Compared without regard to case on the ids as they are: a lowered
+	// id may be shorter than n bytes (the Kelvin sign lowers to k).
+	id := entries[i].ID()
 	for _, j := range same {
-		other := strings.ToLower(entries[j].ID())
-		if other != id && strings.HasPrefix(other, id[:n]) {
+		other := entries[j].ID()
+		if !strings.EqualFold(other, id) && len(other) >= n && strings.EqualFold(other[:n], id[:n]) {
 			return true
 		}
 	}
