@@ -65,13 +65,8 @@ func Summarize(results []Result, n int) Summary {
 				s.Retryable++
 			}
 		}
-		s.Steps += r.Steps
-		s.Usage.Add(r.Usage)
+		s.spend(r)
 		if r.Cost != nil {
-			if s.Cost == nil {
-				s.Cost = new(float64)
-			}
-			*s.Cost += *r.Cost
 			s.Priced++
 		}
 	}
@@ -106,15 +101,19 @@ func Summarize(results []Result, n int) Summary {
 // went. Their counts by class are not touched: they have no outcome yet.
 func (s *Summary) AddSpent(unfinished []Result) {
 	for i := range unfinished {
-		r := &unfinished[i]
-		s.Steps += r.Steps
-		s.Usage.Add(r.Usage)
-		if r.Cost != nil {
-			if s.Cost == nil {
-				s.Cost = new(float64)
-			}
-			*s.Cost += *r.Cost
+		s.spend(&unfinished[i])
+	}
+}
+
+// spend adds the steps, tokens and cost of r to the totals.
+func (s *Summary) spend(r *Result) {
+	s.Steps += r.Steps
+	s.Usage.Add(r.Usage)
+	if r.Cost != nil {
+		if s.Cost == nil {
+			s.Cost = new(float64)
 		}
+		*s.Cost += *r.Cost
 	}
 }
 
