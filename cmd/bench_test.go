@@ -116,7 +116,7 @@ func BenchmarkReplayShowLongAnswer(b *testing.B) {
 		ios, _, out, errOut := Test()
 		ios.SetTTY(false, true, true)
 		ios.SetWidth(100)
-		if err := runReplayShow(&ReplayOptions{IO: ios, File: file}); err != nil {
+		if err := runReplayShow(context.Background(), &ReplayOptions{IO: ios, File: file}); err != nil {
 			b.Fatalf("%v\n%s", err, errOut)
 		}
 		if out.Len() < 16<<20 {

@@ -3,6 +3,7 @@ package cmd
 import (
 	"bufio"
 	"bytes"
+	"context"
 	"errors"
 	"fmt"
 	"io"
@@ -11,30 +12,42 @@ import (
 
 	"github.com/agentloop/agentloop/pkg/agent"
 	"github.com/agentloop/agentloop/pkg/htmlview"
+	"github.com/agentloop/agentloop/pkg/transcript"
 )
 
 // writeHTMLReport draws the transcript file as a web page into out ("-"
 // for stdout). Like --show it reads a transcript that fails validation.
-func writeHTMLReport(ios *IOStreams, file, out string) error {
-	convs, err := loadConversations(ios, file, drawInvalid)
+// An interrupt ends it at once, whatever it is doing, and leaves no page
+// half written.
+func writeHTMLReport(ctx context.Context, ios *IOStreams, file, out string) error {
+	var convs []*transcript.Conversation
+	err := interruptible(ctx, func() (err error) {
+		convs, err = loadConversations(ios, file, drawInvalid)
+		return err
+	})
 	if err != nil {
 		return err
 	}
 	if len(convs) != 1 {
 		return &ExitError{Code: ExitUsage, Err: fmt.Errorf("%s holds %d conversations; --html draws one (--show reads them all)", file, len(convs))}
 	}
-	conv := convs[0]
+	return writePage(ctx, ios, convs[0], file, out)
+}
+
+// writePage draws the conversation read from file into out.
+func writePage(ctx context.Context, ios *IOStreams, conv *transcript.Conversation, file, out string) error {
 	render := func(w io.Writer) error {
 		// The template writes a page in thousands of small pieces: one
 		// system call each cost as much as drawing it.
 		bw := bufio.NewWriterSize(w, 64<<10)
-		if err := htmlview.Render(bw, conv, htmlview.Options{Name: file, Dialect: agent.DialectFor(conv.Shape), Safe: safeText}); err != nil {
+		if err := htmlview.Render(ctx, bw, conv, htmlview.Options{Name: file, Dialect: agent.DialectFor(conv.Shape), Safe: safeText}); err != nil {
 			return err
 		}
 		return bw.Flush()
 	}
 	if out == "-" {
-		return render(ios.Out)
+		// A reader that stops reading (a pager) holds a write up.
+		return interruptible(ctx, func() error { return render(ios.Out) })
 	}
 	if file != "-" && sameFile(out, file) {
 		return flagErrorf("--html %s would overwrite the transcript being read", out)
@@ -44,17 +57,47 @@ func writeHTMLReport(ios *IOStreams, file, out string) error {
 			return &ExitError{Code: ExitUsage, Err: fmt.Errorf("--html %s: folder %s: no such file or directory (--html makes no folder)", out, dir)}
 		}
 	}
+	write := func() error { return replaceFile(out, render) }
 	if fi, err := os.Stat(out); err == nil {
 		switch {
 		case fi.IsDir():
 			return &ExitError{Code: ExitUsage, Err: fmt.Errorf("--html %s: is a folder; name a file for the page (--html %s)", out, filepath.Join(out, "run.html"))}
 		case fi.Mode().IsRegular() && fi.Size() > 0 && !isPage(out):
 			return &ExitError{Code: ExitUsage, Err: fmt.Errorf("--html %s: the file exists and is not a web page: it is left as it is (remove it, or name another file for the page)", out)}
+		case !fi.Mode().IsRegular():
+			// A pipe or a device, written to, not replaced: opening a
+			// pipe waits for its reader, and a write for it to read.
+			plain := write
+			write = func() error { return interruptible(ctx, plain) }
 		}
 	}
 	// A page holds the whole conversation: as private as the transcript,
-	// and never seen half written by a browser that has it open.
-	return replaceFile(out, render)
+	// and never seen half written by a browser that has it open. Written
+	// here, not on a goroutine of its own: the page stops at the
+	// interrupt, and its temporary file is removed before the exit.
+	if err := write(); err != nil && ctx.Err() != nil {
+		return context.Cause(ctx)
+	} else if err != nil {
+		return err
+	}
+	return nil
+}
+
+// interruptible runs work on a goroutine of its own and returns what it
+// returns, or the interrupt's cause as soon as ctx is done: work blocked
+// in a read (a pipe, a terminal) or a write (a reader that stopped
+// reading) would hold the first Ctrl-C up until it ends. The command then
+// returns and the process exits with work where it was, so work must
+// leave nothing to clean up when it is cut short (no temporary file).
+func interruptible(ctx context.Context, work func() error) error {
+	done := make(chan error, 1)
+	go func() { done <- work() }()
+	select {
+	case err := <-done:
+		return err
+	case <-ctx.Done():
+		return context.Cause(ctx)
+	}
 }
 
 // isPage reports whether the file starts as a web page does: one --html

@@ -320,7 +320,7 @@ func BenchmarkHTMLPage1000Steps(b *testing.B) {
 	page := filepath.Join(dir, "run.html")
 	ios, _, _ := testIO(nil)
 	start := time.Now()
-	if err := writeHTMLReport(ios, tr, page); err != nil {
+	if err := writeHTMLReport(context.Background(), ios, tr, page); err != nil {
 		b.Fatal(err)
 	}
 	draw := time.Since(start)

@@ -1,6 +1,7 @@
 package cmd
 
 import (
+	"context"
 	"strings"
 	"testing"
 )
@@ -34,7 +35,7 @@ func TestNoColorOnATerminal(t *testing.T) {
 	ios.SetTTY(false, true, true)
 	ios.SetColorEnabled(false)
 	ios.SetWidth(72)
-	if err := runReplayShow(&ReplayOptions{IO: ios, File: "../testdata/demo/session.jsonl"}); err != nil {
+	if err := runReplayShow(context.Background(), &ReplayOptions{IO: ios, File: "../testdata/demo/session.jsonl"}); err != nil {
 		t.Fatalf("%v\n%s", err, errOut)
 	}
 	if strings.Contains(out.String(), "\x1b[") {

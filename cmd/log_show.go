@@ -1,6 +1,7 @@
 package cmd
 
 import (
+	"context"
 	"errors"
 	"fmt"
 	"os"
@@ -51,22 +52,22 @@ run; a transcript's path works too.
 			if runF != nil {
 				return runF(opts)
 			}
-			return runLogShow(opts)
+			return runLogShow(c.Context(), opts)
 		},
 	}
 	c.Flags().StringVar(&opts.HTML, "html", "", "write the run as a self-contained HTML page to `FILE` (- for stdout)")
 	return c
 }
 
-func runLogShow(opts *LogShowOptions) error {
+func runLogShow(ctx context.Context, opts *LogShowOptions) error {
 	path, err := findRun(opts.Dir, opts.Ref)
 	if err != nil {
 		return err
 	}
 	if opts.HTML != "" {
-		return writeHTMLReport(opts.IO, path, opts.HTML)
+		return writeHTMLReport(ctx, opts.IO, path, opts.HTML)
 	}
-	return runReplayShow(&ReplayOptions{IO: opts.IO, File: path})
+	return runReplayShow(ctx, &ReplayOptions{IO: opts.IO, File: path})
 }
 
 func newCmdLogPath(ios *IOStreams, runF func(*LogShowOptions) error) *cobra.Command {

@@ -109,9 +109,9 @@ refused unless --force.`,
 			}
 			switch {
 			case opts.HTML != "":
-				return writeHTMLReport(ios, opts.File, opts.HTML)
+				return writeHTMLReport(c.Context(), ios, opts.File, opts.HTML)
 			case opts.Show:
-				return runReplayShow(opts)
+				return runReplayShow(c.Context(), opts)
 			case opts.Resume:
 				return runReplayResume(c.Context(), opts)
 			}

@@ -2,6 +2,7 @@ package cmd
 
 import (
 	"bufio"
+	"context"
 	"encoding/json"
 	"fmt"
 	"io"
@@ -32,9 +33,12 @@ const (
 // whatever the records hold. Standard input that is not a file (a pipe),
 // which cannot be read twice, is read a record at a time: memory follows
 // the longest record there. It is not checked first: 'agentloop validate' does that.
-func runReplayShow(opts *ReplayOptions) error {
-	_, err := replayShow(opts, showLongText)
-	return err
+// An interrupt ends it at once, even in a blocked read or write.
+func runReplayShow(ctx context.Context, opts *ReplayOptions) error {
+	return interruptible(ctx, func() error {
+		_, err := replayShow(opts, showLongText)
+		return err
+	})
 }
 
 // replayShow is runReplayShow with texts longer than limit left in the

@@ -5,10 +5,10 @@ import (
 	"encoding/json"
 	"slices"
 	"strings"
-	"time"
 
 	"github.com/agentloop/agentloop/internal/bytesize"
 	"github.com/agentloop/agentloop/pkg/agent"
+	"github.com/agentloop/agentloop/pkg/htmlview"
 	"github.com/agentloop/agentloop/pkg/transcript"
 )
 
@@ -30,7 +30,7 @@ func (sh *shower) result(name, id string, meta transcript.Result, timed bool, si
 		info = append(info, "mcp server "+displayText(meta.Server, 200))
 	}
 	if meta.DurationMS > 0 || timed {
-		info = append(info, (time.Duration(meta.DurationMS) * time.Millisecond).String())
+		info = append(info, htmlview.Millis(meta.DurationMS).String())
 	}
 	info = append(info, bytesize.Binary(int(size)))
 	if meta.Truncated {

@@ -1,6 +1,7 @@
 package cmd
 
 import (
+	"context"
 	"encoding/json"
 	"flag"
 	"os"
@@ -47,7 +48,7 @@ func TestReplayShowGolden(t *testing.T) {
 			ios.SetTTY(false, tt.tty, tt.tty)
 			ios.SetColorEnabled(tt.tty)
 			ios.SetWidth(tt.width)
-			if err := runReplayShow(&ReplayOptions{IO: ios, File: demo}); err != nil {
+			if err := runReplayShow(context.Background(), &ReplayOptions{IO: ios, File: demo}); err != nil {
 				t.Fatalf("%v\n%s", err, errOut)
 			}
 			golden(t, tt.golden, out.String())
@@ -100,7 +101,7 @@ func TestReplayShowCorpusAnthropic(t *testing.T) {
 			t.Fatal(err)
 		}
 		ios, _, out, errOut := Test()
-		if err := runReplayShow(&ReplayOptions{IO: ios, File: file}); err != nil {
+		if err := runReplayShow(context.Background(), &ReplayOptions{IO: ios, File: file}); err != nil {
 			t.Errorf("line %d: %v\n%s", i+1, err, errOut)
 			continue
 		}
@@ -154,7 +155,7 @@ func TestReplayShowEscapesControlCharacters(t *testing.T) {
 `), 0o600)
 	ios, _, out, _ := Test()
 	ios.SetTTY(false, true, true)
-	if err := runReplayShow(&ReplayOptions{IO: ios, File: file}); err != nil {
+	if err := runReplayShow(context.Background(), &ReplayOptions{IO: ios, File: file}); err != nil {
 		t.Fatal(err)
 	}
 	// Colours are off, so no escape at all may be written.

@@ -3,10 +3,11 @@ package cmd
 import (
 	"encoding/json"
 	"fmt"
+	"math"
 	"strings"
-	"time"
 
 	"github.com/agentloop/agentloop/pkg/agent"
+	"github.com/agentloop/agentloop/pkg/htmlview"
 	"github.com/agentloop/agentloop/pkg/transcript"
 )
 
@@ -34,7 +35,11 @@ func (sh *shower) showTurn(recs []transcript.Message) {
 			usage.Add(*rec.Usage)
 			hasUsage = true
 		}
-		latency += rec.LatencyMS
+		if l := rec.LatencyMS; l > 0 {
+			// Added without passing the largest int64: a record's
+			// figures are whatever its writer put there.
+			latency = min(latency, math.MaxInt64-l) + l
+		}
 	}
 	if finish != "" {
 		head = append(head, displayText(finish, 100))
@@ -44,7 +49,7 @@ func (sh *shower) showTurn(recs []transcript.Message) {
 		head = append(head, usageText(usage))
 	}
 	if latency > 0 {
-		head = append(head, (time.Duration(latency) * time.Millisecond).String())
+		head = append(head, htmlview.Millis(latency).String())
 	}
 	head = append(head, requestNotes(recs)...)
 	p.line(0, strings.Join(head, " · "))

@@ -2,6 +2,7 @@ package htmlview
 
 import (
 	"bytes"
+	"context"
 	"io"
 	"syscall"
 	"testing"
@@ -32,7 +33,7 @@ func BenchmarkRender1000Steps(b *testing.B) {
 			c0 := cpuTime()
 			for b.Loop() {
 				out.n = 0
-				if err := Render(&out, convs[0], opts); err != nil {
+				if err := Render(context.Background(), &out, convs[0], opts); err != nil {
 					b.Fatal(err)
 				}
 			}

@@ -13,6 +13,7 @@
 package htmlview
 
 import (
+	"context"
 	"crypto/sha256"
 	_ "embed"
 	"encoding/base64"
@@ -81,8 +82,10 @@ func hash(s string) string {
 	return base64.StdEncoding.EncodeToString(sum[:])
 }
 
-// Render writes the page of one conversation.
-func Render(w io.Writer, conv *transcript.Conversation, opts Options) error {
+// Render writes the page of one conversation. It stops once ctx is done
+// (an interrupt), returning its cause, wherever it is: laying the page out
+// or writing it.
+func Render(ctx context.Context, w io.Writer, conv *transcript.Conversation, opts Options) error {
 	if opts.Dialect == nil || opts.Safe == nil {
 		return errors.New("htmlview: Options.Dialect and Options.Safe are required")
 	}
@@ -98,5 +101,26 @@ func Render(w io.Writer, conv *transcript.Conversation, opts Options) error {
 	if b.parallel <= 0 {
 		b.parallel = agent.DefaultParallel
 	}
-	return tmpl().Execute(w, b.build(opts.Name))
+	p, err := b.build(ctx, opts.Name)
+	if err != nil {
+		return err
+	}
+	return tmpl().Execute(&stopWriter{w: w, ctx: ctx, done: ctx.Done()}, p)
+}
+
+// stopWriter fails every write once ctx is done: the template writes a
+// page in thousands of pieces, and stops at the first that fails.
+type stopWriter struct {
+	w    io.Writer
+	ctx  context.Context
+	done <-chan struct{}
+}
+
+func (s *stopWriter) Write(p []byte) (int, error) {
+	select {
+	case <-s.done:
+		return 0, context.Cause(s.ctx)
+	default:
+	}
+	return s.w.Write(p)
 }

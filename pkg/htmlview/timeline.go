@@ -1,9 +1,11 @@
 package htmlview
 
 import (
+	"cmp"
 	"fmt"
 	"math"
 	"slices"
+	"strconv"
 	"time"
 )
 
@@ -30,6 +32,28 @@ type Span struct {
 	ErrorKind string
 	// Anchor is the id of the message to jump to.
 	Anchor string
+}
+
+// Millis is a duration a record gives in milliseconds: none when it is
+// negative, and at most the longest a time.Duration holds (292 years),
+// never one the multiplication wrapped round.
+func Millis(ms int64) time.Duration {
+	switch {
+	case ms <= 0:
+		return 0
+	case ms > math.MaxInt64/int64(time.Millisecond):
+		return math.MaxInt64
+	}
+	return time.Duration(ms) * time.Millisecond
+}
+
+// add is a + b for durations that are not negative, at most the longest a
+// time.Duration holds.
+func add(a, b time.Duration) time.Duration {
+	if a > math.MaxInt64-b {
+		return math.MaxInt64
+	}
+	return a + b
 }
 
 // Duration is how long the span lasted.
@@ -68,7 +92,7 @@ func layoutBatch(step int, calls []batchCall, parallel int, end, notBefore time.
 			}
 		}
 		starts[i] = free[slot]
-		free[slot] += c.duration
+		free[slot] = add(free[slot], c.duration)
 		makespan = max(makespan, free[slot])
 	}
 	base := end.Add(-makespan)
@@ -123,62 +147,80 @@ func assignLanes(spans []Span) int {
 // stretches longer than gapLimit (a person typing a follow-up, hours
 // between a run and its continuation) are cut to a short fixed width, so
 // that the work stays readable; each cut is a Gap.
+//
+// The axis counts in seconds as floating point, from the earliest start:
+// a transcript's times are whatever its records say, years 0001 to 9999
+// among them, which a time.Duration (292 years at most) cannot hold, nor
+// sums of such. Every figure stays finite, and every loop over the axis
+// is bounded by the number of spans, never by the times.
 type axis struct {
+	t0    time.Time
 	segs  []segment
-	total time.Duration // visual length
+	total float64 // visual length, seconds
 }
 
 type segment struct {
-	from, to time.Time     // real
-	at       time.Duration // visual start
+	from, to float64 // real, seconds since t0
+	at       float64 // visual start
 }
 
 // Gap is an idle stretch cut out of the axis.
 type Gap struct {
 	At      float64 // position, 0 to 1
-	Skipped time.Duration
+	Skipped float64 // seconds
 }
 
-const gapLimit = 2 * time.Second
+// gapLimit is the longest idle stretch drawn to scale, in seconds.
+const gapLimit = 2.0
+
+// since is the time from t0 to t in seconds, whatever the years between
+// them (time.Time.Sub stops at 292 years).
+func since(t0, t time.Time) float64 {
+	return float64(t.Unix()-t0.Unix()) + float64(t.Nanosecond()-t0.Nanosecond())/1e9
+}
 
 func newAxis(spans []Span) (*axis, []Gap) {
 	if len(spans) == 0 {
 		return &axis{}, nil
 	}
-	type iv struct{ from, to time.Time }
+	a := &axis{t0: spans[0].Start}
+	for _, s := range spans[1:] {
+		if s.Start.Before(a.t0) {
+			a.t0 = s.Start
+		}
+	}
+	type iv struct{ from, to float64 }
 	ivs := make([]iv, len(spans))
 	for i, s := range spans {
-		ivs[i] = iv{s.Start, s.End}
+		from := since(a.t0, s.Start)
+		ivs[i] = iv{from, max(from, since(a.t0, s.End))}
 	}
-	slices.SortFunc(ivs, func(a, b iv) int { return a.from.Compare(b.from) })
+	slices.SortFunc(ivs, func(a, b iv) int { return cmp.Compare(a.from, b.from) })
 	// Merge what overlaps or lies closer than gapLimit.
 	merged := []iv{ivs[0]}
 	for _, v := range ivs[1:] {
 		last := &merged[len(merged)-1]
-		if v.from.Sub(last.to) <= gapLimit {
-			if v.to.After(last.to) {
-				last.to = v.to
-			}
+		if v.from-last.to <= gapLimit {
+			last.to = max(last.to, v.to)
 			continue
 		}
 		merged = append(merged, v)
 	}
-	var busy time.Duration
+	var busy float64
 	for _, m := range merged {
-		busy += m.to.Sub(m.from)
+		busy += m.to - m.from
 	}
 	// A cut is drawn as 2% of the busy time, at least 200 ms wide.
-	cut := max(busy/50, 200*time.Millisecond)
-	a := &axis{}
+	cut := max(busy/50, 0.2)
 	var gaps []Gap
-	var at time.Duration
+	var at float64
 	for i, m := range merged {
 		if i > 0 {
-			gaps = append(gaps, Gap{Skipped: m.from.Sub(merged[i-1].to)})
+			gaps = append(gaps, Gap{Skipped: m.from - merged[i-1].to})
 			at += cut
 		}
 		a.segs = append(a.segs, segment{from: m.from, to: m.to, at: at})
-		at += m.to.Sub(m.from)
+		at += m.to - m.from
 	}
 	a.total = at
 	for i := range gaps {
@@ -188,11 +230,11 @@ func newAxis(spans []Span) (*axis, []Gap) {
 	return a, gaps
 }
 
-func (a *axis) frac(d time.Duration) float64 {
-	if a.total <= 0 {
+func (a *axis) frac(d float64) float64 {
+	if !(a.total > 0) {
 		return 0
 	}
-	return math.Min(1, math.Max(0, float64(d)/float64(a.total)))
+	return math.Min(1, math.Max(0, d/a.total))
 }
 
 // pos is where a real time falls, 0 to 1.
@@ -200,11 +242,16 @@ func (a *axis) pos(t time.Time) float64 {
 	if len(a.segs) == 0 {
 		return 0
 	}
-	i, _ := slices.BinarySearchFunc(a.segs, t, func(s segment, t time.Time) int {
+	return a.posAt(since(a.t0, t))
+}
+
+// posAt is where a real time, in seconds since t0, falls.
+func (a *axis) posAt(x float64) float64 {
+	i, _ := slices.BinarySearchFunc(a.segs, x, func(s segment, x float64) int {
 		switch {
-		case s.to.Before(t):
+		case s.to < x:
 			return -1
-		case s.from.After(t):
+		case s.from > x:
 			return 1
 		}
 		return 0
@@ -213,10 +260,7 @@ func (a *axis) pos(t time.Time) float64 {
 		return 1
 	}
 	s := a.segs[i]
-	if t.Before(s.from) {
-		t = s.from
-	}
-	return a.frac(s.at + t.Sub(s.from))
+	return a.frac(s.at + (max(x, s.from) - s.from))
 }
 
 // Tick is a mark on the time axis.
@@ -225,60 +269,71 @@ type Tick struct {
 	Label string
 }
 
+// maxSegmentTicks bounds the ticks of one stretch of the axis. The step
+// is an eighth of the axis or more, so a stretch has at most nine: the
+// bound holds whatever rounding does to times centuries from the start.
+const maxSegmentTicks = 10
+
 // ticks marks the axis about every 1/8 of its length at a round step of
 // real time since the start, within each segment.
 func (a *axis) ticks() []Tick {
-	if a.total <= 0 || len(a.segs) == 0 {
+	if !(a.total > 0) || len(a.segs) == 0 {
 		return nil
 	}
 	step := niceStep(a.total / 8)
-	start := a.segs[0].from
 	var out []Tick
-	for _, s := range a.segs {
-		from := s.from.Sub(start)
-		k := (from + step - 1) / step * step
-		if len(out) == 0 {
-			k = 0
+	for i, s := range a.segs {
+		// The first multiple of step in the segment: an index, so that
+		// the ticks are multiples of step exactly as far as floating
+		// point goes, and counted, so that their number is bounded.
+		first := math.Ceil(s.from / step)
+		if i == 0 {
+			first = 0
 		}
-		for ; k <= s.to.Sub(start); k += step {
-			out = append(out, Tick{At: a.pos(start.Add(k)), Label: tickLabel(k, step)})
+		n := math.Floor(s.to/step) - first + 1
+		for k := 0.0; k < min(n, maxSegmentTicks); k++ {
+			// Steps are whole milliseconds: 3600 s, not 3599.9999….
+			x := math.Round((first+k)*step*1000) / 1000
+			out = append(out, Tick{At: a.frac(s.at + (max(x, s.from) - s.from)), Label: tickLabel(x, step)})
 		}
 	}
 	return out
 }
 
-// niceStep rounds d up to 1, 2 or 5 times a power of ten of milliseconds,
-// or to a round number of seconds, minutes or hours.
-func niceStep(d time.Duration) time.Duration {
-	for _, s := range []time.Duration{
-		time.Millisecond, 2 * time.Millisecond, 5 * time.Millisecond, 10 * time.Millisecond, 20 * time.Millisecond,
-		50 * time.Millisecond, 100 * time.Millisecond, 200 * time.Millisecond, 500 * time.Millisecond,
-		time.Second, 2 * time.Second, 5 * time.Second, 10 * time.Second, 15 * time.Second, 30 * time.Second,
-		time.Minute, 2 * time.Minute, 5 * time.Minute, 10 * time.Minute, 15 * time.Minute, 30 * time.Minute,
-		time.Hour, 2 * time.Hour, 6 * time.Hour, 12 * time.Hour, 24 * time.Hour,
+// niceStep rounds d (seconds) up to 1, 2 or 5 times a power of ten of
+// milliseconds, or to a round number of seconds, minutes, hours or days.
+func niceStep(d float64) float64 {
+	for _, s := range []float64{
+		0.001, 0.002, 0.005, 0.01, 0.02, 0.05, 0.1, 0.2, 0.5,
+		1, 2, 5, 10, 15, 30,
+		60, 2 * 60, 5 * 60, 10 * 60, 15 * 60, 30 * 60,
+		3600, 2 * 3600, 6 * 3600, 12 * 3600, 24 * 3600,
 	} {
 		if s >= d {
 			return s
 		}
 	}
-	return 24 * time.Hour * time.Duration(math.Ceil(float64(d)/float64(24*time.Hour)))
+	return day * math.Ceil(d/day)
 }
 
-// elapsed writes a time since the start: 0s, 850ms, 12.5s, 3m05s, 2h10m.
-func elapsed(d time.Duration) string {
+const day = 24 * 3600.0
+
+// elapsed writes a time since the start, in seconds: 0s, 850ms, 12.5s,
+// 3m05s, 2h10m, 4d02h.
+func elapsed(s float64) string {
 	switch {
-	case d == 0:
+	case s == 0:
 		return "0s"
-	case d < time.Second:
-		return fmt.Sprintf("%dms", d.Milliseconds())
-	case d < time.Minute:
-		return trimZero(fmt.Sprintf("%.1f", d.Seconds())) + "s"
-	case d < time.Hour:
-		return fmt.Sprintf("%dm%02ds", int(d.Minutes()), int(d.Seconds())%60)
-	case d < 48*time.Hour:
-		return fmt.Sprintf("%dh%02dm", int(d.Hours()), int(d.Minutes())%60)
+	case s < 1:
+		return strconv.FormatFloat(math.Round(s*1000), 'f', 0, 64) + "ms"
+	case s < 60:
+		return trimZero(fmt.Sprintf("%.1f", s)) + "s"
+	case s < 3600:
+		return fmt.Sprintf("%dm%02ds", int64(s/60), int64(s)%60)
+	case s < 2*day:
+		return fmt.Sprintf("%dh%02dm", int64(s/3600), int64(s/60)%60)
 	}
-	return fmt.Sprintf("%dd%02dh", int(d.Hours())/24, int(d.Hours())%24)
+	return fmt.Sprintf("%dd%02dh", int64(s/day), int64(s/3600)%24)
 }
 
 func trimZero(s string) string {
@@ -288,18 +343,19 @@ func trimZero(s string) string {
 	return s
 }
 
-// tickLabel writes a time since the start as precisely as the ticks'
-// step needs: 1h00m02s after a cut, not 1h00m three times.
-func tickLabel(d, step time.Duration) string {
-	if d < time.Minute || step >= time.Minute {
+// tickLabel writes a time since the start, in seconds, as precisely as
+// the ticks' step needs: 1h00m02s after a cut, not 1h00m three times.
+func tickLabel(d, step float64) string {
+	if d < 60 || step >= 60 {
 		return elapsed(d)
 	}
-	sec := trimZero(fmt.Sprintf("%04.1f", (d % time.Minute).Seconds()))
-	if step >= time.Second {
-		sec = fmt.Sprintf("%02d", int((d%time.Minute)/time.Second))
+	m := math.Mod(d, 60)
+	sec := trimZero(fmt.Sprintf("%04.1f", m))
+	if step >= 1 {
+		sec = fmt.Sprintf("%02d", int64(m))
 	}
-	if d < time.Hour {
-		return fmt.Sprintf("%dm%ss", int(d/time.Minute), sec)
+	if d < 3600 {
+		return fmt.Sprintf("%dm%ss", int64(d/60), sec)
 	}
-	return fmt.Sprintf("%dh%02dm%ss", int(d/time.Hour), int(d%time.Hour/time.Minute), sec)
+	return fmt.Sprintf("%dh%02dm%ss", int64(d/3600), int64(d/60)%60, sec)
 }

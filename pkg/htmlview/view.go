@@ -2,8 +2,10 @@ package htmlview
 
 import (
 	"bytes"
+	"context"
 	"encoding/json"
 	"fmt"
+	"math"
 	"strconv"
 	"strings"
 	"time"
@@ -166,7 +168,8 @@ type builder struct {
 // chartHeight is the height of the tokens chart's drawing, in its units.
 const chartHeight = 100.0
 
-func (b *builder) build(name string) *page {
+// build lays the page out. It stops, with the cause, once ctx is done.
+func (b *builder) build(ctx context.Context, name string) (*page, error) {
 	b.p = &page{Name: b.safe(name), Script: script, Style: style}
 	b.callNames, b.steps, b.batchStep = map[string]string{}, map[int]*stepRow{}, -1
 	b.answered, b.done = map[string]bool{}, map[string]time.Time{}
@@ -175,6 +178,9 @@ func (b *builder) build(name string) *page {
 	}
 	b.header()
 	for i, rec := range b.conv.Messages {
+		if ctx.Err() != nil {
+			return nil, context.Cause(ctx)
+		}
 		b.p.Messages = append(b.p.Messages, b.message(i, rec))
 	}
 	if mv, ok := b.unsent(); ok {
@@ -199,7 +205,7 @@ func (b *builder) build(name string) *page {
 	if p.Chart != nil {
 		p.Chart.scale()
 	}
-	return p
+	return p, nil
 }
 
 // header fills what the transcript's header says.
@@ -348,12 +354,12 @@ func (b *builder) assistant(mv *messageView, rec transcript.Message, content jso
 			Anchor: mv.ID, CachedH: float64(cached), InH: float64(in - cached), OutH: float64(out)})
 	}
 	if rec.LatencyMS > 0 {
-		lat := time.Duration(rec.LatencyMS) * time.Millisecond
+		lat := Millis(rec.LatencyMS)
 		head = append(head, seconds(lat))
 		row.Latency = seconds(lat)
 	}
 	if !rec.Time.IsZero() {
-		span := Span{Kind: SpanModel, Step: rec.Step, End: rec.Time, Start: rec.Time.Add(-time.Duration(rec.LatencyMS) * time.Millisecond), Anchor: mv.ID}
+		span := Span{Kind: SpanModel, Step: rec.Step, End: rec.Time, Start: rec.Time.Add(-Millis(rec.LatencyMS)), Anchor: mv.ID}
 		// The items of one Responses turn are one request.
 		if n := len(b.spans); n > 0 && b.spans[n-1].Kind == SpanModel && b.spans[n-1].Step == rec.Step {
 			b.spans[n-1].End = maxTime(b.spans[n-1].End, span.End)
@@ -403,7 +409,7 @@ func (b *builder) results(mv *messageView, rec transcript.Message, results []age
 			mv.Class += " has-error"
 		}
 		if j < len(rec.Results) && !rec.Time.IsZero() {
-			b.batch = append(b.batch, batchCall{name: meta.Name, callID: meta.CallID, duration: time.Duration(meta.DurationMS) * time.Millisecond,
+			b.batch = append(b.batch, batchCall{name: meta.Name, callID: meta.CallID, duration: Millis(meta.DurationMS),
 				isError: rv.IsError, errorKind: meta.Error, anchor: rv.Anchor, done: b.done[meta.CallID]})
 			if b.batchEnd.IsZero() {
 				b.batchEnd = rec.Time
@@ -427,7 +433,7 @@ func (b *builder) unsent() (messageView, bool) {
 		mv.Results = append(mv.Results, rv)
 		b.answered[f.CallID] = true
 		if !f.Time.IsZero() {
-			b.batch = append(b.batch, batchCall{name: f.Name, callID: f.CallID, duration: time.Duration(f.DurationMS) * time.Millisecond,
+			b.batch = append(b.batch, batchCall{name: f.Name, callID: f.CallID, duration: Millis(f.DurationMS),
 				isError: rv.IsError, errorKind: f.Error, anchor: rv.Anchor, done: f.Time})
 			b.batchEnd = maxTime(b.batchEnd, f.Time)
 		}
@@ -485,9 +491,9 @@ func (b *builder) outcome(spans []Span, total transcript.Usage, started time.Tim
 	var modelTime, toolTime time.Duration
 	for _, s := range spans {
 		if s.Kind == SpanModel {
-			modelTime += s.Duration()
+			modelTime = add(modelTime, s.Duration())
 		} else {
-			toolTime += s.Duration()
+			toolTime = add(toolTime, s.Duration())
 			o.Calls++
 			if s.IsError {
 				o.Errored++
@@ -501,7 +507,7 @@ func (b *builder) outcome(spans []Span, total transcript.Usage, started time.Tim
 		if c.End.Usage != (transcript.Usage{}) {
 			total = c.End.Usage
 		}
-		if !started.IsZero() && !c.End.Time.IsZero() {
+		if !started.IsZero() && c.End.Time.After(started) {
 			o.Wall = seconds(c.End.Time.Sub(started))
 		}
 		o.Bad = c.End.Reason != transcript.ReasonStop
@@ -556,7 +562,7 @@ func (b *builder) resultView(msgID string, j int, r agent.RecordedResult, meta t
 	if meta.Source == transcript.SourceMCP {
 		info = append(info, "mcp server "+b.safe(meta.Server))
 	}
-	info = append(info, seconds(time.Duration(meta.DurationMS)*time.Millisecond), bytesize.Binary(len(r.Content)))
+	info = append(info, seconds(Millis(meta.DurationMS)), bytesize.Binary(len(r.Content)))
 	if !v.Open {
 		info = append(info, b.safe(firstLine(r.Content, 120)))
 	}
@@ -655,9 +661,9 @@ func timelineOf(spans []Span) *timelineView {
 		tv.Ticks = append(tv.Ticks, tickView{Left: pct(t.At), Label: t.Label})
 	}
 	for _, g := range gaps {
-		tv.Gaps = append(tv.Gaps, gapView{Left: pct(g.At), Label: "+" + elapsed(g.Skipped) + " idle"})
+		tv.Gaps = append(tv.Gaps, gapView{Left: pct(g.At), Label: "+" + elapsed(math.Round(g.Skipped)) + " idle"})
 	}
-	tv.Summary = fmt.Sprintf("Timeline of %d model call%s and %d tool call%s over %s of activity", models, english.Plural(models, "", "s"), tools, english.Plural(tools, "", "s"), seconds(ax.total))
+	tv.Summary = fmt.Sprintf("Timeline of %d model call%s and %d tool call%s over %s of activity", models, english.Plural(models, "", "s"), tools, english.Plural(tools, "", "s"), secondsOf(ax.total))
 	if len(gaps) > 0 {
 		tv.Summary += fmt.Sprintf(", %d idle stretch%s cut out", len(gaps), map[bool]string{true: "", false: "es"}[len(gaps) == 1])
 	}
@@ -764,7 +770,16 @@ func seconds(d time.Duration) string {
 	case d < time.Minute:
 		return strconv.FormatFloat(d.Seconds(), 'f', 2, 64) + "s"
 	}
-	return elapsed(d.Round(time.Second))
+	return elapsed(d.Round(time.Second).Seconds())
+}
+
+// secondsOf is seconds for a length of the axis, which may be longer than
+// a time.Duration holds.
+func secondsOf(s float64) string {
+	if s < 60 {
+		return seconds(time.Duration(s * float64(time.Second)))
+	}
+	return elapsed(math.Round(s))
 }
 
 // count writes a token count with thousands separators.

@@ -2,10 +2,13 @@ package htmlview
 
 import (
 	"bytes"
+	"context"
 	"crypto/sha256"
 	"encoding/base64"
+	"errors"
 	"fmt"
 	"html"
+	"math"
 	"regexp"
 	"strings"
 	"testing"
@@ -85,11 +88,11 @@ func TestAxisCutsIdleTime(t *testing.T) {
 		{Start: t0.Add(time.Hour), End: t0.Add(time.Hour + 4*time.Second)}, // an hour later: cut
 	}
 	ax, gaps := newAxis(spans)
-	if len(gaps) != 1 || gaps[0].Skipped != time.Hour-4*time.Second {
+	if len(gaps) != 1 || gaps[0].Skipped != (time.Hour-4*time.Second).Seconds() {
 		t.Fatalf("gaps %+v, want one of 59m56s", gaps)
 	}
 	// 8 s of activity and one cut of 200 ms (2% of 8 s is less).
-	if ax.total != 8*time.Second+200*time.Millisecond {
+	if ax.total != 8.2 {
 		t.Errorf("axis length %v", ax.total)
 	}
 	prev := -1.0
@@ -115,14 +118,84 @@ func TestAxisCutsIdleTime(t *testing.T) {
 func TestElapsedAndNiceStep(t *testing.T) {
 	for d, want := range map[time.Duration]string{0: "0s", ms(850): "850ms", ms(12500): "12.5s", 3*time.Minute + 5*time.Second: "3m05s",
 		2*time.Hour + 10*time.Minute: "2h10m", 50 * time.Hour: "2d02h"} {
-		if got := elapsed(d); got != want {
+		if got := elapsed(d.Seconds()); got != want {
 			t.Errorf("elapsed(%v) = %q, want %q", d, got, want)
 		}
 	}
+	// Ten thousand years: more than a time.Duration holds.
+	if got := elapsed(1e4 * 365 * day); got != "3650000d00h" {
+		t.Errorf("elapsed(10,000 years) = %q", got)
+	}
 	for d, want := range map[time.Duration]time.Duration{ms(3): ms(5), ms(700): time.Second, 40 * time.Second: time.Minute, 30 * time.Hour: 48 * time.Hour} {
-		if got := niceStep(d); got != want {
-			t.Errorf("niceStep(%v) = %v, want %v", d, got, want)
+		if got := niceStep(d.Seconds()); got != want.Seconds() {
+			t.Errorf("niceStep(%v) = %vs, want %v", d, got, want)
 		}
+	}
+}
+
+// Record times from year 1 to year 9999, and durations past what a
+// time.Duration holds: the axis is laid out in bounded time and memory,
+// every position between 0 and 1, the centuries between the spans one cut
+// that says how long it was.
+func TestAxisOverCenturies(t *testing.T) {
+	first := time.Date(1, 1, 1, 0, 0, 1, 0, time.UTC)
+	last := time.Date(9999, 12, 31, 23, 59, 58, 0, time.UTC)
+	spans := []Span{
+		{Start: first, End: first.Add(time.Second)},
+		{Start: last.Add(-500 * time.Millisecond), End: last},
+		// A model call that lasted as long as a Duration can say.
+		{Start: last.Add(-Millis(math.MaxInt64)), End: last},
+	}
+	ax, gaps := newAxis(spans)
+	if len(gaps) != 1 {
+		t.Fatalf("%d gaps, want 1", len(gaps))
+	}
+	if years := gaps[0].Skipped / (365.2425 * day); years < 9700 || years > 9999 {
+		t.Errorf("the cut skips %.0f years", years)
+	}
+	ticks := ax.ticks()
+	if len(ticks) == 0 || len(ticks) > 2*maxSegmentTicks {
+		t.Fatalf("%d ticks", len(ticks))
+	}
+	for _, tk := range ticks {
+		if !(tk.At >= 0 && tk.At <= 1) || tk.Label == "" {
+			t.Errorf("tick %+v", tk)
+		}
+	}
+	for _, s := range spans {
+		if a, b := ax.pos(s.Start), ax.pos(s.End); !(a >= 0 && a <= b && b <= 1) {
+			t.Errorf("span drawn from %v to %v", a, b)
+		}
+	}
+}
+
+// A whole page of such a transcript: every duration clamped, nothing
+// negative, a timeline of a few ticks.
+func TestRenderOverCenturies(t *testing.T) {
+	src := `{"type":"header","version":1,"id":"c","time":"0001-01-01T00:00:01Z","command":"run","provider":"openai","model":"m"}
+{"type":"message","seq":1,"step":0,"time":"0001-01-01T00:00:01Z","message":{"role":"user","content":"hi"}}
+{"type":"message","seq":2,"step":1,"time":"0001-01-01T00:00:02Z","message":{"role":"assistant","content":null,"tool_calls":[{"id":"c1","type":"function","function":{"name":"w","arguments":"{}"}},{"id":"c2","type":"function","function":{"name":"w","arguments":"{}"}}]},"latency_ms":-5,"finish_reason":"tool_calls"}
+{"type":"message","seq":3,"step":1,"time":"5000-06-01T00:00:00Z","message":{"role":"tool","tool_call_id":"c1","content":"x"},"results":[{"call_id":"c1","name":"w","exit_code":0,"duration_ms":9223372036854775807,"truncated":false,"is_error":false}]}
+{"type":"message","seq":4,"step":1,"time":"5000-06-01T00:00:00Z","message":{"role":"tool","tool_call_id":"c2","content":"y"},"results":[{"call_id":"c2","name":"w","exit_code":0,"duration_ms":9223372036854775807,"truncated":false,"is_error":false}]}
+{"type":"message","seq":5,"step":2,"time":"9999-12-31T23:59:59Z","message":{"role":"assistant","content":"done"},"latency_ms":9223372036854775807,"finish_reason":"stop"}
+{"type":"end","time":"9999-12-31T23:59:59Z","reason":"stop","steps":2,"usage":{"input_tokens":1,"output_tokens":1}}
+`
+	b := &builder{conv: read(t, src), d: agent.OpenAIDialect{}, safe: mark, provider: "openai", parallel: 1}
+	p, err := b.build(context.Background(), "t.jsonl")
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, s := range b.spans {
+		if s.Duration() < 0 {
+			t.Errorf("span %+v lasts %v", s, s.Duration())
+		}
+	}
+	tl := p.Timeline
+	if tl == nil || len(tl.Bars) != 4 || len(tl.Ticks) == 0 || len(tl.Ticks) > 3*maxSegmentTicks {
+		t.Fatalf("timeline %+v", tl)
+	}
+	if strings.Contains(p.Outcome.Model, "-") || strings.Contains(p.Outcome.Tools, "-") {
+		t.Errorf("outcome %+v", p.Outcome)
 	}
 }
 
@@ -133,7 +206,7 @@ func mark(s string) string { return strings.ReplaceAll(s, "\x1b", `\u001b`) }
 func render(t *testing.T, conv *transcript.Conversation) string {
 	t.Helper()
 	var b bytes.Buffer
-	if err := Render(&b, conv, Options{Name: "t.jsonl", Dialect: dialect(conv.Shape), Safe: mark}); err != nil {
+	if err := Render(context.Background(), &b, conv, Options{Name: "t.jsonl", Dialect: dialect(conv.Shape), Safe: mark}); err != nil {
 		t.Fatal(err)
 	}
 	return b.String()
@@ -169,7 +242,10 @@ const sample = `{"type":"header","version":1,"id":"abc","time":"2026-03-01T10:00
 
 func TestBuild(t *testing.T) {
 	b := &builder{conv: read(t, sample), d: agent.OpenAIDialect{}, safe: mark, provider: "openai", parallel: 2}
-	p := b.build("t.jsonl")
+	p, err := b.build(context.Background(), "t.jsonl")
+	if err != nil {
+		t.Fatal(err)
+	}
 	if p.Title != "Weather in Paris?" {
 		t.Errorf("title %q", p.Title)
 	}
@@ -294,7 +370,7 @@ func TestRenderWithoutHeaderOrTimes(t *testing.T) {
 }
 
 func TestRenderNeedsItsOptions(t *testing.T) {
-	if err := Render(&bytes.Buffer{}, read(t, sample), Options{}); err == nil {
+	if err := Render(context.Background(), &bytes.Buffer{}, read(t, sample), Options{}); err == nil {
 		t.Fatal("Render without a Dialect and Safe succeeded")
 	}
 }
@@ -311,7 +387,10 @@ func TestBuildInterruptedTurn(t *testing.T) {
 `
 	conv := read(t, src)
 	b := &builder{conv: conv, d: agent.OpenAIDialect{}, safe: mark, provider: "openai", parallel: 8}
-	p := b.build("t.jsonl")
+	p, err := b.build(context.Background(), "t.jsonl")
+	if err != nil {
+		t.Fatal(err)
+	}
 	last := p.Messages[len(p.Messages)-1]
 	if last.Role != "not yet sent" || len(last.Results) != 1 || last.Results[0].Name != "mark" || !strings.Contains(last.Head, "no result yet: wait call_wait") {
 		t.Fatalf("last message %+v", last)
@@ -343,7 +422,10 @@ func TestBuildMCPResultsAndImages(t *testing.T) {
 {"type":"end","time":"2026-03-01T10:00:03Z","reason":"stop","steps":2,"usage":{"input_tokens":0,"output_tokens":0}}
 `
 	b := &builder{conv: read(t, src), d: agent.OpenAIDialect{}, safe: mark, provider: "openai", parallel: 1}
-	p := b.build("t.jsonl")
+	p, err := b.build(context.Background(), "t.jsonl")
+	if err != nil {
+		t.Fatal(err)
+	}
 	if p.Title != "draw" || len(p.Messages) != 5 {
 		t.Fatalf("title %q, %d messages", p.Title, len(p.Messages))
 	}
@@ -362,5 +444,42 @@ func TestBuildMCPResultsAndImages(t *testing.T) {
 	}
 	if len(p.Steps) != 2 {
 		t.Errorf("%d steps, want 2 (the images are no new prompt)", len(p.Steps))
+	}
+}
+
+// stopAfter cancels its context at its first write, as an interrupt that
+// comes while the page is written.
+type stopAfter struct {
+	bytes.Buffer
+	cancel context.CancelCauseFunc
+}
+
+var errStop = errors.New("stopped")
+
+func (s *stopAfter) Write(p []byte) (int, error) {
+	s.cancel(errStop)
+	return s.Buffer.Write(p)
+}
+
+// Render stops at an interrupt: before the page is laid out, or while it
+// is written, with the interrupt's cause.
+func TestRenderStopsWhenCancelled(t *testing.T) {
+	conv := read(t, sample)
+	opts := Options{Name: "t.jsonl", Dialect: agent.OpenAIDialect{}, Safe: mark}
+	ctx, cancel := context.WithCancelCause(context.Background())
+	w := &stopAfter{cancel: cancel}
+	if err := Render(ctx, w, conv, opts); !errors.Is(err, errStop) {
+		t.Fatalf("Render interrupted while writing returned %v", err)
+	}
+	var whole bytes.Buffer
+	if err := Render(context.Background(), &whole, conv, opts); err != nil {
+		t.Fatal(err)
+	}
+	if w.Len() >= whole.Len() {
+		t.Errorf("the page was written whole (%d bytes) after the interrupt", w.Len())
+	}
+	var none bytes.Buffer
+	if err := Render(ctx, &none, conv, opts); !errors.Is(err, errStop) || none.Len() != 0 {
+		t.Errorf("Render after the interrupt: %v, %d bytes", err, none.Len())
 	}
 }
