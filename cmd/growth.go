@@ -10,6 +10,7 @@ import (
 
 	"github.com/agentloop/agentloop/internal/bytesize"
 	"github.com/agentloop/agentloop/pkg/agent"
+	"github.com/agentloop/agentloop/pkg/htmlview"
 	"github.com/agentloop/agentloop/pkg/longtext"
 	"github.com/agentloop/agentloop/pkg/transcript"
 )
@@ -195,35 +196,11 @@ func requestNotes(recs []transcript.Message) []string {
 // clearedLine says which results a turn's request was the first to carry
 // cleared, for --show.
 func clearedLine(recs []transcript.Message) string {
-	var parts []string
-	for _, rec := range recs {
-		for _, c := range rec.Cleared {
-			parts = append(parts, fmt.Sprintf("%s %s (%s)", displayText(c.Name, 200), displayText(c.CallID, 200), bytesize.Decimal(c.Bytes)))
-		}
-	}
-	if len(parts) == 0 {
+	list := htmlview.ClearedList(recs, func(s string) string { return displayText(s, 200) })
+	if list == "" {
 		return ""
 	}
-	return "✂ cleared from this request on: " + strings.Join(parts, ", ")
-}
-
-// clearedAt is where each cleared result was first sent as a placeholder:
-// the step, by the seq of the message that holds it and its call id.
-type clearedAt map[clearedKey]int
-
-type clearedKey struct {
-	seq int
-	id  string
-}
-
-func clearedSteps(recs []transcript.Message) clearedAt {
-	out := clearedAt{}
-	for _, rec := range recs {
-		for _, c := range rec.Cleared {
-			out[clearedKey{c.Seq, c.CallID}] = rec.Step
-		}
-	}
-	return out
+	return "✂ cleared from this request on: " + list
 }
 
 // errNoClearing ends the reading of a file that holds no cleared results.
@@ -236,11 +213,11 @@ var errNoClearing = errors.New("no clearing")
 // keeps only those entries, and puts the file back at its start. A pipe is
 // not read ahead: its results are marked at the step that cleared them
 // only.
-func clearedInFile(f *os.File) (clearedAt, error) {
+func clearedInFile(f *os.File) (htmlview.Clearings, error) {
 	if fi, err := f.Stat(); err != nil || !fi.Mode().IsRegular() {
 		return nil, nil
 	}
-	out := clearedAt{}
+	out := htmlview.Clearings{}
 	// A bad line ends this reading early; the reading proper says what
 	// is wrong, and where.
 	// Its long texts are left in the file, as they are when it is shown.
@@ -253,9 +230,7 @@ func clearedInFile(f *os.File) (clearedAt, error) {
 				return errNoClearing
 			}
 		case pt.Message != nil:
-			for _, c := range pt.Message.Cleared {
-				out[clearedKey{c.Seq, c.CallID}] = pt.Message.Step
-			}
+			out.Add(pt.Message)
 		}
 		return nil
 	})
@@ -263,12 +238,4 @@ func clearedInFile(f *os.File) (clearedAt, error) {
 		return nil, err
 	}
 	return out, nil
-}
-
-// note marks a result --show prints that later requests carried cleared.
-func (c clearedAt) note(seq int, id string) string {
-	if step, ok := c[clearedKey{seq, id}]; ok {
-		return fmt.Sprintf("✂ cleared from step %d on", step)
-	}
-	return ""
 }

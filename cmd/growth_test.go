@@ -4,6 +4,7 @@ import (
 	"testing"
 
 	"github.com/agentloop/agentloop/pkg/agent"
+	"github.com/agentloop/agentloop/pkg/htmlview"
 	"github.com/agentloop/agentloop/pkg/transcript"
 )
 
@@ -57,7 +58,7 @@ func TestClearedLineEscapes(t *testing.T) {
 	if want := `✂ cleared from this request on: page\u202e c1\u001b[2J (2.4 KB)`; got != want {
 		t.Errorf("got  %q\nwant %q", got, want)
 	}
-	if note := clearedSteps(recs).note(3, "c1\x1b[2J"); note != "✂ cleared from step 6 on" {
+	if note := htmlview.ClearingsOf(recs).Note(3, "c1\x1b[2J"); note != "cleared from step 6 on" {
 		t.Errorf("note %q", note)
 	}
 }

@@ -10,6 +10,7 @@ import (
 	"strings"
 
 	"github.com/agentloop/agentloop/pkg/agent"
+	"github.com/agentloop/agentloop/pkg/htmlview"
 	"github.com/agentloop/agentloop/pkg/longtext"
 	"github.com/agentloop/agentloop/pkg/transcript"
 )
@@ -55,7 +56,7 @@ func replayShow(opts *ReplayOptions, limit int) (*longtext.Store, error) {
 		in = f
 	}
 	var long *longtext.Store
-	var cleared clearedAt
+	var cleared htmlview.Clearings
 	if f, ok := in.(*os.File); ok {
 		var err error
 		if cleared, err = clearedInFile(f); err != nil {
@@ -127,7 +128,7 @@ type shower struct {
 	turn []transcript.Message
 	// cleared is where each result a later request carried cleared was
 	// first sent so (see clearedInFile).
-	cleared clearedAt
+	cleared htmlview.Clearings
 }
 
 func (sh *shower) part(pt transcript.Part) error {
@@ -138,7 +139,7 @@ func (sh *shower) part(pt transcript.Part) error {
 			name = fmt.Sprintf("%s:%d", sh.file, c.Line)
 		}
 		sh.begin(name, c.Format, c.Header, c.Shape)
-		sh.cleared = clearedSteps(c.Messages)
+		sh.cleared = htmlview.ClearingsOf(c.Messages)
 		if c.System != "" {
 			sh.system(c.System)
 		}

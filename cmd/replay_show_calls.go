@@ -108,7 +108,11 @@ func (sh *shower) results(d agent.Dialect, role string, rec transcript.Message) 
 		meta.IsError = r.IsError
 		// An error is shown as the text it carries, not as the JSON an
 		// OpenAI model reads it in.
-		sh.result(name, r.CallID, meta, len(rec.Results) > 0, p.long.Len(r.Content), r.Text, sh.cleared.note(rec.Seq, r.CallID))
+		note := sh.cleared.Note(rec.Seq, r.CallID)
+		if note != "" {
+			note = "✂ " + note
+		}
+		sh.result(name, r.CallID, meta, len(rec.Results) > 0, p.long.Len(r.Content), r.Text, note)
 	}
 }
 

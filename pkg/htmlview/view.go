@@ -17,10 +17,6 @@ import (
 	"github.com/agentloop/agentloop/pkg/transcript"
 )
 
-// ClearedPrefix starts the placeholder that stands for a tool result
-// cleared from the context.
-const ClearedPrefix = "[cleared"
-
 // page is what the template draws.
 type page struct {
 	Title    string
@@ -124,12 +120,14 @@ type callView struct {
 }
 
 type resultView struct {
-	Anchor    string
-	Name      string
-	State     string
-	IsError   bool
-	Cleared   bool
-	Truncated bool
+	Anchor  string
+	Name    string
+	State   string
+	IsError bool
+	Cleared bool
+	// ClearedNote says from which step on requests carried it cleared.
+	ClearedNote string
+	Truncated   bool
 	// Info is the call id, exit code, duration, size and the start of the
 	// content.
 	Info    string
@@ -153,7 +151,9 @@ type builder struct {
 	callsStep int               // and its step
 	answered  map[string]bool   // call ids a message answers
 	// done is when each call whose result record was written finished.
-	done     map[string]time.Time
+	done map[string]time.Time
+	// cleared is when each result was first sent cleared.
+	cleared  Clearings
 	total    transcript.Usage
 	steps    map[int]*stepRow
 	order    []int // steps in the order met
@@ -176,6 +176,7 @@ func (b *builder) build(ctx context.Context, name string) (*page, error) {
 	for _, r := range b.conv.Results {
 		b.done[r.CallID] = r.Time
 	}
+	b.cleared = ClearingsOf(b.conv.Messages)
 	b.header()
 	for i, rec := range b.conv.Messages {
 		if ctx.Err() != nil {
@@ -370,6 +371,9 @@ func (b *builder) assistant(mv *messageView, rec transcript.Message, content jso
 	}
 	mv.Text = b.safe(t.Text)
 	mv.Blocks = append(b.otherBlocks(content), b.reasoning(rec.Message)...)
+	if list := ClearedList([]transcript.Message{rec}, b.safe); list != "" {
+		mv.Blocks = append(mv.Blocks, "cleared from this request on: "+list)
+	}
 	if rec.Step != b.callsStep {
 		// A turn's calls may come in several items (Responses).
 		b.lastCalls, b.callsStep = nil, rec.Step
@@ -402,6 +406,9 @@ func (b *builder) results(mv *messageView, rec transcript.Message, results []age
 			meta = rec.Results[j]
 		}
 		rv := b.resultView(mv.ID, j, r, meta)
+		if note := b.cleared.Note(rec.Seq, r.CallID); note != "" {
+			rv.Cleared, rv.ClearedNote = true, note
+		}
 		mv.Results = append(mv.Results, rv)
 		b.answered[r.CallID] = true
 		if rv.IsError {
@@ -544,7 +551,12 @@ func (b *builder) resultView(msgID string, j int, r agent.RecordedResult, meta t
 		name = meta.Name
 	}
 	v := resultView{Anchor: msgID + "-" + strconv.Itoa(j+1), Name: b.safe(name), IsError: r.IsError || meta.IsError,
-		Truncated: meta.Truncated, Cleared: strings.HasPrefix(r.Content, ClearedPrefix), Content: b.safe(r.Content)}
+		Truncated: meta.Truncated, Content: b.safe(r.Content)}
+	// A log of requests as sent (not agentloop's: it keeps results whole)
+	// holds the placeholder itself.
+	if strings.HasPrefix(r.Content, transcript.ClearedPrefix) {
+		v.Cleared, v.ClearedNote = true, "cleared"
+	}
 	v.State = "ok"
 	if v.IsError {
 		v.State = "error"

@@ -447,6 +447,38 @@ func TestBuildMCPResultsAndImages(t *testing.T) {
 	}
 }
 
+// agentloop keeps a cleared result whole and records the clearing on the
+// turn whose request first carried it cleared: the page marks the result
+// from that record, as --show does, and says so on the turn.
+func TestBuildMarksClearedResults(t *testing.T) {
+	src := `{"type":"header","version":1,"id":"c","time":"2026-03-01T10:00:00Z","command":"run","provider":"openai","model":"m","context":{"limit":3000,"keep":1,"editing":"client"}}
+{"type":"message","seq":1,"step":0,"time":"2026-03-01T10:00:00Z","message":{"role":"user","content":"read"}}
+{"type":"message","seq":2,"step":1,"time":"2026-03-01T10:00:01Z","message":{"role":"assistant","content":null,"tool_calls":[{"id":"c1","type":"function","function":{"name":"page","arguments":"{}"}}]},"latency_ms":10,"finish_reason":"tool_calls"}
+{"type":"message","seq":3,"step":1,"time":"2026-03-01T10:00:01Z","message":{"role":"tool","tool_call_id":"c1","content":"page one, whole"},"results":[{"call_id":"c1","name":"page","exit_code":0,"duration_ms":1,"truncated":false,"is_error":false}]}
+{"type":"message","seq":4,"step":2,"time":"2026-03-01T10:00:02Z","message":{"role":"assistant","content":null,"tool_calls":[{"id":"c2","type":"function","function":{"name":"page","arguments":"{}"}}]},"latency_ms":10,"finish_reason":"tool_calls"}
+{"type":"message","seq":5,"step":2,"time":"2026-03-01T10:00:02Z","message":{"role":"tool","tool_call_id":"c2","content":"page two, whole"},"results":[{"call_id":"c2","name":"page","exit_code":0,"duration_ms":1,"truncated":false,"is_error":false}]}
+{"type":"message","seq":6,"step":3,"time":"2026-03-01T10:00:03Z","message":{"role":"assistant","content":"Two pages."},"latency_ms":10,"finish_reason":"stop","cleared":[{"call_id":"c1","name":"page","seq":3,"bytes":2432,"placeholder":"[cleared to save context: 2.4 KB from page; call it again if you need it]"}]}
+{"type":"end","time":"2026-03-01T10:00:03Z","reason":"stop","steps":3,"usage":{"input_tokens":1,"output_tokens":1}}
+`
+	b := &builder{conv: read(t, src), d: agent.OpenAIDialect{}, safe: mark, provider: "openai", parallel: 1}
+	p, err := b.build(context.Background(), "t.jsonl")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if r := p.Messages[2].Results[0]; !r.Cleared || r.ClearedNote != "cleared from step 3 on" || r.Content != "page one, whole" {
+		t.Errorf("the cleared result: %+v", r)
+	}
+	if r := p.Messages[4].Results[0]; r.Cleared || r.ClearedNote != "" {
+		t.Errorf("a result never cleared is marked: %+v", r)
+	}
+	if got := strings.Join(p.Messages[5].Blocks, "\n"); got != "cleared from this request on: page c1 (2.4 KB)" {
+		t.Errorf("the turn that cleared it says %q", got)
+	}
+	if out := render(t, read(t, src)); !strings.Contains(out, `<span class="badge cleared">cleared from step 3 on</span>`) {
+		t.Error("the page does not mark the cleared result")
+	}
+}
+
 // stopAfter cancels its context at its first write, as an interrupt that
 // comes while the page is written.
 type stopAfter struct {
