@@ -75,10 +75,16 @@ func writePage(ctx context.Context, ios *IOStreams, conv *transcript.Conversatio
 	// and never seen half written by a browser that has it open. Written
 	// here, not on a goroutine of its own: the page stops at the
 	// interrupt, and its temporary file is removed before the exit.
-	if err := write(); err != nil && ctx.Err() != nil {
-		return context.Cause(ctx)
-	} else if err != nil {
+	if err := write(); err != nil {
+		if ctx.Err() != nil {
+			return context.Cause(ctx)
+		}
 		return err
+	}
+	// On a terminal, where the page went: a person opens it next. A
+	// script named the file itself.
+	if ios.IsStderrTTY() {
+		fmt.Fprintf(ios.ErrOut, "page: %s\n", safeText(out))
 	}
 	return nil
 }

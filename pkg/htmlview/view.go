@@ -36,9 +36,12 @@ type page struct {
 type metaItem struct{ Key, Value string }
 
 type outcome struct {
-	Reason  string
+	Reason string
+	// Why says what the reason means; Tone how it reads: ok (an answer),
+	// warn (a budget or an interrupt stopped it, no failure) or err.
+	Why     string
+	Tone    string
 	Error   string
-	Bad     bool // ended otherwise than with an answer
 	Steps   int
 	Wall    string
 	Model   string
@@ -517,10 +520,10 @@ func (b *builder) outcome(spans []Span, total transcript.Usage, started time.Tim
 		if !started.IsZero() && c.End.Time.After(started) {
 			o.Wall = seconds(c.End.Time.Sub(started))
 		}
-		o.Bad = c.End.Reason != transcript.ReasonStop
+		o.Why, o.Tone = endReason(c.End.Reason)
 	} else if c.Format == "agentloop" {
-		o.Reason = "no end record: the run was stopped, or is still going"
-		o.Bad = true
+		o.Reason = "no end record"
+		o.Why, o.Tone = "The run stopped before it could write how it ended (it was killed, or the machine went down), or it is still going.", toneWarn
 	}
 	if o.Steps == 0 {
 		for _, m := range c.Messages {
@@ -568,11 +571,13 @@ func (b *builder) resultView(msgID string, j int, r agent.RecordedResult, meta t
 	// open on demand.
 	v.Open = len(r.Content) <= 200 || v.IsError && len(r.Content) <= 2000
 	info := []string{b.safe(r.CallID)}
-	if meta.ExitCode >= 0 && meta.Error != transcript.KindDeclined {
+	switch {
+	case meta.Source == transcript.SourceMCP:
+		// An MCP tool is no process: it has no exit code, only the
+		// server's answer, ok or an error (the badge).
+		info = append(info, "MCP "+b.safe(meta.Server)+"/"+b.safe(name))
+	case meta.ExitCode >= 0 && meta.Error != transcript.KindDeclined:
 		info = append(info, "exit "+strconv.Itoa(meta.ExitCode))
-	}
-	if meta.Source == transcript.SourceMCP {
-		info = append(info, "mcp server "+b.safe(meta.Server))
 	}
 	info = append(info, seconds(Millis(meta.DurationMS)), bytesize.Binary(len(r.Content)))
 	if !v.Open {
@@ -691,8 +696,8 @@ func (c *chartView) scale() {
 	for _, b := range c.Bars {
 		top = max(top, b.CachedH+b.InH+b.OutH)
 	}
-	// A few requests keep bars of the width they would have among 24.
-	c.Width = max(len(c.Bars), 24) * 10
+	// The bars share the chart's width, however few they are.
+	c.Width = max(len(c.Bars), 1) * 10
 	c.Max, c.Half = count(int64(top)), count(int64(top/2))
 	var sumIn, sumOut float64
 	for i := range c.Bars {

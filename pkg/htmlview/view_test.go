@@ -404,7 +404,7 @@ func TestBuildInterruptedTurn(t *testing.T) {
 	if tool == nil || !tool.End.Equal(time.Date(2026, 3, 1, 10, 0, 3, 0, time.UTC)) || tool.Duration() != 500*time.Millisecond {
 		t.Fatalf("tool span %+v", tool)
 	}
-	if !p.Outcome.Bad || p.Outcome.Reason != "interrupted" {
+	if p.Outcome.Tone != toneWarn || p.Outcome.Reason != "interrupted" || !strings.Contains(p.Outcome.Why, "replay --resume") {
 		t.Errorf("outcome %+v", p.Outcome)
 	}
 }
@@ -429,8 +429,10 @@ func TestBuildMCPResultsAndImages(t *testing.T) {
 	if p.Title != "draw" || len(p.Messages) != 5 {
 		t.Fatalf("title %q, %d messages", p.Title, len(p.Messages))
 	}
-	if r := p.Messages[2].Results[0]; !strings.Contains(r.Info, "mcp server fake") {
-		t.Errorf("result info %q does not name the server", r.Info)
+	// An MCP tool has no exit code: the server and the tool say what
+	// answered, the badge ok or error.
+	if r := p.Messages[2].Results[0]; !strings.Contains(r.Info, "MCP fake/fake_image") || strings.Contains(r.Info, "exit") || r.State != "ok" {
+		t.Errorf("result %q (%s) does not say the server and the tool, or says an exit code", r.Info, r.State)
 	}
 	im := p.Messages[3]
 	if im.Role != "tool images" || im.Class != "role-tool" || !strings.Contains(im.Head, "images of call_3") {
@@ -476,6 +478,56 @@ func TestBuildMarksClearedResults(t *testing.T) {
 	}
 	if out := render(t, read(t, src)); !strings.Contains(out, `<span class="badge cleared">cleared from step 3 on</span>`) {
 		t.Error("the page does not mark the cleared result")
+	}
+}
+
+// How a run ended, in words: a budget or an interrupt stopped it without
+// failing (not drawn as an error), an error or a cut-off answer failed it.
+func TestOutcomeExplainsEveryReason(t *testing.T) {
+	want := map[string]string{
+		transcript.ReasonStop: toneOK, transcript.ReasonMaxSteps: toneWarn, transcript.ReasonBudget: toneWarn,
+		transcript.ReasonContext: toneWarn, transcript.ReasonInterrupted: toneWarn, transcript.ReasonMaxTokens: toneErr,
+		transcript.ReasonRefusal: toneErr, transcript.ReasonError: toneErr, "<b>made up</b>": toneErr,
+	}
+	for _, reason := range transcript.Reasons {
+		if _, ok := want[reason]; !ok {
+			t.Errorf("end reason %q has no tone in this test", reason)
+		}
+	}
+	for reason, tone := range want {
+		src := strings.Replace(sample, `"reason":"stop"`, `"reason":"`+reason+`"`, 1)
+		b := &builder{conv: read(t, src), d: agent.OpenAIDialect{}, safe: mark, provider: "openai", parallel: 1}
+		p, err := b.build(context.Background(), "t.jsonl")
+		if err != nil {
+			t.Fatal(err)
+		}
+		if p.Outcome.Tone != tone || p.Outcome.Why == "" {
+			t.Errorf("%s: tone %q (%q), want %q", reason, p.Outcome.Tone, p.Outcome.Why, tone)
+		}
+	}
+	b := &builder{conv: read(t, strings.Replace(sample, `"reason":"stop"`, `"reason":"context"`, 1)), d: agent.OpenAIDialect{}, safe: mark, provider: "openai", parallel: 1}
+	p, _ := b.build(context.Background(), "t.jsonl")
+	if !strings.Contains(p.Outcome.Why, "--context-limit") {
+		t.Errorf("a context stop says %q", p.Outcome.Why)
+	}
+	out := render(t, read(t, strings.Replace(sample, `"reason":"stop"`, `"reason":"context"`, 1)))
+	if !strings.Contains(out, `<section class="outcome warn"`) || !strings.Contains(out, `<p class="why">The context limit`) {
+		t.Error("the page draws a context stop otherwise than as a warning with its reason")
+	}
+}
+
+// The tokens chart spreads its bars over its whole width, however few.
+func TestChartUsesItsWidth(t *testing.T) {
+	for _, n := range []int{1, 2, 3, 40} {
+		c := &chartView{}
+		for i := range n {
+			c.Bars = append(c.Bars, chartBar{InH: float64(100 * (i + 1)), OutH: 10})
+		}
+		c.scale()
+		last := c.Bars[len(c.Bars)-1]
+		if used := float64(last.X+8) / float64(c.Width); used < 0.8 {
+			t.Errorf("%d bars fill %.0f%% of the chart's width", n, used*100)
+		}
 	}
 }
 
