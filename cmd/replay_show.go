@@ -3,7 +3,6 @@ package cmd
 import (
 	"bufio"
 	"context"
-	"encoding/json"
 	"fmt"
 	"io"
 	"os"
@@ -214,15 +213,6 @@ func (sh *shower) headerLines() {
 	}
 }
 
-// system shows a system prompt whole.
-func (sh *shower) system(text string) {
-	first, rest, _ := strings.Cut(strings.TrimSpace(text), "\n")
-	sh.p.emit(2, sh.p.st.dim("system: "), first)
-	if rest != "" {
-		sh.p.text(10, rest)
-	}
-}
-
 func (sh *shower) dialect() agent.Dialect { return agent.DialectFor(sh.shape) }
 
 func (sh *shower) message(rec transcript.Message) {
@@ -302,62 +292,4 @@ func (sh *shower) finish() {
 		p.text(2, sh.answer)
 	}
 	sh.answer, sh.hasAnswer = "", false
-}
-
-func usageText(u transcript.Usage) string {
-	s := fmt.Sprintf("%d in / %d out", u.InputTokens, u.OutputTokens)
-	if u.CacheReadInputTokens > 0 || u.CacheCreationInputTokens > 0 {
-		s += fmt.Sprintf(" (cache %d read, %d written)", u.CacheReadInputTokens, u.CacheCreationInputTokens)
-	}
-	return s
-}
-
-func nonEmpty(ss []string) []string {
-	var out []string
-	for _, s := range ss {
-		if s != "" {
-			out = append(out, s)
-		}
-	}
-	return out
-}
-
-// messageContent is a message's "content".
-func messageContent(msg agent.Message) json.RawMessage {
-	var m struct {
-		Content json.RawMessage `json:"content"`
-	}
-	_ = json.Unmarshal(msg, &m)
-	return m.Content
-}
-
-// messageText is the text of a non-assistant message of either shape.
-func messageText(msg agent.Message) string {
-	var m struct {
-		Content json.RawMessage `json:"content"`
-	}
-	if json.Unmarshal(msg, &m) != nil {
-		return string(msg)
-	}
-	var s string
-	if json.Unmarshal(m.Content, &s) == nil {
-		return s
-	}
-	var parts []struct {
-		Type string `json:"type"`
-		Text string `json:"text"`
-	}
-	if json.Unmarshal(m.Content, &parts) != nil {
-		return string(m.Content)
-	}
-	var b strings.Builder
-	for _, part := range parts {
-		switch part.Type {
-		case "text", "input_text", "output_text":
-			b.WriteString(part.Text)
-		default:
-			fmt.Fprintf(&b, "[%s]", part.Type)
-		}
-	}
-	return b.String()
 }

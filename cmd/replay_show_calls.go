@@ -3,6 +3,7 @@ package cmd
 import (
 	"bytes"
 	"encoding/json"
+	"fmt"
 	"slices"
 	"strings"
 
@@ -122,6 +123,46 @@ func compactJSON(args []byte) string {
 	var b bytes.Buffer
 	if err := json.Compact(&b, args); err != nil {
 		return string(args)
+	}
+	return b.String()
+}
+
+// messageContent is a message's "content".
+func messageContent(msg agent.Message) json.RawMessage {
+	var m struct {
+		Content json.RawMessage `json:"content"`
+	}
+	_ = json.Unmarshal(msg, &m)
+	return m.Content
+}
+
+// messageText is the text of a non-assistant message of either shape.
+func messageText(msg agent.Message) string {
+	var m struct {
+		Content json.RawMessage `json:"content"`
+	}
+	if json.Unmarshal(msg, &m) != nil {
+		return string(msg)
+	}
+	var s string
+	if json.Unmarshal(m.Content, &s) == nil {
+		return s
+	}
+	var parts []struct {
+		Type string `json:"type"`
+		Text string `json:"text"`
+	}
+	if json.Unmarshal(m.Content, &parts) != nil {
+		return string(m.Content)
+	}
+	var b strings.Builder
+	for _, part := range parts {
+		switch part.Type {
+		case "text", "input_text", "output_text":
+			b.WriteString(part.Text)
+		default:
+			fmt.Fprintf(&b, "[%s]", part.Type)
+		}
 	}
 	return b.String()
 }

@@ -171,3 +171,30 @@ func itemNotes(msg agent.Message, whole func(string) string) []string {
 	}
 	return []string{"⚙ " + displayText(it.Type, 200) + " (run by the API)"}
 }
+
+func usageText(u transcript.Usage) string {
+	s := fmt.Sprintf("%d in / %d out", u.InputTokens, u.OutputTokens)
+	if u.CacheReadInputTokens > 0 || u.CacheCreationInputTokens > 0 {
+		s += fmt.Sprintf(" (cache %d read, %d written)", u.CacheReadInputTokens, u.CacheCreationInputTokens)
+	}
+	return s
+}
+
+func nonEmpty(ss []string) []string {
+	var out []string
+	for _, s := range ss {
+		if s != "" {
+			out = append(out, s)
+		}
+	}
+	return out
+}
+
+// system shows a system prompt whole.
+func (sh *shower) system(text string) {
+	first, rest, _ := strings.Cut(strings.TrimSpace(text), "\n")
+	sh.p.emit(2, sh.p.st.dim("system: "), first)
+	if rest != "" {
+		sh.p.text(10, rest)
+	}
+}
