@@ -761,7 +761,14 @@ func firstLine(s string, max int) string {
 	line, _, more := strings.Cut(s, "\n")
 	line = strings.TrimSpace(line)
 	if utf8.RuneCountInString(line) > max {
-		line = string([]rune(line)[:max-1])
+		// Only the runes kept are converted (invalid bytes to U+FFFD): a
+		// result of one long line is not copied four times over.
+		cut := 0
+		for range max - 1 {
+			_, size := utf8.DecodeRuneInString(line[cut:])
+			cut += size
+		}
+		line = string([]rune(line[:cut]))
 		more = true
 	}
 	if more {

@@ -10,6 +10,7 @@ import (
 	"html"
 	"math"
 	"regexp"
+	"runtime"
 	"strings"
 	"testing"
 	"time"
@@ -565,5 +566,21 @@ func TestRenderStopsWhenCancelled(t *testing.T) {
 	var none bytes.Buffer
 	if err := Render(ctx, &none, conv, opts); !errors.Is(err, errStop) || none.Len() != 0 {
 		t.Errorf("Render after the interrupt: %v, %d bytes", err, none.Len())
+	}
+}
+
+// The first line of a long text is cut without converting the whole of it:
+// a result of one line of megabytes costs the page what it shows of it.
+func TestFirstLineOfALongLine(t *testing.T) {
+	long := "\xff" + strings.Repeat("é", 1<<20) + "\nsecond"
+	if got, want := firstLine(long, 4), "\ufffdéé…"; got != want {
+		t.Fatalf("firstLine = %q, want %q", got, want)
+	}
+	var before, after runtime.MemStats
+	runtime.ReadMemStats(&before)
+	firstLine(long, 160)
+	runtime.ReadMemStats(&after)
+	if n := after.TotalAlloc - before.TotalAlloc; n > 64<<10 {
+		t.Errorf("the first line of a %d-byte line cost %d bytes", len(long), n)
 	}
 }
