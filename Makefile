@@ -6,6 +6,9 @@ LDFLAGS := -s -w -X github.com/agentloop/agentloop/internal/version.stamped=$(VE
 # The packages that run goroutines of their own get a second pass under -race.
 RACE_PKGS := ./pkg/agent/... ./pkg/tools/... ./pkg/mcp/... ./pkg/replay/... ./pkg/batch/...
 FUZZTIME ?= 30s
+# go test's own default, 10 minutes a package, is too short for the system
+# tests' package on a cold 2-core machine; a hang still ends well before CI's.
+TESTTIMEOUT ?= 20m
 
 .PHONY: build test race lint bench fuzz man clean
 
@@ -15,11 +18,11 @@ build:
 	CGO_ENABLED=0 $(GO) build -trimpath -ldflags '$(LDFLAGS)' -o $(BIN) .
 
 test:
-	$(GO) test ./...
+	$(GO) test -timeout $(TESTTIMEOUT) ./...
 	$(MAKE) race
 
 race:
-	$(GO) test -race -count=1 $(RACE_PKGS)
+	$(GO) test -race -count=1 -timeout $(TESTTIMEOUT) $(RACE_PKGS)
 
 lint:
 	@unformatted=$$(gofmt -l $$(git ls-files '*.go')); \
