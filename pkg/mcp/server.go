@@ -76,7 +76,7 @@ func connect(ctx context.Context, c *Config, l *launch, client *sdk.Client) (*se
 		s.pool = http.DefaultTransport.(*http.Transport).Clone()
 		// The headers go with every request, a redirected one too: a
 		// redirect is followed to the same server only.
-		hc := &http.Client{Transport: &httpObserver{base: s.pool, headers: l.headers, notified: &s.notified, status: &s.status}, CheckRedirect: agent.SameServerRedirects}
+		hc := &http.Client{Transport: &httpObserver{base: s.pool, headers: l.headers, notified: &s.notified, status: &s.status}, CheckRedirect: checkRedirect(s.url)}
 		t = &sdk.StreamableClientTransport{Endpoint: l.url, HTTPClient: hc, MaxRetries: -1, DisableStandaloneSSE: true}
 	} else {
 		cmd, stderr, err := command(c, l)
@@ -180,6 +180,10 @@ func (s *session) explain(ctx context.Context, err error) error {
 	}
 	if text, ok := s.stdioEnd(); ok {
 		return errors.New(text)
+	}
+	var redirect *redirectError
+	if errors.As(err, &redirect) {
+		return redirect
 	}
 	if s.url != "" {
 		if why := unreachable(s.url, err); why != nil {

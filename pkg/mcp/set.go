@@ -363,6 +363,10 @@ func (srv *server) call(ctx context.Context, t *Tool, args []byte) agent.ToolRes
 		sess.canceled.Add(1)
 		return fail(transcript.KindTimeout, "timed out after %s; the server was sent a cancellation", t.Timeout)
 	}
+	var redirect *redirectError
+	if errors.As(err, &redirect) {
+		return fail(transcript.KindServer, "mcp server %s: %v", srv.cfg.Name, redirect)
+	}
 	var rpcErr *jsonrpc.Error
 	if errors.As(err, &rpcErr) && rpcErr.Code != codeRejectedByTransport && sess.alive() {
 		return fail(transcript.KindServer, "mcp server %s refused the call: %s", srv.cfg.Name, rpcErr.Message)
