@@ -48,7 +48,8 @@ func loadDefinitions(ios *IOStreams, src toolSources) (*tools.Registry, []*mcp.C
 			}
 		}
 	}
-	reg, servers, problems := toolset.Declared(toolset.Sources{Dirs: dirs, MCPFiles: src.mcpFiles, MCPServers: src.mcpServers, Getenv: ios.Getenv})
+	reg, servers, problems := toolset.Declared(toolset.Sources{Dirs: dirs, MCPFiles: src.mcpFiles, MCPServers: src.mcpServers,
+		UserFiles: userMCPFiles(src.mcpSetting), Getenv: ios.Getenv})
 	if len(problems) > 0 {
 		return nil, nil, reportProblems(ios, problems, "in the tool definitions")
 	}
@@ -93,7 +94,10 @@ func loadToolSet(ctx context.Context, ios *IOStreams, src toolSources, sel tools
 		case c.Optional && src.quiet:
 			// Left out without a word, as -q asks.
 		case c.Optional:
-			fmt.Fprintln(ios.ErrOut, safeText(redact.RedactString(fmt.Sprintf("agentloop: warning: optional mcp server %s (%s) left out: %v", c.Name, c.Where(), st.Err))))
+			// One line, in every folder a user-level server applies to:
+			// mcp check says the rest (the end of its stderr).
+			why := firstLine(redact.RedactString(st.Err.Error()))
+			fmt.Fprintln(ios.ErrOut, displayText(fmt.Sprintf("agentloop: warning: optional mcp server %s (%s) left out: %s (agentloop mcp check %s says more)", c.Name, c.Where(), why, c.Name), 1<<12))
 		default:
 			failed = append(failed, errors.New(redact.RedactString(fmt.Sprintf("mcp server %s (%s): %v", c.Name, c.Where(), st.Err))))
 		}
@@ -106,12 +110,12 @@ func loadToolSet(ctx context.Context, ios *IOStreams, src toolSources, sel tools
 			return nil, context.Cause(ctx)
 		}
 		if len(failed) == 1 {
-			return nil, &ExitError{Code: ExitUsage, Err: failed[0]}
+			return nil, &ExitError{Code: ExitUsage, Err: fmt.Errorf("%w\n%s", failed[0], optionalHint)}
 		}
 		for _, e := range failed {
 			fmt.Fprintln(ios.ErrOut, safeText("agentloop: "+e.Error()))
 		}
-		return nil, &ExitError{Code: ExitUsage, Err: fmt.Errorf("%d mcp servers did not start", len(failed))}
+		return nil, &ExitError{Code: ExitUsage, Err: fmt.Errorf("%d mcp servers did not start\n%s", len(failed), optionalHint)}
 	}
 	if conflicts := ts.Conflicts(); len(conflicts) > 0 {
 		ts.Close()
@@ -119,6 +123,9 @@ func loadToolSet(ctx context.Context, ios *IOStreams, src toolSources, sel tools
 	}
 	return ts, nil
 }
+
+// optionalHint says how to run on without a server that does not start.
+const optionalHint = "to run without a server when it does not start, set optional: true in its declaration"
 
 // serverOptions run servers in agentloop's working folder, with the
 // command's environment.

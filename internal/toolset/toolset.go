@@ -31,6 +31,9 @@ type Sources struct {
 	// file's mcp_servers.
 	MCPFiles   []string
 	MCPServers []*mcp.Config
+	// UserFiles says that the configuration file named MCPFiles (its
+	// mcp_config), not a flag or the environment.
+	UserFiles bool
 	// Getenv is agentloop's environment.
 	Getenv func(string) string
 }
@@ -40,11 +43,20 @@ type Sources struct {
 // its file and line. A server declared in several places is the first
 // one's: an MCPFiles file's, then a tools folder's (the folders in order),
 // then the configuration's; twice in one file or folder is a problem.
+//
+// The servers of the user's configuration (MCPServers, and MCPFiles when
+// UserFiles) are optional unless they say otherwise: they are offered in
+// every folder, and one that does not start should not stop every run
+// there. A project's (a tools folder's) and those a command line or the
+// environment names are required unless they say optional: true.
 func Declared(src Sources) (*tools.Registry, []*mcp.Config, []error) {
 	var problems []error
 	var servers []*mcp.Config
 	for _, f := range src.MCPFiles {
 		cfgs, probs := mcp.ReadJSON(f)
+		if src.UserFiles {
+			userLevel(cfgs)
+		}
 		servers = append(servers, cfgs...)
 		for _, p := range probs {
 			problems = append(problems, p)
@@ -67,6 +79,7 @@ func Declared(src Sources) (*tools.Registry, []*mcp.Config, []error) {
 	}
 	problems = append(problems, sameLayer(src.Dirs, fromDirs)...)
 	servers = append(servers, fromDirs...)
+	userLevel(src.MCPServers)
 	servers = append(servers, src.MCPServers...)
 	if len(problems) > 0 {
 		return nil, nil, problems
@@ -80,6 +93,14 @@ func Declared(src Sources) (*tools.Registry, []*mcp.Config, []error) {
 		seen[c.Name] = true
 	}
 	return reg, out, nil
+}
+
+// userLevel makes the servers of the user's configuration optional unless
+// they say otherwise.
+func userLevel(servers []*mcp.Config) {
+	for _, c := range servers {
+		c.OptionalUnlessSaid()
+	}
 }
 
 // Quiet reads what Declared does, leaving out what has problems: the

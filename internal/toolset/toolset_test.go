@@ -6,6 +6,8 @@ import (
 	"strings"
 	"testing"
 
+	"gopkg.in/yaml.v3"
+
 	"github.com/agentloop/agentloop/pkg/mcp"
 )
 
@@ -75,4 +77,56 @@ func TestDeclaredPrecedence(t *testing.T) {
 	if len(problems) != 1 || !strings.Contains(problems[0].Error(), `b.yaml:1: mcp server "b" is declared twice in this folder (also at `) {
 		t.Errorf("problems: %v", problems)
 	}
+}
+
+// The servers of the user's configuration are optional unless they say
+// otherwise; a project's, and a file a command line names, are required
+// unless they say optional: true.
+func TestDeclaredOptional(t *testing.T) {
+	dir := t.TempDir()
+	write := func(name, text string) string {
+		p := filepath.Join(dir, name)
+		if err := os.MkdirAll(filepath.Dir(p), 0o755); err != nil {
+			t.Fatal(err)
+		}
+		if err := os.WriteFile(p, []byte(text), 0o644); err != nil {
+			t.Fatal(err)
+		}
+		return p
+	}
+	json := write("mcp.json", `{"mcpServers": {"j": {"command": "j"}, "jreq": {"command": "j", "optional": false}}}`)
+	write("project/p.yaml", "mcp:\n  command: [p]\n")
+	write("project/popt.yaml", "mcp:\n  command: [p]\n  optional: true\n")
+	configured, probs := mcp.DecodeServers("config.yaml", yamlNode(t, "c: {command: [c]}\ncreq: {command: [c], optional: false}\n"))
+	if len(probs) > 0 {
+		t.Fatal(probs)
+	}
+	for _, user := range []bool{false, true} {
+		_, servers, problems := Declared(Sources{Dirs: []string{filepath.Join(dir, "project")}, MCPFiles: []string{json}, UserFiles: user, MCPServers: configured})
+		if len(problems) > 0 {
+			t.Fatal(problems)
+		}
+		var got []string
+		for _, c := range servers {
+			if c.Optional {
+				got = append(got, c.Name)
+			}
+		}
+		want := "popt c"
+		if user {
+			want = "j popt c"
+		}
+		if strings.Join(got, " ") != want {
+			t.Errorf("files the user's configuration names: %v: optional %v, want %s", user, got, want)
+		}
+	}
+}
+
+func yamlNode(t *testing.T, text string) *yaml.Node {
+	t.Helper()
+	var doc yaml.Node
+	if err := yaml.Unmarshal([]byte(text), &doc); err != nil {
+		t.Fatal(err)
+	}
+	return doc.Content[0]
 }
