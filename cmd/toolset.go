@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"io/fs"
 	"os"
+	"path/filepath"
 
 	"github.com/agentloop/agentloop/internal/toolset"
 	"github.com/agentloop/agentloop/pkg/mcp"
@@ -128,10 +129,22 @@ func loadToolSet(ctx context.Context, ios *IOStreams, src toolSources, sel tools
 const optionalHint = "to run without a server when it does not start, set optional: true in its declaration"
 
 // serverOptions run servers in agentloop's working folder, with the
-// command's environment.
+// command's environment, and keep the tools of each that starts in the
+// cache of tool names.
 func serverOptions(ios *IOStreams) mcp.Options {
 	wd, _ := os.Getwd()
-	return mcp.Options{Getenv: ios.Getenv, Dir: wd, Version: Version()}
+	return mcp.Options{Getenv: ios.Getenv, Dir: wd, Version: Version(), Names: toolNames(ios)}
+}
+
+// toolNames is the cache of the tools the servers offered when they last
+// started (see mcp.Names), in the user's state folder; nil without an
+// absolute one (no HOME), as for the trusted folders.
+func toolNames(ios *IOStreams) *mcp.Names {
+	dir := stateDir(ios)
+	if !filepath.IsAbs(dir) {
+		return nil
+	}
+	return &mcp.Names{Path: filepath.Join(dir, mcp.NamesFile)}
 }
 
 // startServers starts servers all at once.

@@ -303,6 +303,7 @@ func Handler(o Options) http.Handler {
 //	--fail-start     print to stderr and exit 1 before answering
 //	--hang-start     never answer
 //	--bad-jsonrpc    write BadMessage first, a message that is not JSON-RPC
+//	--start-delay D  wait D before answering, as npx -y does while it downloads
 //	--log FILE       append each start to FILE
 func Main(args []string) int {
 	fs := flag.NewFlagSet("mcptest", flag.ContinueOnError)
@@ -319,6 +320,7 @@ func Main(args []string) int {
 	fs.BoolVar(&failStart, "fail-start", false, "")
 	fs.BoolVar(&hangStart, "hang-start", false, "")
 	fs.BoolVar(&badJSONRPC, "bad-jsonrpc", false, "")
+	startDelay := fs.Duration("start-delay", 0, "")
 	fs.StringVar(&logFile, "log", "", "")
 	if err := fs.Parse(args); err != nil {
 		return 2
@@ -340,6 +342,7 @@ func Main(args []string) int {
 		time.Sleep(time.Hour)
 		return 1
 	}
+	time.Sleep(*startDelay)
 	if stubborn {
 		signal.Ignore(syscall.SIGTERM)
 	}

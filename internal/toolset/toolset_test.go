@@ -130,3 +130,45 @@ func yamlNode(t *testing.T, text string) *yaml.Node {
 	}
 	return doc.Content[0]
 }
+
+// With Known, of the servers that could have a name those known to have it
+// start; when none is, those whose tools are not known; when none is
+// either, all that could; a script tool's name needs none.
+func TestSelectionServersKnown(t *testing.T) {
+	a := &mcp.Config{Name: "a", Prefix: ""}
+	b := &mcp.Config{Name: "b", Prefix: ""}
+	gh := &mcp.Config{Name: "gh", Prefix: "gh_"}
+	all := []*mcp.Config{a, b, gh}
+	cached := map[*mcp.Config][]string{a: {"echo"}, b: {"pid"}}
+	known := func(c *mcp.Config) ([]string, bool) {
+		names, ok := cached[c]
+		return names, ok
+	}
+	script := func(n string) bool { return n == "hello" }
+	names := func(cs []*mcp.Config) string {
+		var out []string
+		for _, c := range cs {
+			out = append(out, c.Name)
+		}
+		return strings.Join(out, " ")
+	}
+	tests := []struct {
+		only  []string
+		known func(*mcp.Config) ([]string, bool)
+		want  string
+	}{
+		{[]string{"pid"}, known, "b"},
+		{[]string{"echo", "pid"}, known, "a b"},
+		{[]string{"gh_x"}, known, "gh"},
+		{[]string{"new"}, known, "a b"},
+		{[]string{"hello"}, known, ""},
+		{[]string{"pid"}, nil, "a b"},
+		{nil, known, "a b gh"},
+	}
+	for _, tt := range tests {
+		sel := Selection{Only: tt.only, Known: tt.known}
+		if got := names(sel.servers(all, script)); got != tt.want {
+			t.Errorf("only %v (known %v): %q, want %q", tt.only, tt.known != nil, got, tt.want)
+		}
+	}
+}
