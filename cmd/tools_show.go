@@ -56,8 +56,7 @@ responses, or the Anthropic form {"name","description","input_schema"} with
 
 func runToolsShow(ctx context.Context, opts *ToolsShowOptions) error {
 	// Only the server that has the tool is started, as for tools call.
-	names := toolNames(opts.IO)
-	sel := toolset.Selection{Only: []string{opts.Name}, Known: names.Known}
+	sel := toolset.Selection{Only: []string{opts.Name}, Known: toolNames(opts.IO).Known}
 	ts, err := loadToolSet(ctx, opts.IO, opts.sources(), sel, nil)
 	if err != nil {
 		return err
@@ -71,13 +70,7 @@ func runToolsShow(ctx context.Context, opts *ToolsShowOptions) error {
 	// last one carries the cache mark), and this one picked out; the tools
 	// of the servers not started are known from their tools: lists and
 	// the cache.
-	var others []string
-	for _, c := range ts.NotStarted() {
-		for _, t := range knownTools(c, names) {
-			others = append(others, t.Name)
-		}
-	}
-	defs, err := ts.ToolDefsAmong(agent.DialectFor(opts.Provider), others)
+	defs, err := ts.ToolDefsAmong(agent.DialectFor(opts.Provider), ts.Elsewhere())
 	if err != nil {
 		return err
 	}

@@ -252,24 +252,41 @@ type Set struct {
 	// started (nil when none was).
 	Servers []*mcp.Config
 	MCP     *mcp.Set
+	// known is the selection's Known, for Elsewhere.
+	known func(*mcp.Config) ([]string, bool)
 }
 
 // Start starts the servers the selection needs, all at once (see
 // mcp.Start); their statuses say how each start went.
 func (t *Set) Start(ctx context.Context, sel Selection, opts mcp.Options) {
+	t.known = sel.Known
 	if start := sel.servers(t.Servers, t.Reg.Has); len(start) > 0 {
 		t.MCP = mcp.Start(ctx, start, opts)
 	}
 }
 
-// NotStarted are the servers not started (all of them before Start).
-func (t *Set) NotStarted() []*mcp.Config {
-	return slices.DeleteFunc(slices.Clone(t.Servers), func(c *mcp.Config) bool {
-		if t.MCP == nil {
-			return false
+// Elsewhere are the tools of the servers not started, as far as the
+// selection's Known knows them, in order: a command that started only the
+// server it needed still suggests them for a name that is no tool, and
+// places a definition among them (ToolDefsAmong).
+func (t *Set) Elsewhere() []string {
+	if t.known == nil {
+		return nil
+	}
+	var out []string
+	for _, c := range t.Servers {
+		if t.MCP != nil && slices.ContainsFunc(t.MCP.Statuses(), func(st mcp.Status) bool { return st.Config == c }) {
+			continue
 		}
-		return slices.ContainsFunc(t.MCP.Statuses(), func(st mcp.Status) bool { return st.Config == c })
-	})
+		names, _ := t.known(c)
+		for _, n := range names {
+			if !t.Has(n) && !slices.Contains(out, n) {
+				out = append(out, n)
+			}
+		}
+	}
+	slices.Sort(out)
+	return out
 }
 
 // Conflicts are the names two sources offer, each a problem naming both.
@@ -360,6 +377,10 @@ func (t *Set) started(server string) bool {
 // UnknownText says that a tool does not exist and what exists instead.
 func (t *Set) UnknownText(name string) string {
 	names := t.Names()
+	if more := t.Elsewhere(); len(more) > 0 {
+		names = append(names, more...)
+		slices.Sort(names)
+	}
 	msg := fmt.Sprintf("unknown tool %q", name)
 	// No tool name holds a comma: "a,b" is a list given where one name
 	// goes (--tool a,b).
