@@ -1,7 +1,8 @@
 // Package mcptest is an MCP server for tests, built with the SDK agentloop's
 // client uses. Its tools return each kind of result (text, structured
 // content, images, audio, links, resources, errors), take their time, crash
-// the server mid-call, or report what the server was given (its
+// the server mid-call, send an image whose bytes are not base64 or a
+// message that is not JSON-RPC, or report what the server was given (its
 // environment, the headers of the request). It runs over stdio (Main) or
 // streamable HTTP (Handler).
 package mcptest
