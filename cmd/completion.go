@@ -1,20 +1,13 @@
 package cmd
 
 import (
-	"context"
-	"os"
-	"path/filepath"
 	"slices"
 	"strings"
-	"time"
 
 	"github.com/spf13/cobra"
 	"github.com/spf13/pflag"
 
 	"github.com/agentloop/agentloop/internal/config"
-	"github.com/agentloop/agentloop/internal/toolset"
-	"github.com/agentloop/agentloop/pkg/mcp"
-	"github.com/agentloop/agentloop/pkg/tools"
 	"github.com/agentloop/agentloop/pkg/transcript"
 )
 
@@ -34,9 +27,11 @@ func newCmdCompletion(ios *IOStreams, runF func(*CompletionOptions) error) *cobr
 		Use:   "completion bash|zsh|fish|powershell",
 		Short: "Print a shell completion script",
 		Long: `Print the script that teaches a shell to complete agentloop's commands and
-flags, the names of the loaded tools (tools show, tools call, run --tool), model
-names (--model: the configuration's models list and the current model),
-profiles (--profile), providers, and transcript files (replay, validate).
+flags, the names of the loaded tools (tools show, tools call, run --tool: an MCP
+server's as its tools: list names them, or as it offered them when it last
+started; completing starts no server), model names (--model: the
+configuration's models list and the current model), profiles (--profile),
+providers, and transcript files (replay, validate).
 
 bash (with the bash-completion package installed):
   source <(agentloop completion bash)          # in this shell
@@ -264,105 +259,4 @@ func completeToolFlag(ios *IOStreams) cobra.CompletionFunc {
 		given, _ := c.Flags().GetStringArray("tool")
 		return toolCompletions(ios, c, toComplete, given), cobra.ShellCompDirectiveNoFileComp
 	}
-}
-
-// toolCompletions are the names, with descriptions, of the tools the
-// command would load.
-func toolCompletions(ios *IOStreams, c *cobra.Command, prefix string, exclude []string) []string {
-	var src toolsSource
-	cfg, cfgErr := loadConfig(ios, onlyFlags(c.Flags(), "profile", "mcp-config"))
-	if fl := c.Flags().Lookup("tools-dir"); fl != nil && fl.Changed {
-		src.dirs, _ = c.Flags().GetStringArray("tools-dir")
-		src.setting = "--tools-dir"
-	} else if cfgErr == nil {
-		src = toolsSource{cfg.ToolsDirs, toolsSetting(cfg)}
-	}
-	// Quietly: a completion prints nothing but candidates.
-	dirs, _ := toolsDirs(ios, src, false)
-	var out []string
-	add := func(name, desc string) {
-		if strings.HasPrefix(name, prefix) && !slices.Contains(exclude, name) {
-			out = append(out, shownCompletion(name, firstLine(desc)))
-		}
-	}
-	for _, d := range quietDefinitions(ios, dirs) {
-		add(d.Name, d.Description)
-	}
-	var servers []*mcp.Config
-	if cfgErr == nil {
-		servers = toolset.Quiet(toolset.Sources{Dirs: dirs, MCPFiles: cfg.MCPConfig, MCPServers: cfg.MCPServers, Getenv: ios.Getenv})
-	}
-	for _, t := range serverTools(c.Context(), ios, servers, prefix) {
-		add(t.Name, t.Description)
-	}
-	slices.Sort(out)
-	return out
-}
-
-// completionBudget bounds the time servers have to list their tools for a
-// completion: a shell waits for it.
-const completionBudget = 2 * time.Second
-
-// serverTools are the tools the servers offer whose names could start with
-// prefix: those of an allow-list as they are, the others' as the servers
-// list them within the completion's budget.
-func serverTools(ctx context.Context, ios *IOStreams, servers []*mcp.Config, prefix string) []*mcp.Tool {
-	var out []*mcp.Tool
-	var start []*mcp.Config
-	for _, c := range servers {
-		if !strings.HasPrefix(c.Prefix, prefix) && !strings.HasPrefix(prefix, c.Prefix) {
-			continue
-		}
-		if names, ok := c.Known(); ok {
-			for _, n := range names {
-				out = append(out, &mcp.Tool{Name: n, Server: c.Name, Description: "a tool of mcp server " + c.Name})
-			}
-			continue
-		}
-		start = append(start, c)
-	}
-	if len(start) > 0 {
-		if ctx == nil {
-			ctx = context.Background()
-		}
-		ctx, cancel := context.WithTimeout(ctx, completionBudget)
-		defer cancel()
-		set := startServers(ctx, ios, start)
-		defer set.Close()
-		out = append(out, set.Tools()...)
-	}
-	return out
-}
-
-// quietDefinitions loads the tool definitions of dirs without a word: when
-// some files have problems, the tools of the others are still offered.
-func quietDefinitions(ios *IOStreams, dirs []string) []*tools.Definition {
-	opts := tools.Options{Getenv: ios.Getenv}
-	if reg, err := tools.Load(dirs, opts); err == nil {
-		return reg.Definitions()
-	}
-	var defs []*tools.Definition
-	seen := map[string]bool{}
-	for _, d := range dirs {
-		files := []string{d}
-		if fi, err := os.Stat(d); err == nil && fi.IsDir() {
-			yml, _ := filepath.Glob(filepath.Join(d, "*.yml"))
-			files, _ = filepath.Glob(filepath.Join(d, "*.yaml"))
-			files = append(files, yml...)
-		}
-		for _, f := range files {
-			reg, err := tools.Load([]string{f}, opts)
-			if err != nil {
-				continue
-			}
-			for _, def := range reg.Definitions() {
-				if !seen[def.Name] {
-					seen[def.Name] = true
-					defs = append(defs, def)
-				}
-			}
-		}
-	}
-	slices.SortFunc(defs, func(a, b *tools.Definition) int { return strings.Compare(a.Name, b.Name) })
-	return defs
 }

@@ -112,7 +112,17 @@ func toolsSetting(cfg *config.Config) string {
 // mcpSetting names the setting that gave the configuration's MCP servers
 // files, as toolsSetting does its folders.
 func mcpSetting(cfg *config.Config) string {
-	return settingName(cfg.Source("mcp_config"), "mcp_config")
+	return settingName(cfg.Source(mcpConfigKey), mcpConfigKey)
+}
+
+const mcpConfigKey = "mcp_config"
+
+// userMCPFiles reports whether mcpSetting named a line of the
+// configuration file (settingName's "mcp_config in FILE:LINE"), not a flag
+// or a variable: the servers of those files are the user's, offered in
+// every folder.
+func userMCPFiles(setting string) bool {
+	return strings.HasPrefix(setting, mcpConfigKey+" in ")
 }
 
 // defaultToolsDirs are ./tools.d and the user's config tools.d, in that

@@ -101,8 +101,9 @@ func runToolsCall(ctx context.Context, opts *ToolsCallOptions) error {
 		}
 		args = b
 	}
-	// Only a server that could have the tool is started.
-	sel := toolset.Selection{Only: []string{opts.Name}}
+	// Only a server that could have the tool is started: the one known to
+	// have it, when one is (see toolset.Selection.Known).
+	sel := toolset.Selection{Only: []string{opts.Name}, Known: toolNames(opts.IO).Known}
 	ts, err := loadToolSet(ctx, opts.IO, opts.sources(), sel, nil)
 	if err != nil {
 		return err

@@ -55,7 +55,9 @@ responses, or the Anthropic form {"name","description","input_schema"} with
 }
 
 func runToolsShow(ctx context.Context, opts *ToolsShowOptions) error {
-	ts, err := loadToolSet(ctx, opts.IO, opts.sources(), toolset.Selection{}, nil)
+	// Only the server that has the tool is started, as for tools call.
+	sel := toolset.Selection{Only: []string{opts.Name}, Known: toolNames(opts.IO).Known}
+	ts, err := loadToolSet(ctx, opts.IO, opts.sources(), sel, nil)
 	if err != nil {
 		return err
 	}
@@ -65,8 +67,10 @@ func runToolsShow(ctx context.Context, opts *ToolsShowOptions) error {
 		return &ExitError{Code: ExitUsage, Err: errors.New(ts.UnknownText(opts.Name))}
 	}
 	// The definitions of every tool, made as a run makes them (Anthropic's
-	// last one carries the cache mark), and this one picked out.
-	defs, err := ts.ToolDefs(agent.DialectFor(opts.Provider))
+	// last one carries the cache mark), and this one picked out; the tools
+	// of the servers not started are known from their tools: lists and
+	// the cache.
+	defs, err := ts.ToolDefsAmong(agent.DialectFor(opts.Provider), ts.Elsewhere())
 	if err != nil {
 		return err
 	}

@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"io/fs"
 	"os"
+	"path/filepath"
 
 	"github.com/agentloop/agentloop/internal/toolset"
 	"github.com/agentloop/agentloop/pkg/mcp"
@@ -48,7 +49,8 @@ func loadDefinitions(ios *IOStreams, src toolSources) (*tools.Registry, []*mcp.C
 			}
 		}
 	}
-	reg, servers, problems := toolset.Declared(toolset.Sources{Dirs: dirs, MCPFiles: src.mcpFiles, MCPServers: src.mcpServers, Getenv: ios.Getenv})
+	reg, servers, problems := toolset.Declared(toolset.Sources{Dirs: dirs, MCPFiles: src.mcpFiles, MCPServers: src.mcpServers,
+		UserFiles: userMCPFiles(src.mcpSetting), Getenv: ios.Getenv})
 	if len(problems) > 0 {
 		return nil, nil, reportProblems(ios, problems, "in the tool definitions")
 	}
@@ -93,7 +95,10 @@ func loadToolSet(ctx context.Context, ios *IOStreams, src toolSources, sel tools
 		case c.Optional && src.quiet:
 			// Left out without a word, as -q asks.
 		case c.Optional:
-			fmt.Fprintln(ios.ErrOut, safeText(redact.RedactString(fmt.Sprintf("agentloop: warning: optional mcp server %s (%s) left out: %v", c.Name, c.Where(), st.Err))))
+			// One line, in every folder a user-level server applies to:
+			// mcp check says the rest (the end of its stderr).
+			why := firstLine(redact.RedactString(st.Err.Error()))
+			fmt.Fprintln(ios.ErrOut, displayText(fmt.Sprintf("agentloop: warning: optional mcp server %s (%s) left out: %s (agentloop mcp check %s says more)", c.Name, c.Where(), why, c.Name), 1<<12))
 		default:
 			failed = append(failed, errors.New(redact.RedactString(fmt.Sprintf("mcp server %s (%s): %v", c.Name, c.Where(), st.Err))))
 		}
@@ -106,12 +111,12 @@ func loadToolSet(ctx context.Context, ios *IOStreams, src toolSources, sel tools
 			return nil, context.Cause(ctx)
 		}
 		if len(failed) == 1 {
-			return nil, &ExitError{Code: ExitUsage, Err: failed[0]}
+			return nil, &ExitError{Code: ExitUsage, Err: fmt.Errorf("%w\n%s", failed[0], optionalHint)}
 		}
 		for _, e := range failed {
 			fmt.Fprintln(ios.ErrOut, safeText("agentloop: "+e.Error()))
 		}
-		return nil, &ExitError{Code: ExitUsage, Err: fmt.Errorf("%d mcp servers did not start", len(failed))}
+		return nil, &ExitError{Code: ExitUsage, Err: fmt.Errorf("%d mcp servers did not start\n%s", len(failed), optionalHint)}
 	}
 	if conflicts := ts.Conflicts(); len(conflicts) > 0 {
 		ts.Close()
@@ -120,11 +125,26 @@ func loadToolSet(ctx context.Context, ios *IOStreams, src toolSources, sel tools
 	return ts, nil
 }
 
+// optionalHint says how to run on without a server that does not start.
+const optionalHint = "to run without a server when it does not start, set optional: true in its declaration"
+
 // serverOptions run servers in agentloop's working folder, with the
-// command's environment.
+// command's environment, and keep the tools of each that starts in the
+// cache of tool names.
 func serverOptions(ios *IOStreams) mcp.Options {
 	wd, _ := os.Getwd()
-	return mcp.Options{Getenv: ios.Getenv, Dir: wd, Version: Version()}
+	return mcp.Options{Getenv: ios.Getenv, Dir: wd, Version: Version(), Names: toolNames(ios)}
+}
+
+// toolNames is the cache of the tools the servers offered when they last
+// started (see mcp.Names), in the user's state folder; nil without an
+// absolute one (no HOME), as for the trusted folders.
+func toolNames(ios *IOStreams) *mcp.Names {
+	dir := stateDir(ios)
+	if !filepath.IsAbs(dir) {
+		return nil
+	}
+	return &mcp.Names{Path: filepath.Join(dir, mcp.NamesFile)}
 }
 
 // startServers starts servers all at once.

@@ -1,7 +1,8 @@
 // Package mcptest is an MCP server for tests, built with the SDK agentloop's
 // client uses. Its tools return each kind of result (text, structured
 // content, images, audio, links, resources, errors), take their time, crash
-// the server mid-call, or report what the server was given (its
+// the server mid-call, send an image whose bytes are not base64 or a
+// message that is not JSON-RPC, or report what the server was given (its
 // environment, the headers of the request). It runs over stdio (Main) or
 // streamable HTTP (Handler).
 package mcptest
@@ -9,12 +10,14 @@ package mcptest
 import (
 	"bytes"
 	"context"
+	"encoding/base64"
 	"encoding/json"
 	"flag"
 	"fmt"
 	"image"
 	"image/color"
 	"image/png"
+	"io"
 	"net/http"
 	"os"
 	"os/exec"
@@ -83,6 +86,20 @@ func NewServer(o Options) *mcp.Server {
 	add("bad_image", "Returns an image whose bytes are not one.", `{"type":"object","properties":{}}`,
 		func(ctx context.Context, req *mcp.CallToolRequest) (*mcp.CallToolResult, error) {
 			return &mcp.CallToolResult{Content: []mcp.Content{&mcp.ImageContent{MIMEType: "image/png", Data: []byte("not a png at all")}}}, nil
+		})
+	add("mixed_images", "Returns a text and three images; the server sends the second with bytes that are not base64.", `{"type":"object","properties":{}}`,
+		func(ctx context.Context, req *mcp.CallToolRequest) (*mcp.CallToolResult, error) {
+			return &mcp.CallToolResult{Content: []mcp.Content{
+				&mcp.TextContent{Text: "three squares"},
+				&mcp.ImageContent{MIMEType: "image/png", Data: RedSquare(2)},
+				&mcp.ImageContent{MIMEType: "image/png", Data: []byte(badMarker)},
+				&mcp.ImageContent{MIMEType: "image/png", Data: RedSquare(3)},
+			}}, nil
+		})
+	add("bad_jsonrpc", "Writes a message that is not JSON-RPC on stdout, then answers.", `{"type":"object","properties":{}}`,
+		func(ctx context.Context, req *mcp.CallToolRequest) (*mcp.CallToolResult, error) {
+			_, _ = os.Stdout.WriteString(BadMessage + "\n")
+			return text("answered"), nil
 		})
 	add("media", "Returns audio, a resource link and an embedded resource.", `{"type":"object"}`,
 		func(ctx context.Context, req *mcp.CallToolRequest) (*mcp.CallToolResult, error) {
@@ -196,6 +213,49 @@ func NewServer(o Options) *mcp.Server {
 	return s
 }
 
+// badMarker is the bytes of an image the server sends as badBase64: the
+// SDK writes every image as valid base64, so the bytes that are not are
+// put in on their way out (see badBytes).
+const badMarker = "mcptest: these bytes go out as no base64"
+
+// badBase64 stands for badMarker's base64 on the wire: as long, and not
+// base64.
+var badBase64 = func() string {
+	n := base64.StdEncoding.EncodedLen(len(badMarker))
+	return ("!not base64!" + strings.Repeat("*", n))[:n]
+}()
+
+// badBytes writes what the server writes, with badMarker's base64 made
+// badBase64.
+type badBytes struct{ w io.Writer }
+
+func (b badBytes) Write(p []byte) (int, error) {
+	q := bytes.ReplaceAll(p, []byte(base64.StdEncoding.EncodeToString([]byte(badMarker))), []byte(badBase64))
+	if _, err := b.w.Write(q); err != nil {
+		return 0, err
+	}
+	return len(p), nil
+}
+
+// badBytesWriter is an HTTP answer written through badBytes.
+type badBytesWriter struct {
+	http.ResponseWriter
+}
+
+func (w badBytesWriter) Write(p []byte) (int, error) { return badBytes{w.ResponseWriter}.Write(p) }
+
+func (w badBytesWriter) Flush() {
+	if f, ok := w.ResponseWriter.(http.Flusher); ok {
+		f.Flush()
+	}
+}
+
+func (w badBytesWriter) Unwrap() http.ResponseWriter { return w.ResponseWriter }
+
+// BadMessage is the message that is not JSON-RPC the server writes for
+// --bad-jsonrpc and its tool bad_jsonrpc: the version is not 2.0.
+const BadMessage = `{"jsonrpc":"1.0","id":1,"result":{"note":"caf\u00e9 \u001b[31m"}}`
+
 func text(s string) *mcp.CallToolResult {
 	return &mcp.CallToolResult{Content: []mcp.Content{&mcp.TextContent{Text: s}}}
 }
@@ -225,7 +285,10 @@ func RedSquare(size int) []byte {
 // Handler serves the server over streamable HTTP.
 func Handler(o Options) http.Handler {
 	s := NewServer(o)
-	return mcp.NewStreamableHTTPHandler(func(*http.Request) *mcp.Server { return s }, nil)
+	h := mcp.NewStreamableHTTPHandler(func(*http.Request) *mcp.Server { return s }, nil)
+	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		h.ServeHTTP(badBytesWriter{w}, r)
+	})
 }
 
 // Main runs the server over stdio (or HTTP with --http ADDR) and returns
@@ -240,12 +303,14 @@ func Handler(o Options) http.Handler {
 //	--stubborn       ignore SIGTERM and the end of stdin
 //	--fail-start     print to stderr and exit 1 before answering
 //	--hang-start     never answer
+//	--bad-jsonrpc    write BadMessage first, a message that is not JSON-RPC
+//	--start-delay D  wait D before answering, as npx -y does while it downloads
 //	--log FILE       append each start to FILE
 func Main(args []string) int {
 	fs := flag.NewFlagSet("mcptest", flag.ContinueOnError)
 	var o Options
 	var only, httpAddr, logFile string
-	var child, stubborn, failStart, hangStart bool
+	var child, stubborn, failStart, hangStart, badJSONRPC bool
 	fs.IntVar(&o.Tools, "tools", 0, "")
 	fs.BoolVar(&o.BadSchemas, "bad-schemas", false, "")
 	fs.BoolVar(&o.Dotted, "dotted", false, "")
@@ -255,6 +320,8 @@ func Main(args []string) int {
 	fs.BoolVar(&stubborn, "stubborn", false, "")
 	fs.BoolVar(&failStart, "fail-start", false, "")
 	fs.BoolVar(&hangStart, "hang-start", false, "")
+	fs.BoolVar(&badJSONRPC, "bad-jsonrpc", false, "")
+	startDelay := fs.Duration("start-delay", 0, "")
 	fs.StringVar(&logFile, "log", "", "")
 	if err := fs.Parse(args); err != nil {
 		return 2
@@ -276,6 +343,7 @@ func Main(args []string) int {
 		time.Sleep(time.Hour)
 		return 1
 	}
+	time.Sleep(*startDelay)
 	if stubborn {
 		signal.Ignore(syscall.SIGTERM)
 	}
@@ -290,7 +358,10 @@ func Main(args []string) int {
 	if httpAddr != "" {
 		return serveHTTP(httpAddr, o)
 	}
-	err := s.Run(context.Background(), &mcp.StdioTransport{})
+	if badJSONRPC {
+		_, _ = os.Stdout.WriteString(BadMessage + "\n")
+	}
+	err := s.Run(context.Background(), &mcp.IOTransport{Reader: io.NopCloser(os.Stdin), Writer: nopWriteCloser{badBytes{os.Stdout}}})
 	if stubborn {
 		time.Sleep(time.Hour)
 	}
@@ -300,6 +371,10 @@ func Main(args []string) int {
 	}
 	return 0
 }
+
+type nopWriteCloser struct{ io.Writer }
+
+func (nopWriteCloser) Close() error { return nil }
 
 func serveHTTP(addr string, o Options) int {
 	srv := &http.Server{Addr: addr, Handler: Handler(o), ReadHeaderTimeout: 10 * time.Second}

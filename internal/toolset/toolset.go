@@ -31,6 +31,9 @@ type Sources struct {
 	// file's mcp_servers.
 	MCPFiles   []string
 	MCPServers []*mcp.Config
+	// UserFiles says that the configuration file named MCPFiles (its
+	// mcp_config), not a flag or the environment.
+	UserFiles bool
 	// Getenv is agentloop's environment.
 	Getenv func(string) string
 }
@@ -40,11 +43,20 @@ type Sources struct {
 // its file and line. A server declared in several places is the first
 // one's: an MCPFiles file's, then a tools folder's (the folders in order),
 // then the configuration's; twice in one file or folder is a problem.
+//
+// The servers of the user's configuration (MCPServers, and MCPFiles when
+// UserFiles) are optional unless they say otherwise: they are offered in
+// every folder, and one that does not start should not stop every run
+// there. A project's (a tools folder's) and those a command line or the
+// environment names are required unless they say optional: true.
 func Declared(src Sources) (*tools.Registry, []*mcp.Config, []error) {
 	var problems []error
 	var servers []*mcp.Config
 	for _, f := range src.MCPFiles {
 		cfgs, probs := mcp.ReadJSON(f)
+		if src.UserFiles {
+			userLevel(cfgs)
+		}
 		servers = append(servers, cfgs...)
 		for _, p := range probs {
 			problems = append(problems, p)
@@ -67,10 +79,16 @@ func Declared(src Sources) (*tools.Registry, []*mcp.Config, []error) {
 	}
 	problems = append(problems, sameLayer(src.Dirs, fromDirs)...)
 	servers = append(servers, fromDirs...)
+	userLevel(src.MCPServers)
 	servers = append(servers, src.MCPServers...)
 	if len(problems) > 0 {
 		return nil, nil, problems
 	}
+	return reg, firstOfEach(servers), nil
+}
+
+// firstOfEach keeps the first server of each name.
+func firstOfEach(servers []*mcp.Config) []*mcp.Config {
 	var out []*mcp.Config
 	seen := map[string]bool{}
 	for _, c := range servers {
@@ -79,12 +97,20 @@ func Declared(src Sources) (*tools.Registry, []*mcp.Config, []error) {
 		}
 		seen[c.Name] = true
 	}
-	return reg, out, nil
+	return out
 }
 
-// Quiet reads what Declared does, leaving out what has problems: the
-// script tools of the files that load, the servers declared without
-// mistakes. Shell completion offers them.
+// userLevel makes the servers of the user's configuration optional unless
+// they say otherwise.
+func userLevel(servers []*mcp.Config) {
+	for _, c := range servers {
+		c.OptionalUnlessSaid()
+	}
+}
+
+// Quiet reads the servers Declared does, leaving out what has problems:
+// those declared without mistakes, the first of each name, not disabled.
+// Shell completion offers their tools.
 func Quiet(src Sources) []*mcp.Config {
 	var servers []*mcp.Config
 	for _, f := range src.MCPFiles {
@@ -97,7 +123,7 @@ func Quiet(src Sources) []*mcp.Config {
 		}
 		return nil
 	}})
-	return Enabled(append(servers, src.MCPServers...))
+	return Enabled(firstOfEach(append(servers, src.MCPServers...)))
 }
 
 // Enabled are the servers not disabled.
@@ -142,6 +168,58 @@ func unjoin(err error) []error {
 type Selection struct {
 	Only, Deny []string
 	Restricted bool
+	// Known, when set, gives the tools a server offers as far as they are
+	// known without starting it (its tools: list, or those it offered when
+	// it last started: mcp.Names.Known). Of the servers that could offer an
+	// Only name, those known to offer it are then started; when none is,
+	// those whose tools are not known; when there is none of those either,
+	// all that could (a server may have gained a tool since): tools call
+	// NAME starts the one server that has NAME.
+	Known func(c *mcp.Config) ([]string, bool)
+}
+
+// servers are those of all that the selection needs started, in order;
+// script names a script tool, which, with Known, needs no server.
+func (s Selection) servers(all []*mcp.Config, script func(string) bool) []*mcp.Config {
+	var want []*mcp.Config
+	for _, c := range all {
+		if s.Wants(c) {
+			want = append(want, c)
+		}
+	}
+	if s.Known == nil || len(s.Only) == 0 {
+		return want
+	}
+	pick := map[*mcp.Config]bool{}
+	for _, n := range s.Only {
+		if script(n) {
+			continue
+		}
+		var could, has, unknown []*mcp.Config
+		for _, c := range want {
+			if !c.MayOffer(n) || slices.Contains(s.Deny, n) {
+				continue
+			}
+			could = append(could, c)
+			switch names, ok := s.Known(c); {
+			case !ok:
+				unknown = append(unknown, c)
+			case slices.Contains(names, n):
+				has = append(has, c)
+			}
+		}
+		start := has
+		if len(start) == 0 {
+			start = unknown
+		}
+		if len(start) == 0 {
+			start = could
+		}
+		for _, c := range start {
+			pick[c] = true
+		}
+	}
+	return slices.DeleteFunc(want, func(c *mcp.Config) bool { return !pick[c] })
 }
 
 // Wants reports whether a server could offer a tool the selection keeps:
@@ -174,20 +252,41 @@ type Set struct {
 	// started (nil when none was).
 	Servers []*mcp.Config
 	MCP     *mcp.Set
+	// known is the selection's Known, for Elsewhere.
+	known func(*mcp.Config) ([]string, bool)
 }
 
 // Start starts the servers the selection needs, all at once (see
 // mcp.Start); their statuses say how each start went.
 func (t *Set) Start(ctx context.Context, sel Selection, opts mcp.Options) {
-	var start []*mcp.Config
-	for _, c := range t.Servers {
-		if sel.Wants(c) {
-			start = append(start, c)
-		}
-	}
-	if len(start) > 0 {
+	t.known = sel.Known
+	if start := sel.servers(t.Servers, t.Reg.Has); len(start) > 0 {
 		t.MCP = mcp.Start(ctx, start, opts)
 	}
+}
+
+// Elsewhere are the tools of the servers not started, as far as the
+// selection's Known knows them, in order: a command that started only the
+// server it needed still suggests them for a name that is no tool, and
+// places a definition among them (ToolDefsAmong).
+func (t *Set) Elsewhere() []string {
+	if t.known == nil {
+		return nil
+	}
+	var out []string
+	for _, c := range t.Servers {
+		if t.MCP != nil && slices.ContainsFunc(t.MCP.Statuses(), func(st mcp.Status) bool { return st.Config == c }) {
+			continue
+		}
+		names, _ := t.known(c)
+		for _, n := range names {
+			if !t.Has(n) && !slices.Contains(out, n) {
+				out = append(out, n)
+			}
+		}
+	}
+	slices.Sort(out)
+	return out
 }
 
 // Conflicts are the names two sources offer, each a problem naming both.
@@ -278,6 +377,10 @@ func (t *Set) started(server string) bool {
 // UnknownText says that a tool does not exist and what exists instead.
 func (t *Set) UnknownText(name string) string {
 	names := t.Names()
+	if more := t.Elsewhere(); len(more) > 0 {
+		names = append(names, more...)
+		slices.Sort(names)
+	}
 	msg := fmt.Sprintf("unknown tool %q", name)
 	// No tool name holds a comma: "a,b" is a list given where one name
 	// goes (--tool a,b).
@@ -403,6 +506,37 @@ func (t *Set) Specs() []agent.ToolSpec {
 // refuse is an error naming where the tool comes from, and for an MCP
 // tool how to leave it out.
 func (t *Set) ToolDefs(d agent.Dialect) ([]agent.Message, error) {
+	return t.ToolDefsAmong(d, nil)
+}
+
+// ToolDefsAmong are the definitions of the set's tools (as ToolDefs) made
+// as a run makes them when the tools named in others, of servers that were
+// not started, are offered too: a definition whose place among all of them
+// counts (Anthropic's last carries the cache mark) has the place it has in
+// the run. Only the set's own are returned, in the order of Specs.
+func (t *Set) ToolDefsAmong(d agent.Dialect, others []string) ([]agent.Message, error) {
+	specs := t.Specs()
+	own := len(specs)
+	for _, n := range others {
+		if !t.Has(n) && !slices.ContainsFunc(specs, func(s agent.ToolSpec) bool { return s.Name == n }) {
+			// Stands in for the tool at its place; its definition is not
+			// returned.
+			specs = append(specs, agent.ToolSpec{Name: n, Parameters: []byte(`{"type":"object","properties":{}}`)})
+		}
+	}
+	if len(specs) > own {
+		slices.SortFunc(specs, func(a, b agent.ToolSpec) int { return strings.Compare(a.Name, b.Name) })
+		all, err := d.ToolDefs(specs)
+		if err == nil {
+			var defs []agent.Message
+			for i, s := range specs {
+				if t.Has(s.Name) {
+					defs = append(defs, all[i])
+				}
+			}
+			return defs, nil
+		}
+	}
 	defs, err := d.ToolDefs(t.Specs())
 	var de *agent.ToolDefError
 	if !errors.As(err, &de) {

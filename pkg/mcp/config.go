@@ -57,6 +57,9 @@ type Config struct {
 	MaxOutput int64
 	// Optional turns a server that cannot start into a warning.
 	Optional bool
+	// optionalSaid is whether the declaration gives optional: (see
+	// OptionalUnlessSaid).
+	optionalSaid bool
 	// Disabled servers are declared but not used.
 	Disabled bool
 
@@ -74,6 +77,16 @@ type EnvVar struct {
 	Name     string
 	Value    string // may hold ${VAR} references
 	HasValue bool
+}
+
+// OptionalUnlessSaid makes the server optional unless its declaration
+// says optional: itself. A server the user's configuration declares is
+// offered in every folder: one that does not start is left out with a
+// warning rather than stop every run.
+func (c *Config) OptionalUnlessSaid() {
+	if !c.optionalSaid {
+		c.Optional = true
+	}
 }
 
 // Transport is Stdio or HTTP.

@@ -277,7 +277,7 @@ func (d *decoder) server(n *yaml.Node, name string, keys []string) *Config {
 		}
 	}
 	if p, ok := fields["optional"]; ok {
-		c.Optional, _ = d.boolean(p)
+		c.Optional, c.optionalSaid = d.boolean(p)
 	}
 	if p, ok := fields["disabled"]; ok {
 		c.Disabled, _ = d.boolean(p)

@@ -39,7 +39,7 @@ func TestDecodeFile(t *testing.T) {
 		Name: "github", Command: []string{"npx", "-y", "@modelcontextprotocol/server-github"},
 		Env: []EnvVar{{Name: "GITHUB_TOKEN"}}, Prefix: "gh_", Tools: []string{"create_issue", "search_code"},
 		Confirm: []string{"create_issue"}, Timeout: time.Minute, StartTimeout: DefaultStartTimeout, MaxOutput: 64 << 10,
-		Optional: true, File: "/p/tools.d/github.yaml", Line: 1, Dir: "/p/tools.d",
+		Optional: true, optionalSaid: true, File: "/p/tools.d/github.yaml", Line: 1, Dir: "/p/tools.d",
 	}
 	if !reflect.DeepEqual(c, want) {
 		t.Errorf("got  %+v\nwant %+v", c, want)

@@ -76,7 +76,7 @@ func connect(ctx context.Context, c *Config, l *launch, client *sdk.Client) (*se
 		s.pool = http.DefaultTransport.(*http.Transport).Clone()
 		// The headers go with every request, a redirected one too: a
 		// redirect is followed to the same server only.
-		hc := &http.Client{Transport: &httpObserver{base: s.pool, headers: l.headers, notified: &s.notified, status: &s.status}, CheckRedirect: agent.SameServerRedirects}
+		hc := &http.Client{Transport: &httpObserver{base: s.pool, headers: l.headers, notified: &s.notified, status: &s.status}, CheckRedirect: checkRedirect(s.url)}
 		t = &sdk.StreamableClientTransport{Endpoint: l.url, HTTPClient: hc, MaxRetries: -1, DisableStandaloneSSE: true}
 	} else {
 		cmd, stderr, err := command(c, l)
@@ -181,6 +181,10 @@ func (s *session) explain(ctx context.Context, err error) error {
 	if text, ok := s.stdioEnd(); ok {
 		return errors.New(text)
 	}
+	var redirect *redirectError
+	if errors.As(err, &redirect) {
+		return redirect
+	}
 	if s.url != "" {
 		if why := unreachable(s.url, err); why != nil {
 			return why
@@ -212,11 +216,16 @@ func unreachable(url string, err error) error {
 }
 
 // stdioEnd says how a stdio server ended, when it did: it wrote a line too
-// large to read, or it exited; with the end of its stderr.
+// large to read, or a message that is not one, or it exited; with the end
+// of its stderr.
 func (s *session) stdioEnd() (string, bool) {
 	switch {
 	case s.stdout != nil && s.stdout.wroteTooMuch():
 		return tooLargeText + s.stderrText(), true
+	case s.stdout != nil && s.stdout.protocolError() != "":
+		// It exits, with status 0, once its stdin is closed: that is
+		// not why it ended.
+		return s.stdout.protocolError() + s.stderrText(), true
 	case s.cmd != nil && s.cmd.ProcessState != nil:
 		return "exited: " + s.cmd.ProcessState.String() + s.stderrText(), true
 	}
@@ -349,6 +358,16 @@ type observedConn struct {
 	notified *atomic.Int64
 }
 
+// Read passes on what the server sent, a tool result with bytes that are
+// not valid base64 made one the SDK reads (see keepGoodContent).
+func (c *observedConn) Read(ctx context.Context) (jsonrpc.Message, error) {
+	msg, err := c.Connection.Read(ctx)
+	if resp, ok := msg.(*jsonrpc.Response); ok && err == nil {
+		resp.Result, _ = keepGoodContent(resp.Result)
+	}
+	return msg, err
+}
+
 func (c *observedConn) Write(ctx context.Context, msg jsonrpc.Message) error {
 	err := c.Connection.Write(ctx, msg)
 	if r, ok := msg.(*jsonrpc.Request); ok && r.Method == "notifications/cancelled" {
@@ -357,8 +376,9 @@ func (c *observedConn) Write(ctx context.Context, msg jsonrpc.Message) error {
 	return err
 }
 
-// httpObserver sends a server's headers with every request, and counts the
-// cancellation notifications posted.
+// httpObserver sends a server's headers with every request, counts the
+// cancellation notifications posted, and reads the answers' tool results
+// as observedConn does a stdio server's.
 type httpObserver struct {
 	base     http.RoundTripper
 	headers  http.Header
@@ -385,6 +405,13 @@ func (h *httpObserver) RoundTrip(req *http.Request) (*http.Response, error) {
 	}
 	if resp != nil && h.status != nil {
 		h.status.Store(int64(resp.StatusCode))
+	}
+	if err == nil && req.Method == http.MethodPost && resp.StatusCode == http.StatusOK {
+		// A tool result is read with its bad bytes replaced (see
+		// keepGoodContent): its length may change.
+		resp.Body = fixedBody(resp)
+		resp.ContentLength = -1
+		resp.Header.Del("Content-Length")
 	}
 	return resp, err
 }

@@ -30,6 +30,8 @@ type Options struct {
 	Dir string
 	// Version is agentloop's, told to each server.
 	Version string
+	// Names, when set, keeps the tools of each server that starts.
+	Names *Names
 }
 
 // Set is the MCP servers of one command and the tools they offer. It is
@@ -94,6 +96,8 @@ func Start(ctx context.Context, cfgs []*Config, opts Options) *Set {
 	}
 	wg.Wait()
 	s.index()
+	// A cache: a failure to write it costs the next completion only.
+	_ = opts.Names.record(s.servers, s.Secrets())
 	return s
 }
 
@@ -362,6 +366,10 @@ func (srv *server) call(ctx context.Context, t *Tool, args []byte) agent.ToolRes
 	case errors.Is(callCtx.Err(), context.DeadlineExceeded):
 		sess.canceled.Add(1)
 		return fail(transcript.KindTimeout, "timed out after %s; the server was sent a cancellation", t.Timeout)
+	}
+	var redirect *redirectError
+	if errors.As(err, &redirect) {
+		return fail(transcript.KindServer, "mcp server %s: %v", srv.cfg.Name, redirect)
 	}
 	var rpcErr *jsonrpc.Error
 	if errors.As(err, &rpcErr) && rpcErr.Code != codeRejectedByTransport && sess.alive() {

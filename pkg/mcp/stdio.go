@@ -13,6 +13,7 @@ import (
 	"syscall"
 	"time"
 
+	"github.com/modelcontextprotocol/go-sdk/jsonrpc"
 	sdk "github.com/modelcontextprotocol/go-sdk/mcp"
 )
 
@@ -97,6 +98,7 @@ type stdoutFilter struct {
 
 	mu       sync.Mutex
 	tooLarge bool
+	bad      string // see malformed
 }
 
 func (f *stdoutFilter) Read(p []byte) (int, error) {
@@ -112,14 +114,22 @@ func (f *stdoutFilter) Read(p []byte) (int, error) {
 			f.inLine, f.lineLen = true, 0
 		}
 		chunk, err := f.r.ReadSlice('\n')
-		if err == nil && f.lineLen == 0 && !isMessage(chunk) {
-			// A whole line that is JSON but no JSON-RPC message: a log
-			// line of a logger that writes JSON (pino's, by default).
-			f.inLine = false
-			if f.note != nil {
-				f.note(bytes.TrimRight(chunk[:min(len(chunk), 200)], "\r\n"))
+		if err == nil && f.lineLen == 0 {
+			ok, problem := isMessage(chunk)
+			if !ok {
+				// A whole line that is JSON but no JSON-RPC message: a log
+				// line of a logger that writes JSON (pino's, by default).
+				f.inLine = false
+				if f.note != nil {
+					f.note(bytes.TrimRight(chunk[:min(len(chunk), 200)], "\r\n"))
+				}
+				continue
 			}
-			continue
+			if problem != nil {
+				// Meant as a message, and not one: the SDK ends the
+				// connection at it, and this says why.
+				f.malformed(problem, chunk)
+			}
 		}
 		f.lineLen += len(chunk)
 		if f.lineLen > f.max {
@@ -180,15 +190,70 @@ func (f *stdoutFilter) startLine() (bool, error) {
 	}
 }
 
-// isMessage reports whether a whole line of stdout can be a JSON-RPC
-// message, or a batch of them; a blank line passes too.
-func isMessage(line []byte) bool {
+// isMessage reports whether a whole line of stdout is meant as a JSON-RPC
+// message, or a batch of them (a blank line passes too), and, when it is
+// one the SDK does not read, why.
+func isMessage(line []byte) (bool, error) {
 	line = bytes.TrimSpace(line)
-	if len(line) == 0 || line[0] == '[' {
-		return true
+	switch {
+	case len(line) == 0:
+		return true, nil
+	case line[0] == '[':
+		return true, checkBatch(line)
+	}
+	_, err := jsonrpc.DecodeMessage(line)
+	if err == nil {
+		return true, nil
 	}
 	var m map[string]json.RawMessage
-	return json.Unmarshal(line, &m) == nil && m["jsonrpc"] != nil
+	if json.Unmarshal(line, &m) != nil || m["jsonrpc"] == nil {
+		return false, nil
+	}
+	return true, err
+}
+
+// checkBatch says why the SDK does not read a line that begins with [, as
+// a batch of messages, or nil.
+func checkBatch(line []byte) error {
+	var batch []json.RawMessage
+	if err := json.Unmarshal(line, &batch); err != nil {
+		return fmt.Errorf("not a JSON array of messages: %v", err)
+	}
+	if len(batch) == 0 {
+		return errors.New("an empty batch")
+	}
+	for _, m := range batch {
+		if _, err := jsonrpc.DecodeMessage(m); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// malformed keeps the first message the server sent that is not one, with
+// why, to say so once the connection has ended at it.
+func (f *stdoutFilter) malformed(why error, line []byte) {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	if f.bad == "" {
+		line = bytes.TrimRight(line, "\r\n")
+		head := fmt.Sprintf("%q", line[:min(len(line), malformedHead)])
+		if len(line) > malformedHead {
+			head += "…"
+		}
+		f.bad = fmt.Sprintf("sent a message that is not valid JSON-RPC (%v), which ends the connection: %s", why, head)
+	}
+}
+
+// malformedHead is how much of a message that is not one is shown.
+const malformedHead = 100
+
+// protocolError says why the connection ended at a message that is not
+// one, or "".
+func (f *stdoutFilter) protocolError() string {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	return f.bad
 }
 
 // wroteTooMuch reports whether the stream ended on a message over the
