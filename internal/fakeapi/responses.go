@@ -822,7 +822,7 @@ func (s *Responses) stream(w http.ResponseWriter, resp map[string]any, out respO
 				} else {
 					text, _ := part["text"].(string)
 					send("response.content_part.added", with(map[string]any{"content_index": j, "part": map[string]any{"type": "output_text", "annotations": []any{}, "logprobs": []any{}, "text": ""}}))
-					for _, d := range chunks(text, 7) {
+					for d := range budget.text(text, 7) {
 						send("response.output_text.delta", with(map[string]any{"content_index": j, "delta": d, "logprobs": []any{}}))
 					}
 					send("response.output_text.done", with(map[string]any{"content_index": j, "text": text, "logprobs": []any{}}))

@@ -93,6 +93,11 @@ func transportError(provider, baseURL, urlFrom string, err error) *ProviderError
 		pe.Hint = "a server that sends nothing for that long has most likely stopped; if the model takes longer before it answers, raise --idle-timeout"
 		return pe
 	}
+	if errors.Is(inner, ErrResponseTooLarge) {
+		pe.Message = inner.Error()
+		pe.Hint = "a model that repeats itself without end, or a server that never ends its answer; --max-tokens bounds an answer"
+		return pe
+	}
 	var syn *json.SyntaxError
 	switch {
 	case ue != nil:
