@@ -3,6 +3,7 @@ package agent
 import (
 	"bytes"
 	"context"
+	"crypto/tls"
 	"errors"
 	"fmt"
 	"io"
@@ -370,7 +371,9 @@ func streamed(ctx context.Context) bool { return ctx.Value(streamedKey{}) != nil
 func (t *faultTransport) verdict(req *http.Request, res *http.Response, err error, attempt int) (time.Duration, bool) {
 	if err != nil {
 		var ns *notStreamError
-		retry := !errors.Is(err, ErrResponseTooLarge) && !errors.As(err, &ns) && replayable(req) && attempt < t.retries
+		// A server that does not speak TLS answers every attempt alike.
+		var plain tls.RecordHeaderError
+		retry := !errors.Is(err, ErrResponseTooLarge) && !errors.As(err, &ns) && !errors.As(err, &plain) && replayable(req) && attempt < t.retries
 		return backoff(attempt), retry
 	}
 	wait, asked := retryAfter(res.Header)
@@ -445,7 +448,8 @@ func retryAfter(h http.Header) (time.Duration, bool) {
 			return 0, false
 		}
 		return durationOf(s, time.Second), true
-	} else if errors.Is(err, strconv.ErrRange) {
+	} else if errors.Is(err, strconv.ErrRange) && s > 0 {
+		// Too large for a float: as long a wait as there is.
 		return math.MaxInt64, true
 	}
 	if at, err := http.ParseTime(v); err == nil {
