@@ -90,6 +90,11 @@ type Step struct {
 	Reasoning           []Reasoning       `json:"reasoning,omitempty"`
 	Items               []json.RawMessage `json:"items,omitempty"`
 	OmitCompletedOutput bool              `json:"omit_completed_output,omitempty"`
+	// NotKept keeps nothing of the response, whatever store says, as a
+	// compatible server without storage does: a request that names it as
+	// previous_response_id gets the API's 400 for an unknown response,
+	// and no violation is counted for it.
+	NotKept bool `json:"not_kept,omitempty"`
 
 	// Expect asserts on the request that this step answers.
 	Expect *Expect `json:"expect,omitempty"`

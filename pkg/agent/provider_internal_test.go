@@ -5,6 +5,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/openai/openai-go/v3"
 	"github.com/openai/openai-go/v3/packages/respjson"
 )
 
@@ -37,6 +38,27 @@ func TestExtraAccumulator(t *testing.T) {
 	for k, w := range want {
 		if raw, _ := got[k].(json.RawMessage); string(raw) != w {
 			t.Errorf("%s = %.60s, want %.60s", k, raw, w)
+		}
+	}
+}
+
+// The errors by which a server says it does not hold the response a
+// --store request goes on from: OpenAI's, and a compatible server's other
+// words; not another error of the same status.
+func TestUnknownPrevious(t *testing.T) {
+	for _, tt := range []struct {
+		name string
+		err  openai.Error
+		want bool
+	}{
+		{"openai", openai.Error{StatusCode: 400, Code: "previous_response_not_found", Param: "previous_response_id", Message: "Previous response with id 'resp_1' not found."}, true},
+		{"a proxy's 400 naming the parameter", openai.Error{StatusCode: 400, Param: "previous_response_id", Message: "Invalid `previous_response_id`."}, true},
+		{"a server's 404", openai.Error{StatusCode: 404, Type: "not_found_error", Message: "Response resp_1 not found"}, true},
+		{"another 400", openai.Error{StatusCode: 400, Param: "input", Message: "Invalid value for 'input'."}, false},
+		{"a 500", openai.Error{StatusCode: 500, Message: "Previous response not found in cache"}, false},
+	} {
+		if got := unknownPrevious(&tt.err); got != tt.want {
+			t.Errorf("%s: %v, want %v", tt.name, got, tt.want)
 		}
 	}
 }
