@@ -237,7 +237,13 @@ func (r *Responses) turn(resp *responses.Response, output []responses.ResponseOu
 	if err != nil {
 		return nil, &ProviderError{Provider: "responses", Message: err.Error(), Err: err}
 	}
-	turn.FinishReason = string(resp.Status)
+	// The API has no finish reason, only the response's status, the same
+	// ("completed") for a turn that calls tools and one that answers: the
+	// reason recorded is the one Chat Completions gives such a turn.
+	turn.FinishReason = "stop"
+	if len(turn.Calls) > 0 {
+		turn.FinishReason = "tool_calls"
+	}
 	if resp.Status == responses.ResponseStatusIncomplete {
 		turn.FinishReason = resp.IncompleteDetails.Reason
 		turn.Stop = StopMaxTokens
