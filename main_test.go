@@ -204,7 +204,7 @@ var fakeServers sync.Map // *testscript.TestScript → fakeServer
 
 // cmdFakeAPI runs a scripted model API inside the test process:
 //
-//	fakeapi openai|responses|anthropic script.json [KEY [ADDR]]   start it; $FAKE_URL is its base URL
+//	fakeapi openai|responses|anthropic script.json [KEY [ADDR]]   start it; $FAKE_URL is its base URL, $FAKE_ADDR its host:port
 //	                                   (an openai or anthropic script that is an object plays
 //	                                   many conversations at once: fakeapi.Conversations)
 //	fakeapi check                      no grammar violation, every step played
@@ -276,6 +276,7 @@ func cmdFakeAPI(ts *testscript.TestScript, neg bool, args []string) {
 		fakeServers.Store(ts, srv)
 		ts.Defer(func() { srv.Close(); fakeServers.Delete(ts) })
 		ts.Setenv("FAKE_URL", url)
+		ts.Setenv("FAKE_ADDR", strings.SplitN(strings.TrimPrefix(url, "http://"), "/", 2)[0])
 	case "check":
 		srv := get()
 		err := srv.Check()

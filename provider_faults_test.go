@@ -107,7 +107,14 @@ var providerFaults = []providerFault{
 	{
 		name:  "429 with a Retry-After too long to wait",
 		steps: same(fakeapi.Step{Status: 429, Error: "slow down", Headers: map[string]string{"Retry-After": "86400"}}),
-		args:  []string{"--max-retries", "2"}, wantCode: 4, wantErr: `^429 Too Many Requests: slow down \(the server asks to retry in 24h0m0s, longer than agentloop waits \(1m0s\); try again later\)$`,
+		args:  []string{"--max-retries", "2"}, wantCode: 4, wantErr: `^429 Too Many Requests: slow down \(the server asks to retry in 1 day, longer than agentloop waits \(1 minute\); try again later\)$`,
+	},
+	{
+		// Past what a duration holds: it was shown as 2562047h47m16.854775807s.
+		name:  "429 with a Retry-After past any wait",
+		steps: same(fakeapi.Step{Status: 429, Error: "slow down", Headers: map[string]string{"Retry-After": "1e400"}}),
+		args:  []string{"--max-retries", "2"}, wantCode: 4, wantErr: `^429 Too Many Requests: slow down \(the server asks to retry in 292 years, longer than agentloop waits \(1 minute\); try again later\)$`,
+		wantRequests: 1,
 	},
 	{
 		name: "5xx burst, then an answer",

@@ -143,8 +143,17 @@ func outcomeError(out *agent.Outcome, err error, path string, e runEnd) error {
 // the server's fault, a response that was not what it should be. A run
 // one of those ended is worth going on with. A request the API refused as
 // it is (400, 422), or a setting it refused (the key: 401, 403; the model
-// or address: 404), is not: it is fixed, and run again, first.
+// or address: 404; an https:// address of a plain HTTP server), is not: it
+// is fixed, and run again, first. But a --store request whose previous
+// response the server does not hold goes on in a resume, which sends the
+// whole conversation.
 func passing(pe *agent.ProviderError) bool {
+	if errors.Is(pe, http.ErrSchemeMismatch) {
+		return false
+	}
+	if errors.Is(pe, agent.ErrPreviousResponseNotFound) {
+		return true
+	}
 	switch pe.Status {
 	case http.StatusBadRequest, http.StatusUnauthorized, http.StatusForbidden, http.StatusNotFound, http.StatusUnprocessableEntity:
 		return false

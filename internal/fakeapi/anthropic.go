@@ -326,7 +326,7 @@ func (s *Anthropic) stream(w http.ResponseWriter, model string, content []json.R
 		case "text":
 			send("content_block_start", map[string]any{"type": "content_block_start", "index": i, "content_block": map[string]any{"type": "text", "text": ""}})
 			text, _ := b["text"].(string)
-			for _, piece := range chunks(text, 6) {
+			for piece := range budget.text(text, 6) {
 				send("content_block_delta", map[string]any{"type": "content_block_delta", "index": i, "delta": map[string]any{"type": "text_delta", "text": piece}})
 			}
 		case "tool_use":

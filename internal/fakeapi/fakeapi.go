@@ -11,6 +11,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"iter"
 	"net"
 	"net/http"
 	"net/http/httptest"
@@ -66,6 +67,13 @@ type Step struct {
 	Stall bool `json:"stall,omitempty"`
 	// EventDelay holds each event of a stream back: a slow one.
 	EventDelay Duration `json:"event_delay,omitempty"`
+	// Endless streams the text and then the text again, over and over,
+	// and never finishes the answer, until the client goes away: a model
+	// that repeats itself without end, or a server that does not stop.
+	// EndlessDelta is about the size of each delta after the first text
+	// (the text repeated to it); 0 sends the text once a delta.
+	Endless      bool `json:"endless,omitempty"`
+	EndlessDelta int  `json:"endless_delta,omitempty"`
 
 	// The assistant turn to return, when Body is empty.
 	Text      *string          `json:"text,omitempty"`
@@ -82,6 +90,11 @@ type Step struct {
 	Reasoning           []Reasoning       `json:"reasoning,omitempty"`
 	Items               []json.RawMessage `json:"items,omitempty"`
 	OmitCompletedOutput bool              `json:"omit_completed_output,omitempty"`
+	// NotKept keeps nothing of the response, whatever store says, as a
+	// compatible server without storage does: a request that names it as
+	// previous_response_id gets the API's 400 for an unknown response,
+	// and no violation is counted for it.
+	NotKept bool `json:"not_kept,omitempty"`
 
 	// Expect asserts on the request that this step answers.
 	Expect *Expect `json:"expect,omitempty"`
@@ -362,15 +375,20 @@ func play(w http.ResponseWriter, r *http.Request, st *Step) bool {
 
 // eventBudget counts the events of a stream a step lets out: all of them
 // unless StreamStop is set. With Stall, the first event past them waits
-// until the client has gone.
+// until the client has gone. With Endless, the text never ends.
 type eventBudget struct {
 	left  int
 	stall <-chan struct{}
 	delay time.Duration
+
+	endless      bool
+	endlessDelta int
+	gone         <-chan struct{}
 }
 
 func newEventBudget(st *Step, r *http.Request) *eventBudget {
-	b := &eventBudget{left: -1, delay: time.Duration(st.EventDelay)}
+	b := &eventBudget{left: -1, delay: time.Duration(st.EventDelay),
+		endless: st.Endless, endlessDelta: st.EndlessDelta, gone: r.Context().Done()}
 	if st.StreamStop > 0 {
 		b.left = st.StreamStop
 		if st.Stall {
@@ -396,6 +414,33 @@ func (b *eventBudget) take() bool {
 		b.left--
 	}
 	return true
+}
+
+// text is the deltas a stream sends text in: pieces of about n bytes, and
+// with Endless, after them, the text again (repeated to about
+// EndlessDelta bytes) until the client has gone.
+func (b *eventBudget) text(s string, n int) iter.Seq[string] {
+	return func(yield func(string) bool) {
+		for _, piece := range chunks(s, n) {
+			if !yield(piece) {
+				return
+			}
+		}
+		if !b.endless || s == "" {
+			return
+		}
+		piece := strings.Repeat(s, max(1, b.endlessDelta/len(s)))
+		for {
+			select {
+			case <-b.gone:
+				return
+			default:
+			}
+			if !yield(piece) {
+				return
+			}
+		}
+	}
 }
 
 // CheckOpenAIMessages applies the Chat Completions pairing rules and image

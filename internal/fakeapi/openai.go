@@ -260,7 +260,7 @@ func (s *OpenAI) stream(w http.ResponseWriter, model string, msg json.RawMessage
 	}
 	send(first, nil, nil)
 	if text, ok := m["content"].(string); ok {
-		for _, piece := range chunks(text, 7) {
+		for piece := range budget.text(text, 7) {
 			send(map[string]any{"content": piece}, nil, nil)
 		}
 	}

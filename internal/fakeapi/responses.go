@@ -29,6 +29,7 @@ type Responses struct {
 	reasoning map[string]string // id of an item → the reasoning item it came with
 	stored    map[string][]json.RawMessage
 	storedIDs map[string]bool // items held server-side (a response made with store)
+	notKept   map[string]bool // responses a NotKept step made
 }
 
 // responseCount numbers the responses of every server of the process.
@@ -53,7 +54,7 @@ func NewResponsesConversations(c *Conversations, key string) *Responses {
 
 func newResponses(key string) *Responses {
 	s := &Responses{final: map[string]string{}, rawFinal: map[string]string{}, reasoning: map[string]string{},
-		stored: map[string][]json.RawMessage{}, storedIDs: map[string]bool{}}
+		stored: map[string][]json.RawMessage{}, storedIDs: map[string]bool{}, notKept: map[string]bool{}}
 	s.key = key
 	return s
 }
@@ -140,6 +141,9 @@ func respError(w http.ResponseWriter, status int, msg, typ, param, code string) 
 // grammarError is a rule the request broke, with the real API's text.
 type grammarError struct {
 	msg, param, code string
+	// scripted is set when the script made the server answer so: not a
+	// mistake of the client's.
+	scripted bool
 }
 
 func (s *Responses) handle(w http.ResponseWriter, r *http.Request, body []byte) {
@@ -181,7 +185,9 @@ func (s *Responses) handle(w http.ResponseWriter, r *http.Request, body []byte) 
 		gerr = cerr
 	}
 	if gerr != nil {
-		s.violatef("%s (param %s)", gerr.msg, gerr.param)
+		if !gerr.scripted {
+			s.violatef("%s (param %s)", gerr.msg, gerr.param)
+		}
 		respError(w, http.StatusBadRequest, gerr.msg, "invalid_request_error", gerr.param, gerr.code)
 		return
 	}
@@ -239,7 +245,11 @@ func (s *Responses) handle(w http.ResponseWriter, r *http.Request, body []byte) 
 	resp := s.response(&req, st, key, out.completed, size)
 	s.turnReturned(c, input, nil)
 	s.remember(c, out)
-	if store {
+	if st.NotKept {
+		s.mu.Lock()
+		s.notKept[resp["id"].(string)] = true
+		s.mu.Unlock()
+	} else if store {
 		held := append(append([]json.RawMessage(nil), input...), out.completed...)
 		s.mu.Lock()
 		s.stored[resp["id"].(string)] = held
@@ -285,9 +295,13 @@ func (s *Responses) conversation(req *respRequest) ([]json.RawMessage, *grammarE
 	}
 	s.mu.Lock()
 	held, ok := s.stored[*req.PreviousResponseID]
+	forgotten := s.notKept[*req.PreviousResponseID]
 	s.mu.Unlock()
 	if !ok {
-		return nil, &grammarError{msg: fmt.Sprintf("Previous response with id '%s' not found.", *req.PreviousResponseID), param: "previous_response_id"}
+		// The API's answer to a response it does not hold: one made with
+		// store false, or kept by no server.
+		return nil, &grammarError{msg: fmt.Sprintf("Previous response with id '%s' not found.", *req.PreviousResponseID),
+			param: "previous_response_id", code: "previous_response_not_found", scripted: forgotten}
 	}
 	return append(append([]json.RawMessage(nil), held...), input...), nil
 }
@@ -822,7 +836,7 @@ func (s *Responses) stream(w http.ResponseWriter, resp map[string]any, out respO
 				} else {
 					text, _ := part["text"].(string)
 					send("response.content_part.added", with(map[string]any{"content_index": j, "part": map[string]any{"type": "output_text", "annotations": []any{}, "logprobs": []any{}, "text": ""}}))
-					for _, d := range chunks(text, 7) {
+					for d := range budget.text(text, 7) {
 						send("response.output_text.delta", with(map[string]any{"content_index": j, "delta": d, "logprobs": []any{}}))
 					}
 					send("response.output_text.done", with(map[string]any{"content_index": j, "text": text, "logprobs": []any{}}))

@@ -304,23 +304,29 @@ func (a *Anthropic) streamOnce(ctx context.Context, params anthropic.MessageNewP
 	s := a.messages.NewStreaming(withStreamed(ctx), params, opts...)
 	defer s.Close()
 	var msg anthropic.Message
+	var held heldDeltas
 	var edits json.RawMessage // the API's own clearing, told at the end
 	for s.Next() {
 		ev := s.Current()
-		if d, ok := ev.AsAny().(anthropic.MessageDeltaEvent); ok {
-			if cm := rawField(d.JSON.ExtraFields, "context_management"); cm != nil {
-				edits = cm
+		if ev.Type == "message_delta" {
+			if d, ok := ev.AsAny().(anthropic.MessageDeltaEvent); ok {
+				if cm := rawField(d.JSON.ExtraFields, "context_management"); cm != nil {
+					edits = cm
+				}
 			}
 		}
-		if err := msg.Accumulate(ev); err != nil {
+		if err := held.accumulate(&msg, ev); err != nil {
 			return nil, &ProviderError{Provider: "anthropic", Message: "bad stream event: " + err.Error(), Err: err}
 		}
-		if d, ok := ev.AsAny().(anthropic.ContentBlockDeltaEvent); ok && d.Delta.Type == "text_delta" {
-			onText(d.Delta.Text)
+		if ev.Type == "content_block_delta" && ev.Delta.Type == "text_delta" {
+			onText(ev.Delta.Text)
 		}
 	}
 	if err := s.Err(); err != nil {
 		return nil, a.providerError(err)
+	}
+	if err := held.flush(&msg); err != nil {
+		return nil, &ProviderError{Provider: "anthropic", Message: "bad stream event: " + err.Error(), Err: err}
 	}
 	if msg.StopReason == "" {
 		return nil, &ProviderError{Provider: "anthropic", Message: "the stream ended before the message was complete"}
@@ -330,6 +336,56 @@ func (a *Anthropic) streamOnce(ctx context.Context, params anthropic.MessageNewP
 		turn.ContextManagement = edits
 	}
 	return turn, err
+}
+
+// heldDeltas gathers the text (or thinking) deltas of a content block that
+// come one after another, and hands them to Message.Accumulate as one
+// delta. Accumulate adds each delta to the block with +=, a copy of the
+// whole text so far: over the thousands of deltas of a long answer the
+// copying grew with the square of its length, and an endless stream of
+// small deltas held the CPU for hours before it reached the size bound.
+type heldDeltas struct {
+	kind  string // "text_delta" or "thinking_delta"; "" when none is held
+	index int64
+	text  strings.Builder
+}
+
+// accumulate adds ev to msg, holding it back if it is a text or thinking
+// delta that continues those held.
+func (h *heldDeltas) accumulate(msg *anthropic.Message, ev anthropic.MessageStreamEventUnion) error {
+	kind := ""
+	if ev.Type == "content_block_delta" && (ev.Delta.Type == "text_delta" || ev.Delta.Type == "thinking_delta") {
+		kind = ev.Delta.Type
+	}
+	if h.kind != "" && (kind != h.kind || ev.Index != h.index) {
+		if err := h.flush(msg); err != nil {
+			return err
+		}
+	}
+	if kind == "" {
+		return msg.Accumulate(ev)
+	}
+	h.kind, h.index = kind, ev.Index
+	h.text.WriteString(ev.Delta.Text)
+	h.text.WriteString(ev.Delta.Thinking)
+	return nil
+}
+
+// flush adds the deltas held to msg, as one.
+func (h *heldDeltas) flush(msg *anthropic.Message) error {
+	if h.kind == "" {
+		return nil
+	}
+	ev := anthropic.MessageStreamEventUnion{Type: "content_block_delta", Index: h.index}
+	ev.Delta.Type = h.kind
+	if h.kind == "text_delta" {
+		ev.Delta.Text = h.text.String()
+	} else {
+		ev.Delta.Thinking = h.text.String()
+	}
+	h.kind = ""
+	h.text.Reset()
+	return msg.Accumulate(ev)
 }
 
 // rawField is an unmodelled field of a response as it came, or nil.

@@ -1,6 +1,7 @@
 package agent
 
 import (
+	"bufio"
 	"encoding/json"
 	"errors"
 	"fmt"
@@ -14,6 +15,7 @@ import (
 	"sync"
 	"time"
 
+	"github.com/agentloop/agentloop/internal/english"
 	"github.com/agentloop/agentloop/pkg/transcript"
 )
 
@@ -93,6 +95,21 @@ func transportError(provider, baseURL, urlFrom string, err error) *ProviderError
 		pe.Hint = "a server that sends nothing for that long has most likely stopped; if the model takes longer before it answers, raise --idle-timeout"
 		return pe
 	}
+	if errors.Is(inner, http.ErrSchemeMismatch) {
+		pe.Message = fmt.Sprintf("the server at %s speaks plain HTTP, not HTTPS", transcript.RedactURL(baseURL))
+		pe.Hint = "use http:// in " + urlSetting(urlFrom)
+		return pe
+	}
+	if errors.Is(inner, bufio.ErrTooLong) {
+		pe.Message = fmt.Sprintf("the server at %s sent a line of over %d MiB in its event stream", transcript.RedactURL(baseURL), maxEventLine>>20)
+		pe.Hint = "no API streams an event that long: a server that does not stream as the API does; try --no-stream"
+		return pe
+	}
+	if errors.Is(inner, ErrResponseTooLarge) {
+		pe.Message = inner.Error()
+		pe.Hint = "a model that repeats itself without end, or a server that never ends its answer; --max-tokens bounds an answer"
+		return pe
+	}
 	var syn *json.SyntaxError
 	switch {
 	case ue != nil:
@@ -110,6 +127,10 @@ func transportError(provider, baseURL, urlFrom string, err error) *ProviderError
 	return pe
 }
 
+// maxEventLine is the longest line of an event stream the SDKs read (their
+// scanners' buffer); a longer one ends the stream with bufio.ErrTooLong.
+const maxEventLine = bufio.MaxScanTokenSize << 9
+
 // tooLongHint explains an error response that was not retried because the
 // wait it asked for was longer than MaxRetryWait.
 func tooLongHint(res *http.Response) string {
@@ -120,7 +141,33 @@ func tooLongHint(res *http.Response) string {
 	if !ok || wait <= MaxRetryWait {
 		return ""
 	}
-	return fmt.Sprintf("the server asks to retry in %s, longer than agentloop waits (%s); try again later", wait.Round(time.Second), MaxRetryWait)
+	return fmt.Sprintf("the server asks to retry in %s, longer than agentloop waits (%s); try again later", waitText(wait), waitText(MaxRetryWait))
+}
+
+// waitText is a wait as people say it: in its largest unit, with the next
+// one when it counts ("1 hour 30 minutes", "2 days", "292 years").
+func waitText(d time.Duration) string {
+	units := []struct {
+		name string
+		size time.Duration
+	}{{"year", 365 * 24 * time.Hour}, {"day", 24 * time.Hour}, {"hour", time.Hour}, {"minute", time.Minute}, {"second", time.Second}}
+	count := func(n int64, name string) string {
+		return fmt.Sprintf("%d %s", n, english.Plural(int(n), name, name+"s"))
+	}
+	for i, u := range units {
+		if d < u.size && i < len(units)-1 {
+			continue
+		}
+		n := int64(d / u.size)
+		text := count(n, u.name)
+		if i+1 < len(units) && n < 10 {
+			if m := int64(d % u.size / units[i+1].size); m > 0 {
+				text += " " + count(m, units[i+1].name)
+			}
+		}
+		return text
+	}
+	return ""
 }
 
 // providerDefault reports whether baseURL is the provider's own endpoint,

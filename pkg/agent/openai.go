@@ -279,7 +279,16 @@ func (o *OpenAI) stream(ctx context.Context, params openai.ChatCompletionNewPara
 
 // extraAccumulator gathers a streamed message's unmodelled fields: string
 // values arrive as deltas and are joined, other values replace each other.
-type extraAccumulator map[string]json.RawMessage
+// A string is joined as text and encoded once, at the end: joined as JSON
+// at each delta, a long reasoning_content took time that grew with the
+// square of its length.
+type extraAccumulator map[string]*extraField
+
+type extraField struct {
+	raw      json.RawMessage // the value as it came, when one delta did
+	isString bool
+	text     *strings.Builder // the strings of two deltas or more, joined
+}
 
 func (a extraAccumulator) add(fields map[string]respjson.Field) {
 	for k, f := range fields {
@@ -287,13 +296,21 @@ func (a extraAccumulator) add(fields map[string]respjson.Field) {
 		if raw == "" || raw == respjson.Omitted || raw == "null" {
 			continue
 		}
-		var delta, sofar string
-		if prev, ok := a[k]; ok && json.Unmarshal([]byte(raw), &delta) == nil && json.Unmarshal(prev, &sofar) == nil {
-			b, _ := json.Marshal(sofar + delta)
-			a[k] = b
+		var delta string
+		isString := json.Unmarshal([]byte(raw), &delta) == nil
+		prev, ok := a[k]
+		if !ok || !isString || !prev.isString {
+			a[k] = &extraField{raw: json.RawMessage(raw), isString: isString}
 			continue
 		}
-		a[k] = json.RawMessage(raw)
+		if prev.text == nil {
+			var sofar string
+			_ = json.Unmarshal(prev.raw, &sofar)
+			prev.text = &strings.Builder{}
+			prev.text.WriteString(sofar)
+			prev.raw = nil
+		}
+		prev.text.WriteString(delta)
 	}
 }
 
@@ -303,7 +320,12 @@ func (a extraAccumulator) fields() map[string]any {
 	}
 	out := make(map[string]any, len(a))
 	for k, v := range a {
-		out[k] = v
+		if v.text != nil {
+			b, _ := json.Marshal(v.text.String())
+			out[k] = json.RawMessage(b)
+			continue
+		}
+		out[k] = v.raw
 	}
 	return out
 }

@@ -68,7 +68,7 @@ func (r *Responses) BaseURL() string { return r.cfg.BaseURL }
 // Complete sends the conversation and returns the model's turn: its output
 // items, each a message of its own.
 func (r *Responses) Complete(ctx context.Context, req *Request) (*Turn, error) {
-	b := r.body(req)
+	b, chained := r.body(req)
 	// The params carry the model only: the body goes as composed.
 	params := responses.ResponseNewParams{Model: r.cfg.Model}
 	var (
@@ -84,6 +84,9 @@ func (r *Responses) Complete(ctx context.Context, req *Request) (*Turn, error) {
 		}
 	}
 	if err != nil {
+		if chained {
+			notHeld(err)
+		}
 		return nil, err
 	}
 	turn, err := r.turn(resp, resp.Output)
@@ -102,8 +105,9 @@ func (r *Responses) Complete(ctx context.Context, req *Request) (*Turn, error) {
 
 // body composes a request from the conversation's wire items. It is the
 // one place a request is made: each item goes out as the bytes it is kept
-// as (see OpenAI.body).
-func (r *Responses) body(req *Request) *body {
+// as (see OpenAI.body). chained is set when it goes on from a response
+// the server holds (previous_response_id).
+func (r *Responses) body(req *Request) (_ *body, chained bool) {
 	items := req.Messages
 	id, n := r.held(req.Messages)
 	if id != "" {
@@ -142,7 +146,7 @@ func (r *Responses) body(req *Request) *body {
 	}
 	b.array("input", items, nil)
 	b.end()
-	return b
+	return b, id != ""
 }
 
 // held returns the last response's id and how many of msgs the server
@@ -233,7 +237,13 @@ func (r *Responses) turn(resp *responses.Response, output []responses.ResponseOu
 	if err != nil {
 		return nil, &ProviderError{Provider: "responses", Message: err.Error(), Err: err}
 	}
-	turn.FinishReason = string(resp.Status)
+	// The API has no finish reason, only the response's status, the same
+	// ("completed") for a turn that calls tools and one that answers: the
+	// reason recorded is the one Chat Completions gives such a turn.
+	turn.FinishReason = "stop"
+	if len(turn.Calls) > 0 {
+		turn.FinishReason = "tool_calls"
+	}
 	if resp.Status == responses.ResponseStatusIncomplete {
 		turn.FinishReason = resp.IncompleteDetails.Reason
 		turn.Stop = StopMaxTokens
@@ -289,6 +299,37 @@ func (r *Responses) providerError(err error) error {
 		pe.Hint = fmt.Sprintf("%s does not take the reasoning items the conversation holds: go on with a reasoning model (--model)", r.cfg.Model)
 	}
 	return pe
+}
+
+// ErrPreviousResponseNotFound is a --store request refused because the
+// server does not hold the response it names: the same conversation sent
+// whole, without --store, goes on.
+var ErrPreviousResponseNotFound = errors.New("the server does not hold the previous response")
+
+// notHeld tells an error of a request that named a previous response, if
+// it says the server does not hold it, what to do: a server that keeps no
+// responses (or no longer keeps this one) goes on without --store, every
+// request carrying the whole conversation.
+func notHeld(err error) {
+	var pe *ProviderError
+	var apiErr *openai.Error
+	if errors.As(err, &pe) && errors.As(err, &apiErr) && unknownPrevious(apiErr) {
+		pe.Hint = "the server does not hold the response this request goes on from (previous_response_id): run without --store, which sends the whole conversation each time"
+		pe.Err = errors.Join(pe.Err, ErrPreviousResponseNotFound)
+	}
+}
+
+// unknownPrevious reports whether the API error of a request that named a
+// previous response says that response is not there: OpenAI's 400
+// "Previous response with id '…' not found." (code
+// previous_response_not_found, param previous_response_id), or a
+// compatible server's 400 or 404 saying "not found" in other words.
+func unknownPrevious(e *openai.Error) bool {
+	if e.StatusCode != http.StatusBadRequest && e.StatusCode != http.StatusNotFound {
+		return false
+	}
+	return e.Code == "previous_response_not_found" || e.Param == "previous_response_id" ||
+		strings.Contains(strings.ToLower(e.Message), "not found")
 }
 
 // ResponsesDialect is the Responses item grammar: a conversation is a list

@@ -149,7 +149,7 @@ func TestResponsesParallelCallsWithReasoning(t *testing.T) {
 			t.Errorf("record %d: usage %v; the turn's usage belongs on its last item", i, m.Usage)
 		}
 	}
-	if recs[5].Message.FinishReason != "completed" {
+	if recs[5].Message.FinishReason != "tool_calls" {
 		t.Errorf("finish reason %q", recs[5].Message.FinishReason)
 	}
 	if r := recs[6].Message.Results; len(r) != 1 || r[0].CallID != "call_1" || r[0].Name != "get_weather" {

@@ -3,6 +3,7 @@ package agent
 import (
 	"bytes"
 	"context"
+	"crypto/tls"
 	"errors"
 	"fmt"
 	"io"
@@ -22,7 +23,9 @@ import (
 // sleeps for a day because a rate limiter said so looks hung.
 const MaxRetryWait = time.Minute
 
-// maxResponseBody bounds a buffered response; no model answer comes near.
+// maxResponseBody bounds a response, read whole or streamed; no model
+// answer comes near (a streamed answer of 128k tokens is some 30 MiB of
+// events). Past it a stream is cut: its server does not end it.
 const maxResponseBody = 64 << 20
 
 // faultTransport sends a model request and retries it, the same way for
@@ -44,7 +47,10 @@ const maxResponseBody = 64 << 20
 //     broken connection while the response is read here, ended with the
 //     stream once a streamed one has begun (its text may have been shown).
 //
-// Streamed responses pass through as they are once their status is 200.
+// Streamed responses pass through as they are once their status is 200,
+// up to maxResponseBody: a stream that goes on past it (a model that
+// repeats itself without end, a server that never ends the answer) ends
+// with ErrResponseTooLarge, not retried.
 type faultTransport struct {
 	next    http.RoundTripper
 	lim     *Limiter
@@ -153,6 +159,7 @@ func (t *faultTransport) attempt(req *http.Request) (*http.Response, error) {
 		if dog != nil {
 			res.Body = &watchedBody{ReadCloser: res.Body, dog: dog}
 		}
+		res.Body = &cappedBody{ReadCloser: res.Body, left: maxResponseBody}
 		return res, nil
 	}
 	body, err := io.ReadAll(io.LimitReader(&watchedBody{ReadCloser: res.Body, dog: dog}, maxResponseBody+1))
@@ -166,7 +173,7 @@ func (t *faultTransport) attempt(req *http.Request) (*http.Response, error) {
 		return nil, &bodyError{status: res.StatusCode, err: err}
 	}
 	if len(body) > maxResponseBody {
-		return nil, errTooLarge
+		return nil, ErrResponseTooLarge
 	}
 	if res.StatusCode == http.StatusOK && streamed(req.Context()) && !looksLikeEvents(body) {
 		// The SDKs read any body as events and skip the lines that are
@@ -287,7 +294,36 @@ func (b *watchedBody) Close() error {
 	return err
 }
 
-var errTooLarge = fmt.Errorf("the response body is larger than %d MiB", maxResponseBody>>20)
+// ErrResponseTooLarge is a response, whole or streamed, that went past
+// maxResponseBody.
+var ErrResponseTooLarge = fmt.Errorf("the response is larger than %d MiB", maxResponseBody>>20)
+
+var errStreamTooLarge = fmt.Errorf("%w: the server streamed that much of one answer and did not end it", ErrResponseTooLarge)
+
+// cappedBody is a streamed body read up to a bound: past it, the stream
+// ends with ErrResponseTooLarge, and not a byte more is read.
+type cappedBody struct {
+	io.ReadCloser
+	left int64 // bytes that may still be read
+}
+
+func (b *cappedBody) Read(p []byte) (int, error) {
+	if b.left == 0 {
+		// At the bound: a byte more means the stream goes on past it.
+		var one [1]byte
+		n, err := b.ReadCloser.Read(one[:])
+		if n > 0 {
+			return 0, errStreamTooLarge
+		}
+		return 0, err
+	}
+	if int64(len(p)) > b.left {
+		p = p[:b.left]
+	}
+	n, err := b.ReadCloser.Read(p)
+	b.left -= int64(n)
+	return n, err
+}
 
 // notStreamError is a 200 answer to a streamed request that is not an
 // event stream.
@@ -335,7 +371,9 @@ func streamed(ctx context.Context) bool { return ctx.Value(streamedKey{}) != nil
 func (t *faultTransport) verdict(req *http.Request, res *http.Response, err error, attempt int) (time.Duration, bool) {
 	if err != nil {
 		var ns *notStreamError
-		retry := !errors.Is(err, errTooLarge) && !errors.As(err, &ns) && replayable(req) && attempt < t.retries
+		// A server that does not speak TLS answers every attempt alike.
+		var plain tls.RecordHeaderError
+		retry := !errors.Is(err, ErrResponseTooLarge) && !errors.As(err, &ns) && !errors.As(err, &plain) && replayable(req) && attempt < t.retries
 		return backoff(attempt), retry
 	}
 	wait, asked := retryAfter(res.Header)
@@ -410,7 +448,8 @@ func retryAfter(h http.Header) (time.Duration, bool) {
 			return 0, false
 		}
 		return durationOf(s, time.Second), true
-	} else if errors.Is(err, strconv.ErrRange) {
+	} else if errors.Is(err, strconv.ErrRange) && s > 0 {
+		// Too large for a float: as long a wait as there is.
 		return math.MaxInt64, true
 	}
 	if at, err := http.ParseTime(v); err == nil {
