@@ -73,10 +73,22 @@ func (r *Result) Class() Class {
 	return Failed
 }
 
+// ReasonUnrecorded is the reason of an item whose run could not be
+// recorded: its transcript could not be written or kept in OUTDIR (a full
+// disk, a file size limit, a folder made read-only). It is a failure of
+// this machine, not the item's outcome, so the next run runs the item
+// again, --retry-failed or not. It is no transcript's end reason: the
+// transcript is what could not be written.
+const ReasonUnrecorded = "unrecorded"
+
 // Retryable reports whether --retry-failed runs the item again: it ended
-// in an error (the API failed after its retries, a time limit, a local
+// in an error (the API failed after its retries, a time limit, a tool's
 // fault), not with something the model said.
 func (r *Result) Retryable() bool { return r.Reason == transcript.ReasonError }
+
+// Unrecorded reports whether the item's run could not be recorded
+// (ReasonUnrecorded): any rerun runs it.
+func (r *Result) Unrecorded() bool { return r.Reason == ReasonUnrecorded }
 
 // Brief is the result without what only the results file needs, its
 // answer and metadata: what a batch keeps of each item for its summary.

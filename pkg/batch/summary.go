@@ -15,9 +15,12 @@ type Summary struct {
 	Failed   int            `json:"failed"`
 	ByReason map[string]int `json:"by_reason"`
 	// Retryable counts the failures --retry-failed would run again.
-	Retryable int              `json:"retryable"`
-	Steps     int              `json:"steps"`
-	Usage     transcript.Usage `json:"usage"`
+	Retryable int `json:"retryable"`
+	// Unrecorded counts the failures whose runs could not be recorded,
+	// which any rerun runs again.
+	Unrecorded int              `json:"unrecorded"`
+	Steps      int              `json:"steps"`
+	Usage      transcript.Usage `json:"usage"`
 	// Cost sums the costs known, nil when no item had one (unknown, not
 	// free); Priced counts the items that had one.
 	Cost   *float64 `json:"cost"`
@@ -61,8 +64,11 @@ func Summarize(results []Result, n int) Summary {
 		default:
 			s.Failed++
 			failed = append(failed, r)
-			if r.Retryable() {
+			switch {
+			case r.Retryable():
 				s.Retryable++
+			case r.Unrecorded():
+				s.Unrecorded++
 			}
 		}
 		s.spend(r)
