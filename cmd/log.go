@@ -87,7 +87,7 @@ about 50 µs of CPU time a run.`,
 	f.IntVarP(&opts.Limit, "limit", "n", 20, "show the newest `N` runs; 0 for all")
 	f.BoolVar(&opts.JSON, "json", false, "print one JSON object a line instead of the table")
 	f.StringVar(&opts.Search, "search", "", "only runs whose prompt or answer holds `TEXT` (ignoring case)")
-	f.StringVar(&since, "since", "", "only runs started after `WHEN`: an age (7d, 12h), a date (2026-01-31) or an RFC 3339 time")
+	f.StringVar(&since, "since", "", "only runs started after `WHEN`: an age (7d, 12h, 90min), a date (2026-01-31) or an RFC 3339 time")
 	c.AddCommand(newCmdLogShow(ios, nil))
 	c.AddCommand(newCmdLogPath(ios, nil))
 	c.AddCommand(newCmdLogPrune(ios, nil))
