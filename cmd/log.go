@@ -14,6 +14,7 @@ import (
 
 	"github.com/spf13/cobra"
 
+	"github.com/agentloop/agentloop/pkg/agent"
 	"github.com/agentloop/agentloop/pkg/history"
 	"github.com/agentloop/agentloop/pkg/transcript"
 )
@@ -159,6 +160,7 @@ type logLine struct {
 	Error    string            `json:"error,omitempty"`
 	Steps    int               `json:"steps"`
 	Usage    *transcript.Usage `json:"usage,omitempty"`
+	CostUSD  *float64          `json:"cost_usd,omitempty"`
 	Tokens   int64             `json:"tokens"`
 	Prompt   string            `json:"prompt"`
 	Answer   string            `json:"answer,omitempty"`
@@ -232,6 +234,11 @@ func newLogLine(r threadRun) logLine {
 	if e.End != nil {
 		u := e.End.Usage
 		l.Usage, l.Error = &u, e.End.Error
+		if c := e.End.CostUSD; c != nil {
+			// Written by an earlier version, it may carry float noise.
+			cost := agent.RoundCost(*c)
+			l.CostUSD = &cost
+		}
 	}
 	return l
 }

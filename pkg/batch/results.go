@@ -12,6 +12,7 @@ import (
 	"syscall"
 	"time"
 
+	"github.com/agentloop/agentloop/pkg/agent"
 	"github.com/agentloop/agentloop/pkg/transcript"
 )
 
@@ -197,13 +198,26 @@ func readResults(r io.Reader, path string) (results []Result, good int64, torn *
 			}
 			return nil, 0, nil, fmt.Errorf("%s:%d: not a result line (%s); it was not written by agentloop batch: fix or remove it", path, n, why)
 		}
+		// A line an earlier version wrote may carry a cost's float noise.
+		res.Cost = roundCost(res.Cost)
 		results = append(results, res)
 	}
+}
+
+// roundCost is a result's cost as it is written (agent.RoundCost), in a
+// value of its own.
+func roundCost(c *float64) *float64 {
+	if c == nil {
+		return nil
+	}
+	r := agent.RoundCost(*c)
+	return &r
 }
 
 // Append writes one result as one line, in one write, and returns once it
 // is synced. After a failed write or sync every later Append fails too.
 func (f *ResultsFile) Append(r Result) error {
+	r.Cost = roundCost(r.Cost)
 	line, err := json.Marshal(r)
 	if err != nil {
 		return fmt.Errorf("encode result %s: %w", r.ID, err)

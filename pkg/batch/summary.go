@@ -4,6 +4,7 @@ import (
 	"cmp"
 	"slices"
 
+	"github.com/agentloop/agentloop/pkg/agent"
 	"github.com/agentloop/agentloop/pkg/transcript"
 )
 
@@ -119,7 +120,7 @@ func (s *Summary) spend(r *Result) {
 		if s.Cost == nil {
 			s.Cost = new(float64)
 		}
-		*s.Cost += *r.Cost
+		*s.Cost = agent.RoundCost(*s.Cost + *r.Cost)
 	}
 }
 
