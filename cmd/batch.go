@@ -4,10 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"io"
-	"os"
 	"path/filepath"
-	"strconv"
 	"strings"
 
 	"github.com/spf13/cobra"
@@ -60,7 +57,8 @@ Run the same command again to go on: items already finished are skipped
 (an OUTDIR whose finished items ran other prompts is refused: give another -d),
 items stopped mid-way (Ctrl-C, a kill, a crash) continue from their
 transcripts with their pending calls first and no finished call run again,
-and with --retry-failed the items that ended in an error run again.
+items whose transcripts could not be written (a full disk: "unrecorded") run
+again, and with --retry-failed the items that ended in an error run again.
 --shard K/N runs the items whose id hashes to K of N, for schedulers that
 split a set by index; 'agentloop batch merge' puts the shards together.
 
@@ -239,90 +237,6 @@ func runBatch(ctx context.Context, opts *BatchOptions) error {
 // setup is the live-run setup of an item run with mo.
 func (o *BatchOptions) setup(mo *modelOptions) liveSetup {
 	return liveSetup{command: "batch", model: mo, tools: toolsSource{o.ToolsDirs, o.toolsSetting}, only: o.Tools}
-}
-
-// checkProviders builds the provider of every model the items name, so
-// that a missing key or a bad address stops the batch before it starts
-// rather than failing each item. Nothing is sent.
-func (o *BatchOptions) checkProviders(items []batch.Item) error {
-	seen := map[string]bool{}
-	for _, it := range items {
-		if seen[it.Model] || !o.Shard.Has(it.ID) {
-			continue
-		}
-		seen[it.Model] = true
-		mo := o.itemModel(it)
-		_, _, err := newProvider(o.IO, &mo, liveNet{}, nil)
-		if err == nil {
-			// A budget the model cannot be held to (a cost without
-			// its price) stops the batch before any item runs.
-			err = o.Limits.check(mo.providerName(), mo.Model)
-		}
-		if err != nil && it.Model != "" {
-			// Where the model was named, keeping the error's exit
-			// status (4 for a missing key).
-			return fmt.Errorf("%s:%d: model %s: %w", o.Input, it.Line, strconv.Quote(it.Model), err)
-		}
-		if err != nil {
-			return err
-		}
-	}
-	return nil
-}
-
-// itemModel is the model settings of an item: the batch's, with the
-// item's model and system prompt when it has them. A model that names
-// another provider gets that provider's base URL.
-func (o *BatchOptions) itemModel(it batch.Item) modelOptions {
-	mo := o.Model
-	if it.Model != "" {
-		mo.Model = it.Model
-		if o.config != nil {
-			mo.useBaseURL(o.config)
-		}
-	}
-	if it.System != "" {
-		mo.System = it.System
-	}
-	return mo
-}
-
-// readBatchInput reads INPUT ("-": stdin); bad input is a usage error
-// listing every problem.
-func readBatchInput(ios *IOStreams, name string, format batch.Format) ([]batch.Item, error) {
-	var r io.Reader = ios.In
-	if name != "-" {
-		f, err := os.Open(name)
-		if err != nil {
-			return nil, &ExitError{Code: ExitUsage, Err: fmt.Errorf("read input: %w", err)}
-		}
-		defer f.Close()
-		r = f
-	}
-	items, err := batch.ReadInput(r, name, format)
-	var ie *batch.InputError
-	if errors.As(err, &ie) {
-		return nil, inputError(ios, ie.Problems, name)
-	}
-	if err != nil {
-		return nil, &ExitError{Code: ExitUsage, Err: err}
-	}
-	return items, nil
-}
-
-// inputError reports the problems of an input file, one a line, as a usage
-// error; nil when there are none.
-func inputError(ios *IOStreams, probs []batch.Problem, name string) error {
-	switch len(probs) {
-	case 0:
-		return nil
-	case 1:
-		return &ExitError{Code: ExitUsage, Err: fmt.Errorf("%s:%d: %s", name, probs[0].Line, probs[0].Msg)}
-	}
-	for _, p := range probs {
-		fmt.Fprintf(ios.ErrOut, "%s:%d: %s\n", safeText(name), p.Line, p.Msg)
-	}
-	return &ExitError{Code: ExitUsage, Err: fmt.Errorf("%d problems in %s", len(probs), name)}
 }
 
 // batchExit is the batch's exit status, in this order: interrupted (130),

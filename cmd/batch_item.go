@@ -3,10 +3,11 @@ package cmd
 import (
 	"bytes"
 	"context"
+	"errors"
 	"fmt"
 	"io"
-	"os"
 	"strings"
+	"syscall"
 	"time"
 
 	"github.com/agentloop/agentloop/pkg/agent"
@@ -38,6 +39,17 @@ func (b *batchItems) run(ctx context.Context, t batch.Task) batch.Result {
 		res.DurationMS, res.Time = time.Since(start).Milliseconds(), time.Now().UTC()
 		return res
 	}
+	// OUTDIR could not take the item's transcript (a full disk): its run
+	// has no outcome, and the next run runs it. A transcript left with no
+	// message in it is removed; one with messages is gone on from.
+	unrecorded := func(err error) batch.Result {
+		if derr := b.dir.DiscardEmpty(it.ID); derr != nil {
+			err = fmt.Errorf("%w; %v", err, derr)
+		}
+		r := fail(err)
+		r.Reason = batch.ReasonUnrecorded
+		return r
+	}
 
 	o := b.opts.liveOptions
 	o.Model = b.opts.itemModel(it)
@@ -59,7 +71,13 @@ func (b *batchItems) run(ctx context.Context, t batch.Task) batch.Result {
 		if err != nil {
 			return fail(fmt.Errorf("%w; remove it to run the item from the start", err))
 		}
-		if conv != nil {
+		if conv == nil {
+			// Nothing on record (the disk filled, or a kill came, before
+			// the prompt was written): the item starts over in its place.
+			if err := b.dir.DiscardEmpty(it.ID); err != nil {
+				return unrecorded(err)
+			}
+		} else {
 			d := agent.DialectFor(conv.Shape)
 			if !batch.SamePrompt(conv, d.UserMessage(prompt)) {
 				return fail(fmt.Errorf("%s holds a conversation with another prompt (the input changed since it ran?); remove it to run the item again", path))
@@ -82,20 +100,23 @@ func (b *batchItems) run(ctx context.Context, t batch.Task) batch.Result {
 				st, _ := recordedState(conv)
 				state, s.conv = &st, conv
 			}
-		}
-		// Whatever is on record is kept, as an earlier attempt; a
-		// continued run's transcript names it as its parent.
-		aside, err := b.dir.SetAside(it.ID)
-		if err != nil {
-			return fail(err)
-		}
-		if state != nil {
-			s.parent = aside
+			// Whatever is on record is kept, as an earlier attempt; a
+			// continued run's transcript names it as its parent.
+			aside, err := b.dir.SetAside(it.ID)
+			if err != nil {
+				return unrecorded(err)
+			}
+			if state != nil {
+				s.parent = aside
+			}
 		}
 	}
 
 	loop, w, err := newLoop(&ios, &o, s, b.ap, b.net)
 	if err != nil {
+		if fileSystemError(err) {
+			return unrecorded(err)
+		}
 		return fail(err)
 	}
 	// The item's questions keep its own order of calls, and name it.
@@ -109,9 +130,9 @@ func (b *batchItems) run(ctx context.Context, t batch.Task) batch.Result {
 	} else {
 		out, err = loop.Prompt(rctx, prompt)
 	}
-	if cerr := w.Close(); cerr != nil && err == nil {
-		err = cerr
-	}
+	// A transcript that could not be written whole (its first write
+	// error, or its sync) is not the item's outcome.
+	werr := w.Close()
 	// The results file is written beside the transcript and keeps out
 	// what it keeps out: a key the model repeated, a credential's shape.
 	// (A result read back from a transcript has it redacted already.)
@@ -122,6 +143,12 @@ func (b *batchItems) run(ctx context.Context, t batch.Task) batch.Result {
 		res.Cost = &cost
 	}
 	res.Provider, res.Model = loop.Provider.Name(), loop.Provider.Model()
+	if werr != nil {
+		// The steps, tokens and cost it spent stay counted; its answer,
+		// not on record, is no outcome.
+		res.Answer = ""
+		return unrecorded(werr)
+	}
 	if err := outcomeError(out, err, "", runEnd{maxSteps: o.MaxSteps, limits: &o.Limits}); err != nil {
 		res.ExitCode, res.Error = exitCode(redactError(err, toolSecrets(b.ios, b.ap.tools)))
 		if out.Reason == "" {
@@ -134,6 +161,15 @@ func (b *batchItems) run(ctx context.Context, t batch.Task) batch.Result {
 	}
 	res.DurationMS, res.Time = time.Since(start).Milliseconds(), time.Now().UTC()
 	return res
+}
+
+// fileSystemError reports whether setting an item's run up failed in a
+// system call: creating or writing its transcript in OUTDIR. Its other
+// failures (a budget without a price, a provider's settings, a tool
+// definition the API refuses) are no system call's.
+func fileSystemError(err error) bool {
+	var errno syscall.Errno
+	return errors.As(err, &errno)
 }
 
 // itemPrompt is the prompt an item sends: its prompt, and its stdin as
@@ -149,22 +185,9 @@ func itemPrompt(it batch.Item) string {
 // (checked, a torn last line left out); nil when it holds no message (a
 // run stopped before its prompt was written), which starts over.
 func readItemTranscript(ios *IOStreams, path string) (*transcript.Conversation, error) {
-	f, err := os.Open(path)
-	if err != nil {
+	held, err := batch.HoldsMessage(path)
+	if err != nil || !held {
 		return nil, err
-	}
-	r := transcript.NewReader(f)
-	hasMessage := false
-	for !hasMessage {
-		rec, err := r.Next()
-		if err != nil {
-			break // the end, or a torn line: the reading below says
-		}
-		hasMessage = rec.Message != nil
-	}
-	f.Close()
-	if !hasMessage {
-		return nil, nil
 	}
 	return loadConversation(ios, path, refuseInvalid)
 }

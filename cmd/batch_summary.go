@@ -59,6 +59,9 @@ func printBatchSummary(ios *IOStreams, opts *BatchOptions, e *batchEnd) {
 	if sum.Retryable > 0 && !opts.RetryFailed {
 		fmt.Fprintf(w, "  %d item%s ended in an error: --retry-failed runs %s again\n", sum.Retryable, plural(sum.Retryable, "", "s"), plural(sum.Retryable, "it", "them"))
 	}
+	if n := sum.Unrecorded; n > 0 {
+		fmt.Fprintf(w, "  %d item%s could not be recorded in %s: make room, and run the same command again to run %s\n", n, plural(n, "", "s"), safeText(opts.Dir), plural(n, "it", "them"))
+	}
 	fmt.Fprintf(w, "  results: %s\n", safeText(filepath.Join(opts.Dir, batch.ResultsName)))
 }
 

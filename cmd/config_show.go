@@ -1,8 +1,6 @@
 package cmd
 
 import (
-	"bytes"
-	"encoding/json"
 	"fmt"
 	"net/url"
 	"strconv"
@@ -35,7 +33,9 @@ an environment variable, the configuration file (and its profile), or the
 built-in default. Its flags are those of run that set a setting (--model,
 --max-steps, --tools-dir, …; not --yes, --tool or -o), so the settings of a
 command line can be checked before it is run. API keys are shown as set or
-unset, never their values.`,
+unset, never their values. The first line names the configuration file (read,
+or not there); the prices: table in effect ends the list, each model's prices
+with the line that gives them.`,
 		Example: `  agentloop config show
   agentloop --profile ollama config show
   AGENTLOOP_MAX_STEPS=20 agentloop config show --model gpt-4o
@@ -134,28 +134,6 @@ func orEmpty(l []string) []string {
 	return l
 }
 
-// serverSummary is an MCP server as config show prints it: how it is
-// reached, never its environment or its headers.
-type serverSummary struct {
-	Name      string   `json:"name"`
-	Transport string   `json:"transport"`
-	Command   []string `json:"command,omitempty"`
-	URL       string   `json:"url,omitempty"`
-	Line      int      `json:"line"`
-}
-
-func serverSummaries(cfgs []*mcp.Config) []serverSummary {
-	out := []serverSummary{}
-	for _, c := range cfgs {
-		s := serverSummary{Name: c.Name, Transport: c.Transport(), Command: c.ShownCommand(), Line: c.Line}
-		if c.URL != "" {
-			s.URL = c.Shown()
-		}
-		out = append(out, s)
-	}
-	return out
-}
-
 // credentialVars are the provider keys config show reports as set or unset.
 var credentialVars = []string{"OPENAI_API_KEY", "ANTHROPIC_API_KEY"}
 
@@ -168,7 +146,9 @@ func runConfigShow(opts *ConfigShowOptions) error {
 	}
 	home := ios.Getenv("HOME")
 	type line struct{ key, value, src string }
-	lines := make([]line, 0, len(rows)+len(credentialVars))
+	lines := make([]line, 0, 1+len(rows)+len(cfg.Prices)+len(credentialVars))
+	file, state := fileState(cfg, home)
+	lines = append(lines, line{"file", file, state})
 	for _, r := range rows {
 		lines = append(lines, line{r.key, displayValue(redactValue(redact, r.value), r.path, home, r.key == "profile"), r.src.Describe(home)})
 	}
@@ -195,7 +175,22 @@ func runConfigShow(opts *ConfigShowOptions) error {
 		}
 		fmt.Fprintf(tw, "%s\t%s\t%s\n", l.key, v, src)
 	}
-	return tw.Flush()
+	if err := tw.Flush(); err != nil {
+		return err
+	}
+	return writePrices(ios, cfg, home)
+}
+
+// fileState is the configuration file as config show's first line gives
+// it: its path, and whether it was read, or why there is none.
+func fileState(cfg *config.Config, home string) (path, state string) {
+	switch {
+	case cfg.Path == "":
+		return "(none)", "no configuration folder: set XDG_CONFIG_HOME or HOME"
+	case cfg.Found:
+		return config.TildePath(cfg.Path, home), "read"
+	}
+	return config.TildePath(cfg.Path, home), "not there"
 }
 
 // redactValue is a setting's value with every secret in it replaced, part
@@ -265,82 +260,4 @@ func displayValue(v any, isPath bool, home string, isProfile bool) string {
 		return "[" + strings.Join(parts, ", ") + "]"
 	}
 	return fmt.Sprint(v)
-}
-
-// settingJSON is one setting as config show --json prints it.
-type settingJSON struct {
-	Value   any    `json:"value"`
-	Source  string `json:"source"` // flag, env, file or default
-	Flag    string `json:"flag,omitempty"`
-	Env     string `json:"env,omitempty"`
-	File    string `json:"file,omitempty"`
-	Line    int    `json:"line,omitempty"`
-	Profile string `json:"profile,omitempty"`
-}
-
-// configJSON is what config show --json prints.
-type configJSON struct {
-	File        string            `json:"file"`
-	FileFound   bool              `json:"file_found"`
-	Profiles    []string          `json:"profiles"`
-	Settings    orderedSettings   `json:"settings"`
-	Credentials map[string]string `json:"credentials"`
-}
-
-// orderedSettings encode as a JSON object whose keys keep config show's
-// order.
-type orderedSettings struct {
-	keys   []string
-	values []settingJSON
-}
-
-func (o orderedSettings) MarshalJSON() ([]byte, error) {
-	var b bytes.Buffer
-	b.WriteByte('{')
-	for i, k := range o.keys {
-		if i > 0 {
-			b.WriteByte(',')
-		}
-		kb, _ := json.Marshal(k)
-		b.Write(kb)
-		b.WriteByte(':')
-		var vb bytes.Buffer
-		enc := json.NewEncoder(&vb)
-		enc.SetEscapeHTML(false)
-		if err := enc.Encode(o.values[i]); err != nil {
-			return nil, err
-		}
-		b.Write(bytes.TrimRight(vb.Bytes(), "\n"))
-	}
-	b.WriteByte('}')
-	return b.Bytes(), nil
-}
-
-func writeConfigJSON(ios *IOStreams, cfg *config.Config, rows []configRow) error {
-	redact := secrets(ios)
-	out := configJSON{
-		File: cfg.Path, FileFound: cfg.Found, Profiles: cfg.Profiles,
-		Credentials: map[string]string{},
-	}
-	if out.Profiles == nil {
-		out.Profiles = []string{}
-	}
-	for _, r := range rows {
-		sj := settingJSON{Value: redactValue(redact, r.value), Source: r.src.Kind, File: r.src.File, Line: r.src.Line, Profile: r.src.Profile}
-		switch r.src.Kind {
-		case config.SourceFlag:
-			sj.Flag = r.src.Name
-		case config.SourceEnv:
-			sj.Env = r.src.Name
-		}
-		out.Settings.keys = append(out.Settings.keys, r.key)
-		out.Settings.values = append(out.Settings.values, sj)
-	}
-	for _, v := range credentialVars {
-		out.Credentials[v] = "unset"
-		if ios.Getenv(v) != "" {
-			out.Credentials[v] = "set"
-		}
-	}
-	return writeJSON(ios, out)
 }

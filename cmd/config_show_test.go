@@ -2,6 +2,7 @@ package cmd
 
 import (
 	"encoding/json"
+	"regexp"
 	"strings"
 	"testing"
 )
@@ -24,7 +25,8 @@ profiles:
 		t.Fatal(err)
 	}
 	file := "file ~/cfg/agentloop/config.yaml"
-	want := `profile                 ollama                                     flag
+	want := `file                    ~/cfg/agentloop/config.yaml                read
+profile                 ollama                                     flag
 model                   llama3.2                                   ` + file + ` (profile ollama)
 provider                openai                                     default
 base_url                http://user:[REDACTED]@localhost:11434/v1  ` + file + ` (profile ollama)
@@ -48,6 +50,8 @@ mcp_config              []                                         default
 mcp_servers             []                                         default
 OPENAI_API_KEY          set                                        env
 ANTHROPIC_API_KEY       unset                                      env
+
+prices: none (a run's cost is unknown without its model's price; max_cost is refused)
 `
 	if got := out.String(); got != want {
 		t.Errorf("got\n%s\nwant\n%s", got, want)
@@ -123,6 +127,72 @@ func TestRunConfigShowWidth(t *testing.T) {
 		if strings.HasPrefix(line, "system") && (!strings.Contains(line, "…") || !strings.HasSuffix(line, "config.yaml")) {
 			t.Errorf("system line: %s", line)
 		}
+	}
+}
+
+// The prices in effect follow the settings: each model's four prices as
+// they count (those the file leaves out are input's) at the line that gives
+// them, under the file's path; a model's name from the file is shown
+// escaped on a terminal; --json gives the same.
+func TestRunConfigShowPrices(t *testing.T) {
+	e := newConfigEnv(t, "model: gpt-4o\nprices:\n  gpt-4o: {input: 2.50, output: 10}\n  \"evil\\e[2J\": {input: 1, cached_input: 0.1, cache_write: 1.25, output: 4}\n")
+	cfg, err := showConfig(t, e)
+	if err != nil {
+		t.Fatal(err)
+	}
+	ios, _, out, _ := Test()
+	ios.SetEnv(func(k string) string { return e.vars[k] })
+	if err := runConfigShow(&ConfigShowOptions{IO: ios, Config: cfg}); err != nil {
+		t.Fatal(err)
+	}
+	want := `
+prices, US dollars per million tokens:
+model     input  cached_input  cache_write  output  source
+evil` + "\x1b" + `[2J  1      0.1           1.25         4       file ~/cfg/agentloop/config.yaml:4
+gpt-4o    2.5    2.5           2.5          10      file ~/cfg/agentloop/config.yaml:3
+`
+	if got := out.String(); !regexp.MustCompile(`^file +~/cfg/agentloop/config\.yaml +read\n`).MatchString(got) || !strings.HasSuffix(got, want) {
+		t.Errorf("got\n%s\nwant it to end\n%s", got, want)
+	}
+
+	out.Reset()
+	ios.SetTTY(false, true, true)
+	if err := runConfigShow(&ConfigShowOptions{IO: ios, Config: cfg}); err != nil {
+		t.Fatal(err)
+	}
+	if strings.Contains(out.String(), "\x1b") || !strings.Contains(out.String(), `evil\u001b[2J  1 `) {
+		t.Errorf("on a terminal the model's name is not escaped:\n%s", out)
+	}
+
+	out.Reset()
+	if err := runConfigShow(&ConfigShowOptions{IO: ios, Config: cfg, JSON: true}); err != nil {
+		t.Fatal(err)
+	}
+	var got struct {
+		Prices map[string]priceJSON `json:"prices"`
+	}
+	if err := json.Unmarshal(out.Bytes(), &got); err != nil {
+		t.Fatalf("%v\n%s", err, out)
+	}
+	if p := got.Prices["gpt-4o"]; len(got.Prices) != 2 || p != (priceJSON{Input: 2.5, CachedInput: 2.5, CacheWrite: 2.5, Output: 10, Source: "file", File: e.path, Line: 3}) {
+		t.Errorf("--json prices: %+v", got.Prices)
+	}
+}
+
+// Without a file, config show says where it would be read from.
+func TestRunConfigShowNoFile(t *testing.T) {
+	e := newConfigEnv(t, "")
+	cfg, err := showConfig(t, e)
+	if err != nil {
+		t.Fatal(err)
+	}
+	ios, _, out, _ := Test()
+	ios.SetEnv(func(k string) string { return e.vars[k] })
+	if err := runConfigShow(&ConfigShowOptions{IO: ios, Config: cfg}); err != nil {
+		t.Fatal(err)
+	}
+	if line, _, _ := strings.Cut(out.String(), "\n"); !regexp.MustCompile(`^file +~/cfg/agentloop/config\.yaml +not there$`).MatchString(line) {
+		t.Errorf("first line %q", line)
 	}
 }
 

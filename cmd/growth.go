@@ -43,7 +43,7 @@ func perStep(reqs []agent.RequestStats) []stepJSON {
 			RequestBytes: r.Bytes, Cleared: r.Cleared, ClearedBytes: r.ClearedBytes, Placeholders: r.Placeholders, Final: r.Final,
 		}
 		if r.CostKnown {
-			c := r.Cost
+			c := agent.RoundCost(r.Cost)
 			out[i].CostUSD = &c
 		}
 	}

@@ -62,7 +62,7 @@ func finishRun(ios *IOStreams, out *agent.Outcome, err error, e runEnd) error {
 		res := runResult{Answer: out.Answer, Reason: out.Reason, Steps: out.Steps, Usage: out.Usage, Transcript: path,
 			PerStep: perStep(out.Requests)}
 		if out.CostKnown {
-			cost := out.Cost
+			cost := agent.RoundCost(out.Cost)
 			res.CostUSD = &cost
 		}
 		if err != nil {

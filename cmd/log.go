@@ -8,15 +8,13 @@ import (
 	"fmt"
 	"io"
 	"os"
-	"path/filepath"
 	"runtime"
-	"strconv"
-	"strings"
 	"sync"
 	"time"
 
 	"github.com/spf13/cobra"
 
+	"github.com/agentloop/agentloop/pkg/agent"
 	"github.com/agentloop/agentloop/pkg/history"
 	"github.com/agentloop/agentloop/pkg/transcript"
 )
@@ -49,7 +47,8 @@ that is not a transcript) and the first line of the prompt.
 
 A run that continued another ('agentloop run -c', 'replay --resume') is shown
 under it, marked ↳: a conversation reads as one thread, the threads ordered by
-their latest run.
+their latest run. -n counts runs; neither it nor a filter changes where a
+listed run sits in its conversation.
 
 Of each run only the first records and the last ones are read, and only the runs
 shown: a file's name holds its start time. The newest runs of a folder of
@@ -89,7 +88,7 @@ about 50 µs of CPU time a run.`,
 	f.IntVarP(&opts.Limit, "limit", "n", 20, "show the newest `N` runs; 0 for all")
 	f.BoolVar(&opts.JSON, "json", false, "print one JSON object a line instead of the table")
 	f.StringVar(&opts.Search, "search", "", "only runs whose prompt or answer holds `TEXT` (ignoring case)")
-	f.StringVar(&since, "since", "", "only runs started after `WHEN`: an age (7d, 12h), a date (2026-01-31) or an RFC 3339 time")
+	f.StringVar(&since, "since", "", "only runs started after `WHEN`: an age (7d, 12h, 90min), a date (2026-01-31) or an RFC 3339 time")
 	c.AddCommand(newCmdLogShow(ios, nil))
 	c.AddCommand(newCmdLogPath(ios, nil))
 	c.AddCommand(newCmdLogPrune(ios, nil))
@@ -115,7 +114,7 @@ func logDir(c *cobra.Command, ios *IOStreams) (string, error) {
 
 func runLog(opts *LogOptions) error {
 	ios := opts.IO
-	sel, err := history.List(opts.Dir, history.Query{Limit: opts.Limit, Since: opts.Since, Search: opts.Search, Answers: opts.JSON})
+	sel, err := history.List(opts.Dir, history.Query{Limit: opts.Limit, Since: opts.Since, Search: opts.Search, Answers: opts.JSON, Parents: true})
 	if err != nil {
 		return &ExitError{Code: ExitUsage, Err: fmt.Errorf("read the transcript folder: %w", err)}
 	}
@@ -161,6 +160,7 @@ type logLine struct {
 	Error    string            `json:"error,omitempty"`
 	Steps    int               `json:"steps"`
 	Usage    *transcript.Usage `json:"usage,omitempty"`
+	CostUSD  *float64          `json:"cost_usd,omitempty"`
 	Tokens   int64             `json:"tokens"`
 	Prompt   string            `json:"prompt"`
 	Answer   string            `json:"answer,omitempty"`
@@ -180,7 +180,7 @@ func flatten(threads []history.Thread) []threadRun {
 	var runs []threadRun
 	for _, t := range threads {
 		for _, r := range t {
-			runs = append(runs, threadRun{r, t[0].ID()})
+			runs = append(runs, threadRun{r, t.ID()})
 		}
 	}
 	return runs
@@ -234,138 +234,11 @@ func newLogLine(r threadRun) logLine {
 	if e.End != nil {
 		u := e.End.Usage
 		l.Usage, l.Error = &u, e.End.Error
+		if c := e.End.CostUSD; c != nil {
+			// Written by an earlier version, it may carry float noise.
+			cost := agent.RoundCost(*c)
+			l.CostUSD = &cost
+		}
 	}
 	return l
-}
-
-// logRowCells are the cells of a line of the table.
-type logRowCells struct{ id, when, model, steps, tokens, end, prompt string }
-
-// writeLogTable prints one aligned line a run, under a line of titles.
-func writeLogTable(out io.Writer, ios *IOStreams, threads []history.Thread) error {
-	runs := flatten(threads)
-	rows := make([]logRowCells, 1+len(runs))
-	rows[0] = logRowCells{"ID", "STARTED", "MODEL", "STEPS", "TOKENS", "END", "PROMPT"}
-	inParts(len(runs), func(_, lo, hi int) {
-		for i := lo; i < hi; i++ {
-			rows[1+i] = logRow(runs[i].Run)
-		}
-	})
-	entries := make([]*history.Entry, len(runs))
-	for i, r := range runs {
-		entries[i] = r.Entry
-	}
-	for i, id := range history.ShortIDs(entries) {
-		if id != "" {
-			rows[1+i].id = cell(id, 16)
-		}
-	}
-	var w [6]int
-	for _, r := range rows {
-		for i, s := range []string{r.id, r.when, r.model, r.steps, r.tokens, r.end} {
-			w[i] = max(w[i], textWidth(s))
-		}
-	}
-	var line []byte
-	for _, r := range rows {
-		line = appendPad(line[:0], r.id, w[0], false)
-		line = appendPad(append(line, "  "...), r.when, w[1], false)
-		line = appendPad(append(line, "  "...), r.model, w[2], false)
-		line = appendPad(append(line, "  "...), r.steps, w[3], true)
-		line = appendPad(append(line, "  "...), r.tokens, w[4], true)
-		line = appendPad(append(line, "  "...), r.end, w[5], false)
-		line = append(append(line, "  "...), r.prompt...)
-		line = bytes.TrimRight(line, " ")
-		if ios.IsStdoutTTY() {
-			line = append([]byte(truncateWidth(string(line), ios.Width())), '\n')
-		} else {
-			line = append(line, '\n')
-		}
-		if _, err := out.Write(line); err != nil {
-			return err
-		}
-	}
-	return nil
-}
-
-// appendPad appends s padded with spaces to w columns: on the left when
-// right (numbers align right), else on the right.
-func appendPad(b []byte, s string, w int, right bool) []byte {
-	const spaces = "                                "
-	n := max(0, w-textWidth(s))
-	if !right {
-		b = append(b, s...)
-	}
-	for ; n > 0; n -= min(n, len(spaces)) {
-		b = append(b, spaces[:min(n, len(spaces))]...)
-	}
-	if right {
-		b = append(b, s...)
-	}
-	return b
-}
-
-func logRow(r history.Run) (row logRowCells) {
-	e := r.Entry
-	row.when = e.Time().Local().Format("2006-01-02 15:04")
-	row.end = cell(e.State(), 20)
-	if e.Header == nil {
-		row.id, row.model, row.steps, row.tokens = "-", "-", "-", "-"
-		row.prompt = oneLineText(filepath.Base(e.Path)+": "+e.Problem, 200)
-		return row
-	}
-	row.id = cell(e.ShortID(), 8)
-	row.model = cell(e.Header.Provider+"/"+e.Header.Model, 32)
-	row.steps = strconv.Itoa(e.Steps())
-	row.tokens = "-"
-	if e.End != nil {
-		row.tokens = shortCount(e.Tokens())
-	}
-	prompt := firstLine(e.Prompt)
-	switch {
-	case prompt == "":
-		prompt = "(no prompt)"
-	case strings.Contains(strings.TrimSpace(e.Prompt), "\n"):
-		prompt += " …"
-	}
-	prompt = cell(prompt, 120)
-	if r.Depth > 0 {
-		prompt = strings.Repeat("  ", r.Depth-1) + "↳ " + prompt
-	}
-	row.prompt = prompt
-	return row
-}
-
-// cell is text from a transcript made fit for one cell of the table: on
-// one line, safe for a terminal, at most max characters. Most cells are
-// short printable ASCII, which passes as it is.
-func cell(s string, max int) string {
-	if len(s) <= max {
-		plain := true
-		for i := 0; i < len(s); i++ {
-			if c := s[i]; c < ' ' || c > '~' {
-				plain = false
-				break
-			}
-		}
-		if plain && !strings.Contains(s, "  ") {
-			return s
-		}
-	}
-	return oneLineText(s, max)
-}
-
-// shortCount writes a count in at most five characters: 950, 12.3k, 4.1M.
-func shortCount(n int64) string {
-	switch {
-	case n < 1000:
-		return strconv.FormatInt(n, 10)
-	case n < 100_000:
-		return fmt.Sprintf("%.1fk", float64(n)/1000)
-	case n < 1_000_000:
-		return fmt.Sprintf("%dk", n/1000)
-	case n < 100_000_000:
-		return fmt.Sprintf("%.1fM", float64(n)/1e6)
-	}
-	return fmt.Sprintf("%dM", n/1_000_000)
 }

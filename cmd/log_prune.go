@@ -2,7 +2,6 @@ package cmd
 
 import (
 	"fmt"
-	"strings"
 	"time"
 
 	"github.com/spf13/cobra"
@@ -27,7 +26,8 @@ func newCmdLogPrune(ios *IOStreams, runF func(*LogPruneOptions) error) *cobra.Co
 		Use:   "prune --older-than AGE [--yes]",
 		Short: "Remove the transcripts of old runs",
 		Long: `Remove the transcripts of the runs that started more than AGE ago (30d, 2w,
-12h). Without --yes nothing is removed: the files that would be are printed,
+3mo, 12h, 90min; "m" alone is refused: write min or mo), read as 'log --since'
+reads it. Without --yes nothing is removed: the files that would be are printed,
 one path a line on stdout, with a summary on stderr.
 
 Only agentloop transcripts are removed: a file in the folder that is not one
@@ -43,9 +43,6 @@ continued a removed one keeps its own copy of the conversation.`,
 			age, err := history.ParseAge(olderThan)
 			if err != nil {
 				return flagErrorf("--older-than: %v", err)
-			}
-			if minutesOnly(olderThan) {
-				return flagErrorf("--older-than %s: \"m\" is minutes, not months (a month is 30d); for minutes, write hours or seconds (0.5h, 90s)", olderThan)
 			}
 			opts.OlderThan = age
 			dir, err := logDir(c, ios)
@@ -91,20 +88,4 @@ func runLogPrune(opts *LogPruneOptions) error {
 	removed, freed, err := history.Remove(old)
 	fmt.Fprintf(ios.ErrOut, "removed %d transcript%s (%s)\n", removed, plural(removed, "", "s"), bytesize.Binary(int(freed)))
 	return err
-}
-
-// minutesOnly reports whether an age is a number of minutes alone ("6m"):
-// one who means six months and removes every run older than six minutes
-// loses nearly all of them. A duration of hours and minutes is meant.
-func minutesOnly(age string) bool {
-	n, ok := strings.CutSuffix(strings.TrimSpace(age), "m")
-	if !ok || n == "" {
-		return false
-	}
-	for _, c := range n {
-		if (c < '0' || c > '9') && c != '.' {
-			return false
-		}
-	}
-	return true
 }

@@ -3,6 +3,7 @@ package agent_test
 import (
 	"bytes"
 	"context"
+	"encoding/json"
 	"fmt"
 	"io"
 	"math"
@@ -470,6 +471,31 @@ func TestBudgetsFinalAnswerEachProvider(t *testing.T) {
 				}
 				mustValidate(t, tr)
 			})
+		}
+	}
+}
+
+// A cost is written as the decimal it is, not with the noise of binary
+// floating point: 246 tokens at $0.15 a million cost $0.0000369, which the
+// sum of floats makes 0.000036899999999999996.
+func TestRoundCost(t *testing.T) {
+	p := agent.Price{Input: 0.15, CachedInput: 0.075, Output: 0.6}
+	tests := []struct {
+		cost float64
+		want string
+	}{
+		{p.Cost("openai", transcript.Usage{InputTokens: 246}), "0.0000369"},
+		{0.1 + 0.2, "0.3"},
+		{p.Cost("openai", transcript.Usage{InputTokens: 1200, CacheReadInputTokens: 1000, OutputTokens: 33}), "0.0001248"},
+		// The finest a four-decimal price gives is kept.
+		{agent.Price{Input: 0.0375}.Cost("openai", transcript.Usage{InputTokens: 3}), "1.125e-7"},
+		{12.345678901234, "12.3456789012"},
+		{0, "0"},
+	}
+	for _, tt := range tests {
+		b, err := json.Marshal(agent.RoundCost(tt.cost))
+		if err != nil || string(b) != tt.want {
+			t.Errorf("RoundCost(%v) writes %s, %v; want %s", tt.cost, b, err, tt.want)
 		}
 	}
 }

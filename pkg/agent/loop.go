@@ -646,7 +646,7 @@ func (l *Loop) finish(out *Outcome, err error) (*Outcome, error) {
 	if l.Transcript != nil && !l.NoEnd {
 		end := transcript.End{Reason: out.Reason, Steps: out.Steps, Usage: out.Usage}
 		if out.CostKnown {
-			cost := out.Cost
+			cost := RoundCost(out.Cost)
 			end.CostUSD = &cost
 		}
 		if err != nil {

@@ -13,6 +13,7 @@ import (
 	"time"
 
 	"github.com/agentloop/agentloop/internal/trust"
+	"github.com/agentloop/agentloop/pkg/transcript"
 )
 
 // lockName is the lock file that keeps two batches out of one OUTDIR.
@@ -217,6 +218,48 @@ func (d *Dir) SetAside(id string) (string, error) {
 	}
 	d.attempts[name] = n + 1
 	return next, nil
+}
+
+// HoldsMessage reports whether the transcript at path holds a message
+// record: a run that got as far as its prompt, which can go on. One that
+// holds none (empty, a header alone, a header cut short by a full disk or
+// a kill) starts over. A line that is not a record ends the look.
+func HoldsMessage(path string) (bool, error) {
+	f, err := os.OpenFile(path, os.O_RDONLY|syscall.O_NOFOLLOW, 0)
+	if err != nil {
+		return false, err
+	}
+	defer f.Close()
+	r := transcript.NewReader(f)
+	for {
+		rec, err := r.Next()
+		if err != nil {
+			return false, nil // the end, or a line cut short
+		}
+		if rec.Message != nil {
+			return true, nil
+		}
+	}
+}
+
+// DiscardEmpty removes the item's transcript when it holds no message
+// (HoldsMessage): a run that could not write its prompt (a full disk)
+// leaves it empty, or a header alone or cut short. It is nothing to keep
+// as an earlier attempt, and nothing to go on from. Anything at its name
+// that is not a regular file is left alone, unread.
+func (d *Dir) DiscardEmpty(id string) error {
+	p := d.TranscriptPath(id)
+	if fi, err := os.Lstat(p); err != nil || !fi.Mode().IsRegular() {
+		return nil
+	}
+	held, err := HoldsMessage(p)
+	if err != nil || held {
+		return err
+	}
+	if err := os.Remove(p); err != nil && !errors.Is(err, fs.ErrNotExist) {
+		return fmt.Errorf("remove %s, which holds no message: %w", p, bare(err))
+	}
+	return nil
 }
 
 // Close releases the lock and the results file.

@@ -235,3 +235,70 @@ func TestDirRefusesSharedFolders(t *testing.T) {
 		})
 	}
 }
+
+// A transcript a full disk left with no message in it (empty: the first
+// write refused whole; a header alone; a header cut short) is removed, so
+// that no empty file is taken for an attempt; one that holds the prompt is
+// kept to go on from, and what is not a regular file is left alone.
+func TestDirDiscardEmpty(t *testing.T) {
+	d, _, _, err := OpenDir(filepath.Join(t.TempDir(), "out"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer d.Close()
+	target := filepath.Join(t.TempDir(), "elsewhere.jsonl")
+	if err := os.WriteFile(target, nil, 0o600); err != nil {
+		t.Fatal(err)
+	}
+	tests := []struct {
+		id, content string
+		link        bool
+		kept        bool
+	}{
+		{id: "empty"},
+		{id: "header", content: hdr + "\n"},
+		{id: "torn", content: hdr[:40]},
+		{id: "prompt", content: hdr + "\n" + prompt + "\n", kept: true},
+		{id: "calls", content: hdr + "\n" + prompt + "\n" + calls[:30], kept: true},
+		{id: "link", link: true, kept: true},
+		{id: "none"},
+	}
+	for _, tt := range tests {
+		p := d.TranscriptPath(tt.id)
+		switch {
+		case tt.link:
+			if err := os.Symlink(target, p); err != nil {
+				t.Fatal(err)
+			}
+		case tt.id != "none":
+			if err := os.WriteFile(p, []byte(tt.content), 0o600); err != nil {
+				t.Fatal(err)
+			}
+		}
+		if err := d.DiscardEmpty(tt.id); err != nil {
+			t.Errorf("%s: %v", tt.id, err)
+		}
+		if _, err := os.Lstat(p); (err == nil) != tt.kept {
+			t.Errorf("%s: kept %v, want %v", tt.id, err == nil, tt.kept)
+		}
+	}
+	if _, err := os.Stat(target); err != nil {
+		t.Errorf("the file a link named: %v", err)
+	}
+}
+
+// A link at an item's transcript name is not followed when the transcript
+// is looked at: one to a device that never ends (/dev/zero) would be read
+// for ever.
+func TestHoldsMessageFollowsNoLink(t *testing.T) {
+	if _, err := os.Stat("/dev/zero"); err != nil {
+		t.Skip("no /dev/zero")
+	}
+	p := filepath.Join(t.TempDir(), "a.jsonl")
+	if err := os.Symlink("/dev/zero", p); err != nil {
+		t.Fatal(err)
+	}
+	if held, err := HoldsMessage(p); err == nil || held {
+		t.Errorf("HoldsMessage of a link to /dev/zero = %v, %v; want an error", held, err)
+	}
+}

@@ -11,8 +11,8 @@ type Task struct {
 // Plan is what a run of a batch does with each item of the input.
 type Plan struct {
 	// Tasks are the items to run, in input order: those without a
-	// result (new, or interrupted before they finished), and the failed
-	// ones that are retried.
+	// result (new, or interrupted before they finished), those whose run
+	// could not be recorded, and the failed ones that are retried.
 	Tasks []Task
 	// Finished are the results already in OUTDIR of the items that are
 	// not run again, in input order, Brief.
@@ -46,7 +46,9 @@ func NewPlan(items []Item, done []Result, o PlanOptions) Plan {
 		}
 		r, ok := latest[it.ID]
 		switch {
-		case !ok:
+		case !ok || r.Unrecorded():
+			// Not run yet, or its run could not be recorded: it has no
+			// outcome to keep.
 			p.Tasks = append(p.Tasks, Task{Item: it})
 		case o.RetryFailed && r.Retryable():
 			prior := r

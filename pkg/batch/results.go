@@ -12,6 +12,7 @@ import (
 	"syscall"
 	"time"
 
+	"github.com/agentloop/agentloop/pkg/agent"
 	"github.com/agentloop/agentloop/pkg/transcript"
 )
 
@@ -73,10 +74,22 @@ func (r *Result) Class() Class {
 	return Failed
 }
 
+// ReasonUnrecorded is the reason of an item whose run could not be
+// recorded: its transcript could not be written or kept in OUTDIR (a full
+// disk, a file size limit, a folder made read-only). It is a failure of
+// this machine, not the item's outcome, so the next run runs the item
+// again, --retry-failed or not. It is no transcript's end reason: the
+// transcript is what could not be written.
+const ReasonUnrecorded = "unrecorded"
+
 // Retryable reports whether --retry-failed runs the item again: it ended
-// in an error (the API failed after its retries, a time limit, a local
+// in an error (the API failed after its retries, a time limit, a tool's
 // fault), not with something the model said.
 func (r *Result) Retryable() bool { return r.Reason == transcript.ReasonError }
+
+// Unrecorded reports whether the item's run could not be recorded
+// (ReasonUnrecorded): any rerun runs it.
+func (r *Result) Unrecorded() bool { return r.Reason == ReasonUnrecorded }
 
 // Brief is the result without what only the results file needs, its
 // answer and metadata: what a batch keeps of each item for its summary.
@@ -185,13 +198,26 @@ func readResults(r io.Reader, path string) (results []Result, good int64, torn *
 			}
 			return nil, 0, nil, fmt.Errorf("%s:%d: not a result line (%s); it was not written by agentloop batch: fix or remove it", path, n, why)
 		}
+		// A line an earlier version wrote may carry a cost's float noise.
+		res.Cost = roundCost(res.Cost)
 		results = append(results, res)
 	}
+}
+
+// roundCost is a result's cost as it is written (agent.RoundCost), in a
+// value of its own.
+func roundCost(c *float64) *float64 {
+	if c == nil {
+		return nil
+	}
+	r := agent.RoundCost(*c)
+	return &r
 }
 
 // Append writes one result as one line, in one write, and returns once it
 // is synced. After a failed write or sync every later Append fails too.
 func (f *ResultsFile) Append(r Result) error {
+	r.Cost = roundCost(r.Cost)
 	line, err := json.Marshal(r)
 	if err != nil {
 		return fmt.Errorf("encode result %s: %w", r.ID, err)

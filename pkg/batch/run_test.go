@@ -200,3 +200,20 @@ func TestRunKeepsNoAnswers(t *testing.T) {
 		t.Errorf("plan keeps: %+v", p.Finished)
 	}
 }
+
+// An item whose run could not be recorded (its transcript did not fit on
+// the disk) has no outcome: a plain rerun runs it, as it runs a new one,
+// and --retry-failed does not count it as a retry. A later line of its id
+// that answers is what counts.
+func TestPlanRunsUnrecorded(t *testing.T) {
+	items := []Item{{ID: "full"}, {ID: "full-then-ok"}, {ID: "done"}}
+	done := []Result{
+		result("full", ReasonUnrecorded, 1), result("full-then-ok", ReasonUnrecorded, 1), result("full-then-ok", "stop", 0), result("done", "stop", 0),
+	}
+	for _, retry := range []bool{false, true} {
+		p := NewPlan(items, done, PlanOptions{RetryFailed: retry})
+		if len(p.Tasks) != 1 || p.Tasks[0].Item.ID != "full" || p.Tasks[0].Prior != nil || len(p.Finished) != 2 || p.Retried != 0 {
+			t.Errorf("retry-failed %v: %+v", retry, p)
+		}
+	}
+}

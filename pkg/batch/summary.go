@@ -4,6 +4,7 @@ import (
 	"cmp"
 	"slices"
 
+	"github.com/agentloop/agentloop/pkg/agent"
 	"github.com/agentloop/agentloop/pkg/transcript"
 )
 
@@ -15,9 +16,12 @@ type Summary struct {
 	Failed   int            `json:"failed"`
 	ByReason map[string]int `json:"by_reason"`
 	// Retryable counts the failures --retry-failed would run again.
-	Retryable int              `json:"retryable"`
-	Steps     int              `json:"steps"`
-	Usage     transcript.Usage `json:"usage"`
+	Retryable int `json:"retryable"`
+	// Unrecorded counts the failures whose runs could not be recorded,
+	// which any rerun runs again.
+	Unrecorded int              `json:"unrecorded"`
+	Steps      int              `json:"steps"`
+	Usage      transcript.Usage `json:"usage"`
 	// Cost sums the costs known, nil when no item had one (unknown, not
 	// free); Priced counts the items that had one.
 	Cost   *float64 `json:"cost"`
@@ -61,8 +65,11 @@ func Summarize(results []Result, n int) Summary {
 		default:
 			s.Failed++
 			failed = append(failed, r)
-			if r.Retryable() {
+			switch {
+			case r.Retryable():
 				s.Retryable++
+			case r.Unrecorded():
+				s.Unrecorded++
 			}
 		}
 		s.spend(r)
@@ -113,7 +120,7 @@ func (s *Summary) spend(r *Result) {
 		if s.Cost == nil {
 			s.Cost = new(float64)
 		}
-		*s.Cost += *r.Cost
+		*s.Cost = agent.RoundCost(*s.Cost + *r.Cost)
 	}
 }
 

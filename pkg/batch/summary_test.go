@@ -153,3 +153,20 @@ func TestSummaryAddSpent(t *testing.T) {
 		t.Errorf("totals %+v cost %v", s.Usage, s.Cost)
 	}
 }
+
+// An item whose run could not be recorded is a failure the summary counts
+// apart: --retry-failed is not what runs it again.
+func TestSummarizeUnrecorded(t *testing.T) {
+	rs := []Result{
+		{ID: "a", Reason: "stop"},
+		{ID: "b", Reason: ReasonUnrecorded, ExitCode: 1, Error: "write transcript out/b.jsonl: no space left on device", Steps: 1, Usage: transcript.Usage{InputTokens: 7}},
+		{ID: "c", Reason: "error", ExitCode: 4},
+	}
+	s := Summarize(rs, 5)
+	if s.Failed != 2 || s.Unrecorded != 1 || s.Retryable != 1 || s.ByReason[ReasonUnrecorded] != 1 || s.Worst() != Failed {
+		t.Errorf("counts %+v", s)
+	}
+	if s.Usage.InputTokens != 7 || s.Steps != 1 {
+		t.Errorf("what the unrecorded run spent is not counted: %+v", s)
+	}
+}

@@ -73,6 +73,11 @@ type Entry struct {
 	// Answer is the text of the last assistant message; read only when
 	// Options.Answers asks for it.
 	Answer string
+
+	// parent is the run this one continues, when List looked for it in
+	// the folder (Query.Parents): Threads places the run in its
+	// conversation by it when the parent is not listed.
+	parent *Entry
 }
 
 // Options say what to read beyond the header and the end.

@@ -559,8 +559,13 @@ func TestParseAgeAndSince(t *testing.T) {
 		{"30d", 30 * 24 * time.Hour, false},
 		{"2w", 14 * 24 * time.Hour, false},
 		{"36h", 36 * time.Hour, false},
-		{"90m", 90 * time.Minute, false},
+		{"90min", 90 * time.Minute, false},
+		{"1h30min", 90 * time.Minute, false},
+		{"1h30m", 90 * time.Minute, false}, // m after h is minutes to anyone
+		{"3mo", 90 * 24 * time.Hour, false},
+		{"45s", 45 * time.Second, false},
 		{"0d", 0, false},
+		{"1.5mo", 0, true},
 		{"-3d", 0, true},
 		{"3.5d", 0, true},
 		{"thirty days", 0, true},
@@ -588,6 +593,25 @@ func TestParseAgeAndSince(t *testing.T) {
 	}
 	if _, err := ParseSince("yesterday", now); err == nil {
 		t.Error("ParseSince(yesterday) accepted")
+	}
+	if got, err := ParseSince("90min", now); err != nil || !got.Equal(now.Add(-90*time.Minute)) {
+		t.Errorf("ParseSince(90min) = %v, %v", got, err)
+	}
+}
+
+// A number of "m" alone is minutes to Go and months to many: the age that
+// log --since and log prune --older-than both read refuses it, saying how
+// to write either.
+func TestParseAgeRefusesBareM(t *testing.T) {
+	now := time.Date(2026, 3, 10, 12, 0, 0, 0, time.UTC)
+	for _, in := range []string{"5m", "90m", "0.5m", " 6m "} {
+		want := fmt.Sprintf("%q is ambiguous: \"m\" could be minutes or months; write %smin for minutes or %smo for months", strings.TrimSpace(in), strings.TrimSuffix(strings.TrimSpace(in), "m"), strings.TrimSuffix(strings.TrimSpace(in), "m"))
+		if d, err := ParseAge(in); err == nil || err.Error() != want {
+			t.Errorf("ParseAge(%q) = %v, %v; want %s", in, d, err, want)
+		}
+		if at, err := ParseSince(in, now); err == nil || err.Error() != want {
+			t.Errorf("ParseSince(%q) = %v, %v; want %s", in, at, err, want)
+		}
 	}
 }
 

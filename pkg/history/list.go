@@ -124,6 +124,11 @@ type Query struct {
 	RunsOnly bool
 	// Answers reads each run's answer too.
 	Answers bool
+	// Parents links each run that continues another to it, and that one to
+	// its own, up to the conversation's first run, whether or not the query
+	// returns them: Threads then places each run in its whole conversation,
+	// whatever the limit and the filters left out.
+	Parents bool
 }
 
 // List returns the runs of dir the query asks for, newest first. Only the
@@ -131,7 +136,7 @@ type Query struct {
 // its name, so the newest few runs of a large folder cost a few reads.
 // A file with another name is always read.
 func List(dir string, q Query) ([]*Entry, error) {
-	fs, err := files(dir)
+	all, err := files(dir)
 	if err != nil {
 		return nil, err
 	}
@@ -140,41 +145,99 @@ func List(dir string, q Query) ([]*Entry, error) {
 		return !(q.RunsOnly && e.Header == nil) && !(!q.Since.IsZero() && e.Time().Before(q.Since)) &&
 			(q.Search == "" || e.Matches(q.Search))
 	}
+	kept := func(read []*Entry) []*Entry {
+		return slices.DeleteFunc(slices.Clone(read), func(e *Entry) bool { return !keep(e) })
+	}
 	// Named files started too long ago are not even read.
-	fs = slices.DeleteFunc(fs, func(f file) bool { return f.named && !q.Since.IsZero() && f.at.Add(nameSlack).Before(q.Since) })
+	fs := slices.DeleteFunc(slices.Clone(all), func(f file) bool {
+		return f.named && !q.Since.IsZero() && f.at.Add(nameSlack).Before(q.Since)
+	})
+	var read, entries []*Entry
 	if q.Limit <= 0 || q.Search != "" {
-		entries := slices.DeleteFunc(readAll(fs, opts), func(e *Entry) bool { return !keep(e) })
-		Sort(entries)
-		if q.Limit > 0 && len(entries) > q.Limit {
-			entries = entries[:q.Limit]
+		read = readAll(fs, opts)
+		entries = kept(read)
+	} else {
+		var named, other []file
+		for _, f := range fs {
+			if f.named {
+				named = append(named, f)
+			} else {
+				other = append(other, f)
+			}
 		}
-		return entries, nil
-	}
-	var named, other []file
-	for _, f := range fs {
-		if f.named {
-			named = append(named, f)
-		} else {
-			other = append(other, f)
+		slices.SortFunc(named, func(a, b file) int { return b.at.Compare(a.at) })
+		read = readAll(other, opts)
+		entries = kept(read)
+		for len(named) > 0 {
+			Sort(entries)
+			// Enough read when no unread run can be newer than the last kept.
+			if len(entries) >= q.Limit && named[0].at.Add(nameSlack).Before(entries[q.Limit-1].Time()) {
+				break
+			}
+			n := min(len(named), max(q.Limit-len(entries), 8))
+			more := readAll(named[:n], opts)
+			read = append(read, more...)
+			entries = append(entries, kept(more)...)
+			named = named[n:]
 		}
-	}
-	slices.SortFunc(named, func(a, b file) int { return b.at.Compare(a.at) })
-	entries := slices.DeleteFunc(readAll(other, opts), func(e *Entry) bool { return !keep(e) })
-	for len(named) > 0 {
-		Sort(entries)
-		// Enough read when no unread run can be newer than the last kept.
-		if len(entries) >= q.Limit && named[0].at.Add(nameSlack).Before(entries[q.Limit-1].Time()) {
-			break
-		}
-		n := min(len(named), max(q.Limit-len(entries), 8))
-		entries = append(entries, slices.DeleteFunc(readAll(named[:n], opts), func(e *Entry) bool { return !keep(e) })...)
-		named = named[n:]
 	}
 	Sort(entries)
-	if len(entries) > q.Limit {
+	if q.Limit > 0 && len(entries) > q.Limit {
 		entries = entries[:q.Limit]
 	}
+	if q.Parents {
+		linkParents(all, read)
+	}
 	return entries, nil
+}
+
+// linkParents links each entry read that continues another run to it, and
+// that run to its own, up to the conversation's first run: the parent is
+// among the entries read, else in a file agentloop named with its id
+// (every file named otherwise was read). A parent id that two transcripts
+// share (a copied file) links to the newest, as Threads does. A run whose
+// parent is in no file (pruned) is left unlinked.
+func linkParents(all []file, read []*Entry) {
+	done := make(map[string]bool, len(read))
+	have := make(map[string]bool, len(read))
+	for _, e := range read {
+		done[e.Path], have[e.ID()] = true, true
+	}
+	asked := map[string]bool{}
+	for next := read; len(next) > 0; {
+		want := map[string]bool{}
+		for _, e := range next {
+			if id := parentID(e); id != "" && !have[id] && !asked[id] {
+				want[strings.ToLower(id)], asked[id] = true, true
+			}
+		}
+		var more []file
+		for _, f := range all {
+			if f.named && want[f.id] && !done[f.path] {
+				more = append(more, f)
+				done[f.path] = true
+			}
+		}
+		next = readAll(more, Options{})
+		for _, e := range next {
+			have[e.ID()] = true
+		}
+		read = append(read, next...)
+	}
+	Sort(read)
+	byID := make(map[string]*Entry, len(read))
+	for _, e := range read {
+		if id := e.ID(); id != "" {
+			if _, dup := byID[id]; !dup {
+				byID[id] = e
+			}
+		}
+	}
+	for _, e := range read {
+		if p := byID[parentID(e)]; p != nil && p != e {
+			e.parent = p
+		}
+	}
 }
 
 // Lookup finds the run a reference names in dir, as Find does, reading

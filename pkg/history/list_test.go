@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 	"syscall"
 	"testing"
@@ -187,6 +188,66 @@ func TestReadReplacedSinceListed(t *testing.T) {
 		// Opening a named pipe for reading would wait for a writer.
 		if e := readFile(p, true, Options{}); e != nil {
 			t.Errorf("%s: got an entry %+v, want none", filepath.Base(p), e)
+		}
+	}
+}
+
+// threadsOf lists the threads as "thread: >run >>run", a '>' for each
+// level of depth.
+func threadsOf(threads []Thread) []string {
+	var got []string
+	for _, th := range threads {
+		var runs []string
+		for _, r := range th {
+			runs = append(runs, strings.Repeat(">", r.Depth)+r.ShortID())
+		}
+		got = append(got, th.ID()[:8]+": "+strings.Join(runs, " "))
+	}
+	return got
+}
+
+// A limit or a filter chooses which runs are listed, never which
+// conversation a run belongs to or how deep in it it sits: two follow-ups
+// of a run left out are one thread under their parent's id, in the order
+// the whole conversation has.
+func TestListParentsWhateverTheLimit(t *testing.T) {
+	dir := t.TempDir()
+	at := func(m int) time.Time { return t0.Add(time.Duration(m) * time.Minute) }
+	for _, r := range []run{
+		{id: "aaaa0000", start: at(0), prompt: "first"},
+		{id: "bbbb0000", parentID: "aaaa0000", command: CommandContinue, start: at(1), prompt: "and then?", copied: []string{"first"}},
+		{id: "cccc0000", start: at(2), prompt: "another"},
+		{id: "dddd0000", parentID: "bbbb0000", command: CommandContinue, start: at(3), prompt: "deeper", copied: []string{"first", "and then?"}},
+		{id: "eeee0000", parentID: "aaaa0000", command: CommandContinue, start: at(4), prompt: "a second branch", copied: []string{"first"}},
+		{id: "ffff0000", parentID: "9999pruned", command: CommandContinue, start: at(5), prompt: "its parent is gone", copied: []string{"old"}},
+		{id: "abab0000", parentID: "ffff0000", command: CommandContinue, start: at(6), prompt: "below a pruned one", copied: []string{"old"}},
+	} {
+		r.answer, r.end = "ok", "stop"
+		r.write(t, filepath.Join(dir, r.start.Format("20060102T150405Z")+"-"+r.id+".jsonl"))
+	}
+	tests := []struct {
+		q    Query
+		want []string
+	}{
+		{Query{Limit: 0}, []string{"ffff0000: >ffff0000 >>abab0000", "aaaa0000: aaaa0000 >bbbb0000 >>dddd0000 >eeee0000", "cccc0000: cccc0000"}},
+		{Query{Limit: 2}, []string{"ffff0000: >ffff0000 >>abab0000"}},
+		{Query{Limit: 1}, []string{"ffff0000: >>abab0000"}},
+		{Query{Limit: 3}, []string{"ffff0000: >ffff0000 >>abab0000", "aaaa0000: >eeee0000"}},
+		{Query{Limit: 4}, []string{"ffff0000: >ffff0000 >>abab0000", "aaaa0000: >>dddd0000 >eeee0000"}},
+		{Query{Limit: 5}, []string{"ffff0000: >ffff0000 >>abab0000", "aaaa0000: >>dddd0000 >eeee0000", "cccc0000: cccc0000"}},
+		{Query{Limit: 6}, []string{"ffff0000: >ffff0000 >>abab0000", "aaaa0000: >bbbb0000 >>dddd0000 >eeee0000", "cccc0000: cccc0000"}},
+		{Query{Since: at(3)}, []string{"ffff0000: >ffff0000 >>abab0000", "aaaa0000: >>dddd0000 >eeee0000"}},
+		{Query{Search: "branch"}, []string{"aaaa0000: >eeee0000"}},
+		{Query{Search: "deeper", Limit: 1}, []string{"aaaa0000: >>dddd0000"}},
+	}
+	for _, tt := range tests {
+		tt.q.Parents = true
+		got, err := List(dir, tt.q)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if g := threadsOf(Threads(got)); !slices.Equal(g, tt.want) {
+			t.Errorf("%+v:\ngot  %q\nwant %q", tt.q, g, tt.want)
 		}
 	}
 }

@@ -41,25 +41,49 @@ func Remove(entries []*Entry) (removed int, freed int64, err error) {
 	return removed, freed, errors.Join(errs...)
 }
 
-// ParseAge reads an age: a Go duration (90m, 36h) or a whole number of
-// days or weeks (30d, 2w).
+// AmbiguousAgeError is an age in "m" alone (6m): minutes to Go, months
+// to many people. Read as minutes it would prune nearly every run of
+// someone who meant months; read as months it would list nearly nothing
+// for someone who meant minutes. Neither is guessed.
+type AmbiguousAgeError struct{ Age string }
+
+func (e *AmbiguousAgeError) Error() string {
+	n := strings.TrimSuffix(e.Age, "m")
+	return fmt.Sprintf("%q is ambiguous: \"m\" could be minutes or months; write %smin for minutes or %smo for months", e.Age, n, n)
+}
+
+// ageUnits are the units of an age besides a Go duration's.
+var ageUnits = []struct {
+	suffix string
+	unit   time.Duration
+}{{"d", 24 * time.Hour}, {"w", 7 * 24 * time.Hour}, {"mo", 30 * 24 * time.Hour}}
+
+// ParseAge reads an age: a whole number of days, weeks or months (30d,
+// 2w, 3mo: a month is 30 days), or a duration (12h, 90min, 1h30m, 45s).
+// A number of "m" alone (6m) is refused: see AmbiguousAgeError. Both
+// `log --since` and `log prune --older-than` read an age with it, so that
+// one means what the other does.
 func ParseAge(s string) (time.Duration, error) {
 	s = strings.TrimSpace(s)
-	for _, u := range []struct {
-		suffix string
-		unit   time.Duration
-	}{{"d", 24 * time.Hour}, {"w", 7 * 24 * time.Hour}} {
+	bad := fmt.Errorf("%q is not an age: write a whole number of days (30d), weeks (2w) or months (3mo), or a duration (12h, 90min)", s)
+	for _, u := range ageUnits {
 		if n, ok := strings.CutSuffix(s, u.suffix); ok {
 			v, err := strconv.Atoi(n)
 			if err != nil || v < 0 || v > 100000 {
-				return 0, fmt.Errorf("%q is not an age: write a whole number of days (30d), weeks (2w) or a duration (12h)", s)
+				return 0, bad
 			}
 			return time.Duration(v) * u.unit, nil
 		}
 	}
+	if n, ok := strings.CutSuffix(s, "m"); ok && n != "" && strings.Trim(n, "0123456789.") == "" {
+		return 0, &AmbiguousAgeError{Age: s}
+	}
+	if n, ok := strings.CutSuffix(s, "min"); ok {
+		s = n + "m"
+	}
 	d, err := time.ParseDuration(s)
 	if err != nil || d < 0 {
-		return 0, fmt.Errorf("%q is not an age: write a whole number of days (30d), weeks (2w) or a duration (12h)", s)
+		return 0, bad
 	}
 	return d, nil
 }
@@ -75,8 +99,12 @@ func ParseSince(s string, now time.Time) (time.Time, error) {
 		return t, nil
 	}
 	d, err := ParseAge(s)
+	var amb *AmbiguousAgeError
+	if errors.As(err, &amb) {
+		return time.Time{}, err
+	}
 	if err != nil {
-		return time.Time{}, fmt.Errorf("%q is neither an age (7d, 12h), a date (2026-01-31) nor an RFC 3339 time", s)
+		return time.Time{}, fmt.Errorf("%q is neither an age (7d, 12h, 90min), a date (2026-01-31) nor an RFC 3339 time", s)
 	}
 	return now.Add(-d), nil
 }
