@@ -52,7 +52,6 @@ func runContinue(ctx context.Context, opts *RunOptions, prompt string) error {
 	if h := conv.Header; h != nil && !opts.toolsDirsSet {
 		names := h.ToolNames()
 		setup.recorded = &names
-		warnToolsDirsGone(ios, &opts.liveOptions, conv, names)
 	}
 	run, err := startLive(ctx, ios, &opts.liveOptions, setup)
 	if err != nil {

@@ -53,9 +53,8 @@ func runReplayResume(ctx context.Context, opts *ReplayOptions) error {
 		}
 	}
 
-	// A tool gone since the recording is not offered; a pending call of it
-	// is answered as an unknown tool.
-	warnToolsDirsGone(ios, &opts.liveOptions, conv, calledTools(d, conv))
+	// A tool the recording offered that cannot be loaded now stops the
+	// run before any request (narrowTools).
 	run, err := startLive(ctx, ios, &opts.liveOptions, liveSetup{
 		command: "resume", model: &mo, tools: opts.recordedTools(conv), parent: opts.File, conv: conv, force: opts.Force,
 	})
