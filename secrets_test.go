@@ -156,8 +156,8 @@ func TestSecretsNeverWritten(t *testing.T) {
 		}
 		return nil
 	})
-	if files != 6 {
-		t.Errorf("%d files written, want 5 transcripts and a batch's results", files)
+	if files != 7 {
+		t.Errorf("%d files written, want 5 transcripts, a batch's results and the history's index of the runs written with -o", files)
 	}
 	for _, out := range outputs {
 		for _, s := range planted {

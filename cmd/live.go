@@ -264,6 +264,9 @@ func newLoop(ios *IOStreams, o *liveOptions, s liveSetup, exec *approver, net li
 		if w, err = createTranscript(ios, path, explicit, s.force, s.parent, s.conv, h, redact); err != nil {
 			return nil, nil, err
 		}
+		if explicit {
+			recordElsewhere(ios, o, id, path)
+		}
 	}
 	loop := &agent.Loop{
 		Provider: prov, Tools: exec, ToolDefs: defs, System: s.model.System,
