@@ -90,7 +90,7 @@ func calledTools(d agent.Dialect, conv *transcript.Conversation) []string {
 // without it.
 func recordedToolsError(ios *IOStreams, src toolsSource, recordedDirs []string, absent []toolset.Absent) error {
 	var names, denies, why, fixes []string
-	scripts := false
+	scripts, undeclared := false, false
 	for _, a := range absent {
 		names = append(names, a.Name)
 		denies = append(denies, "--deny "+shell.Quote(a.Name))
@@ -98,6 +98,7 @@ func recordedToolsError(ios *IOStreams, src toolsSource, recordedDirs []string, 
 		case a.Server == "":
 			scripts = true
 		case !a.Declared:
+			undeclared = true
 			why = append(why, fmt.Sprintf("mcp server %s, which offered %s, is not configured here", a.Server, a.Name))
 			fix := "--mcp-config with a {\"mcpServers\": …} file that declares " + a.Server
 			if !slices.Contains(fixes, fix) {
@@ -109,9 +110,24 @@ func recordedToolsError(ios *IOStreams, src toolsSource, recordedDirs []string, 
 			why = append(why, fmt.Sprintf("mcp server %s does not offer %s now", a.Server, a.Name))
 		}
 	}
-	if scripts {
-		w, f := foldersWhy(ios, src, recordedDirs, len(names))
-		why, fixes = append(why, w...), append(fixes, f...)
+	// A recorded folder left out takes its script tools with it, and the
+	// servers its files declare (one that is not here is the rule for a
+	// project without tools.d, not a reason a server is missing).
+	var left []leftOut
+	if scripts || undeclared {
+		left = foldersLeftOut(ios, src, recordedDirs)
+	}
+	for _, l := range left {
+		if scripts || l.here {
+			why = append(why, l.why)
+			if !slices.Contains(fixes, l.fix) {
+				fixes = append(fixes, l.fix)
+			}
+		}
+	}
+	if scripts && len(left) == 0 {
+		why = append(why, "none of the tools folders read defines "+plural(len(names), "it", "them")+" now")
+		fixes = append(fixes, notReadFolders(src, recordedDirs))
 	}
 	fixes = append(fixes, strings.Join(denies, " ")+" to go on without "+plural(len(names), "it", "them"))
 	last := len(fixes) - 1
@@ -123,37 +139,48 @@ func recordedToolsError(ios *IOStreams, src toolsSource, recordedDirs []string, 
 	return &ExitError{Code: ExitUsage, Err: errors.New(msg)}
 }
 
-// foldersWhy says why script tools of a recording are not in the folders
-// of src, and how to bring them: a folder the recording names that is not
-// here or not trusted (when src is the recording's), or the recorded
-// folders a command reads no longer (src a setting's, or a batch's). n is
-// how many tools.
-func foldersWhy(ios *IOStreams, src toolsSource, recordedDirs []string, n int) (why, fixes []string) {
-	read := src.dirs
-	if read == nil {
-		read = toolsDirsForHeader(nil)
+// leftOut is a folder a recording names that was left out: why, the flag
+// that brings it back, and whether it is here (not trusted) or not.
+type leftOut struct {
+	why, fix string
+	here     bool
+}
+
+// foldersLeftOut are the folders a recording names that were left out
+// when src is the recording's (no setting named others): those not here,
+// and those not trusted as they are now.
+func foldersLeftOut(ios *IOStreams, src toolsSource, recordedDirs []string) []leftOut {
+	read := readDirs(src)
+	if src.setting != "" || !slices.Equal(read, toolsDirsForHeader(recordedDirs)) {
+		return nil
 	}
-	if src.setting == "" && slices.Equal(read, toolsDirsForHeader(recordedDirs)) {
-		// Folders a recording names are used only once trusted, and are
-		// looked for where the run goes on.
-		for _, d := range read {
-			if _, err := os.Stat(d); err != nil {
-				why = append(why, fmt.Sprintf("the tools folder %s the run recorded is not here (a folder is recorded as the run was given it)", d))
-				if fix := "--tools-dir with the folder where it is now (or run from the folder the run started in)"; !slices.Contains(fixes, fix) {
-					fixes = append(fixes, fix)
-				}
-				continue
-			}
-			if reason, err := untrustedReason(ios, d); err == nil && reason != "" {
-				why = append(why, fmt.Sprintf("the tools folder %s the run recorded is left out: %s", d, reason))
-				fixes = append(fixes, fmt.Sprintf("--tools-dir %s to use it (or review it, then run: %s)", shell.Quote(d), trustCommand(d)))
-			}
+	// Folders a recording names are used only once trusted, and are
+	// looked for where the run goes on.
+	var out []leftOut
+	for _, d := range read {
+		if _, err := os.Stat(d); err != nil {
+			out = append(out, leftOut{
+				why: fmt.Sprintf("the tools folder %s the run recorded is not here (a folder is recorded as the run was given it)", d),
+				fix: "--tools-dir with the folder where it is now (or run from the folder the run started in)",
+			})
+			continue
 		}
-		if len(why) > 0 {
-			return why, fixes
+		if reason, err := untrustedReason(ios, d); err == nil && reason != "" {
+			out = append(out, leftOut{
+				why:  fmt.Sprintf("the tools folder %s the run recorded is left out: %s", d, reason),
+				fix:  fmt.Sprintf("--tools-dir %s to use it (or review it, then run: %s)", shell.Quote(d), trustCommand(d)),
+				here: true,
+			})
 		}
 	}
-	why = append(why, "none of the tools folders read defines "+plural(n, "it", "them")+" now")
+	return out
+}
+
+// notReadFolders is the flag that reads the folders a recording names
+// that src does not (a setting's folders, or a batch's), or a pointer to
+// one when it reads them all.
+func notReadFolders(src toolsSource, recordedDirs []string) string {
+	read := readDirs(src)
 	var flags []string
 	for _, d := range recordedDirs {
 		if !slices.Contains(read, d) {
@@ -161,7 +188,16 @@ func foldersWhy(ios *IOStreams, src toolsSource, recordedDirs []string, n int) (
 		}
 	}
 	if len(flags) == 0 {
-		return why, append(fixes, "--tools-dir DIR of a folder that does")
+		return "--tools-dir DIR of a folder that does"
 	}
-	return why, append(fixes, strings.Join(flags, " ")+" to read the "+plural(len(flags), "folder", "folders")+" the run recorded")
+	return strings.Join(flags, " ") + " to read the " + plural(len(flags), "folder", "folders") + " the run recorded"
+}
+
+// readDirs are the folders src names, tools.d for the default ones as a
+// header records them.
+func readDirs(src toolsSource) []string {
+	if src.dirs == nil {
+		return toolsDirsForHeader(nil)
+	}
+	return src.dirs
 }
