@@ -25,10 +25,6 @@ func runReplayResume(ctx context.Context, opts *ReplayOptions) error {
 	if err != nil {
 		return err
 	}
-	mo, err := recordedModel(ios, opts.Config, opts.Model, opts.File, conv, "resumed")
-	if err != nil {
-		return err
-	}
 	st, turns := recordedState(conv)
 	if c, ok := withoutBudgetAnswer(conv, st.Messages, turns); ok {
 		conv = c
@@ -50,6 +46,12 @@ func runReplayResume(ctx context.Context, opts *ReplayOptions) error {
 		}
 	}
 
+	// Decided once the file is known to have something to resume: what
+	// it says of its model and address matters only then.
+	mo, err := recordedModel(ios, opts.Config, opts.Model, opts.File, conv, "resumed")
+	if err != nil {
+		return err
+	}
 	// A tool the recording offered that cannot be loaded now stops the
 	// run before any request (narrowTools).
 	run, err := startLive(ctx, ios, &opts.liveOptions, liveSetup{
