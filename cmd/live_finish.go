@@ -193,9 +193,12 @@ func resumeArgs(cfg *config.Config) []string {
 		args = append(args, "--profile", cfg.Profile)
 	}
 	if u, src := cfg.BaseURL(cfg.ProviderName()); src.Kind == config.SourceFlag {
-		// A key or password in it is not shown: the command then says
-		// where to give it again.
-		args = append(args, "--base-url", transcript.RedactURL(u))
+		// A key or password in it is never shown: the command says
+		// where the address goes, for the user to give it again.
+		if transcript.RedactURL(u) != u {
+			u = "URL"
+		}
+		args = append(args, "--base-url", u)
 	}
 	if cfg.Source("tools_dirs").Kind == config.SourceFlag {
 		for _, d := range cfg.ToolsDirs {

@@ -9,7 +9,7 @@ import (
 
 // The command printed to go on with a run names the flags it was given that
 // its transcript does not carry on, each a word for the shell as it is, and
-// never a password of the address.
+// never a password of the address: URL stands in for such an address.
 func TestResumeCommand(t *testing.T) {
 	flags := map[string][]string{
 		"base-url":   {"http://user:secret@127.0.0.1:8080/v1"},
@@ -27,7 +27,7 @@ func TestResumeCommand(t *testing.T) {
 		t.Fatal(err)
 	}
 	got := resumeCommand("runs/it's.jsonl", resumeArgs(cfg))
-	want := `agentloop replay --resume --base-url 'http://user:[REDACTED]@127.0.0.1:8080/v1' --tools-dir '../long tools' --tools-dir 'x;$(touch pwned)' --mcp-config servers.json 'runs/it'\''s.jsonl'`
+	want := `agentloop replay --resume --base-url URL --tools-dir '../long tools' --tools-dir 'x;$(touch pwned)' --mcp-config servers.json 'runs/it'\''s.jsonl'`
 	if got != want {
 		t.Errorf("resumeCommand:\n got %s\nwant %s", got, want)
 	}
