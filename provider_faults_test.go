@@ -210,8 +210,8 @@ func TestProviderFaults(t *testing.T) {
 				} else {
 					line := oneLine(t, p.stderr)
 					// Each of these may pass if sent again: the run says how
-					// to go on with it.
-					const hint = "; continue it with: agentloop replay --resume t.jsonl"
+					// to go on with it, with the flags it needs again.
+					hint := "; continue it with: agentloop replay --resume --base-url " + url + " --tools-dir . t.jsonl"
 					if !strings.HasSuffix(line, hint) {
 						t.Errorf("stderr %q does not end with %q", line, hint)
 					}

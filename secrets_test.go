@@ -114,7 +114,17 @@ func TestSecretsNeverWritten(t *testing.T) {
 		}
 		return nil
 	})
-	p = runAgentloop(t, dir, env, nil, "replay", "--resume", "--no-transcript", defaultPath)
+	// Of the run stopped after its prompt: the finished one has nothing to
+	// resume, which it says before it looks at the address.
+	recorded, err := os.ReadFile(defaultPath)
+	if err != nil {
+		t.Fatal(err)
+	}
+	stopped := filepath.Join(t.TempDir(), "stopped.jsonl")
+	if err := os.WriteFile(stopped, []byte(strings.Join(strings.SplitAfter(string(recorded), "\n")[:2], "")), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	p = runAgentloop(t, dir, env, nil, "replay", "--resume", "--no-transcript", stopped)
 	if p.code != 2 || !strings.Contains(p.stderr, "whose credentials a transcript does not keep; give the address again with --base-url") {
 		t.Errorf("resume: exit %d\n%s", p.code, p.stderr)
 	}
@@ -156,8 +166,8 @@ func TestSecretsNeverWritten(t *testing.T) {
 		}
 		return nil
 	})
-	if files != 6 {
-		t.Errorf("%d files written, want 5 transcripts and a batch's results", files)
+	if files != 7 {
+		t.Errorf("%d files written, want 5 transcripts, a batch's results and the history's index of the runs written with -o", files)
 	}
 	for _, out := range outputs {
 		for _, s := range planted {

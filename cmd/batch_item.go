@@ -97,6 +97,11 @@ func (b *batchItems) run(ctx context.Context, t batch.Task) batch.Result {
 				if p := o.Model.providerName(); p != conv.Shape {
 					return fail(fmt.Errorf("%s holds a conversation in the %s shape; it cannot go on with the %s provider", path, conv.Shape, p))
 				}
+				// Its calls need the tools it had: without one it
+				// stops before any request, its transcript kept.
+				if absent := b.ap.tools.Absent(conv.Header, o.Approval.Deny); len(absent) > 0 {
+					return fail(recordedToolsError(&ios, s.tools, conv.Header.ToolsDirs, absent))
+				}
 				st, _ := recordedState(conv)
 				state, s.conv = &st, conv
 			}

@@ -206,6 +206,7 @@ func (o *RunOptions) useConfig(c *cobra.Command) error {
 	o.TranscriptDir = cfg.TranscriptDir
 	o.Limits.useConfig(cfg)
 	o.MCPConfig, o.mcpSetting, o.mcpServers = cfg.MCPConfig, mcpSetting(cfg), cfg.MCPServers
+	o.resumeArgs = resumeArgs(cfg)
 	return nil
 }
 
@@ -229,5 +230,6 @@ func (o *ReplayOptions) useConfig(c *cobra.Command) error {
 	o.Model.useLimits(cfg)
 	o.TranscriptDir = cfg.TranscriptDir
 	o.Limits.useConfig(cfg)
+	o.resumeArgs = resumeArgs(cfg)
 	return nil
 }

@@ -52,7 +52,6 @@ func runContinue(ctx context.Context, opts *RunOptions, prompt string) error {
 	if h := conv.Header; h != nil && !opts.toolsDirsSet {
 		names := h.ToolNames()
 		setup.recorded = &names
-		warnToolsDirsGone(ios, &opts.liveOptions, conv, names)
 	}
 	run, err := startLive(ctx, ios, &opts.liveOptions, setup)
 	if err != nil {
@@ -90,15 +89,21 @@ func withoutUnanswered(conv *transcript.Conversation) *transcript.Conversation {
 }
 
 // checkFoundRun refuses a run looked up by id (or "last") in a transcripts
-// folder others can put files in, or a transcript there of another user:
-// going on runs the calls it left pending, with the user's tools. A path
-// names the file the user chose.
+// folder others can put files in, or a transcript of another user, there
+// or where the folder's index of runs written elsewhere (-o) says: going
+// on runs the calls it left pending, with the user's tools. A path names
+// the file the user chose.
 func checkFoundRun(dir, ref, path string) error {
-	if isRunPath(ref) || !sameDir(filepath.Dir(path), dir) {
+	if isRunPath(ref) {
 		return nil
 	}
 	if why := trust.NotPrivate(dir); why != "" {
 		return &ExitError{Code: ExitUsage, Err: fmt.Errorf("the transcripts folder %s %s: a run found there may be one someone planted; name the transcript by its path to go on from it, or make the folder your own", dir, why)}
+	}
+	if index := history.IndexPath(dir); !sameDir(filepath.Dir(path), dir) {
+		if why := trust.NotPrivate(index); why != "" {
+			return &ExitError{Code: ExitUsage, Err: fmt.Errorf("%s, which says where the runs written elsewhere are, %s: a run found through it may be one someone planted; name the transcript by its path to go on from it", index, why)}
+		}
 	}
 	if why := trust.NotPrivate(path); why != "" {
 		return &ExitError{Code: ExitUsage, Err: fmt.Errorf("%s %s: a run found there may be one someone planted; name the transcript by its path to go on from it", path, why)}

@@ -4,7 +4,6 @@ import (
 	"context"
 	"fmt"
 	"net/http"
-	"strings"
 
 	"github.com/spf13/cobra"
 	"github.com/spf13/pflag"
@@ -43,6 +42,9 @@ type liveOptions struct {
 	TranscriptDir string
 	Approval      approvalOptions
 	Limits        limitOptions
+	// resumeArgs are the flags a command that goes on with this run's
+	// transcript needs (see resumeArgs).
+	resumeArgs []string
 }
 
 // liveOnly marks the flags that only a live run takes, on a command where
@@ -129,20 +131,6 @@ func (o *liveOptions) check(c *cobra.Command) error {
 	return nil
 }
 
-// recordedTools are the tools folders for a recorded conversation:
-// --tools-dir or AGENTLOOP_TOOLS_DIRS, else the folders the run recorded,
-// else the configured ones (flag > variable > transcript > file, as for the
-// recorded model).
-// Recorded folders are agentloop's choice, not the user's: a transcript may
-// come from anywhere, so they are used as ./tools.d is (those that exist
-// and are trusted; a tool gone is a "missing tool" row).
-func (o *liveOptions) recordedTools(conv *transcript.Conversation) toolsSource {
-	if !o.toolsDirsSet && conv.Header != nil && len(conv.Header.ToolsDirs) > 0 {
-		return toolsSource{dirs: conv.Header.ToolsDirs}
-	}
-	return toolsSource{o.ToolsDirs, o.toolsSetting}
-}
-
 // liveSetup is what differs between the live runs: a new one (run) and
 // one that goes on with a recorded conversation (replay --resume, run -c).
 type liveSetup struct {
@@ -227,57 +215,8 @@ func startLive(ctx context.Context, ios *IOStreams, o *liveOptions, s liveSetup)
 	loop.OnEvent = ap.Observe(prog.Event)
 	out := &closedOutput{w: ios.Out, closed: func() { stop(errStdoutClosed) }}
 	stream := attachStream(ios, out, loop, prog, wantStream(ios, o.Stream, o.NoStream, o.JSON))
-	run.end = runEnd{w: w, prog: prog, stream: stream, asJSON: o.JSON, maxSteps: o.MaxSteps, limits: &o.Limits, redact: redact}
+	run.end = runEnd{w: w, prog: prog, stream: stream, asJSON: o.JSON, maxSteps: o.MaxSteps, limits: &o.Limits, redact: redact, resumeArgs: o.resumeArgs}
 	return run, nil
-}
-
-// liveTools loads the tools of a live run, starting the MCP servers it
-// needs, and narrows them to those the flags offer; started says which
-// servers started, for -v. The caller closes the set.
-func liveTools(ctx context.Context, ios *IOStreams, o *liveOptions, s liveSetup) (*toolset.Set, []string, error) {
-	sel := toolset.Selection{Only: s.only, Deny: o.Approval.Deny}
-	if len(s.only) == 0 && s.recorded != nil {
-		// Only the servers that could offer a recorded tool are started.
-		sel.Only, sel.Restricted = *s.recorded, true
-	}
-	var started []string
-	src := toolSources{toolsSource: s.tools, mcpFiles: o.MCPConfig, mcpSetting: o.mcpSetting, mcpServers: o.mcpServers, quiet: o.Quiet}
-	ts, err := loadToolSet(ctx, ios, src, sel, func(format string, a ...any) { started = append(started, fmt.Sprintf(format, a...)) })
-	if err != nil {
-		return nil, nil, err
-	}
-	if err := narrowTools(ios, o, s, ts, sel); err != nil {
-		ts.Close()
-		return nil, nil, err
-	}
-	return ts, started, nil
-}
-
-// narrowTools checks the approval flags against the tools and keeps those
-// the run offers: --tool's, or those of a recording still there.
-func narrowTools(ios *IOStreams, o *liveOptions, s liveSetup, ts *toolset.Set, sel toolset.Selection) error {
-	if err := o.Approval.check(ts); err != nil {
-		return err
-	}
-	if len(s.only) == 0 && s.recorded != nil {
-		var keep, gone []string
-		for _, n := range *s.recorded {
-			if ts.Has(n) {
-				keep = append(keep, n)
-			} else {
-				gone = append(gone, n)
-			}
-		}
-		if len(gone) > 0 && !o.Quiet {
-			fmt.Fprintf(ios.ErrOut, "agentloop: warning: the conversation's tool%s %s %s gone: not offered now\n", plural(len(gone), "", "s"), safeText(strings.Join(gone, ", ")), plural(len(gone), "is", "are"))
-		}
-		sel.Only = keep
-		return ts.Keep(sel)
-	}
-	if err := ts.Keep(sel); err != nil {
-		return flagErrorf("--tool: %v", err)
-	}
-	return nil
 }
 
 // newLoop builds the provider, creates the transcript (at -o, else a new
@@ -325,6 +264,9 @@ func newLoop(ios *IOStreams, o *liveOptions, s liveSetup, exec *approver, net li
 		if w, err = createTranscript(ios, path, explicit, s.force, s.parent, s.conv, h, redact); err != nil {
 			return nil, nil, err
 		}
+		if explicit {
+			recordElsewhere(ios, o, id, path)
+		}
 	}
 	loop := &agent.Loop{
 		Provider: prov, Tools: exec, ToolDefs: defs, System: s.model.System,
@@ -342,13 +284,4 @@ func (r *liveRun) finish(ios *IOStreams, out *agent.Outcome, err error) error {
 	defer r.stopPipes()
 	defer r.cancel()
 	return finishRun(ios, out, err, r.end)
-}
-
-// toolsChosen reports whether the tools folders were named on the command
-// line or in AGENTLOOP_TOOLS_DIRS: the user's choice for this command, which
-// beats the folders a transcript recorded, as a flag or a variable beats a
-// transcript's model. The file's tools_dirs, set for every project, does not.
-func toolsChosen(cfg *config.Config) bool {
-	k := cfg.Source("tools_dirs").Kind
-	return k == config.SourceFlag || k == config.SourceEnv
 }

@@ -6,10 +6,13 @@ import (
 	"errors"
 	"fmt"
 	"net/http"
+	"slices"
 	"strings"
 	"syscall"
 	"time"
 
+	"github.com/agentloop/agentloop/internal/config"
+	"github.com/agentloop/agentloop/internal/shell"
 	"github.com/agentloop/agentloop/pkg/agent"
 	"github.com/agentloop/agentloop/pkg/transcript"
 )
@@ -37,6 +40,9 @@ type runEnd struct {
 	maxSteps int
 	limits   *limitOptions
 	redact   *transcript.Redactor
+	// resumeArgs are the flags the command to go on with the run names
+	// (see resumeArgs).
+	resumeArgs []string
 }
 
 // finishRun closes the transcript, prints the outcome and maps it to an
@@ -100,7 +106,7 @@ func stdoutClosed(ios *IOStreams) bool {
 func outcomeError(out *agent.Outcome, err error, path string, e runEnd) error {
 	resume := ""
 	if path != "" {
-		resume = "; continue it with: agentloop replay --resume " + path
+		resume = "; continue it with: " + resumeCommand(path, e.resumeArgs)
 	}
 	if err != nil {
 		var pe *agent.ProviderError
@@ -125,7 +131,7 @@ func outcomeError(out *agent.Outcome, err error, path string, e runEnd) error {
 		// the same context limit it would stop where this run did: the
 		// results it may not clear fill it.
 		if out.Exhausted == agent.ExhaustedContext && path != "" {
-			resume = "; continue it under a larger limit with: agentloop replay --resume --context-limit TOKENS " + path
+			resume = "; continue it under a larger limit with: " + resumeCommand(path, append([]string{"--context-limit", "TOKENS"}, e.resumeArgs...))
 		}
 		return &ExitError{Code: ExitBudget, Err: errors.New(exhaustedMessage(out, e) + resume)}
 	}
@@ -182,4 +188,46 @@ func redactError(err error, r *transcript.Redactor) error {
 		return &ExitError{Code: ee.Code, Err: errors.New(clean)}
 	}
 	return errors.New(clean)
+}
+
+// resumeArgs are the flags of a command line that a run going on with its
+// transcript needs given again: what the transcript does not carry on by
+// itself. Its base URL is used only when the user names it, its tools
+// folders only once trusted, and neither the MCP servers of --mcp-config
+// nor the profile are recorded at all. Settings of the environment or
+// the configuration file apply again as they are.
+func resumeArgs(cfg *config.Config) []string {
+	var args []string
+	if cfg.Source("profile").Kind == config.SourceFlag {
+		args = append(args, "--profile", cfg.Profile)
+	}
+	if u, src := cfg.BaseURL(cfg.ProviderName()); src.Kind == config.SourceFlag {
+		// A key or password in it is never shown: the command says
+		// where the address goes, for the user to give it again.
+		if transcript.RedactURL(u) != u {
+			u = "URL"
+		}
+		args = append(args, "--base-url", u)
+	}
+	if cfg.Source("tools_dirs").Kind == config.SourceFlag {
+		for _, d := range cfg.ToolsDirs {
+			args = append(args, "--tools-dir", d)
+		}
+	}
+	if cfg.Source("mcp_config").Kind == config.SourceFlag {
+		for _, f := range cfg.MCPConfig {
+			args = append(args, "--mcp-config", f)
+		}
+	}
+	return args
+}
+
+// resumeCommand is the command that goes on with the transcript at path,
+// with the flags args, each word quoted for a shell.
+func resumeCommand(path string, args []string) string {
+	words := []string{"agentloop", "replay", "--resume"}
+	for _, a := range append(slices.Clone(args), path) {
+		words = append(words, shell.Quote(a))
+	}
+	return strings.Join(words, " ")
 }

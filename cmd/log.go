@@ -39,7 +39,8 @@ func newCmdLog(ios *IOStreams, runF func(*LogOptions) error) *cobra.Command {
 		Short: "List past runs, newest first",
 		Long: `List the runs whose transcripts are in the transcript folder
 ($XDG_STATE_HOME/agentloop/transcripts, or transcript_dir in the configuration;
---dir for another), newest first, one line each: the short id, when it started,
+--dir for another), and those written elsewhere with -o, which the folder's
+index names, newest first, one line each: the short id, when it started,
 the provider and model, the model calls made, the tokens used, how it ended
 (stop, max_steps, error, interrupted, …; "unfinished" for a run still going or
 killed, "torn" for a file whose last line was cut off, "foreign" for a file

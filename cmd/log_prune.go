@@ -1,6 +1,7 @@
 package cmd
 
 import (
+	"errors"
 	"fmt"
 	"time"
 
@@ -32,7 +33,9 @@ one path a line on stdout, with a summary on stderr.
 
 Only agentloop transcripts are removed: a file in the folder that is not one
 (or whose header cannot be read) is left alone whatever its age. A run that
-continued a removed one keeps its own copy of the conversation.`,
+continued a removed one keeps its own copy of the conversation. A run written
+elsewhere with -o leaves the history, its file left where it is; so does one
+whose file was moved or removed since.`,
 		Example: `  agentloop log prune --older-than 30d
   agentloop log prune --older-than 30d --yes`,
 		Args: noArgs,
@@ -68,7 +71,9 @@ func runLogPrune(opts *LogPruneOptions) error {
 		return &ExitError{Code: ExitUsage, Err: fmt.Errorf("read the transcript folder: %w", err)}
 	}
 	cutoff := opts.now().Add(-opts.OlderThan)
-	old := history.Older(entries, cutoff)
+	// A run written elsewhere (-o) leaves the history, its file stays:
+	// the user chose where it went.
+	old, elsewhere := history.Elsewhere(opts.Dir, history.Older(entries, cutoff))
 	var size int64
 	for _, e := range old {
 		size += e.Size
@@ -77,15 +82,27 @@ func runLogPrune(opts *LogPruneOptions) error {
 		fmt.Fprintln(ios.Out, terminalText(ios, e.Path))
 	}
 	n := fmt.Sprintf("%d transcript%s (%s)", len(old), plural(len(old), "", "s"), bytesize.Binary(int(size)))
+	forget := fmt.Sprintf("%d run%s written elsewhere (-o)", len(elsewhere), plural(len(elsewhere), "", "s"))
 	if !opts.Yes {
-		if len(old) == 0 {
+		if len(old) == 0 && len(elsewhere) == 0 {
 			fmt.Fprintf(ios.ErrOut, "no run in %s started before %s\n", safeText(opts.Dir), cutoff.Local().Format("2006-01-02 15:04"))
 			return nil
 		}
-		fmt.Fprintf(ios.ErrOut, "would remove %s of runs started before %s; run again with --yes to remove them\n", n, cutoff.Local().Format("2006-01-02 15:04"))
+		if len(old) > 0 {
+			fmt.Fprintf(ios.ErrOut, "would remove %s of runs started before %s; run again with --yes to remove them\n", n, cutoff.Local().Format("2006-01-02 15:04"))
+		}
+		if len(elsewhere) > 0 {
+			fmt.Fprintf(ios.ErrOut, "would forget %s started before %s, leaving their files where they are; run again with --yes to forget them\n", forget, cutoff.Local().Format("2006-01-02 15:04"))
+		}
 		return nil
 	}
 	removed, freed, err := history.Remove(old)
 	fmt.Fprintf(ios.ErrOut, "removed %d transcript%s (%s)\n", removed, plural(removed, "", "s"), bytesize.Binary(int(freed)))
-	return err
+	// The lines of runs whose files are gone go too: the index stays as
+	// long as the history it lists.
+	forgot, ferr := history.Forget(opts.Dir, elsewhere)
+	if forgot > 0 {
+		fmt.Fprintf(ios.ErrOut, "forgot %d run%s written elsewhere (-o), their files left where they are\n", forgot, plural(forgot, "", "s"))
+	}
+	return errors.Join(err, ferr)
 }

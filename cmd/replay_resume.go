@@ -4,14 +4,11 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"net"
-	"net/url"
 	"os"
-	"path/filepath"
 	"strings"
 
 	"github.com/agentloop/agentloop/internal/config"
-	"github.com/agentloop/agentloop/internal/trust"
+	"github.com/agentloop/agentloop/internal/shell"
 	"github.com/agentloop/agentloop/pkg/agent"
 	"github.com/agentloop/agentloop/pkg/transcript"
 )
@@ -25,10 +22,6 @@ func runReplayResume(ctx context.Context, opts *ReplayOptions) error {
 		// What a live model is sent, not a replay: the API would refuse it.
 		return fmt.Errorf("%s fails validation (%d error%s): it cannot be resumed as it is (the API would refuse it); fix it, or pass --force", invalid.file, invalid.n, plural(invalid.n, "", "s"))
 	}
-	if err != nil {
-		return err
-	}
-	mo, err := recordedModel(ios, opts.Config, opts.Model, opts.File, conv, "resumed")
 	if err != nil {
 		return err
 	}
@@ -53,9 +46,14 @@ func runReplayResume(ctx context.Context, opts *ReplayOptions) error {
 		}
 	}
 
-	// A tool gone since the recording is not offered; a pending call of it
-	// is answered as an unknown tool.
-	warnToolsDirsGone(ios, &opts.liveOptions, conv, calledTools(d, conv))
+	// Decided once the file is known to have something to resume: what
+	// it says of its model and address matters only then.
+	mo, err := recordedModel(ios, opts.Config, opts.Model, opts.File, conv, "resumed")
+	if err != nil {
+		return err
+	}
+	// A tool the recording offered that cannot be loaded now stops the
+	// run before any request (narrowTools).
 	run, err := startLive(ctx, ios, &opts.liveOptions, liveSetup{
 		command: "resume", model: &mo, tools: opts.recordedTools(conv), parent: opts.File, conv: conv, force: opts.Force,
 	})
@@ -134,7 +132,8 @@ func endedWith(conv *transcript.Conversation, span agent.TurnSpan) string {
 // recordedModel decides the model settings of a run that goes on with a
 // recorded conversation: a flag, then the recording, then the environment
 // and the configuration file (the recorded base URL comes after an
-// environment variable too; the temperature and the output cap, flags
+// environment variable too, and is used only when the configuration file
+// names it: recordedBaseURL; the temperature and the output cap, flags
 // only, come from a flag or the recording). The provider cannot change: the messages are
 // in the recorded provider's wire shape. how says what the conversation is
 // ("resumed", "continued") in the refusal.
@@ -146,17 +145,6 @@ func recordedModel(ios *IOStreams, cfg *config.Config, flags modelOptions, file 
 		}
 		if mo.Provider == "" {
 			mo.Provider = h.Provider
-		}
-		if mo.BaseURL == "" && !baseURLFromEnv(ios, cfg, h.Provider) &&
-			h.BaseURL != "" && h.BaseURL != agent.OpenAIBaseURL && h.BaseURL != agent.AnthropicBaseURL {
-			if strings.Contains(h.BaseURL, transcript.Redacted) {
-				return mo, flagErrorf("%s was recorded against %s, whose credentials a transcript does not keep; give the address again with --base-url", file, h.BaseURL)
-			}
-			if !recordedAddressTrusted(ios, cfg, file, h) {
-				u := transcript.RedactURL(h.BaseURL)
-				return mo, flagErrorf("%s was recorded against %s: agentloop sends your API key only to an address you give, your configuration names or a run of your own recorded; give it with --base-url %s to go on there, or --base-url of the server to use", file, u, u)
-			}
-			mo.BaseURL, mo.baseURLFrom = h.BaseURL, "the transcript's base_url"
 		}
 		if mo.System == "" {
 			mo.System = h.System
@@ -179,6 +167,14 @@ func recordedModel(ios *IOStreams, cfg *config.Config, flags modelOptions, file 
 	}
 	if mo.Provider != conv.Shape {
 		return mo, flagErrorf("the transcript's messages are in the %s shape; it can be %s only with --provider %s", conv.Shape, how, conv.Shape)
+	}
+	if h := conv.Header; h != nil && mo.BaseURL == "" && !baseURLFromEnv(ios, cfg, h.Provider) && h.BaseURL != "" &&
+		!config.SameBaseURL(h.BaseURL, agent.OpenAIBaseURL) && !config.SameBaseURL(h.BaseURL, agent.AnthropicBaseURL) {
+		v, src, err := recordedBaseURL(cfg, file, h)
+		if err != nil {
+			return mo, err
+		}
+		mo.BaseURL, mo.baseURLFrom = v, baseURLSetting(src)
 	}
 	if cfg != nil {
 		fillModel(cfg, &mo)
@@ -235,33 +231,27 @@ func baseURLFromEnv(ios *IOStreams, cfg *config.Config, provider string) bool {
 	return ios.Getenv(config.ProviderBaseURLEnv(provider)) != ""
 }
 
-// recordedAddressTrusted reports whether the base URL a transcript's header
-// names may have the user's API key sent to it without the user naming it:
-// it is on this machine (localhost, a loopback address), it is the one the
-// configuration file gives, or the transcript lies in the user's own
-// transcripts folder, where agentloop writes. A transcript from anywhere
-// else (a CI artifact, a bug report) could name any server, and resuming it
-// would send that server the key.
-func recordedAddressTrusted(ios *IOStreams, cfg *config.Config, file string, h *transcript.Header) bool {
-	if u, err := url.Parse(h.BaseURL); err == nil {
-		host := u.Hostname()
-		if ip := net.ParseIP(host); host == "localhost" || (ip != nil && ip.IsLoopback()) {
-			return true
-		}
+// recordedBaseURL is the address to go on with a transcript whose header
+// names a base URL and that no flag or variable overrides: the one the
+// configuration file names, when it is the same address (its top level's
+// or a profile's). A transcript never chooses where the API key goes: it
+// may come from anywhere (a CI artifact, a bug report, a file put in a
+// shared folder) and name any server, on this machine (a port anyone can
+// listen on, an ssh -R forward) or not. Any other address is refused
+// before any request, saying the flag that names it.
+func recordedBaseURL(cfg *config.Config, file string, h *transcript.Header) (string, config.Source, error) {
+	if strings.Contains(h.BaseURL, transcript.Redacted) {
+		return "", config.Source{}, flagErrorf("%s was recorded against %s, whose credentials a transcript does not keep; give the address again with --base-url", file, h.BaseURL)
 	}
 	if cfg != nil {
-		if v, _ := cfg.BaseURL(h.Provider); v != "" && strings.TrimRight(v, "/") == strings.TrimRight(h.BaseURL, "/") {
-			return true
+		if v, src, ok := cfg.ConfiguredBaseURL(h.BaseURL); ok {
+			return v, src, nil
 		}
 	}
-	dir := ""
-	if cfg != nil {
-		dir = cfg.TranscriptDir
-	}
-	// The folder is the user's own only when no one else can put a file
-	// in it: a transcript planted in a shared one would choose the server.
-	folder := filepath.Dir(file)
-	return sameDir(folder, transcriptsDir(ios, dir)) && trust.NotPrivate(folder) == "" && trust.NotPrivate(file) == ""
+	u := transcript.RedactURL(h.BaseURL)
+	return "", config.Source{}, &ExitError{Code: ExitUsage, Err: fmt.Errorf(
+		"%s was recorded against %s, an address you have not configured: agentloop sends your API key only to an address you give (--base-url, %s, %s or base_url in the configuration file), never to one a transcript names; to go on there, pass --base-url %s (or --base-url of the server to use)",
+		file, u, "AGENTLOOP_BASE_URL", config.ProviderBaseURLEnv(h.Provider), shell.Quote(u))}
 }
 
 // sameDir reports whether two paths name one folder.

@@ -46,7 +46,8 @@ stdin is a pipe or a file it is read too: as the prompt when there are no
 arguments, else appended to them as context.
 
 Every message is written to a JSONL transcript (-o, or a new file under
-$XDG_STATE_HOME/agentloop/transcripts or the configured transcript_dir).
+$XDG_STATE_HOME/agentloop/transcripts or the configured transcript_dir);
+either way 'agentloop log' lists the run.
 
 Defaults for the model, provider, base URL, tools folders, step budget and the
 rest come from AGENTLOOP_* variables and the configuration file; see

@@ -2,7 +2,8 @@
 // when, how it ended and what was asked, read from each file's first
 // records and its last ones without reading the file whole. It also groups
 // continued conversations into threads, finds a run by id prefix, and
-// chooses what to prune.
+// chooses what to prune. The runs whose transcripts were written elsewhere
+// (run -o) are the folder's too: its index names them (index.go).
 //
 // A file that is not an agentloop transcript, or whose last line was cut
 // off by a writer that died, is an Entry like any other: listed, never an

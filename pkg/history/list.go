@@ -55,7 +55,8 @@ type file struct {
 	id    string
 }
 
-// files lists the files of dir that may be runs: not hidden, not folders.
+// files lists the files of dir that may be runs: not hidden, not folders;
+// and the files of runs written elsewhere that its index lists.
 func files(dir string) ([]file, error) {
 	des, err := os.ReadDir(dir)
 	if errors.Is(err, os.ErrNotExist) {
@@ -74,7 +75,7 @@ func files(dir string) ([]file, error) {
 		f.at, f.id, f.named = parseName(name)
 		out = append(out, f)
 	}
-	return out, nil
+	return append(out, indexed(dir)...), nil
 }
 
 // readAll reads files at once with a few workers per core (more than one,
@@ -99,8 +100,9 @@ func readAll(fs []file, opts Options) []*Entry {
 	return slices.DeleteFunc(entries, func(e *Entry) bool { return e == nil })
 }
 
-// Scan reads every file of dir that is not hidden, newest first. A folder
-// that does not exist holds no runs.
+// Scan reads every file of dir that is not hidden, and those its index
+// lists (runs written elsewhere), newest first. A folder that does not
+// exist holds no runs.
 func Scan(dir string, opts Options) ([]*Entry, error) {
 	fs, err := files(dir)
 	if err != nil {
