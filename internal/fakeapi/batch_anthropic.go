@@ -156,7 +156,7 @@ func checkBatchRequests(raw json.RawMessage, max int) ([]map[string]json.RawMess
 		return nil, "requests: Field required"
 	}
 	var list []json.RawMessage
-	if json.Unmarshal(raw, &list) != nil {
+	if json.Unmarshal(raw, &list) != nil || list == nil {
 		return nil, "requests: Input should be a valid list"
 	}
 	if len(list) == 0 {
