@@ -97,8 +97,9 @@ type Step struct {
 	NotKept bool `json:"not_kept,omitempty"`
 
 	// BatchExpired leaves the request of a batch that reaches this step
-	// unrun when the batch's window closes (batch_expired in the error file, an
-	// expired result); a resubmission of it plays the next step.
+	// unrun when the batch's window closes (OpenAI: batch_expired in the
+	// error file; Anthropic: an expired result); the request submitted
+	// again plays the next step.
 	BatchExpired bool `json:"batch_expired,omitempty"`
 
 	// Expect asserts on the request that this step answers.
