@@ -107,6 +107,9 @@ func antError(w http.ResponseWriter, status int, typ, msg string) {
 }
 
 func (s *Anthropic) handle(w http.ResponseWriter, r *http.Request, body []byte) {
+	if s.serveBatches(w, r, body) {
+		return
+	}
 	// The Messages API is at the server's root: /v1/v1/messages is a 404.
 	if r.URL.Path != "/v1/messages" || r.Method != http.MethodPost {
 		s.violatef("unexpected %s %s", r.Method, r.URL.Path)

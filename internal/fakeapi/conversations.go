@@ -34,6 +34,8 @@ type Conversations struct {
 	// 503 or 529 Retry-After sent to any conversation still runs a
 	// violation: clients that share a rate limit must all hold back.
 	StrictRetryAfter bool `json:"strict_retry_after,omitempty"`
+	// Batch is how the server's batches move on (batch.go).
+	Batch *BatchPace `json:"batch,omitempty"`
 }
 
 // RateLimit lets through at most Limit requests in any Window; the others

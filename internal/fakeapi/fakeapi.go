@@ -96,6 +96,12 @@ type Step struct {
 	// and no violation is counted for it.
 	NotKept bool `json:"not_kept,omitempty"`
 
+	// BatchExpired leaves the request of a batch that reaches this step
+	// unrun when the batch's window closes (OpenAI: batch_expired in the
+	// error file; Anthropic: an expired result); the request submitted
+	// again plays the next step.
+	BatchExpired bool `json:"batch_expired,omitempty"`
+
 	// Expect asserts on the request that this step answers.
 	Expect *Expect `json:"expect,omitempty"`
 	// IgnoreToolChoice plays the step's tool calls even when the request
@@ -181,6 +187,9 @@ type server struct {
 	refused      int
 	firstRefused time.Time
 	pausedUntil  time.Time
+
+	// batches holds the files and batches of the Batch APIs (batch.go).
+	batches *batchStore
 }
 
 // convState is where one conversation stands.
@@ -318,6 +327,9 @@ func (s *server) authorized(r *http.Request) bool {
 // play handles the transport-level parts of a step: delay, hang, cut, raw
 // bodies, headers. It returns false when the step has been answered.
 func play(w http.ResponseWriter, r *http.Request, st *Step) bool {
+	if done, answered := playInBatch(w, r, st); done {
+		return answered
+	}
 	if st.Delay > 0 {
 		select {
 		case <-time.After(time.Duration(st.Delay)):

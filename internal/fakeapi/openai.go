@@ -93,6 +93,9 @@ func oaiError(w http.ResponseWriter, status int, msg, typ, param string) {
 }
 
 func (s *OpenAI) handle(w http.ResponseWriter, r *http.Request, body []byte) {
+	if s.serveBatches(w, r, body) {
+		return
+	}
 	// The API answers at /v1/chat/completions only, as OpenAI and the
 	// servers that copy it do: a base URL without its /v1 is a 404.
 	if r.URL.Path != "/v1/chat/completions" || r.Method != http.MethodPost {

@@ -147,6 +147,9 @@ type grammarError struct {
 }
 
 func (s *Responses) handle(w http.ResponseWriter, r *http.Request, body []byte) {
+	if s.serveBatches(w, r, body) {
+		return
+	}
 	if !strings.HasSuffix(r.URL.Path, "/responses") || r.Method != http.MethodPost {
 		s.violatef("unexpected %s %s", r.Method, r.URL.Path)
 		respError(w, http.StatusNotFound, "Invalid URL ("+r.Method+" "+r.URL.Path+")", "invalid_request_error", "", "")
