@@ -687,6 +687,9 @@ func orRoot(at string) string {
 
 // EscapePointer escapes one token of a JSON pointer (RFC 6901).
 func EscapePointer(tok string) string {
+	if !strings.ContainsAny(tok, "~/") {
+		return tok
+	}
 	return strings.NewReplacer("~", "~0", "/", "~1").Replace(tok)
 }
 
