@@ -96,6 +96,18 @@ type Step struct {
 	// and no violation is counted for it.
 	NotKept bool `json:"not_kept,omitempty"`
 
+	// JSON is the answer's text as a JSON value, in place of Text.
+	JSON json.RawMessage `json:"json,omitempty"`
+	// IgnoreFormat plays a server that takes a structured output request
+	// but does not hold the answer to it, as some compatible servers do;
+	// without it, an answer the requested schema (strict) or JSON mode
+	// does not allow is a mistake of the script.
+	IgnoreFormat bool `json:"ignore_format,omitempty"`
+	// RefuseFormat plays an OpenAI-compatible server ("llama.cpp",
+	// "vllm", "ollama") that answers a request asking for a JSON schema
+	// with its error; other requests play the step.
+	RefuseFormat string `json:"refuse_format,omitempty"`
+
 	// Expect asserts on the request that this step answers.
 	Expect *Expect `json:"expect,omitempty"`
 	// IgnoreToolChoice plays the step's tool calls even when the request
@@ -139,6 +151,9 @@ type Expect struct {
 	// Cleared are call ids whose results the request must carry cleared:
 	// a placeholder starting with "[cleared".
 	Cleared []string `json:"cleared,omitempty"`
+	// Format is the structured output the request must ask for: "" none,
+	// "text", "json_object" or "json_schema". Nil does not check.
+	Format *string `json:"format,omitempty"`
 }
 
 // LoadScript reads a JSON array of steps.

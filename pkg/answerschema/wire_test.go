@@ -5,6 +5,8 @@ import (
 	"slices"
 	"strings"
 	"testing"
+
+	"github.com/agentloop/agentloop/internal/fakeapi"
 )
 
 // The strict form: every object closed and listing every property in
@@ -218,5 +220,36 @@ func TestWireLeavesTheSchema(t *testing.T) {
 	_ = s.Anthropic()
 	if string(s.JSON()) != before || string(s.tree.bytes()) != before {
 		t.Errorf("the schema changed: %s", s.tree.bytes())
+	}
+}
+
+// What the strict form and the Anthropic form are made of is what the
+// fake APIs, which check requests as the real ones do, take.
+func TestWireFormsPassTheAPIsChecks(t *testing.T) {
+	schemas := []string{
+		citySchema,
+		`{"type":"object","properties":{"verdict":{"type":"string","enum":["pass","fail"]},"findings":{"type":"array","items":{"type":"object","properties":{"file":{"type":"string"},"line":{"type":"integer","minimum":1},"note":{"type":"string","maxLength":200}},"required":["file"]}}},"required":["verdict"]}`,
+		`{"type":"object","$defs":{"loc":{"type":"object","properties":{"lat":{"type":"number"},"lon":{"type":"number"}},"required":["lat"]}},"properties":{"here":{"$ref":"#/$defs/loc","description":"Where."},"there":{"$ref":"#/$defs/loc"}},"required":["here"]}`,
+		`{"type":"object","properties":{"kind":{"oneOf":[{"type":"string","format":"email"},{"type":"integer"}]},"tags":{"type":"array","items":{"type":"string"},"minItems":2,"uniqueItems":true}}}`,
+		`{"title":"x","type":"object","properties":{"a":{"allOf":[{"type":"object","properties":{"b":{"type":"boolean"}}}]}},"additionalProperties":true}`,
+	}
+	for _, src := range schemas {
+		s := mustParse(t, src)
+		o := s.OpenAI()
+		if !o.Enforced {
+			t.Errorf("%s: %s", src, o.Why)
+			continue
+		}
+		if err := fakeapi.CheckStrictSchema(s.Name(), o.Schema); err != nil {
+			t.Errorf("OpenAI refuses the strict form of %s:\n%s\n%v", src, o.Schema, err)
+		}
+		a := s.Anthropic()
+		if !a.Enforced {
+			t.Errorf("%s: %s", src, a.Why)
+			continue
+		}
+		if err := fakeapi.CheckAnthropicSchema(a.Schema); err != nil {
+			t.Errorf("Anthropic refuses the form of %s:\n%s\n%v", src, a.Schema, err)
+		}
 	}
 }
