@@ -1,23 +1,20 @@
 package answerschema
 
 import (
-	"bytes"
 	"errors"
 	"fmt"
 	"strings"
-	"unicode"
-	"unicode/utf8"
 
 	"github.com/agentloop/agentloop/internal/schemacheck"
 )
 
 // Answer is a final answer read as JSON and checked against the schema.
 type Answer struct {
-	// JSON is the answer's value as compact JSON, its members in the order
-	// the model wrote them, every character a terminal would act on
-	// instead of showing (controls, bidirectional overrides, invalid
-	// UTF-8) written as a \u escape: the same value, safe to print. Nil
-	// when the text is not one JSON value.
+	// JSON is the answer's value as compact JSON on one line, its members
+	// in the order the model wrote them and its numbers as written (bytes
+	// that are not UTF-8 read as U+FFFD, as a JSON reader reads them). What
+	// of it may reach a terminal as it is, the printer decides, as for any
+	// JSON. Nil when the text is not one JSON value.
 	JSON []byte
 	// Problems is what does not match, each at its JSON pointer ("" for
 	// the whole answer); none when the answer matches.
@@ -75,8 +72,8 @@ func (s *Schema) Check(text string, strict bool) *Answer {
 	if strict {
 		s.dropNulls(s.tree, tree, 0, 0)
 	}
-	a := &Answer{JSON: safeBytes(tree)}
-	doc, err := schemacheck.Decode(tree.bytes())
+	a := &Answer{JSON: tree.bytes()}
+	doc, err := schemacheck.Decode(a.JSON)
 	if err != nil {
 		a.Problems = []Problem{{Message: "not JSON: " + err.Error()}}
 		return a
@@ -288,55 +285,4 @@ func (s *Schema) acceptsNull(sch *node, refs int) bool {
 		}
 	}
 	return !restricted
-}
-
-// safeBytes is the value as compact JSON with every string's characters
-// that a terminal would act on written as escapes.
-func safeBytes(n *node) []byte {
-	var b bytes.Buffer
-	n.encodeWith(&b, writeSafeString)
-	return b.Bytes()
-}
-
-// writeSafeString writes s as a JSON string in which only printable
-// characters appear as they are: controls, format characters such as the
-// bidirectional overrides, line and paragraph separators, and invalid
-// UTF-8 (as U+FFFD) are \u escapes, which a JSON reader reads back as the
-// same string.
-func writeSafeString(b *bytes.Buffer, s string) {
-	b.WriteByte('"')
-	for i := 0; i < len(s); {
-		r, size := utf8.DecodeRuneInString(s[i:])
-		i += size
-		switch {
-		case r == '"':
-			b.WriteString(`\"`)
-		case r == '\\':
-			b.WriteString(`\\`)
-		case r == '\n':
-			b.WriteString(`\n`)
-		case r == '\t':
-			b.WriteString(`\t`)
-		case r == '\r':
-			b.WriteString(`\r`)
-		case r == utf8.RuneError && size == 1:
-			b.WriteString(`\ufffd`)
-		case r < utf8.RuneSelf && r >= ' ' && r != 0x7f:
-			b.WriteByte(byte(r))
-		case unicode.IsGraphic(r) && !unicode.Is(unicode.Bidi_Control, r):
-			b.WriteRune(r)
-		case r > 0xffff:
-			r1, r2 := utf16Pair(r)
-			fmt.Fprintf(b, `\u%04x\u%04x`, r1, r2)
-		default:
-			fmt.Fprintf(b, `\u%04x`, r)
-		}
-	}
-	b.WriteByte('"')
-}
-
-// utf16Pair is the surrogate pair of a rune past the basic plane.
-func utf16Pair(r rune) (rune, rune) {
-	r -= 0x10000
-	return 0xd800 + (r>>10)&0x3ff, 0xdc00 + r&0x3ff
 }

@@ -226,10 +226,7 @@ func (n *node) clone() *node {
 }
 
 // encode writes the value as compact JSON, members in order.
-func (n *node) encode(b *bytes.Buffer) { n.encodeWith(b, writeString) }
-
-// encodeWith is encode with the strings written by str.
-func (n *node) encodeWith(b *bytes.Buffer, str func(*bytes.Buffer, string)) {
+func (n *node) encode(b *bytes.Buffer) {
 	switch n.kind {
 	case '{':
 		b.WriteByte('{')
@@ -237,9 +234,9 @@ func (n *node) encodeWith(b *bytes.Buffer, str func(*bytes.Buffer, string)) {
 			if i > 0 {
 				b.WriteByte(',')
 			}
-			str(b, m.key)
+			writeString(b, m.key)
 			b.WriteByte(':')
-			m.val.encodeWith(b, str)
+			m.val.encode(b)
 		}
 		b.WriteByte('}')
 	case '[':
@@ -248,13 +245,13 @@ func (n *node) encodeWith(b *bytes.Buffer, str func(*bytes.Buffer, string)) {
 			if i > 0 {
 				b.WriteByte(',')
 			}
-			it.encodeWith(b, str)
+			it.encode(b)
 		}
 		b.WriteByte(']')
 	default:
 		if n.lit[0] == '"' {
 			s, _ := n.str()
-			str(b, s)
+			writeString(b, s)
 			return
 		}
 		b.Write(n.lit)
