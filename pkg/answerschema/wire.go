@@ -23,7 +23,8 @@ type Wire struct {
 	// that were left out of Schema, each at its place
 	// ("/properties/name/minLength"): the check here still holds the
 	// answer to them, and each is said in its schema's description, for
-	// the model.
+	// the model. (A format the API does not know is said there too, but is
+	// not listed: "format" is checked nowhere but by an API that takes it.)
 	Loosened []string
 }
 
@@ -37,8 +38,8 @@ type Wire struct {
 // points to; a single allOf is merged. Beyond that helper, oneOf becomes
 // anyOf, annotations strict mode does not take are left out, and the
 // value constraints it does not take (minLength, maxLength, uniqueItems,
-// minProperties, maxProperties, a format it does not know) are left to the
-// check here. A schema strict mode cannot express (allOf of several, not,
+// minProperties, maxProperties) are left to the check here; a format it
+// does not know is said in the description. A schema strict mode cannot express (allOf of several, not,
 // if/then/else, patternProperties, an object of any keys, a node with no
 // type, a top level that is not an object, past the size limits) is not
 // enforced, and Why says where.
@@ -51,8 +52,8 @@ func (s *Schema) OpenAI() Wire {
 // transformSchema makes it (schemautil.go): every object with properties
 // gets additionalProperties false, oneOf becomes anyOf, and every keyword
 // the API does not take (minimum, maximum, minLength, maxLength, maxItems,
-// minItems past 1, a format it does not know, and the rest) is left out
-// and said in the description, for the check here. Optional properties
+// minItems past 1, and the rest) is left out and said in the description,
+// for the check here; so is a format it does not know. Optional properties
 // stay optional. An object of any keys and a recursive schema cannot be
 // sent.
 func (s *Schema) Anthropic() Wire {
@@ -226,6 +227,10 @@ func (c *converter) convert(n *node, at string, depth int) error {
 			return &cannot{at + "/" + escapePointer(m.key), m.key + " is not among the keywords it takes"}
 		case isAnnotation(m.key) || !isKeyword(m.key):
 			// Said for people and tools, not checked: left out.
+		case m.key == "format":
+			// Not checked here either (the validator takes format as an
+			// annotation): said to the model only.
+			hints = append(hints, m.key+": "+string(m.val.bytes()))
 		default:
 			c.loosened = append(c.loosened, at+"/"+escapePointer(m.key))
 			hints = append(hints, m.key+": "+string(m.val.bytes()))
