@@ -180,3 +180,49 @@ func TestStrictNulls(t *testing.T) {
 		t.Errorf("problems %q", got)
 	}
 }
+
+// BenchmarkCheck is the cost of checking one answer: a review of 50
+// findings against the schema of one, read once.
+func BenchmarkCheck(b *testing.B) {
+	s, err := Parse(`{"type":"object","properties":{"verdict":{"type":"string","enum":["pass","fail"]},"findings":{"type":"array","items":{"type":"object","properties":{"file":{"type":"string"},"line":{"type":"integer","minimum":1},"note":{"type":"string"}},"required":["file","line","note"],"additionalProperties":false}}},"required":["verdict","findings"],"additionalProperties":false}`)
+	if err != nil {
+		b.Fatal(err)
+	}
+	var t strings.Builder
+	t.WriteString(`{"verdict":"fail","findings":[`)
+	for i := range 50 {
+		if i > 0 {
+			t.WriteByte(',')
+		}
+		t.WriteString(`{"file":"pkg/x/y.go","line":12,"note":"the error is dropped: return it, wrapped with the path"}`)
+	}
+	t.WriteString(`]}`)
+	text := t.String()
+	for b.Loop() {
+		if a := s.Check(text, true); !a.OK() {
+			b.Fatal(a.Problems)
+		}
+	}
+}
+
+// BenchmarkParse is the cost of reading a schema: a concise one, and the
+// meta-schema check of a JSON one (the first read loads the meta-schemas).
+func BenchmarkParse(b *testing.B) {
+	for _, schema := range []string{"verdict, score int, reasons: why", citySchema} {
+		b.Run(string(mustParseForm(b, schema)), func(b *testing.B) {
+			for b.Loop() {
+				if _, err := Parse(schema); err != nil {
+					b.Fatal(err)
+				}
+			}
+		})
+	}
+}
+
+func mustParseForm(b *testing.B, schema string) Form {
+	s, err := Parse(schema)
+	if err != nil {
+		b.Fatal(err)
+	}
+	return s.Form()
+}

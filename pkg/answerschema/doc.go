@@ -10,5 +10,7 @@
 // it an API was sent: what a form cannot say is left to the check here.
 //
 // Nothing is computed when the package is initialised, so a run without a
-// schema pays nothing for it; a schema is compiled when it is read.
+// schema pays nothing for it; a schema is compiled when it is read. A
+// Schema is not changed by its use: one may check the answers of many runs
+// at once.
 package answerschema

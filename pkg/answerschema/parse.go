@@ -59,12 +59,12 @@ func (e *Error) Error() string {
 	return fmt.Sprintf("line %d, column %d: %s", e.Line, e.Column, e.Msg)
 }
 
-// Parse reads SCHEMA as the --schema flag takes it: inline JSON when it
-// starts with "{"; else the file it names, when there is one; else, when it
-// has a space, a comma, a colon or a newline, llm's concise form
-// ("verdict, score int, reasons: why, in one line"). A single word that
-// names no file is refused: it is more often a mistyped path than a schema
-// of one field.
+// Parse reads SCHEMA: inline JSON when it starts with "{"; else the file
+// it names, when there is one; else, when it has a space, a comma, a colon
+// or a newline, llm's concise form ("verdict, score int, reasons: why").
+// A single word that names no file is refused: it is more often a mistyped
+// path than a schema of one field; so is a name ending in .json, and a URL
+// (which llm's form would read as a field "http").
 func Parse(arg string) (*Schema, error) {
 	text := strings.TrimSpace(arg)
 	switch {
@@ -79,7 +79,13 @@ func Parse(arg string) (*Schema, error) {
 		}
 		return Load(arg)
 	}
-	if strings.ContainsAny(text, ",:") || strings.ContainsFunc(text, isSpace) {
+	oneLine := !strings.Contains(text, "\n")
+	switch {
+	case oneLine && strings.Contains(text, "://"):
+		return nil, &Error{File: arg, Msg: "a schema is read from a file or given inline, never fetched: download it and give the file"}
+	case oneLine && strings.HasSuffix(strings.ToLower(text), ".json"):
+		return nil, &Error{File: arg, Msg: "no such file"}
+	case strings.ContainsAny(text, ",:") || strings.ContainsFunc(text, isSpace):
 		return FromConcise(arg)
 	}
 	return nil, &Error{File: arg, Msg: fmt.Sprintf("no such file; a schema of one field says its type too ('%s str')", text)}

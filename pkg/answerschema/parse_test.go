@@ -80,7 +80,9 @@ func TestParseErrors(t *testing.T) {
 	tests := []struct{ arg, want string }{
 		{"", "the schema is empty: give a JSON Schema file, a JSON Schema written out ({...}), or fields such as 'verdict, score int'"},
 		{"verdict", "verdict: no such file; a schema of one field says its type too ('verdict str')"},
-		{"wether.json", "wether.json: no such file; a schema of one field says its type too ('wether.json str')"},
+		{"wether.json", "wether.json: no such file"},
+		{"my schemas/review.JSON", "my schemas/review.JSON: no such file"},
+		{"https://example.com/review.schema.json", "https://example.com/review.schema.json: a schema is read from a file or given inline, never fetched: download it and give the file"},
 		{"folder", "folder: is a folder, not a JSON Schema file"},
 		{"syntax.json", "syntax.json:5:3: not JSON: invalid character '}' looking for beginning of object key string"},
 		{"badtype.json", `badtype.json:5:22: not a valid JSON Schema: /properties/temp/type: anyOf: did not validate against any of`},
