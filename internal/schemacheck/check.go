@@ -449,6 +449,10 @@ func (d *describer) node(s *jsonschema.Schema, v any, at string) {
 			switch {
 			case i < len(s.PrefixItems):
 				d.node(s.PrefixItems[i], e, at+"/"+strconv.Itoa(i))
+			case i < len(s.ItemsArray): // draft-07's tuple
+				d.node(s.ItemsArray[i], e, at+"/"+strconv.Itoa(i))
+			case len(s.ItemsArray) > 0 && s.AdditionalItems != nil:
+				d.node(s.AdditionalItems, e, at+"/"+strconv.Itoa(i))
 			case s.Items != nil:
 				d.node(s.Items, e, at+"/"+strconv.Itoa(i))
 			}
@@ -498,6 +502,11 @@ func (d *describer) local(s *jsonschema.Schema, followsRef bool) *jsonschema.Sch
 	}
 	c := *s
 	c.Properties, c.Required, c.AllOf, c.PrefixItems, c.Items = nil, nil, nil, nil, nil
+	if len(s.ItemsArray) > 0 {
+		// additionalItems says what follows the tuple: without it, the
+		// library would hold every item to it.
+		c.ItemsArray, c.AdditionalItems = nil, nil
+	}
 	if len(s.PatternProperties) == 0 {
 		c.AdditionalProperties = nil
 	}

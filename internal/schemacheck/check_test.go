@@ -101,3 +101,33 @@ func TestMoreTextCounts(t *testing.T) {
 		t.Errorf("MoreText = %q, want %q", MoreText, want)
 	}
 }
+
+// A draft-07 tuple (items as a list, additionalItems past it) names the
+// bad item by its pointer, as prefixItems does.
+func TestCheckTupleItems(t *testing.T) {
+	s := mustCompile(t, `{"$schema":"http://json-schema.org/draft-07/schema#","type":"array","items":[{"type":"string"},{"type":"integer"}],"additionalItems":{"type":"boolean"}}`)
+	tests := []struct {
+		value string
+		want  []Problem
+	}{
+		{`["a",1,true,false]`, nil},
+		{`["a","b"]`, []Problem{{"/1", "got string, want integer"}}},
+		{`[1,2,"x"]`, []Problem{{"/0", "got number, want string"}, {"/2", "got string, want boolean"}}},
+	}
+	for _, tt := range tests {
+		v, err := Decode([]byte(tt.value))
+		if err != nil {
+			t.Fatal(err)
+		}
+		var got []Problem
+		var e *Error
+		if err := s.Check(v, true); errors.As(err, &e) {
+			got = e.Problems
+		} else if err != nil {
+			t.Fatal(err)
+		}
+		if !slices.Equal(got, tt.want) {
+			t.Errorf("%s: problems %q, want %q", tt.value, got, tt.want)
+		}
+	}
+}

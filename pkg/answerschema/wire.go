@@ -273,8 +273,20 @@ func (c *converter) convert(n *node, at string, depth int) error {
 		}
 	}
 	if items := n.get("items"); items != nil {
-		if items.kind == '[' {
+		if items.kind == '[' && c.r.needsType {
 			return &cannot{at + "/items", "a list of item schemas (a tuple) is not taken; give items one schema"}
+		}
+		if items.kind == '[' {
+			// Left to the check here, as every keyword the API does not
+			// take is.
+			n.del("items")
+			c.loosened = append(c.loosened, at+"/items")
+			desc, _ := n.get("description").str()
+			if desc != "" {
+				desc += "\n\n"
+			}
+			n.set("description", strNode(desc+"{items: "+string(items.bytes())+"}"))
+			return nil
 		}
 		if err := c.convert(items, at+"/items", depth+1); err != nil {
 			return err

@@ -191,6 +191,20 @@ func TestAnthropicForm(t *testing.T) {
 	}
 }
 
+// A draft-07 tuple is left to the check here in Anthropic's form, as the
+// keywords it does not take are.
+func TestAnthropicTuple(t *testing.T) {
+	s := mustParse(t, `{"$schema":"http://json-schema.org/draft-07/schema#","type":"object","properties":{"pair":{"type":"array","items":[{"type":"string"},{"type":"integer"}]}},"required":["pair"]}`)
+	w := s.Anthropic()
+	want := `{"type":"object","properties":{"pair":{"type":"array","description":"{items: [{\"type\":\"string\"},{\"type\":\"integer\"}]}"}},"required":["pair"],"additionalProperties":false}`
+	if !w.Enforced || string(w.Schema) != want || !slices.Equal(w.Loosened, []string{"/properties/pair/items"}) {
+		t.Errorf("enforced %v %s\n got %s\nwant %s\nloosened %q", w.Enforced, w.Why, w.Schema, want, w.Loosened)
+	}
+	if a := s.Check(`{"pair":["a","b"]}`, false); len(a.Problems) != 1 || a.Problems[0].String() != "/pair/1: got string, want integer" {
+		t.Errorf("problems %q", problemTexts(a))
+	}
+}
+
 // What Anthropic's structured outputs cannot take: a recursive schema, an
 // object of any keys.
 func TestAnthropicCannot(t *testing.T) {
