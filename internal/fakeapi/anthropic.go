@@ -39,6 +39,10 @@ type antRequest struct {
 	ToolChoice        json.RawMessage   `json:"tool_choice"`
 	ContextManagement json.RawMessage   `json:"context_management"`
 	Stream            bool              `json:"stream"`
+	// OutputConfig and OutputFormat ask for structured output
+	// (structured.go).
+	OutputConfig json.RawMessage `json:"output_config"`
+	OutputFormat json.RawMessage `json:"output_format"`
 }
 
 // toolChoice reads a Messages tool_choice, {"type": …}; the real API's
@@ -161,6 +165,12 @@ func (s *Anthropic) handle(w http.ResponseWriter, r *http.Request, body []byte) 
 		antError(w, http.StatusBadRequest, "invalid_request_error", problem)
 		return
 	}
+	f, problem := anthropicFormat(r, req.OutputConfig, req.OutputFormat)
+	if problem != "" {
+		s.violatef("%s", problem)
+		antError(w, http.StatusBadRequest, "invalid_request_error", problem)
+		return
+	}
 	s.checkThinking(body)
 	c, ok := s.conversation(w, req.Messages, func(w http.ResponseWriter, status int, msg string) {
 		antError(w, status, "rate_limit_error", msg)
@@ -178,6 +188,10 @@ func (s *Anthropic) handle(w http.ResponseWriter, r *http.Request, body []byte) 
 	}
 	if st.Expect != nil {
 		s.checkExpect(st.Expect, len(req.Messages), s.results(req.Messages), body, choice)
+	}
+	s.checkFormatExpect(st.Expect, f)
+	if st.RefuseFormat != "" {
+		s.violatef("refuse_format plays a Chat Completions server")
 	}
 	s.checkToolChoice(choice, st)
 	s.requestStarted(c, req.Messages)
@@ -202,6 +216,7 @@ func (s *Anthropic) handle(w http.ResponseWriter, r *http.Request, body []byte) 
 		antError(w, st.Status, typ, msg)
 		return
 	}
+	s.checkAnswer(f, st)
 	content := s.turnContent(st)
 	turn, _ := json.Marshal(map[string]any{"role": "assistant", "content": content})
 	s.turnReturned(c, req.Messages, turn)

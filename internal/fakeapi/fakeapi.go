@@ -101,6 +101,17 @@ type Step struct {
 	// error file; Anthropic: an expired result); the request submitted
 	// again plays the next step.
 	BatchExpired bool `json:"batch_expired,omitempty"`
+	// JSON is the answer's text as a JSON value, in place of Text.
+	JSON json.RawMessage `json:"json,omitempty"`
+	// IgnoreFormat plays a server that takes a structured output request
+	// but does not hold the answer to it, as some compatible servers do;
+	// without it, an answer the requested schema (strict) or JSON mode
+	// does not allow is a mistake of the script.
+	IgnoreFormat bool `json:"ignore_format,omitempty"`
+	// RefuseFormat plays an OpenAI-compatible server ("llama.cpp",
+	// "vllm", "ollama") that answers a request asking for a JSON schema
+	// with its error; other requests play the step.
+	RefuseFormat string `json:"refuse_format,omitempty"`
 
 	// Expect asserts on the request that this step answers.
 	Expect *Expect `json:"expect,omitempty"`
@@ -145,6 +156,9 @@ type Expect struct {
 	// Cleared are call ids whose results the request must carry cleared:
 	// a placeholder starting with "[cleared".
 	Cleared []string `json:"cleared,omitempty"`
+	// Format is the structured output the request must ask for: "" none,
+	// "text", "json_object" or "json_schema". Nil does not check.
+	Format *string `json:"format,omitempty"`
 }
 
 // LoadScript reads a JSON array of steps.

@@ -44,6 +44,8 @@ type oaiRequest struct {
 	Tools      []json.RawMessage `json:"tools"`
 	ToolChoice json.RawMessage   `json:"tool_choice"`
 	Stream     bool              `json:"stream"`
+	// ResponseFormat asks for structured output (structured.go).
+	ResponseFormat json.RawMessage `json:"response_format"`
 }
 
 // toolChoice reads a Chat Completions tool_choice: "none", "auto" or
@@ -130,6 +132,12 @@ func (s *OpenAI) handle(w http.ResponseWriter, r *http.Request, body []byte) {
 		oaiError(w, http.StatusBadRequest, problem, "invalid_request_error", "tool_choice")
 		return
 	}
+	f, problem, param := chatFormat(req.ResponseFormat, req.Messages)
+	if problem != "" {
+		s.violatef("%s (param %s)", problem, param)
+		oaiError(w, http.StatusBadRequest, problem, "invalid_request_error", param)
+		return
+	}
 	c, ok := s.conversation(w, req.Messages, func(w http.ResponseWriter, status int, msg string) {
 		oaiError(w, status, msg, "requests", "")
 	})
@@ -146,6 +154,10 @@ func (s *OpenAI) handle(w http.ResponseWriter, r *http.Request, body []byte) {
 	}
 	if st.Expect != nil {
 		s.checkExpect(st.Expect, len(req.Messages), s.results(req.Messages), body, choice)
+	}
+	s.checkFormatExpect(st.Expect, f)
+	if refuseFormat(w, f, st) {
+		return
 	}
 	s.checkToolChoice(choice, st)
 	s.requestStarted(c, req.Messages)
@@ -164,6 +176,7 @@ func (s *OpenAI) handle(w http.ResponseWriter, r *http.Request, body []byte) {
 		oaiError(w, st.Status, msg, "server_error", "")
 		return
 	}
+	s.checkAnswer(f, st)
 	msg := s.turnMessage(st)
 	s.turnReturned(c, req.Messages, msg)
 

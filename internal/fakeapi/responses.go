@@ -82,6 +82,8 @@ type respRequest struct {
 	ParallelToolCalls  *bool             `json:"parallel_tool_calls"`
 	MaxOutputTokens    *int64            `json:"max_output_tokens"`
 	ToolChoice         json.RawMessage   `json:"tool_choice"`
+	// Text asks for structured output in its format (structured.go).
+	Text json.RawMessage `json:"text"`
 }
 
 // toolChoice reads a Responses tool_choice: "none", "auto" or "required",
@@ -183,6 +185,10 @@ func (s *Responses) handle(w http.ResponseWriter, r *http.Request, body []byte) 
 	if gerr == nil {
 		gerr = checkReasoningModel(req.Model, input)
 	}
+	var f format
+	if gerr == nil {
+		f, gerr = responsesFormat(req.Text, input)
+	}
 	choice, cerr := req.toolChoice()
 	if gerr == nil {
 		gerr = cerr
@@ -214,6 +220,10 @@ func (s *Responses) handle(w http.ResponseWriter, r *http.Request, body []byte) 
 		_ = json.Unmarshal(req.Input, &sent)
 		s.checkExpect(st.Expect, len(sent), responsesResults(input), body, choice)
 	}
+	s.checkFormatExpect(st.Expect, f)
+	if st.RefuseFormat != "" {
+		s.violatef("refuse_format plays a Chat Completions server")
+	}
 	s.checkToolChoice(choice, st)
 	s.requestStarted(c, input)
 	if !play(w, r, st) {
@@ -232,6 +242,7 @@ func (s *Responses) handle(w http.ResponseWriter, r *http.Request, body []byte) 
 		respError(w, st.Status, msg, typ, "", "")
 		return
 	}
+	s.checkAnswer(f, st)
 
 	// Ids are unique across servers, as the API's are: a resumed run
 	// talks to a new server about items an earlier one made.

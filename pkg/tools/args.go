@@ -7,6 +7,7 @@ import (
 	"slices"
 	"strings"
 
+	"github.com/agentloop/agentloop/internal/schemacheck"
 	"github.com/google/jsonschema-go/jsonschema"
 )
 
@@ -32,21 +33,21 @@ func (t *tool) prepare(args []byte) (*prepared, error) {
 		// Some models send "" for a tool without parameters.
 		args = []byte("{}")
 	}
-	v, err := decodeJSON(args)
+	v, err := schemacheck.Decode(args)
 	if err != nil {
 		return nil, fmt.Errorf("arguments are not valid JSON: %v", err)
 	}
 	obj, ok := v.(map[string]any)
 	if !ok {
-		return nil, fmt.Errorf("arguments must be a JSON object, got %s", jsonTypeName(v))
+		return nil, fmt.Errorf("arguments must be a JSON object, got %s", schemacheck.TypeName(v))
 	}
 	if t.stripNulls {
-		stripNulls(t.validator.root, obj)
+		stripNulls(t.validator.Root(), obj)
 	}
-	if err := t.validator.check(obj, true); err != nil {
+	if err := t.validator.Check(obj, true); err != nil {
 		return nil, fmt.Errorf("invalid arguments for %s: %s", t.def.Name, err)
 	}
-	fillDefaults(t.validator.root, obj)
+	fillDefaults(t.validator.Root(), obj)
 
 	var buf bytes.Buffer
 	enc := json.NewEncoder(&buf)
@@ -98,22 +99,6 @@ func argEnvName(name string) string {
 	return string(b)
 }
 
-func jsonTypeName(v any) string {
-	switch v.(type) {
-	case nil:
-		return "null"
-	case bool:
-		return "a boolean"
-	case json.Number:
-		return "a number"
-	case string:
-		return "a string"
-	case []any:
-		return "an array"
-	}
-	return "an object"
-}
-
 // stripNulls drops null values of optional properties: the strict form
 // makes the model send null where it means "not given".
 func stripNulls(schema *jsonschema.Schema, v any) {
@@ -133,7 +118,7 @@ func fillDefaults(schema *jsonschema.Schema, v any) {
 			if _, ok := obj[name]; ok || ps.Default == nil {
 				continue
 			}
-			if d, err := decodeJSON(ps.Default); err == nil {
+			if d, err := schemacheck.Decode(ps.Default); err == nil {
 				obj[name] = d
 			}
 		}

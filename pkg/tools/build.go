@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"strings"
 
+	"github.com/agentloop/agentloop/internal/schemacheck"
 	"github.com/google/jsonschema-go/jsonschema"
 )
 
@@ -133,7 +134,7 @@ func (p *param) writeSchema(b *bytes.Buffer, strict, optional bool) {
 // plain form, even for a strict tool, whose model's nulls are dropped
 // before the check. Each parameter keeps its part in p.check.
 func checkObjectSchema(props []*param) *jsonschema.Schema {
-	s := &jsonschema.Schema{Type: "object", Properties: map[string]*jsonschema.Schema{}, AdditionalProperties: falseSchema()}
+	s := &jsonschema.Schema{Type: "object", Properties: map[string]*jsonschema.Schema{}, AdditionalProperties: schemacheck.False()}
 	for _, p := range props {
 		s.Properties[p.name] = p.checkSchema()
 		if !p.optional {
@@ -154,17 +155,12 @@ func (p *param) checkSchema() *jsonschema.Schema {
 		s = &jsonschema.Schema{Type: p.typ}
 	}
 	for _, e := range p.enum {
-		v, _ := numbersForCheck(e, "")
+		v, _ := schemacheck.Numbers(e)
 		s.Enum = append(s.Enum, v)
 	}
 	if p.hasDefault {
-		s.Default = json.RawMessage(jsonText(p.def)) // null too: checked like any default
+		s.Default, _ = json.Marshal(p.def) // null too: checked like any default
 	}
 	p.check = s
 	return s
-}
-
-// falseSchema is the schema false, in the form the library reads it.
-func falseSchema() *jsonschema.Schema {
-	return &jsonschema.Schema{Not: &jsonschema.Schema{}}
 }

@@ -9,6 +9,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/agentloop/agentloop/internal/schemacheck"
 	"github.com/agentloop/agentloop/internal/suggest"
 	"github.com/agentloop/agentloop/pkg/transcript"
 )
@@ -17,7 +18,7 @@ import (
 type tool struct {
 	def        Definition
 	nameLine   int
-	validator  *argSchema
+	validator  *schemacheck.Schema
 	stripNulls bool // strict form: null stands for an absent optional property
 	layer      int  // the index in Load's paths of the path it came from
 }

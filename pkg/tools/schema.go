@@ -12,6 +12,7 @@ import (
 	"github.com/google/jsonschema-go/jsonschema"
 	"gopkg.in/yaml.v3"
 
+	"github.com/agentloop/agentloop/internal/schemacheck"
 	"github.com/agentloop/agentloop/internal/suggest"
 )
 
@@ -77,7 +78,7 @@ func (f *fileLoader) schema(n *yaml.Node, t *tool, fields map[string]pair) {
 		}
 		return
 	}
-	t.validator = &argSchema{root: check, resolved: rs}
+	t.validator = schemacheck.FromResolved(check, rs)
 }
 
 // params decodes a mapping of parameter names to specs. The ones in error
@@ -246,7 +247,7 @@ func (f *fileLoader) checkDefaults(props []*param) {
 		if p.hasDefault && p.check != nil {
 			rs, err := p.check.Resolve(nil)
 			if err == nil {
-				err = (&argSchema{root: p.check, resolved: rs}).check(p.def, false)
+				err = schemacheck.FromResolved(p.check, rs).Check(p.def, false)
 			}
 			if err != nil {
 				f.errorf(p.defNode, "parameter '%s': default %s", p.name, strings.ReplaceAll(err.Error(), "(value): ", ""))
@@ -290,17 +291,17 @@ func (f *fileLoader) rawSchema(t *tool, raw pair) {
 	if !f.encodeJSON(&buf, raw.val) {
 		return
 	}
-	doc, err := decodeJSON(buf.Bytes())
+	doc, err := schemacheck.Decode(buf.Bytes())
 	if err != nil {
 		f.errorf(raw.val, "schema: %v", err)
 		return
 	}
 	m := doc.(map[string]any)
-	if err := checkSchemaDoc(m); err != nil {
+	if err := schemacheck.CheckDoc(m); err != nil {
 		f.errorf(raw.val, "schema: not a valid JSON Schema: %s", err)
 		return
 	}
-	s, err := compileSchema(m)
+	s, err := schemacheck.Compile(m)
 	if err != nil {
 		f.errorf(raw.val, "schema: not a valid JSON Schema: %s", oneLine(err.Error()))
 		return
@@ -485,4 +486,35 @@ func (f *fileLoader) encodeJSON(buf *bytes.Buffer, n *yaml.Node) bool {
 func writeJSON(buf *bytes.Buffer, v any) {
 	b, _ := json.Marshal(v) // strings, numbers, booleans and null cannot fail
 	buf.Write(b)
+}
+
+// tooDeep returns the first schema of a schema written in YAML that is
+// nested more than maxDepth levels deep (the top is level 1), or nil.
+func tooDeep(n *yaml.Node, depth int) *yaml.Node {
+	if depth > maxDepth {
+		return n
+	}
+	if n.Kind != yaml.MappingNode {
+		return nil
+	}
+	for i := 0; i+1 < len(n.Content); i += 2 {
+		k, v := n.Content[i].Value, n.Content[i+1]
+		var subs []*yaml.Node
+		switch kind := schemacheck.KeywordKind(k); {
+		case kind == schemacheck.OneSchema && (v.Kind != yaml.SequenceNode || k != "items"):
+			subs = []*yaml.Node{v}
+		case kind == schemacheck.SchemaMap && v.Kind == yaml.MappingNode:
+			for j := 1; j < len(v.Content); j += 2 {
+				subs = append(subs, v.Content[j])
+			}
+		case kind != schemacheck.NotSchema && v.Kind == yaml.SequenceNode:
+			subs = v.Content
+		}
+		for _, sub := range subs {
+			if deep := tooDeep(sub, depth+1); deep != nil {
+				return deep
+			}
+		}
+	}
+	return nil
 }

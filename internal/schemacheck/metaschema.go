@@ -1,4 +1,4 @@
-package tools
+package schemacheck
 
 import (
 	"embed"
@@ -11,19 +11,18 @@ import (
 	"sync"
 
 	"github.com/google/jsonschema-go/jsonschema"
-	"gopkg.in/yaml.v3"
 )
 
 // The meta-schemas of JSON Schema draft 2020-12 and draft-07, as published
-// at json-schema.org. A schema written by hand under schema: is checked
-// against them, so that a mistake in it ("type: strng", "minimum: low") is
-// a load error at its line rather than a failure of every call.
+// at json-schema.org. A schema written by hand is checked against them, so
+// that a mistake in it ("type: strng", "minimum: low") is an error where it
+// was written rather than a failure of every value checked.
 //
 //go:embed metaschema
 var metaschemaFiles embed.FS
 
-// metaschemas are read and resolved the first time a schema: is loaded:
-// a tools folder without one pays nothing for them.
+// metaschemas are read and resolved the first time a schema document is
+// checked: a run that checks none pays nothing for them.
 var metaschemas = sync.OnceValues(func() (map[string]*jsonschema.Resolved, error) {
 	out := map[string]*jsonschema.Resolved{}
 	for id, file := range map[string]string{
@@ -64,10 +63,11 @@ func loadMetaschema(u *url.URL) (*jsonschema.Schema, error) {
 	return nil, fmt.Errorf("references outside the schema are not supported: %s", u)
 }
 
-// checkSchemaDoc checks a schema document, decoded by decodeJSON, against
-// the meta-schema of its draft. The error names the offending keyword by
-// its JSON pointer: "/properties/n/minimum: got string, want number".
-func checkSchemaDoc(doc map[string]any) error {
+// CheckDoc checks a schema document, decoded by Decode, against the
+// meta-schema of its draft. The error is an *Error naming the offending
+// keyword by its JSON pointer: "/properties/n/minimum: got string, want
+// number".
+func CheckDoc(doc map[string]any) error {
 	metas, err := metaschemas()
 	if err != nil {
 		return err
@@ -80,26 +80,26 @@ func checkSchemaDoc(doc map[string]any) error {
 	if meta == nil {
 		return fmt.Errorf("$schema %q is not supported; leave it out (draft 2020-12) or use draft-07", draft)
 	}
-	inst, err := numbersForCheck(doc, "")
-	if err != nil {
-		return err
+	inst, perr := numbers(doc, "")
+	if perr != nil {
+		return &Error{Problems: []Problem{*perr}}
 	}
 	if meta.Validate(inst) == nil {
 		return nil
 	}
-	if msg, ok := locateSchemaError(meta, inst, ""); ok {
-		return &validationError{msgs: []string{msg}}
+	if p, ok := locateSchemaError(meta, inst, ""); ok {
+		return &Error{Problems: []Problem{p}}
 	}
-	return &validationError{msgs: []string{"(value): " + libraryText(meta.Validate(inst))}}
+	return &Error{Problems: []Problem{{Message: libraryText(meta.Validate(inst))}}}
 }
 
 // locateSchemaError finds the innermost part of a schema document that is
 // not a valid schema on its own, then the keyword of it at fault. Every
 // part of a schema is a schema, so the parts can be checked one by one.
-func locateSchemaError(meta *jsonschema.Resolved, node any, at string) (string, bool) {
+func locateSchemaError(meta *jsonschema.Resolved, node any, at string) (Problem, bool) {
 	m, ok := node.(map[string]any)
 	if !ok {
-		return "", false
+		return Problem{}, false
 	}
 	keys := make([]string, 0, len(m))
 	for k := range m {
@@ -108,21 +108,21 @@ func locateSchemaError(meta *jsonschema.Resolved, node any, at string) (string, 
 	slices.Sort(keys)
 	for _, k := range keys {
 		for sub, where := range subschemas(k, m[k]) {
-			if msg, ok := locateSchemaError(meta, sub, at+"/"+escapePointer(k)+where); ok {
-				return msg, true
+			if p, ok := locateSchemaError(meta, sub, at+"/"+EscapePointer(k)+where); ok {
+				return p, true
 			}
 		}
 	}
 	err := meta.Validate(m)
 	if err == nil {
-		return "", false
+		return Problem{}, false
 	}
 	for _, k := range keys {
 		if kerr := meta.Validate(map[string]any{k: m[k]}); kerr != nil {
-			return at + "/" + escapePointer(k) + ": " + word(kerr, nil, m[k]) + keywordHint(k), true
+			return Problem{At: at + "/" + EscapePointer(k), Message: word(kerr, nil, m[k]) + keywordHint(k)}, true
 		}
 	}
-	return orRoot(at) + ": " + libraryText(err), true
+	return Problem{At: at, Message: libraryText(err)}, true
 }
 
 // keywordHint says what a keyword takes, for the ones a mistake in is
@@ -137,40 +137,44 @@ func keywordHint(k string) string {
 	return ""
 }
 
-// How a keyword holds schemas: not at all, one, a mapping of names to
-// schemas, or a list of them.
+// Kind is how a keyword holds schemas: not at all, one, a mapping of names
+// to schemas, or a list of them.
+type Kind int
+
+// The kinds of keywords.
 const (
-	notSchema = iota
-	oneSchema
-	schemaMap
-	schemaList
+	NotSchema Kind = iota
+	OneSchema
+	SchemaMap
+	SchemaList
 )
 
-func keywordKind(keyword string) int {
+// KeywordKind is how keyword holds schemas.
+func KeywordKind(keyword string) Kind {
 	switch keyword {
 	case "items", "additionalItems", "additionalProperties", "contains", "not", "if", "then", "else",
 		"propertyNames", "unevaluatedItems", "unevaluatedProperties", "contentSchema":
-		return oneSchema
+		return OneSchema
 	case "properties", "patternProperties", "$defs", "definitions", "dependentSchemas", "dependencies":
-		return schemaMap
+		return SchemaMap
 	case "allOf", "anyOf", "oneOf", "prefixItems":
-		return schemaList
+		return SchemaList
 	}
-	return notSchema
+	return NotSchema
 }
 
 // subschemas yields the schemas a keyword's value holds, each with where
 // it is under the keyword ("" for the value itself, "/name" or "/0").
 func subschemas(keyword string, v any) func(yield func(any, string) bool) {
 	return func(yield func(any, string) bool) {
-		kind := keywordKind(keyword)
+		kind := KeywordKind(keyword)
 		if _, ok := v.([]any); ok && keyword == "items" {
-			kind = schemaList // draft-07's tuple form
+			kind = SchemaList // draft-07's tuple form
 		}
 		switch kind {
-		case oneSchema:
+		case OneSchema:
 			yield(v, "")
-		case schemaMap:
+		case SchemaMap:
 			m, _ := v.(map[string]any)
 			names := make([]string, 0, len(m))
 			for n := range m {
@@ -181,11 +185,11 @@ func subschemas(keyword string, v any) func(yield func(any, string) bool) {
 				if _, isList := m[n].([]any); isList && keyword == "dependencies" {
 					continue // draft-07: a list of property names
 				}
-				if !yield(m[n], "/"+escapePointer(n)) {
+				if !yield(m[n], "/"+EscapePointer(n)) {
 					return
 				}
 			}
-		case schemaList:
+		case SchemaList:
 			arr, _ := v.([]any)
 			for i, e := range arr {
 				if !yield(e, "/"+strconv.Itoa(i)) {
@@ -194,35 +198,4 @@ func subschemas(keyword string, v any) func(yield func(any, string) bool) {
 			}
 		}
 	}
-}
-
-// tooDeep returns the first schema of a schema written in YAML that is
-// nested more than maxDepth levels deep (the top is level 1), or nil.
-func tooDeep(n *yaml.Node, depth int) *yaml.Node {
-	if depth > maxDepth {
-		return n
-	}
-	if n.Kind != yaml.MappingNode {
-		return nil
-	}
-	for i := 0; i+1 < len(n.Content); i += 2 {
-		k, v := n.Content[i].Value, n.Content[i+1]
-		var subs []*yaml.Node
-		switch kind := keywordKind(k); {
-		case kind == oneSchema && (v.Kind != yaml.SequenceNode || k != "items"):
-			subs = []*yaml.Node{v}
-		case kind == schemaMap && v.Kind == yaml.MappingNode:
-			for j := 1; j < len(v.Content); j += 2 {
-				subs = append(subs, v.Content[j])
-			}
-		case kind != notSchema && v.Kind == yaml.SequenceNode:
-			subs = v.Content
-		}
-		for _, sub := range subs {
-			if deep := tooDeep(sub, depth+1); deep != nil {
-				return deep
-			}
-		}
-	}
-	return nil
 }

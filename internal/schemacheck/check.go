@@ -1,4 +1,15 @@
-package tools
+// Package schemacheck checks JSON values against JSON Schemas with
+// google/jsonschema-go and says what is wrong in the words a model or a
+// person acts on: every offending part of the value by its JSON pointer,
+// "/temp: got string, want integer". A schema document is checked against
+// the meta-schema of its draft first, so that a mistake in the schema is
+// reported as one, at its keyword. Tool arguments and structured answers
+// are both checked here.
+//
+// Nothing is compiled when the package is initialised: the meta-schemas
+// are read the first time a schema document is checked, and the few
+// regular expressions the messages need the first time one is worded.
+package schemacheck
 
 import (
 	"bytes"
@@ -19,15 +30,22 @@ import (
 	"github.com/google/jsonschema-go/jsonschema"
 )
 
-// argSchema is a tool's JSON Schema, ready to check call arguments and
-// default values. The library decides what is valid; describe words what
-// is wrong, field by field, for the model.
-type argSchema struct {
+// Schema is a compiled JSON Schema, ready to check values. The library
+// decides what is valid; the describer words what is wrong, part by part.
+type Schema struct {
 	root     *jsonschema.Schema
 	resolved *jsonschema.Resolved
 }
 
-// supportedDrafts are the $schema values arguments can be checked against;
+// FromResolved is the Schema of a schema built and resolved by the caller.
+func FromResolved(root *jsonschema.Schema, rs *jsonschema.Resolved) *Schema {
+	return &Schema{root: root, resolved: rs}
+}
+
+// Root is the schema as the library holds it.
+func (a *Schema) Root() *jsonschema.Schema { return a.root }
+
+// supportedDrafts are the $schema values a schema may declare;
 // none means draft 2020-12.
 var supportedDrafts = []string{
 	"https://json-schema.org/draft/2020-12/schema",
@@ -35,11 +53,11 @@ var supportedDrafts = []string{
 	"https://json-schema.org/draft-07/schema#",
 }
 
-// compileSchema makes the checker of a schema document decoded by
-// decodeJSON, resolving its references. A reference outside the document
-// is refused: tool schemas are self-contained, and loading one must read no
-// file and no network.
-func compileSchema(doc any) (*argSchema, error) {
+// Compile makes the checker of a schema document decoded by Decode,
+// resolving its references. A reference outside the document is refused:
+// schemas are self-contained, and compiling one reads no file and no
+// network.
+func Compile(doc any) (*Schema, error) {
 	s, err := schemaFromDoc(doc)
 	if err != nil {
 		return nil, err
@@ -51,7 +69,7 @@ func compileSchema(doc any) (*argSchema, error) {
 	if err != nil {
 		return nil, err
 	}
-	return &argSchema{root: s, resolved: rs}, nil
+	return &Schema{root: s, resolved: rs}, nil
 }
 
 // schemaFromDoc turns a decoded schema document into the library's Schema.
@@ -64,7 +82,7 @@ func schemaFromDoc(v any) (*jsonschema.Schema, error) {
 		if x {
 			return &jsonschema.Schema{}, nil
 		}
-		return falseSchema(), nil
+		return False(), nil
 	case map[string]any:
 		local := make(map[string]any, len(x))
 		subs := map[string]any{}
@@ -90,7 +108,7 @@ func schemaFromDoc(v any) (*jsonschema.Schema, error) {
 		}
 		return s, nil
 	}
-	return nil, fmt.Errorf("a schema is an object or a boolean, got %s", jsonTypeName(v))
+	return nil, fmt.Errorf("a schema is an object or a boolean, got %s", TypeName(v))
 }
 
 // held reports whether the value of keyword k is schemas that
@@ -104,13 +122,13 @@ func held(k string, v any) bool {
 		}
 		return false
 	}
-	switch keywordKind(k) {
-	case oneSchema:
+	switch KeywordKind(k) {
+	case OneSchema:
 		if arr, ok := v.([]any); ok && k == "items" {
 			return !slices.ContainsFunc(arr, func(e any) bool { return !isSchema(e) })
 		}
 		return isSchema(v)
-	case schemaMap:
+	case SchemaMap:
 		m, ok := v.(map[string]any)
 		if !ok {
 			return false
@@ -121,7 +139,7 @@ func held(k string, v any) bool {
 			}
 		}
 		return true
-	case schemaList:
+	case SchemaList:
 		arr, ok := v.([]any)
 		return ok && !slices.ContainsFunc(arr, func(e any) bool { return !isSchema(e) })
 	}
@@ -228,9 +246,9 @@ func noLoader(u *url.URL) (*jsonschema.Schema, error) {
 	return nil, fmt.Errorf("references outside the schema are not supported: %s", u)
 }
 
-// decodeJSON reads one JSON value, numbers as json.Number so that they
-// reach the tool as they were written.
-func decodeJSON(data []byte) (any, error) {
+// Decode reads one JSON value, numbers as json.Number so that they are
+// passed on as they were written.
+func Decode(data []byte) (any, error) {
 	dec := json.NewDecoder(bytes.NewReader(data))
 	dec.UseNumber()
 	var v any
@@ -243,41 +261,75 @@ func decodeJSON(data []byte) (any, error) {
 	return v, nil
 }
 
-// validationError lists what is wrong with a value, one problem a field.
-type validationError struct{ msgs []string }
+// Problem is one thing wrong with a value: where (a JSON pointer, "" for
+// the whole value) and what.
+type Problem struct {
+	At      string
+	Message string
+}
 
-func (e *validationError) Error() string { return strings.Join(e.msgs, "; ") }
+func (p Problem) String() string { return orRoot(p.At) + ": " + p.Message }
 
-// check validates v, a value from decodeJSON. listFields says whether an
-// unknown property's error lists the accepted ones: useful to a model that
-// misspelt an argument, noise about a default written by hand.
-func (a *argSchema) check(v any, listFields bool) error {
-	inst, err := numbersForCheck(v, "")
-	if err != nil {
-		return &validationError{msgs: []string{err.Error()}}
+// Error lists what is wrong with a value, one problem a part, in the order
+// of their pointers. More says that problems past the first few were left
+// out.
+type Error struct {
+	Problems []Problem
+	More     bool
+}
+
+func (e *Error) Error() string {
+	msgs := make([]string, 0, len(e.Problems)+1)
+	for _, p := range e.Problems {
+		msgs = append(msgs, p.String())
 	}
-	err = a.resolved.Validate(inst)
+	if e.More {
+		msgs = append(msgs, MoreText)
+	}
+	return strings.Join(msgs, "; ")
+}
+
+// MoreText says that not every problem is listed: the first maxFindings
+// are.
+const MoreText = "and more (the first 20 problems are shown)"
+
+// Check validates v, a value from Decode; the error is an *Error.
+// listFields says whether an unknown property's problem lists the accepted
+// ones: useful to a model that misspelt a name, noise about a default
+// written by hand.
+func (a *Schema) Check(v any, listFields bool) error {
+	inst, perr := numbers(v, "")
+	if perr != nil {
+		return &Error{Problems: []Problem{*perr}}
+	}
+	err := a.resolved.Validate(inst)
 	if err == nil {
 		return nil
 	}
 	d := &describer{root: a.root, whole: err, listFields: listFields}
 	d.node(a.root, inst, "")
-	if len(d.msgs) == 0 {
+	if len(d.problems) == 0 {
 		d.add("", libraryText(err))
 	}
-	slices.Sort(d.msgs)
-	msgs := slices.Compact(d.msgs)
-	if d.more {
-		msgs = append(msgs, fmt.Sprintf("and more (the first %d problems are shown)", maxFindings))
-	}
-	return &validationError{msgs: msgs}
+	slices.SortFunc(d.problems, func(x, y Problem) int { return strings.Compare(x.String(), y.String()) })
+	return &Error{Problems: slices.Compact(d.problems), More: d.more}
 }
 
-// numbersForCheck returns a copy of v with json.Number replaced by int64
+// Numbers is v, a value from Decode, with its numbers as the validator
+// takes them; an error for a number too large to compare.
+func Numbers(v any) (any, error) {
+	out, p := numbers(v, "")
+	if p != nil {
+		return nil, &Error{Problems: []Problem{*p}}
+	}
+	return out, nil
+}
+
+// numbers returns a copy of v with json.Number replaced by int64
 // or float64, the numbers the validator understands (it takes a
 // json.Number for a string). A number too large for a float64 cannot be
 // compared with anything and is refused.
-func numbersForCheck(v any, at string) (any, error) {
+func numbers(v any, at string) (any, *Problem) {
 	switch x := v.(type) {
 	case json.Number:
 		if i, err := strconv.ParseInt(string(x), 10, 64); err == nil {
@@ -285,13 +337,13 @@ func numbersForCheck(v any, at string) (any, error) {
 		}
 		f, err := strconv.ParseFloat(string(x), 64)
 		if err != nil || math.IsInf(f, 0) {
-			return nil, fmt.Errorf("%s: the number %s is too large", orRoot(at), x)
+			return nil, &Problem{At: at, Message: fmt.Sprintf("the number %s is too large", x)}
 		}
 		return f, nil
 	case map[string]any:
 		out := make(map[string]any, len(x))
 		for k, e := range x {
-			c, err := numbersForCheck(e, at+"/"+escapePointer(k))
+			c, err := numbers(e, at+"/"+EscapePointer(k))
 			if err != nil {
 				return nil, err
 			}
@@ -301,7 +353,7 @@ func numbersForCheck(v any, at string) (any, error) {
 	case []any:
 		out := make([]any, len(x))
 		for i, e := range x {
-			c, err := numbersForCheck(e, at+"/"+strconv.Itoa(i))
+			c, err := numbers(e, at+"/"+strconv.Itoa(i))
 			if err != nil {
 				return nil, err
 			}
@@ -322,7 +374,7 @@ type describer struct {
 	root       *jsonschema.Schema
 	whole      error // the library's verdict on the whole value
 	listFields bool
-	msgs       []string
+	problems   []Problem
 	more       bool // problems past maxFindings were left out
 	refs       int  // $refs followed for the value being described
 	// locals and resolved keep each part's local schema and its
@@ -340,15 +392,15 @@ const maxRefs = 32
 const maxFindings = 20
 
 func (d *describer) add(at, msg string) {
-	if len(d.msgs) >= maxFindings {
+	if len(d.problems) >= maxFindings {
 		d.more = true
 		return
 	}
-	d.msgs = append(d.msgs, orRoot(at)+": "+msg)
+	d.problems = append(d.problems, Problem{At: at, Message: msg})
 }
 
 func (d *describer) node(s *jsonschema.Schema, v any, at string) {
-	if len(d.msgs) >= maxFindings {
+	if len(d.problems) >= maxFindings {
 		d.more = true
 		return
 	}
@@ -359,13 +411,13 @@ func (d *describer) node(s *jsonschema.Schema, v any, at string) {
 		if err == nil {
 			return
 		}
-		if obj, ok := v.(map[string]any); ok && len(s.PatternProperties) == 0 && s.UnevaluatedProperties != nil && isFalseSchema(s.UnevaluatedProperties) &&
+		if obj, ok := v.(map[string]any); ok && len(s.PatternProperties) == 0 && s.UnevaluatedProperties != nil && IsFalse(s.UnevaluatedProperties) &&
 			strings.Contains(err.Error(), "/unevaluatedProperties") {
 			// Most often the properties not listed; the library does
 			// not say which it found.
-			n := len(d.msgs)
+			n := len(d.problems)
 			d.object(&jsonschema.Schema{Properties: s.Properties, AdditionalProperties: s.UnevaluatedProperties}, obj, at)
-			if len(d.msgs) > n {
+			if len(d.problems) > n {
 				return
 			}
 		}
@@ -397,6 +449,10 @@ func (d *describer) node(s *jsonschema.Schema, v any, at string) {
 			switch {
 			case i < len(s.PrefixItems):
 				d.node(s.PrefixItems[i], e, at+"/"+strconv.Itoa(i))
+			case i < len(s.ItemsArray): // draft-07's tuple
+				d.node(s.ItemsArray[i], e, at+"/"+strconv.Itoa(i))
+			case len(s.ItemsArray) > 0 && s.AdditionalItems != nil:
+				d.node(s.AdditionalItems, e, at+"/"+strconv.Itoa(i))
 			case s.Items != nil:
 				d.node(s.Items, e, at+"/"+strconv.Itoa(i))
 			}
@@ -407,19 +463,19 @@ func (d *describer) node(s *jsonschema.Schema, v any, at string) {
 func (d *describer) object(s *jsonschema.Schema, obj map[string]any, at string) {
 	for _, name := range s.Required {
 		if _, ok := obj[name]; !ok {
-			d.add(at+"/"+escapePointer(name), "missing required property")
+			d.add(at+"/"+EscapePointer(name), "missing required property")
 		}
 	}
 	for name, val := range obj {
 		if ps, ok := s.Properties[name]; ok {
-			d.node(ps, val, at+"/"+escapePointer(name))
+			d.node(ps, val, at+"/"+EscapePointer(name))
 			continue
 		}
 		if s.AdditionalProperties == nil || len(s.PatternProperties) > 0 {
 			continue // patternProperties are in the local schema
 		}
-		if !isFalseSchema(s.AdditionalProperties) {
-			d.node(s.AdditionalProperties, val, at+"/"+escapePointer(name))
+		if !IsFalse(s.AdditionalProperties) {
+			d.node(s.AdditionalProperties, val, at+"/"+EscapePointer(name))
 			continue
 		}
 		msg := "unknown property"
@@ -435,7 +491,7 @@ func (d *describer) object(s *jsonschema.Schema, obj map[string]any, at string) 
 				msg += " (accepted: " + strings.Join(names, ", ") + ")"
 			}
 		}
-		d.add(at+"/"+escapePointer(name), msg)
+		d.add(at+"/"+EscapePointer(name), msg)
 	}
 }
 
@@ -446,6 +502,11 @@ func (d *describer) local(s *jsonschema.Schema, followsRef bool) *jsonschema.Sch
 	}
 	c := *s
 	c.Properties, c.Required, c.AllOf, c.PrefixItems, c.Items = nil, nil, nil, nil, nil
+	if len(s.ItemsArray) > 0 {
+		// additionalItems says what follows the tuple: without it, the
+		// library would hold every item to it.
+		c.ItemsArray, c.AdditionalItems = nil, nil
+	}
 	if len(s.PatternProperties) == 0 {
 		c.AdditionalProperties = nil
 	}
@@ -620,9 +681,9 @@ func jsonText(v any) string {
 	return string(b)
 }
 
-// isFalseSchema reports the schema false, which the library reads as
+// IsFalse reports the schema false, which the library reads as
 // {"not": {}}; the test is the one it makes itself.
-func isFalseSchema(s *jsonschema.Schema) bool {
+func IsFalse(s *jsonschema.Schema) bool {
 	return s.Not != nil && reflect.ValueOf(*s.Not).IsZero()
 }
 
@@ -633,7 +694,37 @@ func orRoot(at string) string {
 	return at
 }
 
-// escapePointer escapes one token of a JSON pointer (RFC 6901).
-func escapePointer(tok string) string {
+// EscapePointer escapes one token of a JSON pointer (RFC 6901).
+func EscapePointer(tok string) string {
+	if !strings.ContainsAny(tok, "~/") {
+		return tok
+	}
 	return strings.NewReplacer("~", "~0", "/", "~1").Replace(tok)
+}
+
+// False is the schema false, in the form the library reads it.
+func False() *jsonschema.Schema {
+	return &jsonschema.Schema{Not: &jsonschema.Schema{}}
+}
+
+// TypeName is the JSON type of a value from Decode, with its article: "a
+// string", "an object"; null is "null".
+func TypeName(v any) string {
+	switch v.(type) {
+	case nil:
+		return "null"
+	case bool:
+		return "a boolean"
+	case json.Number:
+		return "a number"
+	case string:
+		return "a string"
+	case []any:
+		return "an array"
+	}
+	return "an object"
+}
+
+func oneLine(s string) string {
+	return strings.Join(strings.Fields(s), " ")
 }
