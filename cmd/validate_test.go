@@ -2,6 +2,7 @@ package cmd
 
 import (
 	"context"
+	"encoding/json"
 	"errors"
 	"os"
 	"path/filepath"
@@ -24,7 +25,7 @@ func TestValidateFlags(t *testing.T) {
 		strings.Join(got.ToolsDirs, ",") != "a,b" || strings.Join(got.Files, ",") != "x.json,-" {
 		t.Errorf("options %+v", got)
 	}
-	for _, args := range [][]string{{}, {"--input", "yaml", "f"}, {"--shape", "gemini", "f"}} {
+	for _, args := range [][]string{{}, {"--input", "yaml", "f"}, {"--shape", "gemini", "f"}, {"--list-formats", "f"}} {
 		c := newCmdValidate(ios, func(context.Context, *ValidateOptions) error { return nil })
 		c.SetArgs(args)
 		c.SilenceErrors, c.SilenceUsage = true, true
@@ -96,5 +97,39 @@ func TestSummary(t *testing.T) {
 		if got := summary(tc.st, tc.formats, tc.unreadable); got != tc.want {
 			t.Errorf("got  %s\nwant %s", got, tc.want)
 		}
+	}
+}
+
+// TestListFormats: --list-formats prints every format --input takes, with
+// what it reads, who writes it and an example; a table, or JSON Lines.
+func TestListFormats(t *testing.T) {
+	ios, _, out, _ := Test()
+	if err := runValidate(context.Background(), &ValidateOptions{IO: ios, ListFormats: true}); err != nil {
+		t.Fatal(err)
+	}
+	lines := strings.Split(strings.TrimSuffix(out.String(), "\n"), "\n")
+	if len(lines) != len(transcript.Inputs)+1 || !strings.HasPrefix(lines[0], "FORMAT ") {
+		t.Fatalf("%d lines for %d formats:\n%s", len(lines), len(transcript.Inputs), out)
+	}
+	for i, name := range transcript.Inputs {
+		f := transcript.Formats()[i]
+		if fields := strings.Fields(lines[i+1]); fields[0] != name || !strings.Contains(lines[i+1], f.Reads) || !strings.HasSuffix(lines[i+1], f.Example) {
+			t.Errorf("line %d: %q, want %s", i+1, lines[i+1], name)
+		}
+	}
+	ios, _, out, _ = Test()
+	if err := runValidate(context.Background(), &ValidateOptions{IO: ios, ListFormats: true, JSON: true}); err != nil {
+		t.Fatal(err)
+	}
+	n := 0
+	for line := range strings.SplitSeq(strings.TrimSpace(out.String()), "\n") {
+		var f jsonFormat
+		if err := json.Unmarshal([]byte(line), &f); err != nil || f.Name != transcript.Inputs[n] || f.Reads == "" || f.Writer == "" || f.Example == "" {
+			t.Errorf("%q: %v", line, err)
+		}
+		n++
+	}
+	if n != len(transcript.Inputs) {
+		t.Errorf("%d formats in JSON, want %d", n, len(transcript.Inputs))
 	}
 }

@@ -11,6 +11,8 @@ import (
 	"testing"
 
 	"gopkg.in/yaml.v3"
+
+	"github.com/agentloop/agentloop/pkg/transcript/internal/check"
 )
 
 const logsDir = "../../testdata/logs"
@@ -46,26 +48,6 @@ var logFiles = []struct {
 	// call-a.": the finding is confirmed.
 	{"pydantic-ai_deepseek_interleaved_400.yaml", InputVCR, []string{"unanswered-call"}},
 	{"recorded-bodies.har", InputHAR, []string{"unanswered-call"}},
-}
-
-// TestEvalZipFromFile: a .eval log is read from its file (a ZIP archive is
-// read from its end), each sample member named in findings.
-func TestEvalZipFromFile(t *testing.T) {
-	f, err := os.Open(filepath.Join(logsDir, "inspect_message_deduplication.eval"))
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer f.Close()
-	var fs []Finding
-	st, err := Validate("log.eval", f, Options{}, func(x Finding) { fs = append(fs, x) })
-	if err != nil || st.Format != InputInspect || st.ToolCalls != 5 || st.Conversations != 1 {
-		t.Fatalf("%v %+v", err, st)
-	}
-	for _, x := range fs {
-		if x.File != "log.eval/samples/0_epoch_1.json" || x.Severity == Error {
-			t.Errorf("%v", x)
-		}
-	}
 }
 
 func readLog(t *testing.T, name string) []byte {
@@ -203,84 +185,43 @@ func TestAnthropicTypedMessage(t *testing.T) {
 	}
 }
 
-// TestClaudeCodeTree: a rewound session is two branches, each checked; a
-// compaction starts a new conversation; lines that send nothing may sit
-// between a call and its result; the lines of one message id are one
-// message even with its results between them.
-func TestClaudeCodeTree(t *testing.T) {
-	u := func(uuid, parent, content string) string {
-		p := `null`
-		if parent != "" {
-			p = `"` + parent + `"`
+// TestSniffOneFormat: every real log is claimed by its own format alone, no
+// other as sure of it, so that no format reads another's files.
+func TestSniffOneFormat(t *testing.T) {
+	for _, lf := range logFiles {
+		data := readLog(t, lf.file)
+		h := check.NewHead(data[:min(len(data), 1<<20)], len(data) <= 1<<20)
+		best, sure := registry.Sniff(h)
+		if best == nil || best.Info().Name != lf.format {
+			t.Errorf("%s: sniffed as %v, want %s", lf.file, best, lf.format)
+			continue
 		}
-		return `{"type":"user","uuid":"` + uuid + `","parentUuid":` + p + `,"message":{"role":"user","content":` + content + `}}`
-	}
-	a := func(uuid, parent, id, content string) string {
-		return `{"type":"assistant","uuid":"` + uuid + `","parentUuid":"` + parent + `","message":{"id":"` + id + `","type":"message","role":"assistant","content":` + content + `,"stop_reason":null}}`
-	}
-	use := func(id string) string { return `[{"type":"tool_use","id":"` + id + `","name":"Bash","input":{}}]` }
-	res := func(id string) string { return `[{"type":"tool_result","tool_use_id":"` + id + `","content":"ok"}]` }
-	for _, tc := range []struct {
-		name  string
-		lines []string
-		want  []string
-	}{
-		{"one message over lines, results between", []string{
-			u("u1", "", `"go"`),
-			a("a1", "u1", "msg_1", `[{"type":"text","text":"Two calls."}]`),
-			a("a2", "a1", "msg_1", use("t1")),
-			u("r1", "a2", res("t1")),
-			a("a3", "r1", "msg_1", use("t2")),
-			u("r2", "a3", res("t2")),
-			a("a4", "r2", "msg_2", `[{"type":"text","text":"done"}]`),
-		}, nil},
-		{"a result missing in the split message", []string{
-			u("u1", "", `"go"`),
-			a("a2", "u1", "msg_1", use("t1")),
-			u("r1", "a2", res("t1")),
-			a("a3", "r1", "msg_1", use("t2")),
-			a("a4", "a3", "msg_2", `[{"type":"text","text":"done"}]`),
-		}, []string{"3 error unanswered-call"}},
-		{"progress lines between a call and its result", []string{
-			u("u1", "", `"go"`),
-			a("a1", "u1", "msg_1", use("t1")),
-			`{"type":"progress","uuid":"p1","parentUuid":"a1","data":{}}`,
-			`{"type":"progress","uuid":"p2","parentUuid":"p1","data":{}}`,
-			u("r1", "p2", res("t1")),
-			a("a2", "r1", "msg_2", `[{"type":"text","text":"done"}]`),
-		}, nil},
-		{"a rewind: the old branch is checked to its end", []string{
-			u("u1", "", `"go"`),
-			a("a1", "u1", "msg_1", use("t1")),
-			u("r1", "a1", res("t1")),
-			a("a2", "r1", "msg_2", `[{"type":"text","text":"first answer"}]`),
-			u("u2", "a2", `"now this"`),
-			a("a3", "u2", "msg_3", use("t2")),
-			u("u2b", "a2", `"no, that"`), // rewound: a branch from a2
-			a("a4", "u2b", "msg_4", `[{"type":"text","text":"ok"}]`),
-		}, []string{"6 error pending-call"}},
-		{"a compaction starts over", []string{
-			u("u1", "", `"go"`),
-			a("a1", "u1", "msg_1", use("t1")),
-			u("r1", "a1", res("t1")),
-			`{"type":"system","subtype":"compact_boundary","uuid":"c1","parentUuid":null,"logicalParentUuid":"r1"}`,
-			u("s1", "c1", `"Summary of the conversation so far"`),
-			a("a2", "s1", "msg_2", `[{"type":"text","text":"continuing"}]`),
-		}, nil},
-		{"API errors shown as assistant lines are not sent", []string{
-			u("u1", "", `"go"`),
-			`{"type":"assistant","uuid":"e1","parentUuid":"u1","isApiErrorMessage":true,"message":{"id":"x","role":"assistant","content":[{"type":"text","text":"API Error: 529"}]}}`,
-			a("a1", "e1", "msg_1", `[{"type":"text","text":"hello"}]`),
-		}, nil},
-	} {
-		t.Run(tc.name, func(t *testing.T) {
-			fs, st := validateBytes(t, "s.jsonl", []byte(lines(tc.lines...)), Options{})
-			if got := codesAt(fs); strings.Join(got, "|") != strings.Join(tc.want, "|") {
-				t.Errorf("got %v, want %v\n%s", got, tc.want, dump(fs))
+		for _, f := range registry {
+			if f != best && f.Sniff(h) >= sure {
+				t.Errorf("%s: %s is as sure of it (%v) as %s", lf.file, f.Info().Name, sure, lf.format)
 			}
-			if st.Format != InputClaudeCode {
-				t.Errorf("format %q", st.Format)
-			}
-		})
+		}
+	}
+}
+
+// TestGeminiHistoryNotATrajectory: a Gemini CLI checkpoint ({"history":
+// [{"role", "parts"}]}) was read as a SWE-agent trajectory, its messages
+// passed as checked by SWE-agent's name. It is a document of a shape the
+// rules do not cover.
+func TestGeminiHistoryNotATrajectory(t *testing.T) {
+	checkpoint := `{
+  "history": [
+    {"role": "user", "parts": [{"text": "List the files."}]},
+    {"role": "model", "parts": [{"functionCall": {"name": "list_directory", "args": {"path": "."}}}]},
+    {"role": "user", "parts": [{"functionResponse": {"name": "list_directory", "response": {"output": "a.go"}}}]}
+  ]
+}
+`
+	fs, st := validateBytes(t, "checkpoint.json", []byte(checkpoint), Options{})
+	if st.Format == InputSWEAgent {
+		t.Fatalf("read as a SWE-agent trajectory: %+v\n%s", st, dump(fs))
+	}
+	if len(fs) == 0 || fs[0].Code != "unknown-shape" {
+		t.Errorf("%+v\n%s", st, dump(fs))
 	}
 }

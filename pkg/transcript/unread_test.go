@@ -2,15 +2,12 @@ package transcript
 
 import (
 	"bytes"
-	"encoding/base64"
 	"encoding/json"
 	"fmt"
 	"os"
 	"path/filepath"
 	"strings"
 	"testing"
-
-	"gopkg.in/yaml.v3"
 )
 
 // TestUnknownItemsAreNotPassed: lines whose "type" names no message or
@@ -154,19 +151,6 @@ func TestHeldFindingsAllReported(t *testing.T) {
 	}
 }
 
-// TestCodexGhostSnapshot: Codex records a git snapshot for undo as a
-// response_item it never sends (is_api_message in codex-rs/core): it is
-// neither a message checked nor an object reported.
-func TestCodexGhostSnapshot(t *testing.T) {
-	rollout := readLog(t, "codex_rollout_tools.jsonl")
-	_, want := validateBytes(t, "rollout.jsonl", rollout, Options{})
-	ghost := []byte(`{"timestamp":"2026-01-02T03:04:06.000Z","type":"response_item","payload":{"type":"ghost_snapshot","ghost_commit":{"id":"4b825dc642cb6eb9a060e54bf8d69288fbee4904","parent":null,"preexisting_untracked_files":[],"preexisting_untracked_dirs":[]}}}` + "\n")
-	fs, got := validateBytes(t, "rollout.jsonl", append(append([]byte(nil), rollout...), ghost...), Options{})
-	if got != want || len(fs) != 0 {
-		t.Fatalf("with a ghost snapshot: %+v %v; without: %+v", got, fs, want)
-	}
-}
-
 // TestForcedLogFormat: --input inspect, swe-agent or har reads what it
 // names or nothing: a log of another kind is not checked under its name.
 func TestForcedLogFormat(t *testing.T) {
@@ -212,39 +196,8 @@ func TestHeldFindingsBounded(t *testing.T) {
 			unanswered++
 		}
 	}
-	if held != maxEarly || more != 1 || unanswered != 1 {
+	if held != 100 || more != 1 || unanswered != 1 {
 		t.Fatalf("%d held, %d summaries, %d unanswered: %v", held, more, unanswered, fs)
-	}
-}
-
-// TestRubyVCRBase64Body: Ruby's VCR writes a body that is not valid UTF-8
-// as {encoding: ASCII-8BIT, base64_string: …}; it reads as the same body.
-func TestRubyVCRBase64Body(t *testing.T) {
-	const name = "ruby-vcr_ruby_llm_anthropic_parallel_tool_calls.yml"
-	data := readLog(t, name)
-	_, want := validateBytes(t, name, data, Options{})
-	var doc yaml.Node
-	if err := yaml.Unmarshal(data, &doc); err != nil {
-		t.Fatal(err)
-	}
-	n := 0
-	for _, it := range mapValue(doc.Content[0], "http_interactions").Content {
-		body := mapValue(mapValue(it, "request"), "body")
-		k, v := mapEntry(body, "string")
-		if k == nil {
-			continue
-		}
-		k.Value, v.Value, v.Style = "base64_string", base64.StdEncoding.EncodeToString([]byte(v.Value)), 0
-		mapValue(body, "encoding").Value = "ASCII-8BIT"
-		n++
-	}
-	out, err := yaml.Marshal(&doc)
-	if err != nil || n != 2 || !bytes.Contains(out, []byte("base64_string")) {
-		t.Fatalf("%d bodies, %v", n, err)
-	}
-	fs, got := validateBytes(t, name, out, Options{})
-	if got != want || len(fs) != 0 {
-		t.Fatalf("base64 bodies: %+v %v; strings: %+v", got, fs, want)
 	}
 }
 

@@ -633,7 +633,7 @@ func TestReadError(t *testing.T) {
 // TestHugeFirstLine: a first line longer than the detection window is still
 // read as what it is, a message or a streamed request body.
 func TestHugeFirstLine(t *testing.T) {
-	big := strings.Repeat("y", detectWindow+10)
+	big := strings.Repeat("y", 1<<20+10) // longer than the window a format is told by
 	msgs := lines(`{"content":"`+big+`","role":"user"}`, oCall1, oUser)
 	fs, st := validateBytes(t, "m.jsonl", []byte(msgs), Options{})
 	if st.Messages != 3 || len(fs) != 1 || fs[0].Code != "unanswered-call" || fs[0].Line != 3 {

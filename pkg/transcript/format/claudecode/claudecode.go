@@ -1,11 +1,5 @@
-package transcript
-
-import (
-	"fmt"
-	"hash/maphash"
-)
-
-// Claude Code session logs (~/.claude/projects/<project>/<session>.jsonl).
+// Package claudecode reads Claude Code session logs
+// (~/.claude/projects/<project>/<session>.jsonl).
 //
 // A line is {"type": "user"|"assistant"|"system"|"summary"|…, "uuid",
 // "parentUuid", "message": {an Anthropic message}, …}. The lines form a tree
@@ -23,12 +17,60 @@ import (
 // last line of its chain starts a branch that is checked from there on,
 // without the state before it (its first results are not matched against
 // calls made before the branch point).
+package claudecode
+
+import (
+	"github.com/agentloop/agentloop/pkg/transcript/internal/check"
+)
+
+// Name is the format's name.
+const Name = "claude-code"
+
+// Format is the format of Claude Code session logs.
+var Format check.Format = format{}
+
+type format struct{}
+
+func (format) Info() check.Info {
+	return check.Info{Name: Name, Reads: "Claude Code session", Writer: "Claude Code",
+		Example: "~/.claude/projects/<project>/<session>.jsonl (sub-agents: <session>/subagents/agent-*.jsonl)"}
+}
+
+// Sniff knows a session by its first line: Claude Code's keys (parentUuid,
+// sessionId…) with a type, a line type only Claude Code writes, or, less
+// surely, a user or assistant line wrapping its message as only Claude
+// Code does (a line trimmed of its tree's keys).
+func (format) Sniff(h *check.Head) check.Confidence {
+	line, ok := h.Line()
+	if !ok || line.Kind != check.KindObject {
+		return check.No
+	}
+	t := line.Type()
+	claude := line.Has("parentUuid", check.KindAbsent) || line.Has("leafUuid", check.KindAbsent) ||
+		line.Has("sessionId", check.KindAbsent) || line.Has("isSidechain", check.KindAbsent)
+	switch {
+	case claude && t != "", t == "file-history-snapshot", t == "queue-operation":
+		return check.Certain
+	case (t == "user" || t == "assistant") && line.Has("message", check.KindObject):
+		return check.Likely
+	}
+	return check.No
+}
+
+func (format) Open(f *check.File) error {
+	v := &reader{f: f, tips: map[uint64]*ccChain{}, recent: map[uint64]ccNode{}}
+	if err := f.Lines(v.ccLine); err != nil || f.Stopped() {
+		return err
+	}
+	v.ccFinish()
+	return nil
+}
 
 // ccChain is one branch of the tree being read: a conversation and where
 // it has got to.
 type ccChain struct {
-	conv     conv
-	keys     []uint64 // the uuids (hashed) in ccState.tips naming its last line
+	conv     *check.Conv
+	keys     []uint64 // the uuids (hashed) in reader.tips naming its last line
 	asstID   uint64   // message.id (hashed) of its last assistant message; 0 if none
 	asstIdx  int      // that message's index
 	index    int      // index of its last message; -1 before the first
@@ -37,8 +79,10 @@ type ccChain struct {
 	used     int // when it was last extended, to close the least used
 }
 
-// ccState is the state of a Claude Code file.
-type ccState struct {
+// reader is the state of a Claude Code file.
+type reader struct {
+	f *check.File
+
 	chains []*ccChain
 	tips   map[uint64]*ccChain
 	recent map[uint64]ccNode // recent message lines, for where a branch starts
@@ -66,60 +110,56 @@ const (
 )
 
 // ccLine reads one line of a Claude Code log.
-func (v *validator) ccLine(text []byte, n int, complete bool) {
-	if v.ccs == nil {
-		v.ccs = &ccState{tips: map[uint64]*ccChain{}, recent: map[uint64]ccNode{}}
-		v.format = InputClaudeCode
-	}
-	if !v.objectLine(text, n, complete, "a Claude Code log entry") {
+func (v *reader) ccLine(text []byte, n int, complete bool) {
+	f := v.f
+	if !f.ObjectLine(text, n, complete, "a Claude Code log entry") {
 		return
 	}
-	s := &v.sc
-	m := &v.msg
-	m.reset(n, 0)
+	s := f.Scanner()
+	m := f.Msg()
+	m.Reset(n, 0)
 	var typ, uuid, parent, msgID []byte
 	hasParent, parentNull, message, skip := false, false, false, false
 	hasType, hasRole, hasCallID := false, false, false
-	s.enter('{')
-	for k := 0; s.next('}', &k); {
-		switch string(s.key()) {
+	s.Enter('{')
+	for k := 0; s.Next('}', &k); {
+		switch string(s.Key()) {
 		case "type":
 			hasType = true
-			typ = s.stringOrSkip()
+			typ = s.StringOrSkip()
 		case "role":
 			hasRole = true
-			s.skip()
+			s.Skip()
 		case "call_id":
 			hasCallID = true
-			s.skip()
+			s.Skip()
 		case "uuid":
-			uuid = s.stringOrSkip()
+			uuid = s.StringOrSkip()
 		case "parentUuid":
 			hasParent = true
-			parentNull = s.peekKind() == kindNull
-			parent = s.stringOrSkip()
+			parentNull = s.PeekKind() == check.KindNull
+			parent = s.StringOrSkip()
 		case "message":
-			if s.peekKind() == kindObject {
+			if s.PeekKind() == check.KindObject {
 				message = true
-				s.readMsg(m)
-				msgID = m.id
+				s.ReadMsg(m)
+				msgID = m.ID()
 				continue
 			}
-			s.skip()
+			s.Skip()
 		case "isApiErrorMessage", "isVisibleInTranscriptOnly":
 			// Lines Claude Code shows but does not send: API errors
 			// written as assistant messages, and the like.
-			skip = skip || s.peekKind() == kindBool && s.d[s.i] == 't'
-			s.skip()
+			skip = s.Bool() || skip
 		default:
-			s.skip()
+			s.Skip()
 		}
 	}
-	s.end()
-	if s.err != nil {
-		v.notJSON(text, n, complete)
-		if v.ccs.last != nil {
-			v.ccs.last.conv.lost()
+	s.End()
+	if s.Err() != nil {
+		f.NotJSON(text, n, complete)
+		if v.last != nil {
+			v.last.conv.Lost()
 		}
 		return
 	}
@@ -132,16 +172,16 @@ func (v *validator) ccLine(text []byte, n int, complete bool) {
 		v.ccSeen()
 	}
 	if !message && !skip && (t == "user" || t == "assistant") {
-		v.fileFinding(n, Error, "invalid-record", "a %s line without a message object: it is not checked", typ)
+		v.f.Finding(n, check.Error, "invalid-record", "a %s line without a message object: it is not checked", typ)
 	}
 	if !message || skip || (t != "user" && t != "assistant") {
 		v.ccPassThrough(uuid, parent, hasParent, parentNull)
 		return
 	}
-	if m.hasRole && string(m.role) != t {
-		v.fileFinding(n, Error, "invalid-record", "a line of type %q holds a message of role %q: Claude Code writes the two alike", typ, m.role)
+	if m.HasRole() && string(m.Role()) != t {
+		v.f.Finding(n, check.Error, "invalid-record", "a line of type %q holds a message of role %q: Claude Code writes the two alike", typ, m.Role())
 	}
-	cs := v.ccs
+	cs := v
 	ch := v.ccParentChain(n, parent, hasParent, parentNull)
 	cs.clock++
 	ch.used = cs.clock
@@ -160,50 +200,54 @@ func (v *validator) ccLine(text []byte, n int, complete bool) {
 
 	// Where the line stands in the conversation Claude Code sends.
 	role := byte('u')
-	if string(m.role) == "assistant" {
+	if string(m.Role()) == "assistant" {
 		role = 'a'
 	}
 	var id uint64
 	if len(msgID) > 0 {
 		id = v.hash(msgID)
 	}
+	continues := false
 	switch {
 	case role == 'a' && id != 0 && id == ch.asstID:
-		m.continues = true
-		m.index = ch.asstIdx
+		continues = true
+		m.SetIndex(ch.asstIdx)
 	case role == 'u' && ch.role == 'u':
-		m.continues = true
-		m.index = ch.index
+		continues = true
+		m.SetIndex(ch.index)
 	default:
 		ch.index++
-		m.index = ch.index
+		m.SetIndex(ch.index)
 		if role == 'a' {
 			ch.asstID, ch.asstIdx = id, ch.index
 		}
 	}
-	if !(m.continues && role == 'a') {
+	if continues {
+		m.SetContinues()
+	}
+	if !(continues && role == 'a') {
 		ch.role = role
 	}
 	ch.messages++
 	if ch.messages == 1 {
-		v.stats.Conversations++
+		v.f.AddConversations(1)
 	}
-	ch.conv.add(m)
+	ch.conv.Add(m)
 	if len(uuid) > 0 {
 		if len(cs.recent) >= maxRecent {
 			clear(cs.recent)
 		}
-		cs.recent[v.hash(uuid)] = ccNode{index: int32(m.index), role: role}
+		cs.recent[v.hash(uuid)] = ccNode{index: int32(m.Index()), role: role}
 	}
 }
 
 // hash hashes an id with the file's seed.
-func (v *validator) hash(b []byte) uint64 { return maphash.Bytes(v.seed, b) }
+func (v *reader) hash(b []byte) uint64 { return v.f.Hash(b) }
 
 // ccParentChain finds the chain a line with this parent extends, or starts
 // one.
-func (v *validator) ccParentChain(line int, parent []byte, hasParent, parentNull bool) *ccChain {
-	cs := v.ccs
+func (v *reader) ccParentChain(line int, parent []byte, hasParent, parentNull bool) *ccChain {
+	cs := v
 	switch {
 	case !hasParent:
 		// A log without parentUuid (older versions, hand-made files):
@@ -228,47 +272,38 @@ func (v *validator) ccParentChain(line int, parent []byte, hasParent, parentNull
 		// A parent the file does not have: most likely a line was taken
 		// out. The line goes on from the one before it, where the gap
 		// shows as what it left unanswered.
-		v.fileFinding(line, Warning, "missing-parent", "parentUuid %s names no line read before this one: a line is missing; read as following the line before", parent)
+		v.f.Finding(line, check.Warning, "missing-parent", "parentUuid %s names no line read before this one: a line is missing; read as following the line before", parent)
 		return cs.last
 	}
 	// The first line of a file that continues another.
 	ch := v.ccNewChain(line, nil)
-	ch.conv.resync = true
-	ch.conv.lastRole = "?" // not the first message
+	ch.conv.Resume("", 0, line)
 	return ch
 }
 
 // ccNewChain starts a chain at line: a root when from is nil, else a branch
 // from the message line from describes.
-func (v *validator) ccNewChain(line int, branch *ccNode) *ccChain {
-	cs := v.ccs
+func (v *reader) ccNewChain(line int, branch *ccNode) *ccChain {
+	cs := v
 	if len(cs.chains) >= maxChains {
 		v.ccClose(cs.leastUsed())
 	}
 	ch := &ccChain{index: -1}
-	ch.conv.reset(v, kindTranscript, "")
-	ch.conv.start = line
-	ch.conv.split = true
-	if v.opts.Shape == "" {
-		ch.conv.shape = shapeAnthropic
-	}
+	ch.conv = v.f.NewConv(line, check.ConvTranscript)
+	ch.conv.SetSplit()
+	ch.conv.Presume(check.ShapeAnthropic)
 	if branch != nil {
 		// Checked from the branch point on: the calls made before it
 		// are not known here.
 		ch.index = int(branch.index)
 		ch.role = branch.role
-		ch.conv.resync = true
-		ch.conv.lastRole = map[byte]string{'u': "user", 'a': "assistant"}[branch.role]
-		if ch.conv.lastRole == "user" {
-			ch.conv.inUserTurn = true
-			ch.conv.turnStart, ch.conv.turnIndex = line, int(branch.index)
-		}
+		ch.conv.Resume(map[byte]string{'u': "user", 'a': "assistant"}[branch.role], int(branch.index), line)
 	}
 	cs.chains = append(cs.chains, ch)
 	return ch
 }
 
-func (cs *ccState) leastUsed() *ccChain {
+func (cs *reader) leastUsed() *ccChain {
 	var lu *ccChain
 	for _, ch := range cs.chains {
 		if lu == nil || ch.used < lu.used {
@@ -279,10 +314,10 @@ func (cs *ccState) leastUsed() *ccChain {
 }
 
 // ccClose finishes a chain and forgets it.
-func (v *validator) ccClose(ch *ccChain) {
-	cs := v.ccs
+func (v *reader) ccClose(ch *ccChain) {
+	cs := v
 	if ch.messages > 0 {
-		ch.conv.finish()
+		ch.conv.Finish()
 	}
 	for _, k := range ch.keys {
 		if cs.tips[k] == ch {
@@ -301,8 +336,8 @@ func (v *validator) ccClose(ch *ccChain) {
 }
 
 // ccForeignLine reports line n, which is what, not a Claude Code line.
-func (v *validator) ccForeignLine(n int, what string) {
-	cs := v.ccs
+func (v *reader) ccForeignLine(n int, what string) {
+	cs := v
 	if !cs.seen {
 		if cs.held == 0 {
 			cs.heldLine, cs.heldWhat = n, what
@@ -310,22 +345,22 @@ func (v *validator) ccForeignLine(n int, what string) {
 		cs.held++
 		return
 	}
-	v.fileFinding(n, Error, "invalid-record", "line is %s, not a Claude Code log entry: it is not checked", what)
+	v.f.Finding(n, check.Error, "invalid-record", "line is %s, not a Claude Code log entry: it is not checked", what)
 }
 
 // ccSeen notes a Claude Code line, and reports the lines of other logs
 // held before it.
-func (v *validator) ccSeen() {
-	cs := v.ccs
+func (v *reader) ccSeen() {
+	cs := v
 	if cs.seen {
 		return
 	}
 	cs.seen = true
 	switch {
 	case cs.held == 1:
-		v.fileFinding(cs.heldLine, Error, "invalid-record", "line is %s, not a Claude Code log entry: it is not checked", cs.heldWhat)
+		v.f.Finding(cs.heldLine, check.Error, "invalid-record", "line is %s, not a Claude Code log entry: it is not checked", cs.heldWhat)
 	case cs.held > 1:
-		v.fileFinding(cs.heldLine, Error, "invalid-record", "line is %s, not a Claude Code log entry, and so are %d more lines before the first Claude Code line: they are not checked", cs.heldWhat, cs.held-1)
+		v.f.Finding(cs.heldLine, check.Error, "invalid-record", "line is %s, not a Claude Code log entry, and so are %d more lines before the first Claude Code line: they are not checked", cs.heldWhat, cs.held-1)
 	}
 }
 
@@ -353,11 +388,11 @@ func ccForeign(t string, hasType, hasRole, hasCallID bool) string {
 // ccPassThrough records a line that sends nothing (system, progress,
 // attachment, file-history-snapshot lines, and the like) but that later
 // lines may name as their parent: it stands where its parent does.
-func (v *validator) ccPassThrough(uuid, parent []byte, hasParent, parentNull bool) {
+func (v *reader) ccPassThrough(uuid, parent []byte, hasParent, parentNull bool) {
 	if len(uuid) == 0 {
 		return
 	}
-	cs := v.ccs
+	cs := v
 	var ch *ccChain
 	switch {
 	case !hasParent:
@@ -387,16 +422,13 @@ func (v *validator) ccPassThrough(uuid, parent []byte, hasParent, parentNull boo
 }
 
 // ccFinish ends every open chain at the end of the file.
-func (v *validator) ccFinish() {
-	if v.ccs == nil {
-		return
-	}
-	for _, ch := range v.ccs.chains {
+func (v *reader) ccFinish() {
+	for _, ch := range v.chains {
 		if ch.messages > 0 {
-			ch.conv.finish()
+			ch.conv.Finish()
 		}
 	}
-	if v.stats.Messages == 0 {
-		v.noConv = fmt.Sprintf("no user or assistant line in this %s", formatName(InputClaudeCode))
+	if v.f.Messages() == 0 {
+		v.f.NothingChecked("no user or assistant line in this Claude Code session")
 	}
 }
