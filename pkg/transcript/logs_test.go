@@ -26,6 +26,18 @@ var logFiles = []struct {
 }{
 	{"claude-code_1af7fc5e.jsonl", InputClaudeCode, nil},
 	{"claude-code_5c0375b4_sidechains.jsonl", InputClaudeCode, nil},
+	{"claude-code_fe5e1c67_inline-sidechains.jsonl", InputClaudeCode, nil},
+	{"claude-code_ai-sessions_pomodoro.jsonl", InputClaudeCode, nil},
+	// Claude Code 2.1: the results of parallel calls are sibling branches
+	// of the parentUuid tree; a compaction; sub-agents' own files.
+	{"claude-code_spotter_short.jsonl", InputClaudeCode, nil},
+	{"claude-code_spotter_tool_heavy.jsonl", InputClaudeCode, nil},
+	{"claude-code_spotter_subagent.jsonl", InputClaudeCode, nil},
+	{"claude-code_spotter_8463c716.jsonl", InputClaudeCode, nil},
+	{"claude-code_spotter_8463c716_agent-a7be2f0.jsonl", InputClaudeCode, nil},
+	{"claude-code_spotter_8463c716_agent-acompact-f46190.jsonl", InputClaudeCode, nil},
+	{"claude-code_spotter_4d5611e5_agent-a2898e3.jsonl", InputClaudeCode, nil},
+	{"claude-code_spotter_6c2214d7_agent-afc096d.jsonl", InputClaudeCode, nil},
 	{"codex_sample_session.jsonl", InputCodex, nil},
 	{"codex_rollout_tools.jsonl", InputCodex, nil},
 	{"inspect_browser_EXCERPT.json", InputInspect, nil},

@@ -1,22 +1,40 @@
 // Package claudecode reads Claude Code session logs
-// (~/.claude/projects/<project>/<session>.jsonl).
+// (~/.claude/projects/<project>/<session>.jsonl, and a sub-agent's
+// <session>/subagents/agent-<id>.jsonl).
 //
-// A line is {"type": "user"|"assistant"|"system"|"summary"|…, "uuid",
+// A line is {"type": "user"|"assistant"|"system"|"progress"|…, "uuid",
 // "parentUuid", "message": {an Anthropic message}, …}. The lines form a tree
-// by parentUuid: the conversation Claude Code sent is the path from a root
-// (parentUuid null) to a leaf. Rewinding a conversation starts a branch
-// from an earlier line; a compaction starts a new root; a sub-agent's
-// conversation (isSidechain) has a root of its own. An assistant message is
-// written a content block a line, all lines with one message.id, and the
-// results of its calls, each a user line, may come between them: the lines
-// of one message id are one message, and consecutive user lines one turn.
+// by parentUuid. Claude Code rebuilds the conversation it sends from it so
+// (its session loader, from cli.js 2.1.80 on, and the Agent SDK's
+// getSessionMessages): the path from the newest leaf up to a root; then,
+// for each assistant message on that path (one message.id, written a
+// content block a line), the lines of that message not on the path and
+// every user line holding a tool_result whose parent is any line of that
+// message, put after the message's last line on the path; then progress and
+// system lines are dropped, consecutive user lines merged into one message,
+// and the lines of one message.id merged across the results between them.
+// The reason is how it writes a turn of parallel calls: each tool_result
+// line's parentUuid is the line of its own call (not the line before it),
+// the results come as the tools finish, out of call order at times, and the
+// next line hangs off whichever line was written last, so the results of one
+// message hang off different lines of it: sibling branches of the tree, all
+// of them sent as one user message.
 //
-// The reader keeps a chain per open branch, each a conversation checked as
-// lines extend it; a line extends the chain whose last line is its parent.
-// It does not keep the whole tree: a line whose parent is older than the
-// last line of its chain starts a branch that is checked from there on,
-// without the state before it (its first results are not matched against
-// calls made before the branch point).
+// The reader follows the tree as the lines come, without keeping it. It
+// keeps a branch per open conversation (a session, a compaction's new
+// start, a sub-agent's inline sidechain, a rewound branch), and for each the
+// lines of its current turn: the lines of its last assistant message, the
+// lines after them (results, prompts) and the lines that send nothing
+// hanging off them (progress, hooks). A line whose parent is any of those
+// goes on with that branch, as Claude Code's rebuilding puts it there; a
+// new assistant message starts a new turn, and the lines of the one before
+// are forgotten. A line whose parent is an earlier message line (a rewind:
+// Claude Code writes the next prompt under the message it was rewound to)
+// starts a branch checked from there on, without the calls made before it.
+// A line whose parent is not in the file (taken out, or written by a
+// broken writer) is a missing-parent warning, read as following the last
+// line of its kind (sidechain or not): the gap then shows as what it left
+// unanswered.
 package claudecode
 
 import (
@@ -58,36 +76,39 @@ func (format) Sniff(h *check.Head) check.Confidence {
 }
 
 func (format) Open(f *check.File) error {
-	v := &reader{f: f, tips: map[uint64]*ccChain{}, recent: map[uint64]ccNode{}}
-	if err := f.Lines(v.ccLine); err != nil || f.Stopped() {
+	v := &reader{f: f, owner: map[uint64]*branch{}, recent: map[uint64]node{}}
+	if err := f.Lines(v.line); err != nil || f.Stopped() {
 		return err
 	}
-	v.ccFinish()
+	v.finish()
 	return nil
 }
 
-// ccChain is one branch of the tree being read: a conversation and where
-// it has got to.
-type ccChain struct {
-	conv     *check.Conv
-	keys     []uint64 // the uuids (hashed) in reader.tips naming its last line
-	asstID   uint64   // message.id (hashed) of its last assistant message; 0 if none
-	asstIdx  int      // that message's index
-	index    int      // index of its last message; -1 before the first
-	role     byte     // 'u' or 'a' for the last message, 0 before the first
-	messages int
-	used     int // when it was last extended, to close the least used
+// branch is one conversation of the tree being read, and where it has got
+// to.
+type branch struct {
+	conv *check.Conv
+	// turn are the message lines (hashed uuids) of its current turn, and
+	// pass the lines that send nothing hanging off them; each is a key of
+	// reader.owner naming this branch.
+	turn, pass []uint64
+	asstID     uint64 // message.id (hashed) of its last assistant message; 0 if none
+	asstIdx    int    // that message's index
+	index      int    // index of its last message; -1 before the first
+	role       byte   // 'u' or 'a' for the last message, 0 before the first
+	messages   int
+	side       bool // a sidechain's (a sub-agent's)
+	used       int  // when it was last extended, to close the least used
 }
 
-// reader is the state of a Claude Code file.
+// reader is what is known of a Claude Code file so far.
 type reader struct {
-	f *check.File
-
-	chains []*ccChain
-	tips   map[uint64]*ccChain
-	recent map[uint64]ccNode // recent message lines, for where a branch starts
-	last   *ccChain          // the chain the last line extended
-	clock  int
+	f        *check.File
+	branches []*branch
+	owner    map[uint64]*branch // the lines of each branch's current turn
+	recent   map[uint64]node    // recent message lines, for where a rewound branch starts
+	last     [2]*branch         // the branch the last line extended, of the main chain and of sidechains
+	clock    int
 
 	// Lines of other logs: reported each once a Claude Code line has been
 	// read; before that, held as a count and the first of them, so a file
@@ -98,19 +119,34 @@ type reader struct {
 	heldWhat string
 }
 
-// ccNode is where a message line stood in its conversation.
-type ccNode struct {
+// node is where a message line stood in its conversation.
+type node struct {
 	index int32
 	role  byte
 }
 
 const (
-	maxChains = 256     // open branches kept; the least recently extended is closed beyond
-	maxRecent = 1 << 16 // message lines remembered for branch points
+	maxBranches = 256     // open branches kept; the least recently extended is closed beyond
+	maxRecent   = 1 << 16 // message lines remembered for branch points
+	// maxTurn bounds the lines of a turn a branch remembers, of each kind:
+	// past it the oldest are forgotten (a turn of thousands of progress
+	// lines is named, later, only by its newest).
+	maxTurn = 4096
 )
 
-// ccLine reads one line of a Claude Code log.
-func (v *reader) ccLine(text []byte, n int, complete bool) {
+// entry is what the reader takes from a line besides its message.
+type entry struct {
+	typ, uuid, parent, msgID []byte
+	hasParent, parentNull    bool
+	message, skip            bool
+	side                     bool // isSidechain
+	compactSummary           bool // the summary a compaction starts the conversation with
+	summariser               bool // a line of a compaction's summariser, whose parents are in the session
+	hasType, hasRole, callID bool
+}
+
+// line reads one line of a Claude Code log.
+func (v *reader) line(text []byte, n int, complete bool) {
 	f := v.f
 	if !f.ObjectLine(text, n, complete, "a Claude Code log entry") {
 		return
@@ -118,39 +154,46 @@ func (v *reader) ccLine(text []byte, n int, complete bool) {
 	s := f.Scanner()
 	m := f.Msg()
 	m.Reset(n, 0)
-	var typ, uuid, parent, msgID []byte
-	hasParent, parentNull, message, skip := false, false, false, false
-	hasType, hasRole, hasCallID := false, false, false
+	var e entry
 	s.Enter('{')
 	for k := 0; s.Next('}', &k); {
 		switch string(s.Key()) {
 		case "type":
-			hasType = true
-			typ = s.StringOrSkip()
+			e.hasType = true
+			e.typ = s.StringOrSkip()
 		case "role":
-			hasRole = true
+			e.hasRole = true
 			s.Skip()
 		case "call_id":
-			hasCallID = true
+			e.callID = true
 			s.Skip()
 		case "uuid":
-			uuid = s.StringOrSkip()
+			e.uuid = s.StringOrSkip()
 		case "parentUuid":
-			hasParent = true
-			parentNull = s.PeekKind() == check.KindNull
-			parent = s.StringOrSkip()
+			e.hasParent = true
+			e.parentNull = s.PeekKind() == check.KindNull
+			e.parent = s.StringOrSkip()
 		case "message":
 			if s.PeekKind() == check.KindObject {
-				message = true
+				e.message = true
 				s.ReadMsg(m)
-				msgID = m.ID()
+				e.msgID = m.ID()
 				continue
 			}
 			s.Skip()
+		case "isSidechain":
+			e.side = s.Bool()
+		case "isCompactSummary":
+			e.compactSummary = s.Bool()
+		case "agentId":
+			// The compaction summariser's lines (agent-acompact-….jsonl)
+			// copy lines of the session, parents and all.
+			id := s.StringOrSkip()
+			e.summariser = len(id) > 9 && string(id[:9]) == "acompact-"
 		case "isApiErrorMessage", "isVisibleInTranscriptOnly":
 			// Lines Claude Code shows but does not send: API errors
 			// written as assistant messages, and the like.
-			skip = s.Bool() || skip
+			e.skip = s.Bool() || e.skip
 		default:
 			s.Skip()
 		}
@@ -158,45 +201,40 @@ func (v *reader) ccLine(text []byte, n int, complete bool) {
 	s.End()
 	if s.Err() != nil {
 		f.NotJSON(text, n, complete)
-		if v.last != nil {
-			v.last.conv.Lost()
+		for _, b := range v.last {
+			if b != nil {
+				b.conv.Lost()
+			}
 		}
 		return
 	}
-	t := string(typ)
-	if what := ccForeign(t, hasType, hasRole, hasCallID); what != "" {
-		v.ccForeignLine(n, what)
+	if e.compactSummary {
+		// Shown only in the transcript view, but sent: the conversation
+		// after a compaction starts with it.
+		e.skip = false
+	}
+	t := string(e.typ)
+	if what := foreign(t, e.hasType, e.hasRole, e.callID); what != "" {
+		v.foreignLine(n, what)
 		return
 	}
-	if len(uuid) > 0 || t == "user" || t == "assistant" || t == "summary" || t == "system" {
-		v.ccSeen()
+	if len(e.uuid) > 0 || t == "user" || t == "assistant" || t == "summary" || t == "system" {
+		v.claudeLine()
 	}
-	if !message && !skip && (t == "user" || t == "assistant") {
-		v.f.Finding(n, check.Error, "invalid-record", "a %s line without a message object: it is not checked", typ)
+	if !e.message && !e.skip && (t == "user" || t == "assistant") {
+		f.Finding(n, check.Error, "invalid-record", "a %s line without a message object: it is not checked", e.typ)
 	}
-	if !message || skip || (t != "user" && t != "assistant") {
-		v.ccPassThrough(uuid, parent, hasParent, parentNull)
+	if !e.message || e.skip || (t != "user" && t != "assistant") {
+		v.passThrough(&e)
 		return
 	}
 	if m.HasRole() && string(m.Role()) != t {
-		v.f.Finding(n, check.Error, "invalid-record", "a line of type %q holds a message of role %q: Claude Code writes the two alike", typ, m.Role())
+		f.Finding(n, check.Error, "invalid-record", "a line of type %q holds a message of role %q: Claude Code writes the two alike", e.typ, m.Role())
 	}
-	cs := v
-	ch := v.ccParentChain(n, parent, hasParent, parentNull)
-	cs.clock++
-	ch.used = cs.clock
-	cs.last = ch
-	for _, k := range ch.keys {
-		if cs.tips[k] == ch {
-			delete(cs.tips, k)
-		}
-	}
-	ch.keys = ch.keys[:0]
-	if len(uuid) > 0 {
-		h := v.hash(uuid)
-		cs.tips[h] = ch
-		ch.keys = append(ch.keys, h)
-	}
+	b := v.branchOf(n, &e)
+	v.clock++
+	b.used = v.clock
+	v.last[side(b.side)] = b
 
 	// Where the line stands in the conversation Claude Code sends.
 	role := byte('u')
@@ -204,174 +242,215 @@ func (v *reader) ccLine(text []byte, n int, complete bool) {
 		role = 'a'
 	}
 	var id uint64
-	if len(msgID) > 0 {
-		id = v.hash(msgID)
+	if len(e.msgID) > 0 {
+		id = f.Hash(e.msgID)
 	}
 	continues := false
 	switch {
-	case role == 'a' && id != 0 && id == ch.asstID:
+	case role == 'a' && id != 0 && id == b.asstID:
+		// Another block of the message: its calls join those the turn
+		// answers.
 		continues = true
-		m.SetIndex(ch.asstIdx)
-	case role == 'u' && ch.role == 'u':
+		m.SetIndex(b.asstIdx)
+	case role == 'u' && b.role == 'u':
+		// Consecutive user lines are one message.
 		continues = true
-		m.SetIndex(ch.index)
+		m.SetIndex(b.index)
 	default:
-		ch.index++
-		m.SetIndex(ch.index)
+		b.index++
+		m.SetIndex(b.index)
 		if role == 'a' {
-			ch.asstID, ch.asstIdx = id, ch.index
+			v.newTurn(b)
+			b.asstID, b.asstIdx = id, b.index
 		}
 	}
 	if continues {
 		m.SetContinues()
 	}
 	if !(continues && role == 'a') {
-		ch.role = role
+		b.role = role
 	}
-	ch.messages++
-	if ch.messages == 1 {
-		v.f.AddConversations(1)
+	b.messages++
+	if b.messages == 1 {
+		f.AddConversations(1)
 	}
-	ch.conv.Add(m)
-	if len(uuid) > 0 {
-		if len(cs.recent) >= maxRecent {
-			clear(cs.recent)
+	b.conv.Add(m)
+	if len(e.uuid) > 0 {
+		h := f.Hash(e.uuid)
+		v.own(b, h, false)
+		if len(v.recent) >= maxRecent {
+			clear(v.recent)
 		}
-		cs.recent[v.hash(uuid)] = ccNode{index: int32(m.Index()), role: role}
+		v.recent[h] = node{index: int32(m.Index()), role: role}
 	}
 }
 
-// hash hashes an id with the file's seed.
-func (v *reader) hash(b []byte) uint64 { return v.f.Hash(b) }
+// side is the index of v.last for a line of a sidechain or not.
+func side(sidechain bool) int {
+	if sidechain {
+		return 1
+	}
+	return 0
+}
 
-// ccParentChain finds the chain a line with this parent extends, or starts
-// one.
-func (v *reader) ccParentChain(line int, parent []byte, hasParent, parentNull bool) *ccChain {
-	cs := v
+// own makes the line h one of b's current turn: a message line, or one
+// that sends nothing (pass).
+func (v *reader) own(b *branch, h uint64, pass bool) {
+	list := &b.turn
+	if pass {
+		list = &b.pass
+	}
+	if len(*list) >= maxTurn {
+		// The oldest of a long run: only the newest can still be named.
+		for _, k := range (*list)[:maxTurn/2] {
+			if v.owner[k] == b {
+				delete(v.owner, k)
+			}
+		}
+		*list = append((*list)[:0], (*list)[maxTurn/2:]...)
+	}
+	v.owner[h] = b
+	*list = append(*list, h)
+}
+
+// newTurn forgets the lines of b's turn: an assistant message starts
+// another.
+func (v *reader) newTurn(b *branch) {
+	for _, list := range [][]uint64{b.turn, b.pass} {
+		for _, k := range list {
+			if v.owner[k] == b {
+				delete(v.owner, k)
+			}
+		}
+	}
+	b.turn, b.pass = b.turn[:0], b.pass[:0]
+}
+
+// branchOf finds the branch a message line goes on with, or starts one.
+func (v *reader) branchOf(line int, e *entry) *branch {
+	last := v.last[side(e.side)]
 	switch {
-	case !hasParent:
+	case !e.hasParent:
 		// A log without parentUuid (older versions, hand-made files):
 		// the lines are in order.
-		if cs.last != nil {
-			return cs.last
+		if last != nil {
+			return last
 		}
-		return v.ccNewChain(line, nil)
-	case parentNull || len(parent) == 0:
-		return v.ccNewChain(line, nil)
+		return v.newBranch(line, e.side, nil)
+	case e.parentNull || len(e.parent) == 0:
+		return v.newBranch(line, e.side, nil)
 	}
-	h := v.hash(parent)
-	if ch, ok := cs.tips[h]; ok {
-		return ch
+	h := v.f.Hash(e.parent)
+	if b, ok := v.owner[h]; ok {
+		return b
 	}
 	// A branch from an earlier line, or from a line this file does not
 	// have.
-	if at, ok := cs.recent[h]; ok {
-		return v.ccNewChain(line, &at)
+	if at, ok := v.recent[h]; ok {
+		return v.newBranch(line, e.side, &at)
 	}
-	if cs.last != nil {
+	if last != nil {
 		// A parent the file does not have: most likely a line was taken
 		// out. The line goes on from the one before it, where the gap
-		// shows as what it left unanswered.
-		v.f.Finding(line, check.Warning, "missing-parent", "parentUuid %s names no line read before this one: a line is missing; read as following the line before", parent)
-		return cs.last
+		// shows as what it left unanswered. A compaction's summariser
+		// copies lines of the session, parents and all: no line is
+		// missing there.
+		if !e.summariser {
+			v.f.Finding(line, check.Warning, "missing-parent", "parentUuid %s names no line read before this one: a line is missing; read as following the line before", e.parent)
+		}
+		return last
 	}
 	// The first line of a file that continues another.
-	ch := v.ccNewChain(line, nil)
-	ch.conv.Resume("", 0, line)
-	return ch
+	b := v.newBranch(line, e.side, nil)
+	b.conv.Resume("", 0, line)
+	return b
 }
 
-// ccNewChain starts a chain at line: a root when from is nil, else a branch
-// from the message line from describes.
-func (v *reader) ccNewChain(line int, branch *ccNode) *ccChain {
-	cs := v
-	if len(cs.chains) >= maxChains {
-		v.ccClose(cs.leastUsed())
+// newBranch starts a branch at line: a root when from is nil, else a
+// branch from the message line from describes.
+func (v *reader) newBranch(line int, sidechain bool, from *node) *branch {
+	if len(v.branches) >= maxBranches {
+		v.close(v.leastUsed())
 	}
-	ch := &ccChain{index: -1}
-	ch.conv = v.f.NewConv(line, check.ConvTranscript)
-	ch.conv.SetSplit()
-	ch.conv.Presume(check.ShapeAnthropic)
-	if branch != nil {
+	b := &branch{index: -1, side: sidechain}
+	b.conv = v.f.NewConv(line, check.ConvTranscript)
+	b.conv.SetSplit()
+	b.conv.Presume(check.ShapeAnthropic)
+	if from != nil {
 		// Checked from the branch point on: the calls made before it
 		// are not known here.
-		ch.index = int(branch.index)
-		ch.role = branch.role
-		ch.conv.Resume(map[byte]string{'u': "user", 'a': "assistant"}[branch.role], int(branch.index), line)
+		b.index = int(from.index)
+		b.role = from.role
+		b.conv.Resume(map[byte]string{'u': "user", 'a': "assistant"}[from.role], int(from.index), line)
 	}
-	cs.chains = append(cs.chains, ch)
-	return ch
+	v.branches = append(v.branches, b)
+	return b
 }
 
-func (cs *reader) leastUsed() *ccChain {
-	var lu *ccChain
-	for _, ch := range cs.chains {
-		if lu == nil || ch.used < lu.used {
-			lu = ch
+func (v *reader) leastUsed() *branch {
+	var lu *branch
+	for _, b := range v.branches {
+		if lu == nil || b.used < lu.used {
+			lu = b
 		}
 	}
 	return lu
 }
 
-// ccClose finishes a chain and forgets it.
-func (v *reader) ccClose(ch *ccChain) {
-	cs := v
-	if ch.messages > 0 {
-		ch.conv.Finish()
+// close finishes a branch and forgets it.
+func (v *reader) close(b *branch) {
+	if b.messages > 0 {
+		b.conv.Finish()
 	}
-	for _, k := range ch.keys {
-		if cs.tips[k] == ch {
-			delete(cs.tips, k)
-		}
-	}
-	for i, c := range cs.chains {
-		if c == ch {
-			cs.chains = append(cs.chains[:i], cs.chains[i+1:]...)
+	v.newTurn(b)
+	for i, c := range v.branches {
+		if c == b {
+			v.branches = append(v.branches[:i], v.branches[i+1:]...)
 			break
 		}
 	}
-	if cs.last == ch {
-		cs.last = nil
+	for i := range v.last {
+		if v.last[i] == b {
+			v.last[i] = nil
+		}
 	}
 }
 
-// ccForeignLine reports line n, which is what, not a Claude Code line.
-func (v *reader) ccForeignLine(n int, what string) {
-	cs := v
-	if !cs.seen {
-		if cs.held == 0 {
-			cs.heldLine, cs.heldWhat = n, what
+// foreignLine reports line n, which is what, not a Claude Code line.
+func (v *reader) foreignLine(n int, what string) {
+	if !v.seen {
+		if v.held == 0 {
+			v.heldLine, v.heldWhat = n, what
 		}
-		cs.held++
+		v.held++
 		return
 	}
 	v.f.Finding(n, check.Error, "invalid-record", "line is %s, not a Claude Code log entry: it is not checked", what)
 }
 
-// ccSeen notes a Claude Code line, and reports the lines of other logs
+// claudeLine notes a Claude Code line, and reports the lines of other logs
 // held before it.
-func (v *reader) ccSeen() {
-	cs := v
-	if cs.seen {
+func (v *reader) claudeLine() {
+	if v.seen {
 		return
 	}
-	cs.seen = true
+	v.seen = true
 	switch {
-	case cs.held == 1:
-		v.f.Finding(cs.heldLine, check.Error, "invalid-record", "line is %s, not a Claude Code log entry: it is not checked", cs.heldWhat)
-	case cs.held > 1:
-		v.f.Finding(cs.heldLine, check.Error, "invalid-record", "line is %s, not a Claude Code log entry, and so are %d more lines before the first Claude Code line: they are not checked", cs.heldWhat, cs.held-1)
+	case v.held == 1:
+		v.f.Finding(v.heldLine, check.Error, "invalid-record", "line is %s, not a Claude Code log entry: it is not checked", v.heldWhat)
+	case v.held > 1:
+		v.f.Finding(v.heldLine, check.Error, "invalid-record", "line is %s, not a Claude Code log entry, and so are %d more lines before the first Claude Code line: they are not checked", v.heldWhat, v.held-1)
 	}
 }
 
-// ccForeign says what a line of a Claude Code log is when it is a line of
+// foreign says what a line of a Claude Code log is when it is a line of
 // another log (a Codex rollout's, an agentloop transcript's) or a bare
 // message, none of which Claude Code writes; "" for a Claude Code line.
 // Line types it does not know are taken for Claude Code's own, which adds
 // new ones (progress, queue-operation…) that send nothing. A "result" line
 // is agentloop's only with its call_id: Claude Code's print mode ends its
 // stream-json output with a result line of its own.
-func ccForeign(t string, hasType, hasRole, hasCallID bool) string {
+func foreign(t string, hasType, hasRole, hasCallID bool) string {
 	switch {
 	case t == "session_meta", t == "response_item", t == "event_msg", t == "turn_context", t == "compacted":
 		return "a Codex rollout line"
@@ -385,47 +464,35 @@ func ccForeign(t string, hasType, hasRole, hasCallID bool) string {
 	return ""
 }
 
-// ccPassThrough records a line that sends nothing (system, progress,
+// passThrough records a line that sends nothing (system, progress,
 // attachment, file-history-snapshot lines, and the like) but that later
 // lines may name as their parent: it stands where its parent does.
-func (v *reader) ccPassThrough(uuid, parent []byte, hasParent, parentNull bool) {
-	if len(uuid) == 0 {
+func (v *reader) passThrough(e *entry) {
+	if len(e.uuid) == 0 {
 		return
 	}
-	cs := v
-	var ch *ccChain
+	var b *branch
 	switch {
-	case !hasParent:
-		ch = cs.last
-	case parentNull || len(parent) == 0:
+	case !e.hasParent:
+		b = v.last[side(e.side)]
+	case e.parentNull || len(e.parent) == 0:
 		// A new root: a compaction's boundary, which the summary after it
 		// names as its parent.
-		ch = v.ccNewChain(0, nil)
+		b = v.newBranch(0, e.side, nil)
 	default:
-		ch = cs.tips[v.hash(parent)]
+		b = v.owner[v.f.Hash(e.parent)]
 	}
-	if ch == nil {
+	if b == nil {
 		return
 	}
-	h := v.hash(uuid)
-	cs.tips[h] = ch
-	ch.keys = append(ch.keys, h)
-	if len(ch.keys) > 4096 {
-		// A long run of progress lines: only the newest can still be named.
-		for _, k := range ch.keys[:2048] {
-			if cs.tips[k] == ch {
-				delete(cs.tips, k)
-			}
-		}
-		ch.keys = append(ch.keys[:0], ch.keys[2048:]...)
-	}
+	v.own(b, v.f.Hash(e.uuid), true)
 }
 
-// ccFinish ends every open chain at the end of the file.
-func (v *reader) ccFinish() {
-	for _, ch := range v.chains {
-		if ch.messages > 0 {
-			ch.conv.Finish()
+// finish ends every open branch at the end of the file.
+func (v *reader) finish() {
+	for _, b := range v.branches {
+		if b.messages > 0 {
+			b.conv.Finish()
 		}
 	}
 	if v.f.Messages() == 0 {
