@@ -31,10 +31,13 @@ type ValidateOptions struct {
 	Shape        string
 	Strict       bool
 	AllowPending bool
-	JSON         bool
-	ToolsDirs    []string
-	MaxLine      int
-	ListFormats  bool
+	// AllowUnchecked accepts conversations whose tool calls validate does
+	// not check (a warning, not an error).
+	AllowUnchecked bool
+	JSON           bool
+	ToolsDirs      []string
+	MaxLine        int
+	ListFormats    bool
 }
 
 func newCmdValidate(ios *IOStreams, runF func(context.Context, *ValidateOptions) error) *cobra.Command {
@@ -101,6 +104,7 @@ interrupted.`,
 	f.StringVar(&opts.Shape, "shape", "", "message shape: openai or anthropic (default: detected per conversation)")
 	f.BoolVar(&opts.Strict, "strict", false, "treat warnings as errors")
 	f.BoolVar(&opts.AllowPending, "allow-pending", false, "accept conversations that end with unanswered tool calls (a run in progress)")
+	f.BoolVar(&opts.AllowUnchecked, "allow-unchecked", false, "accept conversations whose tool calls validate cannot check (a shape or endpoint it does not read) with a warning")
 	f.BoolVar(&opts.JSON, "json", false, "print findings, each file's format and the summary as JSON Lines")
 	f.StringArrayVar(&opts.ToolsDirs, "tools-dir", nil, "check calls against the tools defined in `DIR` (repeatable)")
 	f.BoolVar(&opts.ListFormats, "list-formats", false, "print the formats validate reads (name, what it is, who writes it, an example) and exit")
@@ -113,11 +117,12 @@ func runValidate(ctx context.Context, opts *ValidateOptions) error {
 		return listFormats(opts)
 	}
 	topts := transcript.Options{
-		Input:        opts.Input,
-		Shape:        opts.Shape,
-		Strict:       opts.Strict,
-		AllowPending: opts.AllowPending,
-		MaxLine:      opts.MaxLine,
+		Input:          opts.Input,
+		Shape:          opts.Shape,
+		Strict:         opts.Strict,
+		AllowPending:   opts.AllowPending,
+		AllowUnchecked: opts.AllowUnchecked,
+		MaxLine:        opts.MaxLine,
 	}
 	if len(opts.ToolsDirs) > 0 {
 		// No server is started: validating runs nothing.
@@ -156,7 +161,7 @@ func runValidate(ctx context.Context, opts *ValidateOptions) error {
 	o.mu.Lock()
 	defer o.mu.Unlock()
 	if opts.JSON {
-		o.enc.Encode(jsonSummary{Summary: true, Stats: r.total, Unreadable: r.unreadable, Formats: r.formats})
+		o.enc.Encode(jsonSummary{Summary: true, Stats: r.total, Unreadable: r.unreadable, Formats: r.files(), ByFormat: r.formats})
 	} else {
 		fmt.Fprintln(o.out, summary(r.total, r.formats, r.unreadable))
 	}
@@ -196,7 +201,7 @@ func listFormats(opts *ValidateOptions) error {
 
 // validateFiles checks every file in turn.
 func validateFiles(ctx context.Context, opts *ValidateOptions, topts transcript.Options, o *validateOutput) validation {
-	r := validation{formats: map[string]int{}}
+	r := validation{formats: map[string]formatCount{}}
 	stdinUsed := false
 	for _, name := range opts.Files {
 		if ctx.Err() != nil {
@@ -213,8 +218,7 @@ func validateFiles(ctx context.Context, opts *ValidateOptions, topts transcript.
 		if err != nil {
 			r.unreadable++
 		} else {
-			r.total.Add(st)
-			r.formats[st.Format]++
+			r.add(st)
 		}
 		o.file(shown, st, err)
 	}

@@ -45,14 +45,26 @@ type jsonFile struct {
 	ToolCalls     int    `json:"tool_calls"`
 	Errors        int    `json:"errors"`
 	Warnings      int    `json:"warnings"`
+	Unchecked     int    `json:"unchecked"`
 	Unreadable    string `json:"unreadable,omitempty"`
 }
 
 type jsonSummary struct {
 	Summary bool `json:"summary"`
 	transcript.Stats
-	Unreadable int            `json:"unreadable"`
-	Formats    map[string]int `json:"formats"`
+	Unreadable int `json:"unreadable"`
+	// Formats counts the files read as each format; ByFormat what they
+	// held.
+	Formats  map[string]int         `json:"formats"`
+	ByFormat map[string]formatCount `json:"by_format"`
+}
+
+// formatCount is what the files read as one format held: their
+// conversations, and of those the ones whose tool calls were not checked.
+type formatCount struct {
+	Files         int `json:"files"`
+	Conversations int `json:"conversations"`
+	Unchecked     int `json:"unchecked"`
 }
 
 // jsonFormat is a format as --list-formats --json prints it.
@@ -66,8 +78,27 @@ type jsonFormat struct {
 // validation is what checking the files found.
 type validation struct {
 	total      transcript.Stats
-	formats    map[string]int
+	formats    map[string]formatCount
 	unreadable int
+}
+
+// add counts a file read.
+func (r *validation) add(st transcript.Stats) {
+	r.total.Add(st)
+	c := r.formats[st.Format]
+	c.Files++
+	c.Conversations += st.Conversations
+	c.Unchecked += st.Unchecked
+	r.formats[st.Format] = c
+}
+
+// files counts the files read as each format.
+func (r *validation) files() map[string]int {
+	m := make(map[string]int, len(r.formats))
+	for k, c := range r.formats {
+		m[k] = c.Files
+	}
+	return m
 }
 
 // validateOutput writes findings as they come, from the goroutine that
@@ -118,7 +149,7 @@ func (o *validateOutput) file(name string, st transcript.Stats, err error) {
 	}
 	if o.opts.JSON {
 		o.enc.Encode(jsonFile{File: name, Format: st.Format, Conversations: st.Conversations, Messages: st.Messages,
-			ToolCalls: st.ToolCalls, Errors: st.Errors, Warnings: st.Warnings})
+			ToolCalls: st.ToolCalls, Errors: st.Errors, Warnings: st.Warnings, Unchecked: st.Unchecked})
 	}
 }
 
@@ -133,8 +164,9 @@ func (o *validateOutput) stop() {
 
 // summary is the last line of the plain output. It says what the exit
 // status says: "no problems" only when there are none and every input was
-// read.
-func summary(s transcript.Stats, formats map[string]int, unreadable int) string {
+// read; and for each format, how many conversations were checked and how
+// many not.
+func summary(s transcript.Stats, formats map[string]formatCount, unreadable int) string {
 	counts := fmt.Sprintf("(%s %s, %s %s)", group(s.Messages), plural(s.Messages, "message", "messages"),
 		group(s.ToolCalls), plural(s.ToolCalls, "tool call", "tool calls"))
 	files := fmt.Sprintf("%d %s", s.Files, plural(s.Files, "file", "files"))
@@ -153,28 +185,35 @@ func summary(s transcript.Stats, formats map[string]int, unreadable int) string 
 	return line
 }
 
-// formatList counts files by format, most first: "2 claude-code, 1
-// openai-messages"; just the format when all n files share one.
-func formatList(formats map[string]int, n int) string {
+// formatList counts files by format, most first, each with the
+// conversations checked in them and those not: "2 claude-code (5
+// conversations checked), 1 vcr (2 conversations checked, 1 not checked)";
+// the files' count left out when all n files share one format.
+func formatList(formats map[string]formatCount, n int) string {
 	type kv struct {
-		name  string
-		count int
+		name string
+		formatCount
 	}
 	var list []kv
 	for k, c := range formats {
-		if c > 0 {
+		if c.Files > 0 {
 			list = append(list, kv{k, c})
 		}
 	}
-	if len(list) == 1 && list[0].count == n {
-		return list[0].name
-	}
 	slices.SortFunc(list, func(a, b kv) int {
-		return cmp.Or(cmp.Compare(b.count, a.count), strings.Compare(a.name, b.name))
+		return cmp.Or(cmp.Compare(b.Files, a.Files), strings.Compare(a.name, b.name))
 	})
 	parts := make([]string, len(list))
 	for i, e := range list {
-		parts[i] = fmt.Sprintf("%d %s", e.count, e.name)
+		checked := e.Conversations - e.Unchecked
+		convs := fmt.Sprintf("%s %s checked", group(checked), plural(checked, "conversation", "conversations"))
+		if e.Unchecked > 0 {
+			convs += fmt.Sprintf(", %s not checked", group(e.Unchecked))
+		}
+		parts[i] = fmt.Sprintf("%s (%s)", e.name, convs)
+		if len(list) > 1 || e.Files != n {
+			parts[i] = fmt.Sprintf("%d %s", e.Files, parts[i])
+		}
 	}
 	return strings.Join(parts, ", ")
 }

@@ -3,6 +3,7 @@ package transcript
 import (
 	"bytes"
 	"encoding/json"
+	"fmt"
 	"os"
 	"path/filepath"
 	"regexp"
@@ -60,6 +61,10 @@ var logFiles = []struct {
 	// call-a.": the finding is confirmed.
 	{"pydantic-ai_deepseek_interleaved_400.yaml", InputVCR, []string{"unanswered-call"}},
 	{"recorded-bodies.har", InputHAR, []string{"unanswered-call"}},
+	// Two interactions with Gemini's generateContent, which validate does
+	// not read, then two with Chat Completions: the Gemini ones are
+	// counted as not checked, each an error; the others are checked.
+	{"pydantic-ai_gemini_and_openai-chat_tool_calls.yaml", InputVCR, []string{"unchecked-conversation", "unchecked-conversation"}},
 }
 
 func readLog(t *testing.T, name string) []byte {
@@ -88,7 +93,7 @@ func TestLogFormats(t *testing.T) {
 			for _, f := range fs {
 				if f.Severity == Error {
 					errs = append(errs, f.Code)
-					if f.Status != 0 && !f.Confirmed() {
+					if f.Status != 0 && !f.Confirmed() && f.Code != "unchecked-conversation" {
 						t.Errorf("an error on a body the API accepted: %v", f)
 					}
 				}
@@ -147,6 +152,9 @@ func TestLogMutations(t *testing.T) {
 		{"llm-anthropic_test_tools.yaml", `,\{"type":"tool_result","tool_use_id":"toolu_01N8a4jWyf116qKTMqKKmjyt","content":"Sammy"\}`, "error unanswered-call"},
 		{"go-vcr_fantasy_anthropic_multi_tool.yaml", `,\{"tool_use_id":"toolu_01AC6WQhj2iRkdYHgTAGMpVQ","content":\[\{"text":"6","type":"text"\}\],"type":"tool_result"\}`, "error unanswered-call"},
 		{"recorded-bodies.har", `,\{\\"tool_use_id\\":\\"toolu_01AC6WQhj2iRkdYHgTAGMpVQ\\",\\"content\\":\[\{\\"text\\":\\"6\\",\\"type\\":\\"text\\"\}\],\\"type\\":\\"tool_result\\"\}`, "error unanswered-call"},
+		// The Chat Completions interactions of a cassette that also holds
+		// Gemini's are checked.
+		{"pydantic-ai_gemini_and_openai-chat_tool_calls.yaml", `(?m)^      - content: London\n        role: tool\n        tool_call_id: call_SkEQ3ZGSJC8m6AvaIGNuuKdm\n`, "error pending-call"},
 	} {
 		t.Run(tc.file, func(t *testing.T) {
 			data := dropFirst(t, readLog(t, tc.file), tc.cut)
@@ -219,7 +227,7 @@ func TestSniffOneFormat(t *testing.T) {
 // TestGeminiHistoryNotATrajectory: a Gemini CLI checkpoint ({"history":
 // [{"role", "parts"}]}) was read as a SWE-agent trajectory, its messages
 // passed as checked by SWE-agent's name. It is a document of a shape the
-// rules do not cover.
+// rules do not cover: its calls are not checked, which is an error.
 func TestGeminiHistoryNotATrajectory(t *testing.T) {
 	checkpoint := `{
   "history": [
@@ -233,7 +241,46 @@ func TestGeminiHistoryNotATrajectory(t *testing.T) {
 	if st.Format == InputSWEAgent {
 		t.Fatalf("read as a SWE-agent trajectory: %+v\n%s", st, dump(fs))
 	}
-	if len(fs) == 0 || fs[0].Code != "unknown-shape" {
+	if len(fs) != 1 || fs[0].Code != "unchecked-conversation" || fs[0].Severity != Error || st.Unchecked != 1 {
 		t.Errorf("%+v\n%s", st, dump(fs))
+	}
+}
+
+// TestMixedCassette: a cassette of interactions with two APIs, one of
+// which validate does not read, does not pass on the one it read: each
+// interaction is checked or counted as not checked (it passed, exit 0,
+// the Gemini interactions never looked at). --allow-unchecked accepts
+// them with a warning each.
+func TestMixedCassette(t *testing.T) {
+	const file = "pydantic-ai_gemini_and_openai-chat_tool_calls.yaml"
+	data := readLog(t, file)
+	fs, st := validateBytes(t, file, data, Options{})
+	if st.Conversations != 4 || st.Unchecked != 2 || st.Errors != 2 || st.ToolCalls != 3 {
+		t.Errorf("%+v\n%s", st, dump(fs))
+	}
+	for i, f := range fs {
+		want := fmt.Sprintf("interactions[%d]", i)
+		if f.Code != "unchecked-conversation" || f.Path != want || f.Status != 200 ||
+			!strings.Contains(f.Message, "https://generativelanguage.googleapis.com/v1beta/models/gemini-2.0-flash-exp:generateContent") {
+			t.Errorf("%v, want an unchecked-conversation at %s", f, want)
+		}
+	}
+	fs, st = validateBytes(t, file, data, Options{AllowUnchecked: true})
+	if st.Errors != 0 || st.Warnings != 2 || st.Unchecked != 2 {
+		t.Errorf("--allow-unchecked: %+v\n%s", st, dump(fs))
+	}
+}
+
+// TestUncheckedEndpointHidesCredentials: the URL of a request to an
+// endpoint validate does not read is named without what may hold a key
+// (Gemini's API takes it in the query) or a password.
+func TestUncheckedEndpointHidesCredentials(t *testing.T) {
+	har := `{"log":{"entries":[{"request":{"method":"POST","url":"https://user:hunter2@generativelanguage.googleapis.com/v1beta/models/gemini-2.5-flash:generateContent?key=AIzaSyD-secret","postData":{"text":"{\"contents\":[{\"role\":\"user\",\"parts\":[{\"text\":\"hi\"}]}]}"}},"response":{"status":200}}]}}`
+	fs, st := validateBytes(t, "t.har", []byte(har), Options{})
+	if len(fs) != 1 || fs[0].Code != "unchecked-conversation" || st.Unchecked != 1 {
+		t.Fatalf("%+v\n%s", st, dump(fs))
+	}
+	if m := fs[0].Message; strings.Contains(m, "AIza") || strings.Contains(m, "hunter2") || !strings.Contains(m, "https://generativelanguage.googleapis.com/v1beta/models/gemini-2.5-flash:generateContent,") {
+		t.Errorf("%s", m)
 	}
 }

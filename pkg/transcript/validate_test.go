@@ -284,8 +284,16 @@ var codeCases = []codeCase{
 		lines(`{"role":"system","content":"be brief"}`, aUser, aCall1, aRes1)},
 	{"openai", "mixed-shapes", Warning, Options{}, lines(oUser, oCall1, oTool1, aCall("toolu_1", "f", "{}")), lines(oUser, oCall1, oTool1, oDone)},
 	{"anthropic", "mixed-shapes", Warning, Options{}, lines(aUser, aCall1, aRes1, oCall("call_2", "f", `"{}"`), oTool("call_2")), lines(aUser, aCall1, aRes1, aDone)},
-	{"gemini", "unknown-shape", Warning, Options{},
+	// A conversation in a shape the rules do not cover: its calls are not
+	// checked, which fails the file unless --allow-unchecked accepts it.
+	{"gemini", "unchecked-conversation", Error, Options{},
 		lines(`{"role":"user","parts":[{"text":"hi"}]}`, `{"role":"model","parts":[{"functionCall":{"name":"f","args":{}}}]}`),
+		lines(oUser, oDone)},
+	{"gemini allowed", "unchecked-conversation", Warning, Options{AllowUnchecked: true},
+		lines(`{"role":"user","parts":[{"text":"hi"}]}`, `{"role":"model","parts":[{"functionCall":{"name":"f","args":{}}}]}`),
+		lines(oUser, oDone)},
+	{"an object of no API's type", "unknown-shape", Warning, Options{},
+		lines(oUser, `{"type":"thread.started","thread_id":"t1"}`, oDone),
 		lines(oUser, oDone)},
 	{"openai", "invalid-message", Error, Options{}, lines(`{"role":"robot","content":"hi"}`), lines(oUser)},
 	{"anthropic", "invalid-message", Error, Options{}, lines(aUser, aCall1, aRes1, `{"role":"robot","content":"hi"}`), lines(aUser, aCall1, aRes1)},

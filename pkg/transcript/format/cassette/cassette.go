@@ -201,7 +201,8 @@ func interaction(f *check.File, text []byte, line int, where string) {
 	if url == "" {
 		url = scalarValue(mapValue(req, "url"))
 	}
-	if !strings.EqualFold(scalarValue(mapValue(req, "method")), "POST") || !check.ChatEndpoint(url) {
+	method := scalarValue(mapValue(req, "method"))
+	if !strings.EqualFold(method, "POST") {
 		return
 	}
 	bodyKey, bodyNode := mapEntry(req, "parsed_body")
@@ -214,12 +215,14 @@ func interaction(f *check.File, text []byte, line int, where string) {
 	body, err := yamlBody(bodyNode)
 	switch {
 	case err != nil:
-		f.Finding(line+bodyKey.Line-1, check.Error, "not-yaml", "%s: request body: %v", where, err)
+		if check.ChatEndpoint(url) {
+			f.Finding(line+bodyKey.Line-1, check.Error, "not-yaml", "%s: request body: %v", where, err)
+		}
 		return
 	case body == nil:
 		return
 	}
-	f.CheckBody(where, body, line+bodyKey.Line-1, responseStatus(resp))
+	f.RecordedRequest(where, method, url, body, line+bodyKey.Line-1, responseStatus(resp))
 }
 
 // responseStatus reads a recorded response's status: vcrpy's

@@ -120,8 +120,8 @@ func (r *reader) entry(st *check.Stream, line, i int) error {
 	if err != nil {
 		return err
 	}
-	if hasBody && strings.EqualFold(method, "POST") && check.ChatEndpoint(url) {
-		f.CheckBody(fmt.Sprintf("entries[%d]", i), body, bodyLine, status)
+	if hasBody && strings.EqualFold(method, "POST") {
+		f.RecordedRequest(fmt.Sprintf("entries[%d]", i), method, url, body, bodyLine, status)
 	}
 	return nil
 }

@@ -43,6 +43,11 @@ type Options struct {
 	// AllowPending accepts a conversation that ends with calls not yet
 	// answered (a run in progress).
 	AllowPending bool
+	// AllowUnchecked accepts, with a warning, a conversation whose tool
+	// calls could not be checked (a shape the rules do not cover, a
+	// recorded request to an endpoint validate does not read), which is
+	// otherwise an error: a file is not passed on calls nobody checked.
+	AllowUnchecked bool
 	// Tools, when set, must define every tool called, and validates the
 	// arguments of each call.
 	Tools ToolChecker
@@ -107,6 +112,10 @@ type Stats struct {
 	ToolCalls     int `json:"tool_calls"`
 	Errors        int `json:"errors"`
 	Warnings      int `json:"warnings"`
+	// Unchecked are the conversations (of Conversations) whose tool calls
+	// were not checked: a shape the rules do not cover, a recorded request
+	// to an endpoint validate does not read.
+	Unchecked int `json:"unchecked"`
 	// Format is what one file was read as: the name of its format,
 	// qualified by the Shape of its messages where the format has none of
 	// its own ("openai-messages", "anthropic-request"). Add leaves it out
@@ -122,6 +131,7 @@ func (s *Stats) Add(o Stats) {
 	s.ToolCalls += o.ToolCalls
 	s.Errors += o.Errors
 	s.Warnings += o.Warnings
+	s.Unchecked += o.Unchecked
 }
 
 // Validate checks the file read from r, named name in findings, with the

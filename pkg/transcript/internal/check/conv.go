@@ -391,7 +391,8 @@ func (c *conv) add(m *Msg) {
 	case shapeResponses:
 		c.addResponses(m)
 	case shapeForeign:
-		// Counted, not checked: one unknown-shape warning was enough.
+		// Counted, not checked: one unchecked-conversation finding was
+		// enough.
 	default:
 		c.addPlain(m)
 	}
@@ -444,8 +445,9 @@ func (c *conv) decide(s shape) {
 		if c.n > 0 {
 			line = c.last.line
 		}
-		c.reportSev(line, -1, Warning, "unknown-shape", nil,
-			"conversation is in neither the OpenAI nor the Anthropic shape (Gemini, Bedrock, …?); its messages are not checked")
+		c.v.uncheckedConv()
+		c.reportSev(line, -1, c.v.uncheckedSeverity(), "unchecked-conversation", nil,
+			"conversation is in neither the OpenAI nor the Anthropic shape (Gemini, Bedrock, …?): its tool calls are not checked%s", c.v.uncheckedHint())
 	}
 	c.early[0], c.early[1] = c.early[0][:0], c.early[1][:0]
 	c.dropped = [2]int{}

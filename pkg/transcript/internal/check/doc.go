@@ -159,13 +159,16 @@ func (v *File) applyDoc(d *Doc, r *DocReader) {
 		// A plain prompt string: one message, nothing to pair.
 		v.stats.Messages++
 	case r != nil && r.Name != "" && v.bodyOf == "":
-		// A log of its own, without the keys that hold its conversations.
+		// A log of its own, without the keys that hold its conversations:
+		// not a conversation.
+		v.stats.Conversations--
 		if v.opts.Input != "" {
 			v.fileFinding(c.start, Error, "not-a-conversation", "object is not what --input %s reads (%s)", v.opts.Input, v.Describe(r.Name))
 		} else {
 			v.fileFinding(c.start, Error, "not-a-conversation", "object is not a %s", v.Describe(r.Name))
 		}
 	default:
+		v.stats.Conversations--
 		v.fileFinding(c.start, Error, "not-a-conversation", "object has no messages array")
 	}
 	c.finish()

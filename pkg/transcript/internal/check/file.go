@@ -434,6 +434,8 @@ func (v *File) finishFile() {
 	default:
 		why = "no conversation or message was recognised"
 	}
+	// What was begun as a conversation held no message: none was checked.
+	v.stats.Conversations = v.stats.Unchecked
 	sev := Error
 	if v.opts.AllowPending && (v.emptyIsRun || v.noConv == "the file is empty") {
 		// A run in progress, stopped before its first message: what
@@ -472,4 +474,26 @@ func (v *File) label() string {
 		}
 	}
 	return in.Name
+}
+
+// uncheckedConv counts a conversation whose tool calls are not checked.
+func (v *File) uncheckedConv() { v.stats.Unchecked++ }
+
+// uncheckedSeverity is the severity of a conversation not checked: an
+// error, as a file is not passed on calls nobody checked, unless
+// --allow-unchecked accepts it.
+func (v *File) uncheckedSeverity() Severity {
+	if v.opts.AllowUnchecked {
+		return Warning
+	}
+	return Error
+}
+
+// uncheckedHint says how to accept a conversation not checked, when it is
+// not.
+func (v *File) uncheckedHint() string {
+	if v.opts.AllowUnchecked {
+		return ""
+	}
+	return " (--allow-unchecked accepts it)"
 }

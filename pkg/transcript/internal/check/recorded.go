@@ -2,6 +2,7 @@ package check
 
 import (
 	"fmt"
+	"net/url"
 	"strings"
 )
 
@@ -26,6 +27,67 @@ func ChatEndpoint(url string) bool {
 		}
 	}
 	return false
+}
+
+// RecordedRequest checks one request of a recording, where names it in
+// findings ("interactions[2]"), its body starting at line, status what the
+// API answered (0 if not recorded). A POST to a chat, messages or
+// responses endpoint is checked as a request body. A POST of a
+// conversation (a body with a messages or contents array) to another
+// endpoint (Gemini's generateContent, Bedrock's converse, Ollama's
+// /api/chat) is a conversation whose tool calls are not checked, counted
+// so and reported: a recording is not passed on the interactions it holds
+// that nobody checked. Anything else holds no conversation.
+func (v *File) RecordedRequest(where, method, url string, body []byte, line, status int) {
+	if !strings.EqualFold(method, "POST") {
+		return
+	}
+	if ChatEndpoint(url) {
+		v.CheckBody(where, body, line, status)
+		return
+	}
+	if !holdsConversation(body) {
+		return
+	}
+	v.stats.Conversations++
+	v.uncheckedConv()
+	v.bodyOf, v.status = where, status
+	v.fileFinding(line, v.uncheckedSeverity(), "unchecked-conversation",
+		"a conversation sent to %s, an endpoint validate does not read: its tool calls are not checked%s", endpoint(url), v.uncheckedHint())
+	v.bodyOf, v.status = "", 0
+}
+
+// holdsConversation reports whether a request body is an object with a
+// messages or contents array.
+func holdsConversation(body []byte) bool {
+	var s Scanner
+	s.Reset(body)
+	if s.PeekKind() != KindObject {
+		return false
+	}
+	s.Enter('{')
+	for n := 0; s.Next('}', &n); {
+		key := string(s.Key())
+		if (key == "messages" || key == "contents") && s.PeekKind() == KindArray {
+			return true
+		}
+		s.Skip()
+	}
+	return false
+}
+
+// endpoint is a request's URL as a finding shows it: scheme, host and
+// path, without what may hold a credential (user and password, the query,
+// where Gemini's API takes its key).
+func endpoint(raw string) string {
+	u, err := url.Parse(raw)
+	if err != nil || u.Host == "" {
+		if i := strings.IndexAny(raw, "?#"); i >= 0 {
+			raw = raw[:i]
+		}
+		return raw
+	}
+	return u.Scheme + "://" + u.Host + u.EscapedPath()
 }
 
 // CheckBody checks one recorded request body, where names it in findings
