@@ -46,6 +46,7 @@ type jsonFile struct {
 	Errors        int    `json:"errors"`
 	Warnings      int    `json:"warnings"`
 	Unchecked     int    `json:"unchecked"`
+	Skipped       int    `json:"skipped"`
 	Unreadable    string `json:"unreadable,omitempty"`
 }
 
@@ -149,7 +150,7 @@ func (o *validateOutput) file(name string, st transcript.Stats, err error) {
 	}
 	if o.opts.JSON {
 		o.enc.Encode(jsonFile{File: name, Format: st.Format, Conversations: st.Conversations, Messages: st.Messages,
-			ToolCalls: st.ToolCalls, Errors: st.Errors, Warnings: st.Warnings, Unchecked: st.Unchecked})
+			ToolCalls: st.ToolCalls, Errors: st.Errors, Warnings: st.Warnings, Unchecked: st.Unchecked, Skipped: st.Skipped})
 	}
 }
 
@@ -167,8 +168,13 @@ func (o *validateOutput) stop() {
 // read; and for each format, how many conversations were checked and how
 // many not.
 func summary(s transcript.Stats, formats map[string]formatCount, unreadable int) string {
-	counts := fmt.Sprintf("(%s %s, %s %s)", group(s.Messages), plural(s.Messages, "message", "messages"),
+	counts := fmt.Sprintf("%s %s, %s %s", group(s.Messages), plural(s.Messages, "message", "messages"),
 		group(s.ToolCalls), plural(s.ToolCalls, "tool call", "tool calls"))
+	if s.Skipped > 0 {
+		// Lines of the logs' own bookkeeping: not messages, not checked.
+		counts += fmt.Sprintf(", %s %s passed over", group(s.Skipped), plural(s.Skipped, "line", "lines"))
+	}
+	counts = "(" + counts + ")"
 	files := fmt.Sprintf("%d %s", s.Files, plural(s.Files, "file", "files"))
 	kinds := formatList(formats, s.Files)
 	if kinds != "" {

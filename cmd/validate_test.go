@@ -92,6 +92,9 @@ func TestSummary(t *testing.T) {
 		// format.
 		{transcript.Stats{Files: 2, Messages: 12, ToolCalls: 3, Errors: 2}, map[string]formatCount{"vcr": {1, 4, 2}, "messages": {1, 1, 1}}, 0,
 			"2 errors, 0 warnings in 2 files (12 messages, 3 tool calls): 1 messages (0 conversations checked, 1 not checked), 1 vcr (2 conversations checked, 2 not checked)"},
+		// Lines of a log's bookkeeping are counted.
+		{transcript.Stats{Files: 1, Conversations: 1, Messages: 4, ToolCalls: 1, Skipped: 3}, map[string]formatCount{"openai-messages": {1, 1, 0}}, 0,
+			"no problems in 1 file (4 messages, 1 tool call, 3 lines passed over): openai-messages (1 conversation checked)"},
 		// An input that could not be read is never "no problems": the
 		// exit status is 2.
 		{transcript.Stats{}, map[string]formatCount{}, 1, "1 input not read; 0 errors, 0 warnings in 0 files (0 messages, 0 tool calls)"},

@@ -292,11 +292,10 @@ var codeCases = []codeCase{
 	{"gemini allowed", "unchecked-conversation", Warning, Options{AllowUnchecked: true},
 		lines(`{"role":"user","parts":[{"text":"hi"}]}`, `{"role":"model","parts":[{"functionCall":{"name":"f","args":{}}}]}`),
 		lines(oUser, oDone)},
-	{"an object of no API's type", "unknown-shape", Warning, Options{},
-		lines(oUser, `{"type":"thread.started","thread_id":"t1"}`, oDone),
-		lines(oUser, oDone)},
-	{"openai", "invalid-message", Error, Options{}, lines(`{"role":"robot","content":"hi"}`), lines(oUser)},
-	{"anthropic", "invalid-message", Error, Options{}, lines(aUser, aCall1, aRes1, `{"role":"robot","content":"hi"}`), lines(aUser, aCall1, aRes1)},
+	// A role no API has, in a request body (in a log of messages, such a
+	// line is the writer's bookkeeping: see TestBookkeepingLines).
+	{"openai", "invalid-message", Error, Options{}, lines(`{"messages":[{"role":"robot","content":"hi"}]}`), lines(`{"messages":[` + oUser + `]}`)},
+	{"anthropic", "invalid-message", Error, Options{}, lines(`{"messages":[` + aUser + `,` + aCall1 + `,` + aRes1 + `,{"role":"robot","content":"hi"}]}`), lines(`{"messages":[` + aUser + `,` + aCall1 + `,` + aRes1 + `]}`)},
 	{"openai tool content object", "invalid-message", Error, Options{},
 		lines(oUser, oCall1, `{"role":"tool","tool_call_id":"call_1","content":{"result":5}}`, oDone),
 		lines(oUser, oCall1, `{"role":"tool","tool_call_id":"call_1","content":"{\"result\":5}"}`, oDone)},
@@ -816,11 +815,13 @@ func TestRoleNotAString(t *testing.T) {
 		{"anthropic", `true`, "role is a boolean; want a string: user or assistant"},
 		{"anthropic", `"bot"`, `unknown role "bot" (want user or assistant)`},
 	} {
-		in := lines(`{"role":`+tc.role+`,"content":"hi"}`, oDone)
+		// In a request body: in a log of messages, a line of a role no API
+		// has is passed over as bookkeeping.
+		in := lines(`{"messages":[{"role":` + tc.role + `,"content":"hi"},` + oDone + `]}`)
 		fs, _ := validateBytes(t, "t.jsonl", []byte(in), Options{Shape: tc.shape})
 		var got []string
 		for _, f := range fs {
-			if f.Code == "invalid-message" && f.Line == 1 {
+			if f.Code == "invalid-message" && f.Index == 0 {
 				got = append(got, f.Message)
 			}
 		}

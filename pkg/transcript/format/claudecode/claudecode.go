@@ -225,6 +225,11 @@ func (v *reader) line(text []byte, n int, complete bool) {
 		f.Finding(n, check.Error, "invalid-record", "a %s line without a message object: it is not checked", e.typ)
 	}
 	if !e.message || e.skip || (t != "user" && t != "assistant") {
+		if !lineTypes[t] {
+			// A line type of Claude Code's that is new: it sends
+			// nothing that validate knows of.
+			f.PassedOver()
+		}
 		v.passThrough(&e)
 		return
 	}
@@ -462,6 +467,19 @@ func foreign(t string, hasType, hasRole, hasCallID bool) string {
 		return `an object without a "type"`
 	}
 	return ""
+}
+
+// lineTypes are the types of the lines Claude Code writes (its loader's
+// list, cli.js 2.1.39 to 2.1.332): messages, and the lines that send
+// nothing: progress, system notes (a compaction's boundary, hooks'
+// summaries), attachments, and the session's metadata. Lines of another
+// type are counted as passed over.
+var lineTypes = map[string]bool{
+	"user": true, "assistant": true, "system": true, "progress": true, "attachment": true, "summary": true,
+	"file-history-snapshot": true, "queue-operation": true, "custom-title": true, "tag": true, "agent-name": true,
+	"agent-color": true, "agent-setting": true, "mode": true, "pr-link": true, "attribution-snapshot": true,
+	"content-replacement": true, "marble-origami-commit": true, "marble-origami-snapshot": true, "ai-title": true,
+	"last-prompt": true,
 }
 
 // passThrough records a line that sends nothing (system, progress,

@@ -54,3 +54,17 @@ func TestCodexGhostSnapshot(t *testing.T) {
 		t.Fatalf("with a ghost snapshot: %+v %v; without: %+v", got, fs, want)
 	}
 }
+
+// TestUnknownLineTypes: a line of a type Codex did not write before is
+// passed over, counted, and ends nothing: the call before it is still
+// answered by the output after it.
+func TestUnknownLineTypes(t *testing.T) {
+	in := checktest.Lines(`{"timestamp":"t","type":"session_meta","payload":{"id":"x"}}`,
+		`{"timestamp":"t","type":"response_item","payload":{"type":"function_call","call_id":"c1","name":"shell","arguments":"{}"}}`,
+		`{"timestamp":"t","type":"future_record","payload":{"what":"new"}}`,
+		`{"timestamp":"t","type":"response_item","payload":{"type":"function_call_output","call_id":"c1","output":"ok"}}`)
+	fs, st := checktest.Validate(t, check.Registry{Format}, "r.jsonl", []byte(in), check.Options{})
+	if len(fs) != 0 || st.Skipped != 1 || st.ToolCalls != 1 {
+		t.Errorf("%+v\n%s", st, checktest.Dump(fs))
+	}
+}

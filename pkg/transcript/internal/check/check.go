@@ -116,6 +116,11 @@ type Stats struct {
 	// were not checked: a shape the rules do not cover, a recorded request
 	// to an endpoint validate does not read.
 	Unchecked int `json:"unchecked"`
+	// Skipped are the lines (or items) of a log passed over as neither a
+	// message nor a line its format knows: the writer's bookkeeping beside
+	// the conversation (a role no API has, an object of no API's type, a
+	// line type of the log's own that is new), which no API is sent.
+	Skipped int `json:"skipped"`
 	// Format is what one file was read as: the name of its format,
 	// qualified by the Shape of its messages where the format has none of
 	// its own ("openai-messages", "anthropic-request"). Add leaves it out
@@ -132,6 +137,7 @@ func (s *Stats) Add(o Stats) {
 	s.Errors += o.Errors
 	s.Warnings += o.Warnings
 	s.Unchecked += o.Unchecked
+	s.Skipped += o.Skipped
 }
 
 // Validate checks the file read from r, named name in findings, with the

@@ -186,7 +186,9 @@ type Conv struct {
 	dropped [2]int // held findings past maxEarly, not kept
 	mixed   bool
 
-	unknownSeen bool // an object of no known type was passed over (unknownItem)
+	// passOver: the conversation is a log of messages, whose lines of a
+	// role no API has are the writer's bookkeeping (unknownItem).
+	passOver bool
 
 	// pendingHint is what a pending-call finding says of how the run
 	// stopped, when its log says (SetPendingHint).
@@ -405,12 +407,21 @@ var otherLogLines = map[string]bool{
 	"session_meta": true, "response_item": true, "event_msg": true, "turn_context": true, "compacted": true,
 }
 
-// unknownItem passes over an object whose "type" names neither a message
-// nor a Responses input item: a line of another kind of log (events, a
-// file read as the wrong format), which no API would read. It is not a
-// message checked; the first of a conversation is reported as not checked,
-// and a file of nothing else is no-conversation.
+// unknownItem passes over, with a count, an object whose "type" names
+// neither a message nor a Responses input item (a line of another kind of
+// log: events, bookkeeping, a file read as the wrong format), which no API
+// would read, and in a log of messages a line whose role no API has (the
+// bookkeeping of agent tools: Kimi CLI's "_usage" and "_checkpoint"
+// between a call and its results). It is not a message checked, nor one
+// that ends the calls' turn; a file of nothing else is no-conversation.
 func (c *conv) unknownItem(m *Msg) bool {
+	if c.passOver && m.hasRole && m.roleK == KindString && !knownRole(m.role) {
+		if c.v.unknownType == "" {
+			c.v.unknownType = "role " + string(m.role)
+		}
+		c.v.stats.Skipped++
+		return true
+	}
 	if len(m.typ) == 0 || m.hasRole || responsesItems[string(m.typ)] {
 		return false
 	}
@@ -424,12 +435,18 @@ func (c *conv) unknownItem(m *Msg) bool {
 		c.v.fileFinding(m.line, Error, "invalid-record", "line is another log's (type %q, holding a message or payload object), not one of the messages before it: it is not checked", m.typ)
 		return true
 	}
-	if !c.unknownSeen {
-		c.unknownSeen = true
-		c.reportSev(m.line, m.index, Warning, "unknown-shape", nil,
-			"an object of type %q is neither a message nor a Responses input item; such objects are not checked", m.typ)
-	}
+	c.v.stats.Skipped++
 	return true
+}
+
+// knownRole reports whether some API's messages take role: OpenAI's,
+// Anthropic's, Gemini's ("model", which marks its shape).
+func knownRole(role []byte) bool {
+	switch string(role) {
+	case "system", "developer", "user", "assistant", "tool", "function", "model":
+		return true
+	}
+	return bytes.HasPrefix(role, []byte("ROLE_"))
 }
 
 // decide fixes the shape of the conversation and emits what was held for it.

@@ -19,6 +19,7 @@ func (v *File) MessageLine(text []byte, n int, complete bool) {
 	s.Reset(text)
 	if v.conv.v == nil {
 		v.startConv(n, ConvTranscript, "")
+		v.conv.passOver = true
 	}
 	m := &v.msg
 	m.reset(n, v.conv.n)

@@ -8,6 +8,7 @@ import (
 	"fmt"
 	"hash/maphash"
 	"io"
+	"strings"
 
 	"github.com/agentloop/agentloop/internal/bytesize"
 	"github.com/agentloop/agentloop/pkg/transcript/internal/linereader"
@@ -427,6 +428,8 @@ func (v *File) finishFile() {
 	why := v.noConv
 	switch {
 	case why != "":
+	case strings.HasPrefix(v.unknownType, "role "):
+		why = fmt.Sprintf("no message found, only lines of roles such as %q, which no API has", strings.TrimPrefix(v.unknownType, "role "))
 	case v.unknownType != "":
 		why = fmt.Sprintf("no message found, only objects of types such as %q, which no API reads", v.unknownType)
 	case v.stats.Conversations > 0:
@@ -475,6 +478,10 @@ func (v *File) label() string {
 	}
 	return in.Name
 }
+
+// PassedOver counts a line of the file passed over as one its format does
+// not know (see Stats.Skipped).
+func (v *File) PassedOver() { v.stats.Skipped++ }
 
 // uncheckedConv counts a conversation whose tool calls are not checked.
 func (v *File) uncheckedConv() { v.stats.Unchecked++ }
