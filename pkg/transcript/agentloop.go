@@ -70,6 +70,7 @@ type agentloopReader struct {
 	fields         []rawField
 	resultProblems []string
 	clearing       clearedCheck
+	reasoned       reasonedStep
 }
 
 // recordInfo is what one record says outside its message.
@@ -91,8 +92,9 @@ type recordInfo struct {
 	cleared    []byte // a message's cleared entries
 	toolsKind  byte   // the kind of a "tools" that is not an array
 	callID     []byte
-	callIDK    byte  // the kind of "call_id" (result records)
-	step       int64 // a message record's step, when it is a whole number
+	callIDK    byte   // the kind of "call_id" (result records)
+	step       int64  // a message record's step, when it is a whole number
+	usage      []byte // a message record's usage, when it is an object
 }
 
 // rawField is a record field the record layer checks for its type only.
@@ -269,6 +271,13 @@ func (v *agentloopReader) record(text []byte, n int, complete bool) {
 		case "provider":
 			if s.PeekKind() == check.KindString {
 				ri.provider = s.Text()
+				continue
+			}
+		case "usage":
+			// Also checked for its type with the other fields, below.
+			if s.PeekKind() == check.KindObject {
+				ri.usage = s.SkipRaw()
+				v.fields = append(v.fields, rawField{key: key, raw: ri.usage})
 				continue
 			}
 		case "step":
@@ -465,6 +474,9 @@ func (v *agentloopReader) messageRecord(n int, ri *recordInfo) {
 	m.SetStep(ri.step)
 	c.Add(m)
 	v.noteCalls(m)
+	if c.Responses() {
+		v.reasoned.note(v.f, n, m, ri)
+	}
 	if seqOK {
 		// The results a request cleared are earlier ones; this message's
 		// own may be cleared by later requests.
@@ -574,4 +586,87 @@ func listIDs(ids [][]byte) string {
 		}
 	}
 	return b.String()
+}
+
+// reasonedStep follows the output items of the model request (step) of a
+// Responses transcript being read, to tell a reasoning item left out. An
+// OpenAI reasoning model's response holds a reasoning item whenever the
+// model reasoned (in recorded responses, reasoning_tokens is above zero
+// exactly when the output holds one), and the items it wrote after it (a
+// function_call, its message) need it in front of them in every request
+// that carries them again: "Item 'fc_…' of type 'function_call' was
+// provided without its required 'reasoning' item: 'rs_…'" (cline/cline
+// #12242; for a message, continuedev/continue#11309). In a request body a
+// reasoning item left out cannot be told from one there never was; an
+// agentloop transcript says: the record that ends a step carries the
+// request's usage, and its reasoning tokens say the model reasoned.
+//
+// A call is always sent again, with its output: it is reported at once. A
+// message is sent again only by a request after it, which a later step of
+// the transcript shows (a run continued with run -c starts with the records
+// of the one it continues): it is reported when that step comes.
+type reasonedStep struct {
+	step      int64
+	reasoning bool // the step holds a reasoning item
+	// first is the first item of the step that needs the reasoning
+	// item: its line, index, type and id.
+	first struct {
+		line, index int
+		typ, id     string
+	}
+	held *Finding // a message's finding, until a later step sends it again
+}
+
+// note takes the message of the record at line n, of step ri.step, and
+// reports the step's first item that needs its reasoning item when the
+// step's usage says the model reasoned and no reasoning item is there.
+func (r *reasonedStep) note(f *check.File, n int, m *check.Msg, ri *recordInfo) {
+	if ri.step != r.step {
+		if r.held != nil && ri.step > r.step {
+			f.Emit(*r.held)
+		}
+		*r = reasonedStep{step: ri.step}
+	}
+	switch t := string(m.Type()); {
+	case t == "reasoning":
+		r.reasoning = true
+	case r.first.typ != "":
+	case t == "function_call", t == "custom_tool_call", t == "message" && string(m.Role()) == "assistant":
+		r.first.line, r.first.index, r.first.typ, r.first.id = n, m.Index(), t, string(m.ID())
+	}
+	if ri.usage == nil || r.reasoning || r.first.typ == "" {
+		return
+	}
+	tokens := reasoningTokens(ri.usage)
+	if tokens <= 0 {
+		return
+	}
+	what := r.first.typ
+	if r.first.id != "" {
+		what += " " + r.first.id
+	}
+	fd := Finding{File: f.Name(), Line: r.first.line, Index: r.first.index, Severity: check.Error, Code: "missing-reasoning",
+		IDs: []string{r.first.id},
+		Message: fmt.Sprintf("%s of step %d has no reasoning item in front of it, though the step's usage (line %d) records %d reasoning tokens: "+
+			"the reasoning item was left out, and the API refuses a request that carries the %s without it", what, r.step, n, tokens, r.first.typ)}
+	if r.first.typ == "message" {
+		r.held = &fd
+	} else {
+		f.Emit(fd)
+	}
+	r.first.typ = "" // said once a step
+	r.reasoning = true
+}
+
+// reasoningTokens reads a usage object's reasoning_tokens; 0 when it has
+// none.
+func reasoningTokens(usage []byte) int64 {
+	if !bytes.Contains(usage, []byte(`"reasoning_tokens"`)) {
+		return 0
+	}
+	var u Usage
+	if json.Unmarshal(usage, &u) != nil {
+		return 0
+	}
+	return u.ReasoningTokens
 }

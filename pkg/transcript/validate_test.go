@@ -882,3 +882,44 @@ func TestNotTornWhenNotARecord(t *testing.T) {
 		})
 	}
 }
+
+// TestMissingReasoningFromUsage: in an agentloop Responses transcript, a
+// step whose usage records reasoning tokens held a reasoning item: one left
+// out is missing-reasoning at the first item that needs it, which the API
+// refuses without it: a call at once (it is sent again with its output), a
+// message when a later step shows a request that sent it again. Without
+// reasoning tokens, or with the item there, nothing is said; nor in a Chat
+// Completions transcript, which has no such items.
+func TestMissingReasoningFromUsage(t *testing.T) {
+	const rHeader = `{"type":"header","version":1,"id":"t","time":"2026-01-01T00:00:00Z","provider":"responses","model":"o4-mini"}`
+	withUsage := func(r string, tokens int) string {
+		return strings.TrimSuffix(r, "}") + fmt.Sprintf(`,"usage":{"input_tokens":75,"output_tokens":105,"reasoning_tokens":%d}}`, tokens)
+	}
+	user := recStep(1, 0, `{"role":"user","content":"hi"}`)
+	rs := recStep(2, 1, `{"type":"reasoning","id":"rs_9e3779b97f4a7c15006b0fcae3000000002545f4914f6cdd1d","summary":[],"encrypted_content":"gAAAAAB"}`)
+	fc := recStep(3, 1, `{"type":"function_call","id":"fc_9e3779b97f4a7c15006b0fcae3000000004a8be9229ed9ba3a","call_id":"call_1","name":"w","arguments":"{}"}`)
+	out := recStep(4, 1, `{"type":"function_call_output","call_id":"call_1","output":"hi"}`)
+	msg := recStep(5, 2, `{"type":"message","id":"msg_3c6ef372fe94f82a006b0fcae3000000004a8be9229ed9ba3a","role":"assistant","content":[{"type":"output_text","text":"done"}]}`)
+	for _, tc := range []struct {
+		name string
+		in   string
+		want []string
+	}{
+		{"whole", lines(rHeader, user, rs, withUsage(fc, 18), out, withUsage(msg, 0)), nil},
+		{"reasoning item left out", lines(rHeader, user, withUsage(fc, 18), out, withUsage(msg, 0)), []string{"3 error missing-reasoning"}},
+		{"no reasoning tokens", lines(rHeader, user, withUsage(fc, 0), out, withUsage(msg, 0)), nil},
+		{"the last message of a step that reasoned", lines(rHeader, user, rs, withUsage(fc, 18), out, withUsage(msg, 9)), nil},
+		{"a message sent again by a later step", lines(rHeader, user, rs, withUsage(fc, 18), out, withUsage(msg, 9),
+			recStep(6, 2, `{"role":"user","content":"and Rome?"}`),
+			withUsage(recStep(7, 3, `{"type":"message","id":"msg_4c6ef372fe94f82a006b0fcae3000000004a8be9229ed9ba3a","role":"assistant","content":[{"type":"output_text","text":"rain"}]}`), 0)),
+			[]string{"6 error missing-reasoning"}},
+		{"Chat Completions", lines(header, user, withUsage(recStep(2, 1, oDone), 30)), nil},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			fs, _ := validateBytes(t, "t.jsonl", []byte(tc.in), Options{})
+			if got := codesAt(fs); strings.Join(got, "|") != strings.Join(tc.want, "|") {
+				t.Errorf("got %v, want %v\n%s", got, tc.want, dump(fs))
+			}
+		})
+	}
+}

@@ -80,7 +80,7 @@ var Codes = []Code{
 	{"empty-content", "11, 20", Warning, Error, "in the Anthropic shape, a warning for a text block of whitespace beside other content, which the API accepts; an empty one is an error wherever it is", "empty content, or a text block of whitespace only", EvidenceReported},
 	{"content-with-tool-calls", "11", Warning, 0, "", "text content beside tool_calls (rejected by some providers)", ""},
 	{"orphan-reasoning", "12", Error, 0, "", "a Responses reasoning item without the output item that followed it", EvidenceRecorded},
-	{"missing-reasoning", "12", Error, 0, "", "a Responses item of a response whose reasoning item is not in front of it", EvidenceReported},
+	{"missing-reasoning", "12", Error, 0, "", "a Responses item of a response whose reasoning item is not in front of it: elsewhere in the input, or, in an agentloop transcript, left out of a step whose usage records reasoning tokens", EvidenceReported},
 	{"reasoning-not-found", "12", Error, 0, "when the server keeps nothing: store false, or an agentloop transcript", "a Responses reasoning item without its encrypted_content", EvidenceReported},
 	{"result-not-first", "16", 0, Error, "", "a tool_result block after other content in its message", EvidenceReported},
 	{"role-order", "19", 0, Warning, "", "two messages of the same role in a row (the API merges them)", ""},

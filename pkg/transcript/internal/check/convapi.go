@@ -39,6 +39,9 @@ func (c *Conv) Presume(s Shape) bool {
 	return true
 }
 
+// Responses reports whether the conversation is in the OpenAI Responses
+// shape (input items).
+func (c *Conv) Responses() bool { return c.shape == shapeResponses }
 
 // SetSplit says the writer writes a message over several lines (Claude
 // Code: a content block a line), each line after the first marked
