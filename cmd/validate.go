@@ -2,7 +2,6 @@ package cmd
 
 import (
 	"bufio"
-	"cmp"
 	"context"
 	"encoding/json"
 	"errors"
@@ -10,9 +9,8 @@ import (
 	"io"
 	"os"
 	"slices"
-	"strconv"
 	"strings"
-	"sync"
+	"text/tabwriter"
 
 	"github.com/spf13/cobra"
 
@@ -33,9 +31,13 @@ type ValidateOptions struct {
 	Shape        string
 	Strict       bool
 	AllowPending bool
-	JSON         bool
-	ToolsDirs    []string
-	MaxLine      int
+	// AllowUnchecked accepts conversations whose tool calls validate does
+	// not check (a warning, not an error).
+	AllowUnchecked bool
+	JSON           bool
+	ToolsDirs      []string
+	MaxLine        int
+	ListFormats    bool
 }
 
 func newCmdValidate(ios *IOStreams, runF func(context.Context, *ValidateOptions) error) *cobra.Command {
@@ -55,7 +57,7 @@ files), and whole-file JSON request bodies or arrays of messages, in the OpenAI
 the logs other tools keep: Claude Code sessions, Codex CLI rollouts, Inspect AI
 eval logs, SWE-agent trajectories, and the request bodies recorded in VCR
 cassettes and HAR files. The format is told from the content; --input forces
-one. Use - for standard input.
+one; --list-formats lists them. Use - for standard input.
 
 Findings print one a line, like a compiler's, then a summary. A file in which
 nothing was recognised is a finding, not a pass. Exit status: 0 when there is
@@ -65,9 +67,13 @@ interrupted.`,
 		Example: `  agentloop validate run.jsonl
   agentloop validate ~/.claude/projects/*/*.jsonl
   agentloop validate --allow-pending --json transcripts/*.jsonl
-  cat request.json | agentloop validate --input request -`,
+  cat request.json | agentloop validate --input request -
+  agentloop validate --list-formats`,
 		Args: func(c *cobra.Command, args []string) error {
-			if len(args) == 0 {
+			switch {
+			case opts.ListFormats && len(args) > 0:
+				return flagErrorf("--list-formats takes no FILE")
+			case len(args) == 0 && !opts.ListFormats:
 				return flagErrorf("validate needs at least one FILE (use - for standard input)")
 			}
 			return nil
@@ -98,129 +104,25 @@ interrupted.`,
 	f.StringVar(&opts.Shape, "shape", "", "message shape: openai or anthropic (default: detected per conversation)")
 	f.BoolVar(&opts.Strict, "strict", false, "treat warnings as errors")
 	f.BoolVar(&opts.AllowPending, "allow-pending", false, "accept conversations that end with unanswered tool calls (a run in progress)")
+	f.BoolVar(&opts.AllowUnchecked, "allow-unchecked", false, "accept conversations whose tool calls validate cannot check (a shape or endpoint it does not read) with a warning")
 	f.BoolVar(&opts.JSON, "json", false, "print findings, each file's format and the summary as JSON Lines")
 	f.StringArrayVar(&opts.ToolsDirs, "tools-dir", nil, "check calls against the tools defined in `DIR` (repeatable)")
+	f.BoolVar(&opts.ListFormats, "list-formats", false, "print the formats validate reads (name, what it is, who writes it, an example) and exit")
 	f.StringVar(&maxLine, "max-line", bytesize.Format(defaultMaxLine), "hold at most `SIZE` of a line (or of a message of a JSON document); a longer one is reported, not checked (0: no limit)")
 	return c
 }
 
-// orList joins words as "a, b or c".
-func orList(words []string) string {
-	if len(words) < 2 {
-		return strings.Join(words, "")
-	}
-	return strings.Join(words[:len(words)-1], ", ") + " or " + words[len(words)-1]
-}
-
-// jsonFinding is a finding as --json prints it.
-type jsonFinding struct {
-	File      string   `json:"file"`
-	Line      int      `json:"line,omitempty"`
-	Index     *int     `json:"index,omitempty"`
-	Path      string   `json:"path,omitempty"`
-	Severity  string   `json:"severity"`
-	Code      string   `json:"code"`
-	Message   string   `json:"message"`
-	IDs       []string `json:"ids,omitempty"`
-	Status    int      `json:"status,omitempty"`
-	Confirmed bool     `json:"confirmed,omitempty"`
-}
-
-// jsonFile says, after a file's findings, what it was read as and what it
-// held; or, for an input that could not be read, why.
-type jsonFile struct {
-	File          string `json:"file"`
-	Format        string `json:"format,omitempty"`
-	Conversations int    `json:"conversations"`
-	Messages      int    `json:"messages"`
-	ToolCalls     int    `json:"tool_calls"`
-	Errors        int    `json:"errors"`
-	Warnings      int    `json:"warnings"`
-	Unreadable    string `json:"unreadable,omitempty"`
-}
-
-type jsonSummary struct {
-	Summary bool `json:"summary"`
-	transcript.Stats
-	Unreadable int            `json:"unreadable"`
-	Formats    map[string]int `json:"formats"`
-}
-
-// validation is what checking the files found.
-type validation struct {
-	total      transcript.Stats
-	formats    map[string]int
-	unreadable int
-}
-
-// validateOutput writes findings as they come, from the goroutine that
-// checks the files, until it is stopped.
-type validateOutput struct {
-	mu      sync.Mutex
-	opts    *ValidateOptions
-	out     *bufio.Writer
-	enc     *json.Encoder
-	stopped bool
-}
-
-func (o *validateOutput) finding(f transcript.Finding) {
-	o.mu.Lock()
-	defer o.mu.Unlock()
-	if o.stopped {
-		return
-	}
-	if !o.opts.JSON {
-		// A finding quotes ids, names and paths from the file: one line,
-		// its control bytes shown, not obeyed.
-		fmt.Fprintln(o.out, strings.ReplaceAll(safeText(f.String()), "\n", `\n`))
-		return
-	}
-	jf := jsonFinding{File: f.File, Line: f.Line, Path: f.Path, Severity: f.Severity.String(), Code: f.Code, Message: f.Message,
-		IDs: f.IDs, Status: f.Status, Confirmed: f.Confirmed()}
-	if f.Index >= 0 {
-		jf.Index = &f.Index
-	}
-	o.enc.Encode(jf)
-}
-
-// file ends a file's output: its format (with --json), or why it could not
-// be read (on stderr).
-func (o *validateOutput) file(name string, st transcript.Stats, err error) {
-	o.mu.Lock()
-	defer o.mu.Unlock()
-	if o.stopped {
-		return
-	}
-	if err != nil {
-		o.out.Flush()
-		fmt.Fprintf(o.opts.IO.ErrOut, "agentloop: %s\n", safeText(err.Error()))
-		if o.opts.JSON {
-			o.enc.Encode(jsonFile{File: name, Unreadable: err.Error()})
-		}
-		return
-	}
-	if o.opts.JSON {
-		o.enc.Encode(jsonFile{File: name, Format: st.Format, Conversations: st.Conversations, Messages: st.Messages,
-			ToolCalls: st.ToolCalls, Errors: st.Errors, Warnings: st.Warnings})
-	}
-}
-
-// stop ends the output where it is: nothing the checking goroutine finds
-// after this is printed.
-func (o *validateOutput) stop() {
-	o.mu.Lock()
-	defer o.mu.Unlock()
-	o.stopped = true
-	o.out.Flush()
-}
-
 func runValidate(ctx context.Context, opts *ValidateOptions) error {
+	if opts.ListFormats {
+		return listFormats(opts)
+	}
 	topts := transcript.Options{
-		Input:        opts.Input,
-		Shape:        opts.Shape,
-		Strict:       opts.Strict,
-		AllowPending: opts.AllowPending,
-		MaxLine:      opts.MaxLine,
+		Input:          opts.Input,
+		Shape:          opts.Shape,
+		Strict:         opts.Strict,
+		AllowPending:   opts.AllowPending,
+		AllowUnchecked: opts.AllowUnchecked,
+		MaxLine:        opts.MaxLine,
 	}
 	if len(opts.ToolsDirs) > 0 {
 		// No server is started: validating runs nothing.
@@ -259,7 +161,7 @@ func runValidate(ctx context.Context, opts *ValidateOptions) error {
 	o.mu.Lock()
 	defer o.mu.Unlock()
 	if opts.JSON {
-		o.enc.Encode(jsonSummary{Summary: true, Stats: r.total, Unreadable: r.unreadable, Formats: r.formats})
+		o.enc.Encode(jsonSummary{Summary: true, Stats: r.total, Unreadable: r.unreadable, Formats: r.files(), ByFormat: r.formats})
 	} else {
 		fmt.Fprintln(o.out, summary(r.total, r.formats, r.unreadable))
 	}
@@ -275,9 +177,31 @@ func runValidate(ctx context.Context, opts *ValidateOptions) error {
 	return nil
 }
 
+// listFormats prints the formats validate reads: a table, or with --json
+// an object a format.
+func listFormats(opts *ValidateOptions) error {
+	formats := transcript.Formats()
+	if opts.JSON {
+		enc := json.NewEncoder(jsonOut(opts.IO))
+		enc.SetEscapeHTML(false)
+		for _, f := range formats {
+			if err := enc.Encode(jsonFormat{Name: f.Name, Reads: f.Reads, Writer: f.Writer, Example: f.Example}); err != nil {
+				return err
+			}
+		}
+		return nil
+	}
+	tw := tabwriter.NewWriter(opts.IO.Out, 0, 0, 2, ' ', 0)
+	fmt.Fprintln(tw, "FORMAT\tREADS\tWRITTEN BY\tEXAMPLE")
+	for _, f := range formats {
+		fmt.Fprintf(tw, "%s\t%s\t%s\t%s\n", f.Name, f.Reads, f.Writer, f.Example)
+	}
+	return tw.Flush()
+}
+
 // validateFiles checks every file in turn.
 func validateFiles(ctx context.Context, opts *ValidateOptions, topts transcript.Options, o *validateOutput) validation {
-	r := validation{formats: map[string]int{}}
+	r := validation{formats: map[string]formatCount{}}
 	stdinUsed := false
 	for _, name := range opts.Files {
 		if ctx.Err() != nil {
@@ -294,8 +218,7 @@ func validateFiles(ctx context.Context, opts *ValidateOptions, topts transcript.
 		if err != nil {
 			r.unreadable++
 		} else {
-			r.total.Add(st)
-			r.formats[st.Format]++
+			r.add(st)
 		}
 		o.file(shown, st, err)
 	}
@@ -322,64 +245,4 @@ func validateFile(ctx context.Context, ios *IOStreams, name string, stdinUsed *b
 		r = f
 	}
 	return transcript.ValidateContext(ctx, name, r, opts, emit)
-}
-
-// summary is the last line of the plain output. It says what the exit
-// status says: "no problems" only when there are none and every input was
-// read.
-func summary(s transcript.Stats, formats map[string]int, unreadable int) string {
-	counts := fmt.Sprintf("(%s %s, %s %s)", group(s.Messages), plural(s.Messages, "message", "messages"),
-		group(s.ToolCalls), plural(s.ToolCalls, "tool call", "tool calls"))
-	files := fmt.Sprintf("%d %s", s.Files, plural(s.Files, "file", "files"))
-	kinds := formatList(formats, s.Files)
-	if kinds != "" {
-		counts += ": " + kinds
-	}
-	if s.Errors == 0 && s.Warnings == 0 && unreadable == 0 {
-		return fmt.Sprintf("no problems in %s %s", files, counts)
-	}
-	line := fmt.Sprintf("%s %s, %s %s in %s %s", group(s.Errors), plural(s.Errors, "error", "errors"),
-		group(s.Warnings), plural(s.Warnings, "warning", "warnings"), files, counts)
-	if unreadable > 0 {
-		line = fmt.Sprintf("%d %s not read; %s", unreadable, plural(unreadable, "input", "inputs"), line)
-	}
-	return line
-}
-
-// formatList counts files by format, most first: "2 claude-code, 1
-// openai-messages"; just the format when all n files share one.
-func formatList(formats map[string]int, n int) string {
-	type kv struct {
-		name  string
-		count int
-	}
-	var list []kv
-	for k, c := range formats {
-		if c > 0 {
-			list = append(list, kv{k, c})
-		}
-	}
-	if len(list) == 1 && list[0].count == n {
-		return list[0].name
-	}
-	slices.SortFunc(list, func(a, b kv) int {
-		return cmp.Or(cmp.Compare(b.count, a.count), strings.Compare(a.name, b.name))
-	})
-	parts := make([]string, len(list))
-	for i, e := range list {
-		parts[i] = fmt.Sprintf("%d %s", e.count, e.name)
-	}
-	return strings.Join(parts, ", ")
-}
-
-// group writes n with thousands separators: 1,204.
-func group(n int) string {
-	s := strconv.Itoa(n)
-	if n < 0 {
-		return "-" + group(-n)
-	}
-	for i := len(s) - 3; i > 0; i -= 3 {
-		s = s[:i] + "," + s[i:]
-	}
-	return s
 }

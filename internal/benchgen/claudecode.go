@@ -6,13 +6,16 @@ import (
 	"time"
 )
 
-// A Claude Code session log as Claude Code 2.x writes it: each line carries
+// A Claude Code session log as Claude Code 2.1 writes it: each line carries
 // the session's metadata (uuid, parentUuid, sessionId, cwd, version,
 // gitBranch, timestamp); an assistant message is written a content block a
 // line under one message.id, a thinking block first on some turns; the
-// results of its calls follow as user lines with a toolUseResult; progress
-// and file-history-snapshot lines sit between; now and then a sub-agent's
-// conversation (isSidechain) runs between the main chain's lines.
+// results of its calls follow as user lines with a toolUseResult, each
+// under the line of its own call and in the order the tools finished (the
+// results of parallel calls are sibling branches of the tree), the next
+// line under the last written; progress and file-history-snapshot lines sit
+// between; now and then a sub-agent's conversation (isSidechain) runs
+// between the main chain's lines.
 
 type ccGen struct {
 	*gen
@@ -74,6 +77,7 @@ func (g *ccGen) turn(parent *string, sidechain bool) {
 		asst(map[string]any{"type": "text", "text": g.text(150)}, nil)
 	}
 	cs := g.calls()
+	lines := make([]string, len(cs)) // the line of each call
 	for i, c := range cs {
 		var stop any
 		if i == len(cs)-1 {
@@ -82,13 +86,16 @@ func (g *ccGen) turn(parent *string, sidechain bool) {
 		c.id = g.id("toolu_01", 22)
 		cs[i] = c
 		asst(map[string]any{"type": "tool_use", "id": c.id, "name": c.name, "input": json.RawMessage(c.args)}, stop)
+		lines[i] = *parent
 	}
 	if g.r.IntN(4) == 0 {
 		p := *parent
 		g.line(&p, sidechain, "progress", map[string]any{"data": map[string]any{"type": "hook_progress", "hookEvent": "PreToolUse"}})
 	}
-	for _, c := range cs {
+	g.r.Shuffle(len(cs), func(i, j int) { cs[i], cs[j], lines[i], lines[j] = cs[j], cs[i], lines[j], lines[i] })
+	for i, c := range cs {
 		out := g.text(g.resultSize())
+		*parent = lines[i]
 		g.line(parent, sidechain, "user", map[string]any{
 			"message":       map[string]any{"role": "user", "content": []any{map[string]any{"tool_use_id": c.id, "type": "tool_result", "content": out, "is_error": false}}},
 			"toolUseResult": map[string]any{"stdout": out[:min(len(out), 200)], "stderr": "", "interrupted": false}})

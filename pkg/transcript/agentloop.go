@@ -8,11 +8,70 @@ import (
 	"strconv"
 	"strings"
 	"time"
+
+	"github.com/agentloop/agentloop/pkg/transcript/internal/check"
 )
 
-// The record layer of agentloop's own transcripts: a header first and once,
-// message records in seq order, an end record last, and results that name
-// the tool results their message holds.
+// The agentloop format: agentloop's own transcripts, read a record a line.
+// The record layer is checked here: a header first and once, message
+// records in seq order, an end record last, and results that name the tool
+// results their message holds; the messages go to the checker.
+
+// agentloopFormat is the format of the transcripts this package writes.
+type agentloopFormat struct{}
+
+func (agentloopFormat) Info() check.Info {
+	return check.Info{Name: InputAgentloop, Reads: "agentloop transcript", Writer: "agentloop run (and replay --resume, batch)",
+		Example: "$XDG_STATE_HOME/agentloop/transcripts/<id>.jsonl, or run -o FILE"}
+}
+
+// Sniff knows a transcript by its first record: a header, or a message or
+// end record with the keys of one.
+func (agentloopFormat) Sniff(h *check.Head) check.Confidence {
+	line, ok := h.Line()
+	if !ok {
+		return check.No
+	}
+	switch line.Type() {
+	case TypeHeader:
+		return check.Certain
+	case TypeMessage, TypeEnd:
+		if line.Has("seq", check.KindAbsent) || line.Has("reason", check.KindAbsent) || line.Has("provider", check.KindAbsent) ||
+			line.Has("message", check.KindObject) {
+			return check.Certain
+		}
+	}
+	return check.No
+}
+
+func (agentloopFormat) Open(f *check.File) error {
+	// The writer is killed mid-record at times, and a run stopped before
+	// its first message is a header alone.
+	f.TornIsWarning()
+	f.EmptyIsRun()
+	a := &agentloopReader{f: f}
+	if err := f.Lines(a.record); err != nil || f.Stopped() {
+		return err
+	}
+	f.EndConv()
+	return nil
+}
+
+// agentloopReader is what is known of a transcript's records so far.
+type agentloopReader struct {
+	f          *check.File
+	records    int
+	headerLine int // line of the header record; 0 before it
+	ended      bool
+	lastSeq    int64
+	resultIDs  [][]byte
+	gotIDs     [][]byte
+	// fields and resultProblems hold a record's fields to type-check.
+	fields         []rawField
+	resultProblems []string
+	clearing       clearedCheck
+	reasoned       reasonedStep
+}
 
 // recordInfo is what one record says outside its message.
 type recordInfo struct {
@@ -33,8 +92,9 @@ type recordInfo struct {
 	cleared    []byte // a message's cleared entries
 	toolsKind  byte   // the kind of a "tools" that is not an array
 	callID     []byte
-	callIDK    byte  // the kind of "call_id" (result records)
-	step       int64 // a message record's step, when it is a whole number
+	callIDK    byte   // the kind of "call_id" (result records)
+	step       int64  // a message record's step, when it is a whole number
+	usage      []byte // a message record's usage, when it is an object
 }
 
 // rawField is a record field the record layer checks for its type only.
@@ -85,24 +145,24 @@ var resultFields = map[string]fieldType{
 
 // checkFields reports the fields of a record whose values are of the wrong
 // type.
-func (v *validator) checkFields(n int, typ string, ri *recordInfo) {
+func (v *agentloopReader) checkFields(n int, typ string, ri *recordInfo) {
 	want, ok := recordFields[typ]
 	if !ok {
 		return // an unknown type is reported on its own
 	}
-	if ri.toolsKind != kindAbsent {
-		v.fileFinding(n, Error, "invalid-record", "%s record: \"tools\" is %s; want an array", typ, kindName(ri.toolsKind))
+	if ri.toolsKind != check.KindAbsent {
+		v.f.Finding(n, check.Error, "invalid-record", "%s record: \"tools\" is %s; want an array", typ, check.KindName(ri.toolsKind))
 	}
 	for _, f := range v.fields {
 		if t, ok := want[string(f.key)]; ok {
 			if why := fieldProblem(t, f.raw); why != "" {
-				v.fileFinding(n, Error, "invalid-record", "%s record: %q %s", typ, f.key, why)
+				v.f.Finding(n, check.Error, "invalid-record", "%s record: %q %s", typ, f.key, why)
 			}
 		}
 	}
 	if typ == TypeMessage {
 		for _, p := range v.resultProblems {
-			v.fileFinding(n, Error, "invalid-record", "message record: %s", p)
+			v.f.Finding(n, check.Error, "invalid-record", "message record: %s", p)
 		}
 	}
 }
@@ -110,36 +170,36 @@ func (v *validator) checkFields(n int, typ string, ri *recordInfo) {
 // fieldProblem says what is wrong with a value for a field of type t, or
 // returns "".
 func fieldProblem(t fieldType, raw []byte) string {
-	k := kindAbsent
+	k := check.KindAbsent
 	if len(raw) > 0 {
-		k = kindOf(raw[0])
+		k = check.KindOf(raw[0])
 	}
-	if k == kindNull {
+	if k == check.KindNull {
 		return ""
 	}
 	switch t {
 	case fieldString:
-		if k != kindString {
-			return "is " + kindName(k) + "; want a string"
+		if k != check.KindString {
+			return "is " + check.KindName(k) + "; want a string"
 		}
 	case fieldInt:
-		if k != kindNumber {
-			return "is " + kindName(k) + "; want a whole number"
+		if k != check.KindNumber {
+			return "is " + check.KindName(k) + "; want a whole number"
 		}
 		if _, err := strconv.ParseInt(string(raw), 10, 64); err != nil {
 			return fmt.Sprintf("is %s; want a whole number", raw)
 		}
 	case fieldNumber:
-		if k != kindNumber {
-			return "is " + kindName(k) + "; want a number"
+		if k != check.KindNumber {
+			return "is " + check.KindName(k) + "; want a number"
 		}
 	case fieldBool:
-		if k != kindBool {
-			return "is " + kindName(k) + "; want true or false"
+		if k != check.KindBool {
+			return "is " + check.KindName(k) + "; want true or false"
 		}
 	case fieldTime:
-		if k != kindString {
-			return "is " + kindName(k) + "; want a time such as \"2026-01-02T15:04:05Z\""
+		if k != check.KindString {
+			return "is " + check.KindName(k) + "; want a time such as \"2026-01-02T15:04:05Z\""
 		}
 		var tm time.Time
 		if err := tm.UnmarshalJSON(raw); err != nil {
@@ -147,12 +207,12 @@ func fieldProblem(t fieldType, raw []byte) string {
 		}
 	case fieldStrings:
 		var ss []string
-		if k != kindArray || json.Unmarshal(raw, &ss) != nil {
-			return "is " + kindName(k) + "; want an array of strings"
+		if k != check.KindArray || json.Unmarshal(raw, &ss) != nil {
+			return "is " + check.KindName(k) + "; want an array of strings"
 		}
 	case fieldUsage:
-		if k != kindObject {
-			return "is " + kindName(k) + "; want an object of token counts"
+		if k != check.KindObject {
+			return "is " + check.KindName(k) + "; want an object of token counts"
 		}
 		var u Usage
 		if err := json.Unmarshal(raw, &u); err != nil {
@@ -162,147 +222,136 @@ func fieldProblem(t fieldType, raw []byte) string {
 	return ""
 }
 
-// objectLine starts reading a line that must hold a JSON object, what the
-// format calls it. Any other line is reported (not JSON, or JSON of another
-// kind) and objectLine returns false.
-func (v *validator) objectLine(text []byte, n int, complete bool, what string) bool {
-	s := &v.sc
-	s.reset(text)
-	if s.peekKind() == kindObject {
-		return true
-	}
-	s.skip()
-	s.end()
-	if s.err != nil {
-		v.notJSON(text, n, complete)
-		return false
-	}
-	v.fileFinding(n, Error, "invalid-record", "line is %s, not %s", kindName(kindOf(bytes.TrimSpace(text)[0])), what)
-	return false
-}
-
-func (v *validator) record(text []byte, n int, complete bool) {
-	if !v.objectLine(text, n, complete, "a transcript record") {
+func (v *agentloopReader) record(text []byte, n int, complete bool) {
+	f := v.f
+	if !f.ObjectLine(text, n, complete, "a transcript record") {
 		return
 	}
-	s := &v.sc
-	if v.conv.v == nil {
-		v.startConv(n, kindTranscript, "")
+	s := f.Scanner()
+	c := f.Conv()
+	if !c.Started() {
+		c = f.StartConv(n, check.ConvTranscript, "")
 	}
-	c := &v.conv
-	m := &v.msg
-	m.reset(n, c.n)
+	m := f.Msg()
+	m.Reset(n, c.Len())
 	var ri recordInfo
 	v.resultIDs = v.resultIDs[:0]
 	var names map[string]struct{}
 	v.fields = v.fields[:0]
 	v.resultProblems = v.resultProblems[:0]
-	s.enter('{')
-	for k := 0; s.next('}', &k); {
-		key := s.key()
+	s.Enter('{')
+	for k := 0; s.Next('}', &k); {
+		key := s.Key()
 		switch string(key) {
 		case "type":
 			ri.hasType = true
-			if s.peekKind() == kindString {
-				ri.typ = s.text()
+			if s.PeekKind() == check.KindString {
+				ri.typ = s.Text()
 				continue
 			}
 		case "seq":
-			ri.seqK = s.peekKind()
-			if ri.seqK == kindNumber {
-				ri.seq = s.skipRaw()
+			ri.seqK = s.PeekKind()
+			if ri.seqK == check.KindNumber {
+				ri.seq = s.SkipRaw()
 				continue
 			}
 		case "message":
 			ri.hasMessage = true
-			ri.messageK = s.peekKind()
-			if ri.messageK == kindObject {
-				s.readMsg(m)
+			ri.messageK = s.PeekKind()
+			if ri.messageK == check.KindObject {
+				s.ReadMsg(m)
 				continue
 			}
 		case "results":
-			ri.results = s.peekKind()
-			if ri.results == kindArray {
+			ri.results = s.PeekKind()
+			if ri.results == check.KindArray {
 				v.readResults()
 				continue
 			}
 		case "provider":
-			if s.peekKind() == kindString {
-				ri.provider = s.text()
+			if s.PeekKind() == check.KindString {
+				ri.provider = s.Text()
+				continue
+			}
+		case "usage":
+			// Also checked for its type with the other fields, below.
+			if s.PeekKind() == check.KindObject {
+				ri.usage = s.SkipRaw()
+				v.fields = append(v.fields, rawField{key: key, raw: ri.usage})
 				continue
 			}
 		case "step":
 			// Also checked for its type with the other fields, below.
-			if s.peekKind() == kindNumber {
-				raw := s.skipRaw()
+			if s.PeekKind() == check.KindNumber {
+				raw := s.SkipRaw()
 				ri.step, _ = strconv.ParseInt(string(raw), 10, 64)
 				v.fields = append(v.fields, rawField{key: key, raw: raw})
 				continue
 			}
 		case "call_id":
-			if ri.callIDK = s.peekKind(); ri.callIDK == kindString {
-				ri.callID = s.text()
+			if ri.callIDK = s.PeekKind(); ri.callIDK == check.KindString {
+				ri.callID = s.Text()
 				continue
 			}
 		case "base_url":
-			if s.peekKind() == kindString {
-				ri.baseURL = s.text()
+			if s.PeekKind() == check.KindString {
+				ri.baseURL = s.Text()
 				continue
 			}
 		case "reason":
-			if s.peekKind() == kindString {
-				ri.reason = s.text()
+			if s.PeekKind() == check.KindString {
+				ri.reason = s.Text()
 				continue
 			}
 		case "context":
-			if s.peekKind() == kindObject {
-				ri.hasContext, ri.context = true, s.skipRaw()
+			if s.PeekKind() == check.KindObject {
+				ri.hasContext, ri.context = true, s.SkipRaw()
 				continue
 			}
 		case "parent":
-			ri.hasParent = s.peekKind() == kindString
+			ri.hasParent = s.PeekKind() == check.KindString
 		case "cleared":
-			if s.peekKind() != kindNull {
-				ri.cleared = s.skipRaw()
+			if s.PeekKind() != check.KindNull {
+				ri.cleared = s.SkipRaw()
 				continue
 			}
 		case "tools":
-			if k := s.peekKind(); k != kindArray && k != kindNull {
+			if k := s.PeekKind(); k != check.KindArray && k != check.KindNull {
 				ri.toolsKind = k
 				break
 			}
 			ri.hasTools = true
-			names = v.readTools(n)
+			names = f.ReadTools(n)
 			continue
 		}
 		// Every other field is checked for its type once the record's
 		// type is known (it may come last).
-		v.fields = append(v.fields, rawField{key: key, raw: s.skipRaw()})
+		v.fields = append(v.fields, rawField{key: key, raw: s.SkipRaw()})
 	}
-	s.end()
-	if s.err != nil {
-		v.notJSON(text, n, complete)
+	s.End()
+	if s.Err() != nil {
+		f.NotJSON(text, n, complete)
 		return
 	}
-	v.badText(n)
+	f.BadText(n)
 	v.checkFields(n, string(ri.typ), &ri)
 	v.records++
 	if v.records == 1 && string(ri.typ) != TypeHeader {
-		v.fileFinding(n, Error, "missing-header", "the first record is not a header: the provider and tools are unknown")
+		v.f.Finding(n, check.Error, "missing-header", "the first record is not a header: the provider and tools are unknown")
 	}
 	if v.ended {
-		v.fileFinding(n, Error, "record-after-end", "%s record after the end record", recordName(string(ri.typ)))
+		v.f.Finding(n, check.Error, "record-after-end", "%s record after the end record", recordName(string(ri.typ)))
 	}
 	switch string(ri.typ) {
 	case TypeHeader:
 		if v.headerLine > 0 {
-			v.fileFinding(n, Error, "duplicate-header", "second header record (the first is at line %d)", v.headerLine)
+			v.f.Finding(n, check.Error, "duplicate-header", "second header record (the first is at line %d)", v.headerLine)
 			return
 		}
 		v.headerLine = n
 		v.checkVersion(n)
 		if v.records > 1 {
-			v.fileFinding(n, Error, "missing-header", "the header is not the first record")
+			v.f.Finding(n, check.Error, "missing-header", "the header is not the first record")
 		}
 		// A transcript that goes on from another starts with its records,
 		// clearings and all, whatever its own run's policy.
@@ -317,22 +366,38 @@ func (v *validator) record(text []byte, n int, complete bool) {
 		v.resultRecord(n, &ri)
 	case TypeEnd:
 		v.ended = true
-		v.endReason = string(ri.reason)
+		v.f.Conv().SetPendingHint(pendingHint(string(ri.reason)))
 		if !slices.Contains(Reasons, string(ri.reason)) {
-			v.fileFinding(n, Error, "invalid-record", "end record with reason %q (want %s or %s)", ri.reason, strings.Join(Reasons[:len(Reasons)-1], ", "), Reasons[len(Reasons)-1])
+			v.f.Finding(n, check.Error, "invalid-record", "end record with reason %q (want %s or %s)", ri.reason, strings.Join(Reasons[:len(Reasons)-1], ", "), Reasons[len(Reasons)-1])
 		}
 	default:
 		if !ri.hasType {
-			v.fileFinding(n, Error, "invalid-record", `record without a "type" (want header, message, result or end)`)
+			v.f.Finding(n, check.Error, "invalid-record", `record without a "type" (want header, message, result or end)`)
 		} else {
-			v.fileFinding(n, Error, "invalid-record", "unknown record type %q (want header, message, result or end)", ri.typ)
+			v.f.Finding(n, check.Error, "invalid-record", "unknown record type %q (want header, message, result or end)", ri.typ)
 		}
 	}
 }
 
+// pendingHint is what the calls a transcript ends without answering are
+// said to be, from the end record's reason: the run does not go on by
+// itself.
+func pendingHint(reason string) string {
+	const goOn = ": replay --resume goes on with it; --allow-pending accepts it)"
+	switch reason {
+	case "":
+		return ""
+	case ReasonInterrupted:
+		return " (the run was interrupted" + goOn
+	case ReasonError:
+		return " (the run ended in an error" + goOn
+	}
+	return fmt.Sprintf(" (the run ended with reason %q%s", reason, goOn)
+}
+
 // checkVersion reports a header of another format version than this
 // agentloop reads, or of none, as the reader refuses it.
-func (v *validator) checkVersion(n int) {
+func (v *agentloopReader) checkVersion(n int) {
 	version := 0
 	for _, f := range v.fields {
 		if string(f.key) == "version" {
@@ -344,7 +409,7 @@ func (v *validator) checkVersion(n int) {
 		}
 	}
 	if err := versionProblem(version); err != nil {
-		v.fileFinding(n, Error, "invalid-record", "header record: %v", err)
+		v.f.Finding(n, check.Error, "invalid-record", "header record: %v", err)
 	}
 }
 
@@ -355,60 +420,63 @@ func recordName(typ string) string {
 	return typ
 }
 
-func (v *validator) applyHeader(n int, ri *recordInfo, names map[string]struct{}) {
-	c := &v.conv
+func (v *agentloopReader) applyHeader(n int, ri *recordInfo, names map[string]struct{}) {
+	c := v.f.Conv()
 	switch string(ri.provider) {
 	case "openai", "responses":
-		if v.opts.Shape == "" && c.n == 0 {
-			c.shape = shapeOpenAI
-			if string(ri.provider) == "responses" {
-				c.shape = shapeResponses
+		if c.Len() == 0 {
+			if string(ri.provider) != "responses" {
+				c.Presume(check.ShapeOpenAI)
+			} else if c.Presume(check.ShapeResponses) {
 				// agentloop sends store false unless --store, and
 				// asks for every reasoning item's ciphertext either way.
-				c.stateless = true
+				c.SetStateless()
 			}
 		}
 		u := string(ri.baseURL)
-		c.openAI = u == "" || strings.Contains(u, "://api.openai.com")
+		c.SetOpenAI(u == "" || strings.Contains(u, "://api.openai.com"))
 	case "anthropic":
-		if v.opts.Shape == "" && c.n == 0 {
-			c.shape = shapeAnthropic
+		if c.Len() == 0 {
+			c.Presume(check.ShapeAnthropic)
 		}
 	default:
-		v.fileFinding(n, Error, "invalid-record", "header with provider %q (want openai, responses or anthropic)", ri.provider)
+		v.f.Finding(n, check.Error, "invalid-record", "header with provider %q (want openai, responses or anthropic)", ri.provider)
 	}
 	if ri.hasTools {
-		c.setTools(names)
+		c.SetTools(names)
 	}
 }
 
-func (v *validator) messageRecord(n int, ri *recordInfo) {
-	c := &v.conv
+func (v *agentloopReader) messageRecord(n int, ri *recordInfo) {
+	c := v.f.Conv()
 	seq, seqOK := int64(0), false
-	if ri.seqK != kindNumber {
-		v.fileFinding(n, Error, "invalid-record", "message record without a numeric seq")
+	if ri.seqK != check.KindNumber {
+		v.f.Finding(n, check.Error, "invalid-record", "message record without a numeric seq")
 	} else if s, err := strconv.ParseInt(string(ri.seq), 10, 64); err != nil {
-		v.fileFinding(n, Error, "invalid-record", "message record with seq %s; want a whole number", ri.seq)
+		v.f.Finding(n, check.Error, "invalid-record", "message record with seq %s; want a whole number", ri.seq)
 	} else {
 		if s <= v.lastSeq {
-			v.fileFinding(n, Error, "seq-order", "seq %d does not follow seq %d", s, v.lastSeq)
+			v.f.Finding(n, check.Error, "seq-order", "seq %d does not follow seq %d", s, v.lastSeq)
 		}
 		v.lastSeq = s
 		seq, seqOK = s, true
 	}
-	if ri.messageK != kindObject {
+	if ri.messageK != check.KindObject {
 		if !ri.hasMessage {
-			v.fileFinding(n, Error, "invalid-record", `message record without a "message"`)
+			v.f.Finding(n, check.Error, "invalid-record", `message record without a "message"`)
 		} else {
-			v.fileFinding(n, Error, "invalid-record", `"message" is %s; want the message object`, kindName(ri.messageK))
+			v.f.Finding(n, check.Error, "invalid-record", `"message" is %s; want the message object`, check.KindName(ri.messageK))
 		}
-		c.lost()
+		c.Lost()
 		return
 	}
-	m := &v.msg
-	m.step = ri.step
-	c.add(m)
+	m := v.f.Msg()
+	m.SetStep(ri.step)
+	c.Add(m)
 	v.noteCalls(m)
+	if c.Responses() {
+		v.reasoned.note(v.f, n, m, ri)
+	}
 	if seqOK {
 		// The results a request cleared are earlier ones; this message's
 		// own may be cleared by later requests.
@@ -417,11 +485,11 @@ func (v *validator) messageRecord(n int, ri *recordInfo) {
 		}
 		v.noteResults(n, seq, m)
 	}
-	if ri.results == kindAbsent || ri.results == kindNull {
+	if ri.results == check.KindAbsent || ri.results == check.KindNull {
 		return
 	}
-	if ri.results != kindArray {
-		v.fileFinding(n, Error, "invalid-record", `"results" is %s; want an array`, kindName(ri.results))
+	if ri.results != check.KindArray {
+		v.f.Finding(n, check.Error, "invalid-record", `"results" is %s; want an array`, check.KindName(ri.results))
 		return
 	}
 	v.checkResults(n, m)
@@ -429,38 +497,38 @@ func (v *validator) messageRecord(n int, ri *recordInfo) {
 
 // resultRecord checks a result record: it must name a call of the last
 // assistant message that is still waiting for its result, once.
-func (v *validator) resultRecord(n int, ri *recordInfo) {
+func (v *agentloopReader) resultRecord(n int, ri *recordInfo) {
 	id := ri.callID
 	switch ri.callIDK {
-	case kindString:
-	case kindAbsent, kindNull:
-		v.fileFinding(n, Error, "invalid-record", `result record without a "call_id"`)
+	case check.KindString:
+	case check.KindAbsent, check.KindNull:
+		v.f.Finding(n, check.Error, "invalid-record", `result record without a "call_id"`)
 		return
 	default:
 		return // reported with the types of the fields
 	}
-	if why := v.conv.recordResult(id); why != "" {
-		v.emitFinding(Finding{File: v.name, Line: n, Index: -1, Severity: Error, Code: "stray-result-record",
+	if why := v.f.Conv().RecordResult(id); why != "" {
+		v.f.Emit(Finding{File: v.f.Name(), Line: n, Index: -1, Severity: check.Error, Code: "stray-result-record",
 			IDs: []string{string(id)}, Message: "result record for " + string(id) + ": " + why})
 	}
 }
 
 // readResults collects the call_id of each entry of a record's results,
 // and what is wrong with the types of the entries' fields.
-func (v *validator) readResults() {
-	s := &v.sc
-	s.enter('[')
-	for i := 0; s.next(']', &i); {
+func (v *agentloopReader) readResults() {
+	s := v.f.Scanner()
+	s.Enter('[')
+	for i := 0; s.Next(']', &i); {
 		var id []byte
-		if k := s.peekKind(); k == kindObject {
-			s.enter('{')
-			for k := 0; s.next('}', &k); {
-				key := s.key()
-				if string(key) == "call_id" && s.peekKind() == kindString {
-					id = s.text()
+		if k := s.PeekKind(); k == check.KindObject {
+			s.Enter('{')
+			for k := 0; s.Next('}', &k); {
+				key := s.Key()
+				if string(key) == "call_id" && s.PeekKind() == check.KindString {
+					id = s.Text()
 					continue
 				}
-				raw := s.skipRaw()
+				raw := s.SkipRaw()
 				if t, ok := resultFields[string(key)]; ok {
 					if why := fieldProblem(t, raw); why != "" {
 						v.resultProblems = append(v.resultProblems, fmt.Sprintf("results[%d].%s %s", i-1, key, why))
@@ -468,9 +536,9 @@ func (v *validator) readResults() {
 				}
 			}
 		} else {
-			s.skip()
-			if k != kindNull {
-				v.resultProblems = append(v.resultProblems, fmt.Sprintf("results[%d] is %s; want an object", i-1, kindName(k)))
+			s.Skip()
+			if k != check.KindNull {
+				v.resultProblems = append(v.resultProblems, fmt.Sprintf("results[%d] is %s; want an object", i-1, check.KindName(k)))
 			}
 		}
 		v.resultIDs = append(v.resultIDs, id)
@@ -479,24 +547,9 @@ func (v *validator) readResults() {
 
 // checkResults compares a record's results with the tool results in its
 // message: the same ids, in the same order.
-func (v *validator) checkResults(n int, m *wireMsg) {
-	got := v.gotIDs[:0]
+func (v *agentloopReader) checkResults(n int, m *check.Msg) {
+	got := m.AppendResults(v.gotIDs[:0])
 	defer func() { v.gotIDs = got[:0] }()
-	switch {
-	case string(m.role) == "tool":
-		got = append(got, m.toolCallID)
-	case len(m.typ) > 0 && !m.hasRole:
-		// A Responses function_call_output item answers its call_id.
-		if bytes.HasSuffix(m.typ, []byte("_output")) {
-			got = append(got, m.callID)
-		}
-	default:
-		for i := range m.blocks {
-			if string(m.blocks[i].typ) == "tool_result" {
-				got = append(got, m.blocks[i].toolUseID)
-			}
-		}
-	}
 	same := len(got) == len(v.resultIDs)
 	for i := 0; same && i < len(got); i++ {
 		same = bytes.Equal(got[i], v.resultIDs[i])
@@ -504,7 +557,7 @@ func (v *validator) checkResults(n int, m *wireMsg) {
 	if same {
 		return
 	}
-	v.emitFinding(Finding{File: v.name, Line: n, Index: m.index, Severity: Error, Code: "results-mismatch",
+	v.f.Emit(Finding{File: v.f.Name(), Line: n, Index: m.Index(), Severity: check.Error, Code: "results-mismatch",
 		IDs:     idStrings(v.resultIDs),
 		Message: fmt.Sprintf("results name %s but the message answers %s", listIDs(v.resultIDs), listIDs(got))})
 }
@@ -533,4 +586,87 @@ func listIDs(ids [][]byte) string {
 		}
 	}
 	return b.String()
+}
+
+// reasonedStep follows the output items of the model request (step) of a
+// Responses transcript being read, to tell a reasoning item left out. An
+// OpenAI reasoning model's response holds a reasoning item whenever the
+// model reasoned (in recorded responses, reasoning_tokens is above zero
+// exactly when the output holds one), and the items it wrote after it (a
+// function_call, its message) need it in front of them in every request
+// that carries them again: "Item 'fc_…' of type 'function_call' was
+// provided without its required 'reasoning' item: 'rs_…'" (cline/cline
+// #12242; for a message, continuedev/continue#11309). In a request body a
+// reasoning item left out cannot be told from one there never was; an
+// agentloop transcript says: the record that ends a step carries the
+// request's usage, and its reasoning tokens say the model reasoned.
+//
+// A call is always sent again, with its output: it is reported at once. A
+// message is sent again only by a request after it, which a later step of
+// the transcript shows (a run continued with run -c starts with the records
+// of the one it continues): it is reported when that step comes.
+type reasonedStep struct {
+	step      int64
+	reasoning bool // the step holds a reasoning item
+	// first is the first item of the step that needs the reasoning
+	// item: its line, index, type and id.
+	first struct {
+		line, index int
+		typ, id     string
+	}
+	held *Finding // a message's finding, until a later step sends it again
+}
+
+// note takes the message of the record at line n, of step ri.step, and
+// reports the step's first item that needs its reasoning item when the
+// step's usage says the model reasoned and no reasoning item is there.
+func (r *reasonedStep) note(f *check.File, n int, m *check.Msg, ri *recordInfo) {
+	if ri.step != r.step {
+		if r.held != nil && ri.step > r.step {
+			f.Emit(*r.held)
+		}
+		*r = reasonedStep{step: ri.step}
+	}
+	switch t := string(m.Type()); {
+	case t == "reasoning":
+		r.reasoning = true
+	case r.first.typ != "":
+	case t == "function_call", t == "custom_tool_call", t == "message" && string(m.Role()) == "assistant":
+		r.first.line, r.first.index, r.first.typ, r.first.id = n, m.Index(), t, string(m.ID())
+	}
+	if ri.usage == nil || r.reasoning || r.first.typ == "" {
+		return
+	}
+	tokens := reasoningTokens(ri.usage)
+	if tokens <= 0 {
+		return
+	}
+	what := r.first.typ
+	if r.first.id != "" {
+		what += " " + r.first.id
+	}
+	fd := Finding{File: f.Name(), Line: r.first.line, Index: r.first.index, Severity: check.Error, Code: "missing-reasoning",
+		IDs: []string{r.first.id},
+		Message: fmt.Sprintf("%s of step %d has no reasoning item in front of it, though the step's usage (line %d) records %d reasoning tokens: "+
+			"the reasoning item was left out, and the API refuses a request that carries the %s without it", what, r.step, n, tokens, r.first.typ)}
+	if r.first.typ == "message" {
+		r.held = &fd
+	} else {
+		f.Emit(fd)
+	}
+	r.first.typ = "" // said once a step
+	r.reasoning = true
+}
+
+// reasoningTokens reads a usage object's reasoning_tokens; 0 when it has
+// none.
+func reasoningTokens(usage []byte) int64 {
+	if !bytes.Contains(usage, []byte(`"reasoning_tokens"`)) {
+		return 0
+	}
+	var u Usage
+	if json.Unmarshal(usage, &u) != nil {
+		return 0
+	}
+	return u.ReasoningTokens
 }

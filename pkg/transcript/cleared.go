@@ -6,6 +6,8 @@ import (
 	"slices"
 	"strconv"
 	"strings"
+
+	"github.com/agentloop/agentloop/pkg/transcript/internal/check"
 )
 
 // ClearedPrefix starts every placeholder that stands in for a cleared tool
@@ -79,23 +81,13 @@ func (c *clearedCheck) nameCall(id, name []byte) {
 }
 
 // noteCalls remembers the names of the calls a message makes.
-func (v *validator) noteCalls(m *wireMsg) {
+func (v *agentloopReader) noteCalls(m *check.Msg) {
 	c := &v.clearing
 	if !c.policy {
 		return
 	}
 	c.init()
-	for i := range m.calls {
-		c.nameCall(m.calls[i].id, m.calls[i].name)
-	}
-	for i := range m.blocks {
-		if string(m.blocks[i].typ) == "tool_use" {
-			c.nameCall(m.blocks[i].id, m.blocks[i].name)
-		}
-	}
-	if len(m.callID) > 0 && !strings.HasSuffix(string(m.typ), "_output") {
-		c.nameCall(m.callID, m.name)
-	}
+	m.Calls(c.nameCall)
 }
 
 // noteResult remembers a result a message record holds.
@@ -131,39 +123,34 @@ type clearedEntry struct {
 }
 
 // noteResults remembers the results a message record holds.
-func (v *validator) noteResults(n int, seq int64, m *wireMsg) {
+func (v *agentloopReader) noteResults(n int, seq int64, m *check.Msg) {
 	c := &v.clearing
 	if !c.policy {
 		return
 	}
 	c.init()
-	switch {
-	case string(m.role) == "tool":
-		c.noteResult(n, seq, m.toolCallID)
-	case string(m.typ) == "function_call_output":
-		c.noteResult(n, seq, m.callID)
-	default:
-		for i := range m.blocks {
-			if string(m.blocks[i].typ) == "tool_result" {
-				c.noteResult(n, seq, m.blocks[i].toolUseID)
-			}
-		}
+	if len(m.Role()) == 0 && len(m.Type()) > 0 && string(m.Type()) != "function_call_output" {
+		return // the other output items are never cleared
+	}
+	v.gotIDs = m.AppendResults(v.gotIDs[:0])
+	for _, id := range v.gotIDs {
+		c.noteResult(n, seq, id)
 	}
 }
 
 // checkCleared checks the cleared entries of the message record at line n,
 // whose seq is seq and message m.
-func (v *validator) checkCleared(n int, seq int64, raw []byte, m *wireMsg) {
+func (v *agentloopReader) checkCleared(n int, seq int64, raw []byte, m *check.Msg) {
 	c := &v.clearing
 	finding := func(format string, args ...any) {
-		v.fileFinding(n, Error, "cleared-result", format, args...)
+		v.f.Finding(n, check.Error, "cleared-result", format, args...)
 	}
 	// A request's clearings go on the model's answer to it, not on what
 	// the conversation sent.
-	if role := string(m.role); role == "user" || role == "tool" || role == "system" || role == "developer" || strings.HasSuffix(string(m.typ), "_output") {
+	if role := string(m.Role()); role == "user" || role == "tool" || role == "system" || role == "developer" || strings.HasSuffix(string(m.Type()), "_output") {
 		what := role + " message"
 		if role == "" {
-			what = string(m.typ) + " item"
+			what = string(m.Type()) + " item"
 		}
 		finding(`"cleared" on a %s: a request's clearings are recorded on the answer it got`, what)
 		return

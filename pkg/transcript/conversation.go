@@ -8,6 +8,8 @@ import (
 	"io"
 	"slices"
 	"strings"
+
+	"github.com/agentloop/agentloop/pkg/transcript/internal/linereader"
 )
 
 // Conversation is a whole recorded conversation in memory, read from an
@@ -215,7 +217,7 @@ func ReadEach(r io.Reader, fn func(Part) error) (torn *LineError, err error) {
 	first = bytes.Clone(first)
 	// One JSON document, perhaps over several lines: read it whole.
 	whole := func(lines ...[]byte) (*LineError, error) {
-		rest, err := io.ReadAll(lr.br)
+		rest, err := io.ReadAll(lr.Rest())
 		if err != nil {
 			return nil, err
 		}
@@ -294,7 +296,7 @@ func eachLine(next func() ([]byte, int, bool, error), fn func(Part) error) (form
 			continue
 		}
 		lineErr := func(err error) error {
-			if !complete && mayBeTorn(text) {
+			if !complete && linereader.MayBeTorn(text) {
 				torn = &LineError{Line: n, Torn: true, Err: err}
 				return nil
 			}

@@ -23,7 +23,7 @@ const (
 func TestDocsTable(t *testing.T) {
 	flagged := map[string][]string{}
 	for _, r := range loadCorpus(t) {
-		fs, _ := validateBytes(t, r.name(), r.Body, Options{Input: r.Input})
+		fs, _ := validateBytes(t, r.name(), r.Body, Options{Input: r.Input, AllowUnchecked: true})
 		seen := map[string]bool{}
 		for _, f := range fs {
 			if !seen[f.Code] {
@@ -110,4 +110,35 @@ func records(names []string) string {
 		parts = append(parts, fmt.Sprintf("`%s`:%s%s", f, strings.Join(shown, ","), more))
 	}
 	return strings.Join(parts, "; ")
+}
+
+// TestDocsFormats keeps the table of formats in docs/validate.md in step
+// with the registry: every format, in the registry's order, with the tool
+// that writes it as its Info says.
+func TestDocsFormats(t *testing.T) {
+	doc, err := os.ReadFile(docsPath)
+	if err != nil {
+		t.Fatal(err)
+	}
+	text := string(doc)
+	i, j := strings.Index(text, "<!-- formats:"), strings.Index(text, "<!-- end of formats -->")
+	if i < 0 || j < i {
+		t.Fatalf("%s: no markers around the table of formats", docsPath)
+	}
+	var rows []string
+	for line := range strings.SplitSeq(text[i:j], "\n") {
+		if strings.HasPrefix(line, "| `") {
+			rows = append(rows, line)
+		}
+	}
+	formats := Formats()
+	if len(rows) != len(formats) {
+		t.Fatalf("%d rows for %d formats", len(rows), len(formats))
+	}
+	for k, f := range formats {
+		cells := strings.Split(rows[k], " | ")
+		if cells[0] != "| `"+f.Name+"`" || cells[1] != f.Writer {
+			t.Errorf("row %d: %q, want the format %s, written by %s", k+1, rows[k], f.Name, f.Writer)
+		}
+	}
 }

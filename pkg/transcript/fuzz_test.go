@@ -2,73 +2,10 @@ package transcript
 
 import (
 	"bytes"
-	"encoding/json"
 	"os"
 	"path/filepath"
-	"strings"
 	"testing"
-	"unicode/utf8"
 )
-
-var scanSeeds = []string{
-	`{}`, `[]`, `null`, `true`, `false`, `0`, `-0.5e+3`, `"a\"b\\c\/\b\f\n\r\t\u00e9\ud83d\ude00"`,
-	`{"a":[1,2,{"b":null}]}`, ` { "a" : 1 } `, `{"a":1,}`, `[1,]`, `01`, `1.`, `.5`, `"\x01"`, `"\u12"`,
-	`{"a" 1}`, `[1 2]`, `"unterminated`, `tru`, `nul`, `{"a":"b"}x`, "\"\xff\xfe\"", `[[[[[[]]]]]]`,
-	`"abcdefghijklmnop\"qrstuvwxyz"`, `"` + strings.Repeat("x", 100) + `\u0041"`,
-}
-
-// FuzzScan holds the scanner to encoding/json's verdict on every input.
-func FuzzScan(f *testing.F) {
-	for _, s := range scanSeeds {
-		f.Add([]byte(s))
-	}
-	f.Add([]byte(strings.Repeat("[", 10000) + strings.Repeat("]", 10000)))
-	f.Add([]byte(strings.Repeat("[", 10001) + strings.Repeat("]", 10001)))
-	f.Fuzz(func(t *testing.T, data []byte) {
-		if got, want := valid(data), json.Valid(data); got != want {
-			t.Fatalf("valid(%q) = %v, encoding/json says %v", data, got, want)
-		}
-		// Outside strings a valid document is ASCII: text that is not
-		// UTF-8 is in a string, and noted there.
-		var s scanner
-		s.reset(data)
-		s.skip()
-		s.end()
-		if s.err != nil {
-			return
-		}
-		if !utf8.Valid(data) && s.bad == 0 {
-			t.Fatalf("%q: not UTF-8, but nothing noted", data)
-		}
-		if s.bad != 0 && !s.badSur && utf8.Valid(data) {
-			t.Fatalf("%q: UTF-8, but byte %d noted", data, s.bad-1)
-		}
-	})
-}
-
-// FuzzUnescape: decoded strings match encoding/json's. Invalid UTF-8 is the
-// exception: ids are compared byte for byte, so the checker keeps such bytes
-// where encoding/json would put U+FFFD.
-func FuzzUnescape(f *testing.F) {
-	for _, s := range []string{`"a\"b"`, `"\ud83d\ude00"`, `"\ud83d"`, `"\ude00\ud83d"`, `"x\u00e9y"`, `"\\\/"`} {
-		f.Add([]byte(s))
-	}
-	f.Fuzz(func(t *testing.T, data []byte) {
-		var want string
-		if !utf8.Valid(data) || json.Unmarshal(data, &want) != nil {
-			return
-		}
-		var s scanner
-		s.reset(data)
-		got := s.text()
-		if s.err != nil {
-			t.Fatalf("%q: %v", data, s.err)
-		}
-		if string(got) != want {
-			t.Fatalf("%q: got %q, want %q", data, got, want)
-		}
-	})
-}
 
 // FuzzValidate never panics, whatever the input and options.
 func FuzzValidate(f *testing.F) {

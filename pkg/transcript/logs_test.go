@@ -3,6 +3,7 @@ package transcript
 import (
 	"bytes"
 	"encoding/json"
+	"fmt"
 	"os"
 	"path/filepath"
 	"regexp"
@@ -11,6 +12,8 @@ import (
 	"testing"
 
 	"gopkg.in/yaml.v3"
+
+	"github.com/agentloop/agentloop/pkg/transcript/internal/check"
 )
 
 const logsDir = "../../testdata/logs"
@@ -24,6 +27,18 @@ var logFiles = []struct {
 }{
 	{"claude-code_1af7fc5e.jsonl", InputClaudeCode, nil},
 	{"claude-code_5c0375b4_sidechains.jsonl", InputClaudeCode, nil},
+	{"claude-code_fe5e1c67_inline-sidechains.jsonl", InputClaudeCode, nil},
+	{"claude-code_ai-sessions_pomodoro.jsonl", InputClaudeCode, nil},
+	// Claude Code 2.1: the results of parallel calls are sibling branches
+	// of the parentUuid tree; a compaction; sub-agents' own files.
+	{"claude-code_spotter_short.jsonl", InputClaudeCode, nil},
+	{"claude-code_spotter_tool_heavy.jsonl", InputClaudeCode, nil},
+	{"claude-code_spotter_subagent.jsonl", InputClaudeCode, nil},
+	{"claude-code_spotter_8463c716.jsonl", InputClaudeCode, nil},
+	{"claude-code_spotter_8463c716_agent-a7be2f0.jsonl", InputClaudeCode, nil},
+	{"claude-code_spotter_8463c716_agent-acompact-f46190.jsonl", InputClaudeCode, nil},
+	{"claude-code_spotter_4d5611e5_agent-a2898e3.jsonl", InputClaudeCode, nil},
+	{"claude-code_spotter_6c2214d7_agent-afc096d.jsonl", InputClaudeCode, nil},
 	{"codex_sample_session.jsonl", InputCodex, nil},
 	{"codex_rollout_tools.jsonl", InputCodex, nil},
 	{"inspect_browser_EXCERPT.json", InputInspect, nil},
@@ -46,26 +61,10 @@ var logFiles = []struct {
 	// call-a.": the finding is confirmed.
 	{"pydantic-ai_deepseek_interleaved_400.yaml", InputVCR, []string{"unanswered-call"}},
 	{"recorded-bodies.har", InputHAR, []string{"unanswered-call"}},
-}
-
-// TestEvalZipFromFile: a .eval log is read from its file (a ZIP archive is
-// read from its end), each sample member named in findings.
-func TestEvalZipFromFile(t *testing.T) {
-	f, err := os.Open(filepath.Join(logsDir, "inspect_message_deduplication.eval"))
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer f.Close()
-	var fs []Finding
-	st, err := Validate("log.eval", f, Options{}, func(x Finding) { fs = append(fs, x) })
-	if err != nil || st.Format != InputInspect || st.ToolCalls != 5 || st.Conversations != 1 {
-		t.Fatalf("%v %+v", err, st)
-	}
-	for _, x := range fs {
-		if x.File != "log.eval/samples/0_epoch_1.json" || x.Severity == Error {
-			t.Errorf("%v", x)
-		}
-	}
+	// Two interactions with Gemini's generateContent, which validate does
+	// not read, then two with Chat Completions: the Gemini ones are
+	// counted as not checked, each an error; the others are checked.
+	{"pydantic-ai_gemini_and_openai-chat_tool_calls.yaml", InputVCR, []string{"unchecked-conversation", "unchecked-conversation"}},
 }
 
 func readLog(t *testing.T, name string) []byte {
@@ -94,7 +93,7 @@ func TestLogFormats(t *testing.T) {
 			for _, f := range fs {
 				if f.Severity == Error {
 					errs = append(errs, f.Code)
-					if f.Status != 0 && !f.Confirmed() {
+					if f.Status != 0 && !f.Confirmed() && f.Code != "unchecked-conversation" {
 						t.Errorf("an error on a body the API accepted: %v", f)
 					}
 				}
@@ -153,6 +152,9 @@ func TestLogMutations(t *testing.T) {
 		{"llm-anthropic_test_tools.yaml", `,\{"type":"tool_result","tool_use_id":"toolu_01N8a4jWyf116qKTMqKKmjyt","content":"Sammy"\}`, "error unanswered-call"},
 		{"go-vcr_fantasy_anthropic_multi_tool.yaml", `,\{"tool_use_id":"toolu_01AC6WQhj2iRkdYHgTAGMpVQ","content":\[\{"text":"6","type":"text"\}\],"type":"tool_result"\}`, "error unanswered-call"},
 		{"recorded-bodies.har", `,\{\\"tool_use_id\\":\\"toolu_01AC6WQhj2iRkdYHgTAGMpVQ\\",\\"content\\":\[\{\\"text\\":\\"6\\",\\"type\\":\\"text\\"\}\],\\"type\\":\\"tool_result\\"\}`, "error unanswered-call"},
+		// The Chat Completions interactions of a cassette that also holds
+		// Gemini's are checked.
+		{"pydantic-ai_gemini_and_openai-chat_tool_calls.yaml", `(?m)^      - content: London\n        role: tool\n        tool_call_id: call_SkEQ3ZGSJC8m6AvaIGNuuKdm\n`, "error pending-call"},
 	} {
 		t.Run(tc.file, func(t *testing.T) {
 			data := dropFirst(t, readLog(t, tc.file), tc.cut)
@@ -203,84 +205,82 @@ func TestAnthropicTypedMessage(t *testing.T) {
 	}
 }
 
-// TestClaudeCodeTree: a rewound session is two branches, each checked; a
-// compaction starts a new conversation; lines that send nothing may sit
-// between a call and its result; the lines of one message id are one
-// message even with its results between them.
-func TestClaudeCodeTree(t *testing.T) {
-	u := func(uuid, parent, content string) string {
-		p := `null`
-		if parent != "" {
-			p = `"` + parent + `"`
+// TestSniffOneFormat: every real log is claimed by its own format alone, no
+// other as sure of it, so that no format reads another's files.
+func TestSniffOneFormat(t *testing.T) {
+	for _, lf := range logFiles {
+		data := readLog(t, lf.file)
+		h := check.NewHead(data[:min(len(data), 1<<20)], len(data) <= 1<<20)
+		best, sure := registry.Sniff(h)
+		if best == nil || best.Info().Name != lf.format {
+			t.Errorf("%s: sniffed as %v, want %s", lf.file, best, lf.format)
+			continue
 		}
-		return `{"type":"user","uuid":"` + uuid + `","parentUuid":` + p + `,"message":{"role":"user","content":` + content + `}}`
-	}
-	a := func(uuid, parent, id, content string) string {
-		return `{"type":"assistant","uuid":"` + uuid + `","parentUuid":"` + parent + `","message":{"id":"` + id + `","type":"message","role":"assistant","content":` + content + `,"stop_reason":null}}`
-	}
-	use := func(id string) string { return `[{"type":"tool_use","id":"` + id + `","name":"Bash","input":{}}]` }
-	res := func(id string) string { return `[{"type":"tool_result","tool_use_id":"` + id + `","content":"ok"}]` }
-	for _, tc := range []struct {
-		name  string
-		lines []string
-		want  []string
-	}{
-		{"one message over lines, results between", []string{
-			u("u1", "", `"go"`),
-			a("a1", "u1", "msg_1", `[{"type":"text","text":"Two calls."}]`),
-			a("a2", "a1", "msg_1", use("t1")),
-			u("r1", "a2", res("t1")),
-			a("a3", "r1", "msg_1", use("t2")),
-			u("r2", "a3", res("t2")),
-			a("a4", "r2", "msg_2", `[{"type":"text","text":"done"}]`),
-		}, nil},
-		{"a result missing in the split message", []string{
-			u("u1", "", `"go"`),
-			a("a2", "u1", "msg_1", use("t1")),
-			u("r1", "a2", res("t1")),
-			a("a3", "r1", "msg_1", use("t2")),
-			a("a4", "a3", "msg_2", `[{"type":"text","text":"done"}]`),
-		}, []string{"3 error unanswered-call"}},
-		{"progress lines between a call and its result", []string{
-			u("u1", "", `"go"`),
-			a("a1", "u1", "msg_1", use("t1")),
-			`{"type":"progress","uuid":"p1","parentUuid":"a1","data":{}}`,
-			`{"type":"progress","uuid":"p2","parentUuid":"p1","data":{}}`,
-			u("r1", "p2", res("t1")),
-			a("a2", "r1", "msg_2", `[{"type":"text","text":"done"}]`),
-		}, nil},
-		{"a rewind: the old branch is checked to its end", []string{
-			u("u1", "", `"go"`),
-			a("a1", "u1", "msg_1", use("t1")),
-			u("r1", "a1", res("t1")),
-			a("a2", "r1", "msg_2", `[{"type":"text","text":"first answer"}]`),
-			u("u2", "a2", `"now this"`),
-			a("a3", "u2", "msg_3", use("t2")),
-			u("u2b", "a2", `"no, that"`), // rewound: a branch from a2
-			a("a4", "u2b", "msg_4", `[{"type":"text","text":"ok"}]`),
-		}, []string{"6 error pending-call"}},
-		{"a compaction starts over", []string{
-			u("u1", "", `"go"`),
-			a("a1", "u1", "msg_1", use("t1")),
-			u("r1", "a1", res("t1")),
-			`{"type":"system","subtype":"compact_boundary","uuid":"c1","parentUuid":null,"logicalParentUuid":"r1"}`,
-			u("s1", "c1", `"Summary of the conversation so far"`),
-			a("a2", "s1", "msg_2", `[{"type":"text","text":"continuing"}]`),
-		}, nil},
-		{"API errors shown as assistant lines are not sent", []string{
-			u("u1", "", `"go"`),
-			`{"type":"assistant","uuid":"e1","parentUuid":"u1","isApiErrorMessage":true,"message":{"id":"x","role":"assistant","content":[{"type":"text","text":"API Error: 529"}]}}`,
-			a("a1", "e1", "msg_1", `[{"type":"text","text":"hello"}]`),
-		}, nil},
-	} {
-		t.Run(tc.name, func(t *testing.T) {
-			fs, st := validateBytes(t, "s.jsonl", []byte(lines(tc.lines...)), Options{})
-			if got := codesAt(fs); strings.Join(got, "|") != strings.Join(tc.want, "|") {
-				t.Errorf("got %v, want %v\n%s", got, tc.want, dump(fs))
+		for _, f := range registry {
+			if f != best && f.Sniff(h) >= sure {
+				t.Errorf("%s: %s is as sure of it (%v) as %s", lf.file, f.Info().Name, sure, lf.format)
 			}
-			if st.Format != InputClaudeCode {
-				t.Errorf("format %q", st.Format)
-			}
-		})
+		}
+	}
+}
+
+// TestGeminiHistoryNotATrajectory: a Gemini CLI checkpoint ({"history":
+// [{"role", "parts"}]}) was read as a SWE-agent trajectory, its messages
+// passed as checked by SWE-agent's name. It is a document of a shape the
+// rules do not cover: its calls are not checked, which is an error.
+func TestGeminiHistoryNotATrajectory(t *testing.T) {
+	checkpoint := `{
+  "history": [
+    {"role": "user", "parts": [{"text": "List the files."}]},
+    {"role": "model", "parts": [{"functionCall": {"name": "list_directory", "args": {"path": "."}}}]},
+    {"role": "user", "parts": [{"functionResponse": {"name": "list_directory", "response": {"output": "a.go"}}}]}
+  ]
+}
+`
+	fs, st := validateBytes(t, "checkpoint.json", []byte(checkpoint), Options{})
+	if st.Format == InputSWEAgent {
+		t.Fatalf("read as a SWE-agent trajectory: %+v\n%s", st, dump(fs))
+	}
+	if len(fs) != 1 || fs[0].Code != "unchecked-conversation" || fs[0].Severity != Error || st.Unchecked != 1 {
+		t.Errorf("%+v\n%s", st, dump(fs))
+	}
+}
+
+// TestMixedCassette: a cassette of interactions with two APIs, one of
+// which validate does not read, does not pass on the one it read: each
+// interaction is checked or counted as not checked (it passed, exit 0,
+// the Gemini interactions never looked at). --allow-unchecked accepts
+// them with a warning each.
+func TestMixedCassette(t *testing.T) {
+	const file = "pydantic-ai_gemini_and_openai-chat_tool_calls.yaml"
+	data := readLog(t, file)
+	fs, st := validateBytes(t, file, data, Options{})
+	if st.Conversations != 4 || st.Unchecked != 2 || st.Errors != 2 || st.ToolCalls != 3 {
+		t.Errorf("%+v\n%s", st, dump(fs))
+	}
+	for i, f := range fs {
+		want := fmt.Sprintf("interactions[%d]", i)
+		if f.Code != "unchecked-conversation" || f.Path != want || f.Status != 200 ||
+			!strings.Contains(f.Message, "https://generativelanguage.googleapis.com/v1beta/models/gemini-2.0-flash-exp:generateContent") {
+			t.Errorf("%v, want an unchecked-conversation at %s", f, want)
+		}
+	}
+	fs, st = validateBytes(t, file, data, Options{AllowUnchecked: true})
+	if st.Errors != 0 || st.Warnings != 2 || st.Unchecked != 2 {
+		t.Errorf("--allow-unchecked: %+v\n%s", st, dump(fs))
+	}
+}
+
+// TestUncheckedEndpointHidesCredentials: the URL of a request to an
+// endpoint validate does not read is named without what may hold a key
+// (Gemini's API takes it in the query) or a password.
+func TestUncheckedEndpointHidesCredentials(t *testing.T) {
+	har := `{"log":{"entries":[{"request":{"method":"POST","url":"https://user:hunter2@generativelanguage.googleapis.com/v1beta/models/gemini-2.5-flash:generateContent?key=AIzaSyD-secret","postData":{"text":"{\"contents\":[{\"role\":\"user\",\"parts\":[{\"text\":\"hi\"}]}]}"}},"response":{"status":200}}]}}`
+	fs, st := validateBytes(t, "t.har", []byte(har), Options{})
+	if len(fs) != 1 || fs[0].Code != "unchecked-conversation" || st.Unchecked != 1 {
+		t.Fatalf("%+v\n%s", st, dump(fs))
+	}
+	if m := fs[0].Message; strings.Contains(m, "AIza") || strings.Contains(m, "hunter2") || !strings.Contains(m, "https://generativelanguage.googleapis.com/v1beta/models/gemini-2.5-flash:generateContent,") {
+		t.Errorf("%s", m)
 	}
 }

@@ -7,6 +7,8 @@ import (
 	"strings"
 	"time"
 	"unicode/utf8"
+
+	"github.com/agentloop/agentloop/pkg/transcript/internal/jsonscan"
 )
 
 // Listing a folder of transcripts reads three kinds of line from each file:
@@ -38,13 +40,13 @@ var (
 // skips (Tools and MCPServers are nil, System empty): a listing shows none
 // of them, and they are most of a header.
 func QuickHeader(line []byte) (h Header, ok bool) {
-	var s scanner
-	s.reset(line)
+	var s quickScanner
+	s.Reset(line)
 	if !s.quickObject() {
 		return h, false
 	}
 	var seen uint32
-	for n := 0; s.next('}', &n); {
+	for n := 0; s.Next('}', &n); {
 		switch s.quickKey(headerKeys, &seen) {
 		case "type":
 			h.Type = s.quickString()
@@ -65,9 +67,9 @@ func QuickHeader(line []byte) (h Header, ok bool) {
 		case "tools_dirs":
 			h.ToolsDirs = s.quickStrings()
 		case "tools":
-			s.skipA(kindArray)
+			s.skipA(jsonscan.Array)
 		case "system":
-			s.skipA(kindString)
+			s.skipA(jsonscan.String)
 		case "max_steps":
 			h.MaxSteps = s.quickInt()
 		case "parallel":
@@ -78,12 +80,12 @@ func QuickHeader(line []byte) (h Header, ok bool) {
 			h.MaxCost = s.quickFloat()
 		case "context":
 			// A few small fields, read as encoding/json reads them.
-			if s.peekKind() != kindObject {
+			if s.PeekKind() != jsonscan.Object {
 				s.giveUp()
 				break
 			}
 			var c ContextPolicy
-			if json.Unmarshal(s.skipRaw(), &c) != nil {
+			if json.Unmarshal(s.SkipRaw(), &c) != nil {
 				s.giveUp()
 				break
 			}
@@ -95,29 +97,29 @@ func QuickHeader(line []byte) (h Header, ok bool) {
 		case "agentloop":
 			h.Agentloop = s.quickString()
 		case "mcp_servers":
-			s.skipA(kindArray)
+			s.skipA(jsonscan.Array)
 		case "temperature":
 			t := s.quickFloat()
 			h.Temperature = &t
 		case "max_tokens":
 			h.MaxTokens = s.quickInt64()
 		default:
-			s.skip()
+			s.Skip()
 		}
 	}
-	s.end()
-	return h, s.err == nil
+	s.End()
+	return h, s.Err() == nil
 }
 
 // QuickEnd decodes an end record as encoding/json does.
 func QuickEnd(line []byte) (e End, ok bool) {
-	var s scanner
-	s.reset(line)
+	var s quickScanner
+	s.Reset(line)
 	if !s.quickObject() {
 		return e, false
 	}
 	var seen uint32
-	for n := 0; s.next('}', &n); {
+	for n := 0; s.Next('}', &n); {
 		switch s.quickKey(endKeys, &seen) {
 		case "type":
 			e.Type = s.quickString()
@@ -135,11 +137,11 @@ func QuickEnd(line []byte) (e End, ok bool) {
 			c := s.quickFloat()
 			e.CostUSD = &c
 		default:
-			s.skip()
+			s.Skip()
 		}
 	}
-	s.end()
-	return e, s.err == nil
+	s.End()
+	return e, s.Err() == nil
 }
 
 // MessageLine is what a listing reads of a message record: its step, its
@@ -163,13 +165,13 @@ func (m MessageLine) IsPrompt() bool {
 // names calls in images_of, as encoding/json does into a struct of those
 // fields.
 func QuickMessage(line []byte) (m MessageLine, ok bool) {
-	var s scanner
-	s.reset(line)
+	var s quickScanner
+	s.Reset(line)
 	if !s.quickObject() {
 		return m, false
 	}
 	var seen uint32
-	for n := 0; s.next('}', &n); {
+	for n := 0; s.Next('}', &n); {
 		switch s.quickKey(messageKeys, &seen) {
 		case "step":
 			m.Step = s.quickInt()
@@ -178,51 +180,48 @@ func QuickMessage(line []byte) (m MessageLine, ok bool) {
 				break
 			}
 			var seen uint32
-			for n := 0; s.next('}', &n); {
+			for n := 0; s.Next('}', &n); {
 				switch s.quickKey(wireKeys, &seen) {
 				case "role":
 					m.Role = s.quickString()
 				case "content":
 					m.Text = s.quickText()
 				default:
-					s.skip()
+					s.Skip()
 				}
 			}
 		case "images_of":
 			m.Images = len(s.quickStrings()) > 0
 		default:
-			s.skip()
+			s.Skip()
 		}
 	}
-	s.end()
-	return m, s.err == nil
+	s.End()
+	return m, s.Err() == nil
 }
 
+// quickScanner is the checker's scanner with what the quick decoders read.
+type quickScanner struct{ jsonscan.Scanner }
+
 // giveUp stops the scanner: the line is for encoding/json to decode.
-func (s *scanner) giveUp() {
-	if s.err == nil {
-		s.errv = scanError{off: s.i, msg: "not read quickly"}
-		s.err = &s.errv
-		s.i = len(s.d)
-	}
-}
+func (s *quickScanner) giveUp() { s.Stop("not read quickly") }
 
 // skipA passes over a value that must be of kind k (one encoding/json
 // would decode into the field); anything else gives up.
-func (s *scanner) skipA(k byte) {
-	if s.peekKind() != k {
+func (s *quickScanner) skipA(k byte) {
+	if s.PeekKind() != k {
 		s.giveUp()
 	}
-	s.skip()
+	s.Skip()
 }
 
 // quickObject enters the object at the cursor; anything else gives up.
-func (s *scanner) quickObject() bool {
-	if s.peekKind() != kindObject {
+func (s *quickScanner) quickObject() bool {
+	if s.PeekKind() != jsonscan.Object {
 		s.giveUp()
 		return false
 	}
-	return s.enter('{')
+	return s.Enter('{')
 }
 
 // quickKey reads a key and its colon and returns which of names it is, ""
@@ -230,18 +229,9 @@ func (s *scanner) quickObject() bool {
 // other than as written (it folds case, Unicode letters included, and
 // decodes escapes first), or a name seen before (the last value would win),
 // gives up.
-func (s *scanner) quickKey(names []string, seen *uint32) string {
-	if s.ws() != '"' {
-		s.unexpected()
-		return ""
-	}
-	raw, esc := s.str()
-	if s.ws() != ':' {
-		s.unexpected()
-		return ""
-	}
-	s.i++
-	if s.err != nil {
+func (s *quickScanner) quickKey(names []string, seen *uint32) string {
+	raw, esc := s.RawKey()
+	if s.Err() != nil {
 		return ""
 	}
 	for i, name := range names {
@@ -278,50 +268,49 @@ func isASCII(b []byte) bool {
 
 // quickString reads a string value. Invalid UTF-8, which encoding/json
 // would replace, gives up.
-func (s *scanner) quickString() string {
-	if s.peekKind() != kindString {
+func (s *quickScanner) quickString() string {
+	if s.PeekKind() != jsonscan.String {
 		s.giveUp()
 		return ""
 	}
-	b, esc := s.str()
-	if s.err != nil || !utf8.Valid(b) {
+	b, esc := s.Str()
+	if s.Err() != nil || !utf8.Valid(b) {
 		s.giveUp()
 		return ""
 	}
 	if esc {
 		// Decoded into a buffer of its own size, not the arena, which
 		// would be made for this one string.
-		b = appendUnescaped(make([]byte, 0, len(b)), b)
+		b = jsonscan.AppendUnescaped(make([]byte, 0, len(b)), b)
 	}
 	return string(b)
 }
 
 // quickStrings reads an array of strings.
-func (s *scanner) quickStrings() []string {
-	if s.peekKind() != kindArray {
+func (s *quickScanner) quickStrings() []string {
+	if s.PeekKind() != jsonscan.Array {
 		s.giveUp()
 		return nil
 	}
-	s.enter('[')
+	s.Enter('[')
 	out := []string{}
-	for n := 0; s.next(']', &n); {
+	for n := 0; s.Next(']', &n); {
 		out = append(out, s.quickString())
 	}
 	return out
 }
 
 // quickFloat reads a number as encoding/json reads one into a float64.
-func (s *scanner) quickFloat() float64 {
-	if s.peekKind() != kindNumber {
+func (s *quickScanner) quickFloat() float64 {
+	if s.PeekKind() != jsonscan.Number {
 		s.giveUp()
 		return 0
 	}
-	start := s.i
-	s.number()
-	if s.err != nil {
+	raw := s.Number()
+	if s.Err() != nil {
 		return 0
 	}
-	f, err := strconv.ParseFloat(string(s.d[start:s.i]), 64)
+	f, err := strconv.ParseFloat(string(raw), 64)
 	if err != nil {
 		s.giveUp()
 		return 0
@@ -331,7 +320,7 @@ func (s *scanner) quickFloat() float64 {
 
 // quickInt reads an integer written without a fraction or an exponent, of
 // at most 18 digits (which fit an int on 64 bits); anything else gives up.
-func (s *scanner) quickInt() int {
+func (s *quickScanner) quickInt() int {
 	n := s.quickInt64()
 	if int64(int(n)) != n {
 		s.giveUp()
@@ -340,17 +329,15 @@ func (s *scanner) quickInt() int {
 	return int(n)
 }
 
-func (s *scanner) quickInt64() int64 {
-	if s.peekKind() != kindNumber {
+func (s *quickScanner) quickInt64() int64 {
+	if s.PeekKind() != jsonscan.Number {
 		s.giveUp()
 		return 0
 	}
-	start := s.i
-	s.number()
-	if s.err != nil {
+	digits, neg := s.Number(), false
+	if s.Err() != nil {
 		return 0
 	}
-	digits, neg := s.d[start:s.i], false
 	if digits[0] == '-' {
 		digits, neg = digits[1:], true
 	}
@@ -374,27 +361,26 @@ func (s *scanner) quickInt64() int64 {
 
 // quickTime reads a time as time.Time's UnmarshalJSON does, from the string
 // as written.
-func (s *scanner) quickTime(t *time.Time) {
-	if s.peekKind() != kindString {
+func (s *quickScanner) quickTime(t *time.Time) {
+	if s.PeekKind() != jsonscan.String {
 		s.giveUp()
 		return
 	}
-	start := s.i
-	s.str()
-	if s.err != nil {
+	raw := s.SkipRaw()
+	if s.Err() != nil {
 		return
 	}
-	if t.UnmarshalJSON(s.d[start:s.i]) != nil {
+	if t.UnmarshalJSON(raw) != nil {
 		s.giveUp()
 	}
 }
 
-func (s *scanner) quickUsage(u *Usage) {
+func (s *quickScanner) quickUsage(u *Usage) {
 	if !s.quickObject() {
 		return
 	}
 	var seen uint32
-	for n := 0; s.next('}', &n); {
+	for n := 0; s.Next('}', &n); {
 		switch s.quickKey(usageKeys, &seen) {
 		case "input_tokens":
 			u.InputTokens = s.quickInt64()
@@ -407,41 +393,41 @@ func (s *scanner) quickUsage(u *Usage) {
 		case "reasoning_tokens":
 			u.ReasoningTokens = s.quickInt64()
 		default:
-			s.skip()
+			s.Skip()
 		}
 	}
 }
 
 // quickText reads a message's content as Text does: a string, or the text
 // parts of an array; content of another kind has no text.
-func (s *scanner) quickText() string {
-	switch s.peekKind() {
-	case kindString:
+func (s *quickScanner) quickText() string {
+	switch s.PeekKind() {
+	case jsonscan.String:
 		return s.quickString()
-	case kindArray:
+	case jsonscan.Array:
 	default:
-		s.skip()
+		s.Skip()
 		return ""
 	}
-	s.enter('[')
+	s.Enter('[')
 	// Most content has one text part, which is the text as it is.
 	var first string
 	var text strings.Builder
 	parts := 0
-	for n := 0; s.next(']', &n); {
+	for n := 0; s.Next(']', &n); {
 		if !s.quickObject() {
 			return ""
 		}
 		var seen uint32
 		var typ, part string
-		for m := 0; s.next('}', &m); {
+		for m := 0; s.Next('}', &m); {
 			switch s.quickKey(partKeys, &seen) {
 			case "type":
 				typ = s.quickString()
 			case "text":
 				part = s.quickString()
 			default:
-				s.skip()
+				s.Skip()
 			}
 		}
 		switch typ {

@@ -284,11 +284,18 @@ var codeCases = []codeCase{
 		lines(`{"role":"system","content":"be brief"}`, aUser, aCall1, aRes1)},
 	{"openai", "mixed-shapes", Warning, Options{}, lines(oUser, oCall1, oTool1, aCall("toolu_1", "f", "{}")), lines(oUser, oCall1, oTool1, oDone)},
 	{"anthropic", "mixed-shapes", Warning, Options{}, lines(aUser, aCall1, aRes1, oCall("call_2", "f", `"{}"`), oTool("call_2")), lines(aUser, aCall1, aRes1, aDone)},
-	{"gemini", "unknown-shape", Warning, Options{},
+	// A conversation in a shape the rules do not cover: its calls are not
+	// checked, which fails the file unless --allow-unchecked accepts it.
+	{"gemini", "unchecked-conversation", Error, Options{},
 		lines(`{"role":"user","parts":[{"text":"hi"}]}`, `{"role":"model","parts":[{"functionCall":{"name":"f","args":{}}}]}`),
 		lines(oUser, oDone)},
-	{"openai", "invalid-message", Error, Options{}, lines(`{"role":"robot","content":"hi"}`), lines(oUser)},
-	{"anthropic", "invalid-message", Error, Options{}, lines(aUser, aCall1, aRes1, `{"role":"robot","content":"hi"}`), lines(aUser, aCall1, aRes1)},
+	{"gemini allowed", "unchecked-conversation", Warning, Options{AllowUnchecked: true},
+		lines(`{"role":"user","parts":[{"text":"hi"}]}`, `{"role":"model","parts":[{"functionCall":{"name":"f","args":{}}}]}`),
+		lines(oUser, oDone)},
+	// A role no API has, in a request body (in a log of messages, such a
+	// line is the writer's bookkeeping: see TestBookkeepingLines).
+	{"openai", "invalid-message", Error, Options{}, lines(`{"messages":[{"role":"robot","content":"hi"}]}`), lines(`{"messages":[` + oUser + `]}`)},
+	{"anthropic", "invalid-message", Error, Options{}, lines(`{"messages":[` + aUser + `,` + aCall1 + `,` + aRes1 + `,{"role":"robot","content":"hi"}]}`), lines(`{"messages":[` + aUser + `,` + aCall1 + `,` + aRes1 + `]}`)},
 	{"openai tool content object", "invalid-message", Error, Options{},
 		lines(oUser, oCall1, `{"role":"tool","tool_call_id":"call_1","content":{"result":5}}`, oDone),
 		lines(oUser, oCall1, `{"role":"tool","tool_call_id":"call_1","content":"{\"result\":5}"}`, oDone)},
@@ -633,7 +640,7 @@ func TestReadError(t *testing.T) {
 // TestHugeFirstLine: a first line longer than the detection window is still
 // read as what it is, a message or a streamed request body.
 func TestHugeFirstLine(t *testing.T) {
-	big := strings.Repeat("y", detectWindow+10)
+	big := strings.Repeat("y", 1<<20+10) // longer than the window a format is told by
 	msgs := lines(`{"content":"`+big+`","role":"user"}`, oCall1, oUser)
 	fs, st := validateBytes(t, "m.jsonl", []byte(msgs), Options{})
 	if st.Messages != 3 || len(fs) != 1 || fs[0].Code != "unanswered-call" || fs[0].Line != 3 {
@@ -808,11 +815,13 @@ func TestRoleNotAString(t *testing.T) {
 		{"anthropic", `true`, "role is a boolean; want a string: user or assistant"},
 		{"anthropic", `"bot"`, `unknown role "bot" (want user or assistant)`},
 	} {
-		in := lines(`{"role":`+tc.role+`,"content":"hi"}`, oDone)
+		// In a request body: in a log of messages, a line of a role no API
+		// has is passed over as bookkeeping.
+		in := lines(`{"messages":[{"role":` + tc.role + `,"content":"hi"},` + oDone + `]}`)
 		fs, _ := validateBytes(t, "t.jsonl", []byte(in), Options{Shape: tc.shape})
 		var got []string
 		for _, f := range fs {
-			if f.Code == "invalid-message" && f.Line == 1 {
+			if f.Code == "invalid-message" && f.Index == 0 {
 				got = append(got, f.Message)
 			}
 		}
@@ -869,6 +878,47 @@ func TestNotTornWhenNotARecord(t *testing.T) {
 				if tc.readError == "" && e != nil || tc.readError != "" && (e == nil || !strings.Contains(e.Error(), tc.readError) || strings.Contains(e.Error(), "incomplete")) {
 					t.Errorf("read error %v, want %q and no word of an incomplete record", e, tc.readError)
 				}
+			}
+		})
+	}
+}
+
+// TestMissingReasoningFromUsage: in an agentloop Responses transcript, a
+// step whose usage records reasoning tokens held a reasoning item: one left
+// out is missing-reasoning at the first item that needs it, which the API
+// refuses without it: a call at once (it is sent again with its output), a
+// message when a later step shows a request that sent it again. Without
+// reasoning tokens, or with the item there, nothing is said; nor in a Chat
+// Completions transcript, which has no such items.
+func TestMissingReasoningFromUsage(t *testing.T) {
+	const rHeader = `{"type":"header","version":1,"id":"t","time":"2026-01-01T00:00:00Z","provider":"responses","model":"o4-mini"}`
+	withUsage := func(r string, tokens int) string {
+		return strings.TrimSuffix(r, "}") + fmt.Sprintf(`,"usage":{"input_tokens":75,"output_tokens":105,"reasoning_tokens":%d}}`, tokens)
+	}
+	user := recStep(1, 0, `{"role":"user","content":"hi"}`)
+	rs := recStep(2, 1, `{"type":"reasoning","id":"rs_9e3779b97f4a7c15006b0fcae3000000002545f4914f6cdd1d","summary":[],"encrypted_content":"gAAAAAB"}`)
+	fc := recStep(3, 1, `{"type":"function_call","id":"fc_9e3779b97f4a7c15006b0fcae3000000004a8be9229ed9ba3a","call_id":"call_1","name":"w","arguments":"{}"}`)
+	out := recStep(4, 1, `{"type":"function_call_output","call_id":"call_1","output":"hi"}`)
+	msg := recStep(5, 2, `{"type":"message","id":"msg_3c6ef372fe94f82a006b0fcae3000000004a8be9229ed9ba3a","role":"assistant","content":[{"type":"output_text","text":"done"}]}`)
+	for _, tc := range []struct {
+		name string
+		in   string
+		want []string
+	}{
+		{"whole", lines(rHeader, user, rs, withUsage(fc, 18), out, withUsage(msg, 0)), nil},
+		{"reasoning item left out", lines(rHeader, user, withUsage(fc, 18), out, withUsage(msg, 0)), []string{"3 error missing-reasoning"}},
+		{"no reasoning tokens", lines(rHeader, user, withUsage(fc, 0), out, withUsage(msg, 0)), nil},
+		{"the last message of a step that reasoned", lines(rHeader, user, rs, withUsage(fc, 18), out, withUsage(msg, 9)), nil},
+		{"a message sent again by a later step", lines(rHeader, user, rs, withUsage(fc, 18), out, withUsage(msg, 9),
+			recStep(6, 2, `{"role":"user","content":"and Rome?"}`),
+			withUsage(recStep(7, 3, `{"type":"message","id":"msg_4c6ef372fe94f82a006b0fcae3000000004a8be9229ed9ba3a","role":"assistant","content":[{"type":"output_text","text":"rain"}]}`), 0)),
+			[]string{"6 error missing-reasoning"}},
+		{"Chat Completions", lines(header, user, withUsage(recStep(2, 1, oDone), 30)), nil},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			fs, _ := validateBytes(t, "t.jsonl", []byte(tc.in), Options{})
+			if got := codesAt(fs); strings.Join(got, "|") != strings.Join(tc.want, "|") {
+				t.Errorf("got %v, want %v\n%s", got, tc.want, dump(fs))
 			}
 		})
 	}

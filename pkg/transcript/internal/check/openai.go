@@ -1,4 +1,4 @@
-package transcript
+package check
 
 import (
 	"slices"
@@ -10,15 +10,15 @@ import (
 // maxCallID is the Chat Completions limit on a tool call id (rule 8).
 const maxCallID = 40
 
-func (c *conv) addOpenAI(m *wireMsg) {
+func (c *conv) addOpenAI(m *Msg) {
 	if !m.hasRole {
 		c.report(m.line, m.index, "invalid-message", nil, "message has no role")
 		c.closeBlock(m)
 		return
 	}
 	role := m.role
-	if m.nameK != kindAbsent && string(role) != "tool" && string(role) != "function" {
-		if m.nameK != kindString || !validName(m.name, 0) {
+	if m.nameK != KindAbsent && string(role) != "tool" && string(role) != "function" {
+		if m.nameK != KindString || !validName(m.name, 0) {
 			c.report(m.line, m.index, "invalid-message-name", nil, "name %q does not match ^[a-zA-Z0-9_-]+$", m.name)
 		}
 	}
@@ -30,10 +30,10 @@ func (c *conv) addOpenAI(m *wireMsg) {
 		c.openAITool(m)
 	case "user", "system", "developer":
 		c.closeBlock(m)
-		if m.content == kindAbsent || m.content == kindNull {
+		if m.content == KindAbsent || m.content == KindNull {
 			c.report(m.line, m.index, "missing-content", nil, "%s message has no content", role)
-		} else if m.content != kindString && m.content != kindArray {
-			c.report(m.line, m.index, "invalid-message", nil, "content of a %s message is %s; want a string or an array of parts", role, kindName(m.content))
+		} else if m.content != KindString && m.content != KindArray {
+			c.report(m.line, m.index, "invalid-message", nil, "content of a %s message is %s; want a string or an array of parts", role, KindName(m.content))
 		}
 	case "function":
 		// The legacy function-calling protocol pairs by name, not id.
@@ -46,7 +46,7 @@ func (c *conv) addOpenAI(m *wireMsg) {
 
 // closeBlock ends the run of tool messages after an assistant turn: any
 // call not answered by now never will be, where the API is concerned.
-func (c *conv) closeBlock(m *wireMsg) {
+func (c *conv) closeBlock(m *Msg) {
 	c.resync = false
 	if !c.blockOpen {
 		return
@@ -71,27 +71,27 @@ func (c *conv) closeBlock(m *wireMsg) {
 	c.pending = c.pending[:0]
 }
 
-func (c *conv) openAIAssistant(m *wireMsg) {
-	hasCalls := m.toolCalls == kindArray && len(m.calls) > 0
+func (c *conv) openAIAssistant(m *Msg) {
+	hasCalls := m.toolCalls == KindArray && len(m.calls) > 0
 	switch m.content {
-	case kindAbsent, kindNull:
+	case KindAbsent, KindNull:
 		// A refused turn comes back from the API with content null beside
 		// its refusal, and goes back as it came.
 		if !hasCalls && !m.functionCall && !m.refusal {
 			c.report(m.line, m.index, "missing-content", nil, "assistant message has neither content nor tool_calls")
 		}
-	case kindString, kindArray:
-		if hasCalls && m.content == kindString && m.blankString && !c.flat {
+	case KindString, KindArray:
+		if hasCalls && m.content == KindString && m.blankString && !c.flat {
 			// (Inspect AI writes "" where the API had no text.)
 			c.report(m.line, m.index, "empty-content", nil, `content "" beside tool_calls: some gateways refuse empty text; leave content null`)
 		} else if hasCalls && m.contentText {
 			c.report(m.line, m.index, "content-with-tool-calls", nil, "text content beside tool_calls: accepted by OpenAI, refused by some providers (Mistral)")
 		}
 	default:
-		c.report(m.line, m.index, "invalid-message", nil, "content is %s; want a string, an array of parts or null", kindName(m.content))
+		c.report(m.line, m.index, "invalid-message", nil, "content is %s; want a string, an array of parts or null", KindName(m.content))
 	}
-	if m.toolCalls != kindAbsent && m.toolCalls != kindNull && m.toolCalls != kindArray {
-		c.report(m.line, m.index, "invalid-message", nil, "tool_calls is %s; want an array", kindName(m.toolCalls))
+	if m.toolCalls != KindAbsent && m.toolCalls != KindNull && m.toolCalls != KindArray {
+		c.report(m.line, m.index, "invalid-message", nil, "tool_calls is %s; want an array", KindName(m.toolCalls))
 		return
 	}
 	if !hasCalls {
@@ -103,14 +103,14 @@ func (c *conv) openAIAssistant(m *wireMsg) {
 	}
 }
 
-func (c *conv) openAICall(m *wireMsg, i int, tc *call) {
+func (c *conv) openAICall(m *Msg, i int, tc *call) {
 	if tc.notObject {
 		c.report(m.line, m.index, "invalid-tool-call", nil, "tool_calls[%d] is not an object", i)
 		return
 	}
 	id := tc.id
 	switch {
-	case !tc.hasID || tc.idK != kindString:
+	case !tc.hasID || tc.idK != KindString:
 		c.report(m.line, m.index, "invalid-tool-call", nil, "tool_calls[%d] has no string id", i)
 		id = nil
 	case len(id) == 0:
@@ -139,7 +139,7 @@ func (c *conv) openAICall(m *wireMsg, i int, tc *call) {
 	case string(tc.typ) != "function" && string(tc.typ) != "custom":
 		c.report(m.line, m.index, "invalid-tool-call", []string{string(id)}, `call %s has type %q (want "function")`, label, tc.typ)
 	}
-	if tc.function != kindObject {
+	if tc.function != KindObject {
 		c.report(m.line, m.index, "invalid-tool-call", []string{string(id)}, "call %s has no function object", label)
 	} else if !tc.hasName {
 		c.report(m.line, m.index, "invalid-tool-call", []string{string(id)}, "call %s has no function.name", label)
@@ -158,16 +158,16 @@ func (c *conv) openAICall(m *wireMsg, i int, tc *call) {
 
 // flatCall checks a call in Inspect AI's shape: "function" is the name and
 // "arguments" the object Inspect parsed the model's arguments into.
-func (c *conv) flatCall(m *wireMsg, id, label []byte, tc *call) {
+func (c *conv) flatCall(m *Msg, id, label []byte, tc *call) {
 	c.checkCallName(m, label, tc.name)
 	switch {
 	case !tc.hasArgs:
 		c.report(m.line, m.index, "invalid-tool-call", []string{string(id)}, "call %s has no arguments", label)
-	case tc.argsK == kindObject:
+	case tc.argsK == KindObject:
 		c.checkArgs(m, label, tc.name, tc.args)
 	default:
 		c.report(m.line, m.index, "arguments-not-object", []string{string(id)},
-			"arguments of call %s are %s, not an object", label, kindName(tc.argsK))
+			"arguments of call %s are %s, not an object", label, KindName(tc.argsK))
 	}
 	if id != nil {
 		h := c.hash(id)
@@ -178,41 +178,41 @@ func (c *conv) flatCall(m *wireMsg, id, label []byte, tc *call) {
 	}
 }
 
-func (c *conv) openAIArgs(m *wireMsg, id []byte, tc *call) {
+func (c *conv) openAIArgs(m *Msg, id []byte, tc *call) {
 	if tc.custom {
 		return // custom tools take free text
 	}
 	switch {
 	case !tc.hasArgs:
 		c.report(m.line, m.index, "invalid-tool-call", []string{string(id)}, "call %s has no function.arguments", id)
-	case tc.argsK != kindString:
+	case tc.argsK != KindString:
 		c.report(m.line, m.index, "arguments-not-string", []string{string(id)},
-			"arguments of call %s are %s; the API wants the JSON encoded as a string", id, kindName(tc.argsK))
+			"arguments of call %s are %s; the API wants the JSON encoded as a string", id, KindName(tc.argsK))
 	default:
 		switch k := c.v.argsKind(tc.args); k {
-		case kindInvalid:
+		case KindInvalid:
 			c.report(m.line, m.index, "arguments-not-json", []string{string(id)}, "arguments of call %s are not valid JSON", id)
-		case kindObject:
+		case KindObject:
 			c.checkArgs(m, id, tc.name, tc.args)
 		default:
 			c.report(m.line, m.index, "arguments-not-object", []string{string(id)},
-				"arguments of call %s decode to %s, not an object (double-encoded?)", id, kindName(k))
+				"arguments of call %s decode to %s, not an object (double-encoded?)", id, KindName(k))
 		}
 	}
 }
 
-func (c *conv) openAITool(m *wireMsg) {
-	if m.nameK != kindAbsent {
+func (c *conv) openAITool(m *Msg) {
+	if m.nameK != KindAbsent {
 		c.report(m.line, m.index, "tool-message-name", nil, "name on a tool message: accepted by OpenAI, refused by some providers (xAI)")
 	}
 	c.toolContent(m)
 	switch m.toolCallIDK {
-	case kindAbsent:
+	case KindAbsent:
 		c.report(m.line, m.index, "missing-tool-call-id", nil, "tool message has no tool_call_id")
 		return
-	case kindString:
+	case KindString:
 	default:
-		c.report(m.line, m.index, "invalid-message", nil, "tool_call_id is %s; want a string", kindName(m.toolCallIDK))
+		c.report(m.line, m.index, "invalid-message", nil, "tool_call_id is %s; want a string", KindName(m.toolCallIDK))
 		return
 	}
 	id := m.toolCallID
@@ -221,12 +221,12 @@ func (c *conv) openAITool(m *wireMsg) {
 
 // toolContent checks the content of a tool message: a string or an array
 // of text parts (rule 11).
-func (c *conv) toolContent(m *wireMsg) {
+func (c *conv) toolContent(m *Msg) {
 	switch m.content {
-	case kindAbsent, kindNull:
+	case KindAbsent, KindNull:
 		c.report(m.line, m.index, "missing-content", nil, "tool message has no content")
-	case kindString:
-	case kindArray:
+	case KindString:
+	case KindArray:
 		for i := range m.blocks {
 			b := &m.blocks[i]
 			switch {
@@ -249,13 +249,13 @@ func (c *conv) toolContent(m *wireMsg) {
 			return
 		}
 	default:
-		c.report(m.line, m.index, "invalid-message", nil, "content of a tool message is %s; want a string or an array of text parts", kindName(m.content))
+		c.report(m.line, m.index, "invalid-message", nil, "content of a tool message is %s; want a string or an array of text parts", KindName(m.content))
 	}
 }
 
 // result pairs a tool result (OpenAI tool message, Responses output) with
 // the pending calls.
-func (c *conv) result(m *wireMsg, id []byte, what string) {
+func (c *conv) result(m *Msg, id []byte, what string) {
 	h := c.hash(id)
 	// A call of the open block comes first: its id may also be that of an
 	// earlier call reported unanswered, which this result does not answer.

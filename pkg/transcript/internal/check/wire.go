@@ -1,15 +1,15 @@
-package transcript
+package check
 
 import (
 	"bytes"
 	"fmt"
 )
 
-// wireMsg is what the rules need to know about one message (or one Responses
+// Msg is what the rules need to know about one message (or one Responses
 // input item), read in a single pass whatever the shape. Byte slices point
 // into the document or the scanner's arena and are valid until the next
 // document.
-type wireMsg struct {
+type Msg struct {
 	line, index int
 
 	role, typ []byte // "role"; "type" (Responses items)
@@ -65,17 +65,17 @@ type wireMsg struct {
 // unknownRole says what is wrong with a role that is none of want: a
 // value that is not a string is named for what it is (a role of 5 is not
 // "unknown role """).
-func (m *wireMsg) unknownRole(want string) string {
-	if m.roleK != kindString && m.roleK != kindAbsent {
-		return "role is " + kindName(m.roleK) + "; want a string: " + want
+func (m *Msg) unknownRole(want string) string {
+	if m.roleK != KindString && m.roleK != KindAbsent {
+		return "role is " + KindName(m.roleK) + "; want a string: " + want
 	}
 	return fmt.Sprintf("unknown role %q (want %s)", m.role, want)
 }
 
 // onlyBlankText reports whether the content is an array whose every block
 // is a text block of whitespace only.
-func (m *wireMsg) onlyBlankText() bool {
-	if m.content != kindArray || len(m.blocks) == 0 {
+func (m *Msg) onlyBlankText() bool {
+	if m.content != KindArray || len(m.blocks) == 0 {
 		return false
 	}
 	for i := range m.blocks {
@@ -127,124 +127,124 @@ type call struct {
 	flat bool
 }
 
-func (m *wireMsg) reset(line, index int) {
+func (m *Msg) reset(line, index int) {
 	blocks, calls := m.blocks[:0], m.calls[:0]
-	*m = wireMsg{line: line, index: index, blocks: blocks, calls: calls}
+	*m = Msg{line: line, index: index, blocks: blocks, calls: calls}
 }
 
-// readMsg reads the message object at the scanner's cursor into m. Text in
+// ReadMsg reads the message object at the scanner's cursor into m. Text in
 // it that is not UTF-8 goes with m, not with the document around it.
-func (s *scanner) readMsg(m *wireMsg) {
-	bad, badSur := s.bad, s.badSur
-	s.bad = 0
+func (s *Scanner) ReadMsg(m *Msg) {
+	bad, badSur := s.BadText()
+	s.SetBadText(-1, false)
 	s.readFields(m)
-	if s.bad != 0 {
-		at := s.bad - 1
-		m.badSur = s.badSur
-		m.badAt = s.d[at:min(at+12, len(s.d))]
-		m.badLines = bytes.Count(s.d[:at], []byte{'\n'})
+	if at, sur := s.BadText(); at >= 0 {
+		d := s.Data()
+		m.badSur = sur
+		m.badAt = d[at:min(at+12, len(d))]
+		m.badLines = bytes.Count(d[:at], []byte{'\n'})
 	}
-	s.bad, s.badSur = bad, badSur
+	s.SetBadText(bad, badSur)
 }
 
-func (s *scanner) readFields(m *wireMsg) {
-	if s.peekKind() != kindObject {
-		s.skip()
+func (s *scanner) readFields(m *Msg) {
+	if s.PeekKind() != KindObject {
+		s.Skip()
 		return
 	}
-	s.enter('{')
-	for n := 0; s.next('}', &n); {
-		k := s.key()
+	s.Enter('{')
+	for n := 0; s.Next('}', &n); {
+		k := s.Key()
 		switch string(k) {
 		case "role":
-			m.roleK = s.peekKind()
-			if m.roleK == kindString {
-				m.role, m.hasRole = s.text(), true
+			m.roleK = s.PeekKind()
+			if m.roleK == KindString {
+				m.role, m.hasRole = s.Text(), true
 			} else {
 				m.hasRole = true
-				s.skip()
+				s.Skip()
 			}
 		case "type":
-			m.typ = s.stringOrSkip()
+			m.typ = s.StringOrSkip()
 		case "content":
 			s.readContent(m)
 		case "tool_calls":
-			m.toolCalls = s.peekKind()
-			if m.toolCalls == kindArray {
+			m.toolCalls = s.PeekKind()
+			if m.toolCalls == KindArray {
 				s.readCalls(m)
 			} else {
-				s.skip()
+				s.Skip()
 			}
 		case "tool_call_id":
-			m.toolCallIDK = s.peekKind()
-			m.toolCallID = s.stringOrSkip()
+			m.toolCallIDK = s.PeekKind()
+			m.toolCallID = s.StringOrSkip()
 		case "tool_call_ids":
 			// SWE-agent keeps a tool message's id in a list of one, and
 			// sends the first as tool_call_id.
-			if m.toolCallIDK == kindAbsent && s.peekKind() == kindArray {
-				s.enter('[')
-				for n := 0; s.next(']', &n); {
-					if n == 1 && s.peekKind() == kindString {
-						m.toolCallIDK, m.toolCallID = kindString, s.text()
+			if m.toolCallIDK == KindAbsent && s.PeekKind() == KindArray {
+				s.Enter('[')
+				for n := 0; s.Next(']', &n); {
+					if n == 1 && s.PeekKind() == KindString {
+						m.toolCallIDK, m.toolCallID = KindString, s.Text()
 						continue
 					}
-					s.skip()
+					s.Skip()
 				}
 				continue
 			}
-			s.skip()
+			s.Skip()
 		case "stop_reason":
 			m.stopReason = true
-			s.skip()
+			s.Skip()
 		case "name":
-			m.nameK = s.peekKind()
-			m.name = s.stringOrSkip()
+			m.nameK = s.PeekKind()
+			m.name = s.StringOrSkip()
 		case "function_call":
-			m.functionCall = s.peekKind() == kindObject
-			s.skip()
+			m.functionCall = s.PeekKind() == KindObject
+			s.Skip()
 		case "refusal":
-			if s.peekKind() == kindString {
-				m.refusal = len(bytes.TrimSpace(s.text())) > 0
+			if s.PeekKind() == KindString {
+				m.refusal = len(bytes.TrimSpace(s.Text())) > 0
 			} else {
-				s.skip()
+				s.Skip()
 			}
 		case "id":
-			m.id = s.stringOrSkip()
+			m.id = s.StringOrSkip()
 		case "call_id":
-			m.callIDK = s.peekKind()
-			m.callID = s.stringOrSkip()
+			m.callIDK = s.PeekKind()
+			m.callID = s.StringOrSkip()
 		case "arguments", "input":
-			m.argsK = s.peekKind()
-			m.args = s.stringOrSkip()
+			m.argsK = s.PeekKind()
+			m.args = s.StringOrSkip()
 		case "output":
-			m.output = s.peekKind()
-			s.skip()
+			m.output = s.PeekKind()
+			s.Skip()
 		case "encrypted_content":
-			m.cipher = len(s.stringOrSkip()) > 0
+			m.cipher = len(s.StringOrSkip()) > 0
 		case "parts", "toolUse", "toolResult":
 			m.foreign = true
-			s.skip()
+			s.Skip()
 		case "message", "payload":
 			// How Claude Code and Codex log lines hold a message: such
 			// a line among messages is another log's (conv.unknownItem).
-			m.wraps = m.wraps || s.peekKind() == kindObject
-			s.skip()
+			m.wraps = m.wraps || s.PeekKind() == KindObject
+			s.Skip()
 		default:
-			s.skip()
+			s.Skip()
 		}
 	}
 }
 
-func (s *scanner) readContent(m *wireMsg) {
-	m.content = s.peekKind()
+func (s *scanner) readContent(m *Msg) {
+	m.content = s.PeekKind()
 	switch m.content {
-	case kindString:
-		raw, _ := s.str()
-		m.blankString = isBlank(raw)
+	case KindString:
+		raw, _ := s.Str()
+		m.blankString = IsBlank(raw)
 		m.contentText = !m.blankString
-	case kindArray:
-		s.enter('[')
-		for n := 0; s.next(']', &n); {
+	case KindArray:
+		s.Enter('[')
+		for n := 0; s.Next(']', &n); {
 			m.blocks = append(m.blocks, block{})
 			b := &m.blocks[len(m.blocks)-1]
 			s.readBlock(b)
@@ -253,70 +253,69 @@ func (s *scanner) readContent(m *wireMsg) {
 			}
 		}
 	default:
-		s.skip()
+		s.Skip()
 	}
 }
 
 func (s *scanner) readBlock(b *block) {
-	if s.peekKind() != kindObject {
+	if s.PeekKind() != KindObject {
 		b.notObject = true
-		s.skip()
+		s.Skip()
 		return
 	}
-	s.enter('{')
-	for n := 0; s.next('}', &n); {
-		k := s.key()
+	s.Enter('{')
+	for n := 0; s.Next('}', &n); {
+		k := s.Key()
 		switch string(k) {
 		case "type":
-			b.typ = s.stringOrSkip()
+			b.typ = s.StringOrSkip()
 		case "id":
 			b.hasID = true
-			b.id = s.stringOrSkip()
+			b.id = s.StringOrSkip()
 		case "name":
 			b.hasName = true
-			b.name = s.stringOrSkip()
+			b.name = s.StringOrSkip()
 		case "tool_use_id":
 			b.hasUseID = true
-			b.toolUseID = s.stringOrSkip()
+			b.toolUseID = s.StringOrSkip()
 		case "input":
-			b.inputK = s.peekKind()
-			b.input = s.skipRaw()
+			b.inputK = s.PeekKind()
+			b.input = s.SkipRaw()
 		case "is_error":
-			b.isError = s.peekKind() == kindBool && s.d[s.i] == 't'
-			s.skip()
+			b.isError = s.Bool()
 		case "content":
-			b.content = s.peekKind()
+			b.content = s.PeekKind()
 			switch b.content {
-			case kindString:
-				raw, _ := s.str()
-				b.emptyValue = isBlank(raw)
-			case kindArray:
+			case KindString:
+				raw, _ := s.Str()
+				b.emptyValue = IsBlank(raw)
+			case KindArray:
 				// Empty when it holds no block, or only text blocks with
 				// blank text.
 				b.emptyValue = true
-				s.enter('[')
-				for cnt := 0; s.next(']', &cnt); {
+				s.Enter('[')
+				for cnt := 0; s.Next(']', &cnt); {
 					if !s.blankTextBlock() {
 						b.emptyValue = false
 					}
 				}
 			default:
-				s.skip()
+				s.Skip()
 			}
 		case "text":
 			b.hasText = true
-			if s.peekKind() == kindString {
-				raw, _ := s.str()
-				b.blankText = isBlank(raw)
+			if s.PeekKind() == KindString {
+				raw, _ := s.Str()
+				b.blankText = IsBlank(raw)
 				b.emptyText = len(raw) == 0
 			} else {
-				s.skip()
+				s.Skip()
 			}
 		case "toolUse", "toolResult", "functionCall", "functionResponse":
 			b.foreign = true
-			s.skip()
+			s.Skip()
 		default:
-			s.skip()
+			s.Skip()
 		}
 	}
 }
@@ -324,112 +323,102 @@ func (s *scanner) readBlock(b *block) {
 // blankTextBlock reads one block of a tool_result's content and reports
 // whether it is a text block whose text is blank.
 func (s *scanner) blankTextBlock() bool {
-	if s.peekKind() != kindObject {
-		s.skip()
+	if s.PeekKind() != KindObject {
+		s.Skip()
 		return false
 	}
 	isText, blank := false, false
-	s.enter('{')
-	for n := 0; s.next('}', &n); {
-		switch string(s.key()) {
+	s.Enter('{')
+	for n := 0; s.Next('}', &n); {
+		switch string(s.Key()) {
 		case "type":
-			if s.peekKind() == kindString {
-				isText = string(s.text()) == "text"
+			if s.PeekKind() == KindString {
+				isText = string(s.Text()) == "text"
 				continue
 			}
 		case "text":
-			if s.peekKind() == kindString {
-				raw, _ := s.str()
-				blank = isBlank(raw)
+			if s.PeekKind() == KindString {
+				raw, _ := s.Str()
+				blank = IsBlank(raw)
 				continue
 			}
 		}
-		s.skip()
+		s.Skip()
 	}
 	return isText && blank
 }
 
-func (s *scanner) readCalls(m *wireMsg) {
-	s.enter('[')
-	for n := 0; s.next(']', &n); {
+func (s *scanner) readCalls(m *Msg) {
+	s.Enter('[')
+	for n := 0; s.Next(']', &n); {
 		m.calls = append(m.calls, call{})
 		c := &m.calls[len(m.calls)-1]
-		if s.peekKind() != kindObject {
+		if s.PeekKind() != KindObject {
 			c.notObject = true
-			s.skip()
+			s.Skip()
 			continue
 		}
-		s.enter('{')
-		for n2 := 0; s.next('}', &n2); {
-			k := s.key()
+		s.Enter('{')
+		for n2 := 0; s.Next('}', &n2); {
+			k := s.Key()
 			switch string(k) {
 			case "id":
 				c.hasID = true
-				c.idK = s.peekKind()
-				c.id = s.stringOrSkip()
+				c.idK = s.PeekKind()
+				c.id = s.StringOrSkip()
 			case "type":
 				c.hasType = true
-				c.typ = s.stringOrSkip()
+				c.typ = s.StringOrSkip()
 			case "function", "custom":
 				c.custom = string(k) == "custom"
-				c.function = s.peekKind()
+				c.function = s.PeekKind()
 				switch c.function {
-				case kindObject:
+				case KindObject:
 					s.readFunction(c)
-				case kindString:
-					c.flat, c.hasName, c.name = true, true, s.text()
+				case KindString:
+					c.flat, c.hasName, c.name = true, true, s.Text()
 				default:
-					s.skip()
+					s.Skip()
 				}
 			case "arguments":
 				c.hasArgs = true
-				c.argsK = s.peekKind()
-				c.args = s.skipRaw()
+				c.argsK = s.PeekKind()
+				c.args = s.SkipRaw()
 			default:
-				s.skip()
+				s.Skip()
 			}
 		}
 	}
 }
 
 func (s *scanner) readFunction(c *call) {
-	s.enter('{')
-	for n := 0; s.next('}', &n); {
-		k := s.key()
+	s.Enter('{')
+	for n := 0; s.Next('}', &n); {
+		k := s.Key()
 		switch string(k) {
 		case "name":
 			c.hasName = true
-			c.name = s.stringOrSkip()
+			c.name = s.StringOrSkip()
 		case "arguments", "input":
 			c.hasArgs = true
-			c.argsK = s.peekKind()
-			c.args = s.stringOrSkip()
+			c.argsK = s.PeekKind()
+			c.args = s.StringOrSkip()
 		default:
-			s.skip()
+			s.Skip()
 		}
 	}
 }
 
 // argsKind scans a decoded arguments string as a JSON document of its own
-// and returns the kind of its top-level value (kindInvalid if it is not JSON).
-func (v *validator) argsKind(args []byte) byte {
+// and returns the kind of its top-level value (KindInvalid if it is not JSON).
+func (v *File) argsKind(args []byte) byte {
 	sub := &v.sub
-	sub.reset(args)
-	k := sub.peekKind()
-	sub.skip()
-	sub.end()
-	if sub.err != nil {
-		return kindInvalid
+	sub.Reset(args)
+	k := sub.PeekKind()
+	sub.Skip()
+	sub.End()
+	if sub.failed() {
+		return KindInvalid
 	}
 	return k
-}
-
-// stringOrSkip returns the string at the cursor, or skips a value of any
-// other kind and returns nil.
-func (s *scanner) stringOrSkip() []byte {
-	if s.peekKind() == kindString {
-		return s.text()
-	}
-	s.skip()
-	return nil
 }

@@ -1,4 +1,4 @@
-package transcript
+package check
 
 import (
 	"bytes"
@@ -13,6 +13,17 @@ import (
 
 // shape is the wire shape of a conversation.
 type shape int
+
+// Shape is the wire shape of a conversation, for a format that knows the
+// shape its writer uses.
+type Shape = shape
+
+// The shapes a format may presume (Conv.Presume).
+const (
+	ShapeOpenAI    = shapeOpenAI
+	ShapeAnthropic = shapeAnthropic
+	ShapeResponses = shapeResponses
+)
 
 const (
 	shapeUnknown shape = iota
@@ -36,15 +47,28 @@ func (s shape) String() string {
 	return "undetermined"
 }
 
-// convKind is where a conversation comes from; it changes what a trailing
+// Label is the shape's word in a format's name: "openai" ("openai-messages").
+func (s shape) Label() string {
+	switch s {
+	case shapeOpenAI:
+		return "openai"
+	case shapeAnthropic:
+		return "anthropic"
+	case shapeResponses:
+		return "responses"
+	}
+	return ""
+}
+
+// ConvKind is where a conversation comes from; it changes what a trailing
 // unanswered call means.
-type convKind int
+type ConvKind int
 
 const (
-	kindTranscript convKind = iota // agentloop transcript or bare messages
-	kindRequest                    // a request body: the API will see it as is
-	kindFineTune                   // a fine-tuning record (rule 29)
-	kindLog                        // a finished run's log (Inspect AI, SWE-agent): it may end at a limit
+	ConvTranscript ConvKind = iota // agentloop transcript or bare messages
+	ConvRequest                    // a request body: the API will see it as is
+	ConvFineTune                   // a fine-tuning record (rule 29)
+	ConvLog                        // a finished run's log (Inspect AI, SWE-agent): it may end at a limit
 )
 
 // pend is a tool call waiting for its result.
@@ -71,12 +95,17 @@ type deferredCall struct {
 	count       int
 }
 
-// conv checks one conversation, a message at a time.
-type conv struct {
-	v      *validator
+// conv is the checker's own name for a conversation.
+type conv = Conv
+
+// Conv checks one conversation, a message at a time: a format starts one
+// (File.StartConv, File.NewConv), hands it the messages in order (Add), and
+// ends it (Finish), when the calls still unanswered are reported.
+type Conv struct {
+	v      *File
 	shape  shape
 	hint   shape // what the context suggests, used if the messages never say
-	kind   convKind
+	kind   ConvKind
 	array  string // "messages" or "input" when messages are elements of an array
 	n      int    // messages seen
 	last   struct{ line, index int }
@@ -157,12 +186,18 @@ type conv struct {
 	dropped [2]int // held findings past maxEarly, not kept
 	mixed   bool
 
-	unknownSeen bool // an object of no known type was passed over (unknownItem)
+	// passOver: the conversation is a log of messages, whose lines of a
+	// role no API has are the writer's bookkeeping (unknownItem).
+	passOver bool
+
+	// pendingHint is what a pending-call finding says of how the run
+	// stopped, when its log says (SetPendingHint).
+	pendingHint string
 }
 
 const maxEarly = 100
 
-func (c *conv) reset(v *validator, kind convKind, array string) {
+func (c *conv) reset(v *File, kind ConvKind, array string) {
 	pending, deferred, missed, keep := c.pending[:0], c.deferred[:0], c.missed[:0], c.keep[:0]
 	early0, early1 := c.early[0][:0], c.early[1][:0]
 	ids, server, tools, rs := c.ids, c.serverIDs, c.tools, c.rsByResp
@@ -186,7 +221,7 @@ func (c *conv) reset(v *validator, kind convKind, array string) {
 }
 
 // setTools records the tool names a conversation defines. names is the
-// validator's toolNames, which the next tools array reuses: it is copied.
+// file's toolNames, which the next tools array reuses: it is copied.
 func (c *conv) setTools(names map[string]struct{}) {
 	if c.tools == nil {
 		c.tools = make(map[string]struct{}, len(names))
@@ -265,14 +300,14 @@ func (c *conv) reportSev(line, index int, sev Severity, code string, ids []strin
 
 // classify reads the shape a message is written in, or shapeUnknown for a
 // plain message that would fit any.
-func classify(m *wireMsg) shape {
+func classify(m *Msg) shape {
 	if m.foreign {
 		return shapeForeign
 	}
 	if len(m.typ) > 0 && !(string(m.typ) == "message" && m.anthropicMessage()) {
 		return shapeResponses
 	}
-	if !m.hasRole && (m.callIDK != kindAbsent || m.output != kindAbsent) {
+	if !m.hasRole && (m.callIDK != KindAbsent || m.output != KindAbsent) {
 		return shapeResponses
 	}
 	switch string(m.role) {
@@ -284,7 +319,7 @@ func classify(m *wireMsg) shape {
 	if bytes.HasPrefix(m.role, []byte("ROLE_")) {
 		return shapeForeign
 	}
-	if m.toolCalls != kindAbsent || m.toolCallIDK != kindAbsent || m.functionCall {
+	if m.toolCalls != KindAbsent || m.toolCallIDK != KindAbsent || m.functionCall {
 		return shapeOpenAI
 	}
 	for i := range m.blocks {
@@ -310,7 +345,7 @@ func classify(m *wireMsg) shape {
 // Anthropic message as the API returns it (id, type, role, content,
 // stop_reason…) rather than a Responses message item, whose content parts
 // are input_text, output_text and the like.
-func (m *wireMsg) anthropicMessage() bool {
+func (m *Msg) anthropicMessage() bool {
 	if m.stopReason {
 		return true
 	}
@@ -325,7 +360,7 @@ func (m *wireMsg) anthropicMessage() bool {
 }
 
 // add checks one message.
-func (c *conv) add(m *wireMsg) {
+func (c *conv) add(m *Msg) {
 	if c.unknownItem(m) {
 		return
 	}
@@ -333,7 +368,7 @@ func (c *conv) add(m *wireMsg) {
 		c.v.stats.Messages++
 	}
 	if len(m.badAt) > 0 {
-		c.report(m.line+m.badLines, m.index, "invalid-utf8", nil, "%s", badTextMessage(m.badAt, m.badSur))
+		c.report(m.line+m.badLines, m.index, "invalid-utf8", nil, "%s", BadTextMessage(m.badAt, m.badSur))
 	}
 	c.last.line, c.last.index = m.line, m.index
 	c.n++
@@ -358,7 +393,8 @@ func (c *conv) add(m *wireMsg) {
 	case shapeResponses:
 		c.addResponses(m)
 	case shapeForeign:
-		// Counted, not checked: one unknown-shape warning was enough.
+		// Counted, not checked: one unchecked-conversation finding was
+		// enough.
 	default:
 		c.addPlain(m)
 	}
@@ -371,12 +407,21 @@ var otherLogLines = map[string]bool{
 	"session_meta": true, "response_item": true, "event_msg": true, "turn_context": true, "compacted": true,
 }
 
-// unknownItem passes over an object whose "type" names neither a message
-// nor a Responses input item: a line of another kind of log (events, a
-// file read as the wrong format), which no API would read. It is not a
-// message checked; the first of a conversation is reported as not checked,
-// and a file of nothing else is no-conversation.
-func (c *conv) unknownItem(m *wireMsg) bool {
+// unknownItem passes over, with a count, an object whose "type" names
+// neither a message nor a Responses input item (a line of another kind of
+// log: events, bookkeeping, a file read as the wrong format), which no API
+// would read, and in a log of messages a line whose role no API has (the
+// bookkeeping of agent tools: Kimi CLI's "_usage" and "_checkpoint"
+// between a call and its results). It is not a message checked, nor one
+// that ends the calls' turn; a file of nothing else is no-conversation.
+func (c *conv) unknownItem(m *Msg) bool {
+	if c.passOver && m.hasRole && m.roleK == KindString && !knownRole(m.role) {
+		if c.v.unknownType == "" {
+			c.v.unknownType = "role " + string(m.role)
+		}
+		c.v.stats.Skipped++
+		return true
+	}
 	if len(m.typ) == 0 || m.hasRole || responsesItems[string(m.typ)] {
 		return false
 	}
@@ -390,12 +435,18 @@ func (c *conv) unknownItem(m *wireMsg) bool {
 		c.v.fileFinding(m.line, Error, "invalid-record", "line is another log's (type %q, holding a message or payload object), not one of the messages before it: it is not checked", m.typ)
 		return true
 	}
-	if !c.unknownSeen {
-		c.unknownSeen = true
-		c.reportSev(m.line, m.index, Warning, "unknown-shape", nil,
-			"an object of type %q is neither a message nor a Responses input item; such objects are not checked", m.typ)
-	}
+	c.v.stats.Skipped++
 	return true
+}
+
+// knownRole reports whether some API's messages take role: OpenAI's,
+// Anthropic's, Gemini's ("model", which marks its shape).
+func knownRole(role []byte) bool {
+	switch string(role) {
+	case "system", "developer", "user", "assistant", "tool", "function", "model":
+		return true
+	}
+	return bytes.HasPrefix(role, []byte("ROLE_"))
 }
 
 // decide fixes the shape of the conversation and emits what was held for it.
@@ -411,8 +462,9 @@ func (c *conv) decide(s shape) {
 		if c.n > 0 {
 			line = c.last.line
 		}
-		c.reportSev(line, -1, Warning, "unknown-shape", nil,
-			"conversation is in neither the OpenAI nor the Anthropic shape (Gemini, Bedrock, …?); its messages are not checked")
+		c.v.uncheckedConv()
+		c.reportSev(line, -1, c.v.uncheckedSeverity(), "unchecked-conversation", nil,
+			"conversation is in neither the OpenAI nor the Anthropic shape (Gemini, Bedrock, …?): its tool calls are not checked%s", c.v.uncheckedHint())
 	}
 	c.early[0], c.early[1] = c.early[0][:0], c.early[1][:0]
 	c.dropped = [2]int{}
@@ -433,7 +485,7 @@ func (c *conv) emitHeld(i int) {
 
 // addPlain checks a message that says nothing of its shape: both shapes'
 // verdicts are kept until the conversation shows which one applies.
-func (c *conv) addPlain(m *wireMsg) {
+func (c *conv) addPlain(m *Msg) {
 	n0, n1 := len(c.early[0]), len(c.early[1])
 	for i, s := range [2]shape{shapeOpenAI, shapeAnthropic} {
 		c.shape = s
@@ -574,23 +626,16 @@ func (c *conv) pendingAtEnd(what string) {
 	}
 	sev := Error
 	hint := " (a run still in progress? use --allow-pending)"
-	// An end record says how the run stopped: it does not go on by itself.
-	const goOn = ": replay --resume goes on with it; --allow-pending accepts it)"
-	switch r := c.v.endReason; r {
-	case "":
-	case ReasonInterrupted:
-		hint = " (the run was interrupted" + goOn
-	case ReasonError:
-		hint = " (the run ended in an error" + goOn
-	default:
-		hint = fmt.Sprintf(" (the run ended with reason %q%s", r, goOn)
+	if c.pendingHint != "" {
+		// The log says how the run stopped: it does not go on by itself.
+		hint = c.pendingHint
 	}
 	switch c.kind {
-	case kindFineTune:
+	case ConvFineTune:
 		sev, hint = Warning, " (fine for fine-tuning data; a request would be refused)"
-	case kindRequest:
+	case ConvRequest:
 		hint = ""
-	case kindLog:
+	case ConvLog:
 		sev, hint = Warning, " (the run ended there: a limit, or an error?)"
 	}
 	recorded := 0
@@ -660,7 +705,7 @@ func (c *conv) flushDeferred() {
 }
 
 // checkCallName applies the tool-name rules to a call and the tools given.
-func (c *conv) checkCallName(m *wireMsg, id, name []byte) {
+func (c *conv) checkCallName(m *Msg, id, name []byte) {
 	if !validName(name, 64) {
 		c.report(m.line, m.index, "invalid-tool-name", []string{string(id)},
 			"tool name %q of call %s does not match ^[a-zA-Z0-9_-]{1,64}$", name, id)
@@ -691,7 +736,7 @@ func (c *conv) checkCallName(m *wireMsg, id, name []byte) {
 }
 
 // checkArgs runs the tools' schema check on a call's arguments.
-func (c *conv) checkArgs(m *wireMsg, id, name, args []byte) {
+func (c *conv) checkArgs(m *Msg, id, name, args []byte) {
 	t := c.v.opts.Tools
 	if t == nil || !validName(name, 64) || !t.Has(string(name)) {
 		return
@@ -703,7 +748,7 @@ func (c *conv) checkArgs(m *wireMsg, id, name, args []byte) {
 }
 
 // noteID records a call id and reports its reuse.
-func (c *conv) noteID(m *wireMsg, id []byte, h uint64, turnStart int) {
+func (c *conv) noteID(m *Msg, id []byte, h uint64, turnStart int) {
 	if prev, ok := c.ids[h]; ok {
 		if int(prev.index) >= turnStart && turnStart >= 0 {
 			c.report(m.line, m.index, "duplicate-call-id", []string{string(id)},
@@ -727,7 +772,7 @@ func (c *conv) answer(h uint64) *pend {
 	return nil
 }
 
-func (c *conv) addPending(m *wireMsg, id, name []byte, h uint64) {
+func (c *conv) addPending(m *Msg, id, name []byte, h uint64) {
 	if len(c.pending) == 0 {
 		c.keep = c.keep[:0]
 	}

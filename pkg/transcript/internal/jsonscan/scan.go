@@ -1,4 +1,10 @@
-package transcript
+// Package jsonscan reads JSON in place, for the checker and the quick
+// record decoders of pkg/transcript: they read gigabytes of transcripts, so
+// nothing builds values. A Scanner walks one document, validating all of it
+// (with the same verdicts as encoding/json.Valid) and handing the caller
+// only the keys and small strings it asks for. Nothing here allocates once
+// the arena has grown to the size of the largest decoded string.
+package jsonscan
 
 import (
 	"bytes"
@@ -11,36 +17,32 @@ import (
 	"github.com/agentloop/agentloop/internal/jsonesc"
 )
 
-// The checker reads gigabytes of transcripts, so it does not build values:
-// scanner walks a JSON document in place, validating all of it (with the
-// same verdicts as encoding/json.Valid) and handing the caller only the keys
-// and small strings it asks for. Nothing here allocates once the arena has
-// grown to the size of the largest decoded string.
-
 // maxDepth is encoding/json's nesting limit; matching it keeps Valid and the
 // scanner in agreement.
 const maxDepth = 10000
 
-// scanError is where and why a document stopped being JSON.
-type scanError struct {
-	off int
-	msg string
+// Error is where and why a document stopped being JSON.
+type Error struct {
+	// Off is the offset in the document of the byte that broke it.
+	Off int
+	// Msg says what is wrong: "unexpected end of JSON".
+	Msg string
 }
 
-func (e *scanError) Error() string { return fmt.Sprintf("%s at offset %d", e.msg, e.off) }
+func (e *Error) Error() string { return fmt.Sprintf("%s at offset %d", e.Msg, e.Off) }
 
-// scanner is a cursor over one JSON document. After the first error every
-// method is a no-op and err holds the first problem.
-type scanner struct {
+// Scanner is a cursor over one JSON document. After the first error every
+// method is a no-op and Err returns the first problem.
+type Scanner struct {
 	d     []byte
 	i     int
 	depth int
-	err   *scanError
+	err   *Error
 	// arena holds decoded strings; it is reset by the owner between
 	// documents. Decoded slices stay valid until then, because a full arena
 	// is replaced, never grown in place.
 	arena []byte
-	errv  scanError
+	errv  Error
 	// bad is 1 + the offset of the first byte of a string that is not
 	// UTF-8, or of a \u escape of half a surrogate pair, met since reset
 	// (0: none); badSur says which. Such a document is JSON to
@@ -51,29 +53,81 @@ type scanner struct {
 	badSur bool
 }
 
-func (s *scanner) reset(d []byte) {
+// Reset starts reading document d. The arena is kept: its owner resets it
+// (ResetArena) when the strings decoded from earlier documents are no
+// longer needed.
+func (s *Scanner) Reset(d []byte) {
 	s.d, s.i, s.depth, s.err = d, 0, 0, nil
 	s.bad, s.badSur = 0, false
 }
 
+// Err is the first problem met since Reset, nil while the document reads
+// as JSON.
+func (s *Scanner) Err() *Error { return s.err }
+
+// Data is the document being read.
+func (s *Scanner) Data() []byte { return s.d }
+
+// Pos is the offset of the cursor in the document.
+func (s *Scanner) Pos() int { return s.i }
+
+// ResetArena lets the strings decoded so far be overwritten.
+func (s *Scanner) ResetArena() { s.arena = s.arena[:0] }
+
+// Stop ends the reading of the document with an error saying msg, unless it
+// has one already: every method is a no-op after it.
+func (s *Scanner) Stop(msg string) { s.failf(s.i, "%s", msg) }
+
+// Bool reads the value at the cursor, of any kind, and reports whether it
+// is true.
+func (s *Scanner) Bool() bool {
+	t := s.PeekKind() == Bool && s.d[s.i] == 't'
+	s.Skip()
+	return t
+}
+
+// BadText reports the first string byte met since Reset (or ClearBadText)
+// that is not UTF-8, or the first \u escape of half a surrogate pair (sur):
+// off is its offset, -1 when there is none.
+func (s *Scanner) BadText() (off int, sur bool) { return s.bad - 1, s.badSur }
+
+// SetBadText replaces what BadText reports: off -1 for nothing.
+func (s *Scanner) SetBadText(off int, sur bool) { s.bad, s.badSur = off+1, sur }
+
+// RawKey reads an object key and the colon after it, and returns its raw
+// bytes, escapes not decoded, and whether it holds any.
+func (s *Scanner) RawKey() ([]byte, bool) {
+	if s.ws() != '"' {
+		s.unexpected()
+		return nil, false
+	}
+	raw, esc := s.Str()
+	if s.ws() != ':' {
+		s.unexpected()
+		return nil, false
+	}
+	s.i++
+	return raw, esc
+}
+
 // noteBad records text at off that is not UTF-8 (or, sur, an unpaired
 // surrogate escape), unless something earlier was.
-func (s *scanner) noteBad(off int, sur bool) {
+func (s *Scanner) noteBad(off int, sur bool) {
 	if s.bad == 0 {
 		s.bad, s.badSur = off+1, sur
 	}
 }
 
-func (s *scanner) failf(off int, format string, args ...any) {
+func (s *Scanner) failf(off int, format string, args ...any) {
 	if s.err != nil {
 		return
 	}
-	s.errv = scanError{off: off, msg: fmt.Sprintf(format, args...)}
+	s.errv = Error{Off: off, Msg: fmt.Sprintf(format, args...)}
 	s.err = &s.errv
 	s.i = len(s.d)
 }
 
-func (s *scanner) unexpected() {
+func (s *Scanner) unexpected() {
 	if s.i >= len(s.d) {
 		s.failf(s.i, "unexpected end of JSON")
 		return
@@ -87,7 +141,7 @@ func (s *scanner) unexpected() {
 }
 
 // ws skips whitespace and returns the next byte, or 0 at the end.
-func (s *scanner) ws() byte {
+func (s *Scanner) ws() byte {
 	for s.i < len(s.d) {
 		switch c := s.d[s.i]; c {
 		case ' ', '\t', '\n', '\r':
@@ -99,73 +153,76 @@ func (s *scanner) ws() byte {
 	return 0
 }
 
-// end checks that only whitespace is left.
-func (s *scanner) end() {
+// End checks that only whitespace is left.
+func (s *Scanner) End() {
 	if s.ws(); s.i < len(s.d) && s.err == nil {
 		s.failf(s.i, "unexpected %q after the top-level value", s.d[s.i])
 	}
 }
 
-// Kinds of JSON values, from their first byte.
+// Kinds of JSON values, from their first byte. Absent is the kind of a key
+// not there; Invalid of bytes that start no value.
 const (
-	kindAbsent byte = iota
-	kindNull
-	kindBool
-	kindNumber
-	kindString
-	kindArray
-	kindObject
-	kindInvalid
+	Absent byte = iota
+	Null
+	Bool
+	Number
+	String
+	Array
+	Object
+	Invalid
 )
 
-func kindOf(c byte) byte {
+// KindOf is the kind of the value that starts with c.
+func KindOf(c byte) byte {
 	switch c {
 	case 'n':
-		return kindNull
+		return Null
 	case 't', 'f':
-		return kindBool
+		return Bool
 	case '"':
-		return kindString
+		return String
 	case '[':
-		return kindArray
+		return Array
 	case '{':
-		return kindObject
+		return Object
 	case '-', '0', '1', '2', '3', '4', '5', '6', '7', '8', '9':
-		return kindNumber
+		return Number
 	}
-	return kindInvalid
+	return Invalid
 }
 
-func kindName(k byte) string {
+// KindName names a kind in a sentence: "an object", "null".
+func KindName(k byte) string {
 	switch k {
-	case kindAbsent:
+	case Absent:
 		return "absent"
-	case kindNull:
+	case Null:
 		return "null"
-	case kindBool:
+	case Bool:
 		return "a boolean"
-	case kindNumber:
+	case Number:
 		return "a number"
-	case kindString:
+	case String:
 		return "a string"
-	case kindArray:
+	case Array:
 		return "an array"
-	case kindObject:
+	case Object:
 		return "an object"
 	}
 	return "not JSON"
 }
 
-// peekKind is the kind of the value at the cursor.
-func (s *scanner) peekKind() byte {
+// PeekKind is the kind of the value at the cursor.
+func (s *Scanner) PeekKind() byte {
 	if s.err != nil {
-		return kindInvalid
+		return Invalid
 	}
-	return kindOf(s.ws())
+	return KindOf(s.ws())
 }
 
-// enter consumes the opening bracket of an object or array.
-func (s *scanner) enter(open byte) bool {
+// Enter consumes the opening bracket of an object or array.
+func (s *Scanner) Enter(open byte) bool {
 	if s.ws() != open || s.err != nil {
 		s.unexpected()
 		return false
@@ -179,10 +236,10 @@ func (s *scanner) enter(open byte) bool {
 	return true
 }
 
-// next advances to the next element of the container entered last: it
+// Next advances to the next element of the container entered last: it
 // consumes the separating comma, or the closing bracket (and returns false).
 // n counts the elements seen so far and is kept by the caller.
-func (s *scanner) next(close byte, n *int) bool {
+func (s *Scanner) Next(close byte, n *int) bool {
 	c := s.ws()
 	if s.err != nil {
 		return false
@@ -207,28 +264,28 @@ func (s *scanner) next(close byte, n *int) bool {
 	return true
 }
 
-// key reads an object key and the colon after it. The key is decoded only
+// Key reads an object key and the colon after it. The key is decoded only
 // when it holds escapes.
-func (s *scanner) key() []byte {
+func (s *Scanner) Key() []byte {
 	if s.ws() != '"' {
 		s.unexpected()
 		return nil
 	}
-	raw, esc := s.str()
+	raw, esc := s.Str()
 	if s.ws() != ':' {
 		s.unexpected()
 		return nil
 	}
 	s.i++
 	if esc {
-		return s.unescape(raw)
+		return s.Unescape(raw)
 	}
 	return raw
 }
 
-// str reads a string at the cursor and returns its raw bytes (without the
+// Str reads a string at the cursor and returns its raw bytes (without the
 // quotes) and whether it holds escapes.
-func (s *scanner) str() ([]byte, bool) {
+func (s *Scanner) Str() ([]byte, bool) {
 	if s.ws() != '"' {
 		s.unexpected()
 		return nil, false
@@ -242,11 +299,11 @@ func (s *scanner) str() ([]byte, bool) {
 	return s.d[start:i], esc
 }
 
-// text reads a string and returns it decoded.
-func (s *scanner) text() []byte {
-	raw, esc := s.str()
+// Text reads a string and returns it decoded.
+func (s *Scanner) Text() []byte {
+	raw, esc := s.Str()
 	if esc {
-		return s.unescape(raw)
+		return s.Unescape(raw)
 	}
 	return raw
 }
@@ -277,7 +334,7 @@ var special = func() (t [256]bool) {
 // (utf8.Valid would go byte by byte after the first character above 0x7f,
 // three times slower on text with accents). Text that is not UTF-8, and \u
 // escapes of half a surrogate pair, are noted (noteBad), not refused.
-func (s *scanner) skipString(i int) (int, bool) {
+func (s *Scanner) skipString(i int) (int, bool) {
 	d := s.d
 	esc := false
 	for {
@@ -348,7 +405,7 @@ func (s *scanner) skipString(i int) (int, bool) {
 // returns the index after them, noting (noteBad) a byte that is not part of
 // one. Two- and three-byte characters, most of those in text, are checked
 // here; the rest by utf8.DecodeRune.
-func (s *scanner) skipMultiByte(i int) int {
+func (s *Scanner) skipMultiByte(i int) int {
 	d := s.d
 	for i < len(d) && d[i] >= utf8.RuneSelf {
 		c := d[i]
@@ -383,22 +440,22 @@ func hexVal(c byte) rune {
 	return rune(c - 'A' + 10)
 }
 
-// unescape decodes a string already checked by skipString, as encoding/json
+// Unescape decodes a string already checked by skipString, as encoding/json
 // would: lone surrogates become U+FFFD.
-func (s *scanner) unescape(raw []byte) []byte {
+func (s *Scanner) Unescape(raw []byte) []byte {
 	if cap(s.arena)-len(s.arena) < len(raw) {
 		s.arena = make([]byte, 0, max(2*cap(s.arena), len(raw)+4096))
 	}
 	start := len(s.arena)
-	s.arena = appendUnescaped(s.arena, raw)
+	s.arena = AppendUnescaped(s.arena, raw)
 	return s.arena[start:len(s.arena):len(s.arena)]
 }
 
-// appendUnescaped appends the contents of a string scanned valid (its
+// AppendUnescaped appends the contents of a string scanned valid (its
 // escapes well formed) with its escapes decoded; a lone surrogate decodes
 // to U+FFFD, as in encoding/json. What lies between escapes is copied a
 // run at a time.
-func appendUnescaped(out, raw []byte) []byte {
+func AppendUnescaped(out, raw []byte) []byte {
 	for i := 0; i < len(raw); {
 		j := bytes.IndexByte(raw[i:], '\\')
 		if j < 0 {
@@ -441,25 +498,25 @@ func appendUnescaped(out, raw []byte) []byte {
 	return out
 }
 
-// skip validates and steps over one value of any kind.
-func (s *scanner) skip() {
+// Skip validates and steps over one value of any kind.
+func (s *Scanner) Skip() {
 	switch s.ws() {
 	case '"':
-		s.str()
+		s.Str()
 	case '{':
-		if !s.enter('{') {
+		if !s.Enter('{') {
 			return
 		}
-		for n := 0; s.next('}', &n); {
-			s.key()
-			s.skip()
+		for n := 0; s.Next('}', &n); {
+			s.Key()
+			s.Skip()
 		}
 	case '[':
-		if !s.enter('[') {
+		if !s.Enter('[') {
 			return
 		}
-		for n := 0; s.next(']', &n); {
-			s.skip()
+		for n := 0; s.Next(']', &n); {
+			s.Skip()
 		}
 	case 't':
 		s.literal("true")
@@ -472,18 +529,18 @@ func (s *scanner) skip() {
 	}
 }
 
-// skipRaw steps over one value and returns its bytes.
-func (s *scanner) skipRaw() []byte {
+// SkipRaw steps over one value and returns its bytes.
+func (s *Scanner) SkipRaw() []byte {
 	s.ws()
 	start := s.i
-	s.skip()
+	s.Skip()
 	if s.err != nil {
 		return nil
 	}
 	return s.d[start:s.i]
 }
 
-func (s *scanner) literal(lit string) {
+func (s *Scanner) literal(lit string) {
 	if len(s.d)-s.i < len(lit) || string(s.d[s.i:s.i+len(lit)]) != lit {
 		for j := 0; j < len(lit); j++ {
 			if s.i+j >= len(s.d) || s.d[s.i+j] != lit[j] {
@@ -496,7 +553,17 @@ func (s *scanner) literal(lit string) {
 	s.i += len(lit)
 }
 
-func (s *scanner) number() {
+// Number steps over a number and returns its bytes.
+func (s *Scanner) Number() []byte {
+	start := s.i
+	s.number()
+	if s.err != nil {
+		return nil
+	}
+	return s.d[start:s.i]
+}
+
+func (s *Scanner) number() {
 	d, i := s.d, s.i
 	if i < len(d) && d[i] == '-' {
 		i++
@@ -538,20 +605,20 @@ func (s *scanner) number() {
 	s.i = i
 }
 
-// valid reports whether d is one JSON document, as encoding/json.Valid does.
-func valid(d []byte) bool {
-	var s scanner
-	s.reset(d)
-	s.skip()
-	s.end()
+// Valid reports whether d is one JSON document, as encoding/json.Valid does.
+func Valid(d []byte) bool {
+	var s Scanner
+	s.Reset(d)
+	s.Skip()
+	s.End()
 	return s.err == nil
 }
 
-// isBlank reports whether raw string contents (escapes not yet decoded) hold
+// IsBlank reports whether raw string contents (escapes not yet decoded) hold
 // only whitespace, the test the Messages API applies to text blocks.
 // Whitespace is space, tab, newline and carriage return, however written:
 // "\u0020" is as blank as " ".
-func isBlank(raw []byte) bool {
+func IsBlank(raw []byte) bool {
 	for i := 0; i < len(raw); i++ {
 		switch raw[i] {
 		case ' ', '\t', '\n', '\r':
@@ -579,10 +646,10 @@ func isBlank(raw []byte) bool {
 	return true
 }
 
-// badTextMessage says what is wrong with the text at at, which the scanner
-// noted (noteBad): a byte that is not UTF-8, or an escape of half a
+// BadTextMessage says what is wrong with the text at at, which the scanner
+// noted (BadText): a byte that is not UTF-8, or an escape of half a
 // surrogate pair.
-func badTextMessage(at []byte, sur bool) string {
+func BadTextMessage(at []byte, sur bool) string {
 	if sur && len(at) >= 6 {
 		msg := fmt.Sprintf("a string holds %s, half of a UTF-16 surrogate pair with no other half: the API refuses the body as not JSON", at[:6])
 		if r := jsonesc.Hex4(at[2:]); r < 0xdc00 {

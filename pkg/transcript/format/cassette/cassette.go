@@ -1,4 +1,12 @@
-package transcript
+// Package cassette reads VCR cassettes (YAML): vcrpy and pytest-recording
+// (interactions: - request: {body, uri, method}, response: {status:
+// {code}}), pydantic-ai's (parsed_body), go-vcr's (version: 2, request:
+// {body, url}, response: {code}), Ruby's VCR (http_interactions: - request:
+// {method, uri, body: {encoding, string}}). Every request body sent to a
+// chat, messages or responses endpoint is checked as a request body of its
+// own, named by the interaction it is in (interactions[N]), with the status
+// the API answered. The file is read an interaction at a time.
+package cassette
 
 import (
 	"bytes"
@@ -12,140 +20,38 @@ import (
 	"strings"
 
 	"gopkg.in/yaml.v3"
+
+	"github.com/agentloop/agentloop/pkg/transcript/internal/check"
+	"github.com/agentloop/agentloop/pkg/transcript/internal/linereader"
 )
 
-// Recorded HTTP traffic: VCR cassettes (vcrpy, pytest-recording, go-vcr,
-// Ruby's VCR) and HTTP Archives. Every request body sent to a chat, messages or
-// responses endpoint is checked as a request body of its own, named by
-// the interaction (or entry) it is in, with the status the API answered.
+// Name is the format's name.
+const Name = "vcr"
 
-// chatEndpoint reports whether a request to url carries a conversation:
-// Chat Completions, Anthropic Messages (and its token counting), Responses.
-func chatEndpoint(url string) bool {
-	if i := strings.IndexAny(url, "?#"); i >= 0 {
-		url = url[:i]
-	}
-	url = strings.TrimSuffix(url, "/")
-	if strings.Contains(url, "/threads/") {
-		return false // the Assistants API's messages of a thread
-	}
-	for _, p := range []string{"/chat/completions", "/messages", "/messages/count_tokens", "/responses"} {
-		if strings.HasSuffix(url, p) {
-			return true
-		}
-	}
-	return false
+// Format is the format of VCR cassettes.
+var Format check.Format = format{}
+
+type format struct{}
+
+func (format) Info() check.Info {
+	return check.Info{Name: Name, Reads: "cassette", Writer: "vcrpy, pytest-recording, go-vcr, Ruby's VCR",
+		Example: "tests/cassettes/…/*.yaml, spec/fixtures/vcr_cassettes/*.yml"}
 }
 
-// checkBody checks one recorded request body, where names it in findings
-// ("interactions[2]"), line is where it starts, status what the API
-// answered (0 if not recorded).
-func (v *validator) checkBody(where string, body []byte, line, status int) {
-	saved := v.sc
-	v.sc = v.bodySc
-	v.sc.arena = v.sc.arena[:0]
-	v.bodyOf, v.status = where, status
-	v.conversationLine(body, line, true)
-	v.bodyOf, v.status = "", 0
-	v.bodySc = v.sc
-	v.sc = saved
-	v.bodies++
+// Sniff knows a cassette by its top-level interactions (or
+// http_interactions) key.
+func (format) Sniff(h *check.Head) check.Confidence {
+	if isCassette(h.Data) {
+		return check.Certain
+	}
+	return check.No
 }
 
-// noBodies says why a recording had nothing to check.
-func (v *validator) noBodies(what string, n int) {
-	if v.bodies == 0 {
-		v.noConv = fmt.Sprintf("no request to a chat, messages or responses endpoint among the %d %s%s of this %s",
-			n, what, plural(n, "", "s"), formatName(v.format))
-	}
-}
+func (format) Open(f *check.File) error { return cassette(f, f.LineReader()) }
 
-// harEntry checks entry i of a HAR file's log.entries, read a key at a
-// time: the request whole, of the response only its status.
-func (v *validator) harEntry(st *stream, line, i int) error {
-	v.recorded++
-	if st.peek() != '{' {
-		return v.skipValue(st)
-	}
-	st.consume()
-	var method, url string
-	body := v.bodyBuf[:0]
-	hasBody, status, bodyLine := false, 0, line
-	err := v.walkObject(st, func(key string, k byte, kline int) (bool, error) {
-		switch {
-		case key == "request" && k == kindObject:
-			ok, err := v.captureValue(st)
-			if err != nil {
-				return true, err
-			}
-			if !ok {
-				v.tooLong(kline, fmt.Sprintf("entries[%d].request (from line %d)", i, kline))
-				return true, nil
-			}
-			var text []byte
-			method, url, text, hasBody = harRequest(&v.sc)
-			if hasBody {
-				body = append(body, text...)
-				bodyLine = kline + bytes.Count(v.sc.d[:v.sc.i], []byte{'\n'})
-			}
-			return true, nil
-		case key == "response" && k == kindObject:
-			st.consume()
-			return true, v.walkObject(st, func(key string, k byte, _ int) (bool, error) {
-				if key != "status" || k != kindNumber {
-					return false, nil
-				}
-				ok, err := v.captureValue(st)
-				if ok {
-					status, _ = strconv.Atoi(string(bytes.TrimSpace(v.sc.d)))
-				}
-				return true, err
-			})
-		}
-		return false, nil
-	})
-	v.bodyBuf = body
-	if err != nil {
-		return err
-	}
-	if hasBody && strings.EqualFold(method, "POST") && chatEndpoint(url) {
-		v.checkBody(fmt.Sprintf("entries[%d]", i), body, bodyLine, status)
-	}
-	return nil
-}
-
-// harRequest reads a HAR request object: method, url and postData.text,
-// decoded. s is left just after the text, or at the end.
-func harRequest(s *scanner) (method, url string, text []byte, hasText bool) {
-	s.enter('{')
-	for n := 0; s.next('}', &n); {
-		switch string(s.key()) {
-		case "method":
-			method = string(s.stringOrSkip())
-		case "url":
-			url = string(s.stringOrSkip())
-		case "postData":
-			if s.peekKind() != kindObject {
-				s.skip()
-				continue
-			}
-			s.enter('{')
-			for m := 0; s.next('}', &m); {
-				if string(s.key()) == "text" && s.peekKind() == kindString {
-					text, hasText = s.text(), true
-					if method != "" && url != "" {
-						return // the line of the text is where s stands
-					}
-					continue
-				}
-				s.skip()
-			}
-		default:
-			s.skip()
-		}
-	}
-	return
-}
+// maxDepth is how deep a body written as YAML may nest, as encoding/json's
+// limit.
+const maxDepth = 10000
 
 // cassetteKey returns the top-level key of a cassette's interactions on
 // line: "interactions" (vcrpy, go-vcr) or "http_interactions" (Ruby's
@@ -192,13 +98,13 @@ func isCassette(peek []byte) bool {
 // into its interactions, the items of the top-level "interactions"
 // sequence, each parsed alone: memory is one interaction, whatever the
 // number of them.
-func (v *validator) cassette(lr *LineReader) error {
+func cassette(f *check.File, lr *linereader.Reader) error {
 	var item []byte
 	itemLine, indent, index, big := 0, -1, 0, false
 	inSeq, done, key := false, false, ""
 	flush := func() {
 		if itemLine > 0 && !big {
-			v.interaction(item, itemLine, fmt.Sprintf("%s[%d]", key, index))
+			interaction(f, item, itemLine, fmt.Sprintf("%s[%d]", key, index))
 		}
 		if itemLine > 0 {
 			index++
@@ -206,22 +112,22 @@ func (v *validator) cassette(lr *LineReader) error {
 		item, itemLine, big = item[:0], 0, false
 	}
 	for count := 0; ; count++ {
-		if count&255 == 0 && v.interrupted() {
-			return v.ctx.Err()
+		if count&255 == 0 && f.Interrupted() {
+			return f.Err()
 		}
 		text, n, _, err := lr.Next()
 		if err == io.EOF {
 			break
 		}
-		if _, ok := err.(*LineTooLongError); ok {
+		if _, ok := err.(*linereader.TooLongError); ok {
 			if inSeq && itemLine > 0 && !big {
 				big = true
-				v.tooLong(n, fmt.Sprintf("line %d, in %s[%d],", n, key, index))
+				f.TooLong(n, fmt.Sprintf("line %d, in %s[%d],", n, key, index))
 			}
 			continue
 		}
 		if err != nil {
-			if err := v.readError(err); err != nil {
+			if err := f.ReadError(err); err != nil {
 				return err
 			}
 			return nil
@@ -262,27 +168,25 @@ func (v *validator) cassette(lr *LineReader) error {
 		if big {
 			continue
 		}
-		if v.opts.MaxLine > 0 && len(item)+len(text) > 4*v.opts.MaxLine {
+		if f.Options().MaxLine > 0 && len(item)+len(text) > 4*f.Options().MaxLine {
 			big = true
-			v.tooLong(itemLine, fmt.Sprintf("%s[%d] (from line %d)", key, index, itemLine))
+			f.TooLong(itemLine, fmt.Sprintf("%s[%d] (from line %d)", key, index, itemLine))
 			continue
 		}
 		item = append(item, text[indent:]...)
 		item = append(item, '\n')
 	}
 	flush()
-	v.noBodies("interaction", index)
-	v.finishFile()
+	f.NoBodies("interaction", index)
 	return nil
 }
 
 // interaction checks one item of a cassette's interactions, whose first
 // line is line; where names it ("interactions[2]").
-func (v *validator) interaction(text []byte, line int, where string) {
-	v.recorded++
+func interaction(f *check.File, text []byte, line int, where string) {
 	var doc yaml.Node
 	if err := yaml.Unmarshal(text, &doc); err != nil {
-		v.fileFinding(line, Error, "not-yaml", "%s is not YAML: %s", where, strings.TrimPrefix(err.Error(), "yaml: "))
+		f.Finding(line, check.Error, "not-yaml", "%s is not YAML: %s", where, strings.TrimPrefix(err.Error(), "yaml: "))
 		return
 	}
 	if doc.Kind != yaml.DocumentNode || len(doc.Content) == 0 || doc.Content[0].Kind != yaml.SequenceNode || len(doc.Content[0].Content) == 0 {
@@ -297,7 +201,8 @@ func (v *validator) interaction(text []byte, line int, where string) {
 	if url == "" {
 		url = scalarValue(mapValue(req, "url"))
 	}
-	if !strings.EqualFold(scalarValue(mapValue(req, "method")), "POST") || !chatEndpoint(url) {
+	method := scalarValue(mapValue(req, "method"))
+	if !strings.EqualFold(method, "POST") {
 		return
 	}
 	bodyKey, bodyNode := mapEntry(req, "parsed_body")
@@ -310,12 +215,14 @@ func (v *validator) interaction(text []byte, line int, where string) {
 	body, err := yamlBody(bodyNode)
 	switch {
 	case err != nil:
-		v.fileFinding(line+bodyKey.Line-1, Error, "not-yaml", "%s: request body: %v", where, err)
+		if check.ChatEndpoint(url) {
+			f.Finding(line+bodyKey.Line-1, check.Error, "not-yaml", "%s: request body: %v", where, err)
+		}
 		return
 	case body == nil:
 		return
 	}
-	v.checkBody(where, body, line+bodyKey.Line-1, responseStatus(resp))
+	f.RecordedRequest(where, method, url, body, line+bodyKey.Line-1, responseStatus(resp))
 }
 
 // responseStatus reads a recorded response's status: vcrpy's

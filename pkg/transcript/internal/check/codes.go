@@ -1,4 +1,4 @@
-package transcript
+package check
 
 import "fmt"
 
@@ -80,7 +80,7 @@ var Codes = []Code{
 	{"empty-content", "11, 20", Warning, Error, "in the Anthropic shape, a warning for a text block of whitespace beside other content, which the API accepts; an empty one is an error wherever it is", "empty content, or a text block of whitespace only", EvidenceReported},
 	{"content-with-tool-calls", "11", Warning, 0, "", "text content beside tool_calls (rejected by some providers)", ""},
 	{"orphan-reasoning", "12", Error, 0, "", "a Responses reasoning item without the output item that followed it", EvidenceRecorded},
-	{"missing-reasoning", "12", Error, 0, "", "a Responses item of a response whose reasoning item is not in front of it", EvidenceReported},
+	{"missing-reasoning", "12", Error, 0, "", "a Responses item of a response whose reasoning item is not in front of it: elsewhere in the input, or, in an agentloop transcript, left out of a step whose usage records reasoning tokens", EvidenceReported},
 	{"reasoning-not-found", "12", Error, 0, "when the server keeps nothing: store false, or an agentloop transcript", "a Responses reasoning item without its encrypted_content", EvidenceReported},
 	{"result-not-first", "16", 0, Error, "", "a tool_result block after other content in its message", EvidenceReported},
 	{"role-order", "19", 0, Warning, "", "two messages of the same role in a row (the API merges them)", ""},
@@ -94,7 +94,7 @@ var Codes = []Code{
 	{"system-in-messages", "28", 0, Warning, "", "a system message inside messages (a provider extension)", ""},
 	{"first-not-user", "28", 0, Warning, "", "the first message is not a user message", ""},
 	{"mixed-shapes", "30", Warning, Warning, "", "OpenAI and Anthropic tool calls in one conversation", ""},
-	{"unknown-shape", "", Warning, Warning, "the rules cover only these two shapes", "a conversation in neither the OpenAI nor the Anthropic shape (Gemini, Bedrock, …), or an object whose type is neither a message nor a Responses input item (another log's events): not checked", ""},
+	{"unchecked-conversation", "", Error, Error, "a warning with --allow-unchecked", "a conversation whose tool calls are not checked: in neither the OpenAI nor the Anthropic shape (Gemini, Bedrock, …), or a recorded request to an endpoint validate does not read", ""},
 	{"invalid-message", "", Error, Error, "each API's message schema; a warning for an image, audio or file part in a tool message, which some models and endpoints accept", "a message that is not an object, has no role or an unknown one, or fields of the wrong type", EvidenceInferred},
 	{"unknown-tool", "", Error, Error, "only with --tools-dir", "a call to a tool the tools directories do not define", ""},
 	{"arguments-invalid", "", Error, Error, "only with --tools-dir", "arguments that do not match the tool's schema", ""},

@@ -1,4 +1,4 @@
-package transcript
+package check
 
 import (
 	"bytes"
@@ -39,7 +39,7 @@ func isResponsesCall(t string) bool {
 	return false
 }
 
-func (c *conv) addResponses(m *wireMsg) {
+func (c *conv) addResponses(m *Msg) {
 	t := string(m.typ)
 	if t == "" && m.hasRole {
 		t = "message"
@@ -110,8 +110,8 @@ func (c *conv) reportOrphanReasoning() {
 		"reasoning item %s is not followed by the item it was produced with; pass both back, or neither", c.reasoning.id)
 }
 
-func (c *conv) responsesCall(m *wireMsg, t string) {
-	if m.callIDK != kindString || len(m.callID) == 0 {
+func (c *conv) responsesCall(m *Msg, t string) {
+	if m.callIDK != KindString || len(m.callID) == 0 {
 		c.report(m.line, m.index, "invalid-tool-call", nil, "%s has no call_id", t)
 		c.v.stats.ToolCalls++
 		return
@@ -129,28 +129,28 @@ func (c *conv) responsesCall(m *wireMsg, t string) {
 	case t != "function_call" && t != "custom_tool_call":
 		// A built-in tool (shell, apply_patch, computer): no name, an
 		// action or operation.
-	case m.nameK != kindString:
+	case m.nameK != KindString:
 		c.report(m.line, m.index, "invalid-tool-call", []string{string(id)}, "%s %s has no name", t, id)
 	default:
 		c.checkCallName(m, id, m.name)
 	}
 	if t == "function_call" {
 		switch m.argsK {
-		case kindAbsent:
+		case KindAbsent:
 			c.report(m.line, m.index, "invalid-tool-call", []string{string(id)}, "function_call %s has no arguments", id)
-		case kindString:
+		case KindString:
 			switch k := c.v.argsKind(m.args); k {
-			case kindInvalid:
+			case KindInvalid:
 				c.report(m.line, m.index, "arguments-not-json", []string{string(id)}, "arguments of call %s are not valid JSON", id)
-			case kindObject:
+			case KindObject:
 				c.checkArgs(m, id, m.name, m.args)
 			default:
 				c.report(m.line, m.index, "arguments-not-object", []string{string(id)},
-					"arguments of call %s decode to %s, not an object (double-encoded?)", id, kindName(k))
+					"arguments of call %s decode to %s, not an object (double-encoded?)", id, KindName(k))
 			}
 		default:
 			c.report(m.line, m.index, "arguments-not-string", []string{string(id)},
-				"arguments of call %s are %s; the API wants the JSON encoded as a string", id, kindName(m.argsK))
+				"arguments of call %s are %s; the API wants the JSON encoded as a string", id, KindName(m.argsK))
 		}
 	}
 	if !c.blockOpen {
@@ -167,12 +167,12 @@ func (c *conv) responsesCall(m *wireMsg, t string) {
 	c.addPending(m, id, name, h)
 }
 
-func (c *conv) responsesOutput(m *wireMsg, t string) {
-	if m.callIDK != kindString {
+func (c *conv) responsesOutput(m *Msg, t string) {
+	if m.callIDK != KindString {
 		c.report(m.line, m.index, "invalid-message", nil, "%s has no call_id", t)
 		return
 	}
-	if m.output == kindAbsent && t != "apply_patch_call_output" {
+	if m.output == KindAbsent && t != "apply_patch_call_output" {
 		// apply_patch_call_output says how the patch went in its status;
 		// its output is optional.
 		c.report(m.line, m.index, "missing-content", []string{string(m.callID)}, "%s for %s has no output", t, m.callID)
@@ -246,7 +246,7 @@ func (c *conv) respKey(id []byte) (uint64, bool) {
 // 'reasoning' item"). Items of one response are told by their ids; a
 // reasoning item left out altogether cannot be told from one there never
 // was.
-func (c *conv) checkReasoningOrder(m *wireMsg, t string, output bool) {
+func (c *conv) checkReasoningOrder(m *Msg, t string, output bool) {
 	if !output {
 		c.run++
 		c.runItems = c.runItems[:0]

@@ -1,4 +1,4 @@
-package transcript
+package check
 
 import (
 	"bytes"
@@ -10,7 +10,7 @@ import (
 // messages of one role are one turn to the API (rule 19), so pairing is
 // checked on turns, not messages.
 
-func (c *conv) addAnthropic(m *wireMsg) {
+func (c *conv) addAnthropic(m *Msg) {
 	var role string
 	switch string(m.role) {
 	case "system":
@@ -74,7 +74,7 @@ func (c *conv) addAnthropic(m *wireMsg) {
 	}
 
 	switch m.content {
-	case kindString:
+	case KindString:
 		if m.blankString {
 			c.emptyContent(m, role, "content is an empty string")
 		}
@@ -83,7 +83,7 @@ func (c *conv) addAnthropic(m *wireMsg) {
 			c.noteAssistant(m)
 		}
 		return
-	case kindArray:
+	case KindArray:
 		if len(m.blocks) == 0 {
 			c.emptyContent(m, role, "content is an empty array")
 			if role == "assistant" {
@@ -91,11 +91,11 @@ func (c *conv) addAnthropic(m *wireMsg) {
 			}
 			return
 		}
-	case kindAbsent, kindNull:
+	case KindAbsent, KindNull:
 		c.report(m.line, m.index, "missing-content", nil, "%s message has no content", role)
 		return
 	default:
-		c.report(m.line, m.index, "invalid-message", nil, "content is %s; want a string or an array of blocks", kindName(m.content))
+		c.report(m.line, m.index, "invalid-message", nil, "content is %s; want a string or an array of blocks", KindName(m.content))
 		return
 	}
 	if role == "assistant" {
@@ -107,7 +107,7 @@ func (c *conv) addAnthropic(m *wireMsg) {
 
 // emptyContent reports empty content, except on an assistant message that
 // turns out to be the last (the prefill the API allows).
-func (c *conv) emptyContent(m *wireMsg, role, what string) {
+func (c *conv) emptyContent(m *Msg, role, what string) {
 	if role == "assistant" {
 		f := Finding{File: c.v.name, Line: m.line, Index: m.index, Path: c.path(m.index), Severity: c.severity("empty-content"),
 			Code: "empty-content", Message: what + ": only a final assistant message may be empty"}
@@ -125,7 +125,7 @@ func (c *conv) emptyContent(m *wireMsg, role, what string) {
 // text block is refused wherever it is, beside tool_use blocks too
 // ("messages: text content blocks must be non-empty", anthropics/claude-code
 // #62396, #59812).
-func (c *conv) blankText(m *wireMsg, i int) {
+func (c *conv) blankText(m *Msg, i int) {
 	if m.blocks[i].emptyText {
 		c.reportSev(m.line, m.index, Error, "empty-content", nil,
 			"content[%d]: empty text block: the Messages API refuses it wherever it is (\"text content blocks must be non-empty\")", i)
@@ -150,7 +150,7 @@ func (c *conv) blankText(m *wireMsg, i int) {
 
 // settleBlank decides a blank-only assistant line held by blankText, once
 // the line after it shows whether the message said more.
-func (c *conv) settleBlank(m *wireMsg, role string) {
+func (c *conv) settleBlank(m *Msg, role string) {
 	f := c.heldBlank
 	if f == nil {
 		return
@@ -166,7 +166,7 @@ func (c *conv) settleBlank(m *wireMsg, role string) {
 	c.v.emitFinding(*f)
 }
 
-func (c *conv) noteAssistant(m *wireMsg) {
+func (c *conv) noteAssistant(m *Msg) {
 	c.haveAsst = true
 	c.lastAsst.line, c.lastAsst.index = m.line, m.index
 	c.lastAsst.toolUse, c.lastAsst.thinkingFirst = false, false
@@ -176,7 +176,7 @@ func (c *conv) noteAssistant(m *wireMsg) {
 	}
 }
 
-func (c *conv) anthropicAssistant(m *wireMsg) {
+func (c *conv) anthropicAssistant(m *Msg) {
 	if !m.continues {
 		c.noteAssistant(m)
 	}
@@ -220,7 +220,7 @@ func (c *conv) anthropicAssistant(m *wireMsg) {
 
 // blockShape checks what every block needs; false means the block cannot be
 // read further.
-func (c *conv) blockShape(m *wireMsg, i int, b *block) bool {
+func (c *conv) blockShape(m *Msg, i int, b *block) bool {
 	if b.notObject {
 		c.report(m.line, m.index, "invalid-block", nil, "content[%d] is not an object", i)
 		return false
@@ -232,7 +232,7 @@ func (c *conv) blockShape(m *wireMsg, i int, b *block) bool {
 	return true
 }
 
-func (c *conv) toolUse(m *wireMsg, i int, b *block) {
+func (c *conv) toolUse(m *Msg, i int, b *block) {
 	if !b.hasID || len(b.id) == 0 {
 		c.report(m.line, m.index, "invalid-block", nil, "content[%d]: tool_use without an id", i)
 		c.v.stats.ToolCalls++
@@ -248,19 +248,19 @@ func (c *conv) toolUse(m *wireMsg, i int, b *block) {
 		c.checkCallName(m, id, b.name)
 	}
 	switch b.inputK {
-	case kindAbsent:
+	case KindAbsent:
 		c.report(m.line, m.index, "invalid-block", []string{string(id)}, "content[%d]: tool_use %s without input", i, id)
-	case kindObject:
+	case KindObject:
 		c.checkArgs(m, id, b.name, b.input)
 	default:
-		c.report(m.line, m.index, "input-not-object", []string{string(id)}, "content[%d]: input of tool_use %s is %s; it must be an object", i, id, kindName(b.inputK))
+		c.report(m.line, m.index, "input-not-object", []string{string(id)}, "content[%d]: input of tool_use %s is %s; it must be an object", i, id, KindName(b.inputK))
 	}
 	h := c.hash(id)
 	c.noteID(m, id, h, m.index)
 	c.addPending(m, id, b.name, h)
 }
 
-func (c *conv) anthropicUser(m *wireMsg) {
+func (c *conv) anthropicUser(m *Msg) {
 	for i := range m.blocks {
 		b := &m.blocks[i]
 		if !c.blockShape(m, i, b) {
@@ -284,7 +284,7 @@ func (c *conv) anthropicUser(m *wireMsg) {
 			continue
 		}
 		id := b.toolUseID
-		if b.isError && (b.content == kindAbsent || b.content == kindNull || b.emptyValue) {
+		if b.isError && (b.content == KindAbsent || b.content == KindNull || b.emptyValue) {
 			c.report(m.line, m.index, "error-result-empty", []string{string(id)},
 				"content[%d]: tool_result for %s has is_error true and no content: say what went wrong", i, id)
 		}
@@ -292,7 +292,7 @@ func (c *conv) anthropicUser(m *wireMsg) {
 	}
 }
 
-func (c *conv) toolResult(m *wireMsg, i int, id []byte) {
+func (c *conv) toolResult(m *Msg, i int, id []byte) {
 	h := c.hash(id)
 	p := c.answer(h)
 	switch {

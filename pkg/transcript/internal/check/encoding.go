@@ -1,4 +1,4 @@
-package transcript
+package check
 
 import (
 	"bufio"
@@ -17,7 +17,7 @@ import (
 // decoded returns the reader of the text br holds when it starts as a gzip
 // stream or with a UTF-16 byte order mark, nil otherwise. Each is undone
 // once: a gzip inside a gzip is binary data.
-func (v *validator) decoded(br *bufio.Reader) (io.Reader, error) {
+func (v *File) decoded(br *bufio.Reader) (io.Reader, error) {
 	b, _ := br.Peek(2)
 	if len(b) < 2 {
 		return nil, nil
