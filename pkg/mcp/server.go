@@ -255,6 +255,9 @@ func (s *session) end(why string) {
 
 // alive reports whether the session can take calls.
 func (s *session) alive() bool {
+	if s.broken() {
+		return false
+	}
 	select {
 	case <-s.ended:
 		return false
@@ -263,9 +266,19 @@ func (s *session) alive() bool {
 	}
 }
 
+// broken reports whether a stdio server sent a message that is not one:
+// the SDK ends the connection at it, so the session is over whether or
+// not its end has been seen yet.
+func (s *session) broken() bool {
+	return s.stdout != nil && s.stdout.protocolError() != ""
+}
+
 // ending reports whether the session ends within a moment: a call's
 // error that names no cause may be the first sign of a connection going.
 func (s *session) ending() bool {
+	if s.broken() {
+		return true
+	}
 	select {
 	case <-s.ended:
 		return true
