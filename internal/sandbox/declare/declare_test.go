@@ -40,13 +40,13 @@ func TestDecode(t *testing.T) {
 
 func TestDecodeProblems(t *testing.T) {
 	for src, want := range map[string]string{
-		"mode: readonly\n":        `1: sandbox: mode: "readonly" is not a sandbox mode`,
-		"network: yes please\n":   "1: sandbox: network: want true, false or a list of TCP ports",
-		"network: [70000]\n":      `1: sandbox: network: "70000" is not a TCP port`,
-		"writes: [x]\n":           "1: sandbox: unknown key 'writes' (did you mean 'write'?)",
-		"write: x\n":              "1: sandbox: write: want a list of paths",
-		"read: [~bob/x]\n":        "1: sandbox: read: ~bob/x: only ~ and ~/ are expanded",
-		"[a]\n":                   "1: sandbox: want a mapping",
+		"mode: readonly\n":       `1: sandbox: mode: "readonly" is not a sandbox mode`,
+		"network: yes please\n":  "1: sandbox: network: want true, false or a list of TCP ports",
+		"network: [70000]\n":     `1: sandbox: network: "70000" is not a TCP port`,
+		"writes: [x]\n":          "1: sandbox: unknown key 'writes' (did you mean 'write'?)",
+		"write: x\n":             "1: sandbox: write: want a list of paths",
+		"read: [~bob/x]\n":       "1: sandbox: read: ~bob/x: only ~ and ~/ are expanded",
+		"[a]\n":                  "1: sandbox: want a mapping",
 		"mode: off\nmode: off\n": "2: sandbox: 'mode' given twice",
 	} {
 		b, probs := Decode(node(t, src), "/tools", "/home/me")
