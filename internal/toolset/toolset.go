@@ -16,6 +16,7 @@ import (
 
 	"gopkg.in/yaml.v3"
 
+	"github.com/agentloop/agentloop/internal/sandbox"
 	"github.com/agentloop/agentloop/internal/suggest"
 	"github.com/agentloop/agentloop/pkg/agent"
 	"github.com/agentloop/agentloop/pkg/mcp"
@@ -36,6 +37,8 @@ type Sources struct {
 	UserFiles bool
 	// Getenv is agentloop's environment.
 	Getenv func(string) string
+	// Sandbox says how script tools are restricted (tools.Options.Sandbox).
+	Sandbox sandbox.Settings
 }
 
 // Declared reads the tools folders and the servers' declarations,
@@ -63,7 +66,7 @@ func Declared(src Sources) (*tools.Registry, []*mcp.Config, []error) {
 		}
 	}
 	var fromDirs []*mcp.Config
-	reg, err := tools.Load(src.Dirs, tools.Options{Getenv: src.Getenv, Servers: func(file string, root *yaml.Node) []*tools.LoadError {
+	reg, err := tools.Load(src.Dirs, tools.Options{Getenv: src.Getenv, Sandbox: src.Sandbox, Servers: func(file string, root *yaml.Node) []*tools.LoadError {
 		c, probs := mcp.DecodeFile(file, root)
 		if c != nil {
 			fromDirs = append(fromDirs, c)
@@ -479,7 +482,7 @@ func (t *Set) Call(ctx context.Context, name, callID string, args []byte) agent.
 // Result is a script tool's result as the loop takes it.
 func Result(r tools.Result) agent.ToolResult {
 	res := agent.ToolResult{Content: r.Content, IsError: r.IsError, Kind: r.Kind, ExitCode: r.ExitCode,
-		Duration: r.Duration, Truncated: r.Truncated}
+		Duration: r.Duration, Truncated: r.Truncated, Sandbox: r.Sandbox}
 	for _, im := range r.Images {
 		res.Images = append(res.Images, agent.Image{MIMEType: im.MIMEType, Data: im.Data})
 	}

@@ -122,6 +122,9 @@ type ToolResult struct {
 	// a tool of an MCP server, named by Server.
 	Source string
 	Server string
+	// Sandbox is the sandbox the tool ran under and what of it was
+	// enforced; "" for none.
+	Sandbox string
 }
 
 // Image is a picture in a tool's result.

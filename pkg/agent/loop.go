@@ -418,7 +418,7 @@ func FinishedFromRecords(recs []transcript.CallResult) []CallResult {
 			Result: ToolResult{
 				Content: r.Content, IsError: r.IsError, Kind: r.Error, ExitCode: r.ExitCode,
 				Duration: time.Duration(r.DurationMS) * time.Millisecond, Truncated: r.Truncated,
-				Source: r.Source, Server: r.Server,
+				Source: r.Source, Server: r.Server, Sandbox: r.Sandbox,
 			},
 		}
 		for _, im := range r.Images {
@@ -535,7 +535,7 @@ func resultMeta(c *Call, r ToolResult) transcript.Result {
 	return transcript.Result{
 		CallID: c.ID, Name: c.Name, ExitCode: r.ExitCode,
 		DurationMS: r.Duration.Milliseconds(), Truncated: r.Truncated,
-		IsError: r.IsError, Error: r.Kind, Source: r.Source, Server: r.Server,
+		IsError: r.IsError, Error: r.Kind, Source: r.Source, Server: r.Server, Sandbox: r.Sandbox,
 	}
 }
 

@@ -4,6 +4,8 @@ import (
 	"encoding/json"
 	"slices"
 	"time"
+
+	"github.com/agentloop/agentloop/internal/sandbox"
 )
 
 // Defaults for the optional keys of a tool definition.
@@ -37,8 +39,11 @@ type Definition struct {
 	Env       []string      // names of extra variables passed through
 	Run       string        // absolute path of the executable, or ""
 	Command   []string      // argv, run without a shell, or nil
-	File      string        // YAML file the tool came from
-	Line      int           // line of the tool in File
+	// Sandbox is the tool's sandbox: block, nil when it has none: the
+	// run's mode applies as it is.
+	Sandbox *sandbox.Block
+	File    string // YAML file the tool came from
+	Line    int    // line of the tool in File
 	// Overrides lists, as file:line, the tools of the same name in later
 	// paths given to Load that this one overrides.
 	Overrides []string
@@ -52,6 +57,10 @@ func (d *Definition) clone() *Definition {
 	c.Env = slices.Clone(d.Env)
 	c.Command = slices.Clone(d.Command)
 	c.Overrides = slices.Clone(d.Overrides)
+	if d.Sandbox != nil {
+		b := *d.Sandbox
+		c.Sandbox = &b
+	}
 	return &c
 }
 
@@ -85,6 +94,9 @@ type Result struct {
 	// Images are the pictures of a tool whose output is an image or a
 	// content array.
 	Images []Image
+	// Sandbox is the sandbox the tool ran under and what of it the kernel
+	// enforced (sandbox.Enforcement.Describe); "" when the mode is off.
+	Sandbox string
 }
 
 func failure(kind, content string) Result {

@@ -16,6 +16,7 @@ import (
 	"time"
 
 	"github.com/agentloop/agentloop/internal/procgroup"
+	"github.com/agentloop/agentloop/internal/sandbox"
 	"github.com/agentloop/agentloop/internal/textout"
 	"github.com/agentloop/agentloop/pkg/transcript"
 )
@@ -36,7 +37,15 @@ const (
 )
 
 // exec runs a tool whose arguments are prepared.
-func (r *Registry) exec(ctx context.Context, t *tool, callID string, p *prepared) Result {
+func (r *Registry) exec(ctx context.Context, t *tool, callID string, p *prepared) (res Result) {
+	policy := t.def.Sandbox.Policy(r.opts.Sandbox.Mode)
+	enforced := r.opts.Sandbox.Check(policy)
+	if policy.Mode != sandbox.Off {
+		defer func() { res.Sandbox = enforced.Describe() }()
+	}
+	if why := r.opts.Sandbox.Refusal(enforced); why != "" {
+		return failure(transcript.KindStart, "not run: "+why)
+	}
 	if ctx.Err() != nil {
 		return failure(transcript.KindCanceled, fmt.Sprintf("canceled before the tool started: %v", context.Cause(ctx)))
 	}
@@ -51,6 +60,18 @@ func (r *Registry) exec(ctx context.Context, t *tool, callID string, p *prepared
 	if err != nil {
 		return failure(transcript.KindStart, err.Error())
 	}
+	env := r.env(t, callID, p)
+	launch, err := r.opts.Sandbox.Prepare(policy, r.opts.Dir, path, argv, env)
+	if err != nil {
+		return failure(transcript.KindStart, fmt.Sprintf("cannot start the tool: %v", err))
+	}
+	// The private TMPDIR goes once the call is over, with what the tool
+	// left running in it (see Sweep below).
+	defer launch.Close()
+	startPath, startArgv := path, argv
+	if launch != nil {
+		startPath, startArgv, env = launch.Path, launch.Args, launch.Env
+	}
 	pr, err := newPipes()
 	if err != nil {
 		return failure(transcript.KindStart, fmt.Sprintf("cannot start the tool: %v", err))
@@ -59,7 +80,7 @@ func (r *Registry) exec(ctx context.Context, t *tool, callID string, p *prepared
 
 	var cmd *exec.Cmd
 	err = procgroup.Start(func() (int, error) {
-		c, err := startProcess(path, argv, r.env(t, callID, p), r.opts.Dir, pr)
+		c, err := startProcess(startPath, startArgv, env, r.opts.Dir, pr)
 		if err != nil {
 			return 0, err
 		}
@@ -114,7 +135,7 @@ func (r *Registry) exec(ctx context.Context, t *tool, callID string, p *prepared
 	if cmd.ProcessState == nil {
 		return failure(transcript.KindStart, "lost track of the tool's process: its exit status is unknown")
 	}
-	res := Result{ExitCode: cmd.ProcessState.ExitCode(), Bytes: out.total}
+	res = Result{ExitCode: cmd.ProcessState.ExitCode(), Bytes: out.total}
 	shown, truncated := out.content()
 	res.Truncated = truncated
 	// An error result quotes the end of stderr and the start of stdout: what
@@ -138,6 +159,9 @@ func (r *Registry) exec(ctx context.Context, t *tool, callID string, p *prepared
 	case res.ExitCode != 0:
 		res.IsError, res.Kind = true, transcript.KindExit
 		res.Content = fmt.Sprintf("tool exited with code %d", res.ExitCode) + quoteStderr(errTail.bytes()) + quoteStdout(out.buf, out.total)
+		if launch != nil && deniedText(errTail.bytes()) {
+			res.Content += "\n" + sandboxNote(policy)
+		}
 	default:
 		res.Content = shown
 		if t.def.Output != OutputText {
@@ -420,4 +444,40 @@ func finishedFirst(stopped string, waited <-chan struct{}) string {
 	default:
 		return stopped
 	}
+}
+
+// deniedTexts are how programs word the errors a Landlock refusal gives:
+// EACCES, EPERM, and curl's for a connect refused.
+var deniedTexts = [][]byte{[]byte("ermission denied"), []byte("not permitted"), []byte("EACCES"), []byte("Couldn't connect")}
+
+// deniedText reports whether stderr holds such an error.
+func deniedText(stderr []byte) bool {
+	for _, d := range deniedTexts {
+		if bytes.Contains(stderr, d) {
+			return true
+		}
+	}
+	return false
+}
+
+// sandboxNote tells the model that a refusal it reads may be the
+// sandbox's, and what the tool may do, so that it does not try the same
+// thing again another way.
+func sandboxNote(p sandbox.Policy) string {
+	where := "its TMPDIR"
+	if p.Mode == sandbox.WorkspaceWrite {
+		where += " and the working directory (not .git)"
+	}
+	if len(p.Write) > 0 {
+		where += " and the paths its sandbox: block lists"
+	}
+	net := ""
+	switch {
+	case p.Network.Any:
+	case len(p.Network.Ports) == 0:
+		net = ", and opens no TCP connection"
+	default:
+		net = ", and connects over TCP only to ports " + strings.Trim(p.Network.String(), "[]")
+	}
+	return fmt.Sprintf("sandbox: the tool runs in the %s sandbox: it writes only %s%s; a permission error above may be the sandbox refusing", p.Mode, where, net)
 }

@@ -16,6 +16,8 @@ import (
 	"gopkg.in/yaml.v3"
 
 	"github.com/agentloop/agentloop/internal/procgroup"
+	"github.com/agentloop/agentloop/internal/sandbox"
+	"github.com/agentloop/agentloop/internal/sandbox/declare"
 	"github.com/agentloop/agentloop/internal/suggest"
 	"github.com/agentloop/agentloop/internal/yamlpos"
 )
@@ -34,6 +36,11 @@ type Options struct {
 	// that a model asking for hundreds of calls in one turn cannot fork
 	// without bound. 0 means DefaultMaxProcs.
 	MaxProcs int
+	// Sandbox says how tool processes are restricted: the mode of tools
+	// without a sandbox: block of their own, and whether a tool whose
+	// policy the kernel cannot enforce in full is refused. The zero value
+	// runs every tool unrestricted unless its block says otherwise.
+	Sandbox sandbox.Settings
 	// Servers reads a file that declares an MCP server instead of tools:
 	// one whose top-level mapping has the key mcp:. Its problems are
 	// reported with the tools'. Without it such a file is a problem.
@@ -99,7 +106,7 @@ func validEnvName(s string) bool {
 	return s != ""
 }
 
-var toolKeys = []string{"name", "description", "parameters", "schema", "run", "command", "timeout", "max_output", "env", "confirm", "strict", "output"}
+var toolKeys = []string{"name", "description", "parameters", "schema", "run", "command", "timeout", "max_output", "env", "confirm", "strict", "output", "sandbox"}
 
 var paramKeys = []string{"type", "description", "enum", "default", "required", "items", "properties"}
 
@@ -443,6 +450,13 @@ func (f *fileLoader) tool(n *yaml.Node) {
 	}
 	if p, ok := fields["confirm"]; ok {
 		t.def.Confirm, _ = f.boolean(p, "confirm")
+	}
+	if p, ok := fields["sandbox"]; ok {
+		b, probs := declare.Decode(p.val, f.dir, f.opts.Getenv("HOME"))
+		for _, pr := range probs {
+			f.fail(f.file, pr.Line, nil, "%s", pr.Msg)
+		}
+		t.def.Sandbox = b
 	}
 	if p, ok := fields["strict"]; ok {
 		t.def.Strict, _ = f.boolean(p, "strict")

@@ -9,6 +9,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/agentloop/agentloop/internal/sandbox"
 	"github.com/agentloop/agentloop/internal/schemacheck"
 	"github.com/agentloop/agentloop/internal/suggest"
 	"github.com/agentloop/agentloop/pkg/transcript"
@@ -116,6 +117,21 @@ func (r *Registry) unknownText(name string) string {
 	}
 	return msg + " (available: " + strings.Join(r.names, ", ") + ")"
 }
+
+// Sandbox is the policy the named tool runs under and what of it the
+// kernel enforces; false for a tool that is not loaded.
+func (r *Registry) Sandbox(name string) (sandbox.Policy, sandbox.Enforcement, bool) {
+	t, ok := r.tools[name]
+	if !ok {
+		return sandbox.Policy{}, sandbox.Enforcement{}, false
+	}
+	p := t.def.Sandbox.Policy(r.opts.Sandbox.Mode)
+	return p, r.opts.Sandbox.Check(p), true
+}
+
+// SandboxSettings are the run's sandbox settings the registry was loaded
+// with.
+func (r *Registry) SandboxSettings() sandbox.Settings { return r.opts.Sandbox }
 
 // CheckArgs checks a call's arguments against the tool's schema without
 // running it. The error text is the one Call would give the model.

@@ -159,6 +159,10 @@ type Result struct {
 	// script tool's result has neither.
 	Source string `json:"source,omitempty" jsonschema:"enum=mcp"`
 	Server string `json:"server,omitempty"`
+	// Sandbox is the sandbox mode the tool ran under and what of it the
+	// kernel enforced ("read-only (landlock abi 7: fs+tcp)"); absent when
+	// the tool ran without one.
+	Sandbox string `json:"sandbox,omitempty" jsonschema:"description=The sandbox mode the tool ran under and what the kernel enforced of it; absent when there was none"`
 }
 
 // CallResult is the result of one call of a turn whose other calls are
