@@ -207,7 +207,8 @@ func (o *RunOptions) useConfig(c *cobra.Command) error {
 	o.Limits.useConfig(cfg)
 	o.MCPConfig, o.mcpSetting, o.mcpServers = cfg.MCPConfig, mcpSetting(cfg), cfg.MCPServers
 	o.resumeArgs = resumeArgs(cfg)
-	return nil
+	o.Sandbox, err = sandboxFrom(o.IO, cfg)
+	return err
 }
 
 // useConfig fills replay's options from the configuration. The model
@@ -231,5 +232,6 @@ func (o *ReplayOptions) useConfig(c *cobra.Command) error {
 	o.TranscriptDir = cfg.TranscriptDir
 	o.Limits.useConfig(cfg)
 	o.resumeArgs = resumeArgs(cfg)
-	return nil
+	o.Sandbox, err = sandboxFrom(o.IO, cfg)
+	return err
 }

@@ -70,13 +70,14 @@ with the line that gives them.`,
 	f.Int("max-total-tokens", 0, "cap on the run's tokens")
 	f.Float64("max-cost", 0, "cap on the run's cost in US dollars")
 	f.Int("context-limit", 0, "most input tokens a request may carry")
+	addSandboxFlags(c)
 	return c
 }
 
 // configRow is one line of config show.
 type configRow struct {
 	key   string
-	value any // string, int or []string
+	value any // string, int, bool or []string
 	src   config.Source
 	path  bool // the value is a path or paths: written with ~ on a terminal
 }
@@ -124,6 +125,8 @@ func configRows(ios *IOStreams, c *config.Config) []configRow {
 		{key: "context_editing", value: c.ContextEditing, src: c.Source("context_editing")},
 		{key: "mcp_config", value: orEmpty(c.MCPConfig), src: c.Source("mcp_config"), path: true},
 		{key: "mcp_servers", value: serverSummaries(c.MCPServers), src: c.Source("mcp_servers")},
+		{key: "sandbox", value: string(c.Sandbox), src: c.Source("sandbox")},
+		{key: "sandbox_required", value: c.SandboxRequired, src: c.Source("sandbox_required")},
 	}
 }
 
@@ -240,6 +243,8 @@ func displayValue(v any, isPath bool, home string, isProfile bool) string {
 		return tilde(v)
 	case int:
 		return strconv.Itoa(v)
+	case bool:
+		return strconv.FormatBool(v)
 	case float64:
 		return strconv.FormatFloat(v, 'f', -1, 64)
 	case []string:

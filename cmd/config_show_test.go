@@ -48,6 +48,8 @@ context_clear_at_least  0                                          default
 context_editing         client                                     default
 mcp_config              []                                         default
 mcp_servers             []                                         default
+sandbox                 read-only                                  default
+sandbox_required        false                                      default
 OPENAI_API_KEY          set                                        env
 ANTHROPIC_API_KEY       unset                                      env
 

@@ -82,6 +82,8 @@ context_clear_at_least: 500
 context_editing: server
 mcp_config: [~/servers.json]
 mcp_servers: {}
+sandbox: workspace-write
+sandbox_required: true
 profiles:
   p:
     model: profile-model
@@ -105,6 +107,8 @@ profiles:
     context_editing: client
     mcp_config: [profile.json]
     mcp_servers: {}
+    sandbox: off
+    sandbox_required: false
 `
 
 // Each key at each level: default, file, profile, environment, flag.
@@ -123,13 +127,13 @@ func TestConfigPrecedence(t *testing.T) {
 		"AGENTLOOP_MAX_RETRIES", "0", "AGENTLOOP_TIMEOUT", "90s", "AGENTLOOP_IDLE_TIMEOUT", "7m", "AGENTLOOP_SYSTEM", "from the env",
 		"AGENTLOOP_MAX_TOTAL_TOKENS", "3000", "AGENTLOOP_MAX_COST", "3.5", "AGENTLOOP_CONTEXT_LIMIT", "10000",
 		"AGENTLOOP_CONTEXT_KEEP", "6", "AGENTLOOP_CONTEXT_CLEAR_AT_LEAST", "700", "AGENTLOOP_CONTEXT_EDITING", "server",
-		"AGENTLOOP_MCP_CONFIG", "env.json",
+		"AGENTLOOP_MCP_CONFIG", "env.json", "AGENTLOOP_SANDBOX", "read-only", "AGENTLOOP_SANDBOX_REQUIRED", "1",
 	}
 	allFlags := []string{
 		"--model", "flag-model", "--provider", "anthropic", "--tools-dir", "f1", "--tools-dir", "f2",
 		"--max-steps", "14", "--parallel", "9", "--max-retries", "1", "--timeout", "3m", "--idle-timeout", "8m", "--system", "from the flag",
 		"--max-total-tokens", "4000", "--max-cost", "4.5", "--context-limit", "11000",
-		"--mcp-config", "flag.json",
+		"--mcp-config", "flag.json", "--sandbox", "workspace-write", "--sandbox-required=false",
 	}
 	tests := []struct {
 		name  string

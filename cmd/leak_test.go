@@ -56,7 +56,7 @@ func TestBatchLeavesNothing(t *testing.T) {
 	for name, body := range map[string]string{
 		"ok":   "command: [cat]",
 		"fail": "command: [sh, -c, 'echo broken >&2; exit 3']",
-		"bg":   "command: [sh, -c, 'sleep 60 > /dev/null 2>&1 & echo $! >> " + pids + "; echo started']",
+		"bg":   "sandbox: {write: [" + dir + "]}\ncommand: [sh, -c, 'sleep 60 > /dev/null 2>&1 & echo $! >> " + pids + "; echo started']",
 		"slow": "timeout: 100ms\ncommand: [sleep, '60']",
 	} {
 		yaml := "name: " + name + "\ndescription: A tool.\nparameters: {}\n" + body + "\n"

@@ -42,6 +42,7 @@ type liveOptions struct {
 	TranscriptDir string
 	Approval      approvalOptions
 	Limits        limitOptions
+	Sandbox       sandboxOptions
 	// resumeArgs are the flags a command that goes on with this run's
 	// transcript needs (see resumeArgs).
 	resumeArgs []string
@@ -81,6 +82,7 @@ func addLoopFlags(c *cobra.Command, o *liveOptions, mode string) {
 	addMCPConfigFlag(c, &o.MCPConfig)
 	f.IntVar(&o.Parallel, "parallel", agent.DefaultParallel, "tool calls of one turn run at once")
 	addApprovalFlags(c, &o.Approval)
+	addSandboxFlags(c)
 	live := pflag.NewFlagSet("", pflag.ContinueOnError)
 	addModelFlags(live, &o.Model)
 	live.IntVar(&o.MaxSteps, "max-steps", agent.DefaultMaxSteps, "cap on this run's model calls; the last is asked for an answer without tools, and it exits 3")

@@ -18,7 +18,7 @@ func liveTools(ctx context.Context, ios *IOStreams, o *liveOptions, s liveSetup)
 		sel.Only, sel.Restricted = *s.recorded, true
 	}
 	var started []string
-	src := toolSources{toolsSource: s.tools, mcpFiles: o.MCPConfig, mcpSetting: o.mcpSetting, mcpServers: o.mcpServers, quiet: o.Quiet}
+	src := toolSources{toolsSource: s.tools, mcpFiles: o.MCPConfig, mcpSetting: o.mcpSetting, mcpServers: o.mcpServers, quiet: o.Quiet, sandbox: o.Sandbox}
 	ts, err := loadToolSet(ctx, ios, src, sel, func(format string, a ...any) { started = append(started, fmt.Sprintf(format, a...)) })
 	if err != nil {
 		return nil, nil, err
@@ -27,7 +27,12 @@ func liveTools(ctx context.Context, ios *IOStreams, o *liveOptions, s liveSetup)
 		ts.Close()
 		return nil, nil, err
 	}
-	return ts, started, nil
+	lines, err := checkSandbox(ios, ts, o.Sandbox.settings, o.Quiet)
+	if err != nil {
+		ts.Close()
+		return nil, nil, err
+	}
+	return ts, append(started, lines...), nil
 }
 
 // narrowTools checks the approval flags against the tools and keeps those

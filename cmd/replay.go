@@ -231,13 +231,16 @@ func replayConversation(ctx context.Context, opts *ReplayOptions, conv *transcri
 	warnToolsDirsGone(ios, &opts.liveOptions, conv, called)
 	// The servers started are those that could offer a tool the
 	// recording called.
-	src := toolSources{toolsSource: tools, mcpFiles: opts.MCPConfig, mcpSetting: opts.mcpSetting, mcpServers: opts.mcpServers}
+	src := toolSources{toolsSource: tools, mcpFiles: opts.MCPConfig, mcpSetting: opts.mcpSetting, mcpServers: opts.mcpServers, sandbox: opts.Sandbox}
 	ts, err := loadToolSet(ctx, ios, src, toolset.Selection{Only: called, Restricted: true}, nil)
 	if err != nil {
 		return nil, err
 	}
 	defer ts.Close()
 	if err := opts.Approval.check(ts); err != nil {
+		return nil, err
+	}
+	if _, err := checkSandbox(ios, ts, opts.Sandbox.settings, false); err != nil {
 		return nil, err
 	}
 	redact := toolSecrets(ios, ts)

@@ -68,6 +68,7 @@ type ToolSourceOptions struct {
 	// mcpSetting names the setting that gave MCPConfig, as ToolsSetting.
 	mcpSetting string
 	mcpServers []*mcp.Config
+	sandbox    sandboxOptions
 }
 
 // fromConfig sets them from the folders of --tools-dir, else those of the
@@ -76,8 +77,11 @@ type ToolSourceOptions struct {
 // --mcp-config and --profile are read as settings: tools show --provider
 // names a wire form, not the provider to use.
 func (o *ToolSourceOptions) fromConfig(c *cobra.Command, ios *IOStreams) error {
-	cfg, err := resolveConfig(ios, onlyFlags(c.Flags(), "tools-dir", "mcp-config", "profile"))
+	cfg, err := resolveConfig(ios, onlyFlags(c.Flags(), "tools-dir", "mcp-config", "profile", "sandbox", "sandbox-required"))
 	if err != nil {
+		return err
+	}
+	if o.sandbox, err = sandboxFrom(ios, cfg); err != nil {
 		return err
 	}
 	o.ToolsDirs, o.ToolsSetting, o.MCPConfig, o.mcpServers = cfg.ToolsDirs, toolsSetting(cfg), cfg.MCPConfig, cfg.MCPServers
@@ -86,7 +90,7 @@ func (o *ToolSourceOptions) fromConfig(c *cobra.Command, ios *IOStreams) error {
 }
 
 func (o *ToolSourceOptions) sources() toolSources {
-	return toolSources{toolsSource: toolsSource{o.ToolsDirs, o.ToolsSetting}, mcpFiles: o.MCPConfig, mcpSetting: o.mcpSetting, mcpServers: o.mcpServers}
+	return toolSources{toolsSource: toolsSource{o.ToolsDirs, o.ToolsSetting}, mcpFiles: o.MCPConfig, mcpSetting: o.mcpSetting, mcpServers: o.mcpServers, sandbox: o.sandbox}
 }
 
 // toolsSource is the folders a command loads tools from and how they were

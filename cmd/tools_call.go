@@ -65,6 +65,7 @@ ARGS_JSON is a JSON object and defaults to {}; "-" reads it from stdin.`,
 	addMCPConfigFlag(c, &opts.MCPConfig)
 	c.Flags().StringVar(&opts.CallID, "call-id", "call_cli", "the call id the tool sees in AGENTLOOP_CALL_ID")
 	c.Flags().BoolVar(&opts.JSON, "json", false, "print the whole result (content, exit code, duration, ...) as JSON")
+	addSandboxFlags(c)
 	return c
 }
 
@@ -81,6 +82,9 @@ type resultJSON struct {
 	Images []imageJSON `json:"images,omitempty"`
 	Source string      `json:"source,omitempty"`
 	Server string      `json:"server,omitempty"`
+	// Sandbox is the sandbox the tool ran under and what of it was
+	// enforced, as a transcript's result records it.
+	Sandbox string `json:"sandbox,omitempty"`
 }
 
 // imageJSON is an image of a result.
@@ -109,6 +113,16 @@ func runToolsCall(ctx context.Context, opts *ToolsCallOptions) error {
 		return err
 	}
 	defer ts.Close()
+	if ts.Reg.Has(opts.Name) {
+		// Only the tool called counts: a refusal is about it.
+		one, err := ts.Reg.Subset([]string{opts.Name})
+		if err != nil {
+			return err
+		}
+		if _, err := checkSandbox(opts.IO, &toolset.Set{Reg: one}, opts.sandbox.settings, false); err != nil {
+			return err
+		}
+	}
 	var res agent.ToolResult
 	bytes := int64(-1)
 	if ts.Reg.Has(opts.Name) {
@@ -122,7 +136,7 @@ func runToolsCall(ctx context.Context, opts *ToolsCallOptions) error {
 		out := resultJSON{
 			Content: res.Content, IsError: res.IsError, Kind: res.Kind, ExitCode: res.ExitCode,
 			DurationMS: res.Duration.Milliseconds(), Truncated: res.Truncated, Bytes: bytes,
-			Source: res.Source, Server: res.Server,
+			Source: res.Source, Server: res.Server, Sandbox: res.Sandbox,
 		}
 		for _, im := range res.Images {
 			out.Images = append(out.Images, imageJSON{MIMEType: im.MIMEType, Data: im.Data})

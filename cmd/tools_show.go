@@ -19,6 +19,7 @@ type ToolsShowOptions struct {
 	ToolSourceOptions
 	Name     string
 	Provider string
+	verbose  func() bool
 }
 
 func newCmdToolsShow(ios *IOStreams, runF func(*ToolsShowOptions) error) *cobra.Command {
@@ -51,6 +52,8 @@ responses, or the Anthropic form {"name","description","input_schema"} with
 	addToolsDirFlag(c, &opts.ToolsDirs)
 	addMCPConfigFlag(c, &opts.MCPConfig)
 	c.Flags().StringVar(&opts.Provider, "provider", "openai", "the wire form: openai, responses or anthropic")
+	addSandboxFlags(c)
+	opts.verbose = func() bool { return verbose(c) }
 	return c
 }
 
@@ -73,6 +76,12 @@ func runToolsShow(ctx context.Context, opts *ToolsShowOptions) error {
 	defs, err := ts.ToolDefsAmong(agent.DialectFor(opts.Provider), ts.Elsewhere())
 	if err != nil {
 		return err
+	}
+	if opts.IO.IsStderrTTY() || opts.verbose != nil && opts.verbose() {
+		// Not on stdout, which is the definition as sent.
+		if line := sandboxLine(ts, opts.Name); line != "" {
+			fmt.Fprintln(opts.IO.ErrOut, line)
+		}
 	}
 	for i, spec := range ts.Specs() {
 		if spec.Name == opts.Name {

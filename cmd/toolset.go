@@ -28,6 +28,8 @@ type toolSources struct {
 	// quiet keeps the warnings off stderr (-q): a folder left out for want
 	// of trust, an optional server that did not start.
 	quiet bool
+	// sandbox restricts the tools' processes.
+	sandbox sandboxOptions
 }
 
 // loadDefinitions reads the tools folders and the servers' declarations
@@ -50,7 +52,7 @@ func loadDefinitions(ios *IOStreams, src toolSources) (*tools.Registry, []*mcp.C
 		}
 	}
 	reg, servers, problems := toolset.Declared(toolset.Sources{Dirs: dirs, MCPFiles: src.mcpFiles, MCPServers: src.mcpServers,
-		UserFiles: userMCPFiles(src.mcpSetting), Getenv: ios.Getenv})
+		UserFiles: userMCPFiles(src.mcpSetting), Getenv: ios.Getenv, Sandbox: src.sandbox.settings})
 	if len(problems) > 0 {
 		return nil, nil, reportProblems(ios, problems, "in the tool definitions")
 	}
@@ -77,7 +79,9 @@ func loadToolSet(ctx context.Context, ios *IOStreams, src toolSources, sel tools
 		return nil, err
 	}
 	ts := &toolset.Set{Reg: reg, Servers: toolset.Enabled(servers)}
-	ts.Start(ctx, sel, serverOptions(ios))
+	opts := serverOptions(ios)
+	opts.Sandbox, opts.SandboxAll = src.sandbox.settings, src.sandbox.chosen
+	ts.Start(ctx, sel, opts)
 	if ts.MCP == nil {
 		return ts, nil
 	}

@@ -282,6 +282,12 @@ func (p *fileParser) value(k Key, n *yaml.Node) (any, string) {
 		return ExpandHome(n.Value, p.home), ""
 	case Number:
 		return p.number(k.Name, n)
+	case Bool:
+		var b bool
+		if n.Tag != "!!bool" || n.Decode(&b) != nil {
+			return nil, fmt.Sprintf("%s %q: want true or false", k.Name, n.Value)
+		}
+		return b, ""
 	}
 	return n.Value, ""
 }

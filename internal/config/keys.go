@@ -26,6 +26,7 @@ import (
 	"sync"
 	"time"
 
+	"github.com/agentloop/agentloop/internal/sandbox"
 	"github.com/agentloop/agentloop/pkg/agent"
 	"github.com/agentloop/agentloop/pkg/mcp"
 )
@@ -109,6 +110,7 @@ const (
 	List          // strings; the file only
 	Number        // a decimal number, e.g. 0.50
 	Servers       // MCP servers, NAME: {keys}; the file only
+	Bool          // true or false
 )
 
 // Key is one setting of the configuration.
@@ -144,6 +146,20 @@ var Keys = []Key{
 	{Name: "models", Kind: List, Check: noEmptyItem},
 	{Name: "mcp_config", Env: "AGENTLOOP_MCP_CONFIG", Flag: "mcp-config", Kind: PathList, Check: noEmptyItem},
 	{Name: "mcp_servers", Kind: Servers},
+	{Name: "sandbox", Env: "AGENTLOOP_SANDBOX", Flag: "sandbox", Kind: String, Check: checkSandbox},
+	{Name: "sandbox_required", Env: "AGENTLOOP_SANDBOX_REQUIRED", Flag: "sandbox-required", Kind: Bool},
+}
+
+// DefaultSandbox is the sandbox mode of script tools when no setting
+// chooses one: the most restricted in which the example tools work (they
+// read, and http_get declares network: true).
+const DefaultSandbox = sandbox.ReadOnly
+
+func checkSandbox(v any) string {
+	if _, err := sandbox.ParseMode(v.(string)); err != nil {
+		return "use off, read-only or workspace-write"
+	}
+	return ""
 }
 
 // Lookup finds a key by its name in the file.
@@ -174,6 +190,8 @@ func defaultValue(k Key, stateDir string) any {
 		return agent.DefaultContextKeep
 	case "context_editing":
 		return ContextEditingClient
+	case "sandbox":
+		return string(DefaultSandbox)
 	case "transcript_dir":
 		return filepath.Join(stateDir, "transcripts")
 	}
@@ -188,6 +206,8 @@ func defaultValue(k Key, stateDir string) any {
 		return 0.0
 	case Servers:
 		return []*mcp.Config(nil)
+	case Bool:
+		return false
 	}
 	return ""
 }

@@ -9,6 +9,7 @@ import (
 	"time"
 	"unicode"
 
+	"github.com/agentloop/agentloop/internal/sandbox"
 	"github.com/agentloop/agentloop/internal/suggest"
 	"github.com/agentloop/agentloop/pkg/mcp"
 	"github.com/agentloop/agentloop/pkg/transcript"
@@ -92,6 +93,10 @@ type Config struct {
 	// servers the file's mcp_servers: declares.
 	MCPConfig  []string
 	MCPServers []*mcp.Config
+	// Sandbox is the sandbox mode of tools without one of their own;
+	// SandboxRequired refuses a tool whose policy is not enforced in full.
+	Sandbox         sandbox.Mode
+	SandboxRequired bool
 
 	// The budgets of a run: 0 is no limit.
 	MaxTotalTokens int
@@ -231,6 +236,8 @@ func Resolve(in Input) (*Config, error) {
 	}
 	cfg.MCPConfig = asList(cfg.settings["mcp_config"].value)
 	cfg.MCPServers, _ = cfg.settings["mcp_servers"].value.([]*mcp.Config)
+	cfg.Sandbox = sandbox.Mode(cfg.settings["sandbox"].value.(string))
+	cfg.SandboxRequired = cfg.settings["sandbox_required"].value.(bool)
 	return cfg, nil
 }
 
@@ -320,6 +327,12 @@ func flagValue(k Key, raw string, list []string) (any, error) {
 		return d, nil
 	case Number:
 		return parseNumber(raw)
+	case Bool:
+		b, err := strconv.ParseBool(raw)
+		if err != nil {
+			return nil, errors.New("want true or false")
+		}
+		return b, nil
 	case PathList, List:
 		if list != nil {
 			return list, nil
@@ -346,6 +359,12 @@ func envValue(k Key, raw, home string) (any, error) {
 		return d, nil
 	case Number:
 		return parseNumber(strings.TrimSpace(raw))
+	case Bool:
+		b, err := strconv.ParseBool(strings.TrimSpace(raw))
+		if err != nil {
+			return nil, errors.New("want true or false (or 1 or 0)")
+		}
+		return b, nil
 	case Path:
 		return ExpandHome(raw, home), nil
 	case PathList, List:

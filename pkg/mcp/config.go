@@ -2,6 +2,8 @@ package mcp
 
 import (
 	"fmt"
+
+	"github.com/agentloop/agentloop/internal/sandbox"
 	"os"
 	"slices"
 	"strings"
@@ -62,6 +64,8 @@ type Config struct {
 	optionalSaid bool
 	// Disabled servers are declared but not used.
 	Disabled bool
+	// Sandbox is a stdio server's sandbox: block; nil when it has none.
+	Sandbox *sandbox.Block
 
 	// File and Line are where the server is declared; Dir is the folder
 	// that relative paths of its command and cwd are taken from.

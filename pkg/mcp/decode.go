@@ -20,6 +20,7 @@ import (
 	"gopkg.in/yaml.v3"
 
 	"github.com/agentloop/agentloop/internal/bytesize"
+	"github.com/agentloop/agentloop/internal/sandbox/declare"
 	"github.com/agentloop/agentloop/internal/suggest"
 	"github.com/agentloop/agentloop/internal/yamlpos"
 )
@@ -50,7 +51,7 @@ func SortProblems(ps []*Problem) {
 // are read (type, disabled) or accepted and left alone (autoApprove and
 // alwaysAllow: agentloop asks only for the tools confirm names).
 var (
-	commonKeys = []string{"command", "args", "env", "cwd", "url", "headers", "prefix", "tools", "confirm", "timeout", "start_timeout", "max_output", "optional", "disabled"}
+	commonKeys = []string{"command", "args", "env", "cwd", "url", "headers", "prefix", "tools", "confirm", "timeout", "start_timeout", "max_output", "optional", "disabled", "sandbox"}
 	fileKeys   = append([]string{"name"}, commonKeys...)
 	jsonKeys   = append(slices.Clone(commonKeys), "type", "transportType", "description", "autoApprove", "alwaysAllow")
 )
@@ -281,6 +282,16 @@ func (d *decoder) server(n *yaml.Node, name string, keys []string) *Config {
 	}
 	if p, ok := fields["disabled"]; ok {
 		c.Disabled, _ = d.boolean(p)
+	}
+	if p, ok := fields["sandbox"]; ok {
+		b, probs := declare.Decode(p.val, c.Dir, Getenv(nil).get("HOME"))
+		for _, pr := range probs {
+			d.errorf(&yaml.Node{Line: pr.Line}, "%s", pr.Msg)
+		}
+		if c.URL != "" {
+			d.errorf(p.key, "sandbox: an HTTP server runs outside agentloop, which cannot restrict it; only a stdio server (command:) is sandboxed")
+		}
+		c.Sandbox = b
 	}
 	if len(d.probs) > nprobs {
 		return nil

@@ -9,6 +9,7 @@ import (
 	"strings"
 	"sync"
 
+	"github.com/agentloop/agentloop/internal/sandbox"
 	"github.com/agentloop/agentloop/pkg/transcript"
 )
 
@@ -83,6 +84,9 @@ type launch struct {
 	// secrets are the values taken from the environment or the
 	// configuration that a transcript, a terminal or a log must not show.
 	secrets []string
+	// policy is a stdio server's sandbox, under settings.
+	policy   sandbox.Policy
+	settings sandbox.Settings
 }
 
 // resolve expands the server's values. getenv is agentloop's environment;

@@ -20,6 +20,7 @@ import (
 	sdk "github.com/modelcontextprotocol/go-sdk/mcp"
 
 	"github.com/agentloop/agentloop/internal/procgroup"
+	"github.com/agentloop/agentloop/internal/sandbox"
 	"github.com/agentloop/agentloop/pkg/agent"
 )
 
@@ -41,9 +42,12 @@ const (
 // session is one connection to a server: for a stdio server, one run of
 // its process.
 type session struct {
-	cs     *sdk.ClientSession
-	cmd    *exec.Cmd // stdio only
-	pgid   int
+	cs   *sdk.ClientSession
+	cmd  *exec.Cmd // stdio only
+	pgid int
+	// box is a sandboxed stdio server's launch: its private TMPDIR goes
+	// when the session is over.
+	box    *sandbox.Launch
 	pool   *http.Transport // HTTP only
 	stderr *tail
 	stdout *stdoutFilter
@@ -79,11 +83,11 @@ func connect(ctx context.Context, c *Config, l *launch, client *sdk.Client) (*se
 		hc := &http.Client{Transport: &httpObserver{base: s.pool, headers: l.headers, notified: &s.notified, status: &s.status}, CheckRedirect: checkRedirect(s.url)}
 		t = &sdk.StreamableClientTransport{Endpoint: l.url, HTTPClient: hc, MaxRetries: -1, DisableStandaloneSSE: true}
 	} else {
-		cmd, stderr, err := command(c, l)
+		cmd, stderr, box, err := command(c, l)
 		if err != nil {
 			return nil, nil, err
 		}
-		s.cmd, s.stderr = cmd, stderr
+		s.cmd, s.stderr, s.box = cmd, stderr, box
 		s.stdout = &stdoutFilter{max: maxMessage, note: func(line []byte) {
 			stderr.add([]byte("(on stdout, not MCP, ignored) " + string(line) + "\n"))
 		}}
@@ -119,7 +123,7 @@ func connect(ctx context.Context, c *Config, l *launch, client *sdk.Client) (*se
 // command prepares a stdio server's process: in a process group of its own
 // (a terminal's Ctrl-C reaches agentloop, which ends the server itself), and
 // sent SIGTERM should agentloop die without ending it.
-func command(c *Config, l *launch) (*exec.Cmd, *tail, error) {
+func command(c *Config, l *launch) (*exec.Cmd, *tail, *sandbox.Launch, error) {
 	path := l.argv[0]
 	if strings.ContainsRune(path, '/') {
 		if !filepath.IsAbs(path) {
@@ -128,27 +132,35 @@ func command(c *Config, l *launch) (*exec.Cmd, *tail, error) {
 	} else {
 		p, err := procgroup.LookPath(path, envValue(l.env, "PATH"))
 		if err != nil {
-			return nil, nil, fmt.Errorf("cannot start: %q not found on PATH", path)
+			return nil, nil, nil, fmt.Errorf("cannot start: %q not found on PATH", path)
 		}
 		path = p
 	}
 	if l.dir != "" {
 		if fi, err := os.Stat(l.dir); err != nil || !fi.IsDir() {
-			return nil, nil, fmt.Errorf("cannot start: working folder %s does not exist", l.dir)
+			return nil, nil, nil, fmt.Errorf("cannot start: working folder %s does not exist", l.dir)
 		}
 	}
 	cmd := &exec.Cmd{
 		Path: path, Args: l.argv, Env: l.env, Dir: l.dir,
 		SysProcAttr: serverProcAttr(),
 	}
+	box, err := l.settings.Prepare(l.policy, l.dir, path, l.argv, l.env)
+	if err != nil {
+		return nil, nil, nil, fmt.Errorf("cannot start: %v", err)
+	}
+	if box != nil {
+		cmd.Path, cmd.Args, cmd.Env = box.Path, box.Args, box.Env
+	}
 	// stderr through a pipe of ours: exec.Cmd's own copying would make
 	// Wait wait for a child of the server that holds it open.
 	st, err := newTail(stderrKeep)
 	if err != nil {
-		return nil, nil, fmt.Errorf("cannot start: %v", err)
+		_ = box.Close()
+		return nil, nil, nil, fmt.Errorf("cannot start: %v", err)
 	}
 	cmd.Stderr = st.w
-	return cmd, st, nil
+	return cmd, st, box, nil
 }
 
 func envValue(env []string, name string) string {
@@ -338,6 +350,9 @@ func (s *session) reap() {
 	}
 	if s.stderr != nil {
 		s.stderr.wait()
+	}
+	if s.box != nil {
+		_ = s.box.Close()
 	}
 }
 

@@ -15,6 +15,7 @@ import (
 	"github.com/modelcontextprotocol/go-sdk/jsonrpc"
 	sdk "github.com/modelcontextprotocol/go-sdk/mcp"
 
+	"github.com/agentloop/agentloop/internal/sandbox"
 	"github.com/agentloop/agentloop/internal/suggest"
 	"github.com/agentloop/agentloop/pkg/agent"
 	"github.com/agentloop/agentloop/pkg/transcript"
@@ -32,6 +33,11 @@ type Options struct {
 	Version string
 	// Names, when set, keeps the tools of each server that starts.
 	Names *Names
+	// Sandbox restricts stdio servers: those with a sandbox: block get
+	// its policy over Sandbox.Mode when SandboxAll, else over off; those
+	// without one get Sandbox.Mode when SandboxAll, else none.
+	Sandbox    sandbox.Settings
+	SandboxAll bool
 }
 
 // Set is the MCP servers of one command and the tools they offer. It is
@@ -63,6 +69,9 @@ type Status struct {
 	StartTime time.Duration
 	// Err says why the server did not start; nil when it did.
 	Err error
+	// Sandbox is the sandbox the server runs under and what of it the
+	// kernel enforces; "" for none.
+	Sandbox string
 }
 
 // server is one server of a Set.
@@ -136,6 +145,21 @@ func (srv *server) start(ctx context.Context) {
 	if err != nil {
 		srv.status.Err = err
 		return
+	}
+	if srv.cfg.URL == "" {
+		base := sandbox.Off
+		if srv.opts.SandboxAll {
+			base = srv.opts.Sandbox.Mode
+		}
+		l.policy, l.settings = srv.cfg.Sandbox.Policy(base), srv.opts.Sandbox
+		e := l.settings.Check(l.policy)
+		if why := l.settings.Refusal(e); why != "" {
+			srv.status.Err = errors.New("not started: " + why)
+			return
+		}
+		if l.policy.Mode != sandbox.Off {
+			srv.status.Sandbox = e.Describe()
+		}
 	}
 	srv.launch = l
 	sess, tools, err := srv.connect(ctx)
@@ -328,6 +352,7 @@ func (s *Set) Call(ctx context.Context, name, callID string, args []byte) agent.
 	}
 	r := srv.call(ctx, t, args)
 	r.Source, r.Server, r.Duration = transcript.SourceMCP, t.Server, time.Since(start)
+	r.Sandbox = srv.status.Sandbox
 	return r
 }
 

@@ -1,0 +1,112 @@
+package cmd
+
+import (
+	"fmt"
+	"strconv"
+	"strings"
+
+	"github.com/spf13/cobra"
+
+	"github.com/agentloop/agentloop/internal/config"
+	"github.com/agentloop/agentloop/internal/sandbox"
+	"github.com/agentloop/agentloop/internal/toolset"
+)
+
+// landlockABIEnv caps the Landlock ABI tools are restricted with, below the
+// kernel's (0: as if it had none). It can only take enforcement away; it
+// is how the behaviour on older kernels is tried and tested.
+const landlockABIEnv = "AGENTLOOP_LANDLOCK_ABI"
+
+// sandboxOptions are a command's sandbox settings.
+type sandboxOptions struct {
+	settings sandbox.Settings
+	// chosen is set when a flag, a variable or the configuration file
+	// chose the mode: MCP stdio servers are then run under it too (see
+	// docs/tools.md), not only under their own sandbox: blocks.
+	chosen bool
+}
+
+// addSandboxFlags registers --sandbox and --sandbox-required, read by the
+// configuration's resolver.
+func addSandboxFlags(c *cobra.Command) {
+	c.Flags().String("sandbox", string(config.DefaultSandbox), "restrict tool processes with Landlock: off, read-only (write only a private TMPDIR) or workspace-write (also the working directory, not .git); no TCP unless a tool's sandbox: block allows it")
+	c.Flags().Bool("sandbox-required", false, "refuse to run a tool whose sandbox this kernel cannot enforce in full (exit 2)")
+	_ = c.RegisterFlagCompletionFunc("sandbox", func(*cobra.Command, []string, string) ([]string, cobra.ShellCompDirective) {
+		return []string{string(sandbox.Off), string(sandbox.ReadOnly), string(sandbox.WorkspaceWrite)}, cobra.ShellCompDirectiveNoFileComp
+	})
+}
+
+// sandboxFrom reads the sandbox settings of a resolved configuration, and
+// the ABI cap of the environment.
+func sandboxFrom(ios *IOStreams, cfg *config.Config) (sandboxOptions, error) {
+	o := sandboxOptions{settings: sandbox.Settings{Mode: cfg.Sandbox, Required: cfg.SandboxRequired}}
+	if o.settings.Mode == "" {
+		o.settings.Mode = config.DefaultSandbox
+	}
+	o.chosen = cfg.Source("sandbox").Kind != config.SourceDefault
+	if raw := ios.Getenv(landlockABIEnv); raw != "" {
+		n, err := strconv.Atoi(strings.TrimSpace(raw))
+		if err != nil || n < 0 {
+			return o, &ExitError{Code: ExitUsage, Err: fmt.Errorf("%s=%s: want a Landlock ABI version, 0 or more", landlockABIEnv, raw)}
+		}
+		o.settings.Limited, o.settings.Limit = true, n
+	}
+	return o, nil
+}
+
+// checkSandbox stops a command, before anything runs, when the sandbox is
+// required and a tool's policy cannot be enforced in full (exit 2, naming
+// the tools and why); otherwise, when a policy is not enforced, it says so
+// on stderr unless quiet. It returns the lines -v shows: each tool's mode
+// and what of it is enforced.
+func checkSandbox(ios *IOStreams, ts *toolset.Set, s sandbox.Settings, quiet bool) ([]string, error) {
+	var lines, refused, unenforced []string
+	for _, name := range ts.Reg.Names() {
+		_, e, _ := ts.Reg.Sandbox(name)
+		lines = append(lines, fmt.Sprintf("sandbox: %s: %s", name, e.Describe()))
+		if why := s.Refusal(e); why != "" {
+			refused = append(refused, fmt.Sprintf("tool %s: %s", name, why))
+		} else if !e.Full {
+			unenforced = append(unenforced, name)
+		}
+	}
+	if ts.MCP != nil {
+		for _, st := range ts.MCP.Statuses() {
+			if st.Err == nil && st.Sandbox != "" {
+				lines = append(lines, fmt.Sprintf("sandbox: mcp server %s: %s", st.Config.Name, st.Sandbox))
+			}
+		}
+	}
+	if len(refused) > 0 {
+		return nil, &ExitError{Code: ExitUsage, Err: fmt.Errorf("%s\nrun on a kernel with Landlock (Linux 6.7 or later for TCP rules), or without --sandbox-required / sandbox_required", strings.Join(refused, "\n"))}
+	}
+	if len(unenforced) > 0 && !quiet {
+		_, e, _ := ts.Reg.Sandbox(unenforced[0])
+		fmt.Fprintf(ios.ErrOut, "agentloop: warning: the sandbox is not enforced in full for %s: %s\n", strings.Join(unenforced, ", "), e.Missing)
+	}
+	return lines, nil
+}
+
+// sandboxLine says how a tool runs: "sandbox: read-only (landlock abi 7:
+// fs+tcp)"; for an MCP tool, its server's.
+func sandboxLine(ts *toolset.Set, name string) string {
+	if _, e, ok := ts.Reg.Sandbox(name); ok {
+		return "sandbox: " + e.Describe()
+	}
+	if ts.MCP == nil {
+		return ""
+	}
+	m, ok := ts.MCP.Lookup(name)
+	if !ok {
+		return ""
+	}
+	for _, st := range ts.MCP.Statuses() {
+		if st.Config.Name == m.Server {
+			if st.Sandbox == "" {
+				return "sandbox: off (mcp server " + m.Server + ")"
+			}
+			return "sandbox: " + st.Sandbox + " (mcp server " + m.Server + ")"
+		}
+	}
+	return ""
+}
