@@ -11,6 +11,7 @@ import (
 	"strconv"
 	"strings"
 	"sync"
+	"sync/atomic"
 	"syscall"
 	"testing"
 	"time"
@@ -20,6 +21,7 @@ import (
 	"github.com/agentloop/agentloop/cmd"
 	"github.com/agentloop/agentloop/internal/fakeapi"
 	"github.com/agentloop/agentloop/internal/mcptest"
+	"github.com/agentloop/agentloop/internal/sandbox"
 )
 
 var updateScripts = flag.Bool("update-scripts", false, "rewrite testdata/script files with actual output")
@@ -71,17 +73,25 @@ func scriptParams(dir string, vars map[string]string) testscript.Params {
 			if cond == "root" {
 				return os.Geteuid() == 0, nil
 			}
+			// [landlock]: the kernel restricts files; [landlock-tcp]: TCP too.
+			if cond == "landlock" {
+				return sandbox.ABI() >= 1, nil
+			}
+			if cond == "landlock-tcp" {
+				return sandbox.ABI() >= 4, nil
+			}
 			if addr, ok := strings.CutPrefix(cond, "held:"); ok {
 				return addressHeld(addr), nil
 			}
 			return false, errors.New("unknown condition " + cond)
 		},
 		Cmds: map[string]func(ts *testscript.TestScript, neg bool, args []string){
-			"exitcode": cmdExitCode,
-			"fakeapi":  cmdFakeAPI,
-			"gone":     cmdGone,
-			"maxrss":   cmdMaxRSS,
-			"mcpserve": cmdMCPServe,
+			"exitcode":  cmdExitCode,
+			"fakeapi":   cmdFakeAPI,
+			"gone":      cmdGone,
+			"maxrss":    cmdMaxRSS,
+			"mcpserve":  cmdMCPServe,
+			"tcplisten": cmdTCPListen,
 		},
 	}
 }
@@ -353,3 +363,42 @@ func cmdMCPServe(ts *testscript.TestScript, neg bool, args []string) {
 }
 
 var mcpServers sync.Map // *testscript.TestScript → *httptest.Server
+
+// cmdTCPListen listens on a port of 127.0.0.1 that $LISTEN_PORT names and
+// counts the connections it accepts, or checks the count:
+//
+//	tcplisten
+//	tcplisten count N
+func cmdTCPListen(ts *testscript.TestScript, neg bool, args []string) {
+	if len(args) == 2 && args[0] == "count" {
+		v, ok := listeners.Load(ts)
+		if !ok {
+			ts.Fatalf("tcplisten: not listening")
+		}
+		want, err := strconv.Atoi(args[1])
+		ts.Check(err)
+		if got := int(v.(*atomic.Int64).Load()); got != want {
+			ts.Fatalf("tcplisten: %d connections accepted, want %d", got, want)
+		}
+		return
+	}
+	l, err := net.Listen("tcp", "127.0.0.1:0")
+	ts.Check(err)
+	n := new(atomic.Int64)
+	listeners.Store(ts, n)
+	go func() {
+		for {
+			c, err := l.Accept()
+			if err != nil {
+				return
+			}
+			n.Add(1)
+			_, _ = c.Write([]byte("HTTP/1.0 200 OK\r\nContent-Length: 3\r\n\r\nok\n"))
+			_ = c.Close()
+		}
+	}()
+	ts.Defer(func() { _ = l.Close(); listeners.Delete(ts) })
+	ts.Setenv("LISTEN_PORT", strconv.Itoa(l.Addr().(*net.TCPAddr).Port))
+}
+
+var listeners sync.Map // *testscript.TestScript → *atomic.Int64 of connections
