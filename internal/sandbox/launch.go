@@ -6,11 +6,16 @@ import (
 	"path/filepath"
 	"strconv"
 	"strings"
+	"syscall"
 )
 
 // launcherName is argv[0] of agentloop started as the launcher: the
 // program that restricts itself and executes the tool (see init).
 const launcherName = "agentloop-sandbox"
+
+// reportFD is the launcher's descriptor of the pipe its caller reads to
+// learn whether the program started (Launch.Report).
+const reportFD = 3
 
 // selfExe is agentloop's own binary as a child sees it: the file this
 // process runs, even if it has since been replaced or removed.
@@ -29,6 +34,9 @@ type spec struct {
 	net     Network
 	path    string   // the program
 	argv    []string // its argv
+	// report: descriptor 3 is the pipe to write the errno of a failed exec
+	// to (Launch.Report).
+	report bool
 }
 
 // args writes the spec as the launcher's arguments, after argv[0].
@@ -71,6 +79,10 @@ func parseSpec(args []string) (*spec, error) {
 		}
 		if a == "read-all" {
 			s.readAll = true
+			continue
+		}
+		if a == "report" {
+			s.report = true
 			continue
 		}
 		k, v, ok := strings.Cut(a, "=")
@@ -130,11 +142,53 @@ type Launch struct {
 	// Tmp is the private temporary folder of the process, removed by
 	// Close.
 	Tmp string
+	// report and reportW are the pipe of Report.
+	report, reportW *os.File
+}
+
+// Report makes the launcher say whether the program started: it returns
+// the write end of a pipe to give the launcher as its descriptor 3
+// (exec.Cmd.ExtraFiles); once the launcher is started, StartError tells.
+// Without it, a launcher that cannot execute the program says so on
+// stderr and exits 127 (or 126).
+func (l *Launch) Report() (*os.File, error) {
+	r, w, err := os.Pipe()
+	if err != nil {
+		return nil, fmt.Errorf("sandbox: %w", err)
+	}
+	l.report, l.reportW = r, w
+	l.Args = append([]string{l.Args[0], "report"}, l.Args[1:]...)
+	return w, nil
+}
+
+// StartError waits until the launcher has executed the program, and
+// returns why it could not (as exec.Cmd.Start would have), or nil.
+func (l *Launch) StartError() error {
+	_ = l.reportW.Close() // the launcher's copy is all that is left
+	defer l.report.Close()
+	b := make([]byte, 16)
+	n, _ := l.report.Read(b)
+	if n == 0 {
+		return nil // closed by the exec
+	}
+	errno, err := strconv.Atoi(string(b[:n]))
+	if err != nil {
+		return fmt.Errorf("the sandbox launcher reported %q", b[:n])
+	}
+	return &os.PathError{Op: "exec", Path: "", Err: syscall.Errno(errno)}
 }
 
 // Close removes the private temporary folder and all it holds.
 func (l *Launch) Close() error {
-	if l == nil || l.Tmp == "" {
+	if l == nil {
+		return nil
+	}
+	for _, f := range []*os.File{l.reportW, l.report} {
+		if f != nil {
+			_ = f.Close()
+		}
+	}
+	if l.Tmp == "" {
 		return nil
 	}
 	return os.RemoveAll(l.Tmp)

@@ -7,7 +7,9 @@ import (
 	"os"
 	"path/filepath"
 	"runtime"
+	"strconv"
 	"syscall"
+	"time"
 
 	"github.com/landlock-lsm/go-landlock/landlock"
 	ll "github.com/landlock-lsm/go-landlock/landlock/syscall"
@@ -36,7 +38,26 @@ func launch(args []string) int {
 		fmt.Fprintf(os.Stderr, "agentloop: sandbox: %v\n", err)
 		return 126
 	}
-	err = syscall.Exec(s.path, s.argv, os.Environ())
+	// The report pipe closes with the exec; if the exec fails, the errno
+	// goes through it, for the caller to tell a program that could not
+	// start from one that failed.
+	if s.report {
+		syscall.CloseOnExec(reportFD)
+	}
+	for attempt := range 5 {
+		err = syscall.Exec(s.path, s.argv, os.Environ())
+		if !errors.Is(err, syscall.ETXTBSY) {
+			break
+		}
+		// Another process forked while the script was open for writing.
+		time.Sleep(time.Duration(attempt+1) * 10 * time.Millisecond)
+	}
+	var errno syscall.Errno
+	if s.report && errors.As(err, &errno) {
+		if _, werr := syscall.Write(reportFD, []byte(strconv.Itoa(int(errno)))); werr == nil {
+			return 127
+		}
+	}
 	fmt.Fprintf(os.Stderr, "agentloop: cannot start the tool: %s: %v\n", s.path, err)
 	if errors.Is(err, fs.ErrNotExist) {
 		return 127

@@ -7,6 +7,8 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
+
+	"github.com/agentloop/agentloop/internal/sandbox"
 )
 
 // BenchmarkLoad loads a folder of 200 tool definitions, each with a few
@@ -134,5 +136,28 @@ func BenchmarkLoadNested(b *testing.B) {
 				b.ReportMetric(float64(b.Elapsed().Nanoseconds())/float64(b.N)/float64(depth), "ns/level")
 			})
 		}
+	}
+}
+
+// BenchmarkCallSandboxed is BenchmarkCallTrivial under each sandbox mode:
+// the difference to off is the cost of the launcher (agentloop started
+// again, restricting itself and executing the tool; here the test binary
+// stands in for agentloop) and of the private TMPDIR made and removed.
+func BenchmarkCallSandboxed(b *testing.B) {
+	for _, mode := range sandbox.Modes {
+		b.Run(string(mode), func(b *testing.B) {
+			if mode != sandbox.Off && sandbox.ABI() == 0 {
+				b.Skip("this kernel has no Landlock: a sandboxed call runs as off")
+			}
+			r := loadOne(b, "name: noop\ndescription: d\nparameters:\n  x: {type: string, required: false}\nrun: tool.sh\n", trivialScript,
+				Options{Dir: b.TempDir(), Sandbox: sandbox.Settings{Mode: mode}})
+			ctx := context.Background()
+			args := []byte(`{"x":"y"}`)
+			for b.Loop() {
+				if res := r.Call(ctx, "noop", "call_1", args); res.IsError {
+					b.Fatal(res.Content)
+				}
+			}
+		})
 	}
 }

@@ -69,8 +69,13 @@ func (r *Registry) exec(ctx context.Context, t *tool, callID string, p *prepared
 	// left running in it (see Sweep below).
 	defer launch.Close()
 	startPath, startArgv := path, argv
+	var extra []*os.File
 	if launch != nil {
-		startPath, startArgv, env = launch.Path, launch.Args, launch.Env
+		report, err := launch.Report()
+		if err != nil {
+			return failure(transcript.KindStart, fmt.Sprintf("cannot start the tool: %v", err))
+		}
+		startPath, startArgv, env, extra = launch.Path, launch.Args, launch.Env, []*os.File{report}
 	}
 	pr, err := newPipes()
 	if err != nil {
@@ -80,7 +85,7 @@ func (r *Registry) exec(ctx context.Context, t *tool, callID string, p *prepared
 
 	var cmd *exec.Cmd
 	err = procgroup.Start(func() (int, error) {
-		c, err := startProcess(startPath, startArgv, env, r.opts.Dir, pr)
+		c, err := startProcess(startPath, startArgv, env, r.opts.Dir, pr, extra)
 		if err != nil {
 			return 0, err
 		}
@@ -90,6 +95,15 @@ func (r *Registry) exec(ctx context.Context, t *tool, callID string, p *prepared
 	pr.closeChildEnds()
 	if err != nil {
 		return failure(transcript.KindStart, startErrorText(path, err))
+	}
+	if launch != nil {
+		// The launcher could not execute the program: as for a program
+		// that could not be started directly.
+		if err := launch.StartError(); err != nil {
+			_ = cmd.Wait()
+			procgroup.Untrack(cmd.Process.Pid)
+			return failure(transcript.KindStart, startErrorText(path, err))
+		}
 	}
 	// Setsid made the tool the leader of a new session and group, whose id
 	// is its pid.
@@ -272,7 +286,7 @@ func (p *pipes) closeAll() {
 // for its timeout. "Text file
 // busy" is retried: it means that another goroutine forked while the script
 // was open for writing (a tool being installed or edited), which passes.
-func startProcess(path string, argv, env []string, dir string, p *pipes) (*exec.Cmd, error) {
+func startProcess(path string, argv, env []string, dir string, p *pipes, extra []*os.File) (*exec.Cmd, error) {
 	var err error
 	for attempt := range 5 {
 		cmd := &exec.Cmd{
@@ -283,6 +297,7 @@ func startProcess(path string, argv, env []string, dir string, p *pipes) (*exec.
 			Stdin:       p.stdinR,
 			Stdout:      p.stdoutW,
 			Stderr:      p.stderrW,
+			ExtraFiles:  extra,
 			SysProcAttr: &syscall.SysProcAttr{Setsid: true},
 		}
 		if err = cmd.Start(); err == nil {
