@@ -2,12 +2,15 @@ package main
 
 import (
 	"bytes"
+	"context"
 	"encoding/json"
 	"fmt"
+	"io"
 	"math/rand/v2"
 	"os"
 	"path/filepath"
 	"strings"
+	"syscall"
 	"testing"
 	"time"
 
@@ -89,12 +92,25 @@ func TestBatchKill9AtRandomMoments(t *testing.T) {
 	if testing.Short() {
 		kills = 3
 	}
-	halfDone := 0
-	for i := range kills {
-		out := fmt.Sprintf("k%02d", i)
+	halfDone, missed := 0, 0
+	// A moment past the end of the batch kills nothing: such a moment is
+	// drawn again, below it, until as many kills as asked have each
+	// caught a batch running.
+	bound := int64(whole)
+	for i := 0; i < kills; {
+		out := fmt.Sprintf("k%02d", i+missed)
 		os.Remove(log)
 		srv := fakeapi.NewOpenAIConversations(batchCrashScript(), "")
-		killAfter(t, dir, time.Duration(rng.Int64N(int64(whole))), args(srv.BaseURL(), out)...)
+		at := rng.Int64N(bound)
+		if !killBatchAfter(t, dir, time.Duration(at), args(srv.BaseURL(), out)...) {
+			srv.Close()
+			if missed++; missed > 3*kills {
+				t.Fatalf("%d moments came after the batch had ended", missed)
+			}
+			bound = max(at, int64(time.Millisecond))
+			continue
+		}
+		i++
 		// The tools the kill orphaned end within their sleep.
 		time.Sleep(50 * time.Millisecond)
 		recorded := recordedCalls(t, filepath.Join(dir, out))
@@ -114,11 +130,31 @@ func TestBatchKill9AtRandomMoments(t *testing.T) {
 		checkBatchResults(t, filepath.Join(dir, out))
 		after, _ := os.ReadFile(log)
 		checkBatchCalls(t, out, string(after[:min(len(before), len(after))]), string(after[min(len(before), len(after)):]), recorded)
-		t.Logf("%s: %d recorded call(s) before the rerun", out, len(recorded))
+		t.Logf("%s: killed at %v, %d recorded call(s) before the rerun", out, time.Duration(at), len(recorded))
 	}
+	t.Logf("%d kills, %d moments after a batch had ended drawn again", kills, missed)
 	if kills == batchKills && halfDone == 0 {
 		t.Errorf("none of the %d kills stopped a batch with some of its calls on record and some not: the rerun was never tested on a batch half done", kills)
 	}
+}
+
+// killBatchAfter starts agentloop with args in dir, kills it with SIGKILL
+// after delay and reports whether the kill caught it running (it had not
+// ended by itself).
+func killBatchAfter(t *testing.T, dir string, delay time.Duration, args ...string) bool {
+	t.Helper()
+	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
+	defer cancel()
+	c := agentloopCmd(t, ctx, dir, nil, args...)
+	c.Stdout, c.Stderr = io.Discard, io.Discard
+	if err := c.Start(); err != nil {
+		t.Fatal(err)
+	}
+	time.Sleep(delay)
+	_ = c.Process.Signal(syscall.SIGKILL)
+	_ = c.Wait()
+	ws, ok := c.ProcessState.Sys().(syscall.WaitStatus)
+	return ok && ws.Signaled() && ws.Signal() == syscall.SIGKILL
 }
 
 // checkBatchCalls checks the calls a killed batch (killed) and its rerun
