@@ -148,6 +148,17 @@ func misbehavingConfig(t *testing.T) *Config {
 	return cfg
 }
 
+// patient gives a server's calls a minute: what floods is read at some
+// thousands of messages, or some MB, a second on a loaded machine, slower
+// under the race detector.
+func patient(config func(t *testing.T) *Config) func(t *testing.T) *Config {
+	return func(t *testing.T) *Config {
+		c := config(t)
+		c.Timeout = time.Minute
+		return c
+	}
+}
+
 // A server's modes of misbehaving, each the run survives: the call (or
 // the start) ends with a result or an error that says what happened,
 // within its timeout, and the set goes on serving, restarting the server
@@ -182,7 +193,7 @@ var misbehaviours = []struct {
 		c.Timeout = 300 * time.Millisecond
 		return c
 	}, tool: "m_slow", want: "timed out after 300ms; the server was sent a cancellation", kind: transcript.KindTimeout},
-	{name: "answers with a message over 16 MiB", config: func(t *testing.T) *Config { return stdioServer(t, "m") },
+	{name: "answers with a message over 16 MiB", config: patient(func(t *testing.T) *Config { return stdioServer(t, "m") }),
 		tool: "m_big", want: "MiB", kind: transcript.KindServer},
 	{name: "ignores SIGTERM and the end of its stdin, and starts a child", config: func(t *testing.T) *Config { return stdioServer(t, "m", "--child", "--stubborn") },
 		tool: "m_echo", want: "still answers",
@@ -198,19 +209,15 @@ var misbehaviours = []struct {
 				t.Errorf("the server's group %d has a live process", server)
 			}
 		}},
-	{name: "floods its stderr", tool: "m_stderr_flood", want: "answered by "},
-	{name: "floods its stderr and crashes", tool: "m_stderr_crash", want: "last words before the crash", kind: transcript.KindServer,
+	{name: "floods its stderr", config: patient(misbehavingConfig), tool: "m_stderr_flood", want: "answered by "},
+	{name: "floods its stderr and crashes", config: patient(misbehavingConfig), tool: "m_stderr_crash", want: "last words before the crash", kind: transcript.KindServer,
 		check: func(t *testing.T, s *Set, dir string) {
 			r := s.Call(context.Background(), "m_stderr_crash", "c9", nil)
 			if len(r.Content) > stderrKeep+1024 {
 				t.Errorf("the crash's result holds %d bytes of stderr: not the end of it alone", len(r.Content))
 			}
 		}},
-	{name: "floods notifications", config: func(t *testing.T) *Config {
-		c := misbehavingConfig(t)
-		c.Timeout = time.Minute // the SDK reads some thousands a second on a loaded machine
-		return c
-	}, tool: "m_notify_flood", want: "answered by "},
+	{name: "floods notifications", config: patient(misbehavingConfig), tool: "m_notify_flood", want: "answered by "},
 	{name: "answers under an id never asked", tool: "m_wrong_id", want: "timed out", kind: transcript.KindTimeout},
 	{name: "answers twice", tool: "m_twice", want: "answered by "},
 	{name: "exits 0 without answering", tool: "m_exit0", want: "mcp server m exited: exit status 0", kind: transcript.KindServer},

@@ -104,23 +104,23 @@ type stdoutFilter struct {
 	tooLarge bool
 	bad      string // see malformed
 	eof      bool   // the server closed its stdout
-	signal   bool   // it did not exit once its stdin was closed: a signal was sent
+	stayed   bool   // after that, it had to be sent a signal to exit
 }
 
 // signalled notes that the server was sent a signal to stop it.
 func (f *stdoutFilter) signalled() {
 	f.mu.Lock()
-	f.signal = true
+	f.stayed = f.stayed || f.eof
 	f.mu.Unlock()
 }
 
 // closedAndStayed reports whether the server closed its stdout, which ends
-// the connection, and did not exit until it was sent a signal: how it
-// exited is then agentloop's doing, not why the connection ended.
+// the connection, and then did not exit until it was sent a signal: how
+// it exited is then agentloop's doing, not why the connection ended.
 func (f *stdoutFilter) closedAndStayed() bool {
 	f.mu.Lock()
 	defer f.mu.Unlock()
-	return f.eof && f.signal
+	return f.stayed
 }
 
 func (f *stdoutFilter) Read(p []byte) (int, error) {
