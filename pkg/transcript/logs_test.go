@@ -65,6 +65,10 @@ var logFiles = []struct {
 	// not read, then two with Chat Completions: the Gemini ones are
 	// counted as not checked, each an error; the others are checked.
 	{"pydantic-ai_gemini_and_openai-chat_tool_calls.yaml", InputVCR, []string{"unchecked-conversation", "unchecked-conversation"}},
+	// Three interactions with Gemini (not read), then two with the
+	// Messages API carrying Gemini's call ids over: one id is used by two
+	// calls of one request, answered 200: a warning, not an error.
+	{"pydantic-ai_gemini-then-anthropic_reused_tool_use_id.yaml", InputVCR, []string{"unchecked-conversation", "unchecked-conversation", "unchecked-conversation"}},
 }
 
 func readLog(t *testing.T, name string) []byte {
@@ -268,6 +272,49 @@ func TestMixedCassette(t *testing.T) {
 	fs, st = validateBytes(t, file, data, Options{AllowUnchecked: true})
 	if st.Errors != 0 || st.Warnings != 2 || st.Unchecked != 2 {
 		t.Errorf("--allow-unchecked: %+v\n%s", st, dump(fs))
+	}
+}
+
+// TestCassetteInteractionsApart: each interaction of a cassette is a
+// conversation of its own, though each request repeats the calls of the
+// one before: a call id is compared with the ids of its own request only,
+// and a result taken out of one request is reported there, named by its
+// interaction, the next request (which still holds it) passing.
+func TestCassetteInteractionsApart(t *testing.T) {
+	const file = "pydantic-ai_gemini-then-anthropic_reused_tool_use_id.yaml"
+	data := readLog(t, file)
+	fs, st := validateBytes(t, file, data, Options{})
+	if st.Conversations != 5 || st.Unchecked != 3 || st.ToolCalls != 7 {
+		t.Errorf("%+v\n%s", st, dump(fs))
+	}
+	var reused []string
+	for _, f := range fs {
+		if f.Code == "reused-call-id" {
+			reused = append(reused, f.Severity.String()+" "+f.Path+": "+f.Message)
+		}
+	}
+	// The id 0usajhl5 names two calls in each of the two requests to
+	// the Messages API, which answered both 200.
+	want := []string{
+		"warning interactions[3] messages[3]: call id 0usajhl5 was already used at messages[1]; results keyed by id become ambiguous",
+		"warning interactions[4] messages[3]: call id 0usajhl5 was already used at messages[1]; results keyed by id become ambiguous",
+	}
+	if !slices.Equal(reused, want) {
+		t.Errorf("reused ids:\n%s\nwant:\n%s", strings.Join(reused, "\n"), strings.Join(want, "\n"))
+	}
+
+	// The result of call 8ci92gmp taken out of interaction 3 (its first
+	// appearance); interaction 4 still holds it.
+	cut := dropFirst(t, data, `(?m)^      - content:\n        - content:\n          - text: 'order-123: refund allowed for 30 days'\n            type: text\n          is_error: false\n          tool_use_id: 8ci92gmp\n          type: tool_result\n        role: user\n`)
+	fs, _ = validateBytes(t, file, cut, Options{})
+	var got []string
+	for _, f := range fs {
+		if f.Severity == Error && f.Code != "unchecked-conversation" {
+			got = append(got, f.Code+" "+f.Path+" "+strings.Join(f.IDs, ","))
+		}
+	}
+	if want := []string{"unanswered-call interactions[3] messages[7] 8ci92gmp"}; !slices.Equal(got, want) {
+		t.Errorf("a result taken out of interaction 3: %v, want %v\n%s", got, want, dump(fs))
 	}
 }
 

@@ -65,7 +65,10 @@ var Codes = []Code{
 	{"unknown-result-id", "3, 12, 15", Error, Error, "", "a tool result answers an id the previous assistant message did not call", EvidenceReported},
 	{"duplicate-result", "4, 18", Error, Error, "", "a tool call is answered more than once", EvidenceReported},
 	{"duplicate-call-id", "4, 17", Warning, Error, "", "the same id twice in one assistant message", EvidenceReported},
-	{"reused-call-id", "4, 17", Warning, Error, "", "an id already used by an earlier tool call", EvidenceReported},
+	// The 400s quoted for rule 17 name a block of the message that holds
+	// the id twice (messages.1.content.1); across turns the Messages API
+	// answered 200 (testdata/logs/pydantic-ai_gemini-then-anthropic_reused_tool_use_id.yaml).
+	{"reused-call-id", "4, 17", Warning, Warning, "the same id twice in one message is duplicate-call-id, an error in the Anthropic shape; the Messages API answered 200 to a request of two turns calling with one id", "an id already used by an earlier tool call", ""},
 	{"missing-tool-call-id", "5", Error, 0, "", "a tool message without tool_call_id", EvidenceReported},
 	{"arguments-not-string", "6", Error, 0, "", "function.arguments is not a string", EvidenceReported},
 	{"arguments-not-json", "6", Warning, 0, "", "function.arguments is not valid JSON", ""},
