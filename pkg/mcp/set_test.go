@@ -359,9 +359,11 @@ func readPid(t *testing.T, path string) int {
 	return pid
 }
 
-// alive reports whether a process runs (a zombie does not).
+// alive reports whether a process still runs (a zombie does not) after
+// a while for one just killed to end: long, for a loaded machine, but over
+// as soon as it has.
 func alive(pid int) bool {
-	deadline := time.Now().Add(2 * time.Second)
+	deadline := time.Now().Add(20 * time.Second)
 	for time.Now().Before(deadline) {
 		if syscall.Kill(pid, 0) != nil {
 			return false
