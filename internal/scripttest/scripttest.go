@@ -12,6 +12,7 @@ import (
 	"net/http/httptest"
 	"os"
 	"os/exec"
+	"os/signal"
 	"strconv"
 	"strings"
 	"sync"
@@ -66,10 +67,17 @@ func Params(dir string, vars map[string]string, update bool) testscript.Params {
 			return WriteDocBlocks(env.WorkDir)
 		},
 		// [root]: the scenario runs as root, who may read any process
-		// unless a capability is dropped.
+		// unless a capability is dropped. [held:ADDR]: something outside
+		// the tests listens on ADDR.
 		Condition: func(cond string) (bool, error) {
 			if cond == "root" {
 				return os.Geteuid() == 0, nil
+			}
+			// [sighup]: a hangup reaches the programs a scenario starts.
+			// Under nohup (a long test run left in the background) it is
+			// ignored, and they inherit that, as they should.
+			if cond == "sighup" {
+				return !signal.Ignored(syscall.SIGHUP), nil
 			}
 			if addr, ok := strings.CutPrefix(cond, "held:"); ok {
 				return addressHeld(addr), nil
