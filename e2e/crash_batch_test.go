@@ -39,6 +39,7 @@ const batchCrashItems = 12
 // saw every conversation go on as the API requires, and no tool call that
 // had finished (its result on record) ran a second time.
 func TestBatchKill9AtRandomMoments(t *testing.T) {
+	t.Parallel()
 	dir := t.TempDir()
 	tools := filepath.Join(dir, "tools.d")
 	if err := os.MkdirAll(tools, 0o755); err != nil {

@@ -121,6 +121,7 @@ func expand(t *testing.T, s string, vars map[string]string) string {
 // shard of the matrix, then the merge job, with artifacts passed between
 // them as the actions would.
 func TestDocBatchWorkflow(t *testing.T) {
+	t.Parallel()
 	blocks, err := scripttest.DocBlocks()
 	if err != nil {
 		t.Fatal(err)
@@ -250,6 +251,7 @@ type k8sJob struct {
 // TestDocBatchJob checks docs/batch.md's Kubernetes Indexed Job and runs
 // its container's command for every index, then the merge the docs give.
 func TestDocBatchJob(t *testing.T) {
+	t.Parallel()
 	blocks, err := scripttest.DocBlocks()
 	if err != nil {
 		t.Fatal(err)
@@ -328,6 +330,7 @@ func TestDocBatchJob(t *testing.T) {
 // TestDocBatchSlurm runs docs/batch.md's Slurm script for each index of
 // its array, then merges.
 func TestDocBatchSlurm(t *testing.T) {
+	t.Parallel()
 	blocks, err := scripttest.DocBlocks()
 	if err != nil {
 		t.Fatal(err)

@@ -63,6 +63,7 @@ func TestReadmeExamplesAreScripted(t *testing.T) {
 // "Testing a tool" print what the doc says, run in the repository on its
 // tools.d.
 func TestToolsDoc(t *testing.T) {
+	t.Parallel()
 	doc, err := os.ReadFile("docs/tools.md")
 	if err != nil {
 		t.Fatal(err)

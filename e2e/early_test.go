@@ -19,6 +19,7 @@ import (
 // of the SDKs has run its init), and that they print what the command tree
 // prints (agentloop help) at whatever width stdout, stderr or $COLUMNS give.
 func TestEarlyAnswers(t *testing.T) {
+	t.Parallel()
 	bin := builtAgentloop(t, "-s -w -X github.com/agentloop/agentloop/internal/version.stamped=v0.0.0-early")
 
 	// What package initialisation ran, from the runtime's trace of it.

@@ -29,6 +29,7 @@ const (
 // server's own limits holding, and the transcripts validated and replayed
 // against the servers.
 func TestPublishedMCPServer(t *testing.T) {
+	t.Parallel()
 	if testing.Short() {
 		t.Skip("installs a published MCP server from the npm registry; not in -short")
 	}
