@@ -5,7 +5,9 @@ VERSION ?= $(shell git describe --tags --always --dirty 2>/dev/null || echo dev)
 LDFLAGS := -s -w -X github.com/agentloop/agentloop/internal/version.stamped=$(VERSION)
 # The packages that start goroutines of their own (grep -rln 'go func' --include=*.go)
 # or serve requests concurrently (the fake APIs) get a second pass under -race.
-RACE_PKGS := ./cmd ./internal/cdp ./internal/fakeapi ./pkg/agent/... ./pkg/batch/... \
+# Not internal/cdp: its one goroutine waits for the browser to exit, and its
+# tests are cmd's in Chromium, which the race pass (-short) leaves out.
+RACE_PKGS := ./cmd ./internal/fakeapi ./pkg/agent/... ./pkg/batch/... \
 	./pkg/history/... ./pkg/mcp/... ./pkg/replay/... ./pkg/tools/...
 FUZZTIME ?= 30s
 # go test's own default, 10 minutes a package, is too short for a package
