@@ -234,7 +234,8 @@ func TestGeminiHistoryNotATrajectory(t *testing.T) {
     {"role": "user", "parts": [{"text": "List the files."}]},
     {"role": "model", "parts": [{"functionCall": {"name": "list_directory", "args": {"path": "."}}}]},
     {"role": "user", "parts": [{"functionResponse": {"name": "list_directory", "response": {"output": "a.go"}}}]},
-    {"role": "model", "parts": [{"text": "a.go"}]}
+    {"role": "model", "parts": [{"text": "a.go"}]},
+    {"role": "user", "parts": [{"text": "Thanks."}]}
   ]
 }
 `
@@ -245,7 +246,7 @@ func TestGeminiHistoryNotATrajectory(t *testing.T) {
 	dropped := strings.Replace(checkpoint, `    {"role": "user", "parts": [{"functionResponse": {"name": "list_directory", "response": {"output": "a.go"}}}]},
 `, "", 1)
 	fs, st = validateBytes(t, "checkpoint.json", []byte(dropped), Options{})
-	if len(fs) != 1 || fs[0].Code != "unanswered-call" || fs[0].Line != 5 || fs[0].Path != "history[2]" {
+	if len(fs) != 1 || fs[0].Code != "unanswered-call" || fs[0].Line != 6 || fs[0].Path != "history[3]" {
 		t.Errorf("%+v\n%s", st, dump(fs))
 	}
 }

@@ -309,7 +309,9 @@ var codeCases = []codeCase{
 		`{"role":"user","parts":[{"functionResponse":{"id":"b2","name":"get_time","response":{}}}]}`), lines(gUser, gCall12, gRes12)},
 	{"gemini", "orphan-result", Error, Options{}, lines(gUser, gRes1), lines(gUser, gCall1, gRes1)},
 	{"gemini first", "call-turn-order", Error, Options{}, lines(gCall1, gRes1), lines(gUser, gCall1, gRes1)},
-	{"gemini after a model turn", "call-turn-order", Error, Options{}, lines(gUser, gDone, gCall1, gRes1), lines(gUser, gDone, gUser, gCall1, gRes1)},
+	// Consecutive model contents are one turn: a call in the second is
+	// still one made before any user turn.
+	{"gemini after a model turn", "call-turn-order", Error, Options{}, lines(gDone, gCall1, gRes1), lines(gUser, gDone, gCall1, gRes1)},
 	{"gemini id", "unknown-result-id", Error, Options{}, lines(gUser, gCall12, strings.Replace(gRes12, `"b2"`, `"c3"`, 1)), lines(gUser, gCall12, gRes12)},
 	{"gemini name", "unknown-result-id", Error, Options{}, lines(gUser, gCall1, strings.Replace(gRes1, "get_weather", "get_time", 1)), lines(gUser, gCall1, gRes1)},
 	{"gemini", "duplicate-result", Error, Options{}, lines(gUser, gCall1,

@@ -80,7 +80,7 @@ func arrayElem(h *check.Head) (check.Fields, bool) {
 func (format) Open(f *check.File) error {
 	h := f.Head()
 	if _, doc := h.Document(); doc || h.Array() {
-		more, err := f.Document(&check.DocReader{Name: Name, Arrays: []string{"contents", "history"}, Body: true})
+		more, err := f.Document(&check.DocReader{Name: Name, Arrays: []string{"contents", "history"}, Body: true, Request: true})
 		if err != nil || !more || f.Stopped() {
 			return err
 		}

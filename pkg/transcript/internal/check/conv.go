@@ -144,6 +144,7 @@ type Conv struct {
 	ids map[uint64]seenID
 
 	gemTurn byte // Gemini: what the last content was (gUser…)
+	gemLead bool // Gemini: the model turns so far came before any user turn
 
 	// Anthropic turns.
 	lastRole    string

@@ -145,7 +145,7 @@ func (v *File) applyDoc(d *Doc, r *DocReader) {
 		v.stats.Conversations--
 		return
 	}
-	if d.model || v.bodyOf != "" {
+	if d.model || v.bodyOf != "" || r != nil && r.Request {
 		// A recorded body was sent.
 		c.kind = ConvRequest
 	}

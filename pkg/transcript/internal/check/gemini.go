@@ -32,6 +32,7 @@ type gpart struct {
 	valueK   byte   // kind of a call's args, of a response's response
 	args     []byte // a call's args, raw
 	blank    bool   // a text part of whitespace only
+	thought  bool   // a thought summary ("thought": true)
 }
 
 const (
@@ -51,13 +52,21 @@ const (
 	gRespTurn             // a user turn of function responses
 )
 
-// ReadParts reads a Gemini parts array at the scanner's cursor into m, or
-// a string as one text part (Gemini CLI and the SDKs take a string for a
-// text part). Anything else marks the parts as of that kind.
+// ReadParts reads a Gemini parts array at the scanner's cursor into m,
+// after the parts it has; or a string or an object as one part (Gemini CLI
+// and the SDKs take either for a list of parts). Anything else marks the
+// parts as of that kind.
 func (s *Scanner) ReadParts(m *Msg) {
 	m.gemini = true
-	m.partsK = s.PeekKind()
-	switch m.partsK {
+	k := s.PeekKind()
+	if m.partsK != KindArray {
+		m.partsK = k
+	}
+	switch k {
+	case KindObject:
+		m.parts = append(m.parts, gpart{})
+		s.readPart(&m.parts[len(m.parts)-1])
+		m.partsK = KindArray
 	case KindArray:
 		s.Enter('[')
 		for n := 0; s.Next(']', &n); {
@@ -98,6 +107,8 @@ func (s *scanner) readPart(p *gpart) {
 				continue
 			}
 			s.Skip()
+		case "thought":
+			p.thought = s.Bool() // skips a value of another kind
 		case "functionCall", "function_call", "functionResponse", "function_response":
 			if s.PeekKind() != KindObject {
 				s.Skip()
@@ -153,13 +164,29 @@ func (m *Msg) AddResponse(id, name []byte) {
 	m.parts = append(m.parts, gpart{kind: gResponse, id: id, name: name, hasName: true, valueK: KindObject})
 }
 
-// Calls and Responses count the functionCall and functionResponse parts of
-// a Gemini content.
+// AddText adds to m, a content being built, a text part.
+func (m *Msg) AddText(text []byte) {
+	m.gemini, m.partsK = true, KindArray
+	m.parts = append(m.parts, gpart{kind: gText, blank: IsBlank(text)})
+}
+
+// GeminiCalls and GeminiResponses count the functionCall and
+// functionResponse parts of a Gemini content.
 func (m *Msg) GeminiCalls() int     { return m.countParts(gCall) }
 func (m *Msg) GeminiResponses() int { return m.countParts(gResponse) }
 
 // PartsLen is the number of parts of a Gemini content.
 func (m *Msg) PartsLen() int { return len(m.parts) }
+
+// Thoughts reports whether a Gemini content has a thought part.
+func (m *Msg) Thoughts() bool {
+	for i := range m.parts {
+		if m.parts[i].thought {
+			return true
+		}
+	}
+	return false
+}
 
 func (m *Msg) countParts(kind byte) int {
 	n := 0
@@ -228,29 +255,39 @@ func (c *conv) addGemini(m *Msg) {
 	c.gemUser(m, calls, resps)
 }
 
-// gemModel checks a model turn.
+// gemModel checks a model turn. Consecutive model contents are one turn to
+// the API: a call in either is answered by the user turn after the last
+// (gemini-3-flash-preview answered 200 to [model call A, model call B, user
+// responses A and B], pydantic-ai's test_cross_provider_capability_replay
+// cassette).
 func (c *conv) gemModel(m *Msg, calls, resps int) {
 	prev := c.gemTurn
-	c.gemClose(m)
+	merged := prev == gModel || prev == gCallTurn
+	if !merged {
+		c.gemClose(m)
+		c.gemLead = prev == gNone
+	}
 	if resps > 0 {
 		c.reportSev(m.line, m.index, Error, "misplaced-block", nil,
 			"a model turn holds %d functionResponse %s: function responses go in the user turn after the calls", resps, plural(resps, "part", "parts"))
 	}
 	if calls == 0 {
-		c.gemTurn = gModel
+		if prev != gCallTurn {
+			c.gemTurn = gModel
+		}
 		return
 	}
 	c.gemTurn = gCallTurn
-	if prev != gUser && prev != gRespTurn && !c.resync {
-		after := "the start of the conversation"
-		if prev == gModel || prev == gCallTurn {
-			after = "another model turn"
-		}
+	if c.gemLead && !c.resync {
+		c.gemLead = false // said once
 		c.reportSev(m.line, m.index, Error, "call-turn-order", nil,
-			"this function call turn comes after %s; the API wants it immediately after a user turn or a function response turn (\"Please ensure that function call turn comes immediately after a user turn or after a function response turn.\")", after)
+			"this function call turn comes first, before any user turn; the API wants it immediately after a user turn or a function response turn (\"Please ensure that function call turn comes immediately after a user turn or after a function response turn.\")")
 	}
-	c.resync = false
-	c.blockOpen = true
+	if !merged || !c.blockOpen {
+		c.resync = false
+		c.blockOpen = true
+		c.pending = c.pending[:0]
+	}
 	for i := range m.parts {
 		p := &m.parts[i]
 		if p.kind != gCall {
