@@ -1,9 +1,12 @@
 package gemini
 
 import (
+	"os"
+	"path/filepath"
 	"strings"
 	"testing"
 
+	"github.com/agentloop/agentloop/pkg/transcript/format/cassette"
 	"github.com/agentloop/agentloop/pkg/transcript/format/conversations"
 	"github.com/agentloop/agentloop/pkg/transcript/format/messages"
 	"github.com/agentloop/agentloop/pkg/transcript/format/request"
@@ -116,5 +119,45 @@ func TestByName(t *testing.T) {
 	fs, _ = checktest.Validate(t, check.Registry{Format}, "c.jsonl", []byte(wrong), check.Options{})
 	if got := strings.Join(checktest.Codes(fs), "; "); got != "3 error unknown-result-id; 3 error unanswered-call" {
 		t.Errorf("%s", checktest.Dump(fs))
+	}
+}
+
+// TestRealBodies: real request bodies the Gemini API answered 200 pass
+// with no error, and a functionResponse taken out of each is caught.
+func TestRealBodies(t *testing.T) {
+	for _, tc := range []struct {
+		file, cut, want string
+	}{
+		{"pydantic-ai_tool_call_id_wire_format.yaml",
+			"      - parts:\n        - functionResponse:\n            id: call_openai_xyz\n            name: get_answer\n            response:\n              return_value: 42\n        role: user\n",
+			"error unanswered-call"},
+		{"pydantic-ai_instructions_only_with_tool_calls_EXCERPT.yaml",
+			"        - functionResponse:\n            id: pyd_ai_102eb2f935364e77bac26307e3428e2b\n            name: generate_topic\n            response:\n              return_value: penguins\n",
+			"error unanswered-call"},
+		{"pydantic-ai_cross_provider_capability_replay_EXCERPT.yaml",
+			"        - functionResponse:\n            id: auto_load_97d4a2341e6817ea\n            name: search_tools\n            response:\n              discovered_tools:\n              - name: lookup_refund_policy\n",
+			"error unanswered-call"},
+	} {
+		data, err := os.ReadFile(filepath.Join("testdata", tc.file))
+		if err != nil {
+			t.Fatal(err)
+		}
+		reg := check.Registry{cassette.Format, Format}
+		fs, st := checktest.Validate(t, reg, tc.file, data, check.Options{})
+		if st.Errors != 0 || st.Unchecked != 0 || st.ToolCalls == 0 {
+			t.Errorf("%s: %+v\n%s", tc.file, st, checktest.Dump(fs))
+		}
+		cut := strings.Replace(string(data), tc.cut, "", 1)
+		if cut == string(data) {
+			t.Fatalf("%s: nothing cut", tc.file)
+		}
+		fs, _ = checktest.Validate(t, reg, tc.file, []byte(cut), check.Options{})
+		found := false
+		for _, f := range fs {
+			found = found || f.Severity.String()+" "+f.Code == tc.want
+		}
+		if !found {
+			t.Errorf("%s, a response cut: want %s, got\n%s", tc.file, tc.want, checktest.Dump(fs))
+		}
 	}
 }
