@@ -95,7 +95,7 @@ var Codes = []Code{
 	{"first-not-user", "28", 0, Warning, "", "the first message is not a user message", ""},
 	{"mixed-shapes", "30", Warning, Warning, "", "OpenAI and Anthropic tool calls in one conversation", ""},
 	{"call-turn-order", "", Error, Error, "Gemini contents only", "a model turn with function calls that does not come right after a user turn or a function response turn", EvidenceReported},
-	{"unchecked-conversation", "", Error, Error, "a warning with --allow-unchecked", "a conversation whose tool calls are not checked: in neither the OpenAI nor the Anthropic shape (Gemini, Bedrock, …), or a recorded request to an endpoint validate does not read", ""},
+	{"unchecked-conversation", "", Error, Error, "a warning with --allow-unchecked", "a conversation whose tool calls are not checked: in none of the OpenAI, Anthropic and Gemini shapes (Bedrock, …), or a recorded request to an endpoint validate does not read", ""},
 	{"invalid-message", "", Error, Error, "each API's message schema; a warning for an image, audio or file part in a tool message, which some models and endpoints accept", "a message that is not an object, has no role or an unknown one, or fields of the wrong type", EvidenceInferred},
 	{"unknown-tool", "", Error, Error, "only with --tools-dir", "a call to a tool the tools directories do not define", ""},
 	{"arguments-invalid", "", Error, Error, "only with --tools-dir", "arguments that do not match the tool's schema", ""},
