@@ -264,6 +264,29 @@ func TestMixedCassette(t *testing.T) {
 	}
 }
 
+// TestGeminiInHAR: a HAR entry posting to Gemini's generateContent (on
+// Vertex AI too) is checked as a Gemini body; the key its URL carries is
+// named nowhere.
+func TestGeminiInHAR(t *testing.T) {
+	body := `{\"contents\":[{\"role\":\"user\",\"parts\":[{\"text\":\"Weather?\"}]},{\"role\":\"model\",\"parts\":[{\"functionCall\":{\"name\":\"get_weather\",\"args\":{}}}]},RESPONSE{\"role\":\"model\",\"parts\":[{\"text\":\"Sunny.\"}]}]}`
+	resp := `{\"role\":\"user\",\"parts\":[{\"functionResponse\":{\"name\":\"get_weather\",\"response\":{\"sky\":\"sunny\"}}}]},`
+	for _, url := range []string{
+		"https://generativelanguage.googleapis.com/v1beta/models/gemini-2.5-flash:generateContent?key=AIzaSyD-secret",
+		"https://aiplatform.googleapis.com/v1/projects/p/locations/global/publishers/google/models/gemini-2.5-flash:streamGenerateContent?alt=sse",
+	} {
+		har := `{"log":{"entries":[{"request":{"method":"POST","url":"` + url + `","postData":{"text":"` + strings.Replace(body, "RESPONSE", resp, 1) + `"}},"response":{"status":200}}]}}`
+		fs, st := validateBytes(t, "t.har", []byte(har), Options{})
+		if len(fs) != 0 || st.ToolCalls != 1 || st.Unchecked != 0 || st.Conversations != 1 {
+			t.Fatalf("%s: %+v\n%s", url, st, dump(fs))
+		}
+		har = strings.Replace(har, resp, "", 1)
+		fs, _ = validateBytes(t, "t.har", []byte(har), Options{})
+		if len(fs) != 1 || fs[0].Code != "pending-call" || fs[0].Path != "entries[0] contents[2]" || strings.Contains(fs[0].String(), "AIza") {
+			t.Errorf("%s: %s", url, dump(fs))
+		}
+	}
+}
+
 // TestUncheckedEndpointHidesCredentials: the URL of a request to an
 // endpoint validate does not read is named without what may hold a key
 // (Gemini's API takes it in the query) or a password.

@@ -684,7 +684,12 @@ func describePending(ps []pend, where func(int, int) string) string {
 			fmt.Fprintf(&b, "and %d more", countUnanswered(ps)-5)
 			break
 		}
-		fmt.Fprintf(&b, "%s (%s, %s)", p.id, p.name, where(p.line, p.index))
+		if p.byName {
+			// A Gemini call without an id: its name is all it has.
+			fmt.Fprintf(&b, "the call of %s (%s)", p.name, where(p.line, p.index))
+		} else {
+			fmt.Fprintf(&b, "%s (%s, %s)", p.id, p.name, where(p.line, p.index))
+		}
 		n++
 	}
 	return b.String()

@@ -121,11 +121,12 @@ func (d *Doc) takeArray(c *conv, arrays []string, key string, k byte) bool {
 	d.array = key
 	c.array = key
 	switch {
+	case key == "contents":
+		// Gemini's: no other shape has them, whatever --shape says.
+		c.shape = shapeGemini
 	case c.shape != shapeUnknown:
 	case key == "input":
 		c.shape = shapeResponses
-	case key == "contents":
-		c.shape = shapeGemini
 	}
 	return true
 }
