@@ -320,6 +320,10 @@ var codeCases = []codeCase{
 	{"gemini", "misplaced-block", Error, Options{}, lines(gUser, `{"role":"model","parts":[{"functionResponse":{"name":"get_weather","response":{}}}]}`), lines(gUser, gDone)},
 	{"gemini", "invalid-tool-name", Error, Options{}, lines(gUser, strings.Replace(gCall1, "get_weather", "9 weather", 1), strings.Replace(gRes1, "get_weather", "9 weather", 1)),
 		lines(gUser, strings.Replace(gCall1, "get_weather", "weather.get:v1", 1), strings.Replace(gRes1, "get_weather", "weather.get:v1", 1))},
+	// A call without a name answered: the turn has no call to match the
+	// response to (it crashed the checker).
+	{"gemini", "invalid-tool-call", Error, Options{}, lines(gUser, `{"role":"model","parts":[{"functionCall":{"args":{}}}]}`, gRes1),
+		lines(gUser, gCall1, gRes1)},
 	{"gemini", "missing-content", Error, Options{}, lines(gUser, `{"role":"model","parts":[]}`), lines(gUser, gDone)},
 	{"gemini", "invalid-message", Error, Options{}, lines(gUser, gCall1, `{"role":"user","parts":[{"functionResponse":{"response":{}}}]}`), lines(gUser, gCall1, gRes1)},
 	{"gemini role", "invalid-message", Error, Options{}, lines(gUser, `{"role":"assistant","parts":[{"text":"x"}]}`), lines(gUser, gDone)},

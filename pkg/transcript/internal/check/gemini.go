@@ -392,7 +392,7 @@ func (c *conv) gemAnswer(m *Msg, i int, p *gpart, byID bool) {
 		}
 		if match == nil {
 			c.reportSev(m.line, m.index, Error, "unknown-result-id", []string{string(p.id)},
-				"parts[%d].functionResponse answers call id %s, which the function call turn (%s) did not make", i, p.id, c.where(c.pending[0].line, c.pending[0].index))
+				"parts[%d].functionResponse answers call id %s, which the function call turn%s did not make", i, p.id, c.callTurn())
 			return
 		}
 		if match.answered {
@@ -421,7 +421,7 @@ func (c *conv) gemAnswer(m *Msg, i int, p *gpart, byID bool) {
 			return
 		case match == nil:
 			c.reportSev(m.line, m.index, Error, "unknown-result-id", []string{string(p.id)},
-				"parts[%d].functionResponse names function %q, which the function call turn (%s) did not call", i, p.name, c.where(c.pending[0].line, c.pending[0].index))
+				"parts[%d].functionResponse names function %q, which the function call turn%s did not call", i, p.name, c.callTurn())
 			return
 		}
 	}
@@ -430,6 +430,15 @@ func (c *conv) gemAnswer(m *Msg, i int, p *gpart, byID bool) {
 			"parts[%d].functionResponse answers call %s of %s but names function %q; the API wants the name of the function called", i, match.id, match.name, p.name)
 	}
 	match.answered = true
+}
+
+// callTurn says where the function call turn is, " (contents[1])"; "" when
+// none of its calls could be read.
+func (c *conv) callTurn() string {
+	if len(c.pending) == 0 {
+		return ""
+	}
+	return " (" + c.where(c.pending[0].line, c.pending[0].index) + ")"
 }
 
 func (c *conv) countName(name []byte) int {
