@@ -300,6 +300,13 @@ var codeCases = []codeCase{
 	{"proto roles allowed", "unchecked-conversation", Warning, Options{AllowUnchecked: true},
 		lines(`{"role":"ROLE_USER","content":"hi"}`, `{"role":"ROLE_ASSISTANT","content":"hello"}`),
 		lines(oUser, oDone)},
+	// Lists other tools call "parts" are not Gemini's contents (a
+	// pydantic-ai message history): not checked, so not passed.
+	{"pydantic-ai messages", "unchecked-conversation", Error, Options{},
+		lines(`{"parts":[{"content":"pw=42","part_kind":"user-prompt"}],"kind":"request"}`,
+			`{"parts":[{"tool_name":"secret_plan","args":"{}","tool_call_id":"call_8vnY","part_kind":"tool-call"}],"kind":"response"}`),
+		lines(gUser, gCall1, gRes1)},
+	{"gemini parts of another tool", "invalid-message", Error, Options{}, lines(gUser, `{"role":"model","parts":[{"part_kind":"text","content":"hi"}]}`), lines(gUser, gDone)},
 	// Gemini's contents.
 	{"gemini", "unanswered-call", Error, Options{}, lines(gUser, gCall1, gUser), lines(gUser, gCall1, gRes1, gDone)},
 	{"gemini fewer responses", "unanswered-call", Error, Options{}, lines(gUser, gCall12,

@@ -311,11 +311,11 @@ func (c *conv) reportSev(line, index int, sev Severity, code string, ids []strin
 // classify reads the shape a message is written in, or shapeUnknown for a
 // plain message that would fit any.
 func classify(m *Msg) shape {
+	if m.gemini || m.foreign && string(m.role) == "model" && m.partsK != KindAbsent {
+		return shapeGemini
+	}
 	if m.foreign {
 		return shapeForeign
-	}
-	if m.gemini {
-		return shapeGemini
 	}
 	if len(m.typ) > 0 && !(string(m.typ) == "message" && m.anthropicMessage()) {
 		return shapeResponses

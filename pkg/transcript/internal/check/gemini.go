@@ -33,6 +33,7 @@ type gpart struct {
 	args     []byte // a call's args, raw
 	blank    bool   // a text part of whitespace only
 	thought  bool   // a thought summary ("thought": true)
+	known    bool   // the object has a key of a Gemini part's data
 }
 
 const (
@@ -96,7 +97,14 @@ func (s *scanner) readPart(p *gpart) {
 	}
 	s.Enter('{')
 	for n := 0; s.Next('}', &n); {
-		switch k := string(s.Key()); k {
+		k := string(s.Key())
+		switch k {
+		case "text", "inlineData", "inline_data", "fileData", "file_data", "functionCall", "function_call",
+			"functionResponse", "function_response", "executableCode", "executable_code",
+			"codeExecutionResult", "code_execution_result":
+			p.known = true
+		}
+		switch k {
 		case "text":
 			if p.kind == gOther {
 				p.kind = gText
@@ -142,6 +150,19 @@ func (s *scanner) readGeminiFunction(p *gpart) {
 			s.Skip()
 		}
 	}
+}
+
+// geminiParts reports whether any part of m is one of Gemini's: an object
+// with text, inline or file data, a function call or response, code or
+// its result. Other tools name their own lists "parts" (pydantic-ai's
+// messages, {"part_kind": …}): those are not Gemini contents.
+func (m *Msg) geminiParts() bool {
+	for i := range m.parts {
+		if m.parts[i].known {
+			return true
+		}
+	}
+	return false
 }
 
 // SetRole sets the role of a content built rather than read (a Gemini CLI
@@ -235,12 +256,15 @@ func (c *conv) addGemini(m *Msg) {
 		return
 	}
 	switch {
-	case !m.gemini || m.partsK == KindAbsent || m.partsK == KindNull:
+	case m.partsK == KindAbsent || m.partsK == KindNull:
 		c.reportSev(m.line, m.index, Error, "missing-content", nil, "%s content has no parts", role)
 	case m.partsK != KindArray:
 		c.reportSev(m.line, m.index, Error, "invalid-message", nil, "parts is %s; want an array", KindName(m.partsK))
 	case len(m.parts) == 0:
 		c.reportSev(m.line, m.index, Error, "missing-content", nil, "%s content has no parts (the API: contents.parts must not be empty)", role)
+	case !m.gemini:
+		c.reportSev(m.line, m.index, Error, "invalid-message", nil,
+			"no part of this %s content is one of Gemini's (text, inlineData, fileData, functionCall, functionResponse…)", role)
 	}
 	for i := range m.parts {
 		if m.parts[i].kind == gNotObject {

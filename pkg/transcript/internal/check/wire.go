@@ -227,6 +227,11 @@ func (s *scanner) readFields(m *Msg) {
 			m.cipher = len(s.StringOrSkip()) > 0
 		case "parts":
 			s.ReadParts(m)
+			if !m.geminiParts() {
+				// Not Gemini's parts (or none): a shape the rules do not
+				// cover, unless the role says Gemini (see classify).
+				m.gemini, m.foreign = false, true
+			}
 		case "toolUse", "toolResult":
 			m.foreign = true
 			s.Skip()
