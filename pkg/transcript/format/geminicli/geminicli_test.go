@@ -114,3 +114,30 @@ func TestJSONL(t *testing.T) {
 		t.Errorf("%s", checktest.Dump(fs))
 	}
 }
+
+// TestRewrittenHistory: a whole session on one line is read as one; a
+// $set of messages (the history rewritten, tool outputs masked) is the
+// conversation Gemini CLI resumes from, checked on its own.
+func TestRewrittenHistory(t *testing.T) {
+	oneLine := strings.Join(strings.Fields(session), " ") + "\n"
+	fs, st := checktest.Validate(t, check.Registry{Format}, "session.json", []byte(oneLine), check.Options{})
+	if len(fs) != 0 || st.ToolCalls != 3 || st.Conversations != 1 {
+		t.Fatalf("one line: %+v\n%s", st, checktest.Dump(fs))
+	}
+	lines := checktest.Lines(
+		`{"sessionId":"s1","projectHash":"h"}`,
+		`{"id":"u1","type":"user","content":[{"text":"list files"}]}`,
+		`{"id":"g1","type":"gemini","content":"","toolCalls":[{"id":"c1","name":"ls","args":{},"status":"executing"}]}`,
+		`{"$set":{"messages":[{"id":"u1","type":"user","content":[{"text":"list files"}]},{"id":"g1","type":"gemini","content":"","toolCalls":[{"id":"c1","name":"ls","args":{},"status":"success","result":"[masked]"}]}]}}`,
+		`{"id":"g2","type":"gemini","content":"Two files."}`,
+	)
+	fs, st = checktest.Validate(t, check.Registry{Format}, "session.jsonl", []byte(lines), check.Options{})
+	if len(fs) != 0 || st.Conversations != 2 {
+		t.Errorf("%+v\n%s", st, checktest.Dump(fs))
+	}
+	dropped := strings.Replace(lines, `,"result":"[masked]"`, "", 1)
+	fs, _ = checktest.Validate(t, check.Registry{Format}, "session.jsonl", []byte(dropped), check.Options{})
+	if got := strings.Join(checktest.Codes(fs), "; "); got != "5 error pending-call" {
+		t.Errorf("%s", checktest.Dump(fs))
+	}
+}
