@@ -471,7 +471,7 @@ func (v *File) label() string {
 	if !in.ByShape {
 		return in.Name
 	}
-	for _, s := range []Shape{ShapeOpenAI, ShapeAnthropic, ShapeResponses} {
+	for _, s := range []Shape{ShapeOpenAI, ShapeAnthropic, ShapeResponses, ShapeGemini} {
 		if v.shapes == 1<<s {
 			return s.Label() + "-" + in.Name
 		}

@@ -12,7 +12,9 @@ import (
 // the API answered.
 
 // ChatEndpoint reports whether a request to url carries a conversation:
-// Chat Completions, Anthropic Messages (and its token counting), Responses.
+// Chat Completions, Anthropic Messages (and its token counting), Responses,
+// Gemini's generateContent and streamGenerateContent (Google AI and Vertex
+// AI).
 func ChatEndpoint(url string) bool {
 	if i := strings.IndexAny(url, "?#"); i >= 0 {
 		url = url[:i]
@@ -21,7 +23,8 @@ func ChatEndpoint(url string) bool {
 	if strings.Contains(url, "/threads/") {
 		return false // the Assistants API's messages of a thread
 	}
-	for _, p := range []string{"/chat/completions", "/messages", "/messages/count_tokens", "/responses"} {
+	for _, p := range []string{"/chat/completions", "/messages", "/messages/count_tokens", "/responses",
+		":generateContent", ":streamGenerateContent"} {
 		if strings.HasSuffix(url, p) {
 			return true
 		}
