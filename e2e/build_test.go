@@ -5,6 +5,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"regexp"
 	"runtime/debug"
 	"strings"
 	"sync"
@@ -50,14 +51,19 @@ func builtAgentloop(t *testing.T, ldflags string) string {
 		}
 		b.path = filepath.Join(dir, "agentloop")
 		flags, env := thisBuild()
-		args := append([]string{"build", "-o", b.path}, flags...)
+		args := append([]string{"build", "-x", "-o", b.path}, flags...)
 		if ldflags != "" {
 			args = append(args, "-ldflags", ldflags)
 		}
 		c := exec.Command(goCmd, append(args, ".")...)
 		c.Env = append(os.Environ(), env...)
-		if out, err := c.CombinedOutput(); err != nil {
-			b.err = fmt.Errorf("go %s: %v\n%s", strings.Join(args, " "), err, out)
+		out, err := c.CombinedOutput()
+		switch again := compiledPackages(string(out)); {
+		case err != nil:
+			b.err = fmt.Errorf("go %s: %v\n%s", strings.Join(args, " "), err, lastLines(string(out), 40))
+		case len(again) > 0:
+			b.err = fmt.Errorf("go %s compiled %d package(s) the test's own build had compiled: %s",
+				strings.Join(args, " "), len(again), strings.Join(again[:min(len(again), 10)], " "))
 		}
 	})
 	if b.err != nil {
@@ -87,4 +93,21 @@ func thisBuild() (flags, env []string) {
 		}
 	}
 	return flags, env
+}
+
+// compiledPackages are the packages, but main, a go build -x run compiled.
+func compiledPackages(trace string) []string {
+	var pkgs []string
+	for _, m := range regexp.MustCompile(`(?m)/compile .* -p (\S+) `).FindAllStringSubmatch(trace, -1) {
+		if m[1] != "main" {
+			pkgs = append(pkgs, m[1])
+		}
+	}
+	return pkgs
+}
+
+// lastLines is the end of s, n lines at most.
+func lastLines(s string, n int) string {
+	lines := strings.Split(s, "\n")
+	return strings.Join(lines[max(0, len(lines)-n):], "\n")
 }

@@ -34,7 +34,9 @@ func TestReadmeExamplesAreScripted(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	prefix := regexp.MustCompile(`^(OPENAI_API_KEY=\S+ )?(git diff \| )?`)
+	// A command may build first (make build && …) and run the binary
+	// it made (bin/agentloop), which the script runs as agentloop.
+	prefix := regexp.MustCompile(`^(make build && )?(OPENAI_API_KEY=\S+ )?(git diff \| )?`)
 	found := 0
 	for _, line := range strings.Split(string(readme), "\n") {
 		if !strings.HasPrefix(line, "    ") {
@@ -44,8 +46,14 @@ func TestReadmeExamplesAreScripted(t *testing.T) {
 		if i := strings.Index(cmd, "   #"); i >= 0 {
 			cmd = strings.TrimSpace(cmd[:i])
 		}
+		// go run . builds in a configuration of its own (cgo on, paths
+		// kept): on a fresh machine, every package compiled again after
+		// make build compiled them.
+		if strings.HasPrefix(cmd, "go run . ") || strings.Contains(cmd, " go run . ") {
+			t.Errorf("README command runs go run .; run bin/agentloop, which make build made: %s", cmd)
+		}
 		cmd = prefix.ReplaceAllString(cmd, "")
-		cmd = strings.Replace(cmd, "go run . ", "agentloop ", 1)
+		cmd = strings.Replace(cmd, "bin/agentloop ", "agentloop ", 1)
 		if !strings.HasPrefix(cmd, "agentloop ") {
 			continue
 		}
@@ -56,6 +64,15 @@ func TestReadmeExamplesAreScripted(t *testing.T) {
 	}
 	if found < 8 {
 		t.Errorf("only %d README examples found", found)
+	}
+	// The first command on a fresh machine builds as make build does, and
+	// the README says how long that takes.
+	setup := regexp.MustCompile("(?s)## Set up on a fresh machine\n.*?\n    (\\S[^\n]*)").FindSubmatch(readme)
+	if setup == nil || !strings.HasPrefix(string(setup[1]), "make build && bin/agentloop ") {
+		t.Errorf("the README's first command on a fresh machine is not make build && bin/agentloop …: %q", setup)
+	}
+	if !regexp.MustCompile(`first .make build. compiles[^.]*\d+ s of CPU time`).Match(readme) {
+		t.Errorf("the README does not say how long the first make build takes")
 	}
 }
 

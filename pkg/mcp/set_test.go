@@ -33,6 +33,8 @@ func TestMain(m *testing.M) {
 		os.Exit(mcptest.Main(os.Args[1:]))
 	case "raw":
 		os.Exit(rawServer())
+	case "misbehave":
+		os.Exit(misbehavingServer())
 	}
 	os.Exit(m.Run())
 }
