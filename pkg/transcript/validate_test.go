@@ -292,6 +292,11 @@ var codeCases = []codeCase{
 	{"gemini allowed", "unchecked-conversation", Warning, Options{AllowUnchecked: true},
 		lines(`{"role":"user","parts":[{"text":"hi"}]}`, `{"role":"model","parts":[{"functionCall":{"name":"f","args":{}}}]}`),
 		lines(oUser, oDone)},
+	// Amazon Bedrock Converse: a request that holds toolUse or toolResult
+	// blocks defines its tools in toolConfig.
+	{"bedrock", "missing-tool-config", Error, Options{},
+		lines(`{"inferenceConfig":{},"messages":[{"role":"user","content":[{"text":"hi"}]},{"role":"assistant","content":[{"toolUse":{"toolUseId":"tooluse_1","name":"f","input":{}}}]},{"role":"user","content":[{"toolResult":{"toolUseId":"tooluse_1","content":[{"text":"ok"}]}}]}]}`),
+		lines(`{"inferenceConfig":{},"messages":[{"role":"user","content":[{"text":"hi"}]},{"role":"assistant","content":[{"toolUse":{"toolUseId":"tooluse_1","name":"f","input":{}}}]},{"role":"user","content":[{"toolResult":{"toolUseId":"tooluse_1","content":[{"text":"ok"}]}}]}],"toolConfig":{"tools":[{"toolSpec":{"name":"f","inputSchema":{"json":{"type":"object"}}}}]}}`)},
 	// A role no API has, in a request body (in a log of messages, such a
 	// line is the writer's bookkeeping: see TestBookkeepingLines).
 	{"openai", "invalid-message", Error, Options{}, lines(`{"messages":[{"role":"robot","content":"hi"}]}`), lines(`{"messages":[` + oUser + `]}`)},

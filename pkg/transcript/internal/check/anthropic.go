@@ -239,7 +239,9 @@ func (c *conv) toolUse(m *Msg, i int, b *block) {
 		return
 	}
 	id := b.id
-	if !validName(id, 0) {
+	if c.shape == shapeBedrock {
+		c.bedrockCallID(m, i, id)
+	} else if !validName(id, 0) {
 		c.report(m.line, m.index, "invalid-call-id", []string{string(id)}, "content[%d]: tool_use id %q does not match ^[a-zA-Z0-9_-]+$", i, id)
 	}
 	if !b.hasName {

@@ -23,6 +23,8 @@ const (
 	ShapeOpenAI    = shapeOpenAI
 	ShapeAnthropic = shapeAnthropic
 	ShapeResponses = shapeResponses
+	ShapeBedrock   = shapeBedrock
+	ShapeOllama    = shapeOllama
 )
 
 const (
@@ -31,6 +33,8 @@ const (
 	shapeAnthropic
 	shapeResponses
 	shapeForeign
+	shapeBedrock // Amazon Bedrock Converse: bedrock.go
+	shapeOllama  // Ollama's native /api/chat: ollama.go
 )
 
 func (s shape) String() string {
@@ -43,6 +47,10 @@ func (s shape) String() string {
 		return "OpenAI Responses"
 	case shapeForeign:
 		return "unknown"
+	case shapeBedrock:
+		return "Amazon Bedrock Converse"
+	case shapeOllama:
+		return "Ollama"
 	}
 	return "undetermined"
 }
@@ -56,6 +64,10 @@ func (s shape) Label() string {
 		return "anthropic"
 	case shapeResponses:
 		return "responses"
+	case shapeBedrock:
+		return "bedrock"
+	case shapeOllama:
+		return "ollama"
 	}
 	return ""
 }
@@ -149,6 +161,9 @@ type Conv struct {
 		toolUse, thinkingFirst bool
 	}
 	haveAsst bool
+	// bedrockTools: a Bedrock message held a toolUse or toolResult block,
+	// which a request must have a toolConfig for.
+	bedrockTools bool
 
 	// Responses.
 	previousResponse bool
@@ -212,6 +227,9 @@ func (c *conv) reset(v *File, kind ConvKind, array string) {
 		c.serverIDs = make(map[uint64]struct{})
 	}
 	c.turnStart = -1
+	// The shape the file's format or a recorded request's endpoint says
+	// (File.PresumeShape); --shape wins.
+	c.shape = v.presume
 	switch v.opts.Shape {
 	case "openai":
 		c.shape = shapeOpenAI
@@ -254,7 +272,10 @@ func (c *conv) severity(code string) Severity {
 	if info == nil {
 		panic("transcript: unknown code " + code)
 	}
-	if c.shape == shapeAnthropic {
+	if sev, ok := shapeSeverity(c.shape, code); ok {
+		return sev
+	}
+	if c.shape == shapeAnthropic || c.shape == shapeBedrock {
 		if info.Anthropic != 0 {
 			return info.Anthropic
 		}
@@ -286,6 +307,11 @@ func (c *conv) report(line, index int, code string, ids []string, format string,
 }
 
 func (c *conv) reportSev(line, index int, sev Severity, code string, ids []string, format string, args ...any) {
+	if c.shape == shapeBedrock {
+		// The Anthropic rules, said in Bedrock's words; only the format
+		// is reworded, never what it quotes from the file.
+		format = bedrockWords.Replace(format)
+	}
 	c.v.emitFinding(Finding{
 		File:     c.v.name,
 		Line:     line,
@@ -324,6 +350,11 @@ func classify(m *Msg) shape {
 	}
 	for i := range m.blocks {
 		b := &m.blocks[i]
+		if b.typ == nil && !b.notObject && (b.bedrock != "" || b.hasText) {
+			// A block without a type: a Converse content block, a union
+			// keyed by its member ({"text": …}, {"toolUse": …}).
+			return shapeBedrock
+		}
 		if b.foreign || (!b.notObject && b.typ == nil && !b.hasText) {
 			return shapeForeign
 		}
@@ -379,7 +410,7 @@ func (c *conv) add(m *Msg) {
 	if c.shape == shapeUnknown && s != shapeUnknown {
 		c.decide(s)
 	} else if s != shapeUnknown && s != c.shape && !c.mixed && c.shape != shapeForeign &&
-		!(c.shape == shapeOpenAI && s == shapeResponses) {
+		!(c.shape == shapeOpenAI && s == shapeResponses) && !(c.shape == shapeOllama && s == shapeOpenAI) {
 		c.mixed = true
 		c.report(m.line, m.index, "mixed-shapes", nil,
 			"this message is in the %s shape, the conversation so far in the %s shape; converters turn such mixes into duplicate ids",
@@ -392,6 +423,10 @@ func (c *conv) add(m *Msg) {
 		c.addAnthropic(m)
 	case shapeResponses:
 		c.addResponses(m)
+	case shapeBedrock:
+		c.addBedrock(m)
+	case shapeOllama:
+		c.addOllama(m)
 	case shapeForeign:
 		// Counted, not checked: one unchecked-conversation finding was
 		// enough.
@@ -453,9 +488,9 @@ func knownRole(role []byte) bool {
 func (c *conv) decide(s shape) {
 	c.shape = s
 	switch s {
-	case shapeOpenAI, shapeResponses:
+	case shapeOpenAI, shapeResponses, shapeOllama:
 		c.emitHeld(0)
-	case shapeAnthropic:
+	case shapeAnthropic, shapeBedrock:
 		c.emitHeld(1)
 	case shapeForeign:
 		line := c.start
@@ -464,7 +499,7 @@ func (c *conv) decide(s shape) {
 		}
 		c.v.uncheckedConv()
 		c.reportSev(line, -1, c.v.uncheckedSeverity(), "unchecked-conversation", nil,
-			"conversation is in neither the OpenAI nor the Anthropic shape (Gemini, Bedrock, …?): its tool calls are not checked%s", c.v.uncheckedHint())
+			"conversation is in none of the shapes validate reads (Gemini, …?): its tool calls are not checked%s", c.v.uncheckedHint())
 	}
 	c.early[0], c.early[1] = c.early[0][:0], c.early[1][:0]
 	c.dropped = [2]int{}
@@ -550,13 +585,19 @@ func (c *conv) finish() {
 	switch c.shape {
 	case shapeOpenAI:
 		c.pendingAtEnd("tool message")
-	case shapeAnthropic:
+	case shapeAnthropic, shapeBedrock:
 		c.settleBlank(nil, "")
 		if c.inUserTurn {
 			c.closeUserTurn()
 		}
-		c.pendingAtEnd("tool_result")
+		if c.shape == shapeBedrock {
+			c.pendingAtEnd("toolResult")
+		} else {
+			c.pendingAtEnd("tool_result")
+		}
 		c.checkThinking()
+	case shapeOllama:
+		c.pendingAtEnd("tool message")
 	case shapeResponses:
 		if c.reasoningOpen {
 			c.reportOrphanReasoning()
@@ -711,6 +752,11 @@ func (c *conv) checkCallName(m *Msg, id, name []byte) {
 			"tool name %q of call %s does not match ^[a-zA-Z0-9_-]{1,64}$", name, id)
 		return
 	}
+	c.checkCallKnown(m, id, name)
+}
+
+// checkCallKnown checks that the tools given define the tool a call names.
+func (c *conv) checkCallKnown(m *Msg, id, name []byte) {
 	if c.v.opts.Tools != nil && !c.v.opts.Tools.Has(string(name)) {
 		c.report(m.line, m.index, "unknown-tool", []string{string(id)},
 			"call %s names tool %s, which the tools directories do not define", id, name)

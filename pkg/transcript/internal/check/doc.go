@@ -57,6 +57,8 @@ type Doc struct {
 	stateless bool   // store false: the server keeps no item
 	system    bool   // a top-level system: the Anthropic shape
 	thinking  bool   // thinking enabled (read by thinkingEnabled)
+	// toolConfig: a Bedrock Converse request's tool configuration.
+	toolConfig bool
 	// Other: the document is a log holding conversations of its own
 	// (Inspect AI samples, HAR entries), not one itself.
 	Other bool
@@ -76,8 +78,13 @@ func (d *Doc) note(key string, k byte) {
 		d.input = k
 	case "contents":
 		d.contents = true
-	case "model":
+	case "model", "modelId", "inferenceConfig", "additionalModelRequestFields":
+		// modelId and the rest: a Bedrock Converse request, which names
+		// its model in the URL (boto3 logs it among the parameters).
 		d.model = true
+	case "toolConfig":
+		d.model = true
+		d.toolConfig = k == KindObject
 	case "system":
 		d.system = true
 	case "previous_response_id", "conversation":
@@ -139,7 +146,9 @@ func (v *File) applyDoc(d *Doc, r *DocReader) {
 		v.stats.Conversations--
 		return
 	}
-	if d.model {
+	if d.model || v.bodyOf != "" && v.presume != shapeUnknown {
+		// A recorded request's body, whose endpoint says its shape, is
+		// a request whatever its keys.
 		c.kind = ConvRequest
 	}
 	c.previousResponse = d.previous
@@ -172,6 +181,7 @@ func (v *File) applyDoc(d *Doc, r *DocReader) {
 		v.stats.Conversations--
 		v.fileFinding(c.start, Error, "not-a-conversation", "object has no messages array")
 	}
+	c.bedrockBody(d)
 	c.finish()
 }
 
@@ -235,6 +245,8 @@ func (v *File) ConversationLine(text []byte, n int, complete bool) {
 			}
 		case key == "tools" && k == KindArray:
 			c.setTools(v.readTools(n))
+		case key == "toolConfig" && k == KindObject:
+			c.setTools(v.readToolConfig(n))
 		case key == "thinking":
 			d.thinking = thinkingEnabled(s)
 		case key == "store":
@@ -343,6 +355,25 @@ func (v *File) readTools(line int) map[string]struct{} {
 	return names
 }
 
+// readToolConfig reads a Bedrock Converse toolConfig at the scanner's
+// cursor, on line: its tools, {"toolSpec": {"name"…}} each.
+func (v *File) readToolConfig(line int) map[string]struct{} {
+	s := &v.sc
+	names := v.toolNames()
+	s.Enter('{')
+	for n := 0; s.Next('}', &n); {
+		if string(s.Key()) == "tools" && s.PeekKind() == KindArray {
+			s.Enter('[')
+			for i := 0; s.Next(']', &i); {
+				v.readTool(line, i-1, names)
+			}
+			continue
+		}
+		s.Skip()
+	}
+	return names
+}
+
 func (v *File) readTool(line, i int, names map[string]struct{}) {
 	s := &v.sc
 	if s.PeekKind() != KindObject {
@@ -359,7 +390,7 @@ func (v *File) readTool(line, i int, names map[string]struct{}) {
 				name, has = s.Text(), true
 				continue
 			}
-		case "function", "custom":
+		case "function", "custom", "toolSpec":
 			if s.PeekKind() == KindObject {
 				s.Enter('{')
 				for n2 := 0; s.Next('}', &n2); {
