@@ -231,3 +231,22 @@ func yamlValue(m *yaml.Node, key string) *yaml.Node {
 	}
 	return nil
 }
+
+// TestTypelessText: a text block without a type is valid in Converse
+// alone, but not proof of it: a conversation whose calls show another
+// shape is checked in that one, and one that never shows its shape is
+// taken for Converse, without a finding on the type its blocks lack.
+func TestTypelessText(t *testing.T) {
+	in := lines(`{"role":"user","content":[{"text":"weather?"}]}`,
+		`{"role":"assistant","tool_calls":[{"id":"call_1","type":"function","function":{"name":"get_weather","arguments":"{}"}}]}`,
+		`{"role":"tool","tool_call_id":"call_1","content":"sunny"}`)
+	fs, st := validateBytes(t, "t.jsonl", []byte(in), Options{})
+	if len(fs) != 0 || st.Format != "openai-messages" {
+		t.Errorf("%+v\n%s", st, dump(fs))
+	}
+	body := `{"messages":[` + bUser + `,` + bDone + `],"system":[{"text":"be brief"}]}` + "\n"
+	fs, st = validateBytes(t, "t.jsonl", []byte(body), Options{})
+	if len(fs) != 0 || st.Format != "bedrock-conversations" {
+		t.Errorf("%+v\n%s", st, dump(fs))
+	}
+}

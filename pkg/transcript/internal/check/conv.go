@@ -350,9 +350,9 @@ func classify(m *Msg) shape {
 	}
 	for i := range m.blocks {
 		b := &m.blocks[i]
-		if b.typ == nil && !b.notObject && (b.bedrock != "" || b.hasText) {
-			// A block without a type: a Converse content block, a union
-			// keyed by its member ({"text": …}, {"toolUse": …}).
+		if b.typ == nil && b.bedrock != "" {
+			// A block without a type whose key names a member of a
+			// Converse content block, a union ({"toolUse": …}).
 			return shapeBedrock
 		}
 		if b.foreign || (!b.notObject && b.typ == nil && !b.hasText) {
@@ -370,6 +370,17 @@ func classify(m *Msg) shape {
 		}
 	}
 	return shapeUnknown
+}
+
+// typelessText reports whether a message's content holds a text block
+// without a type.
+func typelessText(m *Msg) bool {
+	for i := range m.blocks {
+		if b := &m.blocks[i]; b.typ == nil && b.hasText && !b.notObject {
+			return true
+		}
+	}
+	return false
 }
 
 // anthropicMessage reports whether a {"type": "message"} object is an
@@ -406,6 +417,11 @@ func (c *conv) add(m *Msg) {
 	s := classify(m)
 	if c.flat {
 		s = shapeUnknown // Inspect AI's own shape: its blocks say nothing of an API
+	}
+	if s == shapeUnknown && c.hint == shapeUnknown && typelessText(m) {
+		// {"text": …} without a type: valid in Converse alone (both
+		// other APIs want a type), but not proof of it.
+		c.hint = shapeBedrock
 	}
 	if c.shape == shapeUnknown && s != shapeUnknown {
 		c.decide(s)
@@ -490,7 +506,14 @@ func (c *conv) decide(s shape) {
 	switch s {
 	case shapeOpenAI, shapeResponses, shapeOllama:
 		c.emitHeld(0)
-	case shapeAnthropic, shapeBedrock:
+	case shapeAnthropic:
+		c.emitHeld(1)
+	case shapeBedrock:
+		// The Anthropic verdicts, but for the type Converse's text blocks
+		// do not have.
+		c.early[1] = slices.DeleteFunc(c.early[1], func(f Finding) bool {
+			return f.Code == "invalid-block" && strings.HasSuffix(f.Message, "has no type")
+		})
 		c.emitHeld(1)
 	case shapeForeign:
 		line := c.start

@@ -156,7 +156,7 @@ func (v *File) applyDoc(d *Doc, r *DocReader) {
 	if d.thinking {
 		c.thinkingOn = shapeAnthropic
 	}
-	if d.system {
+	if d.system && c.hint == shapeUnknown {
 		c.hint = shapeAnthropic
 	}
 	switch {
