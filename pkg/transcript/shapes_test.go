@@ -6,6 +6,7 @@ import (
 	"encoding/base64"
 	"encoding/json"
 	"io"
+	"slices"
 	"strings"
 	"testing"
 
@@ -248,5 +249,27 @@ func TestTypelessText(t *testing.T) {
 	fs, st = validateBytes(t, "t.jsonl", []byte(body), Options{})
 	if len(fs) != 0 || st.Format != "bedrock-conversations" {
 		t.Errorf("%+v\n%s", st, dump(fs))
+	}
+}
+
+// TestBedrockMessageLog: a log of Converse messages, one a line, as an
+// application keeps its history, is read as messages in the Bedrock
+// shape; a toolResult left out is found.
+func TestBedrockMessageLog(t *testing.T) {
+	fs, st := validateBytes(t, "history.jsonl", []byte(lines(bUser, bCall1, bRes1, bDone)), Options{})
+	if len(fs) != 0 || st.Format != "bedrock-messages" || st.ToolCalls != 1 {
+		t.Errorf("%+v\n%s", st, dump(fs))
+	}
+	fs, _ = validateBytes(t, "history.jsonl", []byte(lines(bUser, bCall1, bDone, bUser)), Options{})
+	if got := codesAt(fs); !slices.Equal(got, []string{"3 error role-order", "4 error unanswered-call"}) ||
+		!strings.Contains(fs[0].Message, "A conversation must alternate between user and assistant roles") {
+		t.Errorf("%s", dump(fs))
+	}
+	// Two user messages before any block says the shape: held as the
+	// Anthropic rules see them (a warning: the API merges them), said as
+	// Bedrock's once the toolUse shows it.
+	fs, _ = validateBytes(t, "history.jsonl", []byte(lines(bUser, bUser, bCall1, bRes1)), Options{})
+	if got := codesAt(fs); !slices.Equal(got, []string{"2 error role-order"}) || !strings.Contains(fs[0].Message, "Bedrock refuses it") {
+		t.Errorf("%s", dump(fs))
 	}
 }

@@ -45,6 +45,44 @@ var bedrockWords = strings.NewReplacer(
 	"accepted by the Messages API, refused by some gateways", "accepted by some of Bedrock's models, refused by others",
 )
 
+// What the role rules say, which Bedrock enforces where the Messages API
+// merges or lets pass.
+const (
+	anthropicRoleOrder    = "the API merges them into one turn"
+	bedrockRoleOrder      = "Bedrock refuses it (\"A conversation must alternate between user and assistant roles.\")"
+	anthropicFirstNotUser = "older API versions want a user message first"
+	bedrockFirstNotUser   = "Bedrock refuses it (\"A conversation must start with a user message.\")"
+)
+
+func (c *conv) roleOrder() string {
+	if c.shape == shapeBedrock {
+		return bedrockRoleOrder
+	}
+	return anthropicRoleOrder
+}
+
+func (c *conv) firstNotUser() string {
+	if c.shape == shapeBedrock {
+		return bedrockFirstNotUser
+	}
+	return anthropicFirstNotUser
+}
+
+// asBedrock makes a finding held for the Anthropic shape, on a message
+// that did not show its shape, one of the Bedrock shape: its severity, and
+// what the role rules say.
+func asBedrock(f *Finding) {
+	if sev, ok := shapeSeverity(shapeBedrock, f.Code); ok {
+		f.Severity = sev
+	}
+	switch f.Code {
+	case "role-order":
+		f.Message = strings.Replace(f.Message, anthropicRoleOrder, bedrockRoleOrder, 1)
+	case "first-not-user":
+		f.Message = strings.Replace(f.Message, anthropicFirstNotUser, bedrockFirstNotUser, 1)
+	}
+}
+
 // readBedrockTool reads the object of a toolUse or toolResult member into b.
 func (s *scanner) readBedrockTool(b *block) {
 	use := b.bedrock == "toolUse"

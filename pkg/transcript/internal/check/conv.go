@@ -514,6 +514,9 @@ func (c *conv) decide(s shape) {
 		c.early[1] = slices.DeleteFunc(c.early[1], func(f Finding) bool {
 			return f.Code == "invalid-block" && strings.HasSuffix(f.Message, "has no type")
 		})
+		for i := range c.early[1] {
+			asBedrock(&c.early[1][i])
+		}
 		c.emitHeld(1)
 	case shapeForeign:
 		line := c.start
