@@ -36,28 +36,45 @@ var requestKeys = []string{"toolConfig", "inferenceConfig", "additionalModelRequ
 // block among the messages the window shows.
 func (format) Sniff(h *check.Head) check.Confidence {
 	keys, ok := h.Object()
-	if !ok {
+	if !ok || !ours(keys) {
 		return check.No
 	}
+	return check.Certain
+}
+
+// ours reports whether the top-level keys of an object (as far as they are
+// seen) are a Converse request's.
+func ours(keys check.Fields) bool {
 	msgs, ok := keys.Get("messages")
 	if !ok || msgs.Kind != check.KindArray {
-		return check.No
+		return false
 	}
 	for _, k := range requestKeys {
 		if keys.Has(k, check.KindAbsent) {
-			return check.Certain
+			return true
 		}
 	}
 	if bytes.Contains(msgs.Raw, []byte(`"toolUse"`)) || bytes.Contains(msgs.Raw, []byte(`"toolResult"`)) {
-		return check.Certain
+		return true
 	}
-	return check.No
+	return false
 }
 
 func (format) Open(f *check.File) error {
-	f.PresumeShape(check.ShapeBedrock)
 	if _, doc := f.Head().Document(); doc {
+		f.PresumeShape(check.ShapeBedrock)
 		return f.ReadDocument(&check.DocReader{Body: true})
 	}
-	return f.Lines(f.ConversationLine)
+	// One body a line: each is read in the shape when it shows it is
+	// one, so that a log of several APIs' bodies is not read all in this
+	// one's.
+	return f.Lines(func(text []byte, n int, complete bool) {
+		keys, _ := check.TopFields(text)
+		if ours(keys) || f.Options().Input == Name {
+			f.PresumeShape(check.ShapeBedrock)
+		} else {
+			f.PresumeShape(0)
+		}
+		f.ConversationLine(text, n, complete)
+	})
 }

@@ -42,28 +42,48 @@ var objectArgs = regexp.MustCompile(`"arguments"\s*:\s*\{`)
 // call's arguments as an object.
 func (format) Sniff(h *check.Head) check.Confidence {
 	keys, ok := h.Object()
-	if !ok || !keys.Has("model", check.KindString) {
+	if !ok || !ours(keys) {
 		return check.No
+	}
+	return check.Certain
+}
+
+// ours reports whether the top-level keys of an object (as far as they are
+// seen) are an /api/chat request's.
+func ours(keys check.Fields) bool {
+	if !keys.Has("model", check.KindString) {
+		return false
 	}
 	msgs, ok := keys.Get("messages")
 	if !ok || msgs.Kind != check.KindArray {
-		return check.No
+		return false
 	}
 	for _, k := range requestKeys {
 		if keys.Has(k, check.KindAbsent) {
-			return check.Certain
+			return true
 		}
 	}
 	if bytes.Contains(msgs.Raw, []byte(`"tool_name"`)) || objectArgs.Match(msgs.Raw) {
-		return check.Certain
+		return true
 	}
-	return check.No
+	return false
 }
 
 func (format) Open(f *check.File) error {
-	f.PresumeShape(check.ShapeOllama)
 	if _, doc := f.Head().Document(); doc {
+		f.PresumeShape(check.ShapeOllama)
 		return f.ReadDocument(&check.DocReader{Body: true})
 	}
-	return f.Lines(f.ConversationLine)
+	// One body a line: each is read in the shape when it shows it is
+	// one, so that a log of several APIs' bodies is not read all in this
+	// one's.
+	return f.Lines(func(text []byte, n int, complete bool) {
+		keys, _ := check.TopFields(text)
+		if ours(keys) || f.Options().Input == Name {
+			f.PresumeShape(check.ShapeOllama)
+		} else {
+			f.PresumeShape(0)
+		}
+		f.ConversationLine(text, n, complete)
+	})
 }

@@ -104,7 +104,7 @@ func TestPairing(t *testing.T) {
 func TestWhatOllamaRefuses(t *testing.T) {
 	in := checktest.Lines(
 		`{"model":"qwen3","messages":[{"role":"user","content":"hi"},{"role":"assistant","tool_calls":[{"function":{"name":"f","arguments":"{\"a\":1}"}}]},{"role":"tool","tool_name":"f","content":"ok"}]}`,
-		`{"model":"qwen3","messages":[{"role":"user","content":[{"type":"text","text":"hi"}]}]}`,
+		`{"model":"qwen3","messages":[{"role":"user","content":[{"type":"text","text":"hi"}]}],"options":{"num_ctx":8192}}`,
 	)
 	fs, st := checktest.Validate(t, check.Registry{Format}, "log.jsonl", []byte(in), check.Options{})
 	if st.Conversations != 2 || len(fs) != 2 {
@@ -115,5 +115,21 @@ func TestWhatOllamaRefuses(t *testing.T) {
 	}
 	if fs[1].Code != "invalid-message" || !strings.Contains(fs[1].Message, "json: cannot unmarshal array into Go struct field ChatRequest.messages.content of type string") {
 		t.Errorf("%v", fs[1])
+	}
+}
+
+// TestLogOfSeveralAPIs: in a log of request bodies one a line, only the
+// lines that show they are Ollama's are read in its shape: a Chat
+// Completions body after them keeps its own rules, and its arguments,
+// a string there, are not taken for Ollama's mistake.
+func TestLogOfSeveralAPIs(t *testing.T) {
+	in := checktest.Lines(
+		`{"model":"qwen3","messages":[{"role":"user","content":"hi"},{"role":"assistant","tool_calls":[{"function":{"name":"f","arguments":{}}}]},{"role":"tool","tool_name":"f","content":"ok"}],"keep_alive":"5m"}`,
+		`{"model":"gpt-4o","messages":[{"role":"user","content":"hi"},{"role":"assistant","tool_calls":[{"id":"call_1","type":"function","function":{"name":"f","arguments":"{}"}}]},{"role":"tool","tool_call_id":"call_1","content":"ok"}]}`,
+		`{"model":"gpt-4o","messages":[{"role":"user","content":"hi"},{"role":"assistant","tool_calls":[{"id":"call_1","type":"function","function":{"name":"f","arguments":"{}"}}]},{"role":"user","content":"?"}]}`,
+	)
+	fs, st := checktest.Validate(t, check.Registry{Format}, "requests.jsonl", []byte(in), check.Options{})
+	if got := checktest.Codes(fs); st.Conversations != 3 || !slices.Equal(got, []string{"3 error unanswered-call"}) {
+		t.Errorf("%+v\n%s", st, checktest.Dump(fs))
 	}
 }

@@ -65,7 +65,7 @@ type File struct {
 // PresumeShape says the shape the conversations started from now on are
 // written in, when the format (or a recorded request's endpoint) says it
 // and their messages may not: Ollama's messages look like Chat
-// Completions ones. --shape wins. ShapeUnknown (the zero Shape) undoes it.
+// Completions ones. --shape wins; the zero Shape undoes it.
 func (v *File) PresumeShape(s Shape) { v.presume = s }
 
 // Name is the file's name in findings.
