@@ -99,3 +99,16 @@ func TestForcedShape(t *testing.T) {
 		t.Errorf("%+v\n%s", st, checktest.Dump(fs))
 	}
 }
+
+// TestUnknownMember: a block of no member Converse takes is reported once,
+// in Converse's terms, and the rest of the message is still checked.
+func TestUnknownMember(t *testing.T) {
+	in := `{"modelId":"m","toolConfig":{"tools":[{"toolSpec":{"name":"f"}}]},"messages":[{"role":"user","content":[{"text":"hi"}]},` +
+		`{"role":"assistant","content":[{"functionCall":{"name":"f","args":{}}},{"toolUse":{"toolUseId":"t1","name":"f","input":{}}}]},` +
+		`{"role":"user","content":[{"toolResult":{"toolUseId":"t1","content":[{"text":"ok"}]}}]}]}` + "\n"
+	fs, st := checktest.Validate(t, check.Registry{Format}, "t.json", []byte(in), check.Options{})
+	if got := checktest.Codes(fs); !slices.Equal(got, []string{"1 warning mixed-shapes", "1 error invalid-block"}) || st.ToolCalls != 1 ||
+		fs[1].Message != "content[0] has no member Converse takes (text, toolUse, toolResult, image, document, reasoningContent…)" {
+		t.Errorf("%+v\n%s", st, checktest.Dump(fs))
+	}
+}

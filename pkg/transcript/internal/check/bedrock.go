@@ -30,12 +30,14 @@ var (
 	typeServerToolUse    = []byte("server_tool_use")
 	typeServerToolResult = []byte("server_tool_result")
 	typeText             = []byte("text")
+	typeUnknown          = []byte("unknown") // reported already: passed over
 )
 
 // bedrockWords says the Anthropic rules' findings in Bedrock's words. Only
 // the format of a finding is rewritten, never what it quotes.
 var bedrockWords = strings.NewReplacer(
 	"no tool_result at the start of the user message that follows", "no toolResult in the user message that follows",
+	"server_tool_use", "toolUse of a server tool",
 	"tool_use_id", "toolUseId",
 	"tool_result", "toolResult",
 	"tool_use", "toolUse",
@@ -183,6 +185,10 @@ func (c *conv) addBedrock(m *Msg) {
 			b.typ = []byte(b.bedrock)
 		case b.hasText:
 			b.typ = typeText
+		default:
+			c.report(m.line, m.index, "invalid-block", nil,
+				"content[%d] has no member Converse takes (text, toolUse, toolResult, image, document, reasoningContent…)", i)
+			b.typ = typeUnknown
 		}
 	}
 	if m.hasRole && m.roleK == KindString {
