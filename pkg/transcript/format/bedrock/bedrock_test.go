@@ -112,3 +112,16 @@ func TestUnknownMember(t *testing.T) {
 		t.Errorf("%+v\n%s", st, checktest.Dump(fs))
 	}
 }
+
+// TestEchoedToolUse: a toolUse sent back as Converse's response wrote it,
+// with "type": "tool_use", is a client tool's call all the same: its
+// result is wanted.
+func TestEchoedToolUse(t *testing.T) {
+	in := `{"modelId":"m","toolConfig":{"tools":[{"toolSpec":{"name":"get_weather"}}]},"messages":[{"role":"user","content":[{"text":"weather?"}]},` +
+		`{"role":"assistant","content":[{"toolUse":{"input":{"location":"SF"},"name":"get_weather","toolUseId":"tooluse_1","type":"tool_use"}}]},` +
+		`{"role":"user","content":[{"text":"and?"}]}]}` + "\n"
+	fs, _ := checktest.Validate(t, check.Registry{Format}, "t.json", []byte(in), check.Options{})
+	if got := checktest.Codes(fs); !slices.Equal(got, []string{"1 error unanswered-call"}) {
+		t.Errorf("%s", checktest.Dump(fs))
+	}
+}

@@ -110,7 +110,15 @@ func (s *scanner) readBedrockTool(b *block) {
 			}
 			s.Skip()
 		case "type":
-			b.server = len(s.StringOrSkip()) > 0
+			// A toolUse of a client tool may carry "type": "tool_use", as
+			// Converse's responses write it; a server tool's says so, and
+			// its result names the tool ("nova_code_interpreter_result").
+			t := string(s.StringOrSkip())
+			if use {
+				b.server = t == "server_tool_use"
+			} else {
+				b.server = t != "" && t != "tool_result"
+			}
 		case "content":
 			b.content = s.PeekKind()
 			if b.content != KindArray {

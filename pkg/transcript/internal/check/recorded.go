@@ -53,9 +53,10 @@ func endpointShape(url string) shape {
 // responses endpoint is checked as a request body. A POST of a
 // conversation (a body with a messages or contents array) to another
 // endpoint (Gemini's generateContent) is a conversation whose tool calls
-// are not checked, counted
-// so and reported: a recording is not passed on the interactions it holds
-// that nobody checked. Anything else holds no conversation.
+// are not checked, counted so and reported: a recording is not passed on
+// the interactions it holds that nobody checked. Anything else holds no
+// conversation. A body sent to Converse or to Ollama's /api/chat is
+// checked in the shape its endpoint takes.
 func (v *File) RecordedRequest(where, method, url string, body []byte, line, status int) {
 	if !strings.EqualFold(method, "POST") {
 		return
