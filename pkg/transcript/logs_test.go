@@ -74,6 +74,11 @@ var logFiles = []struct {
 	// LangChain's cassette (gzipped, requests and responses in two lists)
 	// of an agent loop through Bedrock's Converse.
 	{"langchain-aws_test_agent_loop.yaml.gz", InputVCR, nil},
+	// Converse requests pydantic-ai recorded, answered 200: Kimi K2's
+	// toolUseIds ("functions.get_temperature:0"), which Bedrock took
+	// though its reference gives them the pattern [a-zA-Z0-9_-]+.
+	{"pydantic-ai_bedrock_moonshotai_tool_call.yaml", InputVCR, nil},
+	{"pydantic-ai_bedrock_model_structured_output.yaml", InputVCR, nil},
 }
 
 func readLog(t *testing.T, name string) []byte {
@@ -164,6 +169,8 @@ func TestLogMutations(t *testing.T) {
 		// The Chat Completions interactions of a cassette that also holds
 		// Gemini's are checked.
 		{"pydantic-ai_gemini_and_openai-chat_tool_calls.yaml", `(?m)^      - content: London\n        role: tool\n        tool_call_id: call_SkEQ3ZGSJC8m6AvaIGNuuKdm\n`, "error pending-call"},
+		// Bedrock's "Expected toolResult blocks at messages.2.content".
+		{"pydantic-ai_bedrock_moonshotai_tool_call.yaml", `\{"toolResult": \{"toolUseId": "functions.get_temperature:0", "content": \[\{"text": "30\\u00b0C"\}\], "status": "success"\}\}`, "error unanswered-call"},
 		// Ollama pairs by tool_name and order: the second of four results
 		// taken out leaves the last call unanswered.
 		{"ollama_docs_parallel_tool_results.json", `\{"role": "tool", "tool_name": "get_conditions", "content": "Partly cloudy"\},\s*`, "error pending-call"},
