@@ -33,6 +33,8 @@ func TestMain(m *testing.M) {
 		os.Exit(mcptest.Main(os.Args[1:]))
 	case "raw":
 		os.Exit(rawServer())
+	case "misbehave":
+		os.Exit(misbehavingServer())
 	}
 	os.Exit(m.Run())
 }
@@ -359,9 +361,11 @@ func readPid(t *testing.T, path string) int {
 	return pid
 }
 
-// alive reports whether a process runs (a zombie does not).
+// alive reports whether a process still runs (a zombie does not) after
+// a while for one just killed to end: long, for a loaded machine, but over
+// as soon as it has.
 func alive(pid int) bool {
-	deadline := time.Now().Add(2 * time.Second)
+	deadline := time.Now().Add(20 * time.Second)
 	for time.Now().Before(deadline) {
 		if syscall.Kill(pid, 0) != nil {
 			return false

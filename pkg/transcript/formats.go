@@ -6,6 +6,8 @@ import (
 	"github.com/agentloop/agentloop/pkg/transcript/format/claudecode"
 	"github.com/agentloop/agentloop/pkg/transcript/format/codex"
 	"github.com/agentloop/agentloop/pkg/transcript/format/conversations"
+	"github.com/agentloop/agentloop/pkg/transcript/format/gemini"
+	"github.com/agentloop/agentloop/pkg/transcript/format/geminicli"
 	"github.com/agentloop/agentloop/pkg/transcript/format/har"
 	"github.com/agentloop/agentloop/pkg/transcript/format/inspect"
 	"github.com/agentloop/agentloop/pkg/transcript/format/messages"
@@ -33,6 +35,8 @@ var registry = func() check.Registry {
 		swe.Format,
 		cassette.Format,
 		har.Format,
+		gemini.Format,
+		geminicli.Format,
 	}
 	r.Check()
 	return r
@@ -52,6 +56,8 @@ const (
 	InputSWEAgent      = swe.Name           // SWE-agent trajectory (.traj): history
 	InputVCR           = cassette.Name      // VCR cassette (vcrpy, go-vcr, Ruby's VCR): the request bodies recorded
 	InputHAR           = har.Name           // HTTP Archive: the request bodies recorded
+	InputGemini        = gemini.Name        // Gemini API contents: request bodies, chat histories
+	InputGeminiCLI     = geminicli.Name     // Gemini CLI session: messages with their tool calls
 )
 
 // Inputs are the input formats, in the order help and errors list them.

@@ -22,6 +22,7 @@ func FuzzValidate(f *testing.F) {
 		f.Add([]byte(tc.bad), uint8(0))
 		f.Add([]byte(tc.fixed), uint8(3))
 	}
+	f.Add([]byte(`{"sessionId":"s","projectHash":"h"}`+"\n"+`{"id":"g1","type":"gemini","content":"","toolCalls":[{"id":"c1","name":"f","args":{},"result":"ok"}]}`+"\n"+`{"$rewindTo":"g1"}`), uint8(0))
 	for _, lf := range logFiles {
 		if data, err := os.ReadFile(filepath.Join(logsDir, lf.file)); err == nil && len(data) < 64<<10 {
 			f.Add(data, uint8(0))

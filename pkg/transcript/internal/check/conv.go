@@ -25,6 +25,7 @@ const (
 	ShapeResponses = shapeResponses
 	ShapeBedrock   = shapeBedrock
 	ShapeOllama    = shapeOllama
+	ShapeGemini    = shapeGemini
 )
 
 const (
@@ -35,6 +36,7 @@ const (
 	shapeForeign
 	shapeBedrock // Amazon Bedrock Converse: bedrock.go
 	shapeOllama  // Ollama's native /api/chat: ollama.go
+	shapeGemini
 )
 
 func (s shape) String() string {
@@ -45,6 +47,8 @@ func (s shape) String() string {
 		return "Anthropic Messages"
 	case shapeResponses:
 		return "OpenAI Responses"
+	case shapeGemini:
+		return "Gemini"
 	case shapeForeign:
 		return "unknown"
 	case shapeBedrock:
@@ -68,6 +72,8 @@ func (s shape) Label() string {
 		return "bedrock"
 	case shapeOllama:
 		return "ollama"
+	case shapeGemini:
+		return "gemini"
 	}
 	return ""
 }
@@ -92,6 +98,7 @@ type pend struct {
 	answered bool
 	late     bool // answered, but not where the rules want it
 	recorded bool // an agentloop result record holds its result, not yet sent
+	byName   bool // a Gemini call without an id, answered by name
 }
 
 // seenID is where a call id was first used in a conversation.
@@ -147,6 +154,9 @@ type Conv struct {
 	// is known is paired rather than held for previous_response_id. Two
 	// different ids share a hash with odds of about n²/2⁶⁵ for n calls.
 	ids map[uint64]seenID
+
+	gemTurn byte // Gemini: what the last content was (gUser…)
+	gemLead bool // Gemini: the model turns so far came before any user turn
 
 	// Anthropic turns.
 	lastRole    string
@@ -327,6 +337,9 @@ func (c *conv) reportSev(line, index int, sev Severity, code string, ids []strin
 // classify reads the shape a message is written in, or shapeUnknown for a
 // plain message that would fit any.
 func classify(m *Msg) shape {
+	if m.gemini || m.foreign && string(m.role) == "model" && m.partsK != KindAbsent {
+		return shapeGemini
+	}
 	if m.foreign {
 		return shapeForeign
 	}
@@ -340,7 +353,7 @@ func classify(m *Msg) shape {
 	case "tool", "function":
 		return shapeOpenAI
 	case "model":
-		return shapeForeign
+		return shapeGemini
 	}
 	if bytes.HasPrefix(m.role, []byte("ROLE_")) {
 		return shapeForeign
@@ -443,6 +456,8 @@ func (c *conv) add(m *Msg) {
 		c.addBedrock(m)
 	case shapeOllama:
 		c.addOllama(m)
+	case shapeGemini:
+		c.addGemini(m)
 	case shapeForeign:
 		// Counted, not checked: one unchecked-conversation finding was
 		// enough.
@@ -525,7 +540,7 @@ func (c *conv) decide(s shape) {
 		}
 		c.v.uncheckedConv()
 		c.reportSev(line, -1, c.v.uncheckedSeverity(), "unchecked-conversation", nil,
-			"conversation is in none of the shapes validate reads (Gemini, …?): its tool calls are not checked%s", c.v.uncheckedHint())
+			"conversation is in none of the shapes validate reads (OpenAI, Anthropic, Gemini, Bedrock Converse, Ollama): its tool calls are not checked%s", c.v.uncheckedHint())
 	}
 	c.early[0], c.early[1] = c.early[0][:0], c.early[1][:0]
 	c.dropped = [2]int{}
@@ -640,6 +655,8 @@ func (c *conv) finish() {
 				c.v.emitFinding(f)
 			}
 		}
+	case shapeGemini:
+		c.pendingAtEnd("functionResponse")
 	}
 	c.orphanOutputs = c.orphanOutputs[:0]
 	c.noCipher = c.noCipher[:0]
@@ -734,7 +751,12 @@ func describePending(ps []pend, where func(int, int) string) string {
 			fmt.Fprintf(&b, "and %d more", countUnanswered(ps)-5)
 			break
 		}
-		fmt.Fprintf(&b, "%s (%s, %s)", p.id, p.name, where(p.line, p.index))
+		if p.byName {
+			// A Gemini call without an id: its name is all it has.
+			fmt.Fprintf(&b, "the call of %s (%s)", p.name, where(p.line, p.index))
+		} else {
+			fmt.Fprintf(&b, "%s (%s, %s)", p.id, p.name, where(p.line, p.index))
+		}
 		n++
 	}
 	return b.String()
@@ -778,11 +800,12 @@ func (c *conv) checkCallName(m *Msg, id, name []byte) {
 			"tool name %q of call %s does not match ^[a-zA-Z0-9_-]{1,64}$", name, id)
 		return
 	}
-	c.checkCallKnown(m, id, name)
+	c.checkDefined(m, id, name)
 }
 
-// checkCallKnown checks that the tools given define the tool a call names.
-func (c *conv) checkCallKnown(m *Msg, id, name []byte) {
+// checkDefined checks that the tool a call names, its name well-formed, is
+// defined: in the tools directories, in the conversation's tools list.
+func (c *conv) checkDefined(m *Msg, id, name []byte) {
 	if c.v.opts.Tools != nil && !c.v.opts.Tools.Has(string(name)) {
 		c.report(m.line, m.index, "unknown-tool", []string{string(id)},
 			"call %s names tool %s, which the tools directories do not define", id, name)

@@ -478,7 +478,7 @@ func (v *File) label() string {
 	if !in.ByShape {
 		return in.Name
 	}
-	for _, s := range []Shape{ShapeOpenAI, ShapeAnthropic, ShapeResponses, ShapeBedrock, ShapeOllama} {
+	for _, s := range []Shape{ShapeOpenAI, ShapeAnthropic, ShapeResponses, ShapeGemini, ShapeBedrock, ShapeOllama} {
 		if v.shapes == 1<<s {
 			return s.Label() + "-" + in.Name
 		}

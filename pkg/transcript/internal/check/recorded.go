@@ -13,7 +13,8 @@ import (
 
 // ChatEndpoint reports whether a request to url carries a conversation:
 // Chat Completions, Anthropic Messages (and its token counting), Responses,
-// Bedrock's Converse, Ollama's /api/chat.
+// Gemini's generateContent and streamGenerateContent (Google AI and Vertex
+// AI), Bedrock's Converse, Ollama's /api/chat.
 func ChatEndpoint(url string) bool {
 	if i := strings.IndexAny(url, "?#"); i >= 0 {
 		url = url[:i]
@@ -22,7 +23,8 @@ func ChatEndpoint(url string) bool {
 	if strings.Contains(url, "/threads/") {
 		return false // the Assistants API's messages of a thread
 	}
-	for _, p := range []string{"/chat/completions", "/messages", "/messages/count_tokens", "/responses"} {
+	for _, p := range []string{"/chat/completions", "/messages", "/messages/count_tokens", "/responses",
+		":generateContent", ":streamGenerateContent"} {
 		if strings.HasSuffix(url, p) {
 			return true
 		}
@@ -52,11 +54,11 @@ func endpointShape(url string) shape {
 // API answered (0 if not recorded). A POST to a chat, messages or
 // responses endpoint is checked as a request body. A POST of a
 // conversation (a body with a messages or contents array) to another
-// endpoint (Gemini's generateContent) is a conversation whose tool calls
-// are not checked, counted so and reported: a recording is not passed on
-// the interactions it holds that nobody checked. Anything else holds no
-// conversation. A body sent to Converse or to Ollama's /api/chat is
-// checked in the shape its endpoint takes.
+// endpoint is a conversation whose tool calls are not checked, counted so
+// and reported: a recording is not passed on the interactions it holds
+// that nobody checked. Anything else holds no conversation. A body sent to
+// Converse or to Ollama's /api/chat is checked in the shape its endpoint
+// takes.
 func (v *File) RecordedRequest(where, method, url string, body []byte, line, status int) {
 	if !strings.EqualFold(method, "POST") {
 		return

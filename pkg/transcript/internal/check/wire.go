@@ -42,6 +42,10 @@ type Msg struct {
 
 	// Shape signals that belong to neither OpenAI nor Anthropic.
 	foreign bool
+	// Gemini contents: a "parts" key, its kind and its parts.
+	gemini bool
+	partsK byte
+	parts  []gpart
 	// stopReason: an Anthropic response's stop_reason, which says a
 	// {"type":"message"} object is an Anthropic message, not a Responses item.
 	stopReason bool
@@ -140,8 +144,8 @@ type call struct {
 }
 
 func (m *Msg) reset(line, index int) {
-	blocks, calls := m.blocks[:0], m.calls[:0]
-	*m = Msg{line: line, index: index, blocks: blocks, calls: calls}
+	blocks, calls, parts := m.blocks[:0], m.calls[:0], m.parts[:0]
+	*m = Msg{line: line, index: index, blocks: blocks, calls: calls, parts: parts}
 }
 
 // ReadMsg reads the message object at the scanner's cursor into m. Text in
@@ -235,7 +239,14 @@ func (s *scanner) readFields(m *Msg) {
 			s.Skip()
 		case "encrypted_content":
 			m.cipher = len(s.StringOrSkip()) > 0
-		case "parts", "toolUse", "toolResult":
+		case "parts":
+			s.ReadParts(m)
+			if !m.geminiParts() {
+				// Not Gemini's parts (or none): a shape the rules do not
+				// cover, unless the role says Gemini (see classify).
+				m.gemini, m.foreign = false, true
+			}
+		case "toolUse", "toolResult":
 			m.foreign = true
 			s.Skip()
 		case "message", "payload":

@@ -1,4 +1,4 @@
-package main
+package e2e
 
 import (
 	"encoding/json"
@@ -266,6 +266,7 @@ func closedURL(t *testing.T) string {
 // raise --max-tokens; the empty turn is left out of the transcript, which
 // stays a conversation the API accepts.
 func TestEmptyTruncatedAnswer(t *testing.T) {
+	t.Parallel()
 	for provider, finish := range map[string]string{"openai": "length", "responses": "max_output_tokens", "anthropic": "max_tokens"} {
 		t.Run(provider, func(t *testing.T) {
 			dir := t.TempDir()
