@@ -1,6 +1,7 @@
 package transcript
 
 import (
+	"github.com/agentloop/agentloop/pkg/transcript/format/bedrock"
 	"github.com/agentloop/agentloop/pkg/transcript/format/cassette"
 	"github.com/agentloop/agentloop/pkg/transcript/format/claudecode"
 	"github.com/agentloop/agentloop/pkg/transcript/format/codex"
@@ -10,6 +11,7 @@ import (
 	"github.com/agentloop/agentloop/pkg/transcript/format/har"
 	"github.com/agentloop/agentloop/pkg/transcript/format/inspect"
 	"github.com/agentloop/agentloop/pkg/transcript/format/messages"
+	"github.com/agentloop/agentloop/pkg/transcript/format/ollama"
 	"github.com/agentloop/agentloop/pkg/transcript/format/request"
 	"github.com/agentloop/agentloop/pkg/transcript/format/swe"
 	"github.com/agentloop/agentloop/pkg/transcript/internal/check"
@@ -23,6 +25,8 @@ var registry = func() check.Registry {
 	r := check.Registry{
 		agentloopFormat{},
 		messages.Format,
+		bedrock.Format,
+		ollama.Format,
 		conversations.Format,
 		request.Format,
 		claudecode.Format,
@@ -42,6 +46,8 @@ var registry = func() check.Registry {
 const (
 	InputAgentloop     = "agentloop"        // agentloop transcript: header, message and end records
 	InputMessages      = messages.Name      // JSONL, one message a line: one conversation
+	InputBedrock       = bedrock.Name       // Amazon Bedrock Converse request bodies: one for the file, or one a line
+	InputOllama        = ollama.Name        // Ollama /api/chat request bodies: one for the file, or one a line
 	InputConversations = conversations.Name // JSONL, one {"messages": […]} (or request body) a line
 	InputRequest       = request.Name       // one JSON request body, or an array of messages, for the whole file
 	InputClaudeCode    = claudecode.Name    // Claude Code session log: a tree of user and assistant lines

@@ -2,7 +2,9 @@ package transcript
 
 import (
 	"bytes"
+	"compress/gzip"
 	"encoding/json"
+	"io"
 	"os"
 	"path/filepath"
 	"regexp"
@@ -63,6 +65,18 @@ var logFiles = []struct {
 	// Two interactions with Gemini's generateContent, then two with Chat
 	// Completions: each checked in its own API's rules.
 	{"pydantic-ai_gemini_and_openai-chat_tool_calls.yaml", InputVCR, nil},
+	// Ollama's own /api/chat examples: arguments as objects, tool
+	// messages that name their tool and carry no id.
+	{"ollama_docs_tool_result.json", InputOllama, nil},
+	{"ollama_docs_parallel_tool_results.json", InputOllama, nil},
+	// LangChain's cassette (gzipped, requests and responses in two lists)
+	// of an agent loop through Bedrock's Converse.
+	{"langchain-aws_test_agent_loop.yaml.gz", InputVCR, nil},
+	// Converse requests pydantic-ai recorded, answered 200: Kimi K2's
+	// toolUseIds ("functions.get_temperature:0"), which Bedrock took
+	// though its reference gives them the pattern [a-zA-Z0-9_-]+.
+	{"pydantic-ai_bedrock_moonshotai_tool_call.yaml", InputVCR, nil},
+	{"pydantic-ai_bedrock_model_structured_output.yaml", InputVCR, nil},
 }
 
 func readLog(t *testing.T, name string) []byte {
@@ -155,6 +169,12 @@ func TestLogMutations(t *testing.T) {
 		// message.
 		{"pydantic-ai_gemini_and_openai-chat_tool_calls.yaml", `(?m)^      - parts:\n        - functionResponse:\n            name: get_capital\n            response:\n              return_value: Paris\n        role: user\n`, "error pending-call"},
 		{"pydantic-ai_gemini_and_openai-chat_tool_calls.yaml", `(?m)^      - content: London\n        role: tool\n        tool_call_id: call_SkEQ3ZGSJC8m6AvaIGNuuKdm\n`, "error pending-call"},
+		// Bedrock's "Expected toolResult blocks at messages.2.content".
+		{"pydantic-ai_bedrock_moonshotai_tool_call.yaml", `\{"toolResult": \{"toolUseId": "functions.get_temperature:0", "content": \[\{"text": "30\\u00b0C"\}\], "status": "success"\}\}`, "error unanswered-call"},
+		// Ollama pairs by tool_name and order: the second of four results
+		// taken out leaves the last call unanswered.
+		{"ollama_docs_parallel_tool_results.json", `\{"role": "tool", "tool_name": "get_conditions", "content": "Partly cloudy"\},\s*`, "error pending-call"},
+		{"ollama_docs_tool_result.json", `,\s*\{"role": "tool", "tool_name": "get_temperature", "content": "22°C"\}`, "error pending-call"},
 	} {
 		t.Run(tc.file, func(t *testing.T) {
 			data := dropFirst(t, readLog(t, tc.file), tc.cut)
@@ -210,6 +230,16 @@ func TestAnthropicTypedMessage(t *testing.T) {
 func TestSniffOneFormat(t *testing.T) {
 	for _, lf := range logFiles {
 		data := readLog(t, lf.file)
+		if strings.HasSuffix(lf.file, ".gz") {
+			// What the formats sniff is the text the file holds.
+			zr, err := gzip.NewReader(bytes.NewReader(data))
+			if err != nil {
+				t.Fatal(err)
+			}
+			if data, err = io.ReadAll(zr); err != nil {
+				t.Fatal(err)
+			}
+		}
 		h := check.NewHead(data[:min(len(data), 1<<20)], len(data) <= 1<<20)
 		best, sure := registry.Sniff(h)
 		if best == nil || best.Info().Name != lf.format {

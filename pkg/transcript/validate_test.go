@@ -300,6 +300,11 @@ var codeCases = []codeCase{
 	{"proto roles allowed", "unchecked-conversation", Warning, Options{AllowUnchecked: true},
 		lines(`{"role":"ROLE_USER","content":"hi"}`, `{"role":"ROLE_ASSISTANT","content":"hello"}`),
 		lines(oUser, oDone)},
+	// Amazon Bedrock Converse: a request that holds toolUse or toolResult
+	// blocks defines its tools in toolConfig.
+	{"bedrock", "missing-tool-config", Error, Options{},
+		lines(`{"inferenceConfig":{},"messages":[{"role":"user","content":[{"text":"hi"}]},{"role":"assistant","content":[{"toolUse":{"toolUseId":"tooluse_1","name":"f","input":{}}}]},{"role":"user","content":[{"toolResult":{"toolUseId":"tooluse_1","content":[{"text":"ok"}]}}]}]}`),
+		lines(`{"inferenceConfig":{},"messages":[{"role":"user","content":[{"text":"hi"}]},{"role":"assistant","content":[{"toolUse":{"toolUseId":"tooluse_1","name":"f","input":{}}}]},{"role":"user","content":[{"toolResult":{"toolUseId":"tooluse_1","content":[{"text":"ok"}]}}]}],"toolConfig":{"tools":[{"toolSpec":{"name":"f","inputSchema":{"json":{"type":"object"}}}}]}}`)},
 	// Lists other tools call "parts" are not Gemini's contents (a
 	// pydantic-ai message history): not checked, so not passed.
 	{"pydantic-ai messages", "unchecked-conversation", Error, Options{},

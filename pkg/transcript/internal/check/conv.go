@@ -23,6 +23,8 @@ const (
 	ShapeOpenAI    = shapeOpenAI
 	ShapeAnthropic = shapeAnthropic
 	ShapeResponses = shapeResponses
+	ShapeBedrock   = shapeBedrock
+	ShapeOllama    = shapeOllama
 	ShapeGemini    = shapeGemini
 )
 
@@ -32,6 +34,8 @@ const (
 	shapeAnthropic
 	shapeResponses
 	shapeForeign
+	shapeBedrock // Amazon Bedrock Converse: bedrock.go
+	shapeOllama  // Ollama's native /api/chat: ollama.go
 	shapeGemini
 )
 
@@ -47,6 +51,10 @@ func (s shape) String() string {
 		return "Gemini"
 	case shapeForeign:
 		return "unknown"
+	case shapeBedrock:
+		return "Amazon Bedrock Converse"
+	case shapeOllama:
+		return "Ollama"
 	}
 	return "undetermined"
 }
@@ -60,6 +68,10 @@ func (s shape) Label() string {
 		return "anthropic"
 	case shapeResponses:
 		return "responses"
+	case shapeBedrock:
+		return "bedrock"
+	case shapeOllama:
+		return "ollama"
 	case shapeGemini:
 		return "gemini"
 	}
@@ -159,6 +171,9 @@ type Conv struct {
 		toolUse, thinkingFirst bool
 	}
 	haveAsst bool
+	// bedrockTools: a Bedrock message held a toolUse or toolResult block,
+	// which a request must have a toolConfig for.
+	bedrockTools bool
 
 	// Responses.
 	previousResponse bool
@@ -222,6 +237,9 @@ func (c *conv) reset(v *File, kind ConvKind, array string) {
 		c.serverIDs = make(map[uint64]struct{})
 	}
 	c.turnStart = -1
+	// The shape the file's format or a recorded request's endpoint says
+	// (File.PresumeShape); --shape wins.
+	c.shape = v.presume
 	switch v.opts.Shape {
 	case "openai":
 		c.shape = shapeOpenAI
@@ -264,7 +282,10 @@ func (c *conv) severity(code string) Severity {
 	if info == nil {
 		panic("transcript: unknown code " + code)
 	}
-	if c.shape == shapeAnthropic {
+	if sev, ok := shapeSeverity(c.shape, code); ok {
+		return sev
+	}
+	if c.shape == shapeAnthropic || c.shape == shapeBedrock {
 		if info.Anthropic != 0 {
 			return info.Anthropic
 		}
@@ -296,6 +317,11 @@ func (c *conv) report(line, index int, code string, ids []string, format string,
 }
 
 func (c *conv) reportSev(line, index int, sev Severity, code string, ids []string, format string, args ...any) {
+	if c.shape == shapeBedrock {
+		// The Anthropic rules, said in Bedrock's words; only the format
+		// is reworded, never what it quotes from the file.
+		format = bedrockWords.Replace(format)
+	}
 	c.v.emitFinding(Finding{
 		File:     c.v.name,
 		Line:     line,
@@ -337,6 +363,11 @@ func classify(m *Msg) shape {
 	}
 	for i := range m.blocks {
 		b := &m.blocks[i]
+		if b.typ == nil && b.bedrock != "" {
+			// A block without a type whose key names a member of a
+			// Converse content block, a union ({"toolUse": …}).
+			return shapeBedrock
+		}
 		if b.foreign || (!b.notObject && b.typ == nil && !b.hasText) {
 			return shapeForeign
 		}
@@ -352,6 +383,17 @@ func classify(m *Msg) shape {
 		}
 	}
 	return shapeUnknown
+}
+
+// typelessText reports whether a message's content holds a text block
+// without a type.
+func typelessText(m *Msg) bool {
+	for i := range m.blocks {
+		if b := &m.blocks[i]; b.typ == nil && b.hasText && !b.notObject {
+			return true
+		}
+	}
+	return false
 }
 
 // anthropicMessage reports whether a {"type": "message"} object is an
@@ -389,10 +431,15 @@ func (c *conv) add(m *Msg) {
 	if c.flat {
 		s = shapeUnknown // Inspect AI's own shape: its blocks say nothing of an API
 	}
+	if s == shapeUnknown && c.hint == shapeUnknown && typelessText(m) {
+		// {"text": …} without a type: valid in Converse alone (both
+		// other APIs want a type), but not proof of it.
+		c.hint = shapeBedrock
+	}
 	if c.shape == shapeUnknown && s != shapeUnknown {
 		c.decide(s)
 	} else if s != shapeUnknown && s != c.shape && !c.mixed && c.shape != shapeForeign &&
-		!(c.shape == shapeOpenAI && s == shapeResponses) {
+		!(c.shape == shapeOpenAI && s == shapeResponses) && !(c.shape == shapeOllama && s == shapeOpenAI) {
 		c.mixed = true
 		c.report(m.line, m.index, "mixed-shapes", nil,
 			"this message is in the %s shape, the conversation so far in the %s shape; converters turn such mixes into duplicate ids",
@@ -405,6 +452,10 @@ func (c *conv) add(m *Msg) {
 		c.addAnthropic(m)
 	case shapeResponses:
 		c.addResponses(m)
+	case shapeBedrock:
+		c.addBedrock(m)
+	case shapeOllama:
+		c.addOllama(m)
 	case shapeGemini:
 		c.addGemini(m)
 	case shapeForeign:
@@ -468,9 +519,19 @@ func knownRole(role []byte) bool {
 func (c *conv) decide(s shape) {
 	c.shape = s
 	switch s {
-	case shapeOpenAI, shapeResponses:
+	case shapeOpenAI, shapeResponses, shapeOllama:
 		c.emitHeld(0)
 	case shapeAnthropic:
+		c.emitHeld(1)
+	case shapeBedrock:
+		// The Anthropic verdicts, but for the type Converse's text blocks
+		// do not have.
+		c.early[1] = slices.DeleteFunc(c.early[1], func(f Finding) bool {
+			return f.Code == "invalid-block" && strings.HasSuffix(f.Message, "has no type")
+		})
+		for i := range c.early[1] {
+			asBedrock(&c.early[1][i])
+		}
 		c.emitHeld(1)
 	case shapeForeign:
 		line := c.start
@@ -479,7 +540,7 @@ func (c *conv) decide(s shape) {
 		}
 		c.v.uncheckedConv()
 		c.reportSev(line, -1, c.v.uncheckedSeverity(), "unchecked-conversation", nil,
-			"conversation is in neither the OpenAI, the Anthropic nor the Gemini shape (Bedrock, …?): its tool calls are not checked%s", c.v.uncheckedHint())
+			"conversation is in none of the shapes validate reads (OpenAI, Anthropic, Gemini, Bedrock Converse, Ollama): its tool calls are not checked%s", c.v.uncheckedHint())
 	}
 	c.early[0], c.early[1] = c.early[0][:0], c.early[1][:0]
 	c.dropped = [2]int{}
@@ -565,13 +626,19 @@ func (c *conv) finish() {
 	switch c.shape {
 	case shapeOpenAI:
 		c.pendingAtEnd("tool message")
-	case shapeAnthropic:
+	case shapeAnthropic, shapeBedrock:
 		c.settleBlank(nil, "")
 		if c.inUserTurn {
 			c.closeUserTurn()
 		}
-		c.pendingAtEnd("tool_result")
+		if c.shape == shapeBedrock {
+			c.pendingAtEnd("toolResult")
+		} else {
+			c.pendingAtEnd("tool_result")
+		}
 		c.checkThinking()
+	case shapeOllama:
+		c.pendingAtEnd("tool message")
 	case shapeResponses:
 		if c.reasoningOpen {
 			c.reportOrphanReasoning()

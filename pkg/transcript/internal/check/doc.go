@@ -57,6 +57,8 @@ type Doc struct {
 	stateless bool   // store false: the server keeps no item
 	system    bool   // a top-level system: the Anthropic shape
 	thinking  bool   // thinking enabled (read by thinkingEnabled)
+	// toolConfig: a Bedrock Converse request's tool configuration.
+	toolConfig bool
 	// Other: the document is a log holding conversations of its own
 	// (Inspect AI samples, HAR entries), not one itself.
 	Other bool
@@ -75,10 +77,16 @@ func (d *Doc) note(key string, k byte) {
 		d.contents = d.contents || key == "contents"
 	case "input":
 		d.input = k
-	case "model", "generationConfig", "generation_config", "toolConfig", "tool_config":
-		// Gemini's bodies name the model in the URL: their request-only
-		// keys say a request.
+	case "model", "generationConfig", "generation_config", "tool_config",
+		"modelId", "inferenceConfig", "additionalModelRequestFields":
+		// Gemini's and Bedrock Converse's bodies name the model in the
+		// URL: their request-only keys say a request (boto3 logs a
+		// Converse request's modelId among its parameters).
 		d.model = true
+	case "toolConfig":
+		// Gemini's function calling mode, or Bedrock Converse's tools.
+		d.model = true
+		d.toolConfig = k == KindObject
 	case "system":
 		d.system = true
 	case "previous_response_id", "conversation":
@@ -155,7 +163,7 @@ func (v *File) applyDoc(d *Doc, r *DocReader) {
 	if d.thinking {
 		c.thinkingOn = shapeAnthropic
 	}
-	if d.system {
+	if d.system && c.hint == shapeUnknown {
 		c.hint = shapeAnthropic
 	}
 	switch {
@@ -178,6 +186,7 @@ func (v *File) applyDoc(d *Doc, r *DocReader) {
 		v.stats.Conversations--
 		v.fileFinding(c.start, Error, "not-a-conversation", "object has no messages array")
 	}
+	c.bedrockBody(d)
 	c.finish()
 }
 
@@ -241,6 +250,8 @@ func (v *File) ConversationLine(text []byte, n int, complete bool) {
 			}
 		case key == "tools" && k == KindArray:
 			c.setTools(v.readTools(n))
+		case key == "toolConfig" && k == KindObject:
+			v.readToolConfig(n)
 		case key == "thinking":
 			d.thinking = thinkingEnabled(s)
 		case key == "store":
@@ -369,6 +380,31 @@ func (v *File) readTools(line int) map[string]struct{} {
 	return names
 }
 
+// readToolConfig reads a toolConfig at the scanner's cursor, on line, into
+// the conversation's tools when it is Bedrock Converse's, which lists them
+// ({"tools": [{"toolSpec": {"name"…}}]}); Gemini's (its function calling
+// mode) says nothing of them.
+func (v *File) readToolConfig(line int) {
+	s := &v.sc
+	names := v.toolNames()
+	found := false
+	s.Enter('{')
+	for n := 0; s.Next('}', &n); {
+		if string(s.Key()) == "tools" && s.PeekKind() == KindArray {
+			found = true
+			s.Enter('[')
+			for i := 0; s.Next(']', &i); {
+				v.readTool(line, i-1, names)
+			}
+			continue
+		}
+		s.Skip()
+	}
+	if found {
+		v.conv.setTools(names)
+	}
+}
+
 func (v *File) readTool(line, i int, names map[string]struct{}) {
 	s := &v.sc
 	if s.PeekKind() != KindObject {
@@ -396,7 +432,7 @@ func (v *File) readTool(line, i int, names map[string]struct{}) {
 				}
 				continue
 			}
-		case "function", "custom":
+		case "function", "custom", "toolSpec":
 			if s.PeekKind() == KindObject {
 				s.Enter('{')
 				for n2 := 0; s.Next('}', &n2); {

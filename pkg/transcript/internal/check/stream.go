@@ -525,6 +525,12 @@ func (v *File) streamObject(st *Stream, r *DocReader) error {
 			}
 			c.setTools(names)
 			return true, nil
+		case key == "toolConfig" && k == KindObject:
+			ok, err := v.CaptureValue(st)
+			if ok {
+				v.readToolConfig(line)
+			}
+			return true, err
 		case key == "thinking":
 			ok, err := v.CaptureValue(st)
 			if ok {
