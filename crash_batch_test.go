@@ -15,6 +15,7 @@ import (
 	"github.com/agentloop/agentloop/pkg/agent"
 	"github.com/agentloop/agentloop/pkg/batch"
 	"github.com/agentloop/agentloop/pkg/transcript"
+	"github.com/agentloop/agentloop/pkg/wire"
 )
 
 // batchCrashScript: every item makes three turns of three parallel calls
@@ -154,7 +155,7 @@ func checkBatchResults(t *testing.T, out string) {
 			continue
 		}
 		seen[r.ID]++
-		if r.Reason != transcript.ReasonStop || r.ExitCode != 0 || !strings.HasPrefix(r.Answer, "done p") {
+		if r.Reason != wire.ReasonStop || r.ExitCode != 0 || !strings.HasPrefix(r.Answer, "done p") {
 			t.Errorf("%s: %s ended %s (exit %d): %s %s", out, r.ID, r.Reason, r.ExitCode, r.Answer, r.Error)
 		}
 	}

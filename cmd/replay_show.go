@@ -12,6 +12,7 @@ import (
 	"github.com/agentloop/agentloop/pkg/htmlview"
 	"github.com/agentloop/agentloop/pkg/longtext"
 	"github.com/agentloop/agentloop/pkg/transcript"
+	"github.com/agentloop/agentloop/pkg/wire"
 )
 
 // How much of each tool result --show prints: lines, and bytes (piped; on
@@ -264,7 +265,7 @@ func (sh *shower) finish() {
 	sh.open = false
 	sh.unsent()
 	p, st, end := sh.p, sh.p.st, sh.end
-	answer := sh.hasAnswer && (end == nil || end.Reason == transcript.ReasonStop)
+	answer := sh.hasAnswer && (end == nil || end.Reason == wire.ReasonStop)
 	if answer {
 		p.line(2, st.dim("(the answer, below)"))
 	} else {

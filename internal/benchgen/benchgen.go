@@ -22,6 +22,7 @@ import (
 	"time"
 
 	"github.com/agentloop/agentloop/pkg/transcript"
+	"github.com/agentloop/agentloop/pkg/wire"
 )
 
 // Write writes one log of about size bytes in the given shape: an agentloop
@@ -195,7 +196,7 @@ func (g *gen) resultRecords(cs []call, ds []int64, outs []string, errs []bool) {
 	for _, i := range order {
 		r := transcript.Result{CallID: cs[i].id, Name: cs[i].name, DurationMS: ds[i]}
 		if errs != nil && errs[i] {
-			r.IsError, r.ExitCode, r.Error = true, 1, transcript.KindExit
+			r.IsError, r.ExitCode, r.Error = true, 1, wire.KindExit
 		}
 		g.emit(transcript.CallResult{Type: transcript.TypeResult, Step: g.step, Time: start.Add(time.Duration(ds[i]) * time.Millisecond),
 			Result: r, Content: outs[i]})
@@ -275,7 +276,7 @@ func (g *gen) write(size int64) {
 	} else {
 		g.timedMessage(map[string]any{"role": "assistant", "content": g.text(300)}, nil, usage, "stop", latency)
 	}
-	g.emit(transcript.End{Type: transcript.TypeEnd, Time: g.now(), Reason: transcript.ReasonStop, Steps: g.step, Usage: g.total})
+	g.emit(transcript.End{Type: transcript.TypeEnd, Time: g.now(), Reason: wire.ReasonStop, Steps: g.step, Usage: g.total})
 }
 
 func (g *gen) user(text string) {
@@ -364,7 +365,7 @@ func (g *gen) anthropicTurn(cs []call, usage *transcript.Usage) {
 		if g.timing {
 			r.DurationMS = ds[i]
 			if isErr {
-				r.Error = transcript.KindExit
+				r.Error = wire.KindExit
 			}
 		}
 		rs = append(rs, r)

@@ -20,6 +20,7 @@ import (
 	"time"
 
 	"github.com/agentloop/agentloop/pkg/transcript"
+	"github.com/agentloop/agentloop/pkg/wire"
 )
 
 // Message is one provider-native message in its wire JSON form.
@@ -106,9 +107,8 @@ type ToolResult struct {
 	// account of why there is none.
 	Content string
 	IsError bool
-	// Kind is transcript.KindOK on success, else one of the transcript.Kind
-	// constants.
-	Kind string
+	// Kind is wire.KindOK on success, else why the call failed.
+	Kind wire.Kind
 	// ExitCode is the tool process's; -1 when it did not run to an exit.
 	ExitCode int
 	Duration time.Duration
