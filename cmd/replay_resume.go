@@ -185,7 +185,7 @@ func recordedModel(ios *IOStreams, cfg *config.Config, flags modelOptions, file 
 	// The system prompt goes first in a Chat Completions request; a log
 	// whose messages already start with it (another tool's) is sent as it
 	// is, without a second one.
-	if conv.Shape == "openai" && len(conv.Messages) > 0 {
+	if wire.Shape(conv.Shape).SystemAsMessage() && len(conv.Messages) > 0 {
 		if role := agent.DialectFor(conv.Shape).Role(conv.Messages[0].Message); role == "system" || role == "developer" {
 			if flags.System != "" {
 				return mo, flagErrorf("--system: the messages of %s start with a %s message already", file, role)

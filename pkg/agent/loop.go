@@ -595,7 +595,7 @@ func (l *Loop) pendingCalls(msgs []Message, facts []msgFacts) ([]Call, int, erro
 	case len(pending) == 0:
 	case other >= 0:
 		return nil, 0, fmt.Errorf("%w: message %d follows a turn whose calls are not all answered", ErrResume, other+1)
-	case len(msgs) > last+1 && l.Provider.Name() == "anthropic":
+	case len(msgs) > last+1 && l.Provider.Shape().ResultsInOneMessage():
 		return nil, 0, fmt.Errorf("%w: the message after the last assistant turn answers only some of its calls", ErrResume)
 	}
 	return pending, len(turns), nil

@@ -423,10 +423,10 @@ func recordName(typ string) string {
 
 func (v *agentloopReader) applyHeader(n int, ri *recordInfo, names map[string]struct{}) {
 	c := v.f.Conv()
-	switch string(ri.provider) {
-	case "openai", "responses":
+	switch wire.Shape(ri.provider) {
+	case wire.Chat, wire.Responses:
 		if c.Len() == 0 {
-			if string(ri.provider) != "responses" {
+			if wire.Shape(ri.provider) != wire.Responses {
 				c.Presume(check.ShapeOpenAI)
 			} else if c.Presume(check.ShapeResponses) {
 				// agentloop sends store false unless --store, and
@@ -436,7 +436,7 @@ func (v *agentloopReader) applyHeader(n int, ri *recordInfo, names map[string]st
 		}
 		u := string(ri.baseURL)
 		c.SetOpenAI(u == "" || strings.Contains(u, "://api.openai.com"))
-	case "anthropic":
+	case wire.Messages:
 		if c.Len() == 0 {
 			c.Presume(check.ShapeAnthropic)
 		}

@@ -32,6 +32,26 @@ func (s Shape) Known() bool {
 	return false
 }
 
+// What differs between the APIs that more than one package asks about is
+// said here, of the shape, never by comparing names where it is used.
+
+// CacheApart reports whether the API's input token count leaves out the
+// tokens read from and written to its prompt cache, counting (and
+// billing) them apart: Anthropic's input_tokens does. Chat Completions'
+// prompt_tokens and Responses' input_tokens hold the cached tokens, and
+// no cache write is billed.
+func (s Shape) CacheApart() bool { return s == Messages }
+
+// ResultsInOneMessage reports whether the results of a turn's calls go
+// back together in one message (Anthropic's user message of tool_result
+// blocks) rather than one message each.
+func (s Shape) ResultsInOneMessage() bool { return s == Messages }
+
+// SystemAsMessage reports whether the system prompt goes as the first of
+// the messages (Chat Completions), rather than in a field of its own
+// (Responses' instructions, Anthropic's system).
+func (s Shape) SystemAsMessage() bool { return s == Chat }
+
 // Kind is the kind of a tool call's result, recorded as a results entry's
 // error. Every part that answers a call (the tool executor, an MCP server,
 // the approval between the loop and the tools, the loop itself) takes its

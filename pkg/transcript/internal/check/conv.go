@@ -9,6 +9,7 @@ import (
 	"strings"
 
 	"github.com/agentloop/agentloop/internal/english"
+	"github.com/agentloop/agentloop/pkg/wire"
 )
 
 // shape is the wire shape of a conversation.
@@ -51,11 +52,11 @@ func (s shape) String() string {
 func (s shape) Label() string {
 	switch s {
 	case shapeOpenAI:
-		return "openai"
+		return string(wire.Chat)
 	case shapeAnthropic:
-		return "anthropic"
+		return string(wire.Messages)
 	case shapeResponses:
-		return "responses"
+		return string(wire.Responses)
 	}
 	return ""
 }
@@ -212,10 +213,10 @@ func (c *conv) reset(v *File, kind ConvKind, array string) {
 		c.serverIDs = make(map[uint64]struct{})
 	}
 	c.turnStart = -1
-	switch v.opts.Shape {
-	case "openai":
+	switch wire.Shape(v.opts.Shape) {
+	case wire.Chat:
 		c.shape = shapeOpenAI
-	case "anthropic":
+	case wire.Messages:
 		c.shape = shapeAnthropic
 	}
 }
