@@ -9,7 +9,9 @@ import (
 
 	"github.com/agentloop/agentloop/internal/config"
 	"github.com/agentloop/agentloop/pkg/agent"
+	"github.com/agentloop/agentloop/pkg/provider/anthropic"
 	"github.com/agentloop/agentloop/pkg/transcript"
+	"github.com/agentloop/agentloop/pkg/wire"
 )
 
 // limitOptions are what a live run may spend and send: its token and cost
@@ -102,7 +104,7 @@ func (o *limitOptions) serverClearing() bool {
 
 // check refuses what cannot be done with the provider and model chosen.
 func (o *limitOptions) check(provider, model string) error {
-	if o.serverClearing() && provider != "anthropic" {
+	if o.serverClearing() && !providers[wire.Shape(provider)].serverClearing {
 		// context_editing has no flag: --help would not set it right.
 		return &ExitError{Code: ExitUsage, Err: fmt.Errorf("context_editing: server has the Anthropic API clear old tool results; with %s, use client", provider)}
 	}
@@ -173,7 +175,7 @@ func (o *limitOptions) record(h *transcript.Header) {
 			Limit: p.Limit, Keep: p.Keep, KeepTools: p.KeepTools, ClearAtLeast: p.ClearAtLeast, Editing: o.ContextEditing,
 		}
 		if o.serverClearing() {
-			h.Context.ContextManagement, h.Context.Beta = agent.ServerClearing(p), agent.ServerClearingBeta
+			h.Context.ContextManagement, h.Context.Beta = anthropic.ServerClearing(p), anthropic.ServerClearingBeta
 		}
 	}
 }

@@ -10,8 +10,13 @@ import (
 	"github.com/spf13/pflag"
 
 	"github.com/agentloop/agentloop/internal/config"
+	"github.com/agentloop/agentloop/internal/httpretry"
 	"github.com/agentloop/agentloop/pkg/agent"
+	"github.com/agentloop/agentloop/pkg/provider"
+	"github.com/agentloop/agentloop/pkg/provider/anthropic"
+	"github.com/agentloop/agentloop/pkg/provider/openai"
 	"github.com/agentloop/agentloop/pkg/transcript"
+	"github.com/agentloop/agentloop/pkg/wire"
 )
 
 // modelOptions are the flags that choose and tune the model, shared by run
@@ -48,7 +53,7 @@ func addModelFlags(f *pflag.FlagSet, o *modelOptions) {
 	f.Int64Var(&o.MaxTokens, "max-tokens", 0, "cap on each answer's output tokens (default: 4096 for anthropic, the server's for openai)")
 	f.IntVar(&o.MaxRetries, "max-retries", config.DefaultMaxRetries, "retries of a failed model request (408, 409, 429, 5xx, connection errors), with backoff")
 	f.DurationVar(&o.Timeout, "timeout", 0, "time limit for the whole run, e.g. 5m (default: none)")
-	f.DurationVar(&o.IdleTimeout, "idle-timeout", agent.DefaultIdleTimeout, "give up on a server that sends nothing for `TIME`, before its answer or inside it: the request is retried, or the run ends (0: never)")
+	f.DurationVar(&o.IdleTimeout, "idle-timeout", httpretry.DefaultIdleTimeout, "give up on a server that sends nothing for `TIME`, before its answer or inside it: the request is retried, or the run ends (0: never)")
 	f.BoolVar(&o.Store, "store", false, "responses: keep each response on the server and send only the new items with previous_response_id (default: stateless, store false)")
 }
 
@@ -95,7 +100,7 @@ func secretsWith(ios *IOStreams, extra ...string) *transcript.Redactor {
 // provider its own.
 type liveNet struct {
 	client  *http.Client
-	limiter *agent.Limiter
+	limiter *httpretry.Limiter
 }
 
 // newProvider builds the provider the options name, and says the address it
@@ -103,12 +108,16 @@ type liveNet struct {
 // tool results itself.
 func newProvider(ios *IOStreams, o *modelOptions, net liveNet, serverClearing *agent.ContextPolicy) (agent.Provider, string, error) {
 	name := o.providerName()
-	if o.Store && name != "responses" {
+	api, ok := providers[wire.Shape(name)]
+	if !ok {
+		return nil, "", flagErrorf("--provider %q: use openai, responses or anthropic", name)
+	}
+	if o.Store && !api.store {
 		return nil, "", flagErrorf("--store keeps responses on the server: it applies to --provider responses only (the provider is %s)", name)
 	}
-	if name == "responses" && o.MaxTokens > 0 && o.MaxTokens < config.MinResponsesOutputTokens {
+	if o.MaxTokens > 0 && o.MaxTokens < api.minMaxTokens {
 		// Every request would be refused ("integer below minimum value").
-		return nil, "", flagErrorf("--max-tokens %d: the Responses API takes at least %d (max_output_tokens)", o.MaxTokens, config.MinResponsesOutputTokens)
+		return nil, "", flagErrorf("--max-tokens %d: the %s API takes at least %d (max_output_tokens)", o.MaxTokens, api.title, api.minMaxTokens)
 	}
 	if o.Model == "" {
 		o.Model = config.DefaultModelFor(name)
@@ -130,36 +139,96 @@ func newProvider(ios *IOStreams, o *modelOptions, net liveNet, serverClearing *a
 		t := o.Temperature
 		temp = &t
 	}
-	key := ios.Getenv(prefix + "_API_KEY")
-	var (
-		p interface {
-			agent.Provider
-			BaseURL() string
-		}
-		err error
-	)
-	oai := agent.OpenAIConfig{
-		APIKey: key, BaseURL: baseURL, Model: o.Model, Temperature: temp,
+	p, err := api.new(providerSettings{
+		APIKey: ios.Getenv(prefix + "_API_KEY"), BaseURL: baseURL, BaseURLFrom: from, Model: o.Model, ModelFrom: o.modelFrom,
 		Organization: ios.Getenv("OPENAI_ORG_ID"), Project: ios.Getenv("OPENAI_PROJECT_ID"),
-		MaxRetries: o.MaxRetries, IdleTimeout: o.IdleTimeout, MaxTokens: o.MaxTokens, HTTPClient: net.client, Limiter: net.limiter,
-		BaseURLFrom: from, ModelFrom: o.modelFrom,
-	}
-	switch name {
-	case "openai":
-		p, err = agent.NewOpenAI(oai)
-	case "responses":
-		p, err = agent.NewResponses(agent.ResponsesConfig{OpenAIConfig: oai, Store: o.Store})
-	default:
-		p, err = agent.NewAnthropic(agent.AnthropicConfig{
-			APIKey: key, BaseURL: baseURL, BaseURLFrom: from, Model: o.Model, ModelFrom: o.modelFrom, Temperature: temp,
-			MaxRetries: o.MaxRetries, IdleTimeout: o.IdleTimeout, MaxTokens: o.MaxTokens, HTTPClient: net.client, Limiter: net.limiter, ServerClearing: serverClearing,
-		})
-	}
-	if errors.Is(err, agent.ErrNoAPIKey) || errors.Is(err, agent.ErrBadAPIKey) {
+		Temperature: temp, MaxTokens: o.MaxTokens, MaxRetries: o.MaxRetries, IdleTimeout: o.IdleTimeout,
+		HTTPClient: net.client, Limiter: net.limiter, Store: o.Store, ServerClearing: serverClearing,
+	})
+	if errors.Is(err, provider.ErrNoAPIKey) || errors.Is(err, provider.ErrBadAPIKey) {
 		return nil, "", &ExitError{Code: ExitProvider, Err: err}
 	}
 	if err != nil {
 		return nil, "", err
 	}
 	return p, p.BaseURL(), nil
+}
+
+// remoteProvider is a provider that talks to a server.
+type remoteProvider interface {
+	agent.Provider
+	// BaseURL is the server's address.
+	BaseURL() string
+}
+
+// providerSettings are what a run gives the provider it builds, whichever
+// API it is; each takes the settings its API has.
+type providerSettings struct {
+	APIKey, BaseURL, BaseURLFrom string
+	Model, ModelFrom             string
+	// Organization and Project are OpenAI's.
+	Organization, Project string
+	Temperature           *float64
+	MaxTokens             int64
+	MaxRetries            int
+	IdleTimeout           time.Duration
+	HTTPClient            *http.Client
+	Limiter               *httpretry.Limiter
+	// Store keeps responses on the server (responses).
+	Store bool
+	// ServerClearing has the API clear old tool results itself (anthropic).
+	ServerClearing *agent.ContextPolicy
+}
+
+func (s providerSettings) openAI() openai.Config {
+	return openai.Config{
+		APIKey: s.APIKey, BaseURL: s.BaseURL, BaseURLFrom: s.BaseURLFrom, Model: s.Model, ModelFrom: s.ModelFrom,
+		Organization: s.Organization, Project: s.Project, Temperature: s.Temperature, MaxTokens: s.MaxTokens,
+		MaxRetries: s.MaxRetries, IdleTimeout: s.IdleTimeout, HTTPClient: s.HTTPClient, Limiter: s.Limiter,
+	}
+}
+
+// providerAPI is one API --provider names: how its provider is built, and
+// what of the run's settings it takes.
+type providerAPI struct {
+	new func(providerSettings) (remoteProvider, error)
+	// title names the API in messages ("the Responses API").
+	title string
+	// baseURL is the API's own address, used when none is set.
+	baseURL string
+	// store is set when the API keeps responses on the server if asked
+	// (--store).
+	store bool
+	// minMaxTokens is the least --max-tokens the API takes; 0 is any.
+	minMaxTokens int64
+	// serverClearing is set when the API can clear old tool results
+	// itself (context_editing: server).
+	serverClearing bool
+}
+
+// providers are the APIs by the name --provider takes. A new API is a
+// package under pkg/provider, a shape in pkg/wire and a row here.
+var providers = map[wire.Shape]providerAPI{
+	wire.Chat: {
+		new: func(s providerSettings) (remoteProvider, error) {
+			return openai.NewChat(s.openAI())
+		},
+		title: "Chat Completions", baseURL: openai.BaseURL,
+	},
+	wire.Responses: {
+		new: func(s providerSettings) (remoteProvider, error) {
+			return openai.NewResponses(openai.ResponsesConfig{Config: s.openAI(), Store: s.Store})
+		},
+		title: "Responses", baseURL: openai.BaseURL, store: true, minMaxTokens: config.MinResponsesOutputTokens,
+	},
+	wire.Messages: {
+		new: func(s providerSettings) (remoteProvider, error) {
+			return anthropic.NewMessages(anthropic.Config{
+				APIKey: s.APIKey, BaseURL: s.BaseURL, BaseURLFrom: s.BaseURLFrom, Model: s.Model, ModelFrom: s.ModelFrom,
+				Temperature: s.Temperature, MaxTokens: s.MaxTokens, MaxRetries: s.MaxRetries, IdleTimeout: s.IdleTimeout,
+				HTTPClient: s.HTTPClient, Limiter: s.Limiter, ServerClearing: s.ServerClearing,
+			})
+		},
+		title: "Messages", baseURL: anthropic.BaseURL, serverClearing: true,
+	},
 }

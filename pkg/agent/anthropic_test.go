@@ -14,7 +14,9 @@ import (
 
 	"github.com/agentloop/agentloop/internal/fakeapi"
 	"github.com/agentloop/agentloop/pkg/agent"
+	"github.com/agentloop/agentloop/pkg/provider/anthropic"
 	"github.com/agentloop/agentloop/pkg/transcript"
+	"github.com/agentloop/agentloop/pkg/wire"
 )
 
 const antKey = "sk-ant-test-0123456789abcdefghijklmnop"
@@ -30,7 +32,7 @@ func runAnt(t *testing.T, steps []fakeapi.Step, ex agent.Executor, configure fun
 	t.Helper()
 	srv := fakeapi.NewAnthropic(steps, antKey)
 	t.Cleanup(srv.Close)
-	p, err := agent.NewAnthropic(agent.AnthropicConfig{APIKey: antKey, BaseURL: srv.BaseURL(), Model: "claude-sonnet-4-5"})
+	p, err := anthropic.NewMessages(anthropic.Config{APIKey: antKey, BaseURL: srv.BaseURL(), Model: "claude-sonnet-4-5"})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -109,7 +111,7 @@ func TestAnthropicFailuresAreErrorResults(t *testing.T) {
 	ex := &fakeTools{fns: map[string]func(map[string]any) agent.ToolResult{
 		"get_weather": weatherTools().fns["get_weather"],
 		"slow": func(map[string]any) agent.ToolResult {
-			return agent.ToolResult{IsError: true, Kind: transcript.KindTimeout, ExitCode: -1, Content: "timed out after 1s; the tool's process group was killed"}
+			return agent.ToolResult{IsError: true, Kind: wire.KindTimeout, ExitCode: -1, Content: "timed out after 1s; the tool's process group was killed"}
 		},
 		"silent": func(map[string]any) agent.ToolResult { return agent.ToolResult{Content: ""} },
 	}}
@@ -156,7 +158,7 @@ func TestAnthropicMaxStepsToolChoiceIgnored(t *testing.T) {
 		t.Errorf("calls run: %v, want only a", ex.calls)
 	}
 	recs := records(t, tr)
-	if last := recs[len(recs)-2].Message; last == nil || len(last.Results) != 1 || last.Results[0].CallID != "b" || last.Results[0].Error != transcript.KindDeclined {
+	if last := recs[len(recs)-2].Message; last == nil || len(last.Results) != 1 || last.Results[0].CallID != "b" || last.Results[0].Error != wire.KindDeclined {
 		t.Errorf("the last call was not answered as declined: %+v", last)
 	}
 	mustValidate(t, tr)
@@ -166,7 +168,7 @@ func TestAnthropicRetriesAndUnauthorized(t *testing.T) {
 	t.Run("529 then 200", func(t *testing.T) {
 		srv := fakeapi.NewAnthropic([]fakeapi.Step{{Status: 529, Error: "Overloaded"}, {Status: 500}, {Text: text("ok")}}, "")
 		defer srv.Close()
-		p, _ := agent.NewAnthropic(agent.AnthropicConfig{BaseURL: srv.BaseURL(), Model: "claude-x", MaxRetries: 2})
+		p, _ := anthropic.NewMessages(anthropic.Config{BaseURL: srv.BaseURL(), Model: "claude-x", MaxRetries: 2})
 		out, err := (&agent.Loop{Provider: p, Tools: weatherTools()}).Prompt(context.Background(), "hi")
 		if err != nil || out.Answer != "ok" || len(srv.Requests()) != 3 {
 			t.Fatalf("err %v, outcome %+v, %d requests", err, out, len(srv.Requests()))
@@ -178,7 +180,7 @@ func TestAnthropicRetriesAndUnauthorized(t *testing.T) {
 	t.Run("401", func(t *testing.T) {
 		srv := fakeapi.NewAnthropic([]fakeapi.Step{{Text: text("never")}}, "right-key-0123456789")
 		defer srv.Close()
-		p, _ := agent.NewAnthropic(agent.AnthropicConfig{APIKey: "sk-ant-wrong-0123456789abcdefghij", BaseURL: srv.BaseURL(), Model: "claude-x", MaxRetries: 3})
+		p, _ := anthropic.NewMessages(anthropic.Config{APIKey: "sk-ant-wrong-0123456789abcdefghij", BaseURL: srv.BaseURL(), Model: "claude-x", MaxRetries: 3})
 		_, err := (&agent.Loop{Provider: p, Tools: weatherTools()}).Prompt(context.Background(), "hi")
 		var pe *agent.ProviderError
 		if !asProviderError(err, &pe) || pe.Status != http.StatusUnauthorized {
@@ -425,7 +427,7 @@ func TestAnthropicBaseURLForms(t *testing.T) {
 		"http://h:1/v10":               "http://h:1/v10",
 		"https://api.anthropic.com/v1": "https://api.anthropic.com",
 	} {
-		p, err := agent.NewAnthropic(agent.AnthropicConfig{BaseURL: in, Model: "m", APIKey: "k"})
+		p, err := anthropic.NewMessages(anthropic.Config{BaseURL: in, Model: "m", APIKey: "k"})
 		if err != nil {
 			t.Fatal(err)
 		}

@@ -16,7 +16,9 @@ import (
 
 	"github.com/agentloop/agentloop/internal/fakeapi"
 	"github.com/agentloop/agentloop/pkg/agent"
+	"github.com/agentloop/agentloop/pkg/provider/openai"
 	"github.com/agentloop/agentloop/pkg/transcript"
+	"github.com/agentloop/agentloop/pkg/wire"
 )
 
 func TestMain(m *testing.M) {
@@ -46,14 +48,14 @@ func (f *fakeTools) Call(ctx context.Context, name, callID string, args []byte) 
 	f.mu.Unlock()
 	fn, ok := f.fns[name]
 	if !ok {
-		return agent.ToolResult{IsError: true, Kind: transcript.KindUnknownTool, ExitCode: -1, Content: fmt.Sprintf("unknown tool %q", name)}
+		return agent.ToolResult{IsError: true, Kind: wire.KindUnknownTool, ExitCode: -1, Content: fmt.Sprintf("unknown tool %q", name)}
 	}
 	var m map[string]any
 	if err := json.Unmarshal(args, &m); err != nil {
-		return agent.ToolResult{IsError: true, Kind: transcript.KindBadArguments, ExitCode: -1, Content: "arguments are not valid JSON: " + err.Error()}
+		return agent.ToolResult{IsError: true, Kind: wire.KindBadArguments, ExitCode: -1, Content: "arguments are not valid JSON: " + err.Error()}
 	}
 	if ctx.Err() != nil {
-		return agent.ToolResult{IsError: true, Kind: transcript.KindCanceled, ExitCode: -1, Content: "canceled"}
+		return agent.ToolResult{IsError: true, Kind: wire.KindCanceled, ExitCode: -1, Content: "canceled"}
 	}
 	return fn(m)
 }
@@ -65,16 +67,16 @@ func weatherTools() *fakeTools {
 			city, _ := a["city"].(string)
 			t, ok := temps[city]
 			if !ok {
-				return agent.ToolResult{IsError: true, Kind: transcript.KindExit, ExitCode: 3, Content: "tool exited with code 3\ncity not found: " + city}
+				return agent.ToolResult{IsError: true, Kind: wire.KindExit, ExitCode: 3, Content: "tool exited with code 3\ncity not found: " + city}
 			}
 			return agent.ToolResult{Content: city + ": " + t}
 		},
 	}}
 }
 
-func newOpenAI(t *testing.T, srv *fakeapi.OpenAI, retries int) *agent.OpenAI {
+func newOpenAI(t *testing.T, srv *fakeapi.OpenAI, retries int) *openai.Chat {
 	t.Helper()
-	p, err := agent.NewOpenAI(agent.OpenAIConfig{APIKey: "sk-test-key-0123456789abcdefghij", BaseURL: srv.BaseURL(), Model: "gpt-4o-mini", MaxRetries: retries})
+	p, err := openai.NewChat(openai.Config{APIKey: "sk-test-key-0123456789abcdefghij", BaseURL: srv.BaseURL(), Model: "gpt-4o-mini", MaxRetries: retries})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -136,7 +138,7 @@ func TestParallelCallsEachAnsweredUnderItsID(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if out.Answer != "It is warmer in Paris." || out.Reason != transcript.ReasonStop || out.Steps != 2 {
+	if out.Answer != "It is warmer in Paris." || out.Reason != wire.ReasonStop || out.Steps != 2 {
 		t.Errorf("outcome = %+v", out)
 	}
 	if n := len(srv.Requests()); n != 2 {
@@ -224,7 +226,7 @@ func TestFailuresAreObservations(t *testing.T) {
 	ex := &fakeTools{fns: map[string]func(map[string]any) agent.ToolResult{
 		"get_weather": weatherTools().fns["get_weather"],
 		"slow": func(map[string]any) agent.ToolResult {
-			return agent.ToolResult{IsError: true, Kind: transcript.KindTimeout, ExitCode: -1, Content: "timed out after 1s; the tool's process group was killed"}
+			return agent.ToolResult{IsError: true, Kind: wire.KindTimeout, ExitCode: -1, Content: "timed out after 1s; the tool's process group was killed"}
 		},
 	}}
 	steps := []fakeapi.Step{
@@ -276,7 +278,7 @@ func TestMaxStepsEndsWithEveryCallAnswered(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if out.Reason != transcript.ReasonMaxSteps || out.Steps != 2 {
+	if out.Reason != wire.ReasonMaxSteps || out.Steps != 2 {
 		t.Errorf("outcome = %+v", out)
 	}
 	if len(srv.Requests()) != 2 {
@@ -301,7 +303,7 @@ func TestRetriesThenSuccess(t *testing.T) {
 	}
 	srv := fakeapi.NewOpenAI(steps, "")
 	defer srv.Close()
-	p, err := agent.NewOpenAI(agent.OpenAIConfig{BaseURL: srv.BaseURL(), Model: "m", MaxRetries: 2})
+	p, err := openai.NewChat(openai.Config{BaseURL: srv.BaseURL(), Model: "m", MaxRetries: 2})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -320,7 +322,7 @@ func TestRetriesThenSuccess(t *testing.T) {
 func TestUnauthorizedIsNotRetried(t *testing.T) {
 	srv := fakeapi.NewOpenAI([]fakeapi.Step{{Text: text("never")}}, "the-right-key-123456")
 	defer srv.Close()
-	p, err := agent.NewOpenAI(agent.OpenAIConfig{APIKey: "sk-wrong-key-abcdefghijklmnop", BaseURL: srv.BaseURL(), Model: "m", MaxRetries: 3})
+	p, err := openai.NewChat(openai.Config{APIKey: "sk-wrong-key-abcdefghijklmnop", BaseURL: srv.BaseURL(), Model: "m", MaxRetries: 3})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -337,7 +339,7 @@ func TestUnauthorizedIsNotRetried(t *testing.T) {
 	if n := len(srv.Requests()); n != 1 {
 		t.Errorf("%d requests, want 1 (no retry on 401)", n)
 	}
-	if out.Reason != transcript.ReasonError {
+	if out.Reason != wire.ReasonError {
 		t.Errorf("reason = %q", out.Reason)
 	}
 	if !bytes.Contains(buf.Bytes(), []byte(`"type":"end","time"`)) || !bytes.Contains(buf.Bytes(), []byte(`"reason":"error"`)) {
@@ -430,15 +432,15 @@ func TestInterruptDuringToolsLeavesCallsPending(t *testing.T) {
 	ex := &fakeTools{fns: map[string]func(map[string]any) agent.ToolResult{
 		"block": func(map[string]any) agent.ToolResult {
 			cancel()
-			return agent.ToolResult{IsError: true, Kind: transcript.KindCanceled, ExitCode: -1, Content: "canceled"}
+			return agent.ToolResult{IsError: true, Kind: wire.KindCanceled, ExitCode: -1, Content: "canceled"}
 		},
 	}}
 	srv := fakeapi.NewOpenAI([]fakeapi.Step{{ToolCalls: []fakeapi.ToolCall{{ID: "c1", Name: "block", Arguments: `{}`}}}}, "")
 	defer srv.Close()
-	p, _ := agent.NewOpenAI(agent.OpenAIConfig{BaseURL: srv.BaseURL(), Model: "m"})
+	p, _ := openai.NewChat(openai.Config{BaseURL: srv.BaseURL(), Model: "m"})
 	var buf bytes.Buffer
 	out, err := (&agent.Loop{Provider: p, Tools: ex, Transcript: transcript.NewWriter(&buf, nil)}).Prompt(ctx, "go")
-	if err == nil || out.Reason != transcript.ReasonInterrupted {
+	if err == nil || out.Reason != wire.ReasonInterrupted {
 		t.Fatalf("reason %q, err %v", out.Reason, err)
 	}
 	recs := records(t, buf.Bytes())
@@ -458,7 +460,7 @@ func TestResumeAnswersPendingCallsFirst(t *testing.T) {
 	msgs := []agent.Message{d.UserMessage("weather?"), asst, answered[0].Message}
 	srv := fakeapi.NewOpenAI([]fakeapi.Step{{Text: text("Paris is warmer."), Expect: &fakeapi.Expect{Messages: 4, Results: map[string]string{"c1": "Paris", "c2": "Dublin"}}}}, "")
 	defer srv.Close()
-	p, _ := agent.NewOpenAI(agent.OpenAIConfig{BaseURL: srv.BaseURL(), Model: "m"})
+	p, _ := openai.NewChat(openai.Config{BaseURL: srv.BaseURL(), Model: "m"})
 	ex := weatherTools()
 	out, err := (&agent.Loop{Provider: p, Tools: ex}).Run(context.Background(), agent.State{Messages: msgs, Steps: 1})
 	if err != nil {
@@ -484,7 +486,7 @@ func TestRefusalEndsWithoutRunningCalls(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if out.Reason != transcript.ReasonRefusal || len(ex.calls) != 0 {
+	if out.Reason != wire.ReasonRefusal || len(ex.calls) != 0 {
 		t.Errorf("reason %q, calls run %v", out.Reason, ex.calls)
 	}
 	// The call is still answered, so the conversation stays valid.

@@ -19,8 +19,8 @@ import (
 	"github.com/modelcontextprotocol/go-sdk/jsonrpc"
 	sdk "github.com/modelcontextprotocol/go-sdk/mcp"
 
+	"github.com/agentloop/agentloop/internal/httpretry"
 	"github.com/agentloop/agentloop/internal/procgroup"
-	"github.com/agentloop/agentloop/pkg/agent"
 )
 
 const (
@@ -205,7 +205,7 @@ func (s *session) explain(ctx context.Context, err error) error {
 // SDK's chain ("calling "initialize": sending "initialize": rejected by
 // transport: Post …: dial tcp …"); nil for another error.
 func unreachable(url string, err error) error {
-	why, lookup := agent.ConnectFailure(err)
+	why, lookup := httpretry.ConnectFailure(err)
 	switch {
 	case why == nil:
 		return nil
@@ -226,6 +226,9 @@ func (s *session) stdioEnd() (string, bool) {
 		// It exits, with status 0, once its stdin is closed: that is
 		// not why it ended.
 		return s.stdout.protocolError() + s.stderrText(), true
+	case s.cmd != nil && s.cmd.ProcessState != nil && s.stdout != nil && s.stdout.closedAndStayed():
+		return "closed its stdout, which ends the connection, and did not exit: it was stopped (" +
+			s.cmd.ProcessState.String() + ")" + s.stderrText(), true
 	case s.cmd != nil && s.cmd.ProcessState != nil:
 		return "exited: " + s.cmd.ProcessState.String() + s.stderrText(), true
 	}

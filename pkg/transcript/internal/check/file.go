@@ -48,8 +48,9 @@ type File struct {
 	bodyOf      string // for bodies recorded in cassettes and HAR files: the interaction ("interactions[2]")
 	status      int    // and the status of its recorded response
 	bodySc      scanner
-	docBody     bool // the document streamed is a request body (DocReader.Body)
-	bodies      int  // the request bodies of a recording checked
+	docBody     bool  // the document streamed is a request body (DocReader.Body)
+	presume     shape // the shape every conversation of the file starts in (PresumeShape)
+	bodies      int   // the request bodies of a recording checked
 
 	// What the format says of its writer.
 	tornIsWarning bool // a last line cut short is the writer stopped mid-record
@@ -61,6 +62,12 @@ type File struct {
 	conv     conv
 	tmpNames map[string]struct{} // see toolNames
 }
+
+// PresumeShape says the shape the conversations started from now on are
+// written in, when the format (or a recorded request's endpoint) says it
+// and their messages may not: Ollama's messages look like Chat
+// Completions ones. --shape wins; the zero Shape undoes it.
+func (v *File) PresumeShape(s Shape) { v.presume = s }
 
 // Name is the file's name in findings.
 func (v *File) Name() string { return v.name }
@@ -496,7 +503,7 @@ func (v *File) label() string {
 	if !in.ByShape {
 		return in.Name
 	}
-	for _, s := range []Shape{ShapeOpenAI, ShapeAnthropic, ShapeResponses} {
+	for _, s := range []Shape{ShapeOpenAI, ShapeAnthropic, ShapeResponses, ShapeGemini, ShapeBedrock, ShapeOllama} {
 		if v.shapes == 1<<s {
 			return s.Label() + "-" + in.Name
 		}
