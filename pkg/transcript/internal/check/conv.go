@@ -800,12 +800,11 @@ func (c *conv) checkCallName(m *Msg, id, name []byte) {
 			"tool name %q of call %s does not match ^[a-zA-Z0-9_-]{1,64}$", name, id)
 		return
 	}
-	c.checkDefined(m, id, name)
+	c.checkCallKnown(m, id, name)
 }
 
-// checkDefined checks that the tool a call names, its name well-formed, is
-// defined: in the tools directories, in the conversation's tools list.
-func (c *conv) checkDefined(m *Msg, id, name []byte) {
+// checkCallKnown checks that the tools given define the tool a call names.
+func (c *conv) checkCallKnown(m *Msg, id, name []byte) {
 	if c.v.opts.Tools != nil && !c.v.opts.Tools.Has(string(name)) {
 		c.report(m.line, m.index, "unknown-tool", []string{string(id)},
 			"call %s names tool %s, which the tools directories do not define", id, name)

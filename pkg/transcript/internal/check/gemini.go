@@ -329,7 +329,7 @@ func (c *conv) gemModel(m *Msg, calls, resps int) {
 			c.reportSev(m.line, m.index, Error, "invalid-tool-name", []string{string(label)},
 				"function name %q of parts[%d] is not one Gemini takes (a letter or _ first, then a-z, A-Z, 0-9, _ . : -, at most 64)", p.name, i)
 		default:
-			c.checkDefined(m, label, p.name)
+			c.checkCallKnown(m, label, p.name)
 			if p.valueK == KindObject {
 				c.checkArgs(m, label, p.name, p.args)
 			}
@@ -427,7 +427,8 @@ func (c *conv) gemAnswer(m *Msg, i int, p *gpart, byID bool) {
 	} else {
 		var seen *pend
 		for j := range c.pending {
-			if q := &c.pending[j]; bytes.Equal(q.name, p.name) {
+			// A response without a name (reported) takes the next call.
+			if q := &c.pending[j]; bytes.Equal(q.name, p.name) || len(p.name) == 0 {
 				if seen == nil {
 					seen = q
 				}

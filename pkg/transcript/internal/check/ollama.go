@@ -94,7 +94,7 @@ func (c *conv) ollamaAssistant(m *Msg) {
 			c.reportSev(m.line, m.index, Warning, "invalid-tool-call", []string{string(label)},
 				"call %s has no function.name: the model's template shows a call to no tool", label)
 		} else {
-			c.checkDefined(m, label, tc.name)
+			c.checkCallKnown(m, label, tc.name)
 		}
 		switch tc.argsK {
 		case KindAbsent, KindNull:
