@@ -18,6 +18,7 @@ import (
 	"github.com/agentloop/agentloop/pkg/agent"
 	"github.com/agentloop/agentloop/pkg/batch"
 	"github.com/agentloop/agentloop/pkg/transcript"
+	"github.com/agentloop/agentloop/pkg/wire"
 )
 
 // batchCrashScript: every item makes three turns of three parallel calls
@@ -254,7 +255,7 @@ func checkBatchResults(t *testing.T, out string) {
 		} else if recs := checkTranscript(t, filepath.Join(out, r.Transcript), false); endOf(t, recs).Reason != transcript.ReasonStop {
 			t.Errorf("%s: %s's transcript ends %s", out, r.ID, endOf(t, recs).Reason)
 		}
-		if r.Reason != transcript.ReasonStop || r.ExitCode != 0 || !strings.HasPrefix(r.Answer, "done p") {
+		if r.Reason != wire.ReasonStop || r.ExitCode != 0 || !strings.HasPrefix(r.Answer, "done p") {
 			t.Errorf("%s: %s ended %s (exit %d): %s %s", out, r.ID, r.Reason, r.ExitCode, r.Answer, r.Error)
 		}
 	}

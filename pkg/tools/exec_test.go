@@ -15,9 +15,8 @@ import (
 	"testing"
 	"time"
 
-	"github.com/agentloop/agentloop/pkg/transcript"
-
 	"github.com/agentloop/agentloop/internal/procgroup"
+	"github.com/agentloop/agentloop/pkg/wire"
 )
 
 func TestEnvironmentIsMinimal(t *testing.T) {
@@ -85,7 +84,7 @@ exit 3
 		lines = append(lines, fmt.Sprintf("warning %d", i))
 	}
 	want := "tool exited with code 3\nstderr:\n…\n" + strings.Join(lines, "\n") + "\nfatal: no such city\nstdout:\npartial result"
-	if !res.IsError || res.Kind != transcript.KindExit || res.ExitCode != 3 || res.Content != want {
+	if !res.IsError || res.Kind != wire.KindExit || res.ExitCode != 3 || res.Content != want {
 		t.Errorf("result = %+v\nwant content %q", res, want)
 	}
 	if res.Bytes != int64(len("partial result\n")) {
@@ -96,7 +95,7 @@ exit 3
 func TestKilledBySignal(t *testing.T) {
 	r := loadOne(t, "name: k\ndescription: d\nrun: tool.sh\n", "#!/bin/sh\nkill -KILL $$\n", Options{})
 	res := r.Call(context.Background(), "k", "c", nil)
-	if res.Kind != transcript.KindExit || res.ExitCode != -1 || res.Content != "tool was killed by signal 9 (killed)" {
+	if res.Kind != wire.KindExit || res.ExitCode != -1 || res.Content != "tool was killed by signal 9 (killed)" {
 		t.Errorf("result = %+v", res)
 	}
 }
@@ -174,7 +173,7 @@ func TestTimeoutKillsTheGroup(t *testing.T) {
 			}
 			// The start of what it printed is shown, cut as it is more
 			// than is quoted.
-			if want := "timed out after 1s; the tool's process group was killed\nstdout:\nspam spam spam\n"; res.Kind != transcript.KindTimeout || !res.IsError || !strings.HasPrefix(res.Content, want) || !strings.HasSuffix(res.Content, "\n…") {
+			if want := "timed out after 1s; the tool's process group was killed\nstdout:\nspam spam spam\n"; res.Kind != wire.KindTimeout || !res.IsError || !strings.HasPrefix(res.Content, want) || !strings.HasSuffix(res.Content, "\n…") {
 				t.Errorf("result = %+v\nwant content starting %q and ending with …", res, want)
 			}
 			if !res.Truncated || res.Bytes <= DefaultMaxOutput {
@@ -206,7 +205,7 @@ func TestCancelKillsTheGroup(t *testing.T) {
 	if time.Since(start) > 20*time.Second {
 		t.Errorf("Call took %v after cancel", time.Since(start))
 	}
-	if res.Kind != transcript.KindCanceled || res.Content != "canceled before the tool finished (interrupted); the tool's process group was killed" {
+	if res.Kind != wire.KindCanceled || res.Content != "canceled before the tool finished (interrupted); the tool's process group was killed" {
 		t.Errorf("result = %+v", res)
 	}
 	assertGone(t, readPid(t, dir+"/leader"))
@@ -215,7 +214,7 @@ func TestCancelKillsTheGroup(t *testing.T) {
 	marker := filepath.Join(dir, "ran")
 	r = loadOne(t, "name: m\ndescription: d\nrun: tool.sh\n", "#!/bin/sh\ntouch '"+marker+"'\n", Options{})
 	res = r.Call(ctx, "m", "c", nil)
-	if res.Kind != transcript.KindCanceled || res.Content != "canceled before the tool started: interrupted" {
+	if res.Kind != wire.KindCanceled || res.Content != "canceled before the tool started: interrupted" {
 		t.Errorf("result = %+v", res)
 	}
 	if _, err := os.Stat(marker); err == nil {
@@ -234,7 +233,7 @@ func TestStoppedToolShowsItsOutput(t *testing.T) {
 		r := loadOne(t, "name: slow\ndescription: d\nrun: tool.sh\ntimeout: 2s\n", script, Options{})
 		res := r.Call(context.Background(), "slow", "c", nil)
 		want := "timed out after 2s; the tool's process group was killed\nstderr:\nstill working\nstdout:\nhalf an answer"
-		if res.Kind != transcript.KindTimeout || res.Content != want || res.Truncated || res.Bytes != int64(len("half an answer\n")) {
+		if res.Kind != wire.KindTimeout || res.Content != want || res.Truncated || res.Bytes != int64(len("half an answer\n")) {
 			t.Errorf("result = %+v\nwant content %q", res, want)
 		}
 	})
@@ -253,7 +252,7 @@ func TestStoppedToolShowsItsOutput(t *testing.T) {
 		}()
 		res := r.Call(ctx, "slow", "c", nil)
 		want := "canceled before the tool finished (interrupted); the tool's process group was killed\nstderr:\nstill working\nstdout:\nhalf an answer"
-		if res.Kind != transcript.KindCanceled || res.Content != want {
+		if res.Kind != wire.KindCanceled || res.Content != want {
 			t.Errorf("result = %+v\nwant content %q", res, want)
 		}
 	})
@@ -372,7 +371,7 @@ func TestStdinClosedEarly(t *testing.T) {
 			// its timeout, which ends it as a timeout error instead of "ok".
 			r := loadOne(t, "name: s\ndescription: d\nparameters:\n  text: {type: string}\nrun: tool.sh\ntimeout: 20s\n", script, Options{})
 			res := mustCall(t, r, "s", `{"text":"`+big+`"}`)
-			if res.Content != "ok\n" || res.Kind != transcript.KindOK {
+			if res.Content != "ok\n" || res.Kind != wire.KindOK {
 				t.Errorf("content = %q, kind %q", res.Content, res.Kind)
 			}
 		})
@@ -398,7 +397,7 @@ func TestDeletedScript(t *testing.T) {
 	}
 	res := r.Call(context.Background(), "gone", "c", nil)
 	want := "cannot start the tool: " + d.Run + " does not exist (was it removed after loading?)"
-	if res.Kind != transcript.KindStart || res.ExitCode != -1 || res.Content != want {
+	if res.Kind != wire.KindStart || res.ExitCode != -1 || res.Content != want {
 		t.Errorf("result = %+v\nwant %q", res, want)
 	}
 }
@@ -418,7 +417,7 @@ func TestUnknownTool(t *testing.T) {
 		"shell":      `unknown tool "shell" (available: calc, get_weather, now)`,
 	} {
 		res := r.Call(context.Background(), name, "c", []byte(`{}`))
-		if res.Kind != transcript.KindUnknownTool || res.Content != want || res.ExitCode != -1 {
+		if res.Kind != wire.KindUnknownTool || res.Content != want || res.ExitCode != -1 {
 			t.Errorf("result = %+v, want %q", res, want)
 		}
 	}
@@ -493,7 +492,7 @@ func TestCommandMissingAtCallTime(t *testing.T) {
 	}
 	os.Remove(filepath.Join(bin, "mytool"))
 	res := r.Call(context.Background(), "m", "c", nil)
-	if res.Kind != transcript.KindStart || res.Content != `cannot start the tool: "mytool" not found on PATH` {
+	if res.Kind != wire.KindStart || res.Content != `cannot start the tool: "mytool" not found on PATH` {
 		t.Errorf("result = %+v", res)
 	}
 }
@@ -544,7 +543,7 @@ func TestCancelWhileWaitingForASlot(t *testing.T) {
 	ctx, cancel := context.WithTimeout(context.Background(), 100*time.Millisecond)
 	defer cancel()
 	res := r.Call(ctx, "hold", "second", nil)
-	if res.Kind != transcript.KindCanceled || !strings.HasPrefix(res.Content, "canceled before the tool started") {
+	if res.Kind != wire.KindCanceled || !strings.HasPrefix(res.Content, "canceled before the tool started") {
 		t.Errorf("result = %+v", res)
 	}
 	if _, err := os.Stat(dir + "/finished"); err == nil {

@@ -9,6 +9,7 @@ import (
 	"strings"
 
 	"github.com/agentloop/agentloop/internal/english"
+	"github.com/agentloop/agentloop/pkg/wire"
 )
 
 // shape is the wire shape of a conversation.
@@ -63,11 +64,11 @@ func (s shape) String() string {
 func (s shape) Label() string {
 	switch s {
 	case shapeOpenAI:
-		return "openai"
+		return string(wire.Chat)
 	case shapeAnthropic:
-		return "anthropic"
+		return string(wire.Messages)
 	case shapeResponses:
-		return "responses"
+		return string(wire.Responses)
 	case shapeBedrock:
 		return "bedrock"
 	case shapeOllama:
@@ -240,10 +241,10 @@ func (c *conv) reset(v *File, kind ConvKind, array string) {
 	// The shape the file's format or a recorded request's endpoint says
 	// (File.PresumeShape); --shape wins.
 	c.shape = v.presume
-	switch v.opts.Shape {
-	case "openai":
+	switch wire.Shape(v.opts.Shape) {
+	case wire.Chat:
 		c.shape = shapeOpenAI
-	case "anthropic":
+	case wire.Messages:
 		c.shape = shapeAnthropic
 	}
 }
