@@ -342,6 +342,9 @@ var codeCases = []codeCase{
 	{"gemini request", "undefined-tool", Warning, Options{},
 		`{"contents":[` + gUser + `,` + gCall1 + `,` + gRes1 + `],"tools":[{"functionDeclarations":[{"name":"get_time"}]}]}`,
 		`{"contents":[` + gUser + `,` + gCall1 + `,` + gRes1 + `],"tools":[{"functionDeclarations":[{"name":"get_weather"}]}]}`},
+	{"bedrock", "text-beside-results", Warning, Options{},
+		lines(`{"inferenceConfig":{},"toolConfig":{"tools":[{"toolSpec":{"name":"f"}}]},"messages":[{"role":"user","content":[{"text":"hi"}]},{"role":"assistant","content":[{"toolUse":{"toolUseId":"tooluse_1","name":"f","input":{}}}]},{"role":"user","content":[{"toolResult":{"toolUseId":"tooluse_1","content":[{"text":"ok"}]}},{"text":"and?"}]}]}`),
+		lines(`{"inferenceConfig":{},"toolConfig":{"tools":[{"toolSpec":{"name":"f"}}]},"messages":[{"role":"user","content":[{"text":"hi"}]},{"role":"assistant","content":[{"toolUse":{"toolUseId":"tooluse_1","name":"f","input":{}}}]},{"role":"user","content":[{"toolResult":{"toolUseId":"tooluse_1","content":[{"text":"ok"}]}}]}]}`)},
 	// A role no API has, in a request body (in a log of messages, such a
 	// line is the writer's bookkeeping: see TestBookkeepingLines).
 	{"openai", "invalid-message", Error, Options{}, lines(`{"messages":[{"role":"robot","content":"hi"}]}`), lines(`{"messages":[` + oUser + `]}`)},
