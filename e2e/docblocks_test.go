@@ -1,4 +1,4 @@
-package main
+package e2e
 
 import (
 	"os"
@@ -6,58 +6,14 @@ import (
 	"path/filepath"
 	"regexp"
 	"strings"
-	"sync"
 	"testing"
 
+	"github.com/agentloop/agentloop/internal/scripttest"
 	"github.com/agentloop/agentloop/pkg/tools"
 )
 
-// Code blocks of the docs preceded by <!-- file: NAME --> are written into
-// every script's $WORK/doc/NAME, so the doc_*.txtar scripts run the
-// examples exactly as the docs show them.
-var (
-	docBlocksOnce sync.Once
-	docBlocks     map[string]string
-	docBlocksErr  error
-	docBlockRE    = regexp.MustCompile("(?s)<!-- file: ([\\w.-]+) -->\\s*```[a-z]*\\n(.*?)```")
-)
-
-func loadDocBlocks() (map[string]string, error) {
-	docBlocksOnce.Do(func() {
-		docBlocks = map[string]string{}
-		files, _ := filepath.Glob("docs/*.md")
-		for _, f := range append([]string{"README.md"}, files...) {
-			b, err := os.ReadFile(f)
-			if err != nil {
-				docBlocksErr = err
-				return
-			}
-			for _, m := range docBlockRE.FindAllSubmatch(b, -1) {
-				docBlocks[string(m[1])] = string(m[2])
-			}
-		}
-	})
-	return docBlocks, docBlocksErr
-}
-
-func writeDocBlocks(dir string) error {
-	blocks, err := loadDocBlocks()
-	if err != nil {
-		return err
-	}
-	if err := os.MkdirAll(filepath.Join(dir, "doc"), 0o755); err != nil {
-		return err
-	}
-	for name, body := range blocks {
-		if err := os.WriteFile(filepath.Join(dir, "doc", name), []byte(body), 0o755); err != nil {
-			return err
-		}
-	}
-	return nil
-}
-
 func TestDocBlocksFound(t *testing.T) {
-	blocks, err := loadDocBlocks()
+	blocks, err := scripttest.DocBlocks()
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -124,6 +80,7 @@ func TestReadmeExamplesAreScripted(t *testing.T) {
 // "Testing a tool" print what the doc says, run in the repository on its
 // tools.d.
 func TestToolsDoc(t *testing.T) {
+	t.Parallel()
 	doc, err := os.ReadFile("docs/tools.md")
 	if err != nil {
 		t.Fatal(err)

@@ -1,4 +1,4 @@
-package main
+package e2e
 
 import (
 	"encoding/json"
@@ -55,6 +55,7 @@ env
 // path, and finds none of them in any file the runs wrote, nor on stdout
 // or stderr. The tool never sees the keys.
 func TestSecretsNeverWritten(t *testing.T) {
+	t.Parallel()
 	dir := t.TempDir()
 	toolsDir := t.TempDir() // outside dir: the script holds the planted values
 	for name, content := range map[string]string{"leak.yaml": leakTool, "leak.sh": leakScript} {

@@ -1,15 +1,12 @@
 //go:build linux
 
-package main
+package e2e
 
 import (
 	"bytes"
 	"io"
 	"os"
 	"os/exec"
-	"path/filepath"
-	"regexp"
-	"runtime/debug"
 	"strconv"
 	"strings"
 	"testing"
@@ -22,11 +19,8 @@ import (
 // of the SDKs has run its init), and that they print what the command tree
 // prints (agentloop help) at whatever width stdout, stderr or $COLUMNS give.
 func TestEarlyAnswers(t *testing.T) {
-	goCmd, err := exec.LookPath("go")
-	if err != nil {
-		t.Skip("no go command to build agentloop with")
-	}
-	bin := buildAgentloop(t, goCmd, "-ldflags", "-s -w -X github.com/agentloop/agentloop/internal/version.stamped=v0.0.0-early")
+	t.Parallel()
+	bin := builtAgentloop(t, "-s -w -X github.com/agentloop/agentloop/internal/version.stamped=v0.0.0-early")
 
 	// What package initialisation ran, from the runtime's trace of it.
 	sdkInit := func(t *testing.T, stderr string) bool {
@@ -52,7 +46,7 @@ func TestEarlyAnswers(t *testing.T) {
 	// it for the version command; with the version control's, if there is
 	// one to read.
 	t.Run("version unstamped", func(t *testing.T) {
-		plain := buildAgentloop(t, goCmd, "-buildvcs=auto")
+		plain := builtAgentloop(t, "")
 		want, _ := runAt(t, plain, []string{"version"}, terminals{})
 		out, stderr := runAt(t, plain, []string{"--version"}, terminals{}, "GODEBUG=inittrace=1")
 		if out != want || !strings.HasPrefix(out, "agentloop ") {
@@ -101,74 +95,6 @@ func TestEarlyAnswers(t *testing.T) {
 			}
 		})
 	}
-}
-
-// buildAgentloop builds the program here with the build flags given. It
-// builds as go test built this test (its race detector, tags, cgo and
-// paths, read from the test binary's build information), so that every
-// package comes from the build cache and only the program itself is
-// compiled and linked anew: a build as make build does it (CGO_ENABLED=0,
-// -trimpath), or a plain one under go test -race, would compile the SDKs a
-// second time, minutes on a cold machine. What is tested, the order of
-// package initialisation, is the same in every build. The test fails if
-// the build compiled any package but the program's own.
-func buildAgentloop(t *testing.T, goCmd string, flags ...string) string {
-	t.Helper()
-	bin := filepath.Join(t.TempDir(), "agentloop")
-	own, env := testBuildFlags(t)
-	args := append(append([]string{"build", "-x", "-o", bin}, own...), flags...)
-	build := exec.Command(goCmd, append(args, ".")...)
-	build.Env = append(os.Environ(), env...)
-	var stdout, stderr bytes.Buffer
-	build.Stdout, build.Stderr = &stdout, &stderr
-	if err := build.Run(); err != nil {
-		t.Fatalf("go %s: %v\n%s%s", strings.Join(args, " "), err, stdout.String(), lastLines(stderr.String(), 40))
-	}
-	if again := compiledPackages(stderr.String()); len(again) > 0 {
-		t.Errorf("go %s compiled %d package(s) the test's own build had compiled: %s", strings.Join(args, " "), len(again), strings.Join(again[:min(len(again), 10)], " "))
-	}
-	return bin
-}
-
-// testBuildFlags are the flags and the environment this test binary was
-// built with, as far as they change how a package compiles.
-func testBuildFlags(t *testing.T) (flags, env []string) {
-	t.Helper()
-	info, ok := debug.ReadBuildInfo()
-	if !ok {
-		t.Fatal("the test binary has no build information")
-	}
-	for _, s := range info.Settings {
-		switch s.Key {
-		case "-race", "-msan", "-asan", "-trimpath":
-			if s.Value == "true" {
-				flags = append(flags, s.Key)
-			}
-		case "-tags", "-gcflags", "-asmflags":
-			flags = append(flags, s.Key+"="+s.Value)
-		case "CGO_ENABLED", "CGO_CFLAGS", "CGO_CPPFLAGS", "CGO_CXXFLAGS", "CGO_LDFLAGS", "GOEXPERIMENT",
-			"GOAMD64", "GOARM", "GOARM64", "GO386", "GOMIPS", "GOMIPS64", "GOPPC64", "GORISCV64", "GOWASM":
-			env = append(env, s.Key+"="+s.Value)
-		}
-	}
-	return flags, env
-}
-
-// compiledPackages are the packages, but main, a go build -x run compiled.
-func compiledPackages(trace string) []string {
-	var pkgs []string
-	for _, m := range regexp.MustCompile(`(?m)/compile .* -p (\S+) `).FindAllStringSubmatch(trace, -1) {
-		if m[1] != "main" {
-			pkgs = append(pkgs, m[1])
-		}
-	}
-	return pkgs
-}
-
-// lastLines is the end of s, n lines at most.
-func lastLines(s string, n int) string {
-	lines := strings.Split(s, "\n")
-	return strings.Join(lines[max(0, len(lines)-n):], "\n")
 }
 
 // terminals are the pseudo-terminals runAt puts a program's streams on:

@@ -1,4 +1,4 @@
-package main
+package e2e
 
 import (
 	"bytes"
@@ -19,6 +19,7 @@ import (
 	"github.com/agentloop/agentloop/pkg/agent"
 	"github.com/agentloop/agentloop/pkg/batch"
 	"github.com/agentloop/agentloop/pkg/transcript"
+	"github.com/agentloop/agentloop/pkg/wire"
 )
 
 // batchCrashScript: every item makes three turns of three parallel calls
@@ -53,6 +54,7 @@ const (
 // had finished (its result on record) ran a second time, and the rerun ran
 // no call twice.
 func TestBatchKill9AtRandomMoments(t *testing.T) {
+	t.Parallel()
 	dir := t.TempDir()
 	tools := filepath.Join(dir, "tools.d")
 	if err := os.MkdirAll(tools, 0o755); err != nil {
@@ -295,7 +297,7 @@ func checkBatchResults(t *testing.T, out string) {
 		} else if recs := checkTranscript(t, filepath.Join(out, r.Transcript), false); endOf(t, recs).Reason != transcript.ReasonStop {
 			t.Errorf("%s: %s's transcript ends %s", out, r.ID, endOf(t, recs).Reason)
 		}
-		if r.Reason != transcript.ReasonStop || r.ExitCode != 0 || !strings.HasPrefix(r.Answer, "done p") {
+		if r.Reason != wire.ReasonStop || r.ExitCode != 0 || !strings.HasPrefix(r.Answer, "done p") {
 			t.Errorf("%s: %s ended %s (exit %d): %s %s", out, r.ID, r.Reason, r.ExitCode, r.Answer, r.Error)
 		}
 	}
