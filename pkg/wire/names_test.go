@@ -16,8 +16,8 @@ import (
 // said once, in this package and in each provider's: no other code
 // compares a value with a shape's name written out ("anthropic" ==, case
 // "responses":), which a new API would have to find and edit one by one.
-// The fake servers of the tests (and the scripts' command that starts
-// them) and the benchmarks of the SDKs are left out, and so are tests.
+// The fake servers of the tests and the benchmarks of the SDKs are left
+// out, and so are tests.
 func TestNoNameComparisons(t *testing.T) {
 	names := map[string]bool{}
 	for _, s := range Shapes {
@@ -28,6 +28,9 @@ func TestNoNameComparisons(t *testing.T) {
 		return ok && lit.Kind == token.STRING && names[lit.Value]
 	}
 	root := filepath.Join("..", "..")
+	// The fake servers and the testscript commands that start them
+	// (`fakeapi openai script.json`) are test code: their names are the
+	// words of a script, not a choice between APIs.
 	skip := []string{"pkg/wire", "pkg/provider", "internal/fakeapi", "internal/scripttest", "bench"}
 	files := 0
 	err := filepath.WalkDir(root, func(path string, d fs.DirEntry, err error) error {
