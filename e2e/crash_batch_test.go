@@ -294,7 +294,7 @@ func checkBatchResults(t *testing.T, out string) {
 		seen[r.ID]++
 		if r.Transcript == "" {
 			t.Errorf("%s: %s names no transcript", out, r.ID)
-		} else if recs := checkTranscript(t, filepath.Join(out, r.Transcript), false); endOf(t, recs).Reason != transcript.ReasonStop {
+		} else if recs := checkTranscript(t, filepath.Join(out, r.Transcript), false); endOf(t, recs).Reason != wire.ReasonStop {
 			t.Errorf("%s: %s's transcript ends %s", out, r.ID, endOf(t, recs).Reason)
 		}
 		if r.Reason != wire.ReasonStop || r.ExitCode != 0 || !strings.HasPrefix(r.Answer, "done p") {
