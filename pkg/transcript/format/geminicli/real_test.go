@@ -5,6 +5,10 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/agentloop/agentloop/pkg/transcript/format/claudecode"
+	"github.com/agentloop/agentloop/pkg/transcript/format/gemini"
+	"github.com/agentloop/agentloop/pkg/transcript/format/messages"
+	"github.com/agentloop/agentloop/pkg/transcript/format/request"
 	"github.com/agentloop/agentloop/pkg/transcript/internal/check"
 	"github.com/agentloop/agentloop/pkg/transcript/internal/checktest"
 )
@@ -14,13 +18,18 @@ import (
 // testdata/README.md for where it comes from.
 const realSession = "testdata/toolpath_gemini_convo.jsonl"
 
-// TestRealSession: a real session passes with nothing to report, all its
-// calls answered; the same session with one tool result dropped is caught
-// at the line of the call, naming it.
+// TestRealSession: a real session is told from the formats near it and
+// passes with nothing to report, all its calls answered; the same session
+// with one tool result dropped is caught at the turn it leaves short,
+// naming the call.
 func TestRealSession(t *testing.T) {
 	data, err := os.ReadFile(realSession)
 	if err != nil {
 		t.Fatal(err)
+	}
+	reg := check.Registry{messages.Format, request.Format, claudecode.Format, gemini.Format, Format}
+	if f, _ := reg.Sniff(checktest.Head(string(data))); f != Format {
+		t.Fatalf("not told a Gemini CLI session: %v", f)
 	}
 	fs, st := checktest.Validate(t, check.Registry{Format}, realSession, data, check.Options{})
 	if len(fs) != 0 || st.Format != Name || st.Conversations != 1 || st.Messages != 22 || st.ToolCalls != 10 || st.Errors != 0 {
