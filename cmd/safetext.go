@@ -6,6 +6,8 @@ import (
 	"strings"
 	"unicode"
 	"unicode/utf8"
+
+	"github.com/rivo/uniseg"
 )
 
 // This file is the one place that decides what of a text from a model, a
@@ -202,21 +204,27 @@ func terminalText(ios *IOStreams, s string) string {
 }
 
 // truncateWidth cuts s to at most cols columns of a terminal, the last one
-// an ellipsis, when it is wider: a wide character (Chinese, Japanese,
-// Korean, most emoji) takes two columns, a combining mark none. A line
+// an ellipsis, when it is wider. Widths are those of whole grapheme
+// clusters (uniseg): a wide character (Chinese, Japanese, Korean, most
+// emoji) takes two columns, a combining mark none, and an emoji sequence
+// joined by zero-width joiners is one character, never cut in two. A line
 // cut by runes alone still wrapped, and a status line redrawn with \r
 // then left its first half on the screen.
 func truncateWidth(s string, cols int) string {
 	if cols <= 1 {
 		return s
 	}
-	w, cut := 0, -1
-	for i, r := range s {
-		rw := runeWidth(r)
-		if cut < 0 && w+rw > cols-1 {
-			cut = i
+	w, at, cut := 0, 0, -1
+	rest, state := s, -1
+	for len(rest) > 0 {
+		var cluster string
+		var cw int
+		cluster, rest, cw, state = uniseg.FirstGraphemeClusterInString(rest, state)
+		if cut < 0 && w+cw > cols-1 {
+			cut = at
 		}
-		if w += rw; w > cols {
+		at += len(cluster)
+		if w += cw; w > cols {
 			if !utf8.ValidString(s[:cut]) {
 				return string([]rune(s[:cut])) + "…"
 			}
@@ -228,54 +236,7 @@ func truncateWidth(s string, cols int) string {
 
 // textWidth is the number of terminal columns s takes.
 func textWidth(s string) int {
-	w := 0
-	for _, r := range s {
-		w += runeWidth(r)
-	}
-	return w
-}
-
-// runeWidth is the number of columns a terminal gives r: none for a
-// combining mark, two for a wide character, else one.
-func runeWidth(r rune) int {
-	switch {
-	case r < 0x300:
-		return 1
-	case unicode.In(r, unicode.Mn, unicode.Me), r == 0x200b:
-		return 0
-	}
-	for _, rg := range wideRunes {
-		if r < rg[0] {
-			break
-		}
-		if r <= rg[1] {
-			return 2
-		}
-	}
-	return 1
-}
-
-// wideRunes are the ranges of characters of East Asian width "wide" or
-// "fullwidth" (Unicode Annex 11) that text commonly holds, in order.
-var wideRunes = [][2]rune{
-	{0x1100, 0x115f}, {0x231a, 0x231b}, {0x2329, 0x232a}, {0x23e9, 0x23ec}, {0x23f0, 0x23f0},
-	{0x23f3, 0x23f3}, {0x25fd, 0x25fe}, {0x2614, 0x2615}, {0x2648, 0x2653}, {0x267f, 0x267f},
-	{0x2693, 0x2693}, {0x26a1, 0x26a1}, {0x26aa, 0x26ab}, {0x26bd, 0x26be}, {0x26c4, 0x26c5},
-	{0x26ce, 0x26ce}, {0x26d4, 0x26d4}, {0x26ea, 0x26ea}, {0x26f2, 0x26f3}, {0x26f5, 0x26f5},
-	{0x26fa, 0x26fa}, {0x26fd, 0x26fd}, {0x2705, 0x2705}, {0x270a, 0x270b}, {0x2728, 0x2728},
-	{0x274c, 0x274c}, {0x274e, 0x274e}, {0x2753, 0x2755}, {0x2757, 0x2757}, {0x2795, 0x2797},
-	{0x27b0, 0x27b0}, {0x27bf, 0x27bf}, {0x2b1b, 0x2b1c}, {0x2b50, 0x2b50}, {0x2b55, 0x2b55},
-	{0x2e80, 0x303e}, {0x3041, 0x33ff}, {0x3400, 0x4dbf}, {0x4e00, 0x9fff}, {0xa000, 0xa4cf},
-	{0xa960, 0xa97f}, {0xac00, 0xd7a3}, {0xf900, 0xfaff}, {0xfe10, 0xfe19}, {0xfe30, 0xfe6f},
-	{0xff00, 0xff60}, {0xffe0, 0xffe6}, {0x16fe0, 0x16fe4}, {0x17000, 0x18cff}, {0x1b000, 0x1b2ff},
-	{0x1f004, 0x1f004}, {0x1f0cf, 0x1f0cf}, {0x1f18e, 0x1f18e}, {0x1f191, 0x1f19a}, {0x1f200, 0x1f2ff},
-	{0x1f300, 0x1f320}, {0x1f32d, 0x1f335}, {0x1f337, 0x1f37c}, {0x1f37e, 0x1f393}, {0x1f3a0, 0x1f3ca},
-	{0x1f3cf, 0x1f3d3}, {0x1f3e0, 0x1f3f0}, {0x1f3f4, 0x1f3f4}, {0x1f3f8, 0x1f43e}, {0x1f440, 0x1f440},
-	{0x1f442, 0x1f4fc}, {0x1f4ff, 0x1f53d}, {0x1f54b, 0x1f54e}, {0x1f550, 0x1f567}, {0x1f57a, 0x1f57a},
-	{0x1f595, 0x1f596}, {0x1f5a4, 0x1f5a4}, {0x1f5fb, 0x1f64f}, {0x1f680, 0x1f6c5}, {0x1f6cc, 0x1f6cc},
-	{0x1f6d0, 0x1f6d2}, {0x1f6d5, 0x1f6d7}, {0x1f6dc, 0x1f6df}, {0x1f6eb, 0x1f6ec}, {0x1f6f4, 0x1f6fc},
-	{0x1f7e0, 0x1f7eb}, {0x1f7f0, 0x1f7f0}, {0x1f90c, 0x1f93a}, {0x1f93c, 0x1f945}, {0x1f947, 0x1f9ff},
-	{0x1fa70, 0x1faff}, {0x20000, 0x2fffd}, {0x30000, 0x3fffd},
+	return uniseg.StringWidth(s)
 }
 
 // truncate cuts s to max runes, the last one an ellipsis, when it is

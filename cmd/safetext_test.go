@@ -235,3 +235,60 @@ func TestStatusLineFitsWideNames(t *testing.T) {
 		t.Errorf("status line %q, want %q", line, want)
 	}
 }
+
+// Widths are a terminal's, counted by grapheme cluster: an emoji sequence
+// joined by zero-width joiners, a flag and a letter with its combining
+// marks are each one character, cut whole or kept whole.
+func TestTextWidthGraphemes(t *testing.T) {
+	const (
+		family = "\U0001F468\u200D\U0001F469\u200D\U0001F467" // man, woman, girl joined
+		flag   = "\U0001F1EF\U0001F1F5"                       // JP regional indicators
+		thumbs = "\U0001F44D\U0001F3FD"                       // with a skin tone
+		eAcute = "e\u0301"
+		zwsp   = "\u200b"
+	)
+	widths := []struct {
+		in   string
+		want int
+	}{
+		{"abc", 3},
+		{"東京", 4},
+		{"ｱｲｳ", 3}, // halfwidth katakana
+		{"한국어", 6},
+		{eAcute + eAcute, 2},
+		{"a\u0323\u0307", 1}, // two combining marks on one letter
+		{zwsp, 0},
+		{family, 2},
+		{flag, 2},
+		{thumbs, 2},
+		{"😀" + family + "x", 5},
+	}
+	for _, tt := range widths {
+		if got := textWidth(tt.in); got != tt.want {
+			t.Errorf("textWidth(%q) = %d, want %d", tt.in, got, tt.want)
+		}
+	}
+	cuts := []struct {
+		in   string
+		cols int
+		want string
+	}{
+		{family + family + family, 5, family + family + "…"},
+		{family + family + family, 4, family + "…"},
+		{"a" + family + family, 4, "a" + family + "…"},
+		{"a" + family + family, 3, "a…"},
+		{flag + flag + flag, 5, flag + flag + "…"},
+		{thumbs + thumbs + thumbs, 6, thumbs + thumbs + thumbs},
+		{"a\u0323\u0307bcdef", 4, "a\u0323\u0307bc…"},
+		{"東" + eAcute + "京都", 4, "東" + eAcute + "…"},
+	}
+	for _, tt := range cuts {
+		got := truncateWidth(tt.in, tt.cols)
+		if got != tt.want {
+			t.Errorf("truncateWidth(%q, %d) = %q, want %q", tt.in, tt.cols, got, tt.want)
+		}
+		if w := textWidth(got); w > tt.cols {
+			t.Errorf("truncateWidth(%q, %d) takes %d columns", tt.in, tt.cols, w)
+		}
+	}
+}
