@@ -8,6 +8,7 @@ import (
 	"unicode/utf8"
 
 	"github.com/agentloop/agentloop/internal/bytesize"
+	"github.com/agentloop/agentloop/internal/termtext"
 	"github.com/agentloop/agentloop/pkg/longtext"
 )
 
@@ -174,7 +175,7 @@ func (p *printer) data(data string) {
 			i += j
 			continue
 		}
-		form, size := shown(data[i:], false)
+		form, size := termtext.Shown(data[i:], false)
 		p.put(form, data[i] == '\t')
 		i += size
 	}
