@@ -1,4 +1,4 @@
-package cmd
+package textview
 
 import (
 	"bytes"
@@ -91,15 +91,11 @@ func TestReplayShowStreamedAsInMemory(t *testing.T) {
 			}
 			for _, tty := range []bool{false, true} {
 				show := func(limit int) (string, int) {
-					ios, _, out, errOut := Test()
-					ios.SetTTY(false, tty, tty)
-					ios.SetColorEnabled(tty)
-					ios.SetWidth(37)
-					long, err := replayShow(&ReplayOptions{IO: ios, File: path}, limit)
+					out, res, err := show(path, tty, 37, limit)
 					if err != nil {
-						t.Fatalf("%v\n%s", err, errOut)
+						t.Fatal(err)
 					}
-					return out.String(), long.Texts()
+					return out, res.Long.Texts()
 				}
 				whole, _ := show(1 << 30)
 				streamed, taken := show(limit)
@@ -119,7 +115,7 @@ func TestReplayShowStreamedAsInMemory(t *testing.T) {
 func TestReplayShowStreamedAsInMemoryCorpus(t *testing.T) {
 	t.Parallel()
 	var files []string
-	for _, pattern := range []string{"../testdata/*/*.jsonl", "../testdata/*/*/*.jsonl", "../pkg/*/testdata/*.jsonl", "../pkg/*/testdata/*/*.jsonl"} {
+	for _, pattern := range []string{"../../testdata/*/*.jsonl", "../../testdata/*/*/*.jsonl", "../*/testdata/*.jsonl", "../*/testdata/*/*.jsonl"} {
 		m, _ := filepath.Glob(pattern)
 		files = append(files, m...)
 	}
@@ -131,12 +127,8 @@ func TestReplayShowStreamedAsInMemoryCorpus(t *testing.T) {
 		t.Run(filepath.Base(path), func(t *testing.T) {
 			for _, tty := range []bool{false, true} {
 				show := func(limit int) (string, int, error) {
-					ios, _, out, _ := Test()
-					ios.SetTTY(false, tty, tty)
-					ios.SetColorEnabled(tty)
-					ios.SetWidth(61)
-					long, err := replayShow(&ReplayOptions{IO: ios, File: path}, limit)
-					return out.String(), long.Texts(), err
+					out, res, err := show(path, tty, 61, limit)
+					return out, res.Long.Texts(), err
 				}
 				whole, _, errWhole := show(1 << 30)
 				streamed, n, errStreamed := show(16)
@@ -174,9 +166,12 @@ func TestReplayShowStreamedBrokenLines(t *testing.T) {
 			t.Fatal(err)
 		}
 		show := func(limit int) (string, string, int, error) {
-			ios, _, out, errOut := Test()
-			long, err := replayShow(&ReplayOptions{IO: ios, File: path}, limit)
-			return out.String(), errOut.String(), long.Texts(), err
+			out, res, err := show(path, false, 0, limit)
+			torn := ""
+			if res.Torn != nil {
+				torn = res.Torn.Error()
+			}
+			return out, torn, res.Long.Texts(), err
 		}
 		a, ae, _, aerr := show(1 << 30)
 		b, be, n, berr := show(100)

@@ -1,4 +1,4 @@
-package cmd
+package textview
 
 import (
 	"bytes"
@@ -8,6 +8,7 @@ import (
 	"unicode/utf8"
 
 	"github.com/agentloop/agentloop/internal/bytesize"
+	"github.com/agentloop/agentloop/internal/english"
 	"github.com/agentloop/agentloop/internal/termtext"
 	"github.com/agentloop/agentloop/pkg/longtext"
 )
@@ -102,7 +103,7 @@ func (p *printer) excerpt(indent int, s string, maxLines, maxBytes int) {
 		switch {
 		case i == maxLines:
 			n := strings.Count(s, "\n") + 1
-			p.line(indent, p.st.dim(fmt.Sprintf("… %d more line%s", n, plural(n, "", "s"))))
+			p.line(indent, p.st.dim(fmt.Sprintf("… %d more line%s", n, english.Plural(n, "", "s"))))
 			return
 		case len(line) > budget:
 			cut := max(budget, 0) // -1 after a line that used the budget up
@@ -113,7 +114,7 @@ func (p *printer) excerpt(indent int, s string, maxLines, maxBytes int) {
 			left := fmt.Sprintf("… %s more", bytesize.Binary(len(line)-cut))
 			if more {
 				n := strings.Count(rest, "\n") + 1
-				left += fmt.Sprintf(", %d more line%s", n, plural(n, "", "s"))
+				left += fmt.Sprintf(", %d more line%s", n, english.Plural(n, "", "s"))
 			}
 			p.line(indent, p.st.dim(left))
 			return
