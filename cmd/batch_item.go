@@ -11,6 +11,7 @@ import (
 	"time"
 
 	"github.com/agentloop/agentloop/pkg/agent"
+	"github.com/agentloop/agentloop/pkg/approval"
 	"github.com/agentloop/agentloop/pkg/batch"
 	"github.com/agentloop/agentloop/pkg/transcript"
 	"github.com/agentloop/agentloop/pkg/wire"
@@ -35,7 +36,7 @@ func (b *batchItems) run(ctx context.Context, t batch.Task) batch.Result {
 	start := time.Now()
 	res := batch.Result{ID: it.ID, Line: it.Line, Metadata: it.Metadata, Transcript: batch.FileName(it.ID) + ".jsonl", Attempts: 1}
 	fail := func(err error) batch.Result {
-		code, msg := exitCode(redactError(err, toolSecrets(b.ios, b.ap.tools)))
+		code, msg := exitCode(redactError(err, toolSecrets(b.ios, b.ap.Tools())))
 		res.Reason, res.ExitCode, res.Error = wire.ReasonError, code, msg
 		res.DurationMS, res.Time = time.Since(start).Milliseconds(), time.Now().UTC()
 		return res
@@ -100,7 +101,7 @@ func (b *batchItems) run(ctx context.Context, t batch.Task) batch.Result {
 				}
 				// Its calls need the tools it had: without one it
 				// stops before any request, its transcript kept.
-				if absent := b.ap.tools.Absent(conv.Header, o.Approval.Deny); len(absent) > 0 {
+				if absent := b.ap.Tools().Absent(conv.Header, o.Approval.Deny); len(absent) > 0 {
 					return fail(recordedToolsError(&ios, s.tools, conv.Header.ToolsDirs, absent))
 				}
 				st, _ := recordedState(conv)
@@ -126,9 +127,10 @@ func (b *batchItems) run(ctx context.Context, t batch.Task) batch.Result {
 		return fail(err)
 	}
 	// The item's questions keep its own order of calls, and name it.
-	order := newCallOrder()
-	loop.OnEvent = observeOrder(order, b.prog.Events(it.ID))
-	rctx, cancel := withRunTimeout(withItem(withCallOrder(ctx, order), it.ID), o.Model.Timeout)
+	order := approval.NewOrder()
+	loop.Tools = b.ap.For(order, it.ID)
+	loop.OnEvent = order.Observe(b.prog.Events(it.ID))
+	rctx, cancel := withRunTimeout(ctx, o.Model.Timeout)
 	defer cancel()
 	var out *agent.Outcome
 	if state != nil {
@@ -143,7 +145,7 @@ func (b *batchItems) run(ctx context.Context, t batch.Task) batch.Result {
 	// what it keeps out: a key the model repeated, a credential's shape.
 	// (A result read back from a transcript has it redacted already.)
 	res.Reason, res.Steps, res.Usage = out.Reason, out.Steps, out.Usage
-	res.Answer = toolSecrets(b.ios, b.ap.tools).RedactString(out.Answer)
+	res.Answer = toolSecrets(b.ios, b.ap.Tools()).RedactString(out.Answer)
 	if out.CostKnown {
 		cost := out.Cost
 		res.Cost = &cost
@@ -156,7 +158,7 @@ func (b *batchItems) run(ctx context.Context, t batch.Task) batch.Result {
 		return unrecorded(werr)
 	}
 	if err := outcomeError(out, err, "", runEnd{maxSteps: o.MaxSteps, limits: &o.Limits}); err != nil {
-		res.ExitCode, res.Error = exitCode(redactError(err, toolSecrets(b.ios, b.ap.tools)))
+		res.ExitCode, res.Error = exitCode(redactError(err, toolSecrets(b.ios, b.ap.Tools())))
 		if out.Reason == "" {
 			res.Reason = wire.ReasonError
 		}
