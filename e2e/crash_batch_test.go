@@ -9,6 +9,7 @@ import (
 	"math/rand/v2"
 	"os"
 	"path/filepath"
+	"strconv"
 	"strings"
 	"syscall"
 	"testing"
@@ -63,8 +64,9 @@ func TestBatchKill9AtRandomMoments(t *testing.T) {
 		t.Fatal(err)
 	}
 	log := filepath.Join(dir, "calls.log")
-	// Each call logs its item and call: "p7 2-3".
-	script := "#!/bin/sh\nsleep 0.02\necho \"$ARG_N\" >> '" + log + "'\necho \"$ARG_N\"\n"
+	// Each call logs its item and call, and the process that started it:
+	// "p7 2-3 4242".
+	script := "#!/bin/sh\nsleep 0.02\necho \"$ARG_N $PPID\" >> '" + log + "'\necho \"$ARG_N\"\n"
 	if err := os.WriteFile(filepath.Join(tools, "echo.sh"), []byte(script), 0o755); err != nil {
 		t.Fatal(err)
 	}
@@ -113,15 +115,15 @@ func TestBatchKill9AtRandomMoments(t *testing.T) {
 			continue
 		}
 		i++
-		// The tools the kill orphaned end within their sleep.
-		time.Sleep(50 * time.Millisecond)
+		// The tools the kill orphaned end within their sleep (what they
+		// log names the killed batch as their parent, whenever it comes).
+		waitGone(t, filepath.Join(tools, "echo.sh"), "\x00-d\x00"+out+"\x00")
 		recorded := recordedCalls(t, filepath.Join(dir, out))
-		before, _ := os.ReadFile(log)
 		if len(recorded) > 0 && len(recorded) < batchCrashItems*batchCrashCalls {
 			halfDone++
 		}
 
-		p := runAgentloop(t, dir, nil, nil, args(srv.BaseURL(), out)...)
+		p, pid := runAgentloopPid(t, dir, args(srv.BaseURL(), out)...)
 		srv.Close()
 		if p.code != 0 {
 			t.Errorf("%s: the rerun exited %d\n%s", out, p.code, p.stderr)
@@ -130,8 +132,8 @@ func TestBatchKill9AtRandomMoments(t *testing.T) {
 			t.Errorf("%s: %v", out, err)
 		}
 		checkBatchResults(t, filepath.Join(dir, out))
-		after, _ := os.ReadFile(log)
-		checkBatchCalls(t, out, string(after[:min(len(before), len(after))]), string(after[min(len(before), len(after)):]), recorded)
+		calls, _ := os.ReadFile(log)
+		checkBatchCalls(t, out, string(calls), strconv.Itoa(pid), recorded)
 		t.Logf("%s: killed at %v, %d recorded call(s) before the rerun", out, time.Duration(at), len(recorded))
 	}
 	t.Logf("%d kills, %d moments after a batch had ended drawn again", kills, missed)
@@ -159,46 +161,86 @@ func killBatchAfter(t *testing.T, dir string, delay time.Duration, args ...strin
 	return ok && ws.Signaled() && ws.Signal() == syscall.SIGKILL
 }
 
-// checkBatchCalls checks the calls a killed batch (killed) and its rerun
-// (rerun) ran, one "p7 2-3" line each: every call of every item ran; the
-// rerun ran none whose result the killed batch recorded, and none twice;
-// so a call ran twice only when the kill caught it before its result was
-// on disk, which DESIGN.md allows (what a killed process did cannot be
-// recorded).
-func checkBatchCalls(t *testing.T, out, killed, rerun string, recorded map[string]bool) {
+// waitGone waits until no process's command line holds any of marks (10
+// s at most): each of the tools a kill -9 left running ends by itself,
+// and so does one the batch was starting, still a copy of the batch's
+// process between its fork and its exec (it runs the tool after).
+func waitGone(t *testing.T, marks ...string) {
 	t.Helper()
-	ran := map[string]int{}
-	for _, line := range strings.Split(strings.TrimSpace(killed), "\n") {
-		if line != "" {
-			ran[line]++
+	for deadline := time.Now().Add(10 * time.Second); ; time.Sleep(10 * time.Millisecond) {
+		running := ""
+		procs, _ := filepath.Glob("/proc/[0-9]*/cmdline")
+		for _, p := range procs {
+			b, err := os.ReadFile(p)
+			for _, m := range marks {
+				if err == nil && bytes.Contains(b, []byte(m)) {
+					running = strings.ReplaceAll(string(b), "\x00", " ")
+				}
+			}
+		}
+		if running == "" {
+			return
+		}
+		if time.Now().After(deadline) {
+			t.Fatalf("what the kill left still runs after 10 s: %s", running)
 		}
 	}
-	again := map[string]int{}
-	for _, line := range strings.Split(strings.TrimSpace(rerun), "\n") {
-		if line == "" {
+}
+
+// checkBatchCalls checks the calls a killed batch and its rerun (process
+// rerun) ran, one "p7 2-3 PID" line each, PID the agentloop that started
+// the call: every call of every item ran; the rerun ran none whose result
+// the killed batch recorded, and none twice; so a call ran twice only when
+// the kill caught it before its result was on disk, which DESIGN.md
+// allows (what a killed process did cannot be recorded).
+func checkBatchCalls(t *testing.T, out, log, rerun string, recorded map[string]bool) {
+	t.Helper()
+	ran, again := map[string]int{}, map[string]int{}
+	for _, line := range strings.Split(strings.TrimSpace(log), "\n") {
+		i := strings.LastIndexByte(line, ' ')
+		if i < 0 {
 			continue
 		}
-		again[line]++
-		if recorded[line] {
-			t.Errorf("%s: the rerun ran %q again, whose result the killed batch recorded", out, line)
+		call, by := line[:i], line[i+1:]
+		if by != rerun {
+			ran[call]++
+			continue
 		}
-		if again[line] == 2 {
-			t.Errorf("%s: the rerun ran %q twice", out, line)
+		again[call]++
+		if recorded[call] {
+			t.Errorf("%s: the rerun ran %q again, whose result the killed batch recorded", out, call)
+		}
+		if again[call] == 2 {
+			t.Errorf("%s: the rerun ran %q twice", out, call)
 		}
 	}
 	for i := 1; i <= batchCrashItems; i++ {
 		for s := 1; s <= 3; s++ {
 			for c := 1; c <= 3; c++ {
-				call := fmt.Sprintf("p%d %d-%d", i, s, c)
-				if ran[call]+again[call] == 0 {
+				if call := fmt.Sprintf("p%d %d-%d", i, s, c); ran[call]+again[call] == 0 {
 					t.Errorf("%s: %s never ran", out, call)
-				}
-				if ran[call] > 1 {
-					t.Errorf("%s: the killed batch ran %s %d times", out, call, ran[call])
 				}
 			}
 		}
 	}
+}
+
+// runAgentloopPid is runAgentloop, with the process's id.
+func runAgentloopPid(t *testing.T, dir string, args ...string) (proc, int) {
+	t.Helper()
+	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
+	defer cancel()
+	c := agentloopCmd(t, ctx, dir, nil, args...)
+	var out, errOut bytes.Buffer
+	c.Stdout, c.Stderr = &out, &errOut
+	if err := c.Start(); err != nil {
+		t.Fatal(err)
+	}
+	_ = c.Wait()
+	if ctx.Err() != nil {
+		t.Fatalf("agentloop %s did not end within 30s\nstderr: %s", strings.Join(args, " "), errOut.String())
+	}
+	return proc{code: c.ProcessState.ExitCode(), stdout: out.String(), stderr: errOut.String()}, c.Process.Pid
 }
 
 // recordedCalls reads what the transcripts in a killed batch's OUTDIR
@@ -252,7 +294,7 @@ func checkBatchResults(t *testing.T, out string) {
 		seen[r.ID]++
 		if r.Transcript == "" {
 			t.Errorf("%s: %s names no transcript", out, r.ID)
-		} else if recs := checkTranscript(t, filepath.Join(out, r.Transcript), false); endOf(t, recs).Reason != transcript.ReasonStop {
+		} else if recs := checkTranscript(t, filepath.Join(out, r.Transcript), false); endOf(t, recs).Reason != wire.ReasonStop {
 			t.Errorf("%s: %s's transcript ends %s", out, r.ID, endOf(t, recs).Reason)
 		}
 		if r.Reason != wire.ReasonStop || r.ExitCode != 0 || !strings.HasPrefix(r.Answer, "done p") {

@@ -82,7 +82,7 @@ type Outcome struct {
 	// called no tool (Reason stop, max_tokens, refusal; or a budget's, when
 	// its last request was answered).
 	Answer string
-	// Reason is one of the transcript.Reason* values.
+	// Reason is one of the wire.Reason* values.
 	Reason string
 	// Exhausted names the budget that ended the run (Exhausted*), "" for
 	// none; Estimate says what was estimated when one left no room for a

@@ -14,7 +14,7 @@ import (
 	"time"
 
 	"github.com/agentloop/agentloop/internal/procgroup"
-	"github.com/agentloop/agentloop/pkg/transcript"
+	"github.com/agentloop/agentloop/pkg/wire"
 )
 
 // misbehavingServer is an MCP server over stdio, written by hand, that
@@ -185,16 +185,16 @@ var misbehaviours = []struct {
 	{name: "writes a message that is not JSON-RPC at start", config: func(t *testing.T) *Config { return stdioServer(t, "m", "--bad-jsonrpc") },
 		start: "sent a message that is not valid JSON-RPC"},
 	{name: "writes a message that is not JSON-RPC in a call", config: func(t *testing.T) *Config { return stdioServer(t, "m") },
-		tool: "m_bad_jsonrpc", want: "sent a message that is not valid JSON-RPC", kind: transcript.KindServer},
+		tool: "m_bad_jsonrpc", want: "sent a message that is not valid JSON-RPC", kind: wire.KindServer},
 	{name: "crashes in the middle of a call", config: func(t *testing.T) *Config { return stdioServer(t, "m") },
-		tool: "m_crash", want: "mcp server m exited: exit status 3", kind: transcript.KindServer},
+		tool: "m_crash", want: "mcp server m exited: exit status 3", kind: wire.KindServer},
 	{name: "hangs in a call", config: func(t *testing.T) *Config {
 		c := stdioServer(t, "m")
 		c.Timeout = 300 * time.Millisecond
 		return c
-	}, tool: "m_slow", want: "timed out after 300ms; the server was sent a cancellation", kind: transcript.KindTimeout},
+	}, tool: "m_slow", want: "timed out after 300ms; the server was sent a cancellation", kind: wire.KindTimeout},
 	{name: "answers with a message over 16 MiB", config: patient(func(t *testing.T) *Config { return stdioServer(t, "m") }),
-		tool: "m_big", want: "MiB", kind: transcript.KindServer},
+		tool: "m_big", want: "MiB", kind: wire.KindServer},
 	{name: "ignores SIGTERM and the end of its stdin, and starts a child", config: func(t *testing.T) *Config { return stdioServer(t, "m", "--child", "--stubborn") },
 		tool: "m_echo", want: "still answers",
 		check: func(t *testing.T, s *Set, dir string) {
@@ -210,7 +210,7 @@ var misbehaviours = []struct {
 			}
 		}},
 	{name: "floods its stderr", config: patient(misbehavingConfig), tool: "m_stderr_flood", want: "answered by "},
-	{name: "floods its stderr and crashes", config: patient(misbehavingConfig), tool: "m_stderr_crash", want: "last words before the crash", kind: transcript.KindServer,
+	{name: "floods its stderr and crashes", config: patient(misbehavingConfig), tool: "m_stderr_crash", want: "last words before the crash", kind: wire.KindServer,
 		check: func(t *testing.T, s *Set, dir string) {
 			r := s.Call(context.Background(), "m_stderr_crash", "c9", nil)
 			if len(r.Content) > stderrKeep+1024 {
@@ -218,12 +218,12 @@ var misbehaviours = []struct {
 			}
 		}},
 	{name: "floods notifications", config: patient(misbehavingConfig), tool: "m_notify_flood", want: "answered by "},
-	{name: "answers under an id never asked", tool: "m_wrong_id", want: "timed out", kind: transcript.KindTimeout},
+	{name: "answers under an id never asked", tool: "m_wrong_id", want: "timed out", kind: wire.KindTimeout},
 	{name: "answers twice", tool: "m_twice", want: "answered by "},
-	{name: "exits 0 without answering", tool: "m_exit0", want: "mcp server m exited: exit status 0", kind: transcript.KindServer},
-	{name: "closes its stdout and stays", tool: "m_close_stdout", want: "mcp server m closed its stdout, which ends the connection, and did not exit: it was stopped (signal: terminated)", kind: transcript.KindServer},
+	{name: "exits 0 without answering", tool: "m_exit0", want: "mcp server m exited: exit status 0", kind: wire.KindServer},
+	{name: "closes its stdout and stays", tool: "m_close_stdout", want: "mcp server m closed its stdout, which ends the connection, and did not exit: it was stopped (signal: terminated)", kind: wire.KindServer},
 	{name: "writes a banner, log lines and blank lines around its answer", tool: "m_junk", want: "answered by "},
-	{name: "answers with a JSON-RPC error", tool: "m_rpc_error", want: "the database is locked", kind: transcript.KindServer},
+	{name: "answers with a JSON-RPC error", tool: "m_rpc_error", want: "the database is locked", kind: wire.KindServer},
 	{name: "asks the client something in the middle of a call", tool: "m_ask_client", want: "answered by "},
 	{name: "answers slowly", tool: "m_slow", want: "answered by "},
 }

@@ -77,6 +77,10 @@ var logFiles = []struct {
 	// though its reference gives them the pattern [a-zA-Z0-9_-]+.
 	{"pydantic-ai_bedrock_moonshotai_tool_call.yaml", InputVCR, nil},
 	{"pydantic-ai_bedrock_model_structured_output.yaml", InputVCR, nil},
+	// Three interactions with Gemini, then two with the Messages API
+	// carrying Gemini's call ids over: one id is used by two calls of one
+	// request, answered 200: a warning, not an error.
+	{"pydantic-ai_gemini-then-anthropic_reused_tool_use_id.yaml", InputVCR, nil},
 }
 
 func readLog(t *testing.T, name string) []byte {
@@ -314,6 +318,49 @@ func TestGeminiInHAR(t *testing.T) {
 		if len(fs) != 1 || fs[0].Code != "pending-call" || fs[0].Path != "entries[0] contents[2]" || strings.Contains(fs[0].String(), "AIza") {
 			t.Errorf("%s: %s", url, dump(fs))
 		}
+	}
+}
+
+// TestCassetteInteractionsApart: each interaction of a cassette is a
+// conversation of its own, though each request repeats the calls of the
+// one before: a call id is compared with the ids of its own request only,
+// and a result taken out of one request is reported there, named by its
+// interaction, the next request (which still holds it) passing.
+func TestCassetteInteractionsApart(t *testing.T) {
+	const file = "pydantic-ai_gemini-then-anthropic_reused_tool_use_id.yaml"
+	data := readLog(t, file)
+	fs, st := validateBytes(t, file, data, Options{})
+	if st.Conversations != 5 || st.Unchecked != 0 || st.Errors != 0 || st.ToolCalls != 10 {
+		t.Errorf("%+v\n%s", st, dump(fs))
+	}
+	var reused []string
+	for _, f := range fs {
+		if f.Code == "reused-call-id" {
+			reused = append(reused, f.Severity.String()+" "+f.Path+": "+f.Message)
+		}
+	}
+	// The id 0usajhl5 names two calls in each of the two requests to
+	// the Messages API, which answered both 200.
+	want := []string{
+		"warning interactions[3] messages[3]: call id 0usajhl5 was already used at messages[1]; results keyed by id become ambiguous",
+		"warning interactions[4] messages[3]: call id 0usajhl5 was already used at messages[1]; results keyed by id become ambiguous",
+	}
+	if !slices.Equal(reused, want) {
+		t.Errorf("reused ids:\n%s\nwant:\n%s", strings.Join(reused, "\n"), strings.Join(want, "\n"))
+	}
+
+	// The result of call 8ci92gmp taken out of interaction 3 (its first
+	// appearance); interaction 4 still holds it.
+	cut := dropFirst(t, data, `(?m)^      - content:\n        - content:\n          - text: 'order-123: refund allowed for 30 days'\n            type: text\n          is_error: false\n          tool_use_id: 8ci92gmp\n          type: tool_result\n        role: user\n`)
+	fs, _ = validateBytes(t, file, cut, Options{})
+	var got []string
+	for _, f := range fs {
+		if f.Severity == Error {
+			got = append(got, f.Code+" "+f.Path+" "+strings.Join(f.IDs, ","))
+		}
+	}
+	if want := []string{"unanswered-call interactions[3] messages[7] 8ci92gmp"}; !slices.Equal(got, want) {
+		t.Errorf("a result taken out of interaction 3: %v, want %v\n%s", got, want, dump(fs))
 	}
 }
 

@@ -72,6 +72,9 @@ var shapeCases = []struct {
 		// Text after the results: accepted (pydantic-ai's
 		// test_bedrock_llama_tool_result_followed_by_text_accepted).
 		converse(bUser, bCall1, `{"role":"user","content":[{"toolResult":{"toolUseId":"tooluse_1","content":[{"text":"sunny"}]}},{"text":"and now?"}]}`)},
+	{"bedrock", "text-beside-results",
+		converse(bUser, bCall1, `{"role":"user","content":[{"toolResult":{"toolUseId":"tooluse_1","content":[{"text":"sunny"}]}},{"text":"and now?"}]}`),
+		converse(bUser, bCall1, bRes1, bDone, `{"role":"user","content":[{"text":"and now?"}]}`)},
 	{"bedrock", "input-not-object",
 		converse(bUser, `{"role":"assistant","content":[{"toolUse":{"toolUseId":"tooluse_1","name":"get_weather","input":"Paris"}}]}`, bRes1),
 		converse(bUser, bCall1, bRes1)},

@@ -202,6 +202,9 @@ func (c *conv) addBedrock(m *Msg) {
 	if m.hasRole && m.roleK == KindString {
 		c.bedrockTools = c.bedrockTools || hasToolBlock(m)
 	}
+	if string(m.role) == "user" {
+		c.textBesideResults(m)
+	}
 	c.addAnthropic(m)
 }
 
@@ -221,6 +224,26 @@ func (c *conv) bedrockCallID(m *Msg, i int, id []byte) {
 	if bad {
 		c.report(m.line, m.index, "invalid-call-id", []string{string(id)},
 			"content[%d]: toolUseId %q is not 1 to 64 of [a-zA-Z0-9_.:-]", i, id)
+	}
+}
+
+// textBesideResults warns of text after the toolResult blocks of a user
+// message: Bedrock refuses it for some models ("Conversation blocks and
+// tool result blocks cannot be provided in the same turn": Claude 3 Opus,
+// Llama 4 Maverick) and answered 200 for others (Llama 3, Writer, Nova,
+// recorded by pydantic-ai). Text before them is result-not-first.
+func (c *conv) textBesideResults(m *Msg) {
+	results := false
+	for i := range m.blocks {
+		b := &m.blocks[i]
+		switch {
+		case b.bedrock == "toolResult" && !b.server:
+			results = true
+		case results && b.typ != nil && string(b.typ) == "text" && !b.blankText:
+			c.report(m.line, m.index, "text-beside-results", nil,
+				"content[%d]: text after the toolResult blocks of the message: refused by some of Bedrock's models (\"Conversation blocks and tool result blocks cannot be provided in the same turn.\"), answered by others", i)
+			return
+		}
 	}
 }
 

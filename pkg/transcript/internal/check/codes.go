@@ -65,7 +65,10 @@ var Codes = []Code{
 	{"unknown-result-id", "3, 12, 15", Error, Error, "", "a tool result answers an id the previous assistant message did not call", EvidenceReported},
 	{"duplicate-result", "4, 18", Error, Error, "", "a tool call is answered more than once", EvidenceReported},
 	{"duplicate-call-id", "4, 17", Warning, Error, "", "the same id twice in one assistant message", EvidenceReported},
-	{"reused-call-id", "4, 17", Warning, Error, "", "an id already used by an earlier tool call", EvidenceReported},
+	// The 400s quoted for rule 17 name a block of the message that holds
+	// the id twice (messages.1.content.1); across turns the Messages API
+	// answered 200 (testdata/logs/pydantic-ai_gemini-then-anthropic_reused_tool_use_id.yaml).
+	{"reused-call-id", "4, 17", Warning, Warning, "the same id twice in one message is duplicate-call-id, an error in the Anthropic shape; the Messages API answered 200 to a request of two turns calling with one id", "an id already used by an earlier tool call", ""},
 	{"missing-tool-call-id", "5", Error, 0, "", "a tool message without tool_call_id", EvidenceReported},
 	{"arguments-not-string", "6", Error, 0, "", "function.arguments is not a string", EvidenceReported},
 	{"arguments-not-json", "6", Warning, 0, "", "function.arguments is not valid JSON", ""},
@@ -95,6 +98,7 @@ var Codes = []Code{
 	{"first-not-user", "28", 0, Warning, "", "the first message is not a user message", ""},
 	{"mixed-shapes", "30", Warning, Warning, "", "OpenAI and Anthropic tool calls in one conversation", ""},
 	{"missing-tool-config", "", 0, Error, "Amazon Bedrock Converse requests only", "a request with toolUse or toolResult blocks and no toolConfig", ""},
+	{"text-beside-results", "", 0, Warning, "Amazon Bedrock Converse only", "text after the toolResult blocks of a user message (refused by some of Bedrock's models)", ""},
 	{"call-turn-order", "", Error, Error, "Gemini contents only", "a model turn with function calls that does not come right after a user turn or a function response turn", EvidenceReported},
 	{"unchecked-conversation", "", Error, Error, "a warning with --allow-unchecked", "a conversation whose tool calls are not checked: in none of the shapes validate reads (Gemini's, Bedrock Converse's and Ollama's besides OpenAI's and Anthropic's), or a recorded request to an endpoint validate does not read", ""},
 	{"invalid-message", "", Error, Error, "each API's message schema; a warning for an image, audio or file part in a tool message, which some models and endpoints accept", "a message that is not an object, has no role or an unknown one, or fields of the wrong type", EvidenceInferred},
@@ -185,6 +189,8 @@ var ShapeRules = []ShapeRule{
 		"The text field in the ContentBlock object at messages.0.content.0 is blank. Add text to the text field, and try again.", "quoted in public client code (an OpenAI-compatible Bedrock gateway's tests: an empty text refused for every model, whitespace only for DeepSeek, AI21 and Cohere models); no issue thread found"},
 	{"bedrock", "invalid-message", 0, EvidenceInferred, "a message's role is user or assistant (the system prompt is the top-level system), its content an array of content blocks",
 		"", "Message and ContentBlock in the Bedrock API reference; botocore's bedrock-runtime model"},
+	{"bedrock", "text-beside-results", 0, EvidenceReported, "no text beside the toolResult blocks of a user message: some models refuse it, others answered 200 (a warning)",
+		"messages.2.content: Conversation blocks and tool result blocks cannot be provided in the same turn.", "langchain-ai/langchain-aws#141, BerriAI/litellm#6053 (Claude 3 Opus), strands-agents/harness-sdk#1223 (Llama 4 Maverick); 200 for Llama, Writer and Nova: pydantic-ai's test_bedrock_*_tool_result_followed_by_*_accepted.yaml"},
 	{"bedrock", "result-not-first", Warning, EvidenceAccepted, "toolResult blocks open the user message: text after them was accepted (200), text before them is refused by Claude models",
 		"", "pydantic/pydantic-ai cassettes test_bedrock_llama_tool_result_followed_by_text_accepted.yaml, test_bedrock_writer_tool_result_followed_by_text_accepted.yaml"},
 	{"bedrock", "input-not-object", Warning, EvidenceInferred, "a toolUse input is a JSON object (the API types it a JSON value; models take objects)",
