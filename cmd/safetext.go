@@ -12,7 +12,6 @@ var (
 	safeText      = termtext.Safe
 	displayText   = termtext.Display
 	oneLineText   = termtext.OneLine
-	truncate      = termtext.Truncate
 	truncateWidth = termtext.TruncateWidth
 	textWidth     = termtext.Width
 )
