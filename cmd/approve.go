@@ -46,8 +46,11 @@ func (o *approvalOptions) check(ts *toolset.Set) error {
 }
 
 // approver is the executor between the loop and the tools
-// (pkg/approval).
-type approver = approval.Approver
+// (pkg/approval), with the tools it stands before.
+type approver struct {
+	*approval.Approver
+	tools *toolset.Set
+}
 
 // approvalUI is what the approver needs of the progress display.
 type approvalUI interface {
@@ -64,5 +67,5 @@ func newApprover(ios *IOStreams, ts *toolset.Set, o approvalOptions, offline boo
 	if ui != nil {
 		c.Hold, c.Note = ui.hold, ui.note
 	}
-	return approval.New(c)
+	return &approver{Approver: approval.New(c), tools: ts}
 }

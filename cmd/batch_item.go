@@ -36,7 +36,7 @@ func (b *batchItems) run(ctx context.Context, t batch.Task) batch.Result {
 	start := time.Now()
 	res := batch.Result{ID: it.ID, Line: it.Line, Metadata: it.Metadata, Transcript: batch.FileName(it.ID) + ".jsonl", Attempts: 1}
 	fail := func(err error) batch.Result {
-		code, msg := exitCode(redactError(err, toolSecrets(b.ios, b.ap.Tools())))
+		code, msg := exitCode(redactError(err, toolSecrets(b.ios, b.ap.tools)))
 		res.Reason, res.ExitCode, res.Error = wire.ReasonError, code, msg
 		res.DurationMS, res.Time = time.Since(start).Milliseconds(), time.Now().UTC()
 		return res
@@ -101,7 +101,7 @@ func (b *batchItems) run(ctx context.Context, t batch.Task) batch.Result {
 				}
 				// Its calls need the tools it had: without one it
 				// stops before any request, its transcript kept.
-				if absent := b.ap.Tools().Absent(conv.Header, o.Approval.Deny); len(absent) > 0 {
+				if absent := b.ap.tools.Absent(conv.Header, o.Approval.Deny); len(absent) > 0 {
 					return fail(recordedToolsError(&ios, s.tools, conv.Header.ToolsDirs, absent))
 				}
 				st, _ := recordedState(conv)
@@ -145,7 +145,7 @@ func (b *batchItems) run(ctx context.Context, t batch.Task) batch.Result {
 	// what it keeps out: a key the model repeated, a credential's shape.
 	// (A result read back from a transcript has it redacted already.)
 	res.Reason, res.Steps, res.Usage = out.Reason, out.Steps, out.Usage
-	res.Answer = toolSecrets(b.ios, b.ap.Tools()).RedactString(out.Answer)
+	res.Answer = toolSecrets(b.ios, b.ap.tools).RedactString(out.Answer)
 	if out.CostKnown {
 		cost := out.Cost
 		res.Cost = &cost
@@ -158,7 +158,7 @@ func (b *batchItems) run(ctx context.Context, t batch.Task) batch.Result {
 		return unrecorded(werr)
 	}
 	if err := outcomeError(out, err, "", runEnd{maxSteps: o.MaxSteps, limits: &o.Limits}); err != nil {
-		res.ExitCode, res.Error = exitCode(redactError(err, toolSecrets(b.ios, b.ap.Tools())))
+		res.ExitCode, res.Error = exitCode(redactError(err, toolSecrets(b.ios, b.ap.tools)))
 		if out.Reason == "" {
 			res.Reason = wire.ReasonError
 		}

@@ -238,11 +238,11 @@ func newLoop(ios *IOStreams, o *liveOptions, s liveSetup, exec *approver, net li
 	if err != nil {
 		return nil, nil, err
 	}
-	defs, err := exec.Tools().ToolDefs(prov)
+	defs, err := exec.tools.ToolDefs(prov)
 	if err != nil {
 		return nil, nil, err
 	}
-	redact := toolSecrets(ios, exec.Tools())
+	redact := toolSecrets(ios, exec.tools)
 	var w *transcript.Writer
 	if !o.NoTranscript {
 		id := transcript.NewID()
@@ -256,7 +256,7 @@ func newLoop(ios *IOStreams, o *liveOptions, s liveSetup, exec *approver, net li
 		h := transcript.Header{
 			ID: id, Command: s.command, Provider: prov.Name(), Model: prov.Model(), BaseURL: baseURL,
 			ToolsDirs: toolsDirsForHeader(s.tools.dirs), Tools: defs, System: s.model.System, MaxSteps: o.MaxSteps,
-			Parallel: o.Parallel, MCPServers: exec.Tools().Header(), MaxTokens: s.model.MaxTokens,
+			Parallel: o.Parallel, MCPServers: exec.tools.Header(), MaxTokens: s.model.MaxTokens,
 		}
 		if s.model.setTemp {
 			h.Temperature = &s.model.Temperature

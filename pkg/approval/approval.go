@@ -104,9 +104,6 @@ func New(c Config) *Approver {
 	return a
 }
 
-// Tools are the tools the Approver stands before.
-func (a *Approver) Tools() *toolset.Set { return a.tools }
-
 // Observe passes the loop's events to next, learning from them the order
 // of each turn's calls: those of the run the Approver's own Call serves.
 func (a *Approver) Observe(next func(agent.Event)) func(agent.Event) {
