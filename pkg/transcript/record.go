@@ -67,6 +67,12 @@ type Header struct {
 	// given, which a run going on with it keeps.
 	Temperature *float64 `json:"temperature,omitempty" jsonschema:"description=The sampling temperature given; absent: the server's own"`
 	MaxTokens   int64    `json:"max_tokens,omitempty" jsonschema:"description=The cap on each answer's output tokens given; absent: the default"`
+	// TraceParent and TraceState are the W3C trace context the run was
+	// started in (TRACEPARENT and TRACESTATE in its environment): its
+	// spans are children of that span, and a trace exported later from
+	// the transcript is the one the run was part of.
+	TraceParent string `json:"traceparent,omitempty" jsonschema:"description=The W3C traceparent the run was started with: its spans' parent"`
+	TraceState  string `json:"tracestate,omitempty" jsonschema:"description=The W3C tracestate the run was started with"`
 }
 
 // MCPServer is an MCP server as a header records it: how it was reached,
@@ -95,6 +101,10 @@ type Message struct {
 	Usage        *Usage `json:"usage,omitempty"`
 	LatencyMS    int64  `json:"latency_ms,omitempty"`
 	FinishReason string `json:"finish_reason,omitempty"`
+	// ResponseID and ResponseModel are the API's id of the response that
+	// held the turn and the model it names, when it names them.
+	ResponseID    string `json:"response_id,omitempty" jsonschema:"description=The API's id of the response that held this turn"`
+	ResponseModel string `json:"response_model,omitempty" jsonschema:"description=The model that answered, as the response names it"`
 	// Results describe how each tool call answered by this message ran, in
 	// the order of its results (one on an OpenAI tool message, one per
 	// tool_result block on an Anthropic user message).
