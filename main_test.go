@@ -82,6 +82,7 @@ func scriptParams(dir string, vars map[string]string) testscript.Params {
 			"gone":     cmdGone,
 			"maxrss":   cmdMaxRSS,
 			"mcpserve": cmdMCPServe,
+			"otlp":     cmdOTLP,
 		},
 	}
 }
