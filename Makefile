@@ -4,7 +4,7 @@ BIN     ?= bin/agentloop
 VERSION ?= $(shell git describe --tags --always --dirty 2>/dev/null || echo dev)
 LDFLAGS := -s -w -X github.com/agentloop/agentloop/internal/version.stamped=$(VERSION)
 # The packages that run goroutines of their own get a second pass under -race.
-RACE_PKGS := ./pkg/agent/... ./pkg/tools/... ./pkg/mcp/... ./pkg/replay/... ./pkg/batch/...
+RACE_PKGS := ./pkg/agent/... ./pkg/provider/... ./internal/httpretry/... ./pkg/tools/... ./pkg/mcp/... ./pkg/replay/... ./pkg/batch/...
 FUZZTIME ?= 30s
 # go test's own default, 10 minutes a package, is too short for the system
 # tests' package on a cold 2-core machine; a hang still ends well before CI's.

@@ -13,6 +13,7 @@ import (
 	"github.com/agentloop/agentloop/cmd"
 	"github.com/agentloop/agentloop/internal/fakeapi"
 	"github.com/agentloop/agentloop/pkg/agent"
+	"github.com/agentloop/agentloop/pkg/provider/openai"
 	"github.com/agentloop/agentloop/pkg/tools"
 	"github.com/agentloop/agentloop/pkg/transcript"
 )
@@ -71,7 +72,7 @@ func recordDemo(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	p, err := agent.NewOpenAI(agent.OpenAIConfig{BaseURL: srv.BaseURL(), Model: "scripted-demo"})
+	p, err := openai.NewChat(openai.Config{BaseURL: srv.BaseURL(), Model: "scripted-demo"})
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -10,7 +10,7 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/agentloop/agentloop/internal/config"
-	"github.com/agentloop/agentloop/pkg/agent"
+	"github.com/agentloop/agentloop/internal/httpretry"
 	"github.com/agentloop/agentloop/pkg/batch"
 )
 
@@ -207,7 +207,7 @@ func runBatch(ctx context.Context, opts *BatchOptions) error {
 	prog := newBatchProgress(ios, opts.Verbose, opts.Quiet, len(plan.Tasks))
 	b := &batchItems{
 		ios: ios, opts: opts, dir: dir, prog: prog,
-		net: liveNet{client: agent.NewHTTPClient(opts.Jobs), limiter: agent.NewLimiter()},
+		net: liveNet{client: httpretry.NewClient(opts.Jobs), limiter: httpretry.NewLimiter()},
 	}
 	// The pool's connections end with the batch, not with the process:
 	// they would otherwise outlive it (a batch run from a program).

@@ -5,6 +5,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/agentloop/agentloop/internal/httpretry"
 	"github.com/agentloop/agentloop/pkg/agent"
 	"github.com/agentloop/agentloop/pkg/batch"
 	"github.com/agentloop/agentloop/pkg/transcript"
@@ -21,7 +22,7 @@ type batchProgress struct {
 	verbose bool
 	quiet   bool
 	width   int
-	limiter *agent.Limiter
+	limiter *httpretry.Limiter
 
 	start   time.Time
 	total   int

@@ -9,7 +9,7 @@ import (
 	"strings"
 	"time"
 
-	"github.com/agentloop/agentloop/pkg/agent"
+	"github.com/agentloop/agentloop/internal/httpretry"
 	"github.com/agentloop/agentloop/pkg/batch"
 )
 
@@ -18,7 +18,7 @@ type batchEnd struct {
 	plan    batch.Plan
 	rep     batch.Report
 	sum     batch.Summary
-	limited agent.LimiterStatus
+	limited httpretry.LimiterStatus
 }
 
 // printBatchSummary says on stderr how the batch went: the items by how

@@ -10,6 +10,7 @@ import (
 	"time"
 
 	"github.com/agentloop/agentloop/internal/fakeapi"
+	"github.com/agentloop/agentloop/internal/httpretry"
 	"github.com/agentloop/agentloop/pkg/agent"
 	"github.com/agentloop/agentloop/pkg/batch"
 	"github.com/agentloop/agentloop/pkg/transcript"
@@ -45,7 +46,7 @@ func TestBatchProgressBar(t *testing.T) {
 	ios.SetTTY(false, false, true)
 	p := newBatchProgress(ios, false, false, 4)
 	defer p.Close()
-	p.limiter = agent.NewLimiter()
+	p.limiter = httpretry.NewLimiter()
 	p.Start(batch.Task{})
 	p.Start(batch.Task{})
 	p.Events("a")(agent.Event{Kind: agent.EventTurn, Turn: &agent.Turn{Usage: transcript.Usage{InputTokens: 12000, OutputTokens: 345}}})

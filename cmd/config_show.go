@@ -11,8 +11,11 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/agentloop/agentloop/internal/config"
+	"github.com/agentloop/agentloop/internal/httpretry"
 	"github.com/agentloop/agentloop/pkg/agent"
 	"github.com/agentloop/agentloop/pkg/mcp"
+	"github.com/agentloop/agentloop/pkg/provider/anthropic"
+	"github.com/agentloop/agentloop/pkg/provider/openai"
 	"github.com/agentloop/agentloop/pkg/transcript"
 )
 
@@ -66,7 +69,7 @@ with the line that gives them.`,
 	f.Int("parallel", agent.DefaultParallel, "tool calls of one turn run at once")
 	f.Int("max-retries", config.DefaultMaxRetries, "retries of a failed model request")
 	f.Duration("timeout", 0, "time limit for the whole run")
-	f.Duration("idle-timeout", agent.DefaultIdleTimeout, "longest the server may send nothing")
+	f.Duration("idle-timeout", httpretry.DefaultIdleTimeout, "longest the server may send nothing")
 	f.Int("max-total-tokens", 0, "cap on the run's tokens")
 	f.Float64("max-cost", 0, "cap on the run's cost in US dollars")
 	f.Int("context-limit", 0, "most input tokens a request may carry")
@@ -86,9 +89,9 @@ func configRows(ios *IOStreams, c *config.Config) []configRow {
 	provider := c.ProviderName()
 	baseURL, baseSrc := c.BaseURL(provider)
 	if baseURL == "" {
-		baseURL = agent.OpenAIBaseURL
+		baseURL = openai.BaseURL
 		if provider == "anthropic" {
-			baseURL = agent.AnthropicBaseURL
+			baseURL = anthropic.BaseURL
 		}
 	} else if u, err := url.Parse(baseURL); err == nil {
 		baseURL = u.Redacted()

@@ -9,6 +9,7 @@ import (
 
 	"github.com/agentloop/agentloop/internal/config"
 	"github.com/agentloop/agentloop/pkg/agent"
+	"github.com/agentloop/agentloop/pkg/provider/anthropic"
 	"github.com/agentloop/agentloop/pkg/transcript"
 )
 
@@ -173,7 +174,7 @@ func (o *limitOptions) record(h *transcript.Header) {
 			Limit: p.Limit, Keep: p.Keep, KeepTools: p.KeepTools, ClearAtLeast: p.ClearAtLeast, Editing: o.ContextEditing,
 		}
 		if o.serverClearing() {
-			h.Context.ContextManagement, h.Context.Beta = agent.ServerClearing(p), agent.ServerClearingBeta
+			h.Context.ContextManagement, h.Context.Beta = anthropic.ServerClearing(p), anthropic.ServerClearingBeta
 		}
 	}
 }

@@ -9,6 +9,7 @@ import (
 	"github.com/spf13/pflag"
 
 	"github.com/agentloop/agentloop/internal/config"
+	"github.com/agentloop/agentloop/internal/httpretry"
 	"github.com/agentloop/agentloop/internal/toolset"
 	"github.com/agentloop/agentloop/pkg/agent"
 	"github.com/agentloop/agentloop/pkg/mcp"
@@ -192,7 +193,7 @@ func startLive(ctx context.Context, ios *IOStreams, o *liveOptions, s liveSetup)
 	redact := toolSecrets(ios, ts)
 	prog.redact = redact // -v shows results, which may hold what a server was given
 	ap := newApprover(ios, ts, o.Approval, false, prog)
-	net := liveNet{client: agent.NewHTTPClient(1), trace: newTracer(ctx, ios, o.OTel, o.Verbose)}
+	net := liveNet{client: httpretry.NewClient(1), trace: newTracer(ctx, ios, o.OTel, o.Verbose)}
 	loop, w, err := newLoop(ios, o, s, ap, net)
 	if err != nil {
 		net.trace.close()

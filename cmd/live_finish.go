@@ -14,6 +14,7 @@ import (
 	"github.com/agentloop/agentloop/internal/config"
 	"github.com/agentloop/agentloop/internal/shell"
 	"github.com/agentloop/agentloop/pkg/agent"
+	"github.com/agentloop/agentloop/pkg/provider/openai"
 	"github.com/agentloop/agentloop/pkg/transcript"
 )
 
@@ -157,7 +158,7 @@ func passing(pe *agent.ProviderError) bool {
 	if errors.Is(pe, http.ErrSchemeMismatch) {
 		return false
 	}
-	if errors.Is(pe, agent.ErrPreviousResponseNotFound) {
+	if errors.Is(pe, openai.ErrPreviousResponseNotFound) {
 		return true
 	}
 	switch pe.Status {

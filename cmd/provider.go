@@ -10,7 +10,11 @@ import (
 	"github.com/spf13/pflag"
 
 	"github.com/agentloop/agentloop/internal/config"
+	"github.com/agentloop/agentloop/internal/httpretry"
 	"github.com/agentloop/agentloop/pkg/agent"
+	"github.com/agentloop/agentloop/pkg/provider"
+	"github.com/agentloop/agentloop/pkg/provider/anthropic"
+	"github.com/agentloop/agentloop/pkg/provider/openai"
 	"github.com/agentloop/agentloop/pkg/transcript"
 )
 
@@ -48,7 +52,7 @@ func addModelFlags(f *pflag.FlagSet, o *modelOptions) {
 	f.Int64Var(&o.MaxTokens, "max-tokens", 0, "cap on each answer's output tokens (default: 4096 for anthropic, the server's for openai)")
 	f.IntVar(&o.MaxRetries, "max-retries", config.DefaultMaxRetries, "retries of a failed model request (408, 409, 429, 5xx, connection errors), with backoff")
 	f.DurationVar(&o.Timeout, "timeout", 0, "time limit for the whole run, e.g. 5m (default: none)")
-	f.DurationVar(&o.IdleTimeout, "idle-timeout", agent.DefaultIdleTimeout, "give up on a server that sends nothing for `TIME`, before its answer or inside it: the request is retried, or the run ends (0: never)")
+	f.DurationVar(&o.IdleTimeout, "idle-timeout", httpretry.DefaultIdleTimeout, "give up on a server that sends nothing for `TIME`, before its answer or inside it: the request is retried, or the run ends (0: never)")
 	f.BoolVar(&o.Store, "store", false, "responses: keep each response on the server and send only the new items with previous_response_id (default: stateless, store false)")
 }
 
@@ -95,7 +99,7 @@ func secretsWith(ios *IOStreams, extra ...string) *transcript.Redactor {
 // provider its own.
 type liveNet struct {
 	client  *http.Client
-	limiter *agent.Limiter
+	limiter *httpretry.Limiter
 	// trace, when set, traces the runs (see runTracer).
 	trace *runTracer
 }
@@ -132,36 +136,73 @@ func newProvider(ios *IOStreams, o *modelOptions, net liveNet, serverClearing *a
 		t := o.Temperature
 		temp = &t
 	}
-	key := ios.Getenv(prefix + "_API_KEY")
-	var (
-		p interface {
-			agent.Provider
-			BaseURL() string
-		}
-		err error
-	)
-	oai := agent.OpenAIConfig{
-		APIKey: key, BaseURL: baseURL, Model: o.Model, Temperature: temp,
+	newP, ok := providers[name]
+	if !ok {
+		return nil, "", flagErrorf("--provider %q: use openai, responses or anthropic", name)
+	}
+	p, err := newP(providerSettings{
+		APIKey: ios.Getenv(prefix + "_API_KEY"), BaseURL: baseURL, BaseURLFrom: from, Model: o.Model, ModelFrom: o.modelFrom,
 		Organization: ios.Getenv("OPENAI_ORG_ID"), Project: ios.Getenv("OPENAI_PROJECT_ID"),
-		MaxRetries: o.MaxRetries, IdleTimeout: o.IdleTimeout, MaxTokens: o.MaxTokens, HTTPClient: net.client, Limiter: net.limiter,
-		BaseURLFrom: from, ModelFrom: o.modelFrom,
-	}
-	switch name {
-	case "openai":
-		p, err = agent.NewOpenAI(oai)
-	case "responses":
-		p, err = agent.NewResponses(agent.ResponsesConfig{OpenAIConfig: oai, Store: o.Store})
-	default:
-		p, err = agent.NewAnthropic(agent.AnthropicConfig{
-			APIKey: key, BaseURL: baseURL, BaseURLFrom: from, Model: o.Model, ModelFrom: o.modelFrom, Temperature: temp,
-			MaxRetries: o.MaxRetries, IdleTimeout: o.IdleTimeout, MaxTokens: o.MaxTokens, HTTPClient: net.client, Limiter: net.limiter, ServerClearing: serverClearing,
-		})
-	}
-	if errors.Is(err, agent.ErrNoAPIKey) || errors.Is(err, agent.ErrBadAPIKey) {
+		Temperature: temp, MaxTokens: o.MaxTokens, MaxRetries: o.MaxRetries, IdleTimeout: o.IdleTimeout,
+		HTTPClient: net.client, Limiter: net.limiter, Store: o.Store, ServerClearing: serverClearing,
+	})
+	if errors.Is(err, provider.ErrNoAPIKey) || errors.Is(err, provider.ErrBadAPIKey) {
 		return nil, "", &ExitError{Code: ExitProvider, Err: err}
 	}
 	if err != nil {
 		return nil, "", err
 	}
 	return p, p.BaseURL(), nil
+}
+
+// remoteProvider is a provider that talks to a server.
+type remoteProvider interface {
+	agent.Provider
+	// BaseURL is the server's address.
+	BaseURL() string
+}
+
+// providerSettings are what a run gives the provider it builds, whichever
+// API it is; each takes the settings its API has.
+type providerSettings struct {
+	APIKey, BaseURL, BaseURLFrom string
+	Model, ModelFrom             string
+	// Organization and Project are OpenAI's.
+	Organization, Project string
+	Temperature           *float64
+	MaxTokens             int64
+	MaxRetries            int
+	IdleTimeout           time.Duration
+	HTTPClient            *http.Client
+	Limiter               *httpretry.Limiter
+	// Store keeps responses on the server (responses).
+	Store bool
+	// ServerClearing has the API clear old tool results itself (anthropic).
+	ServerClearing *agent.ContextPolicy
+}
+
+func (s providerSettings) openAI() openai.Config {
+	return openai.Config{
+		APIKey: s.APIKey, BaseURL: s.BaseURL, BaseURLFrom: s.BaseURLFrom, Model: s.Model, ModelFrom: s.ModelFrom,
+		Organization: s.Organization, Project: s.Project, Temperature: s.Temperature, MaxTokens: s.MaxTokens,
+		MaxRetries: s.MaxRetries, IdleTimeout: s.IdleTimeout, HTTPClient: s.HTTPClient, Limiter: s.Limiter,
+	}
+}
+
+// providers builds the provider of each API --provider names. A new API
+// is a package under pkg/provider and a row here.
+var providers = map[string]func(providerSettings) (remoteProvider, error){
+	"openai": func(s providerSettings) (remoteProvider, error) {
+		return openai.NewChat(s.openAI())
+	},
+	"responses": func(s providerSettings) (remoteProvider, error) {
+		return openai.NewResponses(openai.ResponsesConfig{Config: s.openAI(), Store: s.Store})
+	},
+	"anthropic": func(s providerSettings) (remoteProvider, error) {
+		return anthropic.NewMessages(anthropic.Config{
+			APIKey: s.APIKey, BaseURL: s.BaseURL, BaseURLFrom: s.BaseURLFrom, Model: s.Model, ModelFrom: s.ModelFrom,
+			Temperature: s.Temperature, MaxTokens: s.MaxTokens, MaxRetries: s.MaxRetries, IdleTimeout: s.IdleTimeout,
+			HTTPClient: s.HTTPClient, Limiter: s.Limiter, ServerClearing: s.ServerClearing,
+		})
+	},
 }

@@ -10,6 +10,8 @@ import (
 	"github.com/agentloop/agentloop/internal/config"
 	"github.com/agentloop/agentloop/internal/shell"
 	"github.com/agentloop/agentloop/pkg/agent"
+	"github.com/agentloop/agentloop/pkg/provider/anthropic"
+	"github.com/agentloop/agentloop/pkg/provider/openai"
 	"github.com/agentloop/agentloop/pkg/transcript"
 )
 
@@ -169,7 +171,7 @@ func recordedModel(ios *IOStreams, cfg *config.Config, flags modelOptions, file 
 		return mo, flagErrorf("the transcript's messages are in the %s shape; it can be %s only with --provider %s", conv.Shape, how, conv.Shape)
 	}
 	if h := conv.Header; h != nil && mo.BaseURL == "" && !baseURLFromEnv(ios, cfg, h.Provider) && h.BaseURL != "" &&
-		!config.SameBaseURL(h.BaseURL, agent.OpenAIBaseURL) && !config.SameBaseURL(h.BaseURL, agent.AnthropicBaseURL) {
+		!config.SameBaseURL(h.BaseURL, openai.BaseURL) && !config.SameBaseURL(h.BaseURL, anthropic.BaseURL) {
 		v, src, err := recordedBaseURL(cfg, file, h)
 		if err != nil {
 			return mo, err

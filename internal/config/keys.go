@@ -26,6 +26,7 @@ import (
 	"sync"
 	"time"
 
+	"github.com/agentloop/agentloop/internal/httpretry"
 	"github.com/agentloop/agentloop/pkg/agent"
 	"github.com/agentloop/agentloop/pkg/mcp"
 )
@@ -169,7 +170,7 @@ func defaultValue(k Key, stateDir string) any {
 	case "max_retries":
 		return DefaultMaxRetries
 	case "idle_timeout":
-		return agent.DefaultIdleTimeout
+		return httpretry.DefaultIdleTimeout
 	case "context_keep":
 		return agent.DefaultContextKeep
 	case "context_editing":

@@ -1,7 +1,13 @@
 // Package jsonesc reads the escapes of JSON strings, for the decoders that
 // read strings without encoding/json (to keep one copy of a large text, or
-// to read one a piece at a time).
+// to read one a piece at a time), and writes JSON without the escapes of
+// HTML characters.
 package jsonesc
+
+import (
+	"bytes"
+	"encoding/json"
+)
 
 // Hex4 is the value of the four hex digits b starts with, those of a \u
 // escape, or -1 when b does not start with four.
@@ -24,4 +30,16 @@ func Hex4(b []byte) rune {
 		r = r*16 + rune(c)
 	}
 	return r
+}
+
+// Marshal is json.Marshal without HTML escaping, so text with < > &
+// reads in a transcript as the model wrote it.
+func Marshal(v any) ([]byte, error) {
+	var b bytes.Buffer
+	enc := json.NewEncoder(&b)
+	enc.SetEscapeHTML(false)
+	if err := enc.Encode(v); err != nil {
+		return nil, err
+	}
+	return bytes.TrimSuffix(b.Bytes(), []byte("\n")), nil
 }

@@ -82,10 +82,10 @@ type Turn struct {
 	ContextManagement json.RawMessage
 }
 
-// isEmpty reports whether a turn says nothing: no text, no calls. As a
+// Empty reports whether a turn says nothing: no text, no calls. As a
 // final answer it would print nothing and exit 0, a silent failure for a
 // script reading the answer; and an API refuses it in a later request.
-func isEmpty(t *Turn) bool {
+func (t *Turn) Empty() bool {
 	return len(t.Calls) == 0 && strings.TrimSpace(t.Text) == ""
 }
 

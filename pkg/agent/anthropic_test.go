@@ -14,6 +14,7 @@ import (
 
 	"github.com/agentloop/agentloop/internal/fakeapi"
 	"github.com/agentloop/agentloop/pkg/agent"
+	"github.com/agentloop/agentloop/pkg/provider/anthropic"
 	"github.com/agentloop/agentloop/pkg/transcript"
 )
 
@@ -30,7 +31,7 @@ func runAnt(t *testing.T, steps []fakeapi.Step, ex agent.Executor, configure fun
 	t.Helper()
 	srv := fakeapi.NewAnthropic(steps, antKey)
 	t.Cleanup(srv.Close)
-	p, err := agent.NewAnthropic(agent.AnthropicConfig{APIKey: antKey, BaseURL: srv.BaseURL(), Model: "claude-sonnet-4-5"})
+	p, err := anthropic.NewMessages(anthropic.Config{APIKey: antKey, BaseURL: srv.BaseURL(), Model: "claude-sonnet-4-5"})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -166,7 +167,7 @@ func TestAnthropicRetriesAndUnauthorized(t *testing.T) {
 	t.Run("529 then 200", func(t *testing.T) {
 		srv := fakeapi.NewAnthropic([]fakeapi.Step{{Status: 529, Error: "Overloaded"}, {Status: 500}, {Text: text("ok")}}, "")
 		defer srv.Close()
-		p, _ := agent.NewAnthropic(agent.AnthropicConfig{BaseURL: srv.BaseURL(), Model: "claude-x", MaxRetries: 2})
+		p, _ := anthropic.NewMessages(anthropic.Config{BaseURL: srv.BaseURL(), Model: "claude-x", MaxRetries: 2})
 		out, err := (&agent.Loop{Provider: p, Tools: weatherTools()}).Prompt(context.Background(), "hi")
 		if err != nil || out.Answer != "ok" || len(srv.Requests()) != 3 {
 			t.Fatalf("err %v, outcome %+v, %d requests", err, out, len(srv.Requests()))
@@ -178,7 +179,7 @@ func TestAnthropicRetriesAndUnauthorized(t *testing.T) {
 	t.Run("401", func(t *testing.T) {
 		srv := fakeapi.NewAnthropic([]fakeapi.Step{{Text: text("never")}}, "right-key-0123456789")
 		defer srv.Close()
-		p, _ := agent.NewAnthropic(agent.AnthropicConfig{APIKey: "sk-ant-wrong-0123456789abcdefghij", BaseURL: srv.BaseURL(), Model: "claude-x", MaxRetries: 3})
+		p, _ := anthropic.NewMessages(anthropic.Config{APIKey: "sk-ant-wrong-0123456789abcdefghij", BaseURL: srv.BaseURL(), Model: "claude-x", MaxRetries: 3})
 		_, err := (&agent.Loop{Provider: p, Tools: weatherTools()}).Prompt(context.Background(), "hi")
 		var pe *agent.ProviderError
 		if !asProviderError(err, &pe) || pe.Status != http.StatusUnauthorized {
@@ -425,7 +426,7 @@ func TestAnthropicBaseURLForms(t *testing.T) {
 		"http://h:1/v10":               "http://h:1/v10",
 		"https://api.anthropic.com/v1": "https://api.anthropic.com",
 	} {
-		p, err := agent.NewAnthropic(agent.AnthropicConfig{BaseURL: in, Model: "m", APIKey: "k"})
+		p, err := anthropic.NewMessages(anthropic.Config{BaseURL: in, Model: "m", APIKey: "k"})
 		if err != nil {
 			t.Fatal(err)
 		}

@@ -13,6 +13,7 @@ import (
 	"time"
 
 	"github.com/agentloop/agentloop/pkg/agent"
+	"github.com/agentloop/agentloop/pkg/provider/openai"
 	"github.com/agentloop/agentloop/pkg/tools"
 )
 
@@ -43,7 +44,7 @@ func (echoTool) Call(ctx context.Context, name, callID string, args []byte) agen
 
 func benchLoop(b *testing.B, ex agent.Executor, defs []json.RawMessage) {
 	srv := stepServer(b)
-	p, err := agent.NewOpenAI(agent.OpenAIConfig{BaseURL: srv.URL + "/v1", Model: "m"})
+	p, err := openai.NewChat(openai.Config{BaseURL: srv.URL + "/v1", Model: "m"})
 	if err != nil {
 		b.Fatal(err)
 	}
@@ -129,7 +130,7 @@ func BenchmarkParallelCalls(b *testing.B) {
 	if err != nil {
 		b.Fatal(err)
 	}
-	p, _ := agent.NewOpenAI(agent.OpenAIConfig{BaseURL: srv.URL + "/v1", Model: "m"})
+	p, _ := openai.NewChat(openai.Config{BaseURL: srv.URL + "/v1", Model: "m"})
 	l := &agent.Loop{Provider: p, Tools: scriptTools{reg}}
 	b.ResetTimer()
 	start := time.Now()

@@ -12,6 +12,8 @@ import (
 	"testing"
 
 	"github.com/agentloop/agentloop/pkg/agent"
+	"github.com/agentloop/agentloop/pkg/provider/anthropic"
+	"github.com/agentloop/agentloop/pkg/provider/openai"
 )
 
 // A request body is sent as its pieces, not joined, yet goes out as any
@@ -35,7 +37,7 @@ func TestBodySentWithLengthAndRetried(t *testing.T) {
 				"data: " + `{"id":"c","object":"chat.completion.chunk","created":1,"model":"m","choices":[],"usage":{"prompt_tokens":1,"completion_tokens":1,"total_tokens":2}}` + "\n\n" +
 				"data: [DONE]\n\n",
 			func(url string) (agent.Provider, error) {
-				return agent.NewOpenAI(agent.OpenAIConfig{BaseURL: url + "/v1", Model: "m", MaxRetries: 1})
+				return openai.NewChat(openai.Config{BaseURL: url + "/v1", Model: "m", MaxRetries: 1})
 			}},
 		{"anthropic", "/v1/messages",
 			`{"id":"msg_1","type":"message","role":"assistant","model":"m","content":[{"type":"text","text":"fine"}],"stop_reason":"end_turn","usage":{"input_tokens":1,"output_tokens":1}}`,
@@ -46,14 +48,14 @@ func TestBodySentWithLengthAndRetried(t *testing.T) {
 				sse("message_delta", `{"type":"message_delta","delta":{"stop_reason":"end_turn"},"usage":{"output_tokens":1}}`) +
 				sse("message_stop", `{"type":"message_stop"}`),
 			func(url string) (agent.Provider, error) {
-				return agent.NewAnthropic(agent.AnthropicConfig{BaseURL: url, Model: "m", MaxRetries: 1})
+				return anthropic.NewMessages(anthropic.Config{BaseURL: url, Model: "m", MaxRetries: 1})
 			}},
 		{"responses", "/v1/responses",
 			`{"id":"resp_1","object":"response","created_at":1,"model":"m","status":"completed","output":[{"type":"message","id":"msg_1","role":"assistant","status":"completed","content":[{"type":"output_text","text":"fine","annotations":[]}]}],"usage":{"input_tokens":1,"output_tokens":1,"total_tokens":2}}`,
 			sse("response.output_text.delta", `{"type":"response.output_text.delta","item_id":"msg_1","output_index":0,"content_index":0,"delta":"fine","sequence_number":1}`) +
 				sse("response.completed", `{"type":"response.completed","sequence_number":2,"response":{"id":"resp_1","object":"response","created_at":1,"model":"m","status":"completed","output":[{"type":"message","id":"msg_1","role":"assistant","status":"completed","content":[{"type":"output_text","text":"fine","annotations":[]}]}],"usage":{"input_tokens":1,"output_tokens":1,"total_tokens":2}}}`),
 			func(url string) (agent.Provider, error) {
-				return agent.NewResponses(agent.ResponsesConfig{OpenAIConfig: agent.OpenAIConfig{BaseURL: url + "/v1", Model: "m", MaxRetries: 1}})
+				return openai.NewResponses(openai.ResponsesConfig{Config: openai.Config{BaseURL: url + "/v1", Model: "m", MaxRetries: 1}})
 			}},
 	} {
 		for _, streamed := range []bool{false, true} {

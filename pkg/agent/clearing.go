@@ -29,8 +29,8 @@ type ContextPolicy struct {
 // On reports whether the policy clears anything.
 func (p *ContextPolicy) On() bool { return p != nil && p.Limit > 0 }
 
-// batch is the least a clearing frees.
-func (p *ContextPolicy) batch() int64 {
+// Batch is the least a clearing frees.
+func (p *ContextPolicy) Batch() int64 {
 	if p.ClearAtLeast > 0 {
 		return p.ClearAtLeast
 	}
@@ -79,7 +79,7 @@ func (p *ContextPolicy) Plan(refs []ResultRef, tokens int64, perByte float64) Cl
 		return ClearPlan{Tokens: tokens, Fits: true}
 	}
 	need := tokens - p.Limit
-	target := max(need, p.batch())
+	target := max(need, p.Batch())
 	var plan ClearPlan
 	var freed int64
 	for i := range p.clearable(refs, false) {

@@ -10,6 +10,8 @@ import (
 
 	"github.com/agentloop/agentloop/internal/fakeapi"
 	"github.com/agentloop/agentloop/pkg/agent"
+	"github.com/agentloop/agentloop/pkg/provider/anthropic"
+	"github.com/agentloop/agentloop/pkg/provider/openai"
 	"github.com/agentloop/agentloop/pkg/transcript"
 )
 
@@ -177,7 +179,7 @@ func testServerClearing(t *testing.T, stream bool) {
 	srv := fakeapi.NewAnthropic(longSteps(6), "")
 	defer srv.Close()
 	policy := &agent.ContextPolicy{Limit: 3000, Keep: 2, ClearAtLeast: 500}
-	p, err := agent.NewAnthropic(agent.AnthropicConfig{BaseURL: srv.BaseURL(), Model: "claude-x", ServerClearing: policy})
+	p, err := anthropic.NewMessages(anthropic.Config{BaseURL: srv.BaseURL(), Model: "claude-x", ServerClearing: policy})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -237,7 +239,7 @@ func TestResumeClearedMismatch(t *testing.T) {
 func TestClearingWithStore(t *testing.T) {
 	srv := fakeapi.NewResponses(longSteps(7, "c01", "c02"), "")
 	defer srv.Close()
-	p, err := agent.NewResponses(agent.ResponsesConfig{OpenAIConfig: agent.OpenAIConfig{BaseURL: srv.BaseURL(), Model: "m"}, Store: true})
+	p, err := openai.NewResponses(openai.ResponsesConfig{Config: openai.Config{BaseURL: srv.BaseURL(), Model: "m"}, Store: true})
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -11,7 +11,10 @@ import (
 	"time"
 
 	"github.com/agentloop/agentloop/internal/fakeapi"
+	"github.com/agentloop/agentloop/internal/httpretry"
 	"github.com/agentloop/agentloop/pkg/agent"
+	"github.com/agentloop/agentloop/pkg/provider/anthropic"
+	"github.com/agentloop/agentloop/pkg/provider/openai"
 )
 
 // countingTransport counts the bytes read from the bodies of the
@@ -51,15 +54,15 @@ func endlessProvider(t *testing.T, api string, steps []fakeapi.Step) (agent.Prov
 	case "openai":
 		s := fakeapi.NewOpenAI(steps, "")
 		t.Cleanup(s.Close)
-		p, err = agent.NewOpenAI(agent.OpenAIConfig{BaseURL: s.BaseURL(), Model: "m", MaxRetries: 2, HTTPClient: client})
+		p, err = openai.NewChat(openai.Config{BaseURL: s.BaseURL(), Model: "m", MaxRetries: 2, HTTPClient: client})
 	case "responses":
 		s := fakeapi.NewResponses(steps, "")
 		t.Cleanup(s.Close)
-		p, err = agent.NewResponses(agent.ResponsesConfig{OpenAIConfig: agent.OpenAIConfig{BaseURL: s.BaseURL(), Model: "m", MaxRetries: 2, HTTPClient: client}})
+		p, err = openai.NewResponses(openai.ResponsesConfig{Config: openai.Config{BaseURL: s.BaseURL(), Model: "m", MaxRetries: 2, HTTPClient: client}})
 	case "anthropic":
 		s := fakeapi.NewAnthropic(steps, "")
 		t.Cleanup(s.Close)
-		p, err = agent.NewAnthropic(agent.AnthropicConfig{BaseURL: s.BaseURL(), Model: "m", MaxRetries: 2, HTTPClient: client})
+		p, err = anthropic.NewMessages(anthropic.Config{BaseURL: s.BaseURL(), Model: "m", MaxRetries: 2, HTTPClient: client})
 	}
 	if err != nil {
 		t.Fatal(err)
@@ -86,7 +89,7 @@ func TestEndlessStreamStopsAtTheCap(t *testing.T) {
 			ctx, cancel := context.WithTimeout(context.Background(), 5*time.Minute) // a guard, not a measure
 			defer cancel()
 			turn, err := p.Complete(ctx, req)
-			if turn != nil || !errors.Is(err, agent.ErrResponseTooLarge) {
+			if turn != nil || !errors.Is(err, httpretry.ErrResponseTooLarge) {
 				t.Fatalf("turn %v, err %v; want ErrResponseTooLarge", turn, err)
 			}
 			var pe *agent.ProviderError

@@ -11,6 +11,8 @@ import (
 
 	"github.com/agentloop/agentloop/internal/fakeapi"
 	"github.com/agentloop/agentloop/pkg/agent"
+	"github.com/agentloop/agentloop/pkg/provider/anthropic"
+	"github.com/agentloop/agentloop/pkg/provider/openai"
 )
 
 // newProvider is a provider of api for baseURL.
@@ -20,14 +22,14 @@ func newProvider(t *testing.T, api, baseURL string, retries int) agent.Provider 
 		p   agent.Provider
 		err error
 	)
-	oai := agent.OpenAIConfig{BaseURL: baseURL, Model: "m", MaxRetries: retries}
+	oai := openai.Config{BaseURL: baseURL, Model: "m", MaxRetries: retries}
 	switch api {
 	case "openai":
-		p, err = agent.NewOpenAI(oai)
+		p, err = openai.NewChat(oai)
 	case "responses":
-		p, err = agent.NewResponses(agent.ResponsesConfig{OpenAIConfig: oai})
+		p, err = openai.NewResponses(openai.ResponsesConfig{Config: oai})
 	case "anthropic":
-		p, err = agent.NewAnthropic(agent.AnthropicConfig{BaseURL: baseURL, Model: "m", MaxRetries: retries})
+		p, err = anthropic.NewMessages(anthropic.Config{BaseURL: baseURL, Model: "m", MaxRetries: retries})
 	}
 	if err != nil {
 		t.Fatal(err)

@@ -8,7 +8,10 @@ import (
 	"time"
 
 	"github.com/agentloop/agentloop/internal/fakeapi"
+	"github.com/agentloop/agentloop/internal/httpretry"
 	"github.com/agentloop/agentloop/pkg/agent"
+	"github.com/agentloop/agentloop/pkg/provider/anthropic"
+	"github.com/agentloop/agentloop/pkg/provider/openai"
 )
 
 // A server that sends nothing for the idle time is given up on, for each
@@ -31,17 +34,17 @@ func TestIdleServerGivenUp(t *testing.T) {
 	}{
 		{"openai", func(steps []fakeapi.Step, idle time.Duration) (server, agent.Provider, error) {
 			s := fakeapi.NewOpenAI(steps, "")
-			p, err := agent.NewOpenAI(agent.OpenAIConfig{BaseURL: s.BaseURL(), Model: "m", MaxRetries: 1, IdleTimeout: idle})
+			p, err := openai.NewChat(openai.Config{BaseURL: s.BaseURL(), Model: "m", MaxRetries: 1, IdleTimeout: idle})
 			return s, p, err
 		}},
 		{"anthropic", func(steps []fakeapi.Step, idle time.Duration) (server, agent.Provider, error) {
 			s := fakeapi.NewAnthropic(steps, "")
-			p, err := agent.NewAnthropic(agent.AnthropicConfig{BaseURL: s.BaseURL(), Model: "m", MaxRetries: 1, IdleTimeout: idle})
+			p, err := anthropic.NewMessages(anthropic.Config{BaseURL: s.BaseURL(), Model: "m", MaxRetries: 1, IdleTimeout: idle})
 			return s, p, err
 		}},
 		{"responses", func(steps []fakeapi.Step, idle time.Duration) (server, agent.Provider, error) {
 			s := fakeapi.NewResponses(steps, "")
-			p, err := agent.NewResponses(agent.ResponsesConfig{OpenAIConfig: agent.OpenAIConfig{BaseURL: s.BaseURL(), Model: "m", MaxRetries: 1, IdleTimeout: idle}})
+			p, err := openai.NewResponses(openai.ResponsesConfig{Config: openai.Config{BaseURL: s.BaseURL(), Model: "m", MaxRetries: 1, IdleTimeout: idle}})
 			return s, p, err
 		}},
 	}
@@ -66,7 +69,7 @@ func TestIdleServerGivenUp(t *testing.T) {
 			}
 			stalled := func(err error, begun bool) {
 				t.Helper()
-				var st *agent.StalledError
+				var st *httpretry.StalledError
 				if !errors.As(err, &st) || st.Begun != begun || st.Idle != idle || !strings.Contains(err.Error(), "--idle-timeout") {
 					t.Fatalf("err = %v, want a stall (begun %v)", err, begun)
 				}
@@ -115,7 +118,7 @@ func TestIdleCountsOnlyWhileWaiting(t *testing.T) {
 	slow := strings.Repeat("held up here. ", 12)
 	srv := fakeapi.NewOpenAI([]fakeapi.Step{{Text: text(slow), EventDelay: fakeapi.Duration(10 * time.Millisecond)}}, "")
 	defer srv.Close()
-	p, err := agent.NewOpenAI(agent.OpenAIConfig{BaseURL: srv.BaseURL(), Model: "m", MaxRetries: 0, IdleTimeout: idle})
+	p, err := openai.NewChat(openai.Config{BaseURL: srv.BaseURL(), Model: "m", MaxRetries: 0, IdleTimeout: idle})
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -11,6 +11,8 @@ import (
 
 	"github.com/agentloop/agentloop/internal/fakeapi"
 	"github.com/agentloop/agentloop/pkg/agent"
+	"github.com/agentloop/agentloop/pkg/provider/anthropic"
+	"github.com/agentloop/agentloop/pkg/provider/openai"
 	"github.com/agentloop/agentloop/pkg/transcript"
 )
 
@@ -89,15 +91,15 @@ func fakeProvider(t *testing.T, shape string, steps []fakeapi.Step) (agent.Provi
 	case "openai":
 		s := fakeapi.NewOpenAI(steps, "")
 		srv = s
-		p, err = agent.NewOpenAI(agent.OpenAIConfig{BaseURL: s.BaseURL(), Model: "m"})
+		p, err = openai.NewChat(openai.Config{BaseURL: s.BaseURL(), Model: "m"})
 	case "anthropic":
 		s := fakeapi.NewAnthropic(steps, "")
 		srv = s
-		p, err = agent.NewAnthropic(agent.AnthropicConfig{BaseURL: s.BaseURL(), Model: "m"})
+		p, err = anthropic.NewMessages(anthropic.Config{BaseURL: s.BaseURL(), Model: "m"})
 	case "responses":
 		s := fakeapi.NewResponses(steps, "")
 		srv = s
-		p, err = agent.NewResponses(agent.ResponsesConfig{OpenAIConfig: agent.OpenAIConfig{BaseURL: s.BaseURL(), Model: "m"}})
+		p, err = openai.NewResponses(openai.ResponsesConfig{Config: openai.Config{BaseURL: s.BaseURL(), Model: "m"}})
 	}
 	if err != nil {
 		t.Fatal(err)

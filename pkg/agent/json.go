@@ -2,7 +2,6 @@ package agent
 
 import (
 	"bytes"
-	"encoding/json"
 	"strings"
 	"unicode"
 	"unicode/utf16"
@@ -13,15 +12,7 @@ import (
 
 // marshalNoEscape is json.Marshal without HTML escaping, so text with < > &
 // reads in a transcript as the model wrote it.
-func marshalNoEscape(v any) ([]byte, error) {
-	var b bytes.Buffer
-	enc := json.NewEncoder(&b)
-	enc.SetEscapeHTML(false)
-	if err := enc.Encode(v); err != nil {
-		return nil, err
-	}
-	return bytes.TrimSuffix(b.Bytes(), []byte("\n")), nil
-}
+func marshalNoEscape(v any) ([]byte, error) { return jsonesc.Marshal(v) }
 
 // jsonString decodes a JSON string literal as json.Unmarshal does (an
 // invalid byte or a lone surrogate becomes U+FFFD) but into a single

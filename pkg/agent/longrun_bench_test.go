@@ -12,6 +12,7 @@ import (
 	"testing"
 
 	"github.com/agentloop/agentloop/pkg/agent"
+	"github.com/agentloop/agentloop/pkg/provider/openai"
 )
 
 // longRunServer plays a model that calls one tool a step for steps steps,
@@ -51,7 +52,7 @@ func BenchmarkLongRun(b *testing.B) {
 		b.Run(fmt.Sprintf("context-limit=%d", limit), func(b *testing.B) {
 			const steps = 200
 			srv, sent := longRunServer(b, steps)
-			p, err := agent.NewOpenAI(agent.OpenAIConfig{BaseURL: srv.URL + "/v1", Model: "m"})
+			p, err := openai.NewChat(openai.Config{BaseURL: srv.URL + "/v1", Model: "m"})
 			if err != nil {
 				b.Fatal(err)
 			}

@@ -241,7 +241,7 @@ func (l *Loop) Run(ctx context.Context, st State) (*Outcome, error) {
 		out.Requests = append(out.Requests, stats)
 		out.Cost += stats.Cost
 		out.Usage.Add(turn.Usage)
-		if isEmpty(turn) && turn.Stop != StopPause {
+		if turn.Empty() && turn.Stop != StopPause {
 			// A turn that says nothing (the output token limit spent on
 			// reasoning before any text) ends the run as its kind does, but
 			// joins neither the conversation nor the transcript: an

@@ -16,6 +16,7 @@ import (
 
 	"github.com/agentloop/agentloop/internal/fakeapi"
 	"github.com/agentloop/agentloop/pkg/agent"
+	"github.com/agentloop/agentloop/pkg/provider/openai"
 	"github.com/agentloop/agentloop/pkg/transcript"
 )
 
@@ -72,9 +73,9 @@ func weatherTools() *fakeTools {
 	}}
 }
 
-func newOpenAI(t *testing.T, srv *fakeapi.OpenAI, retries int) *agent.OpenAI {
+func newOpenAI(t *testing.T, srv *fakeapi.OpenAI, retries int) *openai.Chat {
 	t.Helper()
-	p, err := agent.NewOpenAI(agent.OpenAIConfig{APIKey: "sk-test-key-0123456789abcdefghij", BaseURL: srv.BaseURL(), Model: "gpt-4o-mini", MaxRetries: retries})
+	p, err := openai.NewChat(openai.Config{APIKey: "sk-test-key-0123456789abcdefghij", BaseURL: srv.BaseURL(), Model: "gpt-4o-mini", MaxRetries: retries})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -301,7 +302,7 @@ func TestRetriesThenSuccess(t *testing.T) {
 	}
 	srv := fakeapi.NewOpenAI(steps, "")
 	defer srv.Close()
-	p, err := agent.NewOpenAI(agent.OpenAIConfig{BaseURL: srv.BaseURL(), Model: "m", MaxRetries: 2})
+	p, err := openai.NewChat(openai.Config{BaseURL: srv.BaseURL(), Model: "m", MaxRetries: 2})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -320,7 +321,7 @@ func TestRetriesThenSuccess(t *testing.T) {
 func TestUnauthorizedIsNotRetried(t *testing.T) {
 	srv := fakeapi.NewOpenAI([]fakeapi.Step{{Text: text("never")}}, "the-right-key-123456")
 	defer srv.Close()
-	p, err := agent.NewOpenAI(agent.OpenAIConfig{APIKey: "sk-wrong-key-abcdefghijklmnop", BaseURL: srv.BaseURL(), Model: "m", MaxRetries: 3})
+	p, err := openai.NewChat(openai.Config{APIKey: "sk-wrong-key-abcdefghijklmnop", BaseURL: srv.BaseURL(), Model: "m", MaxRetries: 3})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -435,7 +436,7 @@ func TestInterruptDuringToolsLeavesCallsPending(t *testing.T) {
 	}}
 	srv := fakeapi.NewOpenAI([]fakeapi.Step{{ToolCalls: []fakeapi.ToolCall{{ID: "c1", Name: "block", Arguments: `{}`}}}}, "")
 	defer srv.Close()
-	p, _ := agent.NewOpenAI(agent.OpenAIConfig{BaseURL: srv.BaseURL(), Model: "m"})
+	p, _ := openai.NewChat(openai.Config{BaseURL: srv.BaseURL(), Model: "m"})
 	var buf bytes.Buffer
 	out, err := (&agent.Loop{Provider: p, Tools: ex, Transcript: transcript.NewWriter(&buf, nil)}).Prompt(ctx, "go")
 	if err == nil || out.Reason != transcript.ReasonInterrupted {
@@ -458,7 +459,7 @@ func TestResumeAnswersPendingCallsFirst(t *testing.T) {
 	msgs := []agent.Message{d.UserMessage("weather?"), asst, answered[0].Message}
 	srv := fakeapi.NewOpenAI([]fakeapi.Step{{Text: text("Paris is warmer."), Expect: &fakeapi.Expect{Messages: 4, Results: map[string]string{"c1": "Paris", "c2": "Dublin"}}}}, "")
 	defer srv.Close()
-	p, _ := agent.NewOpenAI(agent.OpenAIConfig{BaseURL: srv.BaseURL(), Model: "m"})
+	p, _ := openai.NewChat(openai.Config{BaseURL: srv.BaseURL(), Model: "m"})
 	ex := weatherTools()
 	out, err := (&agent.Loop{Provider: p, Tools: ex}).Run(context.Background(), agent.State{Messages: msgs, Steps: 1})
 	if err != nil {

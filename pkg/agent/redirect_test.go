@@ -8,7 +8,10 @@ import (
 	"sync"
 	"testing"
 
+	"github.com/agentloop/agentloop/internal/httpretry"
 	"github.com/agentloop/agentloop/pkg/agent"
+	"github.com/agentloop/agentloop/pkg/provider/anthropic"
+	"github.com/agentloop/agentloop/pkg/provider/openai"
 )
 
 // TestRedirectToAnotherServerNotFollowed has the server at the base URL
@@ -33,13 +36,13 @@ func TestRedirectToAnotherServerNotFollowed(t *testing.T) {
 		}))
 		providers := map[string]func() (agent.Provider, error){
 			"openai": func() (agent.Provider, error) {
-				return agent.NewOpenAI(agent.OpenAIConfig{BaseURL: redirector.URL + "/v1", APIKey: key, Model: "m", MaxRetries: 0})
+				return openai.NewChat(openai.Config{BaseURL: redirector.URL + "/v1", APIKey: key, Model: "m", MaxRetries: 0})
 			},
 			"responses": func() (agent.Provider, error) {
-				return agent.NewResponses(agent.ResponsesConfig{OpenAIConfig: agent.OpenAIConfig{BaseURL: redirector.URL + "/v1", APIKey: key, Model: "m", MaxRetries: 0}})
+				return openai.NewResponses(openai.ResponsesConfig{Config: openai.Config{BaseURL: redirector.URL + "/v1", APIKey: key, Model: "m", MaxRetries: 0}})
 			},
 			"anthropic": func() (agent.Provider, error) {
-				return agent.NewAnthropic(agent.AnthropicConfig{BaseURL: redirector.URL, APIKey: key, Model: "m", MaxRetries: 0})
+				return anthropic.NewMessages(anthropic.Config{BaseURL: redirector.URL, APIKey: key, Model: "m", MaxRetries: 0})
 			},
 		}
 		for name, newP := range providers {
@@ -69,16 +72,16 @@ func TestRedirectWithinTheServerFollowed(t *testing.T) {
 		{"https://api.example.com:443/v1/a", "https://API.example.com/v1/b"},
 		{"http://h/a", "http://h:80/b"},
 	} {
-		if err := agent.SameServerRedirects(httptest.NewRequest("GET", c.to, nil), []*http.Request{httptest.NewRequest("GET", c.from, nil)}); err != nil {
+		if err := httpretry.SameServerRedirects(httptest.NewRequest("GET", c.to, nil), []*http.Request{httptest.NewRequest("GET", c.from, nil)}); err != nil {
 			t.Errorf("%s to %s: %v", c.from, c.to, err)
 		}
 	}
 	for _, to := range []string{"https://h:1/b", "http://h:2/b", "http://g:1/b", "http://h.evil:1/b", "http://h/b"} {
-		if agent.SameServerRedirects(httptest.NewRequest("GET", to, nil), []*http.Request{httptest.NewRequest("GET", "http://h:1/a", nil)}) == nil {
+		if httpretry.SameServerRedirects(httptest.NewRequest("GET", to, nil), []*http.Request{httptest.NewRequest("GET", "http://h:1/a", nil)}) == nil {
 			t.Errorf("redirect to %s followed", to)
 		}
 	}
-	if agent.SameServerRedirects(httptest.NewRequest("GET", "https://h:80/b", nil), []*http.Request{httptest.NewRequest("GET", "http://h/a", nil)}) == nil {
+	if httpretry.SameServerRedirects(httptest.NewRequest("GET", "https://h:80/b", nil), []*http.Request{httptest.NewRequest("GET", "http://h/a", nil)}) == nil {
 		t.Error("redirect from http to https on port 80 followed")
 	}
 }

@@ -10,18 +10,19 @@ import (
 
 	"github.com/agentloop/agentloop/internal/fakeapi"
 	"github.com/agentloop/agentloop/pkg/agent"
+	"github.com/agentloop/agentloop/pkg/provider/openai"
 	"github.com/agentloop/agentloop/pkg/transcript"
 )
 
 const respKey = "sk-test-resp-0123456789abcdefghijk"
 
-func newResponses(t *testing.T, srv *fakeapi.Responses, cfg agent.ResponsesConfig) *agent.Responses {
+func newResponses(t *testing.T, srv *fakeapi.Responses, cfg openai.ResponsesConfig) *openai.Responses {
 	t.Helper()
 	cfg.APIKey, cfg.BaseURL = respKey, srv.BaseURL()
 	if cfg.Model == "" {
 		cfg.Model = "o4-mini"
 	}
-	p, err := agent.NewResponses(cfg)
+	p, err := openai.NewResponses(cfg)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -30,7 +31,7 @@ func newResponses(t *testing.T, srv *fakeapi.Responses, cfg agent.ResponsesConfi
 
 // runResp runs a loop against a fake Responses server and returns the
 // outcome, the server and the transcript, which must validate.
-func runResp(t *testing.T, steps []fakeapi.Step, ex agent.Executor, cfg agent.ResponsesConfig, configure func(*agent.Loop)) (*agent.Outcome, *fakeapi.Responses, []byte, error) {
+func runResp(t *testing.T, steps []fakeapi.Step, ex agent.Executor, cfg openai.ResponsesConfig, configure func(*agent.Loop)) (*agent.Outcome, *fakeapi.Responses, []byte, error) {
 	t.Helper()
 	srv := fakeapi.NewResponses(steps, respKey)
 	t.Cleanup(srv.Close)
@@ -103,7 +104,7 @@ func TestResponsesParallelCallsWithReasoning(t *testing.T) {
 		{Text: text("Paris is warmer."), Usage: map[string]int64{"cached_tokens": 64, "reasoning_tokens": 12},
 			Expect: &fakeapi.Expect{Messages: 7, Results: map[string]string{"call_1": "Paris: 19 C", "call_2": "Dublin: 12 C"}}},
 	}
-	out, srv, tr, err := runResp(t, steps, weatherTools(), agent.ResponsesConfig{}, nil)
+	out, srv, tr, err := runResp(t, steps, weatherTools(), openai.ResponsesConfig{}, nil)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -176,7 +177,7 @@ func TestResponsesFailuresAreObservations(t *testing.T) {
 			Results: map[string]string{"c1": "unknown tool", "c2": "not valid JSON", "c3": "code 3", "c4": "timed out"},
 		}},
 	}
-	out, _, _, err := runResp(t, steps, ex, agent.ResponsesConfig{}, nil)
+	out, _, _, err := runResp(t, steps, ex, openai.ResponsesConfig{}, nil)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -201,7 +202,7 @@ func TestResponsesStreamKeepsTheCompletedItems(t *testing.T) {
 				{Text: text("19 C in Paris."), Expect: &fakeapi.Expect{Results: map[string]string{"call_1": "Paris: 19 C"}}},
 			}
 			var streamed strings.Builder
-			out, srv, tr, err := runResp(t, steps, weatherTools(), agent.ResponsesConfig{}, func(l *agent.Loop) {
+			out, srv, tr, err := runResp(t, steps, weatherTools(), openai.ResponsesConfig{}, func(l *agent.Loop) {
 				l.OnText = func(s string) { streamed.WriteString(s) }
 			})
 			if err != nil {
@@ -237,7 +238,7 @@ func TestResponsesStoreSendsOnlyNewItems(t *testing.T) {
 		{Text: text("Paris is warmer."),
 			Expect: &fakeapi.Expect{Messages: 1, Contains: []string{`"previous_response_id":"resp_`}, Results: map[string]string{"call_2": "Dublin"}}},
 	}
-	out, srv, tr, err := runResp(t, steps, weatherTools(), agent.ResponsesConfig{Store: true}, nil)
+	out, srv, tr, err := runResp(t, steps, weatherTools(), openai.ResponsesConfig{Store: true}, nil)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -256,7 +257,7 @@ func TestResponsesStoreSendsOnlyNewItems(t *testing.T) {
 	// loop left an item out, say) is sent whole.
 	srv2 := fakeapi.NewResponses([]fakeapi.Step{{Text: text("one")}, {Text: text("two")}}, respKey)
 	defer srv2.Close()
-	p := newResponses(t, srv2, agent.ResponsesConfig{Store: true})
+	p := newResponses(t, srv2, openai.ResponsesConfig{Store: true})
 	d := agent.ResponsesDialect{}
 	if _, err := p.Complete(context.Background(), &agent.Request{Messages: []agent.Message{d.UserMessage("a")}}); err != nil {
 		t.Fatal(err)
@@ -284,7 +285,7 @@ func TestResponsesEndings(t *testing.T) {
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			out, _, tr, err := runResp(t, []fakeapi.Step{tt.step}, weatherTools(), agent.ResponsesConfig{}, nil)
+			out, _, tr, err := runResp(t, []fakeapi.Step{tt.step}, weatherTools(), openai.ResponsesConfig{}, nil)
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -307,7 +308,7 @@ func TestResponsesUnknownItemsGoBackByteForByte(t *testing.T) {
 			ToolCalls: []fakeapi.ToolCall{{ID: "call_1", Name: "get_weather", Arguments: `{"city":"Paris"}`, Extra: map[string]any{"namespace_hint": "x"}}}},
 		{Text: text("19 C."), Expect: &fakeapi.Expect{Contains: []string{search, widget, `"namespace_hint":"x"`}}},
 	}
-	if _, _, _, err := runResp(t, steps, weatherTools(), agent.ResponsesConfig{}, nil); err != nil {
+	if _, _, _, err := runResp(t, steps, weatherTools(), openai.ResponsesConfig{}, nil); err != nil {
 		t.Fatal(err)
 	}
 }
@@ -315,7 +316,7 @@ func TestResponsesUnknownItemsGoBackByteForByte(t *testing.T) {
 func TestResponsesRequestSettings(t *testing.T) {
 	temp := 0.5
 	steps := []fakeapi.Step{{Text: text("ok"), Expect: &fakeapi.Expect{Contains: []string{`"max_output_tokens":300`, `"temperature":0.5`, `"model":"gpt-5-mini"`}}}}
-	cfg := agent.ResponsesConfig{OpenAIConfig: agent.OpenAIConfig{Model: "gpt-5-mini", MaxTokens: 300, Temperature: &temp}}
+	cfg := openai.ResponsesConfig{Config: openai.Config{Model: "gpt-5-mini", MaxTokens: 300, Temperature: &temp}}
 	if _, _, _, err := runResp(t, steps, weatherTools(), cfg, nil); err != nil {
 		t.Fatal(err)
 	}
@@ -328,7 +329,7 @@ func TestResponsesErrors(t *testing.T) {
 			{Text: text("recovered")},
 		}, respKey)
 		defer srv.Close()
-		p := newResponses(t, srv, agent.ResponsesConfig{OpenAIConfig: agent.OpenAIConfig{MaxRetries: 1}})
+		p := newResponses(t, srv, openai.ResponsesConfig{Config: openai.Config{MaxRetries: 1}})
 		turn, err := p.Complete(context.Background(), &agent.Request{Messages: []agent.Message{p.UserMessage("hi")}})
 		if err != nil || turn.Text != "recovered" {
 			t.Fatalf("turn %+v, err %v", turn, err)
@@ -337,7 +338,7 @@ func TestResponsesErrors(t *testing.T) {
 	t.Run("401", func(t *testing.T) {
 		srv := fakeapi.NewResponses([]fakeapi.Step{{Text: text("never")}}, "the-right-key-123456")
 		defer srv.Close()
-		p := newResponses(t, srv, agent.ResponsesConfig{OpenAIConfig: agent.OpenAIConfig{MaxRetries: 3}})
+		p := newResponses(t, srv, openai.ResponsesConfig{Config: openai.Config{MaxRetries: 3}})
 		_, err := p.Complete(context.Background(), &agent.Request{Messages: []agent.Message{p.UserMessage("hi")}})
 		var pe *agent.ProviderError
 		if !asProviderError(err, &pe) || pe.Status != http.StatusUnauthorized || pe.Provider != "responses" ||
@@ -351,7 +352,7 @@ func TestResponsesErrors(t *testing.T) {
 	t.Run("400 from the grammar", func(t *testing.T) {
 		srv := fakeapi.NewResponses([]fakeapi.Step{{Text: text("never")}}, respKey)
 		defer srv.Close()
-		p := newResponses(t, srv, agent.ResponsesConfig{})
+		p := newResponses(t, srv, openai.ResponsesConfig{})
 		d := agent.ResponsesDialect{}
 		_, err := p.Complete(context.Background(), &agent.Request{Messages: []agent.Message{d.UserMessage("hi"),
 			agent.Message(`{"type":"function_call_output","call_id":"call_9","output":"x"}`)}})
@@ -362,7 +363,7 @@ func TestResponsesErrors(t *testing.T) {
 	t.Run("stream cut short", func(t *testing.T) {
 		srv := fakeapi.NewResponses([]fakeapi.Step{{Text: text("a long answer, cut"), StreamStop: 5}}, respKey)
 		defer srv.Close()
-		p := newResponses(t, srv, agent.ResponsesConfig{})
+		p := newResponses(t, srv, openai.ResponsesConfig{})
 		_, err := p.Complete(context.Background(), &agent.Request{Messages: []agent.Message{p.UserMessage("hi")}, OnText: func(string) {}})
 		if err == nil || !strings.Contains(err.Error(), "the stream ended before the response was complete") {
 			t.Errorf("err %v", err)
@@ -371,7 +372,7 @@ func TestResponsesErrors(t *testing.T) {
 	t.Run("failed response", func(t *testing.T) {
 		srv := fakeapi.NewResponses([]fakeapi.Step{{Body: json.RawMessage(`{"id":"resp_1","object":"response","status":"failed","error":{"code":"server_error","message":"The model failed."},"output":[]}`)}}, respKey)
 		defer srv.Close()
-		p := newResponses(t, srv, agent.ResponsesConfig{})
+		p := newResponses(t, srv, openai.ResponsesConfig{})
 		_, err := p.Complete(context.Background(), &agent.Request{Messages: []agent.Message{p.UserMessage("hi")}})
 		if err == nil || err.Error() != "responses: server_error: The model failed." {
 			t.Errorf("err %v", err)
@@ -387,7 +388,7 @@ func TestResponsesErrors(t *testing.T) {
 		t.Run(name, func(t *testing.T) {
 			srv := fakeapi.NewResponses([]fakeapi.Step{{Body: json.RawMessage(body)}}, respKey)
 			defer srv.Close()
-			p := newResponses(t, srv, agent.ResponsesConfig{})
+			p := newResponses(t, srv, openai.ResponsesConfig{})
 			_, err := p.Complete(context.Background(), &agent.Request{Messages: []agent.Message{p.UserMessage("hi")}})
 			want := map[string]string{
 				"empty output": "responses: the response has no content: neither text nor tool calls",
@@ -417,7 +418,7 @@ func TestResponsesResumeAnswersPendingCalls(t *testing.T) {
 		Expect: &fakeapi.Expect{Messages: 6, Results: map[string]string{"call_2": "Dublin: 12 C"}}}}, respKey)
 	defer srv.Close()
 	ex := weatherTools()
-	out, err := (&agent.Loop{Provider: newResponses(t, srv, agent.ResponsesConfig{}), Tools: ex}).Run(context.Background(), agent.State{Messages: msgs, Steps: 1})
+	out, err := (&agent.Loop{Provider: newResponses(t, srv, openai.ResponsesConfig{}), Tools: ex}).Run(context.Background(), agent.State{Messages: msgs, Steps: 1})
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -8,6 +8,8 @@ import (
 
 	"github.com/agentloop/agentloop/internal/fakeapi"
 	"github.com/agentloop/agentloop/pkg/agent"
+	"github.com/agentloop/agentloop/pkg/provider/anthropic"
+	"github.com/agentloop/agentloop/pkg/provider/openai"
 )
 
 // sseError is a streamed Anthropic answer that the API starts (200,
@@ -49,7 +51,7 @@ func TestAnthropicStreamErrorEventRetried(t *testing.T) {
 		t.Run(tt.name, func(t *testing.T) {
 			srv := fakeapi.NewAnthropic(tt.steps, antKey)
 			t.Cleanup(srv.Close)
-			p, err := agent.NewAnthropic(agent.AnthropicConfig{APIKey: antKey, BaseURL: srv.BaseURL(), Model: "claude-sonnet-4-5", MaxRetries: tt.retries})
+			p, err := anthropic.NewMessages(anthropic.Config{APIKey: antKey, BaseURL: srv.BaseURL(), Model: "claude-sonnet-4-5", MaxRetries: tt.retries})
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -103,17 +105,17 @@ func TestStreamedRequestAnsweredWithoutAStream(t *testing.T) {
 					srv := fakeapi.NewOpenAI(steps, "")
 					t.Cleanup(srv.Close)
 					requests = func() int { return len(srv.Requests()) }
-					p, err = agent.NewOpenAI(agent.OpenAIConfig{BaseURL: srv.BaseURL(), Model: "gpt-4.1", MaxRetries: 2})
+					p, err = openai.NewChat(openai.Config{BaseURL: srv.BaseURL(), Model: "gpt-4.1", MaxRetries: 2})
 				case "responses":
 					srv := fakeapi.NewResponses(steps, "")
 					t.Cleanup(srv.Close)
 					requests = func() int { return len(srv.Requests()) }
-					p, err = agent.NewResponses(agent.ResponsesConfig{OpenAIConfig: agent.OpenAIConfig{BaseURL: srv.BaseURL(), Model: "gpt-4.1", MaxRetries: 2}})
+					p, err = openai.NewResponses(openai.ResponsesConfig{Config: openai.Config{BaseURL: srv.BaseURL(), Model: "gpt-4.1", MaxRetries: 2}})
 				default:
 					srv := fakeapi.NewAnthropic(steps, antKey)
 					t.Cleanup(srv.Close)
 					requests = func() int { return len(srv.Requests()) }
-					p, err = agent.NewAnthropic(agent.AnthropicConfig{APIKey: antKey, BaseURL: srv.BaseURL(), Model: "claude-sonnet-4-5", MaxRetries: 2})
+					p, err = anthropic.NewMessages(anthropic.Config{APIKey: antKey, BaseURL: srv.BaseURL(), Model: "claude-sonnet-4-5", MaxRetries: 2})
 				}
 				if err != nil {
 					t.Fatal(err)
@@ -146,7 +148,7 @@ func TestMislabelledEventStreamIsRead(t *testing.T) {
 			}
 			srv := fakeapi.NewOpenAI([]fakeapi.Step{step}, "")
 			t.Cleanup(srv.Close)
-			p, err := agent.NewOpenAI(agent.OpenAIConfig{BaseURL: srv.BaseURL(), Model: "gpt-4.1"})
+			p, err := openai.NewChat(openai.Config{BaseURL: srv.BaseURL(), Model: "gpt-4.1"})
 			if err != nil {
 				t.Fatal(err)
 			}

@@ -6,6 +6,7 @@ import (
 
 	"github.com/agentloop/agentloop/internal/fakeapi"
 	"github.com/agentloop/agentloop/pkg/agent"
+	"github.com/agentloop/agentloop/pkg/provider/openai"
 	"github.com/agentloop/agentloop/pkg/transcript"
 )
 
@@ -66,7 +67,7 @@ func TestScenariosWithStreaming(t *testing.T) {
 				case "openai":
 					out, _, _, err = run(t, sc.steps, sc.ex, configure)
 				case "responses":
-					out, _, _, err = runResp(t, sc.steps, sc.ex, agent.ResponsesConfig{}, configure)
+					out, _, _, err = runResp(t, sc.steps, sc.ex, openai.ResponsesConfig{}, configure)
 				default:
 					out, _, _, err = runAnt(t, sc.steps, sc.ex, configure)
 				}

@@ -4,7 +4,7 @@ import (
 	"fmt"
 	"net/http"
 
-	"github.com/agentloop/agentloop/pkg/agent"
+	"github.com/agentloop/agentloop/internal/httpretry"
 )
 
 // redirectError is an HTTP server's address that sent agentloop to another
@@ -20,11 +20,11 @@ func (e *redirectError) Error() string {
 }
 
 // checkRedirect follows a redirect within the server, as a model provider's
-// client does (agent.SameServerRedirects), and says which server another
+// client does (httpretry.SameServerRedirects), and says which server another
 // one went to.
 func checkRedirect(shown string) func(*http.Request, []*http.Request) error {
 	return func(req *http.Request, via []*http.Request) error {
-		err := agent.SameServerRedirects(req, via)
+		err := httpretry.SameServerRedirects(req, via)
 		if err == nil || len(via) >= maxRedirects {
 			return err
 		}
@@ -33,6 +33,6 @@ func checkRedirect(shown string) func(*http.Request, []*http.Request) error {
 }
 
 // maxRedirects is how many redirects within a server are followed
-// (agent.SameServerRedirects stops there; below it, its error is a
+// (httpretry.SameServerRedirects stops there; below it, its error is a
 // redirect to another server).
 const maxRedirects = 10

@@ -19,8 +19,8 @@ import (
 	"github.com/modelcontextprotocol/go-sdk/jsonrpc"
 	sdk "github.com/modelcontextprotocol/go-sdk/mcp"
 
+	"github.com/agentloop/agentloop/internal/httpretry"
 	"github.com/agentloop/agentloop/internal/procgroup"
-	"github.com/agentloop/agentloop/pkg/agent"
 )
 
 const (
@@ -205,7 +205,7 @@ func (s *session) explain(ctx context.Context, err error) error {
 // SDK's chain ("calling "initialize": sending "initialize": rejected by
 // transport: Post …: dial tcp …"); nil for another error.
 func unreachable(url string, err error) error {
-	why, lookup := agent.ConnectFailure(err)
+	why, lookup := httpretry.ConnectFailure(err)
 	switch {
 	case why == nil:
 		return nil

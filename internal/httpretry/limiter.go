@@ -1,4 +1,4 @@
-package agent
+package httpretry
 
 import (
 	"context"
@@ -83,7 +83,7 @@ func (l *Limiter) Status() LimiterStatus {
 func (l *Limiter) Wait(ctx context.Context) error {
 	for {
 		if d := l.reserve().Sub(l.now()); d > 0 {
-			if err := sleep(ctx, d); err != nil {
+			if err := Sleep(ctx, d); err != nil {
 				return err
 			}
 		}
@@ -197,7 +197,7 @@ func (l *Limiter) Succeeded() {
 }
 
 // sleep waits d or until ctx ends.
-func sleep(ctx context.Context, d time.Duration) error {
+func Sleep(ctx context.Context, d time.Duration) error {
 	if err := ctx.Err(); err != nil {
 		return err
 	}

@@ -1,4 +1,4 @@
-package agent
+package openai
 
 import (
 	"context"
@@ -8,18 +8,20 @@ import (
 	"net/http/httptest"
 	"strings"
 	"testing"
+
+	"github.com/agentloop/agentloop/pkg/agent"
 )
 
 // longConversation is a run of steps steps, each one call answered with 8 KiB.
-func longConversation(steps int) []Message {
+func longConversation(steps int) []agent.Message {
 	line := "the quick brown fox jumps over the lazy dog, and again, and again.\n"
 	page := strings.Repeat(line, 8192/len(line)+1)[:8192]
-	d := OpenAIDialect{}
-	msgs := []Message{d.UserMessage("read every page")}
+	d := agent.OpenAIDialect{}
+	msgs := []agent.Message{d.UserMessage("read every page")}
 	for i := 1; i <= steps; i++ {
 		id := fmt.Sprintf("call_%d", i)
-		msgs = append(msgs, Message(`{"content":null,"role":"assistant","tool_calls":[{"id":"`+id+`","type":"function","function":{"name":"page","arguments":"{}"}}]}`))
-		rm, _ := d.ResultMessages([]CallResult{{Call: Call{ID: id, Name: "page"}, Result: ToolResult{Content: page}}})
+		msgs = append(msgs, agent.Message(`{"content":null,"role":"assistant","tool_calls":[{"id":"`+id+`","type":"function","function":{"name":"page","arguments":"{}"}}]}`))
+		rm, _ := d.ResultMessages([]agent.CallResult{{Call: agent.Call{ID: id, Name: "page"}, Result: agent.ToolResult{Content: page}}})
 		msgs = append(msgs, rm[0].Message)
 	}
 	return msgs
@@ -31,13 +33,13 @@ func longConversation(steps int) []Message {
 func BenchmarkCompose(b *testing.B) {
 	for _, steps := range []int{10, 200} {
 		b.Run(fmt.Sprintf("steps=%d", steps), func(b *testing.B) {
-			o := &OpenAI{cfg: OpenAIConfig{Model: "m"}}
-			req := &Request{System: "You read.", Messages: longConversation(steps)}
+			o := &Chat{cfg: Config{Model: "m"}}
+			req := &agent.Request{System: "You read.", Messages: longConversation(steps)}
 			size := 0
 			b.ReportAllocs()
 			for b.Loop() {
 				w := o.body(req)
-				n, err := io.Copy(onlyWriter{io.Discard}, io.LimitReader(w.reader(), int64(w.Len())))
+				n, err := io.Copy(onlyWriter{io.Discard}, io.LimitReader(w.Reader(), int64(w.Len())))
 				if err != nil || n != int64(w.Len()) {
 					b.Fatalf("read %d of %d bytes: %v", n, w.Len(), err)
 				}
@@ -67,11 +69,11 @@ func BenchmarkStep(b *testing.B) {
 	defer srv.Close()
 	for _, steps := range []int{10, 200} {
 		b.Run(fmt.Sprintf("steps=%d", steps), func(b *testing.B) {
-			p, err := NewOpenAI(OpenAIConfig{BaseURL: srv.URL + "/v1", Model: "m"})
+			p, err := NewChat(Config{BaseURL: srv.URL + "/v1", Model: "m"})
 			if err != nil {
 				b.Fatal(err)
 			}
-			req := &Request{System: "You read.", Messages: longConversation(steps)}
+			req := &agent.Request{System: "You read.", Messages: longConversation(steps)}
 			size := 0
 			b.ReportAllocs()
 			for b.Loop() {

@@ -1,4 +1,4 @@
-package agent
+package httpretry
 
 import (
 	"bytes"
@@ -11,9 +11,7 @@ import (
 	"math/rand/v2"
 	"mime"
 	"net/http"
-	"net/url"
 	"strconv"
-	"strings"
 	"sync/atomic"
 	"time"
 )
@@ -65,11 +63,11 @@ type faultTransport struct {
 // for ever.
 const DefaultIdleTimeout = 10 * time.Minute
 
-// withFaultTransport returns a client like c (or a default one) whose
+// Wrap returns a client like c (or a default one) whose
 // transport retries up to retries times, pacing its attempts with lim (a
 // limiter of its own when nil) and giving up on an attempt that is idle
 // for idle (0: never).
-func withFaultTransport(c *http.Client, lim *Limiter, retries int, idle time.Duration) *http.Client {
+func Wrap(c *http.Client, lim *Limiter, retries int, idle time.Duration) *http.Client {
 	var out http.Client
 	if c != nil {
 		out = *c
@@ -123,7 +121,7 @@ func (t *faultTransport) RoundTrip(req *http.Request) (*http.Response, error) {
 		if res != nil {
 			res.Body.Close()
 		}
-		if err := sleep(ctx, wait); err != nil {
+		if err := Sleep(ctx, wait); err != nil {
 			return nil, err
 		}
 	}
@@ -359,8 +357,8 @@ func looksLikeEvents(body []byte) bool {
 
 type streamedKey struct{}
 
-// withStreamed marks a request's context as that of a streamed request.
-func withStreamed(ctx context.Context) context.Context {
+// WithStreamed marks a request's context as that of a streamed request.
+func WithStreamed(ctx context.Context) context.Context {
 	return context.WithValue(ctx, streamedKey{}, true)
 }
 
@@ -374,11 +372,11 @@ func (t *faultTransport) verdict(req *http.Request, res *http.Response, err erro
 		// A server that does not speak TLS answers every attempt alike.
 		var plain tls.RecordHeaderError
 		retry := !errors.Is(err, ErrResponseTooLarge) && !errors.As(err, &ns) && !errors.As(err, &plain) && replayable(req) && attempt < t.retries
-		return backoff(attempt), retry
+		return Backoff(attempt), retry
 	}
 	wait, asked := retryAfter(res.Header)
 	if !asked || wait < 0 {
-		wait = backoff(attempt)
+		wait = Backoff(attempt)
 	}
 	switch res.StatusCode {
 	case http.StatusTooManyRequests, http.StatusServiceUnavailable, 529: // 529: Anthropic's "overloaded"
@@ -411,7 +409,7 @@ func replayable(req *http.Request) bool {
 }
 
 // backoff is the wait before retry attempt+1 when the server named none.
-func backoff(attempt int) time.Duration {
+func Backoff(attempt int) time.Duration {
 	d := backoffMax
 	if attempt < 5 {
 		d = min(backoffBase<<attempt, backoffMax)
@@ -464,15 +462,4 @@ func durationOf(n float64, unit time.Duration) time.Duration {
 		return time.Duration(d)
 	}
 	return math.MaxInt64
-}
-
-// onHost reports whether baseURL is an address on host, however it is
-// spelt (https://API.openai.com, without /v1, with a trailing dot): a
-// request there without a key is refused, so none is made.
-func onHost(baseURL, host string) bool {
-	u, err := url.Parse(baseURL)
-	if err != nil {
-		return false
-	}
-	return strings.EqualFold(strings.TrimSuffix(u.Hostname(), "."), host)
 }

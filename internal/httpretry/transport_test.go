@@ -1,4 +1,4 @@
-package agent
+package httpretry
 
 import (
 	"math"
@@ -80,7 +80,7 @@ func TestTooLongHint(t *testing.T) {
 		{"60", ""},
 	} {
 		res := &http.Response{Header: http.Header{"Retry-After": {tt.header}}}
-		if got := tooLongHint(res); got != tt.want {
+		if got := TooLongHint(res); got != tt.want {
 			t.Errorf("Retry-After %s: %q, want %q", tt.header, got, tt.want)
 		}
 	}

@@ -1,9 +1,13 @@
-package agent
+package provider_test
 
 import (
 	"errors"
 	"strings"
 	"testing"
+
+	"github.com/agentloop/agentloop/pkg/provider"
+	"github.com/agentloop/agentloop/pkg/provider/anthropic"
+	"github.com/agentloop/agentloop/pkg/provider/openai"
 )
 
 func TestCheckAPIKey(t *testing.T) {
@@ -25,14 +29,14 @@ func TestCheckAPIKey(t *testing.T) {
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			err := checkAPIKey("OPENAI_API_KEY", tt.key)
+			err := provider.CheckAPIKey("OPENAI_API_KEY", tt.key)
 			if tt.want == "" {
 				if err != nil {
 					t.Fatalf("got %v, want no error", err)
 				}
 				return
 			}
-			if err == nil || !errors.Is(err, ErrBadAPIKey) || !strings.Contains(err.Error(), tt.want) {
+			if err == nil || !errors.Is(err, provider.ErrBadAPIKey) || !strings.Contains(err.Error(), tt.want) {
 				t.Fatalf("got %v, want ErrBadAPIKey holding %q", err, tt.want)
 			}
 			if strings.Contains(err.Error(), strings.TrimSpace(tt.key)) && len(strings.TrimSpace(tt.key)) > 4 {
@@ -46,16 +50,16 @@ func TestCheckAPIKey(t *testing.T) {
 // when it is built, before any request, naming the variable.
 func TestProvidersRefuseBadKeys(t *testing.T) {
 	bad := "sk-test-abcdef123456\n"
-	_, err := NewOpenAI(OpenAIConfig{APIKey: bad, Model: "m"})
-	if !errors.Is(err, ErrBadAPIKey) || !strings.Contains(err.Error(), "OPENAI_API_KEY") {
+	_, err := openai.NewChat(openai.Config{APIKey: bad, Model: "m"})
+	if !errors.Is(err, provider.ErrBadAPIKey) || !strings.Contains(err.Error(), "OPENAI_API_KEY") {
 		t.Errorf("openai: %v", err)
 	}
-	_, err = NewResponses(ResponsesConfig{OpenAIConfig: OpenAIConfig{APIKey: bad, Model: "m"}})
-	if !errors.Is(err, ErrBadAPIKey) || !strings.Contains(err.Error(), "OPENAI_API_KEY") {
+	_, err = openai.NewResponses(openai.ResponsesConfig{Config: openai.Config{APIKey: bad, Model: "m"}})
+	if !errors.Is(err, provider.ErrBadAPIKey) || !strings.Contains(err.Error(), "OPENAI_API_KEY") {
 		t.Errorf("responses: %v", err)
 	}
-	_, err = NewAnthropic(AnthropicConfig{APIKey: bad, Model: "m", BaseURL: "http://127.0.0.1:1"})
-	if !errors.Is(err, ErrBadAPIKey) || !strings.Contains(err.Error(), "ANTHROPIC_API_KEY") {
+	_, err = anthropic.NewMessages(anthropic.Config{APIKey: bad, Model: "m", BaseURL: "http://127.0.0.1:1"})
+	if !errors.Is(err, provider.ErrBadAPIKey) || !strings.Contains(err.Error(), "ANTHROPIC_API_KEY") {
 		t.Errorf("anthropic: %v", err)
 	}
 }

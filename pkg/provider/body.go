@@ -1,9 +1,12 @@
-package agent
+package provider
 
 import (
+	"encoding/json"
 	"io"
 	"net/http"
 	"strconv"
+
+	"github.com/agentloop/agentloop/internal/jsonesc"
 )
 
 // Request bodies are composed from the stored wire messages as they are:
@@ -18,10 +21,10 @@ import (
 // reads one after the other (sentBody). A long run's request is the size
 // of its conversation; a buffer of it a step would hold the conversation
 // twice and leave one behind for the collector at every step. The SDKs
-// still send the body, with their errors (see bodyOptions).
+// still send the body, with their errors (see Sized).
 
-// body builds one JSON object as pieces.
-type body struct {
+// Body builds one JSON object, a request body, as pieces.
+type Body struct {
 	pieces [][]byte
 	// own holds the bytes the body writes itself (keys, commas, small
 	// values); pieces hold slices of it. It is never grown in place, so
@@ -31,16 +34,16 @@ type body struct {
 	size int
 }
 
-// newBody starts an object of about pieces pieces: a message is one, and
+// NewBody starts an object of about pieces pieces: a message is one, and
 // the bytes before it another.
-func newBody(pieces int) *body {
-	w := &body{pieces: make([][]byte, 0, pieces+8), own: make([]byte, 0, 512)}
+func NewBody(pieces int) *Body {
+	w := &Body{pieces: make([][]byte, 0, pieces+8), own: make([]byte, 0, 512)}
 	w.put("{")
 	return w
 }
 
 // appendOwn writes bytes of the body's own.
-func appendOwn[T string | []byte](w *body, p T) {
+func appendOwn[T string | []byte](w *Body, p T) {
 	if cap(w.own)-len(w.own) < len(p) {
 		w.cut()
 		w.own, w.from = make([]byte, 0, max(2*cap(w.own), len(p))), 0
@@ -49,10 +52,10 @@ func appendOwn[T string | []byte](w *body, p T) {
 	w.size += len(p)
 }
 
-func (w *body) put(s string) { appendOwn(w, s) }
+func (w *Body) put(s string) { appendOwn(w, s) }
 
 // cut ends the piece of own bytes being written.
-func (w *body) cut() {
+func (w *Body) cut() {
 	if len(w.own) > w.from {
 		w.pieces = append(w.pieces, w.own[w.from:len(w.own):len(w.own)])
 		w.from = len(w.own)
@@ -61,7 +64,7 @@ func (w *body) cut() {
 
 // ref adds bytes that are not the body's own, as they are: a message, a
 // value already JSON. They must not change while the request is sent.
-func (w *body) ref(p []byte) {
+func (w *Body) ref(p []byte) {
 	if len(p) <= 64 {
 		appendOwn(w, p)
 		return
@@ -71,7 +74,7 @@ func (w *body) ref(p []byte) {
 	w.size += len(p)
 }
 
-func (w *body) key(k string) {
+func (w *Body) key(k string) {
 	if w.size > 1 {
 		w.put(",")
 	}
@@ -80,37 +83,37 @@ func (w *body) key(k string) {
 	w.put(`":`)
 }
 
-// raw adds a member whose value is JSON text.
-func (w *body) raw(k string, v []byte) {
+// Raw adds a member whose value is JSON text.
+func (w *Body) Raw(k string, v []byte) {
 	w.key(k)
 	w.ref(v)
 }
 
-// str adds a string member.
-func (w *body) str(k, v string) {
+// Str adds a string member.
+func (w *Body) Str(k, v string) {
 	w.key(k)
 	w.ref(quoteJSON(v))
 }
 
-// num adds a whole-number member.
-func (w *body) num(k string, v int64) {
+// Num adds a whole-number member.
+func (w *Body) Num(k string, v int64) {
 	w.key(k)
 	w.put(strconv.FormatInt(v, 10))
 }
 
-// float adds a number member.
-func (w *body) float(k string, v float64) {
+// Float adds a number member.
+func (w *Body) Float(k string, v float64) {
 	w.key(k)
 	w.put(strconv.FormatFloat(v, 'g', -1, 64))
 }
 
-// array adds a member whose value is the array of the JSON values given,
+// Array adds a member whose value is the array of the JSON values given,
 // first then rest.
-func (w *body) array(k string, first []Message, rest []Message) {
+func (w *Body) Array(k string, first []json.RawMessage, rest []json.RawMessage) {
 	w.key(k)
 	w.put("[")
 	n := 0
-	for _, part := range [2][]Message{first, rest} {
+	for _, part := range [2][]json.RawMessage{first, rest} {
 		for _, m := range part {
 			if n > 0 {
 				w.put(",")
@@ -122,17 +125,17 @@ func (w *body) array(k string, first []Message, rest []Message) {
 	w.put("]")
 }
 
-// end closes the object.
-func (w *body) end() {
+// End closes the object.
+func (w *Body) End() {
 	w.put("}")
 	w.cut()
 }
 
 // Len is the size of the body in bytes.
-func (w *body) Len() int { return w.size }
+func (w *Body) Len() int { return w.size }
 
-// reader reads the body from the start.
-func (w *body) reader() io.ReadCloser { return &sentBody{pieces: w.pieces} }
+// Reader reads the body from the start.
+func (w *Body) Reader() io.ReadCloser { return &sentBody{pieces: w.pieces} }
 
 // sentBody is a body as a request reads it, piece after piece.
 type sentBody struct {
@@ -157,13 +160,19 @@ func (r *sentBody) Read(p []byte) (int, error) {
 
 func (*sentBody) Close() error { return nil }
 
-// sized gives an attempt of a request the body, with its length and the
+// Sized gives an attempt of a request the body, with its length and the
 // means to read it again for a retry (GetBody). Each SDK passes a body
 // that is not a buffer of its own on without either, and the request would
 // go out chunked, which not every server takes: the providers call this
 // from a middleware of the SDK's, which sees every attempt.
-func (w *body) sized(req *http.Request) {
-	req.Body = w.reader()
+func (w *Body) Sized(req *http.Request) {
+	req.Body = w.Reader()
 	req.ContentLength = int64(w.size)
-	req.GetBody = func() (io.ReadCloser, error) { return w.reader(), nil }
+	req.GetBody = func() (io.ReadCloser, error) { return w.Reader(), nil }
+}
+
+// quoteJSON writes s as a JSON string, without HTML escaping.
+func quoteJSON(s string) []byte {
+	b, _ := jsonesc.Marshal(s)
+	return b
 }

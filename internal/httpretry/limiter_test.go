@@ -1,4 +1,4 @@
-package agent
+package httpretry
 
 import (
 	"context"
@@ -150,7 +150,7 @@ func TestSharedLimiterHoldsOtherProviders(t *testing.T) {
 	defer srv.Close()
 
 	shared := NewLimiter()
-	first := withFaultTransport(nil, shared, 0, DefaultIdleTimeout)
+	first := Wrap(nil, shared, 0, DefaultIdleTimeout)
 	res, err := first.Post(srv.URL, "application/json", strings.NewReader(`{}`))
 	if err != nil || res.StatusCode != http.StatusTooManyRequests {
 		t.Fatalf("first request: %v %v", res, err)
@@ -162,7 +162,7 @@ func TestSharedLimiterHoldsOtherProviders(t *testing.T) {
 
 	// Another provider on the same limiter does not reach the server while
 	// the pause lasts: its request ends with its context, unsent.
-	second := withFaultTransport(nil, shared, 3, DefaultIdleTimeout)
+	second := Wrap(nil, shared, 3, DefaultIdleTimeout)
 	ctx, cancel := context.WithTimeout(context.Background(), 50*time.Millisecond)
 	defer cancel()
 	req, _ := http.NewRequestWithContext(ctx, http.MethodPost, srv.URL, strings.NewReader(`{}`))
@@ -174,7 +174,7 @@ func TestSharedLimiterHoldsOtherProviders(t *testing.T) {
 	}
 
 	// A provider with a limiter of its own is not held.
-	own := withFaultTransport(nil, nil, 0, DefaultIdleTimeout)
+	own := Wrap(nil, nil, 0, DefaultIdleTimeout)
 	res, err = own.Post(srv.URL, "application/json", strings.NewReader(`{}`))
 	if err != nil || res.StatusCode != http.StatusOK {
 		t.Fatalf("own limiter: %v %v", res, err)
@@ -219,7 +219,7 @@ func TestTransportRetryPolicy(t *testing.T) {
 				io.WriteString(w, `{}`)
 			}))
 			defer srv.Close()
-			c := withFaultTransport(nil, nil, tt.retries, DefaultIdleTimeout)
+			c := Wrap(nil, nil, tt.retries, DefaultIdleTimeout)
 			req, _ := http.NewRequest(http.MethodPost, srv.URL, strings.NewReader(`{"same":"body"}`))
 			res, err := c.Do(req)
 			if err != nil {
@@ -241,12 +241,12 @@ func TestTransportRetryPolicy(t *testing.T) {
 func TestBackoff(t *testing.T) {
 	for attempt, want := range []time.Duration{500 * time.Millisecond, time.Second, 2 * time.Second, 4 * time.Second, 8 * time.Second, 8 * time.Second, 8 * time.Second} {
 		for range 20 {
-			if got := backoff(attempt); got > want || got < want*3/4 {
+			if got := Backoff(attempt); got > want || got < want*3/4 {
 				t.Errorf("attempt %d: %v, want within [%v, %v]", attempt, got, want*3/4, want)
 			}
 		}
 	}
-	if got := backoff(1000); got > backoffMax {
+	if got := Backoff(1000); got > backoffMax {
 		t.Errorf("attempt 1000: %v", got)
 	}
 }

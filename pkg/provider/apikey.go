@@ -1,4 +1,4 @@
-package agent
+package provider
 
 import (
 	"errors"
@@ -12,9 +12,12 @@ import (
 // quote pasted with it).
 var ErrBadAPIKey = errors.New("unusable API key")
 
-// checkAPIKey says where the key of the variable name holds a character no
+// ErrNoAPIKey is returned for a provider's own endpoint without a key.
+var ErrNoAPIKey = errors.New("no API key")
+
+// CheckAPIKey says where the key of the variable name holds a character no
 // API key has, without showing the key.
-func checkAPIKey(name, key string) error {
+func CheckAPIKey(name, key string) error {
 	for i := 0; i < len(key); i++ {
 		c := key[i]
 		if c > 0x20 && c < 0x7f {
