@@ -180,11 +180,10 @@ func spanIDs(spans []*tracepb.Span) []byte {
 var volatile = map[string]bool{
 	"server.port": true, "gen_ai.agent.id": true, "gen_ai.conversation.id": true, "agentloop.transcript.id": true,
 	"agentloop.request.bytes": true, "gen_ai.usage.input_tokens": true, "gen_ai.usage.output_tokens": true,
-	"gen_ai.response.id": true,
 }
 
 // spanTree draws the spans as a tree, children under their parent, in
-// the order of name, step and call id: a span's name, then its attributes
+// the order of name, step, call id and end reason: a span's name, then its attributes
 // but the volatile ones, its status and its events; a root's parent when it
 // has one, and ! before a span whose parent was not received.
 func spanTree(spans []*tracepb.Span) string {
@@ -204,8 +203,8 @@ func spanTree(spans []*tracepb.Span) string {
 	}
 	order := func(list []*tracepb.Span) {
 		slices.SortFunc(list, func(a, b *tracepb.Span) int {
-			ka := fmt.Sprintf("%s %06s %s", a.Name, attrString(a, "agentloop.step"), attrString(a, "gen_ai.tool.call.id"))
-			kb := fmt.Sprintf("%s %06s %s", b.Name, attrString(b, "agentloop.step"), attrString(b, "gen_ai.tool.call.id"))
+			ka := fmt.Sprintf("%s %06s %s %s", a.Name, attrString(a, "agentloop.step"), attrString(a, "gen_ai.tool.call.id"), attrString(a, "agentloop.end.reason"))
+			kb := fmt.Sprintf("%s %06s %s %s", b.Name, attrString(b, "agentloop.step"), attrString(b, "gen_ai.tool.call.id"), attrString(b, "agentloop.end.reason"))
 			return strings.Compare(ka, kb)
 		})
 	}

@@ -92,32 +92,6 @@ func addLoopFlags(c *cobra.Command, o *liveOptions, mode string) {
 	addModeFlags(c, live, mode)
 }
 
-// addModeFlags adds the flags of fs to c; with a mode, each says in its
-// help that it goes with that mode, and givenLiveOnly finds it.
-func addModeFlags(c *cobra.Command, fs *pflag.FlagSet, mode string) {
-	fs.VisitAll(func(fl *pflag.Flag) {
-		if mode != "" {
-			fl.Usage = "with " + mode + ": " + fl.Usage
-			if fl.Annotations == nil {
-				fl.Annotations = map[string][]string{}
-			}
-			fl.Annotations[liveOnly] = []string{mode}
-		}
-		c.Flags().AddFlag(fl)
-	})
-}
-
-// givenLiveOnly names a flag given that only a live run takes, or "".
-func givenLiveOnly(c *cobra.Command) string {
-	name := ""
-	c.Flags().Visit(func(fl *pflag.Flag) {
-		if _, ok := fl.Annotations[liveOnly]; ok && name == "" {
-			name = fl.Name
-		}
-	})
-	return name
-}
-
 // verbose reads the root's -v.
 func verbose(c *cobra.Command) bool {
 	v, _ := c.Flags().GetBool("verbose")
@@ -154,6 +128,8 @@ type liveSetup struct {
 	// path, when set, is the transcript's path as agentloop chose it (a
 	// batch item's), not -o's.
 	path string
+	// batchSpan is a batch item's batch span (tracing.NewBatchSpan).
+	batchSpan string
 }
 
 // liveRun is a live run set up: the loop, wired to the provider, the tools
@@ -271,6 +247,7 @@ func newLoop(ios *IOStreams, o *liveOptions, s liveSetup, exec *approver, net li
 		}
 		o.Limits.record(&h)
 		traceParent(ios, &h)
+		h.BatchSpan = s.batchSpan
 		if w, err = createTranscript(ios, path, explicit, s.force, s.parent, s.conv, h, redact); err != nil {
 			return nil, nil, err
 		}

@@ -125,9 +125,22 @@ func runLogExport(ctx context.Context, opts *LogExportOptions) error {
 		out = f
 	}
 	failed := false
+	var all []tracing.Span
 	for _, path := range paths {
-		if err := exportRun(ctx, ios, path, res, client, out, opts.Content); err != nil {
+		spans, err := readSpans(path, opts.Content)
+		if err == nil {
+			all = append(all, spans...)
+			err = exportSpans(ctx, ios, path, spans, res, client, out)
+		}
+		if err != nil {
 			fmt.Fprintf(ios.ErrOut, "agentloop: %s: %v\n", displayText(path, 200), err)
+			failed = true
+		}
+	}
+	// The span of a batch is made of its items': exported with them.
+	if batches := tracing.BatchSpans(all); len(batches) > 0 {
+		if err := exportSpans(ctx, ios, "batch", batches, res, client, out); err != nil {
+			fmt.Fprintf(ios.ErrOut, "agentloop: batch span: %v\n", err)
 			failed = true
 		}
 	}
@@ -137,17 +150,18 @@ func runLogExport(ctx context.Context, opts *LogExportOptions) error {
 	return nil
 }
 
-// exportRun sends and writes the spans of one transcript.
-func exportRun(ctx context.Context, ios *IOStreams, path string, res *resourcepb.Resource, client *tracing.Client, out io.Writer, content bool) error {
+// readSpans reads the spans of one transcript.
+func readSpans(path string, content bool) ([]tracing.Span, error) {
 	f, err := os.Open(path)
 	if err != nil {
-		return err
+		return nil, err
 	}
 	defer f.Close()
-	spans, err := tracing.Read(f, tracing.Options{Content: content})
-	if err != nil {
-		return err
-	}
+	return tracing.Read(f, tracing.Options{Content: content})
+}
+
+// exportSpans sends and writes the spans of one transcript (what names).
+func exportSpans(ctx context.Context, ios *IOStreams, what string, spans []tracing.Span, res *resourcepb.Resource, client *tracing.Client, out io.Writer) error {
 	rs := tracing.Encode(res, Version(), spans)
 	if out != nil {
 		line, err := tracing.MarshalJSON(&tracepb.TracesData{ResourceSpans: []*tracepb.ResourceSpans{rs}})
@@ -166,7 +180,7 @@ func exportRun(ctx context.Context, ios *IOStreams, path string, res *resourcepb
 		}
 	}
 	if out != ios.Out && len(spans) > 0 {
-		fmt.Fprintf(ios.ErrOut, "%s: trace %s, %d spans\n", displayText(path, 200), spans[0].TraceID, len(spans))
+		fmt.Fprintf(ios.ErrOut, "%s: trace %s, %d span%s\n", displayText(what, 200), spans[0].TraceID, len(spans), plural(len(spans), "", "s"))
 	}
 	return nil
 }

@@ -30,6 +30,10 @@ type Span struct {
 	Status     codes.Code
 	// StatusMessage says what went wrong, with Status codes.Error.
 	StatusMessage string
+
+	// batch and outer are, on the span of a batch item's run, the
+	// traceparent of the batch's span and of that span's parent.
+	batch, outer string
 }
 
 // Event is a moment in a span.
@@ -108,6 +112,9 @@ func ToolSpanContext(h *transcript.Header, callID string) trace.SpanContext {
 // runContext is the trace a run's spans go in, the parent of its root
 // span (zero for none) and the tracestate it carries.
 func runContext(h *transcript.Header) (trace.TraceID, trace.SpanID, trace.TraceState) {
+	if sc, ok := ParseTraceParent(h.BatchSpan, h.TraceState); ok {
+		return sc.TraceID(), sc.SpanID(), sc.TraceState()
+	}
 	if sc, ok := ParseTraceParent(h.TraceParent, h.TraceState); ok {
 		return sc.TraceID(), sc.SpanID(), sc.TraceState()
 	}
@@ -178,6 +185,9 @@ func (b *Builder) header(h *transcript.Header) {
 	b.run = Span{
 		TraceID: tid, SpanID: b.id("run"), Parent: parent, TraceState: b.state,
 		Name: opInvokeAgent, Kind: trace.SpanKindInternal, Start: h.Time, Attrs: attrs,
+	}
+	if _, ok := ParseTraceParent(h.BatchSpan, ""); ok {
+		b.run.batch, b.run.outer = h.BatchSpan, h.TraceParent
 	}
 }
 

@@ -28,6 +28,7 @@ type Live struct {
 
 	mu     sync.Mutex
 	runs   []*Builder // the runs whose end record has not come yet
+	items  []Span     // the spans of batch items' runs, for BatchSpans
 	queue  []Span
 	closed bool
 	err    error
@@ -71,6 +72,9 @@ func (l *Live) Observer(opts Options) func(line []byte) {
 
 // push queues a finished span; l.mu is held.
 func (l *Live) push(s Span) {
+	if s.batch != "" {
+		l.items = append(l.items, s)
+	}
 	l.queue = append(l.queue, s)
 	select {
 	case l.wake <- struct{}{}:
@@ -114,7 +118,10 @@ func (l *Live) Close(timeout time.Duration) error {
 	for _, b := range l.runs {
 		b.Finish()
 	}
-	l.runs = nil
+	for _, s := range BatchSpans(l.items) {
+		l.push(s)
+	}
+	l.runs, l.items = nil, nil
 	l.closed = true
 	l.mu.Unlock()
 	close(l.wake)

@@ -73,6 +73,10 @@ type Header struct {
 	// the transcript is the one the run was part of.
 	TraceParent string `json:"traceparent,omitempty" jsonschema:"description=The W3C traceparent the run was started with: its spans' parent"`
 	TraceState  string `json:"tracestate,omitempty" jsonschema:"description=The W3C tracestate the run was started with"`
+	// BatchSpan is, for an item of a batch, the W3C traceparent of the
+	// batch's span, whose children the items' spans are (and whose parent
+	// is TraceParent).
+	BatchSpan string `json:"batch_span,omitempty" jsonschema:"description=For a batch item: the W3C traceparent of the batch's span"`
 }
 
 // MCPServer is an MCP server as a header records it: how it was reached,
@@ -101,10 +105,6 @@ type Message struct {
 	Usage        *Usage `json:"usage,omitempty"`
 	LatencyMS    int64  `json:"latency_ms,omitempty"`
 	FinishReason string `json:"finish_reason,omitempty"`
-	// ResponseID and ResponseModel are the API's id of the response that
-	// held the turn and the model it names, when it names them.
-	ResponseID    string `json:"response_id,omitempty" jsonschema:"description=The API's id of the response that held this turn"`
-	ResponseModel string `json:"response_model,omitempty" jsonschema:"description=The model that answered, as the response names it"`
 	// Results describe how each tool call answered by this message ran, in
 	// the order of its results (one on an OpenAI tool message, one per
 	// tool_result block on an Anthropic user message).
@@ -126,6 +126,10 @@ type Message struct {
 	// Completions, whose tool messages take text only, they go in one user
 	// message after the tool messages, which answers no call itself.
 	ImagesOf []string `json:"images_of,omitempty"`
+	// ResponseID and ResponseModel are the API's id of the response that
+	// held the turn and the model it names, when it names them.
+	ResponseID    string `json:"response_id,omitempty" jsonschema:"description=The API's id of the response that held this turn"`
+	ResponseModel string `json:"response_model,omitempty" jsonschema:"description=The model that answered, as the response names it"`
 }
 
 // Cleared is a tool result replaced, in a request and every later one, by
