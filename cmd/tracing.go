@@ -6,6 +6,7 @@ import (
 	"strings"
 
 	"github.com/agentloop/agentloop/pkg/agent"
+	"github.com/agentloop/agentloop/pkg/mcp"
 	"github.com/agentloop/agentloop/pkg/tools"
 	"github.com/agentloop/agentloop/pkg/tracing"
 	"github.com/agentloop/agentloop/pkg/transcript"
@@ -94,20 +95,22 @@ func (t *runTracer) close() {
 }
 
 // tracedTools runs the tools of a traced run with the trace context of
-// each call's span in the call's context, for the tool process.
+// each call's span in the call's context: for a tool process's
+// environment, and for an MCP server's request.
 type tracedTools struct {
 	exec agent.Executor
 	h    transcript.Header
 }
 
 func (t tracedTools) Call(ctx context.Context, name, callID string, args []byte) agent.ToolResult {
-	ctx = tools.WithCallEnv(ctx, func(callID string) []string {
-		tp, ts := tracing.TraceParent(tracing.ToolSpanContext(&t.h, callID))
+	tp, ts := tracing.TraceParent(tracing.ToolSpanContext(&t.h, callID))
+	ctx = tools.WithCallEnv(ctx, func(string) []string {
 		env := []string{"TRACEPARENT=" + tp}
 		if ts != "" {
 			env = append(env, "TRACESTATE="+ts)
 		}
 		return env
 	})
+	ctx = mcp.WithTraceParent(ctx, tp, ts)
 	return t.exec.Call(ctx, name, callID, args)
 }
