@@ -3,7 +3,9 @@ package cmd
 import (
 	"context"
 	"fmt"
+	"strconv"
 	"strings"
+	"time"
 
 	"github.com/agentloop/agentloop/pkg/agent"
 	"github.com/agentloop/agentloop/pkg/mcp"
@@ -20,6 +22,8 @@ type runTracer struct {
 	ios     *IOStreams
 	verbose bool
 	content bool
+	// flush bounds the wait for the last spans at the end.
+	flush time.Duration
 }
 
 // tracingWanted reports whether the runs are to be traced: --otel or the
@@ -60,7 +64,16 @@ func newTracer(ctx context.Context, ios *IOStreams, asked, verbose bool) *runTra
 		note("%v", redactError(err, nil))
 		return nil
 	}
-	return &runTracer{live: tracing.NewLive(client, res, Version()), ios: ios, verbose: verbose, content: captureContent(ios)}
+	flush := tracing.FlushTimeout
+	// OTEL_BSP_EXPORT_TIMEOUT is the standard bound of an export, in ms.
+	if v := strings.TrimSpace(ios.Getenv("OTEL_BSP_EXPORT_TIMEOUT")); v != "" {
+		if ms, err := strconv.Atoi(v); err == nil && ms >= 0 {
+			flush = time.Duration(ms) * time.Millisecond
+		} else {
+			note("OTEL_BSP_EXPORT_TIMEOUT=%s is not a number of milliseconds; waiting %v", v, flush)
+		}
+	}
+	return &runTracer{live: tracing.NewLive(client, res, Version()), ios: ios, verbose: verbose, content: captureContent(ios), flush: flush}
 }
 
 // traceParent is the trace context agentloop was started in (TRACEPARENT,
@@ -83,13 +96,13 @@ func (t *runTracer) attach(w *transcript.Writer, h transcript.Header, exec agent
 	return tracedTools{exec: exec, h: h}
 }
 
-// close sends the spans not yet sent, waiting at most
-// tracing.FlushTimeout, and says once with -v if spans were lost.
+// close sends the spans not yet sent, waiting at most t.flush, and says
+// once with -v if spans were lost.
 func (t *runTracer) close() {
 	if t == nil {
 		return
 	}
-	if err := t.live.Close(tracing.FlushTimeout); err != nil && t.verbose {
+	if err := t.live.Close(t.flush); err != nil && t.verbose {
 		fmt.Fprintf(t.ios.ErrOut, "agentloop: tracing: spans not sent: %v\n", redactError(err, nil))
 	}
 }
