@@ -9,11 +9,12 @@
 #   BEFORE=v0.9.0 RUNS=200 ./bench/tracing.sh
 set -euo pipefail
 cd "$(dirname "$0")/.."
-BIN=${BIN:-bin/agentloop}
-make -s build BIN="$BIN"
+out=$(mktemp -d)
+trap 'rm -rf "$out"' EXIT
 before=${BEFORE:-$(git log --diff-filter=A --format=%H -- pkg/tracing/names.go | tail -1)^}
-src=$(mktemp -d)
-trap 'rm -rf "$src"' EXIT
-git archive "$before" | tar -x -C "$src"
-make -s -C "$src" build BIN="$src/agentloop" >/dev/null
-go run ./bench/tracebench -old "$src/agentloop" -new "$BIN" -runs "${RUNS:-100}"
+mkdir "$out/src"
+git archive "$before" | tar -x -C "$out/src"
+# Both built alike (go build, not the release build's flags), from caches.
+(cd "$out/src" && go build -o "$out/before" .)
+go build -o "$out/after" .
+go run ./bench/tracebench -old "$out/before" -new "$out/after" -runs "${RUNS:-150}"
