@@ -3,26 +3,41 @@ GO      ?= go
 BIN     ?= bin/agentloop
 VERSION ?= $(shell git describe --tags --always --dirty 2>/dev/null || echo dev)
 LDFLAGS := -s -w -X github.com/agentloop/agentloop/internal/version.stamped=$(VERSION)
-# The packages that run goroutines of their own get a second pass under -race.
-RACE_PKGS := ./pkg/agent/... ./pkg/provider/... ./internal/httpretry/... ./pkg/tools/... ./pkg/mcp/... ./pkg/replay/... ./pkg/batch/...
+# The packages that start goroutines of their own (grep -rln 'go func' --include=*.go)
+# or serve requests concurrently (the fake APIs) get a second pass under -race.
+# Not internal/cdp: its one goroutine waits for the browser to exit, and its
+# tests are cmd's in Chromium, which the race pass (-short) leaves out.
+RACE_PKGS := ./cmd ./internal/fakeapi ./internal/httpretry/... ./pkg/agent/... ./pkg/batch/... \
+	./pkg/history/... ./pkg/mcp/... ./pkg/provider/... ./pkg/replay/... ./pkg/tools/...
 FUZZTIME ?= 30s
-# go test's own default, 10 minutes a package, is too short for the system
-# tests' package on a cold 2-core machine; a hang still ends well before CI's.
+# go test's own default, 10 minutes a package, is too short for a package
+# compiled on a cold, loaded 2-core machine; a hang still ends well before CI's.
 TESTTIMEOUT ?= 20m
 
-.PHONY: build test race lint bench fuzz man clean
+.PHONY: build test test-short race lint bench fuzz man clean
 
 # CGO_ENABLED=0: one static binary, with Go's own resolver and user lookup,
 # that runs on any Linux of the same architecture.
 build:
 	CGO_ENABLED=0 $(GO) build -trimpath -ldflags '$(LDFLAGS)' -o $(BIN) .
 
+# Everything: the system tests in e2e/ included, with the browser and the
+# published MCP servers where they can run (each skips, saying why, where
+# it cannot), then the race detector's pass.
 test:
 	$(GO) test -timeout $(TESTTIMEOUT) ./...
 	$(MAKE) race
 
+# A quick local run: no headless Chromium, no npm, the largest inputs and
+# the longest crash loops cut down, no race pass.
+test-short:
+	$(GO) test -short -timeout $(TESTTIMEOUT) ./...
+
+# -short: the race detector watches the same code paths at the smaller
+# sizes; the full sizes (a 100 MB line, a 64 MiB stream) ran in the first
+# pass, and under the detector they cost minutes and find nothing more.
 race:
-	$(GO) test -race -count=1 -timeout $(TESTTIMEOUT) $(RACE_PKGS)
+	$(GO) test -race -short -count=1 -timeout $(TESTTIMEOUT) $(RACE_PKGS)
 
 lint:
 	@unformatted=$$(gofmt -l $$(git ls-files '*.go')); \

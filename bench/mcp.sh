@@ -4,7 +4,7 @@
 # server run by Node.js, the reference server-everything, as agentloop
 # mcp list reports it (process start, initialize, tools/list), median of
 # RUNS starts. Skipped, saying so, when the server is not installed (the
-# tests install it: go test -run TestPublishedMCPServer .).
+# tests install it: go test -run TestPublishedMCPServer ./e2e).
 set -euo pipefail
 cd "$(dirname "$0")/.."
 BIN=${BIN:-bin/agentloop}
@@ -13,7 +13,7 @@ RUNS=${RUNS:-10}
 cache=${AGENTLOOP_NPM_CACHE:-${XDG_CACHE_HOME:-$HOME/.cache}/agentloop-tests/npm}
 server="$cache/node_modules/.bin/mcp-server-everything"
 if [ ! -x "$server" ]; then
-  echo "mcp: $server is not installed; run go test -run TestPublishedMCPServer . first"
+  echo "mcp: $server is not installed; run go test -run TestPublishedMCPServer ./e2e first"
   exit 0
 fi
 cfg=$(mktemp)

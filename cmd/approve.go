@@ -16,7 +16,7 @@ import (
 
 	"github.com/agentloop/agentloop/internal/toolset"
 	"github.com/agentloop/agentloop/pkg/agent"
-	"github.com/agentloop/agentloop/pkg/transcript"
+	"github.com/agentloop/agentloop/pkg/wire"
 )
 
 // approvalOptions are the flags that say which tools run without a
@@ -186,12 +186,12 @@ func (a *approver) call(ctx context.Context, name, callID string, args []byte) (
 	case !known:
 		// The tools answer an unknown tool.
 	case a.skip[name]:
-		return refused(transcript.KindSkipped, fmt.Sprintf("not replayed: --deny %s", name), start), false
+		return refused(wire.KindSkipped, fmt.Sprintf("not replayed: --deny %s", name), start), false
 	case !confirm, a.allowAll, a.allow[name]:
 	case a.tools.CheckArgs(name, args) != nil:
 		// Arguments that do not fit fail without running: nothing to ask.
 	case a.offline:
-		return refused(transcript.KindSkipped, fmt.Sprintf("not replayed: %s needs a person's approval (confirm: true); replay runs it with --allow %s or --yes", name, name), start), false
+		return refused(wire.KindSkipped, fmt.Sprintf("not replayed: %s needs a person's approval (confirm: true); replay runs it with --allow %s or --yes", name, name), start), false
 	default:
 		r, ok := a.ask(ctx, name, callID, args)
 		a.orderOf(ctx).pass(callID)
@@ -210,7 +210,7 @@ func refused(kind, why string, start time.Time) agent.ToolResult {
 }
 
 func canceled(ctx context.Context) agent.ToolResult {
-	return agent.ToolResult{IsError: true, Kind: transcript.KindCanceled, ExitCode: -1,
+	return agent.ToolResult{IsError: true, Kind: wire.KindCanceled, ExitCode: -1,
 		Content: fmt.Sprintf("canceled while waiting for approval: %v", context.Cause(ctx))}
 }
 
@@ -235,7 +235,7 @@ func (a *approver) ask(ctx context.Context, name, callID string, args []byte) (a
 		// without a word about what it did not do.
 		a.ui.note(fmt.Sprintf("agentloop: %s%s (call %s) denied: it needs a person's approval (confirm: true) and there is no terminal to ask on; --allow %s or --yes runs it",
 			whose(ctx), displayText(name, 200), displayText(callID, 200), displayText(name, 200)))
-		return agent.ToolResult{IsError: true, Kind: transcript.KindDenied, ExitCode: -1, Content: fmt.Sprintf(
+		return agent.ToolResult{IsError: true, Kind: wire.KindDenied, ExitCode: -1, Content: fmt.Sprintf(
 			"not run: %s needs a person's approval (confirm: true) and there was no terminal to ask on; the user can allow it with --allow %s or --yes",
 			name, name)}, false
 	}
@@ -273,7 +273,7 @@ func (a *approver) ask(ctx context.Context, name, callID string, args []byte) (a
 	}
 	release()
 	a.ui.note(fmt.Sprintf("agentloop: %s%s (call %s) not run: declined", whose(ctx), displayText(name, 200), displayText(callID, 200)))
-	return agent.ToolResult{IsError: true, Kind: transcript.KindDenied, ExitCode: -1,
+	return agent.ToolResult{IsError: true, Kind: wire.KindDenied, ExitCode: -1,
 		Content: fmt.Sprintf("not run: the user declined this call to %s", name)}, false
 }
 

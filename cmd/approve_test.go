@@ -15,7 +15,7 @@ import (
 	"github.com/agentloop/agentloop/internal/toolset"
 	"github.com/agentloop/agentloop/pkg/agent"
 	"github.com/agentloop/agentloop/pkg/tools"
-	"github.com/agentloop/agentloop/pkg/transcript"
+	"github.com/agentloop/agentloop/pkg/wire"
 )
 
 // approvalTools loads "delete" (confirm: true, leaves a file "ran-<call
@@ -60,22 +60,22 @@ func TestApprover(t *testing.T) {
 	}{
 		{name: "yes on the terminal", tool: "delete", stdinTTY: true, input: "y\n", wantRan: true, wantText: "deleted\n", wantErr: question},
 		{name: "YES, spaced", tool: "delete", stdinTTY: true, input: "  YES \n", wantRan: true, wantText: "deleted\n", wantErr: question},
-		{name: "no on the terminal", tool: "delete", stdinTTY: true, input: "n\n", wantKind: transcript.KindDenied,
+		{name: "no on the terminal", tool: "delete", stdinTTY: true, input: "n\n", wantKind: wire.KindDenied,
 			wantText: "not run: the user declined this call to delete", wantErr: question},
-		{name: "an empty answer is no", tool: "delete", stdinTTY: true, input: "\n", wantKind: transcript.KindDenied, wantErr: question},
-		{name: "end of input is no", tool: "delete", stdinTTY: true, input: "", wantKind: transcript.KindDenied, wantErr: question + "\n"},
-		{name: "no terminal", tool: "delete", input: "y\n", wantKind: transcript.KindDenied,
+		{name: "an empty answer is no", tool: "delete", stdinTTY: true, input: "\n", wantKind: wire.KindDenied, wantErr: question},
+		{name: "end of input is no", tool: "delete", stdinTTY: true, input: "", wantKind: wire.KindDenied, wantErr: question + "\n"},
+		{name: "no terminal", tool: "delete", input: "y\n", wantKind: wire.KindDenied,
 			wantText: "not run: delete needs a person's approval (confirm: true) and there was no terminal to ask on; the user can allow it with --allow delete or --yes"},
 		{name: "--yes", tool: "delete", opts: approvalOptions{Yes: true}, wantRan: true},
 		{name: "--allow", tool: "delete", opts: approvalOptions{Allow: []string{"delete"}}, wantRan: true},
-		{name: "--allow another tool", tool: "delete", opts: approvalOptions{Allow: []string{"look"}}, wantKind: transcript.KindDenied},
+		{name: "--allow another tool", tool: "delete", opts: approvalOptions{Allow: []string{"look"}}, wantKind: wire.KindDenied},
 		{name: "no confirmation needed", tool: "look", args: `{}`, stdinTTY: true, wantText: "looked\n"},
-		{name: "bad arguments are not asked about", tool: "delete", args: `{"path": 5}`, stdinTTY: true, input: "y\n", wantKind: transcript.KindBadArguments},
-		{name: "unknown tool", tool: "nope", stdinTTY: true, input: "y\n", wantKind: transcript.KindUnknownTool},
-		{name: "offline replay", tool: "delete", stdinTTY: true, input: "y\n", offline: true, wantKind: transcript.KindSkipped,
+		{name: "bad arguments are not asked about", tool: "delete", args: `{"path": 5}`, stdinTTY: true, input: "y\n", wantKind: wire.KindBadArguments},
+		{name: "unknown tool", tool: "nope", stdinTTY: true, input: "y\n", wantKind: wire.KindUnknownTool},
+		{name: "offline replay", tool: "delete", stdinTTY: true, input: "y\n", offline: true, wantKind: wire.KindSkipped,
 			wantText: "not replayed: delete needs a person's approval (confirm: true); replay runs it with --allow delete or --yes"},
 		{name: "offline replay with --allow", tool: "delete", offline: true, opts: approvalOptions{Allow: []string{"delete"}}, wantRan: true},
-		{name: "offline replay with --deny", tool: "look", args: `{}`, offline: true, opts: approvalOptions{Deny: []string{"look"}}, wantKind: transcript.KindSkipped,
+		{name: "offline replay with --deny", tool: "look", args: `{}`, offline: true, opts: approvalOptions{Deny: []string{"look"}}, wantKind: wire.KindSkipped,
 			wantText: "not replayed: --deny look"},
 	}
 	for _, tt := range tests {
@@ -136,7 +136,7 @@ func TestApproverOneQuestionAtATime(t *testing.T) {
 		switch {
 		case err == nil && !r.IsError:
 			ran++
-		case err != nil && r.Kind == transcript.KindDenied:
+		case err != nil && r.Kind == wire.KindDenied:
 			denied++
 		default:
 			t.Errorf("call %d: result %+v, ran %v", i, r, err == nil)
@@ -184,7 +184,7 @@ func TestApproverCanceledWhileAsking(t *testing.T) {
 	}()
 	start := time.Now()
 	res := a.Call(ctx, "delete", "c1", []byte(`{"path":"x"}`))
-	if res.Kind != transcript.KindCanceled || res.Content != "canceled while waiting for approval: interrupted" {
+	if res.Kind != wire.KindCanceled || res.Content != "canceled while waiting for approval: interrupted" {
 		t.Errorf("result %+v", res)
 	}
 	if time.Since(start) > 20*time.Second {
@@ -198,7 +198,7 @@ func TestApproverCanceledWhileAsking(t *testing.T) {
 	}
 	// Later calls are canceled without a question.
 	errOut.Reset()
-	if res := a.Call(ctx, "delete", "c2", []byte(`{"path":"x"}`)); res.Kind != transcript.KindCanceled || errOut.Len() > 0 {
+	if res := a.Call(ctx, "delete", "c2", []byte(`{"path":"x"}`)); res.Kind != wire.KindCanceled || errOut.Len() > 0 {
 		t.Errorf("after the cancel: result %+v, stderr %q", res, errOut)
 	}
 }
@@ -301,7 +301,7 @@ func TestApproverAsksInCallOrder(t *testing.T) {
 	observe(agent.Event{Kind: agent.EventCallStart, Step: 2, Call: &agent.Call{ID: "d2"}, Index: 1})
 	ctx, cancel := context.WithCancelCause(context.Background())
 	time.AfterFunc(50*time.Millisecond, func() { cancel(errInterrupted) })
-	if r := a.Call(ctx, "delete", "d2", []byte(`{"path":"x"}`)); r.Kind != transcript.KindCanceled {
+	if r := a.Call(ctx, "delete", "d2", []byte(`{"path":"x"}`)); r.Kind != wire.KindCanceled {
 		t.Errorf("result %+v, want canceled", r)
 	}
 }

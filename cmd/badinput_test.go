@@ -122,7 +122,7 @@ func badFlagCases() []badFlag {
 
 		// validate
 		{args: []string{"validate"}, code: 2, err: `^validate needs at least one FILE \(use - for standard input\)$`},
-		{args: []string{"validate", "--input", "xml", "T"}, code: 2, err: `^--input "xml": want agentloop, messages, conversations, request, claude-code, codex, inspect, swe-agent, vcr or har$`},
+		{args: []string{"validate", "--input", "xml", "T"}, code: 2, err: `^--input "xml": want agentloop, messages, bedrock, ollama, conversations, request, claude-code, codex, inspect, swe-agent, vcr, har, gemini or gemini-cli$`},
 		{args: []string{"validate", "--max-line", "lots", "T"}, code: 2, err: `^--max-line "lots": want a size such as 8MiB, or 0 for no limit$`},
 		{args: []string{"validate", "--shape", "gemini", "T"}, code: 2, err: `^--shape "gemini": want openai or anthropic$`},
 		{args: []string{"validate", "--strict=2", "T"}, code: 2, err: `^--strict "2": want true or false`},

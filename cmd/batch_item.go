@@ -13,6 +13,7 @@ import (
 	"github.com/agentloop/agentloop/pkg/agent"
 	"github.com/agentloop/agentloop/pkg/batch"
 	"github.com/agentloop/agentloop/pkg/transcript"
+	"github.com/agentloop/agentloop/pkg/wire"
 )
 
 // batchItems is what the items of one batch share: the tools behind one
@@ -35,7 +36,7 @@ func (b *batchItems) run(ctx context.Context, t batch.Task) batch.Result {
 	res := batch.Result{ID: it.ID, Line: it.Line, Metadata: it.Metadata, Transcript: batch.FileName(it.ID) + ".jsonl", Attempts: 1}
 	fail := func(err error) batch.Result {
 		code, msg := exitCode(redactError(err, toolSecrets(b.ios, b.ap.tools)))
-		res.Reason, res.ExitCode, res.Error = transcript.ReasonError, code, msg
+		res.Reason, res.ExitCode, res.Error = wire.ReasonError, code, msg
 		res.DurationMS, res.Time = time.Since(start).Milliseconds(), time.Now().UTC()
 		return res
 	}
@@ -83,7 +84,7 @@ func (b *batchItems) run(ctx context.Context, t batch.Task) batch.Result {
 				return fail(fmt.Errorf("%s holds a conversation with another prompt (the input changed since it ran?); remove it to run the item again", path))
 			}
 			stage := batch.StageOf(conv, d)
-			if stage == batch.Ended && (t.Prior == nil || conv.End == nil || conv.End.Reason != transcript.ReasonError) {
+			if stage == batch.Ended && (t.Prior == nil || conv.End == nil || conv.End.Reason != wire.ReasonError) {
 				// The run ended; only its result line was not written.
 				r := batch.FromTranscript(conv, d)
 				r.ID, r.Line, r.Metadata, r.Transcript, r.Attempts = res.ID, res.Line, res.Metadata, res.Transcript, earlier+1
@@ -157,9 +158,9 @@ func (b *batchItems) run(ctx context.Context, t batch.Task) batch.Result {
 	if err := outcomeError(out, err, "", runEnd{maxSteps: o.MaxSteps, limits: &o.Limits}); err != nil {
 		res.ExitCode, res.Error = exitCode(redactError(err, toolSecrets(b.ios, b.ap.tools)))
 		if out.Reason == "" {
-			res.Reason = transcript.ReasonError
+			res.Reason = wire.ReasonError
 		}
-		if out.Reason == transcript.ReasonMaxSteps && it.MaxSteps > 0 {
+		if out.Reason == wire.ReasonMaxSteps && it.MaxSteps > 0 {
 			// The budget is the input line's, not --max-steps.
 			res.Error = fmt.Sprintf("step budget exhausted after %d step%s (max_steps %d on input line %d)", out.Steps, plural(out.Steps, "", "s"), it.MaxSteps, it.Line)
 		}
@@ -201,11 +202,11 @@ func readItemTranscript(ios *IOStreams, path string) (*transcript.Conversation, 
 // says: the one outcomeError gives for the same end.
 func recordedExit(reason, errText string) int {
 	switch {
-	case reason == transcript.ReasonStop && errText == "":
+	case reason == wire.ReasonStop && errText == "":
 		return ExitOK
-	case reason == transcript.ReasonMaxSteps, reason == "budget", reason == "context":
+	case reason == wire.ReasonMaxSteps, reason == "budget", reason == "context":
 		return ExitBudget
-	case reason == transcript.ReasonError && providerErrorText(errText):
+	case reason == wire.ReasonError && providerErrorText(errText):
 		return ExitProvider
 	}
 	return ExitFailure

@@ -9,6 +9,7 @@ import (
 
 	"github.com/agentloop/agentloop/internal/config"
 	"github.com/agentloop/agentloop/pkg/transcript"
+	"github.com/agentloop/agentloop/pkg/wire"
 )
 
 // CompletionOptions are the inputs of `agentloop completion`.
@@ -117,7 +118,7 @@ func addCompletions(root *cobra.Command, ios *IOStreams) {
 			"agentloop\tan agentloop transcript", "messages\tJSONL of bare messages",
 			"conversations\tJSONL of {\"messages\": [...]}", "request\ta JSON request body",
 		}, cobra.ShellCompDirectiveNoFileComp),
-		"shape": cobra.FixedCompletions([]string{"openai", "anthropic"}, cobra.ShellCompDirectiveNoFileComp),
+		"shape": cobra.FixedCompletions([]string{string(wire.Chat), string(wire.Messages)}, cobra.ShellCompDirectiveNoFileComp),
 	}
 	for _, name := range []string{"base-url", "system", "temperature", "max-tokens", "max-retries", "timeout", "idle-timeout", "max-steps", "parallel", "ignore", "call-id"} {
 		flags[name] = noFiles

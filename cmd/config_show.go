@@ -14,9 +14,8 @@ import (
 	"github.com/agentloop/agentloop/internal/httpretry"
 	"github.com/agentloop/agentloop/pkg/agent"
 	"github.com/agentloop/agentloop/pkg/mcp"
-	"github.com/agentloop/agentloop/pkg/provider/anthropic"
-	"github.com/agentloop/agentloop/pkg/provider/openai"
 	"github.com/agentloop/agentloop/pkg/transcript"
+	"github.com/agentloop/agentloop/pkg/wire"
 )
 
 // ConfigShowOptions are the inputs of `agentloop config show`.
@@ -89,9 +88,9 @@ func configRows(ios *IOStreams, c *config.Config) []configRow {
 	provider := c.ProviderName()
 	baseURL, baseSrc := c.BaseURL(provider)
 	if baseURL == "" {
-		baseURL = openai.BaseURL
-		if provider == "anthropic" {
-			baseURL = anthropic.BaseURL
+		baseURL = providers[wire.Chat].baseURL
+		if api, ok := providers[wire.Shape(provider)]; ok {
+			baseURL = api.baseURL
 		}
 	} else if u, err := url.Parse(baseURL); err == nil {
 		baseURL = u.Redacted()

@@ -25,6 +25,9 @@ var screenshots = flag.String("screenshots", "", "save the screenshots of the HT
 // installs one) a missing browser fails the test instead.
 func browser(t *testing.T) *cdp.Browser {
 	t.Helper()
+	if testing.Short() {
+		t.Skip("starts a headless Chromium; not in -short")
+	}
 	path, err := cdp.Find()
 	if err != nil {
 		if os.Getenv("AGENTLOOP_REQUIRE_BROWSER") != "" {

@@ -11,6 +11,7 @@ import (
 	"github.com/agentloop/agentloop/pkg/agent"
 	"github.com/agentloop/agentloop/pkg/provider/anthropic"
 	"github.com/agentloop/agentloop/pkg/transcript"
+	"github.com/agentloop/agentloop/pkg/wire"
 )
 
 // limitOptions are what a live run may spend and send: its token and cost
@@ -103,7 +104,7 @@ func (o *limitOptions) serverClearing() bool {
 
 // check refuses what cannot be done with the provider and model chosen.
 func (o *limitOptions) check(provider, model string) error {
-	if o.serverClearing() && provider != "anthropic" {
+	if o.serverClearing() && !providers[wire.Shape(provider)].serverClearing {
 		// context_editing has no flag: --help would not set it right.
 		return &ExitError{Code: ExitUsage, Err: fmt.Errorf("context_editing: server has the Anthropic API clear old tool results; with %s, use client", provider)}
 	}

@@ -16,6 +16,7 @@ import (
 	"github.com/agentloop/agentloop/pkg/agent"
 	"github.com/agentloop/agentloop/pkg/provider/openai"
 	"github.com/agentloop/agentloop/pkg/transcript"
+	"github.com/agentloop/agentloop/pkg/wire"
 )
 
 // runResult is what --json prints.
@@ -80,7 +81,7 @@ func finishRun(ios *IOStreams, out *agent.Outcome, err error, e runEnd) error {
 		if werr := enc.Encode(res); werr != nil && !errors.Is(werr, syscall.EPIPE) {
 			return werr
 		}
-	} else if out.Answer != "" && !e.stream.answered() && (out.Reason == transcript.ReasonStop || out.Reason == transcript.ReasonMaxTokens || out.Reason == transcript.ReasonRefusal || out.Exhausted != "") {
+	} else if out.Answer != "" && !e.stream.answered() && (out.Reason == wire.ReasonStop || out.Reason == wire.ReasonMaxTokens || out.Reason == wire.ReasonRefusal || out.Exhausted != "") {
 		fmt.Fprintln(ios.Out, terminalText(ios, strings.TrimRight(out.Answer, "\n")))
 	}
 	if err == nil && stdoutClosed(ios) {
@@ -137,9 +138,9 @@ func outcomeError(out *agent.Outcome, err error, path string, e runEnd) error {
 		return &ExitError{Code: ExitBudget, Err: errors.New(exhaustedMessage(out, e) + resume)}
 	}
 	switch out.Reason {
-	case transcript.ReasonMaxTokens:
+	case wire.ReasonMaxTokens:
 		return fmt.Errorf("the answer was cut off by the output token limit (raise --max-tokens)")
-	case transcript.ReasonRefusal:
+	case wire.ReasonRefusal:
 		return fmt.Errorf("the model refused to answer")
 	}
 	return nil

@@ -11,6 +11,7 @@ import (
 
 	"github.com/agentloop/agentloop/pkg/agent"
 	"github.com/agentloop/agentloop/pkg/mcp"
+	"github.com/agentloop/agentloop/pkg/wire"
 )
 
 func newCmdMCPCheck(ios *IOStreams, runF func(*MCPOptions) error) *cobra.Command {
@@ -112,11 +113,11 @@ func runMCPCheck(ctx context.Context, opts *MCPOptions) error {
 		for _, t := range st.Tools {
 			ct := checkedTool{Name: t.Name, Original: t.Original, Description: t.Description, Schema: t.InputSchema, Problems: []string{}}
 			spec := agent.ToolSpec{Name: t.Name, Description: t.Description, Parameters: t.InputSchema}
-			for _, api := range []string{"openai", "anthropic"} {
-				_, err := agent.DialectFor(api).ToolDefs([]agent.ToolSpec{spec})
+			for _, api := range []wire.Shape{wire.Chat, wire.Messages} {
+				_, err := agent.DialectFor(string(api)).ToolDefs([]agent.ToolSpec{spec})
 				var de *agent.ToolDefError
 				if errors.As(err, &de) {
-					ct.Problems = append(ct.Problems, api+": "+de.Problem)
+					ct.Problems = append(ct.Problems, string(api)+": "+de.Problem)
 				}
 			}
 			if d, ok := reg.Lookup(t.Name); ok {

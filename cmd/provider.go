@@ -16,6 +16,7 @@ import (
 	"github.com/agentloop/agentloop/pkg/provider/anthropic"
 	"github.com/agentloop/agentloop/pkg/provider/openai"
 	"github.com/agentloop/agentloop/pkg/transcript"
+	"github.com/agentloop/agentloop/pkg/wire"
 )
 
 // modelOptions are the flags that choose and tune the model, shared by run
@@ -109,12 +110,16 @@ type liveNet struct {
 // tool results itself.
 func newProvider(ios *IOStreams, o *modelOptions, net liveNet, serverClearing *agent.ContextPolicy) (agent.Provider, string, error) {
 	name := o.providerName()
-	if o.Store && name != "responses" {
+	api, ok := providers[wire.Shape(name)]
+	if !ok {
+		return nil, "", flagErrorf("--provider %q: use openai, responses or anthropic", name)
+	}
+	if o.Store && !api.store {
 		return nil, "", flagErrorf("--store keeps responses on the server: it applies to --provider responses only (the provider is %s)", name)
 	}
-	if name == "responses" && o.MaxTokens > 0 && o.MaxTokens < config.MinResponsesOutputTokens {
+	if o.MaxTokens > 0 && o.MaxTokens < api.minMaxTokens {
 		// Every request would be refused ("integer below minimum value").
-		return nil, "", flagErrorf("--max-tokens %d: the Responses API takes at least %d (max_output_tokens)", o.MaxTokens, config.MinResponsesOutputTokens)
+		return nil, "", flagErrorf("--max-tokens %d: the %s API takes at least %d (max_output_tokens)", o.MaxTokens, api.title, api.minMaxTokens)
 	}
 	if o.Model == "" {
 		o.Model = config.DefaultModelFor(name)
@@ -136,11 +141,7 @@ func newProvider(ios *IOStreams, o *modelOptions, net liveNet, serverClearing *a
 		t := o.Temperature
 		temp = &t
 	}
-	newP, ok := providers[name]
-	if !ok {
-		return nil, "", flagErrorf("--provider %q: use openai, responses or anthropic", name)
-	}
-	p, err := newP(providerSettings{
+	p, err := api.new(providerSettings{
 		APIKey: ios.Getenv(prefix + "_API_KEY"), BaseURL: baseURL, BaseURLFrom: from, Model: o.Model, ModelFrom: o.modelFrom,
 		Organization: ios.Getenv("OPENAI_ORG_ID"), Project: ios.Getenv("OPENAI_PROJECT_ID"),
 		Temperature: temp, MaxTokens: o.MaxTokens, MaxRetries: o.MaxRetries, IdleTimeout: o.IdleTimeout,
@@ -189,20 +190,47 @@ func (s providerSettings) openAI() openai.Config {
 	}
 }
 
-// providers builds the provider of each API --provider names. A new API
-// is a package under pkg/provider and a row here.
-var providers = map[string]func(providerSettings) (remoteProvider, error){
-	"openai": func(s providerSettings) (remoteProvider, error) {
-		return openai.NewChat(s.openAI())
+// providerAPI is one API --provider names: how its provider is built, and
+// what of the run's settings it takes.
+type providerAPI struct {
+	new func(providerSettings) (remoteProvider, error)
+	// title names the API in messages ("the Responses API").
+	title string
+	// baseURL is the API's own address, used when none is set.
+	baseURL string
+	// store is set when the API keeps responses on the server if asked
+	// (--store).
+	store bool
+	// minMaxTokens is the least --max-tokens the API takes; 0 is any.
+	minMaxTokens int64
+	// serverClearing is set when the API can clear old tool results
+	// itself (context_editing: server).
+	serverClearing bool
+}
+
+// providers are the APIs by the name --provider takes. A new API is a
+// package under pkg/provider, a shape in pkg/wire and a row here.
+var providers = map[wire.Shape]providerAPI{
+	wire.Chat: {
+		new: func(s providerSettings) (remoteProvider, error) {
+			return openai.NewChat(s.openAI())
+		},
+		title: "Chat Completions", baseURL: openai.BaseURL,
 	},
-	"responses": func(s providerSettings) (remoteProvider, error) {
-		return openai.NewResponses(openai.ResponsesConfig{Config: s.openAI(), Store: s.Store})
+	wire.Responses: {
+		new: func(s providerSettings) (remoteProvider, error) {
+			return openai.NewResponses(openai.ResponsesConfig{Config: s.openAI(), Store: s.Store})
+		},
+		title: "Responses", baseURL: openai.BaseURL, store: true, minMaxTokens: config.MinResponsesOutputTokens,
 	},
-	"anthropic": func(s providerSettings) (remoteProvider, error) {
-		return anthropic.NewMessages(anthropic.Config{
-			APIKey: s.APIKey, BaseURL: s.BaseURL, BaseURLFrom: s.BaseURLFrom, Model: s.Model, ModelFrom: s.ModelFrom,
-			Temperature: s.Temperature, MaxTokens: s.MaxTokens, MaxRetries: s.MaxRetries, IdleTimeout: s.IdleTimeout,
-			HTTPClient: s.HTTPClient, Limiter: s.Limiter, ServerClearing: s.ServerClearing,
-		})
+	wire.Messages: {
+		new: func(s providerSettings) (remoteProvider, error) {
+			return anthropic.NewMessages(anthropic.Config{
+				APIKey: s.APIKey, BaseURL: s.BaseURL, BaseURLFrom: s.BaseURLFrom, Model: s.Model, ModelFrom: s.ModelFrom,
+				Temperature: s.Temperature, MaxTokens: s.MaxTokens, MaxRetries: s.MaxRetries, IdleTimeout: s.IdleTimeout,
+				HTTPClient: s.HTTPClient, Limiter: s.Limiter, ServerClearing: s.ServerClearing,
+			})
+		},
+		title: "Messages", baseURL: anthropic.BaseURL, serverClearing: true,
 	},
 }

@@ -13,6 +13,7 @@ import (
 	"github.com/agentloop/agentloop/pkg/provider/anthropic"
 	"github.com/agentloop/agentloop/pkg/provider/openai"
 	"github.com/agentloop/agentloop/pkg/transcript"
+	"github.com/agentloop/agentloop/pkg/wire"
 )
 
 // runReplayResume continues a recorded conversation with the live model.
@@ -117,15 +118,15 @@ func endedWith(conv *transcript.Conversation, span agent.TurnSpan) string {
 	for _, rec := range conv.Messages[span.Start:span.End] {
 		switch stop, _ := agent.RecordedStop(rec.FinishReason); stop {
 		case agent.StopRefusal:
-			reason = transcript.ReasonRefusal
+			reason = wire.ReasonRefusal
 		case agent.StopMaxTokens:
-			reason = transcript.ReasonMaxTokens
+			reason = wire.ReasonMaxTokens
 		}
 	}
 	switch reason {
-	case transcript.ReasonRefusal:
+	case wire.ReasonRefusal:
 		return "the model's refusal"
-	case transcript.ReasonMaxTokens:
+	case wire.ReasonMaxTokens:
 		return "an answer cut off by the output token limit"
 	}
 	return "an answer"
@@ -184,7 +185,7 @@ func recordedModel(ios *IOStreams, cfg *config.Config, flags modelOptions, file 
 	// The system prompt goes first in a Chat Completions request; a log
 	// whose messages already start with it (another tool's) is sent as it
 	// is, without a second one.
-	if conv.Shape == "openai" && len(conv.Messages) > 0 {
+	if wire.Shape(conv.Shape).SystemAsMessage() && len(conv.Messages) > 0 {
 		if role := agent.DialectFor(conv.Shape).Role(conv.Messages[0].Message); role == "system" || role == "developer" {
 			if flags.System != "" {
 				return mo, flagErrorf("--system: the messages of %s start with a %s message already", file, role)

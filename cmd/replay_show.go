@@ -12,6 +12,7 @@ import (
 	"github.com/agentloop/agentloop/pkg/htmlview"
 	"github.com/agentloop/agentloop/pkg/longtext"
 	"github.com/agentloop/agentloop/pkg/transcript"
+	"github.com/agentloop/agentloop/pkg/wire"
 )
 
 // How much of each tool result --show prints: lines, and bytes (piped; on
@@ -185,7 +186,7 @@ func (sh *shower) begin(name, format string, h *transcript.Header, shape string)
 
 func (sh *shower) headerLines() {
 	h, st := sh.header, sh.p.st
-	if p := h.Provider; p == "openai" || p == "responses" || p == "anthropic" {
+	if p := h.Provider; wire.Shape(p).Known() {
 		sh.shape, sh.detect = p, false
 	}
 	meta := []string{h.Provider, h.Model}
@@ -225,10 +226,10 @@ func (sh *shower) message(rec transcript.Message) {
 		if sh.shape == "" && sh.header == nil {
 			p.line(2, st.dim(fmt.Sprintf("%s messages, no header (%s)", detected, sh.format)))
 		}
-		if sh.shape == "" || detected != "openai" {
+		if sh.shape == "" || wire.Shape(detected) != wire.Chat {
 			sh.shape = detected
 		}
-		sh.detect = sh.shape == "openai"
+		sh.detect = wire.Shape(sh.shape) == wire.Chat
 	}
 	d := sh.dialect()
 	role := d.Role(rec.Message)
@@ -264,7 +265,7 @@ func (sh *shower) finish() {
 	sh.open = false
 	sh.unsent()
 	p, st, end := sh.p, sh.p.st, sh.end
-	answer := sh.hasAnswer && (end == nil || end.Reason == transcript.ReasonStop)
+	answer := sh.hasAnswer && (end == nil || end.Reason == wire.ReasonStop)
 	if answer {
 		p.line(2, st.dim("(the answer, below)"))
 	} else {

@@ -9,6 +9,7 @@ import (
 	"github.com/agentloop/agentloop/pkg/agent"
 	"github.com/agentloop/agentloop/pkg/htmlview"
 	"github.com/agentloop/agentloop/pkg/transcript"
+	"github.com/agentloop/agentloop/pkg/wire"
 )
 
 // showTurn writes one assistant turn: its head (step, how it ended,
@@ -76,7 +77,7 @@ func (sh *shower) showTurn(recs []transcript.Message) {
 		switch {
 		case d.ItemTurns():
 			notes = itemNotes(recs[i].Message, sh.p.whole)
-		case sh.shape == "anthropic":
+		case d.Shape() == wire.Messages:
 			notes = otherBlocks(recs[i].Message)
 		}
 		for _, b := range notes {

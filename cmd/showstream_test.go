@@ -65,6 +65,7 @@ func showFiles(body string) map[string]string {
 // length where texts are left in the file, whatever falls where the file
 // is read a piece at a time.
 func TestReplayShowStreamedAsInMemory(t *testing.T) {
+	t.Parallel()
 	const limit = 1 << 10
 	r := rand.New(rand.NewPCG(7, 11))
 	var bodies []string
@@ -115,6 +116,7 @@ func TestReplayShowStreamedAsInMemory(t *testing.T) {
 // Every recorded transcript in the repository shows the same with each of
 // its texts over 16 bytes left in the file as held whole.
 func TestReplayShowStreamedAsInMemoryCorpus(t *testing.T) {
+	t.Parallel()
 	var files []string
 	for _, pattern := range []string{"../testdata/*/*.jsonl", "../testdata/*/*/*.jsonl", "../pkg/*/testdata/*.jsonl", "../pkg/*/testdata/*/*.jsonl"} {
 		m, _ := filepath.Glob(pattern)

@@ -11,7 +11,7 @@ import (
 
 	"github.com/agentloop/agentloop/internal/toolset"
 	"github.com/agentloop/agentloop/pkg/agent"
-	"github.com/agentloop/agentloop/pkg/transcript"
+	"github.com/agentloop/agentloop/pkg/wire"
 )
 
 // maxArgsInput bounds ARGS_JSON read from stdin.
@@ -143,7 +143,7 @@ func runToolsCall(ctx context.Context, opts *ToolsCallOptions) error {
 		res.Content += fmt.Sprintf("[image: %s, %d bytes; --json prints its data]\n", im.MIMEType, len(im.Data))
 	}
 	if res.IsError {
-		if res.Kind == transcript.KindUnknownTool {
+		if res.Kind == wire.KindUnknownTool {
 			return errors.New(res.Content)
 		}
 		return fmt.Errorf("%s: %s", opts.Name, res.Content)

@@ -11,6 +11,7 @@ import (
 	"github.com/agentloop/agentloop/internal/config"
 	"github.com/agentloop/agentloop/internal/toolset"
 	"github.com/agentloop/agentloop/pkg/agent"
+	"github.com/agentloop/agentloop/pkg/wire"
 )
 
 // ToolsShowOptions are the inputs of `agentloop tools show`.
@@ -50,7 +51,7 @@ responses, or the Anthropic form {"name","description","input_schema"} with
 	}
 	addToolsDirFlag(c, &opts.ToolsDirs)
 	addMCPConfigFlag(c, &opts.MCPConfig)
-	c.Flags().StringVar(&opts.Provider, "provider", "openai", "the wire form: openai, responses or anthropic")
+	c.Flags().StringVar(&opts.Provider, "provider", string(wire.Chat), "the wire form: openai, responses or anthropic")
 	return c
 }
 

@@ -17,6 +17,7 @@ import (
 	"github.com/agentloop/agentloop/internal/bytesize"
 	"github.com/agentloop/agentloop/internal/toolset"
 	"github.com/agentloop/agentloop/pkg/transcript"
+	"github.com/agentloop/agentloop/pkg/wire"
 )
 
 // defaultMaxLine is the longest line validate holds: memory stays under
@@ -83,8 +84,8 @@ interrupted.`,
 			if opts.Input != "" && !slices.Contains(transcript.Inputs, opts.Input) {
 				return flagErrorf("--input %q: want %s", opts.Input, orList(transcript.Inputs))
 			}
-			switch opts.Shape {
-			case "", "openai", "anthropic":
+			switch wire.Shape(opts.Shape) {
+			case "", wire.Chat, wire.Messages:
 			default:
 				return flagErrorf("--shape %q: want openai or anthropic", opts.Shape)
 			}

@@ -22,6 +22,7 @@ import (
 	"time"
 
 	"github.com/agentloop/agentloop/pkg/transcript"
+	"github.com/agentloop/agentloop/pkg/wire"
 )
 
 // Write writes one log of about size bytes in the given shape: an agentloop
@@ -29,7 +30,7 @@ import (
 // ("claude-code").
 func Write(w io.Writer, shape string, size int64, seed uint64) error {
 	bw := bufio.NewWriterSize(w, 1<<20)
-	g := &gen{r: rand.New(rand.NewPCG(seed, 2)), anthropic: shape == "anthropic", w: bw}
+	g := &gen{r: rand.New(rand.NewPCG(seed, 2)), anthropic: wire.Shape(shape) == wire.Messages, w: bw}
 	if err := writeShape(g, shape, size); err != nil {
 		return err
 	}
@@ -42,11 +43,11 @@ func Write(w io.Writer, shape string, size int64, seed uint64) error {
 // cached), each tool call with its duration, the calls of a turn running in
 // parallel, the records' times following from those.
 func WriteRun(w io.Writer, shape string, steps int, seed uint64) error {
-	if shape != "openai" && shape != "anthropic" {
+	if s := wire.Shape(shape); s != wire.Chat && s != wire.Messages {
 		return fmt.Errorf("shape %q: want openai or anthropic", shape)
 	}
 	bw := bufio.NewWriterSize(w, 1<<20)
-	g := &gen{r: rand.New(rand.NewPCG(seed, 2)), anthropic: shape == "anthropic", w: bw}
+	g := &gen{r: rand.New(rand.NewPCG(seed, 2)), anthropic: wire.Shape(shape) == wire.Messages, w: bw}
 	g.steps, g.timing = steps, true
 	g.write(0)
 	return bw.Flush()
@@ -195,7 +196,7 @@ func (g *gen) resultRecords(cs []call, ds []int64, outs []string, errs []bool) {
 	for _, i := range order {
 		r := transcript.Result{CallID: cs[i].id, Name: cs[i].name, DurationMS: ds[i]}
 		if errs != nil && errs[i] {
-			r.IsError, r.ExitCode, r.Error = true, 1, transcript.KindExit
+			r.IsError, r.ExitCode, r.Error = true, 1, wire.KindExit
 		}
 		g.emit(transcript.CallResult{Type: transcript.TypeResult, Step: g.step, Time: start.Add(time.Duration(ds[i]) * time.Millisecond),
 			Result: r, Content: outs[i]})
@@ -230,7 +231,7 @@ func (g *gen) calls() []call {
 func (g *gen) write(size int64) {
 	g.size = size
 	g.t = time.Date(2026, 1, 2, 3, 4, 5, 0, time.UTC)
-	provider := "openai"
+	provider := string(wire.Chat)
 	var defs []json.RawMessage
 	for _, t := range tools {
 		params := `{"type":"object","properties":{"city":{"type":"string"},"query":{"type":"string"},"limit":{"type":"integer"},"verbose":{"type":"boolean"}},"required":["city"]}`
@@ -241,7 +242,7 @@ func (g *gen) write(size int64) {
 		}
 	}
 	if g.anthropic {
-		provider = "anthropic"
+		provider = string(wire.Messages)
 	}
 	h := transcript.Header{Type: transcript.TypeHeader, Version: transcript.Version, ID: "bench", Time: g.t, Provider: provider,
 		Model: "bench-model", Tools: defs, System: g.text(300), MaxSteps: 1 << 30}
@@ -275,7 +276,7 @@ func (g *gen) write(size int64) {
 	} else {
 		g.timedMessage(map[string]any{"role": "assistant", "content": g.text(300)}, nil, usage, "stop", latency)
 	}
-	g.emit(transcript.End{Type: transcript.TypeEnd, Time: g.now(), Reason: transcript.ReasonStop, Steps: g.step, Usage: g.total})
+	g.emit(transcript.End{Type: transcript.TypeEnd, Time: g.now(), Reason: wire.ReasonStop, Steps: g.step, Usage: g.total})
 }
 
 func (g *gen) user(text string) {
@@ -364,7 +365,7 @@ func (g *gen) anthropicTurn(cs []call, usage *transcript.Usage) {
 		if g.timing {
 			r.DurationMS = ds[i]
 			if isErr {
-				r.Error = transcript.KindExit
+				r.Error = wire.KindExit
 			}
 		}
 		rs = append(rs, r)
@@ -391,7 +392,7 @@ func WriteFolder(dir string, n int, size int64, seed uint64) error {
 		rest   []byte
 	}
 	var tmpl [2]template
-	for i, shape := range []string{"openai", "anthropic"} {
+	for i, shape := range []string{string(wire.Chat), string(wire.Messages)} {
 		var b bytes.Buffer
 		if err := Write(&b, shape, size, seed+uint64(i)); err != nil {
 			return err

@@ -4,6 +4,8 @@ import (
 	"encoding/json"
 	"fmt"
 	"time"
+
+	"github.com/agentloop/agentloop/pkg/wire"
 )
 
 // A Claude Code session log as Claude Code 2.1 writes it: each line carries
@@ -143,8 +145,8 @@ func writeClaudeCode(g *gen, size int64) {
 
 // writeShape dispatches on the shapes Write takes.
 func writeShape(g *gen, shape string, size int64) error {
-	switch shape {
-	case "openai", "anthropic":
+	switch wire.Shape(shape) {
+	case wire.Chat, wire.Messages:
 		g.write(size)
 	case "claude-code":
 		writeClaudeCode(g, size)

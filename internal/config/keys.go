@@ -29,6 +29,7 @@ import (
 	"github.com/agentloop/agentloop/internal/httpretry"
 	"github.com/agentloop/agentloop/pkg/agent"
 	"github.com/agentloop/agentloop/pkg/mcp"
+	"github.com/agentloop/agentloop/pkg/wire"
 )
 
 // FileName is the configuration file's name in $XDG_CONFIG_HOME/agentloop.
@@ -55,18 +56,27 @@ const (
 
 // Providers are the values of provider: OpenAI Chat Completions, the
 // OpenAI Responses API, Anthropic Messages.
-var Providers = []string{"openai", "responses", "anthropic"}
+var Providers = []string{string(wire.Chat), string(wire.Responses), string(wire.Messages)}
+
+// providerDefaults are each provider's defaults: its model, and the
+// prefix of its variables (OPENAI for both OpenAI APIs).
+var providerDefaults = map[wire.Shape]struct{ model, envPrefix string }{
+	wire.Chat:      {DefaultModel, "OPENAI"},
+	wire.Responses: {DefaultResponsesModel, "OPENAI"},
+	wire.Messages:  {DefaultAnthropicModel, "ANTHROPIC"},
+}
+
+// defaultsOf are a provider's defaults; Chat Completions' for a name not
+// known.
+func defaultsOf(provider string) struct{ model, envPrefix string } {
+	if d, ok := providerDefaults[wire.Shape(provider)]; ok {
+		return d
+	}
+	return providerDefaults[wire.Chat]
+}
 
 // DefaultModelFor is the default model of a provider.
-func DefaultModelFor(provider string) string {
-	switch provider {
-	case "anthropic":
-		return DefaultAnthropicModel
-	case "responses":
-		return DefaultResponsesModel
-	}
-	return DefaultModel
-}
+func DefaultModelFor(provider string) string { return defaultsOf(provider).model }
 
 // reasoningModel matches the names of OpenAI's reasoning models (o1, o3,
 // o4-mini, the gpt-5 family, codex-mini), whose reasoning the Responses API
@@ -82,21 +92,16 @@ func ProviderFor(provider, model string) string {
 	case provider != "":
 		return provider
 	case strings.HasPrefix(model, "claude"):
-		return "anthropic"
+		return string(wire.Messages)
 	case reasoningModel().MatchString(model):
-		return "responses"
+		return string(wire.Responses)
 	}
-	return "openai"
+	return string(wire.Chat)
 }
 
 // ProviderEnvPrefix is the prefix of a provider's variables: OPENAI for
 // both OpenAI APIs, ANTHROPIC.
-func ProviderEnvPrefix(provider string) string {
-	if provider == "anthropic" {
-		return "ANTHROPIC"
-	}
-	return "OPENAI"
-}
+func ProviderEnvPrefix(provider string) string { return defaultsOf(provider).envPrefix }
 
 // Kind is how a setting's value is written and read.
 type Kind int

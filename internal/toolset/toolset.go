@@ -21,6 +21,7 @@ import (
 	"github.com/agentloop/agentloop/pkg/mcp"
 	"github.com/agentloop/agentloop/pkg/tools"
 	"github.com/agentloop/agentloop/pkg/transcript"
+	"github.com/agentloop/agentloop/pkg/wire"
 )
 
 // Sources say where the tools come from.
@@ -471,7 +472,7 @@ func (t *Set) Call(ctx context.Context, name, callID string, args []byte) agent.
 		}
 	}
 	if !t.Reg.Has(name) {
-		return agent.ToolResult{IsError: true, Kind: transcript.KindUnknownTool, ExitCode: -1, Content: t.UnknownText(name)}
+		return agent.ToolResult{IsError: true, Kind: wire.KindUnknownTool, ExitCode: -1, Content: t.UnknownText(name)}
 	}
 	return Result(t.Reg.Call(ctx, name, callID, args))
 }

@@ -20,6 +20,7 @@ import (
 	"time"
 
 	"github.com/agentloop/agentloop/pkg/transcript"
+	"github.com/agentloop/agentloop/pkg/wire"
 )
 
 // Message is one provider-native message in its wire JSON form.
@@ -110,9 +111,8 @@ type ToolResult struct {
 	// account of why there is none.
 	Content string
 	IsError bool
-	// Kind is transcript.KindOK on success, else one of the transcript.Kind
-	// constants.
-	Kind string
+	// Kind is wire.KindOK on success, else why the call failed.
+	Kind wire.Kind
 	// ExitCode is the tool process's; -1 when it did not run to an exit.
 	ExitCode int
 	Duration time.Duration
@@ -175,8 +175,11 @@ type ResultContent struct {
 // Dialect is the message grammar of one API: how a prompt, tool results and
 // tool definitions are written, and how an assistant message is read.
 type Dialect interface {
-	// Name is the provider's name as recorded in a transcript header.
+	// Name is the provider's name as recorded in a transcript header: its
+	// Shape's.
 	Name() string
+	// Shape is the wire shape the dialect reads and writes.
+	Shape() wire.Shape
 	// UserMessage is a user message holding text.
 	UserMessage(text string) Message
 	// ResultMessages answers one turn's calls, in call order: one tool
@@ -236,15 +239,19 @@ type Executor interface {
 	Call(ctx context.Context, name, callID string, args []byte) ToolResult
 }
 
+// dialects are the grammars, by the shape each reads and writes.
+var dialects = map[wire.Shape]Dialect{
+	wire.Chat:      OpenAIDialect{},
+	wire.Responses: ResponsesDialect{},
+	wire.Messages:  AnthropicDialect{},
+}
+
 // DialectFor is the grammar of a message shape as a transcript names it
-// (and of the provider of that name): "anthropic", "responses" (OpenAI
-// Responses items), else OpenAI Chat Completions.
+// (and of the provider of that name); OpenAI Chat Completions' for a shape
+// it does not know.
 func DialectFor(shape string) Dialect {
-	switch shape {
-	case "anthropic":
-		return AnthropicDialect{}
-	case "responses":
-		return ResponsesDialect{}
+	if d, ok := dialects[wire.Shape(shape)]; ok {
+		return d
 	}
-	return OpenAIDialect{}
+	return dialects[wire.Chat]
 }

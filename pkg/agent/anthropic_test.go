@@ -16,6 +16,7 @@ import (
 	"github.com/agentloop/agentloop/pkg/agent"
 	"github.com/agentloop/agentloop/pkg/provider/anthropic"
 	"github.com/agentloop/agentloop/pkg/transcript"
+	"github.com/agentloop/agentloop/pkg/wire"
 )
 
 const antKey = "sk-ant-test-0123456789abcdefghijklmnop"
@@ -110,7 +111,7 @@ func TestAnthropicFailuresAreErrorResults(t *testing.T) {
 	ex := &fakeTools{fns: map[string]func(map[string]any) agent.ToolResult{
 		"get_weather": weatherTools().fns["get_weather"],
 		"slow": func(map[string]any) agent.ToolResult {
-			return agent.ToolResult{IsError: true, Kind: transcript.KindTimeout, ExitCode: -1, Content: "timed out after 1s; the tool's process group was killed"}
+			return agent.ToolResult{IsError: true, Kind: wire.KindTimeout, ExitCode: -1, Content: "timed out after 1s; the tool's process group was killed"}
 		},
 		"silent": func(map[string]any) agent.ToolResult { return agent.ToolResult{Content: ""} },
 	}}
@@ -157,7 +158,7 @@ func TestAnthropicMaxStepsToolChoiceIgnored(t *testing.T) {
 		t.Errorf("calls run: %v, want only a", ex.calls)
 	}
 	recs := records(t, tr)
-	if last := recs[len(recs)-2].Message; last == nil || len(last.Results) != 1 || last.Results[0].CallID != "b" || last.Results[0].Error != transcript.KindDeclined {
+	if last := recs[len(recs)-2].Message; last == nil || len(last.Results) != 1 || last.Results[0].CallID != "b" || last.Results[0].Error != wire.KindDeclined {
 		t.Errorf("the last call was not answered as declined: %+v", last)
 	}
 	mustValidate(t, tr)

@@ -14,6 +14,7 @@ import (
 	"github.com/agentloop/agentloop/internal/fakeapi"
 	"github.com/agentloop/agentloop/pkg/agent"
 	"github.com/agentloop/agentloop/pkg/transcript"
+	"github.com/agentloop/agentloop/pkg/wire"
 )
 
 // mustValidate fails the test on any finding of validate in a transcript.
@@ -82,7 +83,7 @@ func TestFinalAnswerAtMaxSteps(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
-			if out.Reason != transcript.ReasonMaxSteps || out.Answer != "Paris is warmer." || out.Exhausted != agent.ExhaustedSteps || out.Steps != 3 {
+			if out.Reason != wire.ReasonMaxSteps || out.Answer != "Paris is warmer." || out.Exhausted != agent.ExhaustedSteps || out.Steps != 3 {
 				t.Errorf("outcome %+v", out)
 			}
 			if len(reqs) != 3 {
@@ -117,7 +118,7 @@ func TestNoFinalAnswer(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
-			if out.Reason != transcript.ReasonMaxSteps || out.Answer != "" {
+			if out.Reason != wire.ReasonMaxSteps || out.Answer != "" {
 				t.Errorf("outcome %+v", out)
 			}
 			mustValidate(t, tr)
@@ -259,7 +260,7 @@ func spent(out *agent.Outcome) int64 {
 func TestTokenBudget(t *testing.T) {
 	const budget = 10000
 	out, m, _ := runObedient(t, func(l *agent.Loop) { l.Budget = &agent.Budget{MaxTotalTokens: budget} })
-	if out.Reason != transcript.ReasonBudget || out.Exhausted != agent.ExhaustedTokens || out.Answer != "Mild." {
+	if out.Reason != wire.ReasonBudget || out.Exhausted != agent.ExhaustedTokens || out.Answer != "Mild." {
 		t.Fatalf("reason %q, exhausted %q, answer %q", out.Reason, out.Exhausted, out.Answer)
 	}
 	last := m.reqs[len(m.reqs)-1]
@@ -283,7 +284,7 @@ func TestTokenBudget(t *testing.T) {
 // A budget too small for even one request sends none.
 func TestTokenBudgetTooSmall(t *testing.T) {
 	out, m, tr := runObedient(t, func(l *agent.Loop) { l.Budget = &agent.Budget{MaxTotalTokens: 10} })
-	if len(m.reqs) != 0 || out.Reason != transcript.ReasonBudget || out.Answer != "" || out.Estimate == "" {
+	if len(m.reqs) != 0 || out.Reason != wire.ReasonBudget || out.Answer != "" || out.Estimate == "" {
 		t.Errorf("%d requests, outcome reason %q answer %q estimate %q", len(m.reqs), out.Reason, out.Answer, out.Estimate)
 	}
 	recs := records(t, tr)
@@ -298,7 +299,7 @@ func TestTokenBudgetNoFinalAnswer(t *testing.T) {
 	out, m, _ := runObedient(t, func(l *agent.Loop) {
 		l.Budget, l.NoFinalAnswer = &agent.Budget{MaxTotalTokens: 10000}, true
 	})
-	if out.Reason != transcript.ReasonBudget || out.Answer != "" {
+	if out.Reason != wire.ReasonBudget || out.Answer != "" {
 		t.Errorf("reason %q, answer %q", out.Reason, out.Answer)
 	}
 	for _, r := range m.reqs {
@@ -318,7 +319,7 @@ func TestCostBudget(t *testing.T) {
 	out, m, tr := runObedient(t, func(l *agent.Loop) {
 		l.Price, l.Budget = &price, &agent.Budget{MaxCost: 1.00}
 	})
-	if out.Reason != transcript.ReasonBudget || out.Exhausted != agent.ExhaustedCost || out.Answer != "Mild." || !m.reqs[len(m.reqs)-1].ToolChoiceNone {
+	if out.Reason != wire.ReasonBudget || out.Exhausted != agent.ExhaustedCost || out.Answer != "Mild." || !m.reqs[len(m.reqs)-1].ToolChoiceNone {
 		t.Fatalf("outcome reason %q exhausted %q answer %q", out.Reason, out.Exhausted, out.Answer)
 	}
 	if !out.CostKnown || out.Cost > 1.00 || out.Cost < 0.5 {
@@ -395,7 +396,7 @@ func TestFinalAnswerAtOneStep(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
-			if len(reqs) != 1 || out.Answer != "From what I know: Paris." || out.Reason != transcript.ReasonMaxSteps || out.Steps != 1 {
+			if len(reqs) != 1 || out.Answer != "From what I know: Paris." || out.Reason != wire.ReasonMaxSteps || out.Steps != 1 {
 				t.Errorf("%d requests, outcome %+v", len(reqs), out)
 			}
 			mustValidate(t, tr)
@@ -416,9 +417,9 @@ func TestBudgetsFinalAnswerEachProvider(t *testing.T) {
 		reason    string
 		exhausted string
 	}{
-		{"tokens", func(l *agent.Loop) { l.Budget = &agent.Budget{MaxTotalTokens: 8000} }, transcript.ReasonBudget, agent.ExhaustedTokens},
-		{"cost", func(l *agent.Loop) { l.Price, l.Budget = &price, &agent.Budget{MaxCost: 0.8} }, transcript.ReasonBudget, agent.ExhaustedCost},
-		{"context", func(l *agent.Loop) { l.Context = &agent.ContextPolicy{Limit: 4000, Keep: 3} }, transcript.ReasonContext, agent.ExhaustedContext},
+		{"tokens", func(l *agent.Loop) { l.Budget = &agent.Budget{MaxTotalTokens: 8000} }, wire.ReasonBudget, agent.ExhaustedTokens},
+		{"cost", func(l *agent.Loop) { l.Price, l.Budget = &price, &agent.Budget{MaxCost: 0.8} }, wire.ReasonBudget, agent.ExhaustedCost},
+		{"context", func(l *agent.Loop) { l.Context = &agent.ContextPolicy{Limit: 4000, Keep: 3} }, wire.ReasonContext, agent.ExhaustedContext},
 	}
 	calls := func(n int) []fakeapi.Step {
 		steps := make([]fakeapi.Step, n)

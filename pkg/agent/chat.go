@@ -4,6 +4,8 @@ import (
 	"encoding/json"
 	"fmt"
 	"strings"
+
+	"github.com/agentloop/agentloop/pkg/wire"
 )
 
 // The dialects write the messages agentloop makes itself (a prompt, tool
@@ -17,7 +19,10 @@ type OpenAIDialect struct{}
 var _ Dialect = OpenAIDialect{}
 
 // Name is "openai".
-func (OpenAIDialect) Name() string { return "openai" }
+func (d OpenAIDialect) Name() string { return string(d.Shape()) }
+
+// Shape is wire.Chat.
+func (OpenAIDialect) Shape() wire.Shape { return wire.Chat }
 
 // UserMessage is {"role":"user","content":text}, as openai.UserMessage(text).
 func (OpenAIDialect) UserMessage(text string) Message {
@@ -252,7 +257,7 @@ type oaiTool struct {
 func (OpenAIDialect) ToolDefs(defs []ToolSpec) ([]json.RawMessage, error) {
 	out := make([]json.RawMessage, 0, len(defs))
 	for _, d := range defs {
-		if p := checkSpec("openai", d); p != "" {
+		if p := checkSpec(specRules{maxDescription: maxOpenAIDescription, topLevelCombinators: true}, d); p != "" {
 			return nil, &ToolDefError{Tool: d.Name, Problem: p}
 		}
 		var t oaiTool

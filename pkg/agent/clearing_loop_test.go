@@ -13,6 +13,7 @@ import (
 	"github.com/agentloop/agentloop/pkg/provider/anthropic"
 	"github.com/agentloop/agentloop/pkg/provider/openai"
 	"github.com/agentloop/agentloop/pkg/transcript"
+	"github.com/agentloop/agentloop/pkg/wire"
 )
 
 // longSteps are n turns of one weather call each (ids c01, c02, …), then
@@ -41,7 +42,7 @@ func TestContextClearing(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
-			if out.Reason != transcript.ReasonStop || out.Answer != "Mild all week." {
+			if out.Reason != wire.ReasonStop || out.Answer != "Mild all week." {
 				t.Fatalf("reason %q answer %q", out.Reason, out.Answer)
 			}
 			// Every request within the limit, as the fakes count tokens.
@@ -99,7 +100,7 @@ func TestContextLimitFinalAnswer(t *testing.T) {
 	out, m, tr := runObedient(t, func(l *agent.Loop) {
 		l.Context = &agent.ContextPolicy{Limit: 4000, Keep: 3}
 	})
-	if out.Reason != transcript.ReasonContext || out.Exhausted != agent.ExhaustedContext || out.Answer != "Mild." {
+	if out.Reason != wire.ReasonContext || out.Exhausted != agent.ExhaustedContext || out.Answer != "Mild." {
 		t.Fatalf("reason %q exhausted %q answer %q", out.Reason, out.Exhausted, out.Answer)
 	}
 	if !m.reqs[len(m.reqs)-1].ToolChoiceNone {
@@ -119,7 +120,7 @@ func TestContextLimitFinalAnswer(t *testing.T) {
 // A prompt over the limit by itself is not sent.
 func TestContextLimitTooSmall(t *testing.T) {
 	out, m, _ := runObedient(t, func(l *agent.Loop) { l.Context = &agent.ContextPolicy{Limit: 10, Keep: 3} })
-	if len(m.reqs) != 0 || out.Reason != transcript.ReasonContext || out.Estimate == "" {
+	if len(m.reqs) != 0 || out.Reason != wire.ReasonContext || out.Estimate == "" {
 		t.Errorf("%d requests, reason %q, estimate %q", len(m.reqs), out.Reason, out.Estimate)
 	}
 }
@@ -227,7 +228,7 @@ func TestResumeClearedMismatch(t *testing.T) {
 	}
 	st := agent.State{Messages: msgs, Steps: 1, Cleared: []transcript.Cleared{{CallID: "c1", Name: "get_weather", Seq: 2, Bytes: 7, Placeholder: "[cleared]"}}}
 	out, err := (&agent.Loop{Provider: m, Tools: bigWeather(), Context: &agent.ContextPolicy{Limit: 1000, Keep: 1}}).Run(context.Background(), st)
-	if !errors.Is(err, agent.ErrResume) || len(m.reqs) != 0 || out.Reason != transcript.ReasonError {
+	if !errors.Is(err, agent.ErrResume) || len(m.reqs) != 0 || out.Reason != wire.ReasonError {
 		t.Errorf("err %v, %d requests, reason %q", err, len(m.reqs), out.Reason)
 	}
 }

@@ -4,6 +4,7 @@ import (
 	"math"
 
 	"github.com/agentloop/agentloop/pkg/transcript"
+	"github.com/agentloop/agentloop/pkg/wire"
 )
 
 // Price is what a model's tokens cost, in US dollars per million tokens.
@@ -20,12 +21,12 @@ type Price struct {
 	Output     float64
 }
 
-// Cost is what a request's usage costs, in US dollars. provider says how to
-// read the counts (see transcript.RequestTokens).
-func (p Price) Cost(provider string, u transcript.Usage) float64 {
-	in, cached := transcript.RequestTokens(provider, u)
+// Cost is what a request's usage costs, in US dollars. The shape says how
+// to read the counts (see transcript.RequestTokens).
+func (p Price) Cost(shape wire.Shape, u transcript.Usage) float64 {
+	in, cached := transcript.RequestTokens(string(shape), u)
 	written := u.CacheCreationInputTokens
-	if provider != "anthropic" {
+	if !shape.CacheApart() {
 		written = 0
 	}
 	fresh := max(in-cached-written, 0)

@@ -76,6 +76,9 @@ func endlessProvider(t *testing.T, api string, steps []fakeapi.Step) (agent.Prov
 // retried (its text was shown). It used to be read, shown and kept for as
 // long as the server sent it.
 func TestEndlessStreamStopsAtTheCap(t *testing.T) {
+	if testing.Short() {
+		t.Skip("streams 64 MiB three times, minutes under the race detector; not in -short")
+	}
 	const limit = 64 << 20
 	for _, api := range []string{"openai", "responses", "anthropic"} {
 		t.Run(api, func(t *testing.T) {

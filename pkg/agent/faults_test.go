@@ -13,6 +13,7 @@ import (
 	"github.com/agentloop/agentloop/internal/fakeapi"
 	"github.com/agentloop/agentloop/pkg/agent"
 	"github.com/agentloop/agentloop/pkg/transcript"
+	"github.com/agentloop/agentloop/pkg/wire"
 )
 
 // A streamed answer that stops before the message is finished is a
@@ -41,12 +42,12 @@ func TestStreamStoppingEarlyIsAnError(t *testing.T) {
 				if !errors.As(err, &pe) || !strings.Contains(err.Error(), "the stream ended before the message was complete") {
 					t.Fatalf("cut after %d events: err = %v, want a provider error", cut, err)
 				}
-				if out.Answer != "" || out.Reason != transcript.ReasonError || len(out.Messages) != 1 {
+				if out.Answer != "" || out.Reason != wire.ReasonError || len(out.Messages) != 1 {
 					t.Errorf("outcome %+v", out)
 				}
 				recs := records(t, tr)
 				// header, user, end
-				if len(recs) != 3 || recs[2].End == nil || recs[2].End.Reason != transcript.ReasonError {
+				if len(recs) != 3 || recs[2].End == nil || recs[2].End.Reason != wire.ReasonError {
 					t.Errorf("transcript:\n%s", tr)
 				}
 			})
@@ -112,7 +113,7 @@ func TestTranscriptWriteErrorStopsTheRun(t *testing.T) {
 		if !errors.Is(err, syscall.ENOSPC) || !strings.Contains(err.Error(), "write transcript (stream): no space left on device") {
 			t.Fatalf("fail after %d records: err = %v", n, err)
 		}
-		if out.Reason != transcript.ReasonError {
+		if out.Reason != wire.ReasonError {
 			t.Errorf("fail after %d records: reason %q", n, out.Reason)
 		}
 		wantRequests, wantCalls := 0, 0

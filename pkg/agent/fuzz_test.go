@@ -13,6 +13,7 @@ import (
 	"github.com/agentloop/agentloop/internal/fakeapi"
 	"github.com/agentloop/agentloop/pkg/agent"
 	"github.com/agentloop/agentloop/pkg/transcript"
+	"github.com/agentloop/agentloop/pkg/wire"
 )
 
 // fuzzProvider is a model whose turns are decoded from fuzz input: tool
@@ -227,11 +228,11 @@ func (fuzzExec) Call(ctx context.Context, name, callID string, args []byte) agen
 	case "echo":
 		return agent.ToolResult{Content: string(args)}
 	case "fail":
-		return agent.ToolResult{IsError: true, Kind: transcript.KindExit, ExitCode: 1, Content: "tool exited with code 1"}
+		return agent.ToolResult{IsError: true, Kind: wire.KindExit, ExitCode: 1, Content: "tool exited with code 1"}
 	case "panic":
 		panic("fuzzed executor panic")
 	}
-	return agent.ToolResult{IsError: true, Kind: transcript.KindUnknownTool, ExitCode: -1, Content: fmt.Sprintf("unknown tool %q", name)}
+	return agent.ToolResult{IsError: true, Kind: wire.KindUnknownTool, ExitCode: -1, Content: fmt.Sprintf("unknown tool %q", name)}
 }
 
 // FuzzLoop drives the loop with a fuzzed model. Whatever the model does,

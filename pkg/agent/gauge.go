@@ -5,6 +5,7 @@ import (
 	"math"
 
 	"github.com/agentloop/agentloop/pkg/transcript"
+	"github.com/agentloop/agentloop/pkg/wire"
 )
 
 // Budget caps what one run spends; a zero field is no cap. A resumed run
@@ -305,8 +306,8 @@ func (g *gauge) decide(lastStep bool) (decision, error) {
 	}
 	if b, p := g.l.Budget, g.l.Price; b != nil && b.MaxCost > 0 && p != nil {
 		cached := min(g.cached, tokens)
-		this := p.Cost("openai", transcript.Usage{InputTokens: tokens, CacheReadInputTokens: cached, OutputTokens: out})
-		next := p.Cost("openai", transcript.Usage{InputTokens: tokens + growth, CacheReadInputTokens: cached, OutputTokens: out})
+		this := p.Cost(wire.Chat, transcript.Usage{InputTokens: tokens, CacheReadInputTokens: cached, OutputTokens: out})
+		next := p.Cost(wire.Chat, transcript.Usage{InputTokens: tokens + growth, CacheReadInputTokens: cached, OutputTokens: out})
 		switch {
 		case g.cost+this > b.MaxCost:
 			d.stop = ExhaustedCost
@@ -363,7 +364,7 @@ func (g *gauge) observe(t *Turn, step int, final bool, cleared []transcript.Clea
 	g.cached = cached
 	g.maxOutput = max(g.maxOutput, t.Usage.OutputTokens)
 	if p := g.l.Price; p != nil {
-		st.Cost, st.CostKnown = p.Cost(provider, t.Usage), true
+		st.Cost, st.CostKnown = p.Cost(wire.Shape(provider), t.Usage), true
 		g.cost += st.Cost
 	}
 	return st

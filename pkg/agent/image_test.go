@@ -3,6 +3,7 @@ package agent
 import (
 	"encoding/base64"
 	"encoding/json"
+	"errors"
 	"strings"
 	"testing"
 
@@ -187,7 +188,14 @@ func TestCheckSpec(t *testing.T) {
 		{"openai", ToolSpec{Name: "t", Parameters: json.RawMessage(`{"type":"object","properties":{"p":"object"}}`)}, `the input schema's property "p" is "object", not a schema`},
 	}
 	for _, tt := range tests {
-		got := checkSpec(tt.api, tt.spec)
+		got := ""
+		_, err := DialectFor(tt.api).ToolDefs([]ToolSpec{tt.spec})
+		var te *ToolDefError
+		if errors.As(err, &te) {
+			got = te.Problem
+		} else if err != nil {
+			t.Fatalf("%s %s: %v", tt.api, tt.spec.Name, err)
+		}
 		if (tt.want == "") != (got == "") || !strings.HasPrefix(got, tt.want) {
 			t.Errorf("%s %s: %q, want %q", tt.api, tt.spec.Name, got, tt.want)
 		}

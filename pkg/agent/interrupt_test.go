@@ -14,6 +14,7 @@ import (
 	"github.com/agentloop/agentloop/pkg/provider/anthropic"
 	"github.com/agentloop/agentloop/pkg/provider/openai"
 	"github.com/agentloop/agentloop/pkg/transcript"
+	"github.com/agentloop/agentloop/pkg/wire"
 )
 
 // slowAndMark is the report's pair of tools: wait runs until the run is
@@ -44,11 +45,11 @@ func (x *slowAndMark) Call(ctx context.Context, name, callID string, args []byte
 	case "wait":
 		if !x.released {
 			<-ctx.Done()
-			return agent.ToolResult{IsError: true, Kind: transcript.KindCanceled, ExitCode: -1, Content: "canceled before the tool finished"}
+			return agent.ToolResult{IsError: true, Kind: wire.KindCanceled, ExitCode: -1, Content: "canceled before the tool finished"}
 		}
 		return agent.ToolResult{Content: "waited"}
 	}
-	return agent.ToolResult{IsError: true, Kind: transcript.KindUnknownTool, ExitCode: -1, Content: "unknown tool " + name}
+	return agent.ToolResult{IsError: true, Kind: wire.KindUnknownTool, ExitCode: -1, Content: "unknown tool " + name}
 }
 
 func (x *slowAndMark) calls() []string {
@@ -130,7 +131,7 @@ func TestInterruptKeepsFinishedCallsAndResumeRunsOnlyTheOthers(t *testing.T) {
 				t.Fatal(err)
 			}
 			out, err := (&agent.Loop{Provider: p, Tools: ex, Transcript: w, ToolDefs: defsOf(t, p, "wait", "mark")}).Prompt(ctx, "wait, and mark")
-			if err == nil || out.Reason != transcript.ReasonInterrupted {
+			if err == nil || out.Reason != wire.ReasonInterrupted {
 				t.Fatalf("reason %q, err %v", out.Reason, err)
 			}
 			if err := srv.Check(); err != nil {
@@ -248,7 +249,7 @@ func TestInterruptAfterEveryCallFinishedKeepsTheResults(t *testing.T) {
 			out, err := (&agent.Loop{Provider: p, Tools: ex, Transcript: w, ToolDefs: defsOf(t, p, "wait", "mark")}).Prompt(ctx, "mark")
 			// The error is the cause, which tells the caller an interrupt
 			// (exit 130) from another end.
-			if !errors.Is(err, interrupted) || out.Reason != transcript.ReasonInterrupted {
+			if !errors.Is(err, interrupted) || out.Reason != wire.ReasonInterrupted {
 				t.Fatalf("reason %q, err %v", out.Reason, err)
 			}
 			if n := len(srv.Requests()); n != 1 {

@@ -8,6 +8,7 @@ import (
 	"time"
 
 	"github.com/agentloop/agentloop/pkg/transcript"
+	"github.com/agentloop/agentloop/pkg/wire"
 )
 
 // Defaults of the loop's limits.
@@ -81,7 +82,7 @@ type Outcome struct {
 	// called no tool (Reason stop, max_tokens, refusal; or a budget's, when
 	// its last request was answered).
 	Answer string
-	// Reason is one of the transcript.Reason* values.
+	// Reason is one of the wire.Reason* values.
 	Reason string
 	// Exhausted names the budget that ended the run (Exhausted*), "" for
 	// none; Estimate says what was estimated when one left no room for a
@@ -174,11 +175,11 @@ func (l *Loop) Run(ctx context.Context, st State) (*Outcome, error) {
 	g.added, g.addedRefs = 0, nil
 	pending, step, err := l.pendingCalls(out.Messages, g.facts)
 	if err != nil {
-		out.Reason = transcript.ReasonError
+		out.Reason = wire.ReasonError
 		return l.finish(out, err)
 	}
 	if err := g.restore(st.Cleared, st.ClearNow); err != nil {
-		out.Reason = transcript.ReasonError
+		out.Reason = wire.ReasonError
 		return l.finish(out, err)
 	}
 	final := "" // the budget whose last request was sent
@@ -197,13 +198,13 @@ func (l *Loop) Run(ctx context.Context, st State) (*Outcome, error) {
 			msg := l.Provider.UserMessage(st.Prompt)
 			out.Messages = append(out.Messages, out.kept.keep(msg))
 			if err := l.record(transcript.Message{Step: out.Steps, Message: msg}); err != nil {
-				out.Reason = transcript.ReasonError
+				out.Reason = wire.ReasonError
 				return l.finish(out, err)
 			}
 			st.Prompt = ""
 		}
 		if newSteps >= maxSteps {
-			out.Reason, out.Exhausted = transcript.ReasonMaxSteps, ExhaustedSteps
+			out.Reason, out.Exhausted = wire.ReasonMaxSteps, ExhaustedSteps
 			return l.finish(out, nil)
 		}
 		// Before the request: what it may carry, and whether a budget
@@ -211,7 +212,7 @@ func (l *Loop) Run(ctx context.Context, st State) (*Outcome, error) {
 		g.sync(out.Messages)
 		d, err := g.decide(newSteps+1 == maxSteps && !l.NoFinalAnswer)
 		if err != nil {
-			out.Reason = transcript.ReasonError
+			out.Reason = wire.ReasonError
 			return l.finish(out, err)
 		}
 		if l.NoFinalAnswer {
@@ -248,16 +249,16 @@ func (l *Loop) Run(ctx context.Context, st State) (*Outcome, error) {
 			// assistant message without content is one the API refuses.
 			switch {
 			case turn.Stop == StopMaxTokens:
-				out.Reason = transcript.ReasonMaxTokens
+				out.Reason = wire.ReasonMaxTokens
 				return l.finish(out, nil)
 			case turn.Stop == StopRefusal:
-				out.Reason = transcript.ReasonRefusal
+				out.Reason = wire.ReasonRefusal
 				return l.finish(out, nil)
 			case final != "":
 				out.Reason, out.Exhausted = exhaustedReason(final), final
 				return l.finish(out, nil)
 			}
-			out.Reason = transcript.ReasonError
+			out.Reason = wire.ReasonError
 			return l.finish(out, &ProviderError{Provider: l.Provider.Name(), Message: "the response has no content: neither text nor tool calls"})
 		}
 		for _, m := range turn.Messages {
@@ -269,7 +270,7 @@ func (l *Loop) Run(ctx context.Context, st State) (*Outcome, error) {
 			cleared = nil
 		}
 		if err := l.recordTurn(step, turn, cleared, final != ""); err != nil {
-			out.Reason = transcript.ReasonError
+			out.Reason = wire.ReasonError
 			return l.finish(out, err)
 		}
 		l.emit(Event{Kind: EventTurn, Step: step, Turn: turn, Request: &stats})
@@ -279,10 +280,10 @@ func (l *Loop) Run(ctx context.Context, st State) (*Outcome, error) {
 			// As the reference runners do, a refusal ends the run and its
 			// calls are not run; they are still answered, so the
 			// conversation stays one the API accepts.
-			out.Reason, out.Answer = transcript.ReasonRefusal, turn.Text
+			out.Reason, out.Answer = wire.ReasonRefusal, turn.Text
 			return l.finish(out, l.decline(out, step, turn.Calls, "not run: the model refused this turn"))
 		case turn.Stop == StopMaxTokens:
-			out.Reason, out.Answer = transcript.ReasonMaxTokens, turn.Text
+			out.Reason, out.Answer = wire.ReasonMaxTokens, turn.Text
 			return l.finish(out, l.decline(out, step, turn.Calls, "not run: the response was cut off by the output token limit, so the call may be incomplete"))
 		case final != "":
 			// The last request a budget allowed. A server that does not
@@ -294,7 +295,7 @@ func (l *Loop) Run(ctx context.Context, st State) (*Outcome, error) {
 			// The server paused a long turn; sending it back resumes it.
 			continue
 		case len(turn.Calls) == 0:
-			out.Reason, out.Answer = transcript.ReasonStop, turn.Text
+			out.Reason, out.Answer = wire.ReasonStop, turn.Text
 			return l.finish(out, nil)
 		}
 		pending = turn.Calls
@@ -305,11 +306,11 @@ func (l *Loop) Run(ctx context.Context, st State) (*Outcome, error) {
 func exhaustedReason(budget string) string {
 	switch budget {
 	case ExhaustedSteps:
-		return transcript.ReasonMaxSteps
+		return wire.ReasonMaxSteps
 	case ExhaustedContext:
-		return transcript.ReasonContext
+		return wire.ReasonContext
 	}
-	return transcript.ReasonBudget
+	return wire.ReasonBudget
 }
 
 // exhaustedText names a budget in a sentence.
@@ -398,7 +399,7 @@ func (l *Loop) answer(ctx context.Context, out *Outcome, step int, calls []Call,
 	}
 	if ctx.Err() != nil {
 		for _, i := range run {
-			if results[i].Result.Kind == transcript.KindCanceled {
+			if results[i].Result.Kind == wire.KindCanceled {
 				return context.Cause(ctx)
 			}
 		}
@@ -445,7 +446,7 @@ func (l *Loop) decline(out *Outcome, step int, calls []Call, why string) error {
 	}
 	results := make([]CallResult, len(calls))
 	for i, c := range calls {
-		results[i] = CallResult{Call: c, Result: ToolResult{Content: why, IsError: true, Kind: transcript.KindDeclined, ExitCode: -1}}
+		results[i] = CallResult{Call: c, Result: ToolResult{Content: why, IsError: true, Kind: wire.KindDeclined, ExitCode: -1}}
 	}
 	return l.appendResults(out, step, results)
 }
@@ -505,7 +506,7 @@ func (l *Loop) runCalls(ctx context.Context, step int, calls []Call, run []int, 
 			l.emit(Event{Kind: EventCallStart, Step: step, Call: c, Index: i})
 			r := l.call(ctx, c)
 			results[i] = CallResult{Call: *c, Result: r}
-			if record && r.Kind != transcript.KindCanceled {
+			if record && r.Kind != wire.KindCanceled {
 				if err := l.recordResult(step, c, r); err != nil {
 					mu.Lock()
 					if recErr == nil {
@@ -545,7 +546,7 @@ func (l *Loop) call(ctx context.Context, c *Call) (r ToolResult) {
 	defer func() {
 		if p := recover(); p != nil {
 			// The model gets what went wrong, not agentloop's stack.
-			r = ToolResult{IsError: true, Kind: transcript.KindPanic, ExitCode: -1,
+			r = ToolResult{IsError: true, Kind: wire.KindPanic, ExitCode: -1,
 				Content: fmt.Sprintf("internal error running %s: %v", c.Name, p)}
 		}
 	}()
@@ -594,7 +595,7 @@ func (l *Loop) pendingCalls(msgs []Message, facts []msgFacts) ([]Call, int, erro
 	case len(pending) == 0:
 	case other >= 0:
 		return nil, 0, fmt.Errorf("%w: message %d follows a turn whose calls are not all answered", ErrResume, other+1)
-	case len(msgs) > last+1 && l.Provider.Name() == "anthropic":
+	case len(msgs) > last+1 && l.Provider.Shape().ResultsInOneMessage():
 		return nil, 0, fmt.Errorf("%w: the message after the last assistant turn answers only some of its calls", ErrResume)
 	}
 	return pending, len(turns), nil
@@ -642,7 +643,7 @@ func (l *Loop) emit(e Event) {
 // finish writes the end record and returns the outcome.
 func (l *Loop) finish(out *Outcome, err error) (*Outcome, error) {
 	if err != nil && out.Reason == "" {
-		out.Reason = transcript.ReasonError
+		out.Reason = wire.ReasonError
 	}
 	if l.Transcript != nil && !l.NoEnd {
 		end := transcript.End{Reason: out.Reason, Steps: out.Steps, Usage: out.Usage}
@@ -655,7 +656,7 @@ func (l *Loop) finish(out *Outcome, err error) (*Outcome, error) {
 		}
 		if werr := l.Transcript.WriteEnd(end); werr != nil && err == nil {
 			err = werr
-			out.Reason = transcript.ReasonError
+			out.Reason = wire.ReasonError
 		}
 	}
 	return out, err
@@ -665,9 +666,9 @@ func (l *Loop) finish(out *Outcome, err error) (*Outcome, error) {
 func reasonFor(ctx context.Context, err error) string {
 	if ctx.Err() != nil && (errors.Is(err, ctx.Err()) || errors.Is(err, context.Cause(ctx))) {
 		if errors.Is(ctx.Err(), context.DeadlineExceeded) {
-			return transcript.ReasonError
+			return wire.ReasonError
 		}
-		return transcript.ReasonInterrupted
+		return wire.ReasonInterrupted
 	}
-	return transcript.ReasonError
+	return wire.ReasonError
 }

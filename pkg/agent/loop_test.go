@@ -18,6 +18,7 @@ import (
 	"github.com/agentloop/agentloop/pkg/agent"
 	"github.com/agentloop/agentloop/pkg/provider/openai"
 	"github.com/agentloop/agentloop/pkg/transcript"
+	"github.com/agentloop/agentloop/pkg/wire"
 )
 
 func TestMain(m *testing.M) {
@@ -47,14 +48,14 @@ func (f *fakeTools) Call(ctx context.Context, name, callID string, args []byte) 
 	f.mu.Unlock()
 	fn, ok := f.fns[name]
 	if !ok {
-		return agent.ToolResult{IsError: true, Kind: transcript.KindUnknownTool, ExitCode: -1, Content: fmt.Sprintf("unknown tool %q", name)}
+		return agent.ToolResult{IsError: true, Kind: wire.KindUnknownTool, ExitCode: -1, Content: fmt.Sprintf("unknown tool %q", name)}
 	}
 	var m map[string]any
 	if err := json.Unmarshal(args, &m); err != nil {
-		return agent.ToolResult{IsError: true, Kind: transcript.KindBadArguments, ExitCode: -1, Content: "arguments are not valid JSON: " + err.Error()}
+		return agent.ToolResult{IsError: true, Kind: wire.KindBadArguments, ExitCode: -1, Content: "arguments are not valid JSON: " + err.Error()}
 	}
 	if ctx.Err() != nil {
-		return agent.ToolResult{IsError: true, Kind: transcript.KindCanceled, ExitCode: -1, Content: "canceled"}
+		return agent.ToolResult{IsError: true, Kind: wire.KindCanceled, ExitCode: -1, Content: "canceled"}
 	}
 	return fn(m)
 }
@@ -66,7 +67,7 @@ func weatherTools() *fakeTools {
 			city, _ := a["city"].(string)
 			t, ok := temps[city]
 			if !ok {
-				return agent.ToolResult{IsError: true, Kind: transcript.KindExit, ExitCode: 3, Content: "tool exited with code 3\ncity not found: " + city}
+				return agent.ToolResult{IsError: true, Kind: wire.KindExit, ExitCode: 3, Content: "tool exited with code 3\ncity not found: " + city}
 			}
 			return agent.ToolResult{Content: city + ": " + t}
 		},
@@ -137,7 +138,7 @@ func TestParallelCallsEachAnsweredUnderItsID(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if out.Answer != "It is warmer in Paris." || out.Reason != transcript.ReasonStop || out.Steps != 2 {
+	if out.Answer != "It is warmer in Paris." || out.Reason != wire.ReasonStop || out.Steps != 2 {
 		t.Errorf("outcome = %+v", out)
 	}
 	if n := len(srv.Requests()); n != 2 {
@@ -225,7 +226,7 @@ func TestFailuresAreObservations(t *testing.T) {
 	ex := &fakeTools{fns: map[string]func(map[string]any) agent.ToolResult{
 		"get_weather": weatherTools().fns["get_weather"],
 		"slow": func(map[string]any) agent.ToolResult {
-			return agent.ToolResult{IsError: true, Kind: transcript.KindTimeout, ExitCode: -1, Content: "timed out after 1s; the tool's process group was killed"}
+			return agent.ToolResult{IsError: true, Kind: wire.KindTimeout, ExitCode: -1, Content: "timed out after 1s; the tool's process group was killed"}
 		},
 	}}
 	steps := []fakeapi.Step{
@@ -277,7 +278,7 @@ func TestMaxStepsEndsWithEveryCallAnswered(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if out.Reason != transcript.ReasonMaxSteps || out.Steps != 2 {
+	if out.Reason != wire.ReasonMaxSteps || out.Steps != 2 {
 		t.Errorf("outcome = %+v", out)
 	}
 	if len(srv.Requests()) != 2 {
@@ -338,7 +339,7 @@ func TestUnauthorizedIsNotRetried(t *testing.T) {
 	if n := len(srv.Requests()); n != 1 {
 		t.Errorf("%d requests, want 1 (no retry on 401)", n)
 	}
-	if out.Reason != transcript.ReasonError {
+	if out.Reason != wire.ReasonError {
 		t.Errorf("reason = %q", out.Reason)
 	}
 	if !bytes.Contains(buf.Bytes(), []byte(`"type":"end","time"`)) || !bytes.Contains(buf.Bytes(), []byte(`"reason":"error"`)) {
@@ -431,7 +432,7 @@ func TestInterruptDuringToolsLeavesCallsPending(t *testing.T) {
 	ex := &fakeTools{fns: map[string]func(map[string]any) agent.ToolResult{
 		"block": func(map[string]any) agent.ToolResult {
 			cancel()
-			return agent.ToolResult{IsError: true, Kind: transcript.KindCanceled, ExitCode: -1, Content: "canceled"}
+			return agent.ToolResult{IsError: true, Kind: wire.KindCanceled, ExitCode: -1, Content: "canceled"}
 		},
 	}}
 	srv := fakeapi.NewOpenAI([]fakeapi.Step{{ToolCalls: []fakeapi.ToolCall{{ID: "c1", Name: "block", Arguments: `{}`}}}}, "")
@@ -439,7 +440,7 @@ func TestInterruptDuringToolsLeavesCallsPending(t *testing.T) {
 	p, _ := openai.NewChat(openai.Config{BaseURL: srv.BaseURL(), Model: "m"})
 	var buf bytes.Buffer
 	out, err := (&agent.Loop{Provider: p, Tools: ex, Transcript: transcript.NewWriter(&buf, nil)}).Prompt(ctx, "go")
-	if err == nil || out.Reason != transcript.ReasonInterrupted {
+	if err == nil || out.Reason != wire.ReasonInterrupted {
 		t.Fatalf("reason %q, err %v", out.Reason, err)
 	}
 	recs := records(t, buf.Bytes())
@@ -485,7 +486,7 @@ func TestRefusalEndsWithoutRunningCalls(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if out.Reason != transcript.ReasonRefusal || len(ex.calls) != 0 {
+	if out.Reason != wire.ReasonRefusal || len(ex.calls) != 0 {
 		t.Errorf("reason %q, calls run %v", out.Reason, ex.calls)
 	}
 	// The call is still answered, so the conversation stays valid.

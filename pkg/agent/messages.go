@@ -5,6 +5,8 @@ import (
 	"encoding/json"
 	"fmt"
 	"strings"
+
+	"github.com/agentloop/agentloop/pkg/wire"
 )
 
 // AnthropicDialect is the Messages message grammar.
@@ -13,7 +15,10 @@ type AnthropicDialect struct{}
 var _ Dialect = AnthropicDialect{}
 
 // Name is "anthropic".
-func (AnthropicDialect) Name() string { return "anthropic" }
+func (d AnthropicDialect) Name() string { return string(d.Shape()) }
+
+// Shape is wire.Messages.
+func (AnthropicDialect) Shape() wire.Shape { return wire.Messages }
 
 // UserMessage is a user message with one text block, as
 // anthropic.NewUserMessage(anthropic.NewTextBlock(text)).
@@ -266,7 +271,7 @@ type cacheControl struct {
 func (AnthropicDialect) ToolDefs(defs []ToolSpec) ([]json.RawMessage, error) {
 	out := make([]json.RawMessage, 0, len(defs))
 	for i, d := range defs {
-		if p := checkSpec("anthropic", d); p != "" {
+		if p := checkSpec(specRules{}, d); p != "" {
 			return nil, &ToolDefError{Tool: d.Name, Problem: p}
 		}
 		t := antTool{Name: d.Name, Description: d.Description, InputSchema: d.Parameters}

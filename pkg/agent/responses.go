@@ -4,6 +4,8 @@ import (
 	"encoding/json"
 	"fmt"
 	"strings"
+
+	"github.com/agentloop/agentloop/pkg/wire"
 )
 
 // ResponsesDialect is the Responses item grammar: a conversation is a list
@@ -13,7 +15,10 @@ type ResponsesDialect struct{}
 var _ Dialect = ResponsesDialect{}
 
 // Name is "responses".
-func (ResponsesDialect) Name() string { return "responses" }
+func (d ResponsesDialect) Name() string { return string(d.Shape()) }
+
+// Shape is wire.Responses.
+func (ResponsesDialect) Shape() wire.Shape { return wire.Responses }
 
 // UserMessage is {"content":text,"role":"user"}, as
 // responses.ResponseInputItemParamOfMessage(text, "user").
@@ -253,7 +258,7 @@ type respTool struct {
 func (ResponsesDialect) ToolDefs(defs []ToolSpec) ([]json.RawMessage, error) {
 	out := make([]json.RawMessage, 0, len(defs))
 	for _, d := range defs {
-		if p := checkSpec("responses", d); p != "" {
+		if p := checkSpec(specRules{topLevelCombinators: true}, d); p != "" {
 			return nil, &ToolDefError{Tool: d.Name, Problem: p}
 		}
 		t := respTool{Type: "function", Name: d.Name, Description: d.Description, Parameters: anySchemas(withProperties(d.Parameters)), Strict: d.Strict}

@@ -12,6 +12,7 @@ import (
 	"github.com/agentloop/agentloop/pkg/agent"
 	"github.com/agentloop/agentloop/pkg/provider/openai"
 	"github.com/agentloop/agentloop/pkg/transcript"
+	"github.com/agentloop/agentloop/pkg/wire"
 )
 
 const respKey = "sk-test-resp-0123456789abcdefghijk"
@@ -108,7 +109,7 @@ func TestResponsesParallelCallsWithReasoning(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if out.Answer != "Paris is warmer." || out.Reason != transcript.ReasonStop || out.Steps != 2 {
+	if out.Answer != "Paris is warmer." || out.Reason != wire.ReasonStop || out.Steps != 2 {
 		t.Errorf("outcome %+v", out)
 	}
 	if out.Usage.CacheReadInputTokens != 64 || out.Usage.ReasoningTokens != 12 || out.Usage.InputTokens == 0 {
@@ -278,10 +279,10 @@ func TestResponsesEndings(t *testing.T) {
 		answer string
 		items  int // output items appended
 	}{
-		{"cut off", fakeapi.Step{Reasoning: []fakeapi.Reasoning{{}}, Text: text("The answer is"), Finish: "max_output_tokens"}, transcript.ReasonMaxTokens, "The answer is", 2},
-		{"cut off in the reasoning", fakeapi.Step{Reasoning: []fakeapi.Reasoning{{}}, Finish: "max_output_tokens"}, transcript.ReasonMaxTokens, "", 0},
-		{"content filter", fakeapi.Step{Text: text(""), Finish: "content_filter"}, transcript.ReasonRefusal, "", 0},
-		{"refusal", fakeapi.Step{Refusal: "I can't help with that."}, transcript.ReasonRefusal, "I can't help with that.", 1},
+		{"cut off", fakeapi.Step{Reasoning: []fakeapi.Reasoning{{}}, Text: text("The answer is"), Finish: "max_output_tokens"}, wire.ReasonMaxTokens, "The answer is", 2},
+		{"cut off in the reasoning", fakeapi.Step{Reasoning: []fakeapi.Reasoning{{}}, Finish: "max_output_tokens"}, wire.ReasonMaxTokens, "", 0},
+		{"content filter", fakeapi.Step{Text: text(""), Finish: "content_filter"}, wire.ReasonRefusal, "", 0},
+		{"refusal", fakeapi.Step{Refusal: "I can't help with that."}, wire.ReasonRefusal, "I can't help with that.", 1},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {

@@ -7,7 +7,7 @@ import (
 	"github.com/agentloop/agentloop/internal/fakeapi"
 	"github.com/agentloop/agentloop/pkg/agent"
 	"github.com/agentloop/agentloop/pkg/provider/openai"
-	"github.com/agentloop/agentloop/pkg/transcript"
+	"github.com/agentloop/agentloop/pkg/wire"
 )
 
 // The grammar scenarios pass with streaming on too: the turn appended is
@@ -16,7 +16,7 @@ func TestScenariosWithStreaming(t *testing.T) {
 	failing := &fakeTools{fns: map[string]func(map[string]any) agent.ToolResult{
 		"get_weather": weatherTools().fns["get_weather"],
 		"slow": func(map[string]any) agent.ToolResult {
-			return agent.ToolResult{IsError: true, Kind: transcript.KindTimeout, ExitCode: -1, Content: "timed out after 1s"}
+			return agent.ToolResult{IsError: true, Kind: wire.KindTimeout, ExitCode: -1, Content: "timed out after 1s"}
 		},
 	}}
 	scenarios := []struct {

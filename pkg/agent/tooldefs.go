@@ -37,16 +37,27 @@ func validToolName(s string) bool {
 // ("string too long. Expected a string with maximum length 1024").
 const maxOpenAIDescription = 1024
 
-// checkSpec says what an API (openai, responses or anthropic) would refuse in a tool
-// definition, or "". A schema is checked for what both refuse: a root that
-// is not an object schema, a property that is not a schema.
-func checkSpec(api string, s ToolSpec) string {
+// specRules are what an API refuses in a tool definition beyond what they
+// all refuse: each dialect gives its own to checkSpec.
+type specRules struct {
+	// maxDescription is the longest description the API takes, in
+	// characters; 0 is no limit.
+	maxDescription int
+	// topLevelCombinators is set when the API takes oneOf, allOf or anyOf
+	// at the top of an input schema.
+	topLevelCombinators bool
+}
+
+// checkSpec says what an API of rules r would refuse in a tool definition,
+// or "". A schema is checked for what every API refuses: a root that is
+// not an object schema, a property that is not a schema.
+func checkSpec(r specRules, s ToolSpec) string {
 	if !validToolName(s.Name) {
 		return "the name is not one the APIs take: use 1 to 64 letters, digits, '_' or '-'"
 	}
-	if api == "openai" {
-		if n := utf8.RuneCountInString(s.Description); n > maxOpenAIDescription {
-			return fmt.Sprintf("the description has %d characters; the OpenAI API takes at most %d", n, maxOpenAIDescription)
+	if r.maxDescription > 0 {
+		if n := utf8.RuneCountInString(s.Description); n > r.maxDescription {
+			return fmt.Sprintf("the description has %d characters; the OpenAI API takes at most %d", n, r.maxDescription)
 		}
 	}
 	if len(s.Parameters) == 0 {
@@ -65,7 +76,7 @@ func checkSpec(api string, s ToolSpec) string {
 		}
 		return fmt.Sprintf(`the input schema %s; the APIs take only an object schema ("type": "object")`, what)
 	}
-	if api == "anthropic" {
+	if !r.topLevelCombinators {
 		for _, k := range []string{"oneOf", "allOf", "anyOf"} {
 			if _, ok := schema[k]; ok {
 				return fmt.Sprintf("the input schema has %s at the top; the Anthropic API takes no oneOf, allOf or anyOf there", k)

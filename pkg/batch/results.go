@@ -14,6 +14,7 @@ import (
 
 	"github.com/agentloop/agentloop/pkg/agent"
 	"github.com/agentloop/agentloop/pkg/transcript"
+	"github.com/agentloop/agentloop/pkg/wire"
 )
 
 // ResultsName is the results file's name in OUTDIR.
@@ -59,14 +60,14 @@ const (
 
 // budgetReasons are the end reasons of a budget that ran out.
 var budgetReasons = map[string]bool{
-	transcript.ReasonMaxSteps: true, "budget": true, "context": true,
+	wire.ReasonMaxSteps: true, "budget": true, "context": true,
 }
 
 // Class classifies the result by its reason and exit status: an answer
 // with exit 0, a budget with exit 3, else a failure.
 func (r *Result) Class() Class {
 	switch {
-	case r.Reason == transcript.ReasonStop && r.ExitCode == 0:
+	case r.Reason == wire.ReasonStop && r.ExitCode == 0:
 		return Answered
 	case budgetReasons[r.Reason] && r.ExitCode == 3:
 		return Budget
@@ -85,7 +86,7 @@ const ReasonUnrecorded = "unrecorded"
 // Retryable reports whether --retry-failed runs the item again: it ended
 // in an error (the API failed after its retries, a time limit, a tool's
 // fault), not with something the model said.
-func (r *Result) Retryable() bool { return r.Reason == transcript.ReasonError }
+func (r *Result) Retryable() bool { return r.Reason == wire.ReasonError }
 
 // Unrecorded reports whether the item's run could not be recorded
 // (ReasonUnrecorded): any rerun runs it.
@@ -100,7 +101,7 @@ func (r Result) Brief() Result {
 
 // Finished reports whether the result ends its item: an interrupted item
 // is not, and is continued by the next run.
-func (r *Result) Finished() bool { return r.Reason != transcript.ReasonInterrupted }
+func (r *Result) Finished() bool { return r.Reason != wire.ReasonInterrupted }
 
 // ResultsFile is results.jsonl opened for appending. Each line goes out in
 // one write, so a kill at any moment leaves every line written whole and

@@ -10,6 +10,7 @@ import (
 
 	"github.com/agentloop/agentloop/pkg/agent"
 	"github.com/agentloop/agentloop/pkg/transcript"
+	"github.com/agentloop/agentloop/pkg/wire"
 )
 
 // Stage is how far an item's transcript says it got.
@@ -33,7 +34,7 @@ const (
 // last turn answers without calling a tool has ended even without its end
 // record (a kill came between the two).
 func StageOf(conv *transcript.Conversation, d agent.Dialect) Stage {
-	if conv.End != nil && conv.End.Reason != transcript.ReasonInterrupted {
+	if conv.End != nil && conv.End.Reason != wire.ReasonInterrupted {
 		return Ended
 	}
 	msgs := messages(conv)
@@ -64,13 +65,13 @@ func FromTranscript(conv *transcript.Conversation, d agent.Dialect) Result {
 		r.Cost = e.CostUSD
 	} else {
 		// The answer is on record, its end record is not.
-		r.Reason, r.Steps = transcript.ReasonStop, len(turns)
+		r.Reason, r.Steps = wire.ReasonStop, len(turns)
 		if last != nil {
 			switch last.Stop {
 			case agent.StopRefusal:
-				r.Reason = transcript.ReasonRefusal
+				r.Reason = wire.ReasonRefusal
 			case agent.StopMaxTokens:
-				r.Reason = transcript.ReasonMaxTokens
+				r.Reason = wire.ReasonMaxTokens
 			}
 		}
 		for _, m := range conv.Messages {
@@ -89,11 +90,11 @@ func FromTranscript(conv *transcript.Conversation, d agent.Dialect) Result {
 		}
 	}
 	switch r.Reason {
-	case transcript.ReasonStop, transcript.ReasonMaxTokens, transcript.ReasonRefusal:
+	case wire.ReasonStop, wire.ReasonMaxTokens, wire.ReasonRefusal:
 		if last != nil {
 			r.Answer = last.Text
 		}
-	case transcript.ReasonMaxSteps, transcript.ReasonBudget, transcript.ReasonContext:
+	case wire.ReasonMaxSteps, wire.ReasonBudget, wire.ReasonContext:
 		// A budget's last request asks for an answer without tools.
 		if last != nil && len(last.Calls) == 0 {
 			r.Answer = last.Text

@@ -8,7 +8,7 @@ import (
 	"sync/atomic"
 	"testing"
 
-	"github.com/agentloop/agentloop/pkg/transcript"
+	"github.com/agentloop/agentloop/pkg/wire"
 )
 
 func tasks(n int) []Task {
@@ -77,7 +77,7 @@ func TestRunJobs(t *testing.T) {
 			mu.Lock()
 			seen[tk.Item.ID]++
 			mu.Unlock()
-			return Result{ID: tk.Item.ID, Reason: transcript.ReasonStop}
+			return Result{ID: tk.Item.ID, Reason: wire.ReasonStop}
 		},
 		Record: func(r Result) error {
 			mu.Lock()
@@ -115,9 +115,9 @@ func TestRunInterrupted(t *testing.T) {
 				}
 				<-stopped // the items running with the first are interrupted too
 				if ctx.Err() != nil {
-					return Result{ID: tk.Item.ID, Reason: transcript.ReasonInterrupted}
+					return Result{ID: tk.Item.ID, Reason: wire.ReasonInterrupted}
 				}
-				return Result{ID: tk.Item.ID, Reason: transcript.ReasonStop}
+				return Result{ID: tk.Item.ID, Reason: wire.ReasonStop}
 			},
 			Record: func(Result) error { recorded.Add(1); return nil },
 		})
@@ -149,10 +149,10 @@ func TestRunRecordFails(t *testing.T) {
 			if tk.Item.ID == "0" {
 				<-started
 				<-started // both items run
-				return Result{ID: "0", Reason: transcript.ReasonStop}
+				return Result{ID: "0", Reason: wire.ReasonStop}
 			}
 			<-ctx.Done() // runs until the batch stops it
-			return Result{ID: tk.Item.ID, Reason: transcript.ReasonInterrupted}
+			return Result{ID: tk.Item.ID, Reason: wire.ReasonInterrupted}
 		},
 		Record: func(Result) error { return full },
 	})
@@ -175,7 +175,7 @@ func TestRunKeepsNoAnswers(t *testing.T) {
 	var mu sync.Mutex
 	rep := Run(context.Background(), tasks(20), Options{Jobs: 4,
 		Run: func(_ context.Context, t Task) Result {
-			return Result{ID: t.Item.ID, Reason: transcript.ReasonStop, Answer: answer, Metadata: []byte(`{"k":1}`), Steps: 2, DurationMS: 7}
+			return Result{ID: t.Item.ID, Reason: wire.ReasonStop, Answer: answer, Metadata: []byte(`{"k":1}`), Steps: 2, DurationMS: 7}
 		},
 		Record: func(r Result) error {
 			mu.Lock()
@@ -187,14 +187,14 @@ func TestRunKeepsNoAnswers(t *testing.T) {
 		t.Fatalf("%d finished, %d recorded", len(rep.Finished), len(recorded))
 	}
 	for i := range rep.Finished {
-		if r := rep.Finished[i]; r.Answer != "" || r.Metadata != nil || r.Steps != 2 || r.DurationMS != 7 || r.Reason != transcript.ReasonStop {
+		if r := rep.Finished[i]; r.Answer != "" || r.Metadata != nil || r.Steps != 2 || r.DurationMS != 7 || r.Reason != wire.ReasonStop {
 			t.Fatalf("kept %d bytes of answer, metadata %q: %+v", len(r.Answer), r.Metadata, r.Brief())
 		}
 		if r := recorded[i]; r.Answer != answer || string(r.Metadata) != `{"k":1}` {
 			t.Fatalf("recorded without its answer or metadata: %+v", r.Brief())
 		}
 	}
-	done := []Result{{ID: "a", Reason: transcript.ReasonStop, Answer: answer, Metadata: []byte(`{}`), Transcript: "a.jsonl"}}
+	done := []Result{{ID: "a", Reason: wire.ReasonStop, Answer: answer, Metadata: []byte(`{}`), Transcript: "a.jsonl"}}
 	p := NewPlan([]Item{{ID: "a"}}, done, PlanOptions{})
 	if len(p.Finished) != 1 || p.Finished[0].Answer != "" || p.Finished[0].Metadata != nil || p.Finished[0].Transcript != "a.jsonl" {
 		t.Errorf("plan keeps: %+v", p.Finished)

@@ -1,6 +1,6 @@
 package htmlview
 
-import "github.com/agentloop/agentloop/pkg/transcript"
+import "github.com/agentloop/agentloop/pkg/wire"
 
 // How an outcome reads: an answer, a stop that is no failure (a budget
 // the user set, an interrupt), or a failure.
@@ -14,18 +14,18 @@ const (
 // A budget that ran out ends a run as it was told to (exit 3): it is not
 // drawn as an error.
 var endReasons = map[string]struct{ why, tone string }{
-	transcript.ReasonStop: {"The model answered: its last turn asked for no tool.", toneOK},
-	transcript.ReasonMaxSteps: {"The step budget (--max-steps) ran out. The last request it allowed asked for an answer without tools " +
+	wire.ReasonStop: {"The model answered: its last turn asked for no tool.", toneOK},
+	wire.ReasonMaxSteps: {"The step budget (--max-steps) ran out. The last request it allowed asked for an answer without tools " +
 		"(unless --no-final-answer); agentloop replay --resume goes on with the tools.", toneWarn},
-	transcript.ReasonBudget: {"The token or cost budget (--max-total-tokens, --max-cost) ran out. The last request it allowed asked for an answer " +
+	wire.ReasonBudget: {"The token or cost budget (--max-total-tokens, --max-cost) ran out. The last request it allowed asked for an answer " +
 		"without tools (unless --no-final-answer); agentloop replay --resume goes on with the tools.", toneWarn},
-	transcript.ReasonContext: {"The context limit (--context-limit) was reached: clearing old tool results could not keep the next request under it, " +
+	wire.ReasonContext: {"The context limit (--context-limit) was reached: clearing old tool results could not keep the next request under it, " +
 		"so the last request that fit asked for an answer without tools. agentloop replay --resume --context-limit TOKENS goes on under a larger limit.", toneWarn},
-	transcript.ReasonInterrupted: {"The run was interrupted (Ctrl-C, SIGTERM, or its terminal closed). The calls that had finished keep their " +
+	wire.ReasonInterrupted: {"The run was interrupted (Ctrl-C, SIGTERM, or its terminal closed). The calls that had finished keep their " +
 		"results; agentloop replay --resume runs the others and goes on.", toneWarn},
-	transcript.ReasonMaxTokens: {"The answer was cut off: the model reached its output token limit (--max-tokens, or the model's own).", toneErr},
-	transcript.ReasonRefusal:   {"The model refused; the calls it had asked for were not run.", toneErr},
-	transcript.ReasonError:     {"The run stopped on an error, shown below: from the API after its retries, from the tools, or writing the transcript.", toneErr},
+	wire.ReasonMaxTokens: {"The answer was cut off: the model reached its output token limit (--max-tokens, or the model's own).", toneErr},
+	wire.ReasonRefusal:   {"The model refused; the calls it had asked for were not run.", toneErr},
+	wire.ReasonError:     {"The run stopped on an error, shown below: from the API after its retries, from the tools, or writing the transcript.", toneErr},
 }
 
 // endReason says what an end record's reason means and how it reads.

@@ -28,7 +28,7 @@ type Span struct {
 	Start, End time.Time
 	Lane       int
 	IsError    bool
-	// Kind of a failed call (transcript.Kind*), "" otherwise.
+	// Kind of a failed call (wire.Kind*), "" otherwise.
 	ErrorKind string
 	// Anchor is the id of the message to jump to.
 	Anchor string

@@ -15,6 +15,7 @@ import (
 	"github.com/agentloop/agentloop/internal/english"
 	"github.com/agentloop/agentloop/pkg/agent"
 	"github.com/agentloop/agentloop/pkg/transcript"
+	"github.com/agentloop/agentloop/pkg/wire"
 )
 
 // page is what the template draws.
@@ -572,11 +573,11 @@ func (b *builder) resultView(msgID string, j int, r agent.RecordedResult, meta t
 	v.Open = len(r.Content) <= 200 || v.IsError && len(r.Content) <= 2000
 	info := []string{b.safe(r.CallID)}
 	switch {
-	case meta.Source == transcript.SourceMCP:
+	case meta.Source == wire.SourceMCP:
 		// An MCP tool is no process: it has no exit code, only the
 		// server's answer, ok or an error (the badge).
 		info = append(info, "MCP "+b.safe(meta.Server)+"/"+b.safe(name))
-	case meta.ExitCode >= 0 && meta.Error != transcript.KindDeclined:
+	case meta.ExitCode >= 0 && meta.Error != wire.KindDeclined:
 		info = append(info, "exit "+strconv.Itoa(meta.ExitCode))
 	}
 	info = append(info, seconds(Millis(meta.DurationMS)), bytesize.Binary(len(r.Content)))

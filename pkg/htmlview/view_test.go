@@ -17,6 +17,7 @@ import (
 
 	"github.com/agentloop/agentloop/pkg/agent"
 	"github.com/agentloop/agentloop/pkg/transcript"
+	"github.com/agentloop/agentloop/pkg/wire"
 )
 
 var t0 = time.Date(2026, 3, 1, 10, 0, 0, 0, time.UTC)
@@ -486,11 +487,11 @@ func TestBuildMarksClearedResults(t *testing.T) {
 // failing (not drawn as an error), an error or a cut-off answer failed it.
 func TestOutcomeExplainsEveryReason(t *testing.T) {
 	want := map[string]string{
-		transcript.ReasonStop: toneOK, transcript.ReasonMaxSteps: toneWarn, transcript.ReasonBudget: toneWarn,
-		transcript.ReasonContext: toneWarn, transcript.ReasonInterrupted: toneWarn, transcript.ReasonMaxTokens: toneErr,
-		transcript.ReasonRefusal: toneErr, transcript.ReasonError: toneErr, "<b>made up</b>": toneErr,
+		wire.ReasonStop: toneOK, wire.ReasonMaxSteps: toneWarn, wire.ReasonBudget: toneWarn,
+		wire.ReasonContext: toneWarn, wire.ReasonInterrupted: toneWarn, wire.ReasonMaxTokens: toneErr,
+		wire.ReasonRefusal: toneErr, wire.ReasonError: toneErr, "<b>made up</b>": toneErr,
 	}
-	for _, reason := range transcript.Reasons {
+	for _, reason := range wire.Reasons {
 		if _, ok := want[reason]; !ok {
 			t.Errorf("end reason %q has no tone in this test", reason)
 		}

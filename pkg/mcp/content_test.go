@@ -12,7 +12,7 @@ import (
 	"time"
 
 	"github.com/agentloop/agentloop/internal/mcptest"
-	"github.com/agentloop/agentloop/pkg/transcript"
+	"github.com/agentloop/agentloop/pkg/wire"
 )
 
 func TestKeepGoodContent(t *testing.T) {
@@ -108,7 +108,7 @@ func TestMalformedMessage(t *testing.T) {
 
 	s = start(t, "", stdioServer(t, "t"))
 	r := s.Call(context.Background(), "t_bad_jsonrpc", "c1", nil)
-	if r.Kind != transcript.KindServer || !strings.HasPrefix(r.Content, "mcp server t "+want) {
+	if r.Kind != wire.KindServer || !strings.HasPrefix(r.Content, "mcp server t "+want) {
 		t.Errorf("call: %+v\nwant mcp server t %s", r, want)
 	}
 	if again := s.Call(context.Background(), "t_echo", "c2", []byte(`{"text":"back"}`)); again.IsError || again.Content != "back" {

@@ -11,7 +11,7 @@ import (
 	"time"
 
 	"github.com/agentloop/agentloop/internal/mcptest"
-	"github.com/agentloop/agentloop/pkg/transcript"
+	"github.com/agentloop/agentloop/pkg/wire"
 )
 
 // TestHTTPRedirectKeepsHeadersHome has an HTTP server's address answer 307
@@ -74,7 +74,7 @@ func TestHTTPRedirectMidRun(t *testing.T) {
 	moved.Store(true)
 	r := s.Call(context.Background(), "web_echo", "c1", []byte(`{"text":"x"}`))
 	want := "mcp server web: the server at " + srv.URL + "/mcp redirected to " + other.URL + "/mcp, another server;"
-	if r.Kind != transcript.KindServer || !strings.HasPrefix(r.Content, want) {
+	if r.Kind != wire.KindServer || !strings.HasPrefix(r.Content, want) {
 		t.Errorf("got %+v\nwant %s…", r, want)
 	}
 }

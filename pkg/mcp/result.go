@@ -11,7 +11,7 @@ import (
 
 	"github.com/agentloop/agentloop/internal/textout"
 	"github.com/agentloop/agentloop/pkg/agent"
-	"github.com/agentloop/agentloop/pkg/transcript"
+	"github.com/agentloop/agentloop/pkg/wire"
 )
 
 // maxImages bounds the images of one result that are passed on; the
@@ -64,10 +64,10 @@ func toResult(res *sdk.CallToolResult, maxOutput int64) agent.ToolResult {
 		}
 	}
 	joined := strings.Join(text, "\n")
-	out := agent.ToolResult{Images: images, Source: transcript.SourceMCP}
+	out := agent.ToolResult{Images: images, Source: wire.SourceMCP}
 	out.Content, out.Truncated = textout.CapString(joined, maxOutput)
 	if res.IsError {
-		out.IsError, out.Kind, out.ExitCode = true, transcript.KindToolError, 0
+		out.IsError, out.Kind, out.ExitCode = true, wire.KindToolError, 0
 		if strings.TrimSpace(out.Content) == "" {
 			out.Content = "the tool reported an error without saying what it was"
 		}

@@ -7,7 +7,7 @@ import (
 
 	sdk "github.com/modelcontextprotocol/go-sdk/mcp"
 
-	"github.com/agentloop/agentloop/pkg/transcript"
+	"github.com/agentloop/agentloop/pkg/wire"
 )
 
 func TestToResult(t *testing.T) {
@@ -34,7 +34,7 @@ func TestToResult(t *testing.T) {
 			"[resource <file:///a.zip> (application/zip): 4 bytes of binary data, not shown]", 0, ""},
 		{"an image resource", &sdk.CallToolResult{Content: []sdk.Content{&sdk.EmbeddedResource{Resource: &sdk.ResourceContents{URI: "file:///a.png", MIMEType: "image/png", Blob: png}}}},
 			"[resource <file:///a.png> (image/png): an image]", 1, ""},
-		{"an error without text", &sdk.CallToolResult{IsError: true}, "the tool reported an error without saying what it was", 0, transcript.KindToolError},
+		{"an error without text", &sdk.CallToolResult{IsError: true}, "the tool reported an error without saying what it was", 0, wire.KindToolError},
 		{"NUL and bad UTF-8 made visible", &sdk.CallToolResult{Content: []sdk.Content{&sdk.TextContent{Text: "a\x00b\xff"}}}, "a\u2400b\uFFFD", 0, ""},
 	}
 	for _, tt := range tests {

@@ -226,6 +226,9 @@ func (s *session) stdioEnd() (string, bool) {
 		// It exits, with status 0, once its stdin is closed: that is
 		// not why it ended.
 		return s.stdout.protocolError() + s.stderrText(), true
+	case s.cmd != nil && s.cmd.ProcessState != nil && s.stdout != nil && s.stdout.closedAndStayed():
+		return "closed its stdout, which ends the connection, and did not exit: it was stopped (" +
+			s.cmd.ProcessState.String() + ")" + s.stderrText(), true
 	case s.cmd != nil && s.cmd.ProcessState != nil:
 		return "exited: " + s.cmd.ProcessState.String() + s.stderrText(), true
 	}

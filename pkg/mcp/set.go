@@ -18,6 +18,7 @@ import (
 	"github.com/agentloop/agentloop/internal/suggest"
 	"github.com/agentloop/agentloop/pkg/agent"
 	"github.com/agentloop/agentloop/pkg/transcript"
+	"github.com/agentloop/agentloop/pkg/wire"
 )
 
 // Options configure how servers run.
@@ -318,7 +319,7 @@ func (s *Set) Call(ctx context.Context, name, callID string, args []byte) agent.
 	start := time.Now()
 	t, ok := s.tools[name]
 	if !ok {
-		return failure(transcript.KindUnknownTool, "", fmt.Sprintf("unknown tool %q", name), start)
+		return failure(wire.KindUnknownTool, "", fmt.Sprintf("unknown tool %q", name), start)
 	}
 	var srv *server
 	for _, x := range s.servers {
@@ -327,14 +328,14 @@ func (s *Set) Call(ctx context.Context, name, callID string, args []byte) agent.
 		}
 	}
 	r := srv.call(ctx, t, args)
-	r.Source, r.Server, r.Duration = transcript.SourceMCP, t.Server, time.Since(start)
+	r.Source, r.Server, r.Duration = wire.SourceMCP, t.Server, time.Since(start)
 	return r
 }
 
 func failure(kind, server, msg string, start time.Time) agent.ToolResult {
 	r := agent.ToolResult{IsError: true, Kind: kind, ExitCode: -1, Content: msg, Duration: time.Since(start)}
 	if server != "" {
-		r.Source, r.Server = transcript.SourceMCP, server
+		r.Source, r.Server = wire.SourceMCP, server
 	}
 	return r
 }
@@ -345,14 +346,14 @@ func (srv *server) call(ctx context.Context, t *Tool, args []byte) agent.ToolRes
 	}
 	params, err := t.prepare(args)
 	if err != nil {
-		return fail(transcript.KindBadArguments, "%v", err)
+		return fail(wire.KindBadArguments, "%v", err)
 	}
 	if ctx.Err() != nil {
-		return fail(transcript.KindCanceled, "canceled before the call was sent: %v", context.Cause(ctx))
+		return fail(wire.KindCanceled, "canceled before the call was sent: %v", context.Cause(ctx))
 	}
 	sess, err := srv.live(ctx)
 	if err != nil {
-		return fail(transcript.KindServer, "mcp server %s %v", srv.cfg.Name, err)
+		return fail(wire.KindServer, "mcp server %s %v", srv.cfg.Name, err)
 	}
 	callCtx, cancel := context.WithTimeout(ctx, t.Timeout)
 	defer cancel()
@@ -369,25 +370,25 @@ func (srv *server) call(ctx context.Context, t *Tool, args []byte) agent.ToolRes
 		return toResult(res, srv.cfg.MaxOutput)
 	case ctx.Err() != nil:
 		sess.canceled.Add(1)
-		return fail(transcript.KindCanceled, "canceled before the tool finished (%v); the server was sent a cancellation", context.Cause(ctx))
+		return fail(wire.KindCanceled, "canceled before the tool finished (%v); the server was sent a cancellation", context.Cause(ctx))
 	case errors.Is(callCtx.Err(), context.DeadlineExceeded):
 		sess.canceled.Add(1)
-		return fail(transcript.KindTimeout, "timed out after %s; the server was sent a cancellation", t.Timeout)
+		return fail(wire.KindTimeout, "timed out after %s; the server was sent a cancellation", t.Timeout)
 	}
 	var redirect *redirectError
 	if errors.As(err, &redirect) {
-		return fail(transcript.KindServer, "mcp server %s: %v", srv.cfg.Name, redirect)
+		return fail(wire.KindServer, "mcp server %s: %v", srv.cfg.Name, redirect)
 	}
 	var rpcErr *jsonrpc.Error
 	if errors.As(err, &rpcErr) && rpcErr.Code != codeRejectedByTransport && sess.alive() {
-		return fail(transcript.KindServer, "mcp server %s refused the call: %s", srv.cfg.Name, rpcErr.Message)
+		return fail(wire.KindServer, "mcp server %s refused the call: %s", srv.cfg.Name, rpcErr.Message)
 	}
 	if !connectionLost(err) && !sess.ending() {
 		// The answer came and could not be read: the server is still
 		// there, and the calls that follow may well work.
-		return fail(transcript.KindServer, "mcp server %s sent a result agentloop cannot read: %v", srv.cfg.Name, err)
+		return fail(wire.KindServer, "mcp server %s sent a result agentloop cannot read: %v", srv.cfg.Name, err)
 	}
-	return fail(transcript.KindServer, "mcp server %s %s", srv.cfg.Name, srv.died(sess, err))
+	return fail(wire.KindServer, "mcp server %s %s", srv.cfg.Name, srv.died(sess, err))
 }
 
 // connectionLost reports whether a call's error says the connection is

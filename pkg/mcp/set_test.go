@@ -18,11 +18,12 @@ import (
 	"testing"
 	"time"
 
+	sdk "github.com/modelcontextprotocol/go-sdk/mcp"
+
 	"github.com/agentloop/agentloop/internal/mcptest"
 	"github.com/agentloop/agentloop/internal/procgroup"
 	"github.com/agentloop/agentloop/pkg/agent"
-	"github.com/agentloop/agentloop/pkg/transcript"
-	sdk "github.com/modelcontextprotocol/go-sdk/mcp"
+	"github.com/agentloop/agentloop/pkg/wire"
 )
 
 // The test binary is also the test server: run with MCPTEST_SERVER=1, it
@@ -33,6 +34,8 @@ func TestMain(m *testing.M) {
 		os.Exit(mcptest.Main(os.Args[1:]))
 	case "raw":
 		os.Exit(rawServer())
+	case "misbehave":
+		os.Exit(misbehavingServer())
 	}
 	os.Exit(m.Run())
 }
@@ -101,14 +104,14 @@ func TestResultKinds(t *testing.T) {
 				{"t_echo", `{"text":"hello"}`, "hello", "", 0},
 				{"t_add", `{"a":2,"b":3}`, `{"sum":5}`, "", 0},
 				{"t_image", `{}`, "a red square", "", 1},
-				{"t_fail", `{}`, "the tool failed on purpose", transcript.KindToolError, 0},
+				{"t_fail", `{}`, "the tool failed on purpose", wire.KindToolError, 0},
 				{"t_media", `{}`, "[audio not shown (audio/wav, 12 bytes)", "", 0},
 				{"t_media", `{}`, "[resource link: report.pdf <file:///srv/report.pdf> (application/pdf, 2048 bytes): the quarterly report]", "", 0},
 				{"t_media", `{}`, "[resource <file:///srv/notes.txt> (text/plain)]\nembedded notes", "", 0},
-				{"t_echo", `{"text":1}`, "arguments do not match the tool's schema", transcript.KindBadArguments, 0},
-				{"t_echo", `{"text"`, "arguments are not valid JSON", transcript.KindBadArguments, 0},
-				{"t_echo", `[1]`, "arguments must be a JSON object", transcript.KindBadArguments, 0},
-				{"t_nope", `{}`, `unknown tool "t_nope"`, transcript.KindUnknownTool, 0},
+				{"t_echo", `{"text":1}`, "arguments do not match the tool's schema", wire.KindBadArguments, 0},
+				{"t_echo", `{"text"`, "arguments are not valid JSON", wire.KindBadArguments, 0},
+				{"t_echo", `[1]`, "arguments must be a JSON object", wire.KindBadArguments, 0},
+				{"t_nope", `{}`, `unknown tool "t_nope"`, wire.KindUnknownTool, 0},
 			}
 			if transport == HTTP {
 				tests = append(tests, struct {
@@ -123,7 +126,7 @@ func TestResultKinds(t *testing.T) {
 				if !strings.Contains(r.Content, tt.want) || r.Kind != tt.kind || len(r.Images) != tt.images {
 					t.Errorf("%s %s = %+v; want %q, kind %q, %d images", tt.tool, tt.args, r, tt.want, tt.kind, tt.images)
 				}
-				if tt.kind != transcript.KindUnknownTool && (r.Source != "mcp" || r.Server != "t") {
+				if tt.kind != wire.KindUnknownTool && (r.Source != "mcp" || r.Server != "t") {
 					t.Errorf("%s: source %q server %q", tt.tool, r.Source, r.Server)
 				}
 			}
@@ -139,7 +142,7 @@ func TestTimeoutCancels(t *testing.T) {
 	cfg.Timeout = 200 * time.Millisecond
 	s := start(t, dir, cfg)
 	r := s.Call(context.Background(), "t_slow", "c1", []byte(`{"ms":60000,"name":"a"}`))
-	if r.Kind != transcript.KindTimeout || !strings.Contains(r.Content, "timed out after 200ms; the server was sent a cancellation") {
+	if r.Kind != wire.KindTimeout || !strings.Contains(r.Content, "timed out after 200ms; the server was sent a cancellation") {
 		t.Fatalf("result = %+v", r)
 	}
 	waitFile(t, filepath.Join(dir, "cancelled-a"))
@@ -160,7 +163,7 @@ func TestInterruptCancels(t *testing.T) {
 	cancel(errors.New("interrupted"))
 	r := <-done
 	s.Close()
-	if r.Kind != transcript.KindCanceled || !strings.Contains(r.Content, "canceled before the tool finished (interrupted)") {
+	if r.Kind != wire.KindCanceled || !strings.Contains(r.Content, "canceled before the tool finished (interrupted)") {
 		t.Fatalf("result = %+v", r)
 	}
 	if _, err := os.Stat(filepath.Join(dir, "cancelled-b")); err != nil {
@@ -175,7 +178,7 @@ func TestCrashRestartsOnce(t *testing.T) {
 	s := start(t, dir, stdioServer(t, "t"))
 	first := s.Call(context.Background(), "t_pid", "c0", nil).Content
 	r := s.Call(context.Background(), "t_crash", "c1", nil)
-	if r.Kind != transcript.KindServer || !strings.Contains(r.Content, "mcp server t exited: exit status 3") || !strings.Contains(r.Content, "fatal: crash requested") {
+	if r.Kind != wire.KindServer || !strings.Contains(r.Content, "mcp server t exited: exit status 3") || !strings.Contains(r.Content, "fatal: crash requested") {
 		t.Fatalf("crash result = %+v", r)
 	}
 	second := s.Call(context.Background(), "t_pid", "c2", nil)
@@ -184,7 +187,7 @@ func TestCrashRestartsOnce(t *testing.T) {
 	}
 	_ = s.Call(context.Background(), "t_crash", "c3", nil)
 	r = s.Call(context.Background(), "t_pid", "c4", nil)
-	if r.Kind != transcript.KindServer || !strings.Contains(r.Content, "not restarted again") {
+	if r.Kind != wire.KindServer || !strings.Contains(r.Content, "not restarted again") {
 		t.Fatalf("after the second crash: %+v", r)
 	}
 }
@@ -359,9 +362,11 @@ func readPid(t *testing.T, path string) int {
 	return pid
 }
 
-// alive reports whether a process runs (a zombie does not).
+// alive reports whether a process still runs (a zombie does not) after
+// a while for one just killed to end: long, for a loaded machine, but over
+// as soon as it has.
 func alive(pid int) bool {
-	deadline := time.Now().Add(2 * time.Second)
+	deadline := time.Now().Add(20 * time.Second)
 	for time.Now().Before(deadline) {
 		if syscall.Kill(pid, 0) != nil {
 			return false
@@ -442,11 +447,11 @@ func TestHTTPServerGone(t *testing.T) {
 	srv.CloseClientConnections()
 	srv.Close()
 	r := s.Call(context.Background(), "web_echo", "c2", []byte(`{"text":"down"}`))
-	if r.Kind != transcript.KindServer || !strings.Contains(r.Content, "mcp server web is unreachable") {
+	if r.Kind != wire.KindServer || !strings.Contains(r.Content, "mcp server web is unreachable") {
 		t.Errorf("gone: %+v", r)
 	}
 	r = s.Call(context.Background(), "web_echo", "c3", []byte(`{"text":"again"}`))
-	if r.Kind != transcript.KindServer || !strings.Contains(r.Content, "and restarting it failed") {
+	if r.Kind != wire.KindServer || !strings.Contains(r.Content, "and restarting it failed") {
 		t.Errorf("after a failed restart: %+v", r)
 	}
 }
@@ -510,7 +515,7 @@ func TestMalformedResult(t *testing.T) {
 	}
 	for _, tool := range []string{"raw_bad", "raw_weird"} {
 		r := s.Call(context.Background(), tool, "c2", nil)
-		if r.Kind != transcript.KindServer || !strings.HasPrefix(r.Content, "mcp server raw sent a result agentloop cannot read: ") {
+		if r.Kind != wire.KindServer || !strings.HasPrefix(r.Content, "mcp server raw sent a result agentloop cannot read: ") {
 			t.Errorf("%s: %+v", tool, r)
 		}
 	}

@@ -47,7 +47,7 @@ func (t *stdioTransport) Connect(ctx context.Context) (sdk.Connection, error) {
 		return nil, err
 	}
 	t.out.r = bufio.NewReaderSize(stdout, 64<<10)
-	tr := &sdk.IOTransport{Reader: nopCloser{t.out}, Writer: &stdinCloser{cmd: t.cmd, stdin: stdin}, MaxLineLength: -1}
+	tr := &sdk.IOTransport{Reader: nopCloser{t.out}, Writer: &stdinCloser{cmd: t.cmd, stdin: stdin, out: t.out}, MaxLineLength: -1}
 	return tr.Connect(ctx)
 }
 
@@ -61,6 +61,7 @@ func (nopCloser) Close() error { return nil }
 type stdinCloser struct {
 	cmd   *exec.Cmd
 	stdin io.WriteCloser
+	out   *stdoutFilter // told when the server had to be sent a signal
 }
 
 func (s *stdinCloser) Write(p []byte) (int, error) { return s.stdin.Write(p) }
@@ -76,6 +77,9 @@ func (s *stdinCloser) Close() error {
 		case <-time.After(terminateWait):
 		}
 		if sig != 0 {
+			if s.out != nil {
+				s.out.signalled()
+			}
 			_ = s.cmd.Process.Signal(sig)
 		}
 	}
@@ -99,6 +103,24 @@ type stdoutFilter struct {
 	mu       sync.Mutex
 	tooLarge bool
 	bad      string // see malformed
+	eof      bool   // the server closed its stdout
+	stayed   bool   // after that, it had to be sent a signal to exit
+}
+
+// signalled notes that the server was sent a signal to stop it.
+func (f *stdoutFilter) signalled() {
+	f.mu.Lock()
+	f.stayed = f.stayed || f.eof
+	f.mu.Unlock()
+}
+
+// closedAndStayed reports whether the server closed its stdout, which ends
+// the connection, and then did not exit until it was sent a signal: how
+// it exited is then agentloop's doing, not why the connection ended.
+func (f *stdoutFilter) closedAndStayed() bool {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	return f.stayed
 }
 
 func (f *stdoutFilter) Read(p []byte) (int, error) {
@@ -142,6 +164,11 @@ func (f *stdoutFilter) Read(p []byte) (int, error) {
 		case err == nil:
 			f.inLine = false
 		case err != bufio.ErrBufferFull && len(chunk) == 0:
+			if err == io.EOF {
+				f.mu.Lock()
+				f.eof = true
+				f.mu.Unlock()
+			}
 			return 0, err
 		}
 		f.pending = chunk

@@ -21,6 +21,7 @@ import (
 
 	"github.com/agentloop/agentloop/pkg/agent"
 	"github.com/agentloop/agentloop/pkg/transcript"
+	"github.com/agentloop/agentloop/pkg/wire"
 )
 
 // Status is the verdict on one call.
@@ -58,7 +59,7 @@ type Row struct {
 	Name   string
 	Status Status
 	// Recorded is the kind the recording gave a call it did not run
-	// (a transcript.Kind constant), for a NotRun row.
+	// (a wire.Kind), for a NotRun row.
 	Recorded string
 	// Diff is a unified diff of the recorded and the fresh content, for a
 	// row that diverged.
@@ -184,7 +185,7 @@ func Run(ctx context.Context, conv *transcript.Conversation, opts Options) (res 
 			k := callKey{t + 1, c.ID}
 			if _, done := fresh[k]; !done {
 				order = append(order, k)
-				fresh[k], names[k], index[k] = agent.ToolResult{Kind: transcript.KindDeclined}, c.Name, i
+				fresh[k], names[k], index[k] = agent.ToolResult{Kind: wire.KindDeclined}, c.Name, i
 				unrun[k] = true
 			}
 		}
@@ -235,7 +236,7 @@ func Run(ctx context.Context, conv *transcript.Conversation, opts Options) (res 
 // writeEnd ends the replay's transcript: the recording's reason when the
 // replay got through, else why it stopped.
 func writeEnd(ctx context.Context, w *transcript.Writer, conv *transcript.Conversation, out *agent.Outcome, played int, err error) error {
-	end := transcript.End{Reason: transcript.ReasonStop, Steps: played}
+	end := transcript.End{Reason: wire.ReasonStop, Steps: played}
 	if out != nil {
 		end.Steps, end.Usage, end.Reason = out.Steps, out.Usage, out.Reason
 	}
@@ -243,9 +244,9 @@ func writeEnd(ctx context.Context, w *transcript.Writer, conv *transcript.Conver
 		end.Reason = conv.End.Reason
 	}
 	if err != nil {
-		end.Reason, end.Error = transcript.ReasonError, err.Error()
+		end.Reason, end.Error = wire.ReasonError, err.Error()
 		if ctx.Err() != nil && !errors.Is(ctx.Err(), context.DeadlineExceeded) {
-			end.Reason = transcript.ReasonInterrupted
+			end.Reason = wire.ReasonInterrupted
 		}
 	}
 	werr := w.WriteEnd(end)
@@ -268,7 +269,7 @@ type rerun struct {
 
 func (r *rerun) Call(ctx context.Context, name, callID string, args []byte) agent.ToolResult {
 	k := callKey{r.step, callID}
-	if kind := r.rec.kinds[k]; transcript.NotRun(kind) {
+	if kind := r.rec.kinds[k]; wire.NotRun(kind) {
 		return agent.ToolResult{Content: r.rec.results[k].Content, IsError: true, Kind: kind, ExitCode: -1}
 	}
 	return r.tools.Call(ctx, name, callID, args)
@@ -398,11 +399,11 @@ func (r *recording) turnEnd(t int) int {
 // compareCall compares a call's fresh result with the recorded one.
 func compareCall(d agent.Dialect, k callKey, name string, res agent.ToolResult, recorded *recording, loaded func(string) bool, ignore []*regexp.Regexp, redact *transcript.Redactor) Row {
 	row := Row{Step: k.step, ID: k.id, Name: name}
-	if kind := recorded.kinds[k]; transcript.NotRun(kind) {
+	if kind := recorded.kinds[k]; wire.NotRun(kind) {
 		row.Status, row.Recorded = NotRun, kind
 		return row
 	}
-	if res.Kind == transcript.KindSkipped {
+	if res.Kind == wire.KindSkipped {
 		row.Status = Skipped
 		return row
 	}
@@ -436,7 +437,7 @@ func compareCall(d agent.Dialect, k callKey, name string, res agent.ToolResult, 
 	case got == want && gotErr == rec.IsError:
 		row.Status = Same
 		return row
-	case res.Kind == transcript.KindUnknownTool && !loaded(name) && !rec.IsError:
+	case res.Kind == wire.KindUnknownTool && !loaded(name) && !rec.IsError:
 		row.Status = Missing
 	case gotErr && !rec.IsError:
 		row.Status = NowError
@@ -472,7 +473,7 @@ func recordedAnswer(conv *transcript.Conversation, turns []*agent.Turn, reqs []r
 		return ""
 	}
 	last := turns[len(turns)-1]
-	reason := transcript.ReasonStop
+	reason := wire.ReasonStop
 	if conv.End != nil {
 		reason = conv.End.Reason
 	}
@@ -481,15 +482,15 @@ func recordedAnswer(conv *transcript.Conversation, turns []*agent.Turn, reqs []r
 		// A turn the server paused is not over: the run was stopped.
 		return ""
 	case last.Stop == agent.StopRefusal || last.Stop == agent.StopMaxTokens:
-		if reason == transcript.ReasonRefusal || reason == transcript.ReasonMaxTokens {
+		if reason == wire.ReasonRefusal || reason == wire.ReasonMaxTokens {
 			return last.Text
 		}
 	case len(reqs) == len(turns) && reqs[len(reqs)-1].final:
 		switch reason {
-		case transcript.ReasonMaxSteps, transcript.ReasonBudget, transcript.ReasonContext:
+		case wire.ReasonMaxSteps, wire.ReasonBudget, wire.ReasonContext:
 			return last.Text
 		}
-	case len(last.Calls) == 0 && reason == transcript.ReasonStop:
+	case len(last.Calls) == 0 && reason == wire.ReasonStop:
 		return last.Text
 	}
 	return ""

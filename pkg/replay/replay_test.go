@@ -14,6 +14,7 @@ import (
 	"github.com/agentloop/agentloop/pkg/agent"
 	"github.com/agentloop/agentloop/pkg/replay"
 	"github.com/agentloop/agentloop/pkg/transcript"
+	"github.com/agentloop/agentloop/pkg/wire"
 )
 
 // tools is an Executor whose tools answer from a table; it counts the calls
@@ -30,7 +31,7 @@ func (f *tools) Call(ctx context.Context, name, callID string, args []byte) agen
 	f.mu.Unlock()
 	fn, ok := f.fns[name]
 	if !ok {
-		return agent.ToolResult{IsError: true, Kind: transcript.KindUnknownTool, ExitCode: -1, Content: fmt.Sprintf("unknown tool %q", name)}
+		return agent.ToolResult{IsError: true, Kind: wire.KindUnknownTool, ExitCode: -1, Content: fmt.Sprintf("unknown tool %q", name)}
 	}
 	return fn()
 }
@@ -83,7 +84,7 @@ func conversation(t *testing.T, calls []call, answer string) *transcript.Convers
 	}
 	final, _ := json.Marshal(map[string]any{"role": "assistant", "content": answer})
 	must(w.WriteMessage(transcript.Message{Step: 2, Message: final, FinishReason: "stop"}))
-	must(w.WriteEnd(transcript.End{Reason: transcript.ReasonStop, Steps: 2}))
+	must(w.WriteEnd(transcript.End{Reason: wire.ReasonStop, Steps: 2}))
 	convs, err := transcript.ReadConversations(&b)
 	must(err)
 	return convs[0]
@@ -116,23 +117,23 @@ func TestRun(t *testing.T) {
 			ignore: []*regexp.Regexp{regexp.MustCompile(`\d\d:\d\d:\d\d`)}, want: "a:same", ran: "a"},
 		{name: "now an error", calls: []call{{id: "a", name: "echo", content: "hi"}},
 			fns: map[string]func() agent.ToolResult{"echo": func() agent.ToolResult {
-				return agent.ToolResult{IsError: true, Kind: transcript.KindExit, Content: "exit 1"}
+				return agent.ToolResult{IsError: true, Kind: wire.KindExit, Content: "exit 1"}
 			}},
 			want: "a:now an error", ran: "a", diverged: true},
 		{name: "missing tool", calls: []call{{id: "a", name: "gone", content: "hi"}}, loaded: func(string) bool { return false },
 			want: "a:missing tool", ran: "a", diverged: true},
 		{name: "skipped for want of approval", calls: []call{{id: "a", name: "rm", content: "removed"}},
-			fns:  map[string]func() agent.ToolResult{"rm": func() agent.ToolResult { return agent.ToolResult{IsError: true, Kind: transcript.KindSkipped} }},
+			fns:  map[string]func() agent.ToolResult{"rm": func() agent.ToolResult { return agent.ToolResult{IsError: true, Kind: wire.KindSkipped} }},
 			want: "a:skipped", ran: "a"},
 		{name: "denied in the recording is not run", calls: []call{
-			{id: "a", name: "rm", content: "not run: the user declined this call to rm", isError: true, kind: transcript.KindDenied},
-			{id: "b", name: "rm", content: "not replayed: rm needs a person's approval", isError: true, kind: transcript.KindSkipped},
+			{id: "a", name: "rm", content: "not run: the user declined this call to rm", isError: true, kind: wire.KindDenied},
+			{id: "b", name: "rm", content: "not replayed: rm needs a person's approval", isError: true, kind: wire.KindSkipped},
 			{id: "c", name: "echo", content: "hi"},
 		}, fns: map[string]func() agent.ToolResult{"rm": ok("removed"), "echo": ok("hi")},
 			want: "a:not run b:not run c:same", ran: "c"},
-		{name: "a recorded failure that ran is run", calls: []call{{id: "a", name: "rm", content: "exit 1", isError: true, kind: transcript.KindExit}},
+		{name: "a recorded failure that ran is run", calls: []call{{id: "a", name: "rm", content: "exit 1", isError: true, kind: wire.KindExit}},
 			fns: map[string]func() agent.ToolResult{"rm": func() agent.ToolResult {
-				return agent.ToolResult{IsError: true, Kind: transcript.KindExit, Content: "exit 1"}
+				return agent.ToolResult{IsError: true, Kind: wire.KindExit, Content: "exit 1"}
 			}},
 			want: "a:same", ran: "a"},
 	}
@@ -160,7 +161,7 @@ func TestRun(t *testing.T) {
 				if (len(r.Diff) > 0) != r.Status.Diverged() {
 					t.Errorf("%s: %s with diff %q", r.ID, r.Status, r.Diff)
 				}
-				if r.Status == replay.NotRun && !transcript.NotRun(r.Recorded) {
+				if r.Status == replay.NotRun && !wire.NotRun(r.Recorded) {
 					t.Errorf("%s: not run, recorded as %q", r.ID, r.Recorded)
 				}
 			}
@@ -197,7 +198,7 @@ func TestRunRowsInCallOrder(t *testing.T) {
 // them.
 func TestRunRecords(t *testing.T) {
 	conv := conversation(t, []call{
-		{id: "a", name: "rm", content: "not run: the user declined this call to rm", isError: true, kind: transcript.KindDenied},
+		{id: "a", name: "rm", content: "not run: the user declined this call to rm", isError: true, kind: wire.KindDenied},
 		{id: "b", name: "echo", content: "hi"},
 	}, "done")
 	var buf bytes.Buffer
@@ -287,7 +288,7 @@ func TestRunResponsesTurns(t *testing.T) {
 			t.Fatal(err)
 		}
 	}
-	if err := w.WriteEnd(transcript.End{Reason: transcript.ReasonStop, Steps: 4}); err != nil {
+	if err := w.WriteEnd(transcript.End{Reason: wire.ReasonStop, Steps: 4}); err != nil {
 		t.Fatal(err)
 	}
 	convs, err := transcript.ReadConversations(bytes.NewReader(b.Bytes()))
@@ -345,9 +346,9 @@ func TestRunRecordingWithResultRecords(t *testing.T) {
 		w.WriteMessage(transcript.Message{Message: d.UserMessage("go")}),
 		w.WriteMessage(transcript.Message{Step: 1, Message: json.RawMessage(turn), FinishReason: "tool_use"}),
 		w.WriteResult(transcript.CallResult{Step: 1, Result: transcript.Result{CallID: "mark", Name: "mark"}, Content: "marked"}),
-		w.WriteResult(transcript.CallResult{Step: 1, Result: transcript.Result{CallID: "rm", Name: "rm", ExitCode: -1, IsError: true, Error: transcript.KindDenied},
+		w.WriteResult(transcript.CallResult{Step: 1, Result: transcript.Result{CallID: "rm", Name: "rm", ExitCode: -1, IsError: true, Error: wire.KindDenied},
 			Content: "not run: the user declined this call to rm"}),
-		w.WriteEnd(transcript.End{Reason: transcript.ReasonInterrupted, Steps: 1}),
+		w.WriteEnd(transcript.End{Reason: wire.ReasonInterrupted, Steps: 1}),
 	} {
 		if err != nil {
 			t.Fatal(err)
@@ -397,7 +398,7 @@ func TestRunImages(t *testing.T) {
 		w.WriteMessage(transcript.Message{Step: 1, Message: msgs[0].Message, Results: []transcript.Result{{CallID: "a", Name: "chart"}}}),
 		w.WriteMessage(transcript.Message{Step: 1, Message: msgs[1].Message, ImagesOf: []string{"a"}}),
 		w.WriteMessage(transcript.Message{Step: 2, Message: final, FinishReason: "stop"}),
-		w.WriteEnd(transcript.End{Reason: transcript.ReasonStop, Steps: 2}),
+		w.WriteEnd(transcript.End{Reason: wire.ReasonStop, Steps: 2}),
 	} {
 		if err != nil {
 			t.Fatal(err)
@@ -434,9 +435,9 @@ func TestRunImages(t *testing.T) {
 // replay does not run them either, and still gives each its row.
 func TestRunCallsOfAnEndingTurn(t *testing.T) {
 	for _, tc := range []struct{ name, finish, end, kind, meta string }{
-		{name: "refusal", finish: "refusal", end: "refusal", kind: transcript.KindDeclined,
+		{name: "refusal", finish: "refusal", end: "refusal", kind: wire.KindDeclined,
 			meta: `,"results":[{"call_id":"a","name":"echo","is_error":true,"error":"declined"},{"call_id":"b","name":"echo","is_error":true,"error":"declined"}]`},
-		{name: "max tokens", finish: "max_tokens", end: "max_tokens", kind: transcript.KindDeclined,
+		{name: "max tokens", finish: "max_tokens", end: "max_tokens", kind: wire.KindDeclined,
 			meta: `,"results":[{"call_id":"a","name":"echo","is_error":true,"error":"declined"},{"call_id":"b","name":"echo","is_error":true,"error":"declined"}]`},
 		{name: "no metadata", finish: "max_tokens", end: "max_tokens"},
 	} {

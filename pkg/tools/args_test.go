@@ -7,7 +7,7 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/agentloop/agentloop/pkg/transcript"
+	"github.com/agentloop/agentloop/pkg/wire"
 )
 
 // echoScript prints its stdin, then its ARG_* and AGENTLOOP_* variables.
@@ -58,7 +58,7 @@ func TestBadArguments(t *testing.T) {
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
 			res := r.Call(context.Background(), "calc", "c1", []byte(tt.args))
-			if !res.IsError || res.Kind != transcript.KindBadArguments || res.Content != tt.want || res.ExitCode != -1 {
+			if !res.IsError || res.Kind != wire.KindBadArguments || res.Content != tt.want || res.ExitCode != -1 {
 				t.Errorf("Call = %+v\nwant content %q", res, tt.want)
 			}
 			if err := r.CheckArgs("calc", []byte(tt.args)); err == nil || err.Error() != tt.want {
@@ -75,7 +75,7 @@ func TestBadArgumentsNeverRun(t *testing.T) {
 	r := loadOne(t, "name: get_weather\ndescription: d\nparameters:\n  city: {type: string}\nrun: tool.sh\n",
 		"#!/bin/sh\ntouch '"+marker+"'\necho \"$ARG_CITY\"\n", Options{})
 	res := r.Call(context.Background(), "get_weather", "c1", []byte(`{"city": 5}`))
-	if res.Kind != transcript.KindBadArguments || res.Content != "invalid arguments for get_weather: /city: got number, want string" {
+	if res.Kind != wire.KindBadArguments || res.Content != "invalid arguments for get_weather: /city: got number, want string" {
 		t.Fatalf("result = %+v", res)
 	}
 	if _, err := os.Stat(marker); err == nil {

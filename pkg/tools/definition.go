@@ -4,6 +4,8 @@ import (
 	"encoding/json"
 	"slices"
 	"time"
+
+	"github.com/agentloop/agentloop/pkg/wire"
 )
 
 // Defaults for the optional keys of a tool definition.
@@ -74,8 +76,8 @@ type Result struct {
 	// account of the failure otherwise. Always valid UTF-8.
 	Content  string
 	IsError  bool
-	Kind     string // transcript.KindOK on success, else one of the transcript.Kind constants
-	ExitCode int    // the process's exit code; -1 when it did not run or did not exit normally
+	Kind     wire.Kind // wire.KindOK on success, else why the call failed
+	ExitCode int       // the process's exit code; -1 when it did not run or did not exit normally
 	Duration time.Duration
 	// Truncated is set when stdout held more than MaxOutput bytes.
 	Truncated bool

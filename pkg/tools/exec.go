@@ -17,7 +17,7 @@ import (
 
 	"github.com/agentloop/agentloop/internal/procgroup"
 	"github.com/agentloop/agentloop/internal/textout"
-	"github.com/agentloop/agentloop/pkg/transcript"
+	"github.com/agentloop/agentloop/pkg/wire"
 )
 
 const (
@@ -38,22 +38,22 @@ const (
 // exec runs a tool whose arguments are prepared.
 func (r *Registry) exec(ctx context.Context, t *tool, callID string, p *prepared) Result {
 	if ctx.Err() != nil {
-		return failure(transcript.KindCanceled, fmt.Sprintf("canceled before the tool started: %v", context.Cause(ctx)))
+		return failure(wire.KindCanceled, fmt.Sprintf("canceled before the tool started: %v", context.Cause(ctx)))
 	}
 	select {
 	case r.sem <- struct{}{}:
 		defer func() { <-r.sem }()
 	case <-ctx.Done():
-		return failure(transcript.KindCanceled, fmt.Sprintf("canceled before the tool started: %v", context.Cause(ctx)))
+		return failure(wire.KindCanceled, fmt.Sprintf("canceled before the tool started: %v", context.Cause(ctx)))
 	}
 
 	path, argv, err := r.resolve(t)
 	if err != nil {
-		return failure(transcript.KindStart, err.Error())
+		return failure(wire.KindStart, err.Error())
 	}
 	pr, err := newPipes()
 	if err != nil {
-		return failure(transcript.KindStart, fmt.Sprintf("cannot start the tool: %v", err))
+		return failure(wire.KindStart, fmt.Sprintf("cannot start the tool: %v", err))
 	}
 	defer pr.closeAll()
 
@@ -68,7 +68,7 @@ func (r *Registry) exec(ctx context.Context, t *tool, callID string, p *prepared
 	})
 	pr.closeChildEnds()
 	if err != nil {
-		return failure(transcript.KindStart, startErrorText(path, err))
+		return failure(wire.KindStart, startErrorText(path, err))
 	}
 	// Setsid made the tool the leader of a new session and group, whose id
 	// is its pid.
@@ -99,9 +99,9 @@ func (r *Registry) exec(ctx context.Context, t *tool, callID string, p *prepared
 	select {
 	case <-waited:
 	case <-timer.C:
-		stopped = transcript.KindTimeout
+		stopped = wire.KindTimeout
 	case <-ctx.Done():
-		stopped = transcript.KindCanceled
+		stopped = wire.KindCanceled
 	}
 	if stopped = finishedFirst(stopped, waited); stopped != "" {
 		procgroup.Stop(cmd.Process, pgid, waited)
@@ -112,7 +112,7 @@ func (r *Registry) exec(ctx context.Context, t *tool, callID string, p *prepared
 	drain(&streams, pr)
 
 	if cmd.ProcessState == nil {
-		return failure(transcript.KindStart, "lost track of the tool's process: its exit status is unknown")
+		return failure(wire.KindStart, "lost track of the tool's process: its exit status is unknown")
 	}
 	res := Result{ExitCode: cmd.ProcessState.ExitCode(), Bytes: out.total}
 	shown, truncated := out.content()
@@ -121,22 +121,22 @@ func (r *Registry) exec(ctx context.Context, t *tool, callID string, p *prepared
 	// a tool printed before it failed, timed out or was canceled is seen,
 	// and Truncated and Bytes describe output that the result shows.
 	switch stopped {
-	case transcript.KindTimeout:
-		res.IsError, res.Kind = true, transcript.KindTimeout
+	case wire.KindTimeout:
+		res.IsError, res.Kind = true, wire.KindTimeout
 		res.Content = fmt.Sprintf("timed out after %s; the tool's process group was killed", t.def.Timeout) + quoteStderr(errTail.bytes()) + quoteStdout(out.buf, out.total)
 		return res
-	case transcript.KindCanceled:
-		res.IsError, res.Kind = true, transcript.KindCanceled
+	case wire.KindCanceled:
+		res.IsError, res.Kind = true, wire.KindCanceled
 		res.Content = fmt.Sprintf("canceled before the tool finished (%v); the tool's process group was killed", context.Cause(ctx)) + quoteStderr(errTail.bytes()) + quoteStdout(out.buf, out.total)
 		return res
 	}
 	status, _ := cmd.ProcessState.Sys().(syscall.WaitStatus)
 	switch {
 	case status.Signaled():
-		res.IsError, res.Kind = true, transcript.KindExit
+		res.IsError, res.Kind = true, wire.KindExit
 		res.Content = fmt.Sprintf("tool was killed by signal %d (%s)", status.Signal(), status.Signal()) + quoteStderr(errTail.bytes()) + quoteStdout(out.buf, out.total)
 	case res.ExitCode != 0:
-		res.IsError, res.Kind = true, transcript.KindExit
+		res.IsError, res.Kind = true, wire.KindExit
 		res.Content = fmt.Sprintf("tool exited with code %d", res.ExitCode) + quoteStderr(errTail.bytes()) + quoteStdout(out.buf, out.total)
 	default:
 		res.Content = shown

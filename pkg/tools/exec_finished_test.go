@@ -3,7 +3,7 @@ package tools
 import (
 	"testing"
 
-	"github.com/agentloop/agentloop/pkg/transcript"
+	"github.com/agentloop/agentloop/pkg/wire"
 )
 
 // TestFinishedFirst: a tool whose end is already known when a timeout or an
@@ -18,10 +18,10 @@ func TestFinishedFirst(t *testing.T) {
 		waited  chan struct{}
 		want    string
 	}{
-		{"ended, then interrupted", transcript.KindCanceled, ended, ""},
-		{"ended, then timed out", transcript.KindTimeout, ended, ""},
-		{"interrupted while running", transcript.KindCanceled, running, transcript.KindCanceled},
-		{"timed out while running", transcript.KindTimeout, running, transcript.KindTimeout},
+		{"ended, then interrupted", wire.KindCanceled, ended, ""},
+		{"ended, then timed out", wire.KindTimeout, ended, ""},
+		{"interrupted while running", wire.KindCanceled, running, wire.KindCanceled},
+		{"timed out while running", wire.KindTimeout, running, wire.KindTimeout},
 		{"ended", "", ended, ""},
 	} {
 		t.Run(tc.name, func(t *testing.T) {

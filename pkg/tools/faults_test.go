@@ -44,7 +44,7 @@ func TestKillAll(t *testing.T) {
 // waitFor waits until the files exist.
 func waitFor(t *testing.T, paths ...string) {
 	t.Helper()
-	deadline := time.Now().Add(10 * time.Second)
+	deadline := time.Now().Add(30 * time.Second) // a loaded machine's delay; over once they are there
 	for _, p := range paths {
 		for {
 			if _, err := os.Stat(p); err == nil {

@@ -10,7 +10,7 @@ import (
 
 	"github.com/agentloop/agentloop/internal/bytesize"
 	"github.com/agentloop/agentloop/internal/textout"
-	"github.com/agentloop/agentloop/pkg/transcript"
+	"github.com/agentloop/agentloop/pkg/wire"
 )
 
 // imageTypes are the image types the model APIs take.
@@ -30,7 +30,7 @@ type block struct {
 // that is not what the tool's output: says.
 func readMedia(def *Definition, out *capture, res *Result) {
 	bad := func(format string, args ...any) {
-		res.IsError, res.Kind, res.Content = true, transcript.KindBadOutput, fmt.Sprintf(format, args...)
+		res.IsError, res.Kind, res.Content = true, wire.KindBadOutput, fmt.Sprintf(format, args...)
 	}
 	if out.total > int64(len(out.buf)) {
 		bad("the tool wrote %d bytes, more than its max_output of %s; an image or a content array cannot be cut", out.total, bytesize.Format(def.MaxOutput))

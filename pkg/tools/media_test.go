@@ -5,7 +5,7 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/agentloop/agentloop/pkg/transcript"
+	"github.com/agentloop/agentloop/pkg/wire"
 )
 
 // A 1×1 PNG, base64.
@@ -20,11 +20,11 @@ func TestMediaOutput(t *testing.T) {
 	}{
 		{"image", "image", "echo " + pixel + " | base64 -d", "", "", "", 1},
 		{"content", "content", `printf '[{"type":"text","text":"a pixel"},{"type":"image","data":"` + pixel + `","mimeType":"image/png"}]'`, "", "a pixel", "", 1},
-		{"not an image", "image", "echo hello", "", "are not a PNG, JPEG, GIF or WebP image (they look like text/plain", transcript.KindBadOutput, 0},
-		{"too large", "image", "echo " + pixel + " | base64 -d", "20", "more than its max_output of 20; an image or a content array cannot be cut", transcript.KindBadOutput, 0},
-		{"not a content array", "content", "echo '{}'", "", "is not a JSON array of blocks", transcript.KindBadOutput, 0},
-		{"unknown block", "content", `echo '[{"type":"audio"}]'`, "", `content[0] is a "audio" block`, transcript.KindBadOutput, 0},
-		{"bad base64", "content", `echo '[{"type":"image","data":"%%%"}]'`, "", "content[0]: the image's data is not base64", transcript.KindBadOutput, 0},
+		{"not an image", "image", "echo hello", "", "are not a PNG, JPEG, GIF or WebP image (they look like text/plain", wire.KindBadOutput, 0},
+		{"too large", "image", "echo " + pixel + " | base64 -d", "20", "more than its max_output of 20; an image or a content array cannot be cut", wire.KindBadOutput, 0},
+		{"not a content array", "content", "echo '{}'", "", "is not a JSON array of blocks", wire.KindBadOutput, 0},
+		{"unknown block", "content", `echo '[{"type":"audio"}]'`, "", `content[0] is a "audio" block`, wire.KindBadOutput, 0},
+		{"bad base64", "content", `echo '[{"type":"image","data":"%%%"}]'`, "", "content[0]: the image's data is not base64", wire.KindBadOutput, 0},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {

@@ -11,7 +11,7 @@ import (
 
 	"github.com/agentloop/agentloop/internal/schemacheck"
 	"github.com/agentloop/agentloop/internal/suggest"
-	"github.com/agentloop/agentloop/pkg/transcript"
+	"github.com/agentloop/agentloop/pkg/wire"
 )
 
 // tool is a loaded definition with what it takes to check and run a call.
@@ -135,17 +135,17 @@ func (r *Registry) Call(ctx context.Context, name, callID string, args []byte) (
 	start := time.Now()
 	defer func() {
 		if p := recover(); p != nil {
-			res = failure(transcript.KindStart, fmt.Sprintf("internal error running tool %s: %v", name, p))
+			res = failure(wire.KindStart, fmt.Sprintf("internal error running tool %s: %v", name, p))
 		}
 		res.Duration = time.Since(start)
 	}()
 	t, ok := r.tools[name]
 	if !ok {
-		return failure(transcript.KindUnknownTool, r.unknownText(name))
+		return failure(wire.KindUnknownTool, r.unknownText(name))
 	}
 	p, err := t.prepare(args)
 	if err != nil {
-		return failure(transcript.KindBadArguments, err.Error())
+		return failure(wire.KindBadArguments, err.Error())
 	}
 	return r.exec(ctx, t, callID, p)
 }

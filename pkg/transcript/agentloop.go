@@ -10,6 +10,7 @@ import (
 	"time"
 
 	"github.com/agentloop/agentloop/pkg/transcript/internal/check"
+	"github.com/agentloop/agentloop/pkg/wire"
 )
 
 // The agentloop format: agentloop's own transcripts, read a record a line.
@@ -367,8 +368,8 @@ func (v *agentloopReader) record(text []byte, n int, complete bool) {
 	case TypeEnd:
 		v.ended = true
 		v.f.Conv().SetPendingHint(pendingHint(string(ri.reason)))
-		if !slices.Contains(Reasons, string(ri.reason)) {
-			v.f.Finding(n, check.Error, "invalid-record", "end record with reason %q (want %s or %s)", ri.reason, strings.Join(Reasons[:len(Reasons)-1], ", "), Reasons[len(Reasons)-1])
+		if !slices.Contains(wire.Reasons, string(ri.reason)) {
+			v.f.Finding(n, check.Error, "invalid-record", "end record with reason %q (want %s or %s)", ri.reason, strings.Join(wire.Reasons[:len(wire.Reasons)-1], ", "), wire.Reasons[len(wire.Reasons)-1])
 		}
 	default:
 		if !ri.hasType {
@@ -422,10 +423,10 @@ func recordName(typ string) string {
 
 func (v *agentloopReader) applyHeader(n int, ri *recordInfo, names map[string]struct{}) {
 	c := v.f.Conv()
-	switch string(ri.provider) {
-	case "openai", "responses":
+	switch wire.Shape(ri.provider) {
+	case wire.Chat, wire.Responses:
 		if c.Len() == 0 {
-			if string(ri.provider) != "responses" {
+			if wire.Shape(ri.provider) != wire.Responses {
 				c.Presume(check.ShapeOpenAI)
 			} else if c.Presume(check.ShapeResponses) {
 				// agentloop sends store false unless --store, and
@@ -435,7 +436,7 @@ func (v *agentloopReader) applyHeader(n int, ri *recordInfo, names map[string]st
 		}
 		u := string(ri.baseURL)
 		c.SetOpenAI(u == "" || strings.Contains(u, "://api.openai.com"))
-	case "anthropic":
+	case wire.Messages:
 		if c.Len() == 0 {
 			c.Presume(check.ShapeAnthropic)
 		}

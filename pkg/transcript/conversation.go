@@ -10,6 +10,7 @@ import (
 	"strings"
 
 	"github.com/agentloop/agentloop/pkg/transcript/internal/linereader"
+	"github.com/agentloop/agentloop/pkg/wire"
 )
 
 // Conversation is a whole recorded conversation in memory, read from an
@@ -399,7 +400,7 @@ func eachLine(next func() ([]byte, int, bool, error), fn func(Part) error) (form
 // is left of a turn cut short, which no API would take back on its own (a
 // reasoning item without the item it came with).
 func (c *Conversation) dropTornTurn() {
-	if c.Format != "agentloop" || c.Shape != "responses" {
+	if c.Format != "agentloop" || wire.Shape(c.Shape) != wire.Responses {
 		return
 	}
 	n := len(c.Messages)
@@ -469,12 +470,12 @@ func nothingRead(what string, torn *LineError) error {
 // finish fills in the shape and, for logs without records, the steps.
 func (c *Conversation) finish() {
 	switch {
-	case c.Header != nil && (c.Header.Provider == "openai" || c.Header.Provider == "responses" || c.Header.Provider == "anthropic"):
+	case c.Header != nil && wire.Shape(c.Header.Provider).Known():
 		c.Shape = c.Header.Provider
 	default:
 		c.Shape = DetectShape(c.Messages)
-		if c.Shape == "openai" && c.systemField && !hasOpenAISigns(c.Messages) {
-			c.Shape = "anthropic"
+		if wire.Shape(c.Shape) == wire.Chat && c.systemField && !hasOpenAISigns(c.Messages) {
+			c.Shape = string(wire.Messages)
 		}
 	}
 	if c.Format == "agentloop" {
@@ -489,8 +490,9 @@ func (c *Conversation) finish() {
 			Type string `json:"type"`
 		}
 		_ = json.Unmarshal(c.Messages[i].Message, &m)
-		output := m.Role == "assistant" || (c.Shape == "responses" && m.Role == "" && m.Type != "" && !strings.HasSuffix(m.Type, "_output"))
-		if output && (!inTurn || c.Shape != "responses") {
+		responses := wire.Shape(c.Shape) == wire.Responses
+		output := m.Role == "assistant" || (responses && m.Role == "" && m.Type != "" && !strings.HasSuffix(m.Type, "_output"))
+		if output && (!inTurn || !responses) {
 			step++
 		}
 		inTurn = output
@@ -545,11 +547,11 @@ func DetectShape(msgs []Message) string {
 			continue
 		}
 		if len(probe.ToolCalls) > 0 || len(probe.ToolCallID) > 0 || probe.Role == "tool" {
-			return "openai"
+			return string(wire.Chat)
 		}
 		if probe.Type != "" && probe.Role == "" {
 			// An item that is not a message: function_call, reasoning, …
-			return "responses"
+			return string(wire.Responses)
 		}
 		for _, b := range probe.Content {
 			var blk struct {
@@ -560,13 +562,13 @@ func DetectShape(msgs []Message) string {
 			}
 			switch {
 			case anthropicBlock(blk.Type):
-				return "anthropic"
+				return string(wire.Messages)
 			case blk.Type == "input_text" || blk.Type == "output_text":
-				return "responses"
+				return string(wire.Responses)
 			}
 		}
 	}
-	return "openai"
+	return string(wire.Chat)
 }
 
 // anthropicBlock reports whether a content block type exists only in the

@@ -82,6 +82,10 @@ func TestRedactorURLQueryCredentials(t *testing.T) {
 			`Post "http://h/v1/chat/completions?x-api-key=[REDACTED]&access_token=[REDACTED]&sig=[REDACTED]&code=[REDACTED]&secret=[REDACTED]&password=[REDACTED]&token=[REDACTED]&key=[REDACTED]": EOF`},
 		{`https://s3/x?X-Amz-Credential=AK%2F1&X-Amz-Signature=ff00&X-Amz-Date=1`, `https://s3/x?X-Amz-Credential=[REDACTED]&X-Amz-Signature=[REDACTED]&X-Amz-Date=1`},
 		{`http://h/?apikey=1#frag?key=2`, `http://h/?apikey=[REDACTED]#frag?key=2`},
+		// In a transcript's line, & is written \u0026 (encoding/json's
+		// escape): the parameters after the first were read as its value.
+		{`{"content":"get https://s3/x?X-Amz-Date=1\u0026X-Amz-Signature=ff00\u0026token=t\u0026a=b\nok"}`,
+			`{"content":"get https://s3/x?X-Amz-Date=1\u0026X-Amz-Signature=[REDACTED]\u0026token=[REDACTED]\u0026a=b\nok"}`},
 		// Punctuation after a URL in free text is kept: a sentence's end, a
 		// Markdown link's parenthesis, a bracket around it.
 		{`see [the file](https://h/f?token=abc)], then.`, `see [the file](https://h/f?token=[REDACTED])], then.`},

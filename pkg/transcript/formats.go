@@ -1,13 +1,17 @@
 package transcript
 
 import (
+	"github.com/agentloop/agentloop/pkg/transcript/format/bedrock"
 	"github.com/agentloop/agentloop/pkg/transcript/format/cassette"
 	"github.com/agentloop/agentloop/pkg/transcript/format/claudecode"
 	"github.com/agentloop/agentloop/pkg/transcript/format/codex"
 	"github.com/agentloop/agentloop/pkg/transcript/format/conversations"
+	"github.com/agentloop/agentloop/pkg/transcript/format/gemini"
+	"github.com/agentloop/agentloop/pkg/transcript/format/geminicli"
 	"github.com/agentloop/agentloop/pkg/transcript/format/har"
 	"github.com/agentloop/agentloop/pkg/transcript/format/inspect"
 	"github.com/agentloop/agentloop/pkg/transcript/format/messages"
+	"github.com/agentloop/agentloop/pkg/transcript/format/ollama"
 	"github.com/agentloop/agentloop/pkg/transcript/format/request"
 	"github.com/agentloop/agentloop/pkg/transcript/format/swe"
 	"github.com/agentloop/agentloop/pkg/transcript/internal/check"
@@ -21,6 +25,8 @@ var registry = func() check.Registry {
 	r := check.Registry{
 		agentloopFormat{},
 		messages.Format,
+		bedrock.Format,
+		ollama.Format,
 		conversations.Format,
 		request.Format,
 		claudecode.Format,
@@ -29,6 +35,8 @@ var registry = func() check.Registry {
 		swe.Format,
 		cassette.Format,
 		har.Format,
+		gemini.Format,
+		geminicli.Format,
 	}
 	r.Check()
 	return r
@@ -38,6 +46,8 @@ var registry = func() check.Registry {
 const (
 	InputAgentloop     = "agentloop"        // agentloop transcript: header, message and end records
 	InputMessages      = messages.Name      // JSONL, one message a line: one conversation
+	InputBedrock       = bedrock.Name       // Amazon Bedrock Converse request bodies: one for the file, or one a line
+	InputOllama        = ollama.Name        // Ollama /api/chat request bodies: one for the file, or one a line
 	InputConversations = conversations.Name // JSONL, one {"messages": […]} (or request body) a line
 	InputRequest       = request.Name       // one JSON request body, or an array of messages, for the whole file
 	InputClaudeCode    = claudecode.Name    // Claude Code session log: a tree of user and assistant lines
@@ -46,6 +56,8 @@ const (
 	InputSWEAgent      = swe.Name           // SWE-agent trajectory (.traj): history
 	InputVCR           = cassette.Name      // VCR cassette (vcrpy, go-vcr, Ruby's VCR): the request bodies recorded
 	InputHAR           = har.Name           // HTTP Archive: the request bodies recorded
+	InputGemini        = gemini.Name        // Gemini API contents: request bodies, chat histories
+	InputGeminiCLI     = geminicli.Name     // Gemini CLI session: messages with their tool calls
 )
 
 // Inputs are the input formats, in the order help and errors list them.

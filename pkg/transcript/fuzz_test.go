@@ -18,6 +18,11 @@ func FuzzValidate(f *testing.F) {
 	f.Add([]byte("{\"input\":[{\"type\":\"reasoning\",\"id\":\"rs_1\"}]}"), uint8(4))
 	f.Add([]byte("{\n \"status\": 400,\n \"request\": {\"messages\": ["+aUser+","+aCall1+"]}\n}\n"), uint8(0))
 	f.Add([]byte(`{"custom_id":"r1","method":"POST","url":"/v1/chat/completions","body":{"model":"m","messages":[`+oUser+`,`+oCall1+`]}}`+"\n"+`{"status":400,"request":{"messages":[`+aUser+`]}}`), uint8(0))
+	for _, tc := range shapeCases {
+		f.Add([]byte(tc.bad), uint8(0))
+		f.Add([]byte(tc.fixed), uint8(3))
+	}
+	f.Add([]byte(`{"sessionId":"s","projectHash":"h"}`+"\n"+`{"id":"g1","type":"gemini","content":"","toolCalls":[{"id":"c1","name":"f","args":{},"result":"ok"}]}`+"\n"+`{"$rewindTo":"g1"}`), uint8(0))
 	for _, lf := range logFiles {
 		if data, err := os.ReadFile(filepath.Join(logsDir, lf.file)); err == nil && len(data) < 64<<10 {
 			f.Add(data, uint8(0))

@@ -2,8 +2,9 @@ package transcript
 
 import (
 	"bytes"
+	"compress/gzip"
 	"encoding/json"
-	"fmt"
+	"io"
 	"os"
 	"path/filepath"
 	"regexp"
@@ -61,10 +62,25 @@ var logFiles = []struct {
 	// call-a.": the finding is confirmed.
 	{"pydantic-ai_deepseek_interleaved_400.yaml", InputVCR, []string{"unanswered-call"}},
 	{"recorded-bodies.har", InputHAR, []string{"unanswered-call"}},
-	// Two interactions with Gemini's generateContent, which validate does
-	// not read, then two with Chat Completions: the Gemini ones are
-	// counted as not checked, each an error; the others are checked.
-	{"pydantic-ai_gemini_and_openai-chat_tool_calls.yaml", InputVCR, []string{"unchecked-conversation", "unchecked-conversation"}},
+	// Two interactions with Gemini's generateContent, then two with Chat
+	// Completions: each checked in its own API's rules.
+	{"pydantic-ai_gemini_and_openai-chat_tool_calls.yaml", InputVCR, nil},
+	// Ollama's own /api/chat examples: arguments as objects, tool
+	// messages that name their tool and carry no id.
+	{"ollama_docs_tool_result.json", InputOllama, nil},
+	{"ollama_docs_parallel_tool_results.json", InputOllama, nil},
+	// LangChain's cassette (gzipped, requests and responses in two lists)
+	// of an agent loop through Bedrock's Converse.
+	{"langchain-aws_test_agent_loop.yaml.gz", InputVCR, nil},
+	// Converse requests pydantic-ai recorded, answered 200: Kimi K2's
+	// toolUseIds ("functions.get_temperature:0"), which Bedrock took
+	// though its reference gives them the pattern [a-zA-Z0-9_-]+.
+	{"pydantic-ai_bedrock_moonshotai_tool_call.yaml", InputVCR, nil},
+	{"pydantic-ai_bedrock_model_structured_output.yaml", InputVCR, nil},
+	// Three interactions with Gemini, then two with the Messages API
+	// carrying Gemini's call ids over: one id is used by two calls of one
+	// request, answered 200: a warning, not an error.
+	{"pydantic-ai_gemini-then-anthropic_reused_tool_use_id.yaml", InputVCR, nil},
 }
 
 func readLog(t *testing.T, name string) []byte {
@@ -152,9 +168,17 @@ func TestLogMutations(t *testing.T) {
 		{"llm-anthropic_test_tools.yaml", `,\{"type":"tool_result","tool_use_id":"toolu_01N8a4jWyf116qKTMqKKmjyt","content":"Sammy"\}`, "error unanswered-call"},
 		{"go-vcr_fantasy_anthropic_multi_tool.yaml", `,\{"tool_use_id":"toolu_01AC6WQhj2iRkdYHgTAGMpVQ","content":\[\{"text":"6","type":"text"\}\],"type":"tool_result"\}`, "error unanswered-call"},
 		{"recorded-bodies.har", `,\{\\"tool_use_id\\":\\"toolu_01AC6WQhj2iRkdYHgTAGMpVQ\\",\\"content\\":\[\{\\"text\\":\\"6\\",\\"type\\":\\"text\\"\}\],\\"type\\":\\"tool_result\\"\}`, "error unanswered-call"},
-		// The Chat Completions interactions of a cassette that also holds
-		// Gemini's are checked.
+		// Both APIs' interactions of a cassette that holds the two are
+		// checked: Gemini's functionResponse, and a Chat Completions tool
+		// message.
+		{"pydantic-ai_gemini_and_openai-chat_tool_calls.yaml", `(?m)^      - parts:\n        - functionResponse:\n            name: get_capital\n            response:\n              return_value: Paris\n        role: user\n`, "error pending-call"},
 		{"pydantic-ai_gemini_and_openai-chat_tool_calls.yaml", `(?m)^      - content: London\n        role: tool\n        tool_call_id: call_SkEQ3ZGSJC8m6AvaIGNuuKdm\n`, "error pending-call"},
+		// Bedrock's "Expected toolResult blocks at messages.2.content".
+		{"pydantic-ai_bedrock_moonshotai_tool_call.yaml", `\{"toolResult": \{"toolUseId": "functions.get_temperature:0", "content": \[\{"text": "30\\u00b0C"\}\], "status": "success"\}\}`, "error unanswered-call"},
+		// Ollama pairs by tool_name and order: the second of four results
+		// taken out leaves the last call unanswered.
+		{"ollama_docs_parallel_tool_results.json", `\{"role": "tool", "tool_name": "get_conditions", "content": "Partly cloudy"\},\s*`, "error pending-call"},
+		{"ollama_docs_tool_result.json", `,\s*\{"role": "tool", "tool_name": "get_temperature", "content": "22°C"\}`, "error pending-call"},
 	} {
 		t.Run(tc.file, func(t *testing.T) {
 			data := dropFirst(t, readLog(t, tc.file), tc.cut)
@@ -210,6 +234,16 @@ func TestAnthropicTypedMessage(t *testing.T) {
 func TestSniffOneFormat(t *testing.T) {
 	for _, lf := range logFiles {
 		data := readLog(t, lf.file)
+		if strings.HasSuffix(lf.file, ".gz") {
+			// What the formats sniff is the text the file holds.
+			zr, err := gzip.NewReader(bytes.NewReader(data))
+			if err != nil {
+				t.Fatal(err)
+			}
+			if data, err = io.ReadAll(zr); err != nil {
+				t.Fatal(err)
+			}
+		}
 		h := check.NewHead(data[:min(len(data), 1<<20)], len(data) <= 1<<20)
 		best, sure := registry.Sniff(h)
 		if best == nil || best.Info().Name != lf.format {
@@ -226,48 +260,107 @@ func TestSniffOneFormat(t *testing.T) {
 
 // TestGeminiHistoryNotATrajectory: a Gemini CLI checkpoint ({"history":
 // [{"role", "parts"}]}) was read as a SWE-agent trajectory, its messages
-// passed as checked by SWE-agent's name. It is a document of a shape the
-// rules do not cover: its calls are not checked, which is an error.
+// passed as checked by SWE-agent's name. It is Gemini's contents, checked
+// with Gemini's rules: a response taken out is caught.
 func TestGeminiHistoryNotATrajectory(t *testing.T) {
 	checkpoint := `{
   "history": [
     {"role": "user", "parts": [{"text": "List the files."}]},
     {"role": "model", "parts": [{"functionCall": {"name": "list_directory", "args": {"path": "."}}}]},
-    {"role": "user", "parts": [{"functionResponse": {"name": "list_directory", "response": {"output": "a.go"}}}]}
+    {"role": "user", "parts": [{"functionResponse": {"name": "list_directory", "response": {"output": "a.go"}}}]},
+    {"role": "model", "parts": [{"text": "a.go"}]},
+    {"role": "user", "parts": [{"text": "Thanks."}]}
   ]
 }
 `
 	fs, st := validateBytes(t, "checkpoint.json", []byte(checkpoint), Options{})
-	if st.Format == InputSWEAgent {
-		t.Fatalf("read as a SWE-agent trajectory: %+v\n%s", st, dump(fs))
+	if st.Format != InputGemini || len(fs) != 0 || st.ToolCalls != 1 || st.Unchecked != 0 {
+		t.Fatalf("%+v\n%s", st, dump(fs))
 	}
-	if len(fs) != 1 || fs[0].Code != "unchecked-conversation" || fs[0].Severity != Error || st.Unchecked != 1 {
+	dropped := strings.Replace(checkpoint, `    {"role": "user", "parts": [{"functionResponse": {"name": "list_directory", "response": {"output": "a.go"}}}]},
+`, "", 1)
+	fs, st = validateBytes(t, "checkpoint.json", []byte(dropped), Options{})
+	if len(fs) != 1 || fs[0].Code != "unanswered-call" || fs[0].Line != 6 || fs[0].Path != "history[3]" {
 		t.Errorf("%+v\n%s", st, dump(fs))
 	}
 }
 
-// TestMixedCassette: a cassette of interactions with two APIs, one of
-// which validate does not read, does not pass on the one it read: each
-// interaction is checked or counted as not checked (it passed, exit 0,
-// the Gemini interactions never looked at). --allow-unchecked accepts
-// them with a warning each.
+// TestMixedCassette: a cassette of interactions with two APIs is checked
+// in both (it passed, exit 0, the Gemini interactions never looked at):
+// Gemini's generateContent bodies with Gemini's rules, the Chat
+// Completions ones with theirs.
 func TestMixedCassette(t *testing.T) {
 	const file = "pydantic-ai_gemini_and_openai-chat_tool_calls.yaml"
 	data := readLog(t, file)
 	fs, st := validateBytes(t, file, data, Options{})
-	if st.Conversations != 4 || st.Unchecked != 2 || st.Errors != 2 || st.ToolCalls != 3 {
+	if st.Conversations != 4 || st.Unchecked != 0 || st.Errors != 0 || st.ToolCalls != 4 || len(fs) != 0 {
 		t.Errorf("%+v\n%s", st, dump(fs))
 	}
-	for i, f := range fs {
-		want := fmt.Sprintf("interactions[%d]", i)
-		if f.Code != "unchecked-conversation" || f.Path != want || f.Status != 200 ||
-			!strings.Contains(f.Message, "https://generativelanguage.googleapis.com/v1beta/models/gemini-2.0-flash-exp:generateContent") {
-			t.Errorf("%v, want an unchecked-conversation at %s", f, want)
+}
+
+// TestGeminiInHAR: a HAR entry posting to Gemini's generateContent (on
+// Vertex AI too) is checked as a Gemini body; the key its URL carries is
+// named nowhere.
+func TestGeminiInHAR(t *testing.T) {
+	body := `{\"contents\":[{\"role\":\"user\",\"parts\":[{\"text\":\"Weather?\"}]},{\"role\":\"model\",\"parts\":[{\"functionCall\":{\"name\":\"get_weather\",\"args\":{}}}]},RESPONSE{\"role\":\"model\",\"parts\":[{\"text\":\"Sunny.\"}]}]}`
+	resp := `{\"role\":\"user\",\"parts\":[{\"functionResponse\":{\"name\":\"get_weather\",\"response\":{\"sky\":\"sunny\"}}}]},`
+	for _, url := range []string{
+		"https://generativelanguage.googleapis.com/v1beta/models/gemini-2.5-flash:generateContent?key=AIzaSyD-secret",
+		"https://aiplatform.googleapis.com/v1/projects/p/locations/global/publishers/google/models/gemini-2.5-flash:streamGenerateContent?alt=sse",
+	} {
+		har := `{"log":{"entries":[{"request":{"method":"POST","url":"` + url + `","postData":{"text":"` + strings.Replace(body, "RESPONSE", resp, 1) + `"}},"response":{"status":200}}]}}`
+		fs, st := validateBytes(t, "t.har", []byte(har), Options{})
+		if len(fs) != 0 || st.ToolCalls != 1 || st.Unchecked != 0 || st.Conversations != 1 {
+			t.Fatalf("%s: %+v\n%s", url, st, dump(fs))
+		}
+		har = strings.Replace(har, resp, "", 1)
+		fs, _ = validateBytes(t, "t.har", []byte(har), Options{})
+		if len(fs) != 1 || fs[0].Code != "pending-call" || fs[0].Path != "entries[0] contents[2]" || strings.Contains(fs[0].String(), "AIza") {
+			t.Errorf("%s: %s", url, dump(fs))
 		}
 	}
-	fs, st = validateBytes(t, file, data, Options{AllowUnchecked: true})
-	if st.Errors != 0 || st.Warnings != 2 || st.Unchecked != 2 {
-		t.Errorf("--allow-unchecked: %+v\n%s", st, dump(fs))
+}
+
+// TestCassetteInteractionsApart: each interaction of a cassette is a
+// conversation of its own, though each request repeats the calls of the
+// one before: a call id is compared with the ids of its own request only,
+// and a result taken out of one request is reported there, named by its
+// interaction, the next request (which still holds it) passing.
+func TestCassetteInteractionsApart(t *testing.T) {
+	const file = "pydantic-ai_gemini-then-anthropic_reused_tool_use_id.yaml"
+	data := readLog(t, file)
+	fs, st := validateBytes(t, file, data, Options{})
+	if st.Conversations != 5 || st.Unchecked != 0 || st.Errors != 0 || st.ToolCalls != 10 {
+		t.Errorf("%+v\n%s", st, dump(fs))
+	}
+	var reused []string
+	for _, f := range fs {
+		if f.Code == "reused-call-id" {
+			reused = append(reused, f.Severity.String()+" "+f.Path+": "+f.Message)
+		}
+	}
+	// The id 0usajhl5 names two calls in each of the two requests to
+	// the Messages API, which answered both 200.
+	want := []string{
+		"warning interactions[3] messages[3]: call id 0usajhl5 was already used at messages[1]; results keyed by id become ambiguous",
+		"warning interactions[4] messages[3]: call id 0usajhl5 was already used at messages[1]; results keyed by id become ambiguous",
+	}
+	if !slices.Equal(reused, want) {
+		t.Errorf("reused ids:\n%s\nwant:\n%s", strings.Join(reused, "\n"), strings.Join(want, "\n"))
+	}
+
+	// The result of call 8ci92gmp taken out of interaction 3 (its first
+	// appearance); interaction 4 still holds it.
+	cut := dropFirst(t, data, `(?m)^      - content:\n        - content:\n          - text: 'order-123: refund allowed for 30 days'\n            type: text\n          is_error: false\n          tool_use_id: 8ci92gmp\n          type: tool_result\n        role: user\n`)
+	fs, _ = validateBytes(t, file, cut, Options{})
+	var got []string
+	for _, f := range fs {
+		if f.Severity == Error {
+			got = append(got, f.Code+" "+f.Path+" "+strings.Join(f.IDs, ","))
+		}
+	}
+	if want := []string{"unanswered-call interactions[3] messages[7] 8ci92gmp"}; !slices.Equal(got, want) {
+		t.Errorf("a result taken out of interaction 3: %v, want %v\n%s", got, want, dump(fs))
 	}
 }
 
@@ -275,12 +368,12 @@ func TestMixedCassette(t *testing.T) {
 // endpoint validate does not read is named without what may hold a key
 // (Gemini's API takes it in the query) or a password.
 func TestUncheckedEndpointHidesCredentials(t *testing.T) {
-	har := `{"log":{"entries":[{"request":{"method":"POST","url":"https://user:hunter2@generativelanguage.googleapis.com/v1beta/models/gemini-2.5-flash:generateContent?key=AIzaSyD-secret","postData":{"text":"{\"contents\":[{\"role\":\"user\",\"parts\":[{\"text\":\"hi\"}]}]}"}},"response":{"status":200}}]}}`
+	har := `{"log":{"entries":[{"request":{"method":"POST","url":"https://user:hunter2@chat.example.com/v2/chat?key=AIzaSyD-secret","postData":{"text":"{\"messages\":[{\"role\":\"user\",\"content\":\"hi\"}]}"}},"response":{"status":200}}]}}`
 	fs, st := validateBytes(t, "t.har", []byte(har), Options{})
 	if len(fs) != 1 || fs[0].Code != "unchecked-conversation" || st.Unchecked != 1 {
 		t.Fatalf("%+v\n%s", st, dump(fs))
 	}
-	if m := fs[0].Message; strings.Contains(m, "AIza") || strings.Contains(m, "hunter2") || !strings.Contains(m, "https://generativelanguage.googleapis.com/v1beta/models/gemini-2.5-flash:generateContent,") {
+	if m := fs[0].Message; strings.Contains(m, "AIza") || strings.Contains(m, "hunter2") || !strings.Contains(m, "https://chat.example.com/v2/chat,") {
 		t.Errorf("%s", m)
 	}
 }

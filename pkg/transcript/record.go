@@ -6,6 +6,8 @@ package transcript
 import (
 	"encoding/json"
 	"time"
+
+	"github.com/agentloop/agentloop/pkg/wire"
 )
 
 // Version is the format version written in every header.
@@ -19,20 +21,18 @@ const (
 	TypeEnd     = "end"
 )
 
-// End reasons: why a run stopped.
+// End reasons: why a run stopped (wire.Reason); these names of them are
+// kept for code written against this package before they moved there.
 const (
-	ReasonStop        = "stop"        // the model answered without tool calls
-	ReasonMaxSteps    = "max_steps"   // the step budget ran out
-	ReasonMaxTokens   = "max_tokens"  // the model hit its output token limit
-	ReasonRefusal     = "refusal"     // the model refused; pending calls were not run
-	ReasonError       = "error"       // a provider, tool-layer or transcript error
-	ReasonInterrupted = "interrupted" // SIGINT/SIGTERM or a cancelled context
-	ReasonBudget      = "budget"      // the token or cost budget ran out
-	ReasonContext     = "context"     // clearing old results could not keep a request within the context limit
+	ReasonStop        = wire.ReasonStop
+	ReasonMaxSteps    = wire.ReasonMaxSteps
+	ReasonMaxTokens   = wire.ReasonMaxTokens
+	ReasonRefusal     = wire.ReasonRefusal
+	ReasonError       = wire.ReasonError
+	ReasonInterrupted = wire.ReasonInterrupted
+	ReasonBudget      = wire.ReasonBudget
+	ReasonContext     = wire.ReasonContext
 )
-
-// Reasons are the end reasons, in the order the schema lists them.
-var Reasons = []string{ReasonStop, ReasonMaxSteps, ReasonMaxTokens, ReasonRefusal, ReasonBudget, ReasonContext, ReasonError, ReasonInterrupted}
 
 // Header is the first record of a transcript: what ran, against what.
 type Header struct {
@@ -166,9 +166,9 @@ type Result struct {
 	DurationMS int64  `json:"duration_ms"`
 	Truncated  bool   `json:"truncated"`
 	IsError    bool   `json:"is_error"`
-	// Error classifies a failed call: one of the Kind constants (see
-	// kinds.go), "" for a call that succeeded.
-	Error string `json:"error,omitempty"`
+	// Error classifies a failed call: its wire.Kind, "" for a call that
+	// succeeded.
+	Error wire.Kind `json:"error,omitempty"`
 	// Source is "mcp" for a tool of an MCP server, named by Server; a
 	// script tool's result has neither.
 	Source string `json:"source,omitempty" jsonschema:"enum=mcp"`

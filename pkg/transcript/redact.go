@@ -131,9 +131,11 @@ func (r *Redactor) RedactString(s string) string {
 }
 
 // urlWithQuery matches a URL up to the end of its query, in free text or
-// inside a JSON string (it stops at a quote or a backslash).
+// inside a JSON string (it stops at a quote or a backslash, but for the
+// \u0026 that stands for & in JSON encoding/json writes: a transcript's
+// line holds a query's parameters so).
 var urlWithQuery = sync.OnceValue(func() *regexp.Regexp {
-	return regexp.MustCompile(`[a-zA-Z][a-zA-Z0-9+.-]*://[^\s"'<>\\?#]*\?[^\s"'<>\\#]*`)
+	return regexp.MustCompile(`[a-zA-Z][a-zA-Z0-9+.-]*://[^\s"'<>\\?#]*\?(?:[^\s"'<>\\#]|\\u0026)*`)
 })
 
 // RedactURL replaces the password of a URL that has one, and the values
@@ -155,26 +157,39 @@ func RedactURL(raw string) string {
 
 // redactQuery replaces the values of the credential-like parameters of a
 // raw query string, leaving the rest of it byte for byte.
+//
+// The parameters are parted by & or by its JSON escape \u0026.
 func redactQuery(query string) string {
-	parts := strings.Split(query, "&")
+	var b strings.Builder
 	changed := false
-	for i, p := range parts {
+	for rest := query; ; {
+		p, sep := rest, ""
+		i := strings.IndexByte(rest, '&')
+		if j := strings.Index(rest, `\u0026`); j >= 0 && (i < 0 || j < i) {
+			p, sep, rest = rest[:j], `\u0026`, rest[j+len(`\u0026`):]
+		} else if i >= 0 {
+			p, sep, rest = rest[:i], "&", rest[i+1:]
+		}
 		name, value, ok := strings.Cut(p, "=")
-		if !ok || value == "" || value == Redacted {
-			continue
+		if ok && value != "" && value != Redacted {
+			if n, err := url.QueryUnescape(name); err == nil {
+				name = n
+			}
+			if CredentialParam(name) {
+				p = p[:len(p)-len(value)] + Redacted
+				changed = true
+			}
 		}
-		if n, err := url.QueryUnescape(name); err == nil {
-			name = n
+		b.WriteString(p)
+		if sep == "" {
+			break
 		}
-		if CredentialParam(name) {
-			parts[i] = p[:len(p)-len(value)] + Redacted
-			changed = true
-		}
+		b.WriteString(sep)
 	}
 	if !changed {
 		return query
 	}
-	return strings.Join(parts, "&")
+	return b.String()
 }
 
 // credentialWords are the words of a query parameter name that say its

@@ -3,6 +3,8 @@ package transcript
 import (
 	"encoding/json"
 	"strings"
+
+	"github.com/agentloop/agentloop/pkg/wire"
 )
 
 // MessageText reads the role and the text of a message of any of the wire
@@ -68,7 +70,7 @@ func (t *Text) UnmarshalJSON(b []byte) error {
 // Anthropic's input_tokens leave out those read from and written to the
 // cache.
 func (u Usage) TotalInput(provider string) int64 {
-	if provider == "anthropic" {
+	if wire.Shape(provider).CacheApart() {
 		return u.InputTokens + u.CacheReadInputTokens + u.CacheCreationInputTokens
 	}
 	return u.InputTokens

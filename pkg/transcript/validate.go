@@ -48,6 +48,15 @@ var Codes = check.Codes
 // LookupCode returns the description of a code.
 func LookupCode(code string) (Code, bool) { return check.LookupCode(code) }
 
+// ShapeRule is a rule of Amazon Bedrock Converse or Ollama, shapes checked
+// with the Anthropic or the Chat Completions rules: the severity the shape
+// gives a code and the evidence for it.
+type ShapeRule = check.ShapeRule
+
+// ShapeRules are the rules of Bedrock Converse and Ollama, in the order
+// docs/validate.md lists them.
+var ShapeRules = check.ShapeRules
+
 // Validate checks the transcript or message log read from r, named name in
 // findings, and calls emit for each finding. The error is non-nil only when
 // r cannot be read or opts are invalid; what is wrong with the content is

@@ -23,6 +23,14 @@ const (
 	aDone   = `{"role":"assistant","content":[{"type":"text","text":"It is sunny."}]}`
 	aCall12 = `{"role":"assistant","content":[{"type":"tool_use","id":"toolu_1","name":"get_weather","input":{"city":"Paris"}},{"type":"tool_use","id":"toolu_2","name":"get_weather","input":{"city":"Rome"}}]}`
 	aRes12  = `{"role":"user","content":[{"type":"tool_result","tool_use_id":"toolu_1","content":"sunny"},{"type":"tool_result","tool_use_id":"toolu_2","content":"rain"}]}`
+
+	// Gemini contents: calls without ids (answered by name) and with.
+	gUser   = `{"role":"user","parts":[{"text":"What is the weather in Paris?"}]}`
+	gCall1  = `{"role":"model","parts":[{"functionCall":{"name":"get_weather","args":{"city":"Paris"}}}]}`
+	gRes1   = `{"role":"user","parts":[{"functionResponse":{"name":"get_weather","response":{"sky":"sunny"}}}]}`
+	gDone   = `{"role":"model","parts":[{"text":"It is sunny."}]}`
+	gCall12 = `{"role":"model","parts":[{"functionCall":{"id":"a1","name":"get_weather","args":{"city":"Paris"}}},{"functionCall":{"id":"b2","name":"get_time","args":{}}}]}`
+	gRes12  = `{"role":"user","parts":[{"functionResponse":{"id":"b2","name":"get_time","response":{"t":"noon"}}},{"functionResponse":{"id":"a1","name":"get_weather","response":{"sky":"sunny"}}}]}`
 )
 
 func lines(msgs ...string) string { return strings.Join(msgs, "\n") + "\n" }
@@ -156,7 +164,7 @@ var codeCases = []codeCase{
 		lines(aUser, strings.ReplaceAll(aCall12, "toolu_2", "toolu_1"), aRes1),
 		lines(aUser, aCall12, aRes12)},
 	{"openai", "reused-call-id", Warning, Options{}, lines(oUser, oCall1, oTool1, oUser, oCall1, oTool1), lines(oUser, oCall1, oTool1, oUser, oCall("call_2", "get_weather", `"{}"`), oTool("call_2"))},
-	{"anthropic", "reused-call-id", Error, Options{}, lines(aUser, aCall1, aRes1, aCall1, aRes1), lines(aUser, aCall1, aRes1, aCall("toolu_2", "get_weather", "{}"), aRes("toolu_2"))},
+	{"anthropic", "reused-call-id", Warning, Options{}, lines(aUser, aCall1, aRes1, aCall1, aRes1), lines(aUser, aCall1, aRes1, aCall("toolu_2", "get_weather", "{}"), aRes("toolu_2"))},
 	{"responses next turn", "reused-call-id", Warning, Options{Input: InputRequest},
 		`{"input":[{"type":"function_call","call_id":"a","name":"f","arguments":"{}"},{"type":"function_call_output","call_id":"a","output":"ok"},{"type":"function_call","call_id":"a","name":"f","arguments":"{}"},{"type":"function_call_output","call_id":"a","output":"ok"}]}`,
 		`{"input":[{"type":"function_call","call_id":"a","name":"f","arguments":"{}"},{"type":"function_call_output","call_id":"a","output":"ok"},{"type":"function_call","call_id":"b","name":"f","arguments":"{}"},{"type":"function_call_output","call_id":"b","output":"ok"}]}`},
@@ -286,12 +294,57 @@ var codeCases = []codeCase{
 	{"anthropic", "mixed-shapes", Warning, Options{}, lines(aUser, aCall1, aRes1, oCall("call_2", "f", `"{}"`), oTool("call_2")), lines(aUser, aCall1, aRes1, aDone)},
 	// A conversation in a shape the rules do not cover: its calls are not
 	// checked, which fails the file unless --allow-unchecked accepts it.
-	{"gemini", "unchecked-conversation", Error, Options{},
-		lines(`{"role":"user","parts":[{"text":"hi"}]}`, `{"role":"model","parts":[{"functionCall":{"name":"f","args":{}}}]}`),
+	{"proto roles", "unchecked-conversation", Error, Options{},
+		lines(`{"role":"ROLE_USER","content":"hi"}`, `{"role":"ROLE_ASSISTANT","content":"hello"}`),
 		lines(oUser, oDone)},
-	{"gemini allowed", "unchecked-conversation", Warning, Options{AllowUnchecked: true},
-		lines(`{"role":"user","parts":[{"text":"hi"}]}`, `{"role":"model","parts":[{"functionCall":{"name":"f","args":{}}}]}`),
+	{"proto roles allowed", "unchecked-conversation", Warning, Options{AllowUnchecked: true},
+		lines(`{"role":"ROLE_USER","content":"hi"}`, `{"role":"ROLE_ASSISTANT","content":"hello"}`),
 		lines(oUser, oDone)},
+	// Amazon Bedrock Converse: a request that holds toolUse or toolResult
+	// blocks defines its tools in toolConfig.
+	{"bedrock", "missing-tool-config", Error, Options{},
+		lines(`{"inferenceConfig":{},"messages":[{"role":"user","content":[{"text":"hi"}]},{"role":"assistant","content":[{"toolUse":{"toolUseId":"tooluse_1","name":"f","input":{}}}]},{"role":"user","content":[{"toolResult":{"toolUseId":"tooluse_1","content":[{"text":"ok"}]}}]}]}`),
+		lines(`{"inferenceConfig":{},"messages":[{"role":"user","content":[{"text":"hi"}]},{"role":"assistant","content":[{"toolUse":{"toolUseId":"tooluse_1","name":"f","input":{}}}]},{"role":"user","content":[{"toolResult":{"toolUseId":"tooluse_1","content":[{"text":"ok"}]}}]}],"toolConfig":{"tools":[{"toolSpec":{"name":"f","inputSchema":{"json":{"type":"object"}}}}]}}`)},
+	// Lists other tools call "parts" are not Gemini's contents (a
+	// pydantic-ai message history): not checked, so not passed.
+	{"pydantic-ai messages", "unchecked-conversation", Error, Options{},
+		lines(`{"parts":[{"content":"pw=42","part_kind":"user-prompt"}],"kind":"request"}`,
+			`{"parts":[{"tool_name":"secret_plan","args":"{}","tool_call_id":"call_8vnY","part_kind":"tool-call"}],"kind":"response"}`),
+		lines(gUser, gCall1, gRes1)},
+	{"gemini parts of another tool", "invalid-message", Error, Options{}, lines(gUser, `{"role":"model","parts":[{"part_kind":"text","content":"hi"}]}`), lines(gUser, gDone)},
+	// Gemini's contents.
+	{"gemini", "unanswered-call", Error, Options{}, lines(gUser, gCall1, gUser), lines(gUser, gCall1, gRes1, gDone)},
+	{"gemini fewer responses", "unanswered-call", Error, Options{}, lines(gUser, gCall12,
+		`{"role":"user","parts":[{"functionResponse":{"id":"a1","name":"get_weather","response":{}}}]}`), lines(gUser, gCall12, gRes12)},
+	{"gemini responses split over two turns", "orphan-result", Error, Options{}, lines(gUser, gCall12,
+		`{"role":"user","parts":[{"functionResponse":{"id":"a1","name":"get_weather","response":{}}}]}`,
+		`{"role":"user","parts":[{"functionResponse":{"id":"b2","name":"get_time","response":{}}}]}`), lines(gUser, gCall12, gRes12)},
+	{"gemini", "orphan-result", Error, Options{}, lines(gUser, gRes1), lines(gUser, gCall1, gRes1)},
+	{"gemini first", "call-turn-order", Error, Options{}, lines(gCall1, gRes1), lines(gUser, gCall1, gRes1)},
+	// Consecutive model contents are one turn: a call in the second is
+	// still one made before any user turn.
+	{"gemini after a model turn", "call-turn-order", Error, Options{}, lines(gDone, gCall1, gRes1), lines(gUser, gDone, gCall1, gRes1)},
+	{"gemini id", "unknown-result-id", Error, Options{}, lines(gUser, gCall12, strings.Replace(gRes12, `"b2"`, `"c3"`, 1)), lines(gUser, gCall12, gRes12)},
+	{"gemini name", "unknown-result-id", Error, Options{}, lines(gUser, gCall1, strings.Replace(gRes1, "get_weather", "get_time", 1)), lines(gUser, gCall1, gRes1)},
+	{"gemini", "duplicate-result", Error, Options{}, lines(gUser, gCall1,
+		`{"role":"user","parts":[{"functionResponse":{"name":"get_weather","response":{}}},{"functionResponse":{"name":"get_weather","response":{}}}]}`), lines(gUser, gCall1, gRes1)},
+	{"gemini", "pending-call", Error, Options{}, lines(gUser, gCall1), lines(gUser, gCall1, gRes1)},
+	{"gemini", "misplaced-block", Error, Options{}, lines(gUser, `{"role":"model","parts":[{"functionResponse":{"name":"get_weather","response":{}}}]}`), lines(gUser, gDone)},
+	{"gemini", "invalid-tool-name", Error, Options{}, lines(gUser, strings.Replace(gCall1, "get_weather", "9 weather", 1), strings.Replace(gRes1, "get_weather", "9 weather", 1)),
+		lines(gUser, strings.Replace(gCall1, "get_weather", "weather.get:v1", 1), strings.Replace(gRes1, "get_weather", "weather.get:v1", 1))},
+	// A call without a name answered: the turn has no call to match the
+	// response to (it crashed the checker).
+	{"gemini", "invalid-tool-call", Error, Options{}, lines(gUser, `{"role":"model","parts":[{"functionCall":{"args":{}}}]}`, gRes1),
+		lines(gUser, gCall1, gRes1)},
+	{"gemini", "missing-content", Error, Options{}, lines(gUser, `{"role":"model","parts":[]}`), lines(gUser, gDone)},
+	{"gemini", "invalid-message", Error, Options{}, lines(gUser, gCall1, `{"role":"user","parts":[{"functionResponse":{"response":{}}}]}`), lines(gUser, gCall1, gRes1)},
+	{"gemini role", "invalid-message", Error, Options{}, lines(gUser, `{"role":"assistant","parts":[{"text":"x"}]}`), lines(gUser, gDone)},
+	{"gemini request", "undefined-tool", Warning, Options{},
+		`{"contents":[` + gUser + `,` + gCall1 + `,` + gRes1 + `],"tools":[{"functionDeclarations":[{"name":"get_time"}]}]}`,
+		`{"contents":[` + gUser + `,` + gCall1 + `,` + gRes1 + `],"tools":[{"functionDeclarations":[{"name":"get_weather"}]}]}`},
+	{"bedrock", "text-beside-results", Warning, Options{},
+		lines(`{"inferenceConfig":{},"toolConfig":{"tools":[{"toolSpec":{"name":"f"}}]},"messages":[{"role":"user","content":[{"text":"hi"}]},{"role":"assistant","content":[{"toolUse":{"toolUseId":"tooluse_1","name":"f","input":{}}}]},{"role":"user","content":[{"toolResult":{"toolUseId":"tooluse_1","content":[{"text":"ok"}]}},{"text":"and?"}]}]}`),
+		lines(`{"inferenceConfig":{},"toolConfig":{"tools":[{"toolSpec":{"name":"f"}}]},"messages":[{"role":"user","content":[{"text":"hi"}]},{"role":"assistant","content":[{"toolUse":{"toolUseId":"tooluse_1","name":"f","input":{}}}]},{"role":"user","content":[{"toolResult":{"toolUseId":"tooluse_1","content":[{"text":"ok"}]}}]}]}`)},
 	// A role no API has, in a request body (in a log of messages, such a
 	// line is the writer's bookkeeping: see TestBookkeepingLines).
 	{"openai", "invalid-message", Error, Options{}, lines(`{"messages":[{"role":"robot","content":"hi"}]}`), lines(`{"messages":[` + oUser + `]}`)},
@@ -686,7 +739,7 @@ func codesAt(fs []Finding) []string {
 
 // TestReusedIDFarBack: the ids a conversation has used are kept exactly, not
 // in a filter that forgets or confuses them: a tool_use id reused after many
-// calls is still an error (rule 17), and none of the distinct ids before it
+// calls is still reported (rule 17), and none of the distinct ids before it
 // is taken for a reuse.
 func TestReusedIDFarBack(t *testing.T) {
 	var b strings.Builder
@@ -699,7 +752,7 @@ func TestReusedIDFarBack(t *testing.T) {
 	first := fmt.Sprintf("toolu_%024d", 0)
 	b.WriteString(aCall(first, "get_weather", "{}") + "\n" + aRes(first) + "\n")
 	fs, st := validateBytes(t, "t.jsonl", []byte(b.String()), Options{})
-	if got, want := codesAt(fs), []string{fmt.Sprintf("%d error reused-call-id", 2*n+2)}; !slices.Equal(got, want) {
+	if got, want := codesAt(fs), []string{fmt.Sprintf("%d warning reused-call-id", 2*n+2)}; !slices.Equal(got, want) {
 		t.Errorf("got %v, want %v", got, want)
 	}
 	if st.ToolCalls != n+1 {
@@ -758,7 +811,9 @@ func TestEvidence(t *testing.T) {
 		recorded[code] = true
 	}
 	for _, c := range Codes {
-		apiError := c.Rules != "" && (c.OpenAI == Error || c.Anthropic == Error)
+		// Gemini's rules are not numbered in transcript-rules.md: the
+		// table in docs/validate.md quotes their texts.
+		apiError := (c.Rules != "" || c.Note == "Gemini contents only") && (c.OpenAI == Error || c.Anthropic == Error)
 		switch {
 		case apiError && c.Evidence == "":
 			t.Errorf("%s: an error of rules %s with no evidence", c.Code, c.Rules)

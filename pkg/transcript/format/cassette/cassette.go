@@ -54,10 +54,11 @@ func (format) Open(f *check.File) error { return cassette(f, f.LineReader()) }
 const maxDepth = 10000
 
 // cassetteKey returns the top-level key of a cassette's interactions on
-// line: "interactions" (vcrpy, go-vcr) or "http_interactions" (Ruby's
-// VCR); "" if the line starts no such key.
+// line: "interactions" (vcrpy, go-vcr), "http_interactions" (Ruby's VCR)
+// or "requests" (LangChain's serializer, which writes the requests in one
+// list and the responses in another); "" if the line starts no such key.
 func cassetteKey(line []byte) string {
-	for _, k := range []string{"interactions", "http_interactions"} {
+	for _, k := range []string{"interactions", "http_interactions", "requests"} {
 		if bytes.HasPrefix(line, []byte(k+":")) {
 			return k
 		}
@@ -104,7 +105,7 @@ func cassette(f *check.File, lr *linereader.Reader) error {
 	inSeq, done, key := false, false, ""
 	flush := func() {
 		if itemLine > 0 && !big {
-			interaction(f, item, itemLine, fmt.Sprintf("%s[%d]", key, index))
+			interaction(f, item, itemLine, fmt.Sprintf("%s[%d]", key, index), key == "requests")
 		}
 		if itemLine > 0 {
 			index++
@@ -183,7 +184,7 @@ func cassette(f *check.File, lr *linereader.Reader) error {
 
 // interaction checks one item of a cassette's interactions, whose first
 // line is line; where names it ("interactions[2]").
-func interaction(f *check.File, text []byte, line int, where string) {
+func interaction(f *check.File, text []byte, line int, where string, bare bool) {
 	var doc yaml.Node
 	if err := yaml.Unmarshal(text, &doc); err != nil {
 		f.Finding(line, check.Error, "not-yaml", "%s is not YAML: %s", where, strings.TrimPrefix(err.Error(), "yaml: "))
@@ -194,6 +195,11 @@ func interaction(f *check.File, text []byte, line int, where string) {
 	}
 	it := doc.Content[0].Content[0]
 	req, resp := mapValue(it, "request"), mapValue(it, "response")
+	if bare {
+		// LangChain's: the item is the request; its response, in the
+		// responses list after all the requests, is not read.
+		req, resp = it, nil
+	}
 	if req == nil {
 		return
 	}

@@ -4,6 +4,8 @@ import (
 	"bytes"
 	"context"
 	"encoding/base64"
+	"slices"
+	"strings"
 	"testing"
 
 	"gopkg.in/yaml.v3"
@@ -24,6 +26,7 @@ func TestSniff(t *testing.T) {
 		{"vcrpy", "interactions:\n- request:\n    body: '{}'\n", check.Certain},
 		{"go-vcr", "---\nversion: 2\ninteractions:\n- id: 0\n", check.Certain},
 		{"Ruby's VCR", "---\nhttp_interactions:\n- request:\n", check.Certain},
+		{"LangChain's", "requests:\n- body: !!binary |\n    e30=\n", check.Certain},
 		{"a comment first", "# recorded\ninteractions: []\n", check.Certain},
 		{"other YAML", "name: get_weather\nrun: ./x.sh\n", check.No},
 		{"JSON", `{"interactions":[]}` + "\n", check.No},
@@ -73,5 +76,43 @@ func TestRubyVCRBase64Body(t *testing.T) {
 	fs, got := validateBytes(t, name, out, check.Options{})
 	if got != want || len(fs) != 0 {
 		t.Fatalf("base64 bodies: %+v %v; strings: %+v", got, fs, want)
+	}
+}
+
+// TestLangChainCassette: LangChain's cassettes list the requests, then the
+// responses; each request to Bedrock's Converse is checked in the Bedrock
+// shape, named requests[N], without a status (the responses come after).
+// The file is langchain-aws's, gzipped as that project keeps it.
+func TestLangChainCassette(t *testing.T) {
+	fs, st := validateBytes(t, "loop.yaml.gz", readLog(t, "langchain-aws_test_agent_loop.yaml.gz"), check.Options{})
+	if len(fs) != 0 || st.Conversations != 2 || st.ToolCalls != 1 || st.Messages != 4 {
+		t.Fatalf("%+v\n%s", st, checktest.Dump(fs))
+	}
+	// The second body with its toolResult taken out.
+	body := `{"messages": [{"role": "user", "content": [{"text": "weather?"}]}, {"role": "assistant", "content": [{"toolUse": {"toolUseId": "tooluse_1", "input": {}, "name": "get_weather"}}]}, {"role": "user", "content": [{"text": "and?"}]}], "toolConfig": {"tools": [{"toolSpec": {"name": "get_weather"}}]}}`
+	in := "requests:\n- body: !!binary |\n    " + base64.StdEncoding.EncodeToString([]byte(body)) +
+		"\n  method: POST\n  uri: https://bedrock-runtime.us-west-2.amazonaws.com/model/us.anthropic.claude-sonnet-5/converse\nresponses:\n- status:\n    code: 200\n"
+	fs, _ = validateBytes(t, "cut.yaml", []byte(in), check.Options{})
+	if len(fs) != 1 || fs[0].Code != "unanswered-call" || fs[0].Path != "requests[0] messages[2]" || fs[0].Status != 0 {
+		t.Errorf("%s", checktest.Dump(fs))
+	}
+}
+
+// TestEndpointShapes: a body sent to Converse or to Ollama's /api/chat is
+// checked in the shape its endpoint takes, whatever it looks like: an
+// Ollama body is not taken for a Chat Completions one (whose arguments
+// would have to be a string, whose tool messages an id).
+func TestEndpointShapes(t *testing.T) {
+	ollama := `{"model":"qwen3","messages":[{"role":"user","content":"weather?"},{"role":"assistant","tool_calls":[{"function":{"name":"get_weather","arguments":{}}}]},{"role":"tool","content":"sunny"}]}`
+	in := "interactions:\n- request:\n    body: '" + ollama + "'\n    method: POST\n    uri: http://localhost:11434/api/chat\n  response:\n    status:\n      code: 200\n"
+	fs, st := validateBytes(t, "ollama.yaml", []byte(in), check.Options{})
+	if len(fs) != 0 || st.ToolCalls != 1 || st.Unchecked != 0 {
+		t.Errorf("%+v\n%s", st, checktest.Dump(fs))
+	}
+	// The same body sent to a Chat Completions endpoint is not right there.
+	in = strings.Replace(in, "http://localhost:11434/api/chat", "http://localhost:11434/v1/chat/completions", 1)
+	fs, _ = validateBytes(t, "openai.yaml", []byte(in), check.Options{})
+	if !slices.Contains(checktest.Codes(fs), "3 error arguments-not-string") {
+		t.Errorf("%s", checktest.Dump(fs))
 	}
 }

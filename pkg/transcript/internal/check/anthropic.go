@@ -34,7 +34,7 @@ func (c *conv) addAnthropic(m *Msg) {
 	// system messages inside messages are passed over here as they are
 	// for the pairing.
 	if c.lastRole == "" && role != "user" {
-		c.report(m.line, m.index, "first-not-user", nil, "the first message is from the %s; older API versions want a user message first", role)
+		c.report(m.line, m.index, "first-not-user", nil, "the first message is from the %s; %s", role, c.firstNotUser())
 	}
 	if c.emptyLast != nil {
 		// Not the last message after all; unless the log goes on with the
@@ -55,7 +55,7 @@ func (c *conv) addAnthropic(m *Msg) {
 		// calls join the ones the turn answers.
 	case role == c.lastRole:
 		if !m.continues {
-			c.report(m.line, m.index, "role-order", nil, "second %s message in a row: the API merges them into one turn", role)
+			c.report(m.line, m.index, "role-order", nil, "second %s message in a row: %s", role, c.roleOrder())
 		}
 	default:
 		if c.inUserTurn {
@@ -239,7 +239,9 @@ func (c *conv) toolUse(m *Msg, i int, b *block) {
 		return
 	}
 	id := b.id
-	if !validName(id, 0) {
+	if c.shape == shapeBedrock {
+		c.bedrockCallID(m, i, id)
+	} else if !validName(id, 0) {
 		c.report(m.line, m.index, "invalid-call-id", []string{string(id)}, "content[%d]: tool_use id %q does not match ^[a-zA-Z0-9_-]+$", i, id)
 	}
 	if !b.hasName {

@@ -18,6 +18,8 @@ import (
 	"io"
 	"strconv"
 	"strings"
+
+	"github.com/agentloop/agentloop/pkg/wire"
 )
 
 // ToolChecker knows the tools a run may call. The checker asks it about
@@ -150,8 +152,8 @@ func Validate(ctx context.Context, reg Registry, name string, r io.Reader, opts 
 	if opts.Input != "" && reg.Lookup(opts.Input) == nil {
 		return Stats{}, fmt.Errorf("unknown input format %q (want %s)", opts.Input, strings.Join(reg.Names(), ", "))
 	}
-	switch opts.Shape {
-	case "", "openai", "anthropic":
+	switch wire.Shape(opts.Shape) {
+	case "", wire.Chat, wire.Messages:
 	default:
 		return Stats{}, fmt.Errorf("unknown Shape %q (want openai or anthropic)", opts.Shape)
 	}

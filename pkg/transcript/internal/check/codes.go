@@ -65,7 +65,10 @@ var Codes = []Code{
 	{"unknown-result-id", "3, 12, 15", Error, Error, "", "a tool result answers an id the previous assistant message did not call", EvidenceReported},
 	{"duplicate-result", "4, 18", Error, Error, "", "a tool call is answered more than once", EvidenceReported},
 	{"duplicate-call-id", "4, 17", Warning, Error, "", "the same id twice in one assistant message", EvidenceReported},
-	{"reused-call-id", "4, 17", Warning, Error, "", "an id already used by an earlier tool call", EvidenceReported},
+	// The 400s quoted for rule 17 name a block of the message that holds
+	// the id twice (messages.1.content.1); across turns the Messages API
+	// answered 200 (testdata/logs/pydantic-ai_gemini-then-anthropic_reused_tool_use_id.yaml).
+	{"reused-call-id", "4, 17", Warning, Warning, "the same id twice in one message is duplicate-call-id, an error in the Anthropic shape; the Messages API answered 200 to a request of two turns calling with one id", "an id already used by an earlier tool call", ""},
 	{"missing-tool-call-id", "5", Error, 0, "", "a tool message without tool_call_id", EvidenceReported},
 	{"arguments-not-string", "6", Error, 0, "", "function.arguments is not a string", EvidenceReported},
 	{"arguments-not-json", "6", Warning, 0, "", "function.arguments is not valid JSON", ""},
@@ -94,7 +97,10 @@ var Codes = []Code{
 	{"system-in-messages", "28", 0, Warning, "", "a system message inside messages (a provider extension)", ""},
 	{"first-not-user", "28", 0, Warning, "", "the first message is not a user message", ""},
 	{"mixed-shapes", "30", Warning, Warning, "", "OpenAI and Anthropic tool calls in one conversation", ""},
-	{"unchecked-conversation", "", Error, Error, "a warning with --allow-unchecked", "a conversation whose tool calls are not checked: in neither the OpenAI nor the Anthropic shape (Gemini, Bedrock, …), or a recorded request to an endpoint validate does not read", ""},
+	{"missing-tool-config", "", 0, Error, "Amazon Bedrock Converse requests only", "a request with toolUse or toolResult blocks and no toolConfig", ""},
+	{"text-beside-results", "", 0, Warning, "Amazon Bedrock Converse only", "text after the toolResult blocks of a user message (refused by some of Bedrock's models)", ""},
+	{"call-turn-order", "", Error, Error, "Gemini contents only", "a model turn with function calls that does not come right after a user turn or a function response turn", EvidenceReported},
+	{"unchecked-conversation", "", Error, Error, "a warning with --allow-unchecked", "a conversation whose tool calls are not checked: in none of the shapes validate reads (Gemini's, Bedrock Converse's and Ollama's besides OpenAI's and Anthropic's), or a recorded request to an endpoint validate does not read", ""},
 	{"invalid-message", "", Error, Error, "each API's message schema; a warning for an image, audio or file part in a tool message, which some models and endpoints accept", "a message that is not an object, has no role or an unknown one, or fields of the wrong type", EvidenceInferred},
 	{"unknown-tool", "", Error, Error, "only with --tools-dir", "a call to a tool the tools directories do not define", ""},
 	{"arguments-invalid", "", Error, Error, "only with --tools-dir", "arguments that do not match the tool's schema", ""},
@@ -132,4 +138,88 @@ func LookupCode(code string) (Code, bool) {
 		return Code{}, false
 	}
 	return *c, true
+}
+
+// ShapeRule is a rule of a shape whose findings the Codes of the Anthropic
+// or OpenAI shape stand for, with that shape's own severity and the
+// evidence for it: Amazon Bedrock Converse runs the Anthropic rules, Ollama
+// the Chat Completions ones.
+type ShapeRule struct {
+	// Shape is the shape's label: "bedrock", "ollama".
+	Shape string
+	Code  string
+	// Severity is the code's in the shape, where it differs from the
+	// shape whose rules it runs; 0 where it does not.
+	Severity Severity
+	// Evidence is one of the Evidence constants, or EvidenceAccepted.
+	Evidence string
+	// Rule says what is checked.
+	Rule string
+	// Text is the API's error text, as quoted in Sources; "" when it has
+	// none.
+	Text string
+	// Sources are where the text was seen, or where the rule comes from.
+	Sources string
+}
+
+// EvidenceAccepted: the API takes the request; the finding is about what
+// the model is then shown.
+const EvidenceAccepted = "accepted"
+
+// ShapeRules are the rules of the shapes checked with another shape's
+// rules, in the order docs/validate.md lists them.
+var ShapeRules = []ShapeRule{
+	{"bedrock", "unanswered-call", 0, EvidenceReported, "every toolUse of an assistant message has a toolResult in the user message that follows",
+		"Expected toolResult blocks at messages.2.content for the following Ids: tooluse_bRX9ftpYK3xO5tev2x4qtc", "camel-ai/camel#3954, strands-agents/harness-sdk#1435"},
+	{"bedrock", "orphan-result", 0, EvidenceReported, "a toolResult answers a toolUse of the assistant message before it, once (also `unknown-result-id`, `duplicate-result`)",
+		"The number of toolResult blocks at messages.2.content exceeds the number of toolUse blocks of previous turn.", "pydantic/pydantic-ai#2327, Just-Curieous/Curie#16, langgenius/dify-official-plugins#765"},
+	{"bedrock", "role-order", Error, EvidenceReported, "user and assistant messages alternate",
+		"A conversation must alternate between user and assistant roles. Make sure the conversation alternates between user and assistant roles and try again.", "langchain-ai/langchain-aws#130, langgenius/dify#9294, microsoft/semantic-kernel#10281"},
+	{"bedrock", "first-not-user", Error, EvidenceReported, "the first message is a user message",
+		"A conversation must start with a user message. Try again with a conversation that starts with a user message.", "langgenius/dify#12340, elastic/kibana#246393, strands-agents/sdk-typescript#727"},
+	{"bedrock", "error-result-empty", 0, EvidenceReported, "a toolResult of status error has content",
+		"The content field at messages.<n>.content.0.toolResult cannot be empty when status value is error.", "aws-samples/sample-multi-agent-orchestration-chat-on-agentcore#15"},
+	{"bedrock", "invalid-tool-name", 0, EvidenceReported, "a toolUse name and a toolSpec name match [a-zA-Z0-9_-]+, 1 to 64 characters",
+		"Value at 'messages.73.member.content.2.member.toolUse.name' failed to satisfy constraint: Member must satisfy regular expression pattern: [a-zA-Z0-9_-]+", "openclaw/openclaw#12892, BerriAI/litellm#24668; ToolUseBlock in the Bedrock API reference"},
+	{"bedrock", "invalid-call-id", 0, EvidenceInferred, "a toolUseId is 1 to 64 of [a-zA-Z0-9_.:-]: the API reference's [a-zA-Z0-9_-]+ is not what Bedrock enforces, as it answered 200 for functions.get_temperature:0",
+		"", "ToolUseBlock in the Bedrock API reference (docs.aws.amazon.com/bedrock/latest/APIReference/API_runtime_ToolUseBlock.html); pydantic/pydantic-ai tests/models/cassettes/test_bedrock/test_bedrock_moonshotai_tool_call.yaml (200)"},
+	{"bedrock", "missing-tool-config", Error, EvidenceReported, "a request whose messages hold toolUse or toolResult blocks has a toolConfig",
+		"The toolConfig field must be defined when using toolUse and toolResult content blocks.", "vxcontrol/pentagi#196, patriceckhart/zot#18"},
+	{"bedrock", "empty-content", Warning, EvidenceReported, "a text block is not empty (an error); of whitespace only, refused by some models (a warning)",
+		"The text field in the ContentBlock object at messages.0.content.0 is blank. Add text to the text field, and try again.", "quoted in public client code (an OpenAI-compatible Bedrock gateway's tests: an empty text refused for every model, whitespace only for DeepSeek, AI21 and Cohere models); no issue thread found"},
+	{"bedrock", "invalid-message", 0, EvidenceInferred, "a message's role is user or assistant (the system prompt is the top-level system), its content an array of content blocks",
+		"", "Message and ContentBlock in the Bedrock API reference; botocore's bedrock-runtime model"},
+	{"bedrock", "text-beside-results", 0, EvidenceReported, "no text beside the toolResult blocks of a user message: some models refuse it, others answered 200 (a warning)",
+		"messages.2.content: Conversation blocks and tool result blocks cannot be provided in the same turn.", "langchain-ai/langchain-aws#141, BerriAI/litellm#6053 (Claude 3 Opus), strands-agents/harness-sdk#1223 (Llama 4 Maverick); 200 for Llama, Writer and Nova: pydantic-ai's test_bedrock_*_tool_result_followed_by_*_accepted.yaml"},
+	{"bedrock", "result-not-first", Warning, EvidenceAccepted, "toolResult blocks open the user message: text after them was accepted (200), text before them is refused by Claude models",
+		"", "pydantic/pydantic-ai cassettes test_bedrock_llama_tool_result_followed_by_text_accepted.yaml, test_bedrock_writer_tool_result_followed_by_text_accepted.yaml"},
+	{"bedrock", "input-not-object", Warning, EvidenceInferred, "a toolUse input is a JSON object (the API types it a JSON value; models take objects)",
+		"", "ToolUseBlock in the Bedrock API reference"},
+	{"bedrock", "reused-call-id", Warning, "", "a toolUseId is not reused by a later toolUse (results keyed by id become ambiguous)",
+		"", "—"},
+	{"ollama", "arguments-not-object", Error, EvidenceReported, "function.arguments of a tool call is a JSON object, not a string",
+		"json: cannot unmarshal string into Go struct field ChatRequest.messages.tool_calls.function.arguments of type api.ToolCallFunctionArguments", "aliasrobotics/cai#76, ollama/ollama#12794, neuron-core/neuron-ai#219"},
+	{"ollama", "invalid-message", 0, EvidenceReported, "a message's content is a string",
+		"json: cannot unmarshal array into Go struct field ChatRequest.messages.content of type string", "BerriAI/litellm#11273"},
+	{"ollama", "unanswered-call", 0, EvidenceAccepted, "every call of an assistant message has a tool message after it, before the next other message (matched by tool_call_id, else tool_name, else order)",
+		"", "ollama/ollama api/types.go (Message: tool_name, tool_call_id), server/prompt.go: the template renders the messages as given; Ollama does not refuse the request, the model is shown a call never answered"},
+	{"ollama", "orphan-result", 0, EvidenceAccepted, "a tool message answers a call of the assistant message before it, once (also `unknown-result-id`, `duplicate-result`)",
+		"", "as above"},
+	{"ollama", "pending-call", 0, EvidenceAccepted, "the request does not end with calls unanswered",
+		"", "as above"},
+}
+
+// shapeSeverity is the severity of code in shape s where its ShapeRules
+// give one.
+func shapeSeverity(s shape, code string) (Severity, bool) {
+	label := s.Label()
+	if s != shapeBedrock && s != shapeOllama {
+		return 0, false
+	}
+	for i := range ShapeRules {
+		if r := &ShapeRules[i]; r.Shape == label && r.Code == code && r.Severity != 0 {
+			return r.Severity, true
+		}
+	}
+	return 0, false
 }

@@ -9,6 +9,7 @@ import (
 	"strings"
 
 	"github.com/agentloop/agentloop/internal/english"
+	"github.com/agentloop/agentloop/pkg/wire"
 )
 
 // shape is the wire shape of a conversation.
@@ -23,6 +24,9 @@ const (
 	ShapeOpenAI    = shapeOpenAI
 	ShapeAnthropic = shapeAnthropic
 	ShapeResponses = shapeResponses
+	ShapeBedrock   = shapeBedrock
+	ShapeOllama    = shapeOllama
+	ShapeGemini    = shapeGemini
 )
 
 const (
@@ -31,6 +35,9 @@ const (
 	shapeAnthropic
 	shapeResponses
 	shapeForeign
+	shapeBedrock // Amazon Bedrock Converse: bedrock.go
+	shapeOllama  // Ollama's native /api/chat: ollama.go
+	shapeGemini
 )
 
 func (s shape) String() string {
@@ -41,8 +48,14 @@ func (s shape) String() string {
 		return "Anthropic Messages"
 	case shapeResponses:
 		return "OpenAI Responses"
+	case shapeGemini:
+		return "Gemini"
 	case shapeForeign:
 		return "unknown"
+	case shapeBedrock:
+		return "Amazon Bedrock Converse"
+	case shapeOllama:
+		return "Ollama"
 	}
 	return "undetermined"
 }
@@ -51,11 +64,17 @@ func (s shape) String() string {
 func (s shape) Label() string {
 	switch s {
 	case shapeOpenAI:
-		return "openai"
+		return string(wire.Chat)
 	case shapeAnthropic:
-		return "anthropic"
+		return string(wire.Messages)
 	case shapeResponses:
-		return "responses"
+		return string(wire.Responses)
+	case shapeBedrock:
+		return "bedrock"
+	case shapeOllama:
+		return "ollama"
+	case shapeGemini:
+		return "gemini"
 	}
 	return ""
 }
@@ -80,6 +99,7 @@ type pend struct {
 	answered bool
 	late     bool // answered, but not where the rules want it
 	recorded bool // an agentloop result record holds its result, not yet sent
+	byName   bool // a Gemini call without an id, answered by name
 }
 
 // seenID is where a call id was first used in a conversation.
@@ -136,6 +156,9 @@ type Conv struct {
 	// different ids share a hash with odds of about n²/2⁶⁵ for n calls.
 	ids map[uint64]seenID
 
+	gemTurn byte // Gemini: what the last content was (gUser…)
+	gemLead bool // Gemini: the model turns so far came before any user turn
+
 	// Anthropic turns.
 	lastRole    string
 	turnStart   int // line of the first message of the current user turn
@@ -149,6 +172,9 @@ type Conv struct {
 		toolUse, thinkingFirst bool
 	}
 	haveAsst bool
+	// bedrockTools: a Bedrock message held a toolUse or toolResult block,
+	// which a request must have a toolConfig for.
+	bedrockTools bool
 
 	// Responses.
 	previousResponse bool
@@ -212,10 +238,13 @@ func (c *conv) reset(v *File, kind ConvKind, array string) {
 		c.serverIDs = make(map[uint64]struct{})
 	}
 	c.turnStart = -1
-	switch v.opts.Shape {
-	case "openai":
+	// The shape the file's format or a recorded request's endpoint says
+	// (File.PresumeShape); --shape wins.
+	c.shape = v.presume
+	switch wire.Shape(v.opts.Shape) {
+	case wire.Chat:
 		c.shape = shapeOpenAI
-	case "anthropic":
+	case wire.Messages:
 		c.shape = shapeAnthropic
 	}
 }
@@ -254,7 +283,10 @@ func (c *conv) severity(code string) Severity {
 	if info == nil {
 		panic("transcript: unknown code " + code)
 	}
-	if c.shape == shapeAnthropic {
+	if sev, ok := shapeSeverity(c.shape, code); ok {
+		return sev
+	}
+	if c.shape == shapeAnthropic || c.shape == shapeBedrock {
 		if info.Anthropic != 0 {
 			return info.Anthropic
 		}
@@ -286,6 +318,11 @@ func (c *conv) report(line, index int, code string, ids []string, format string,
 }
 
 func (c *conv) reportSev(line, index int, sev Severity, code string, ids []string, format string, args ...any) {
+	if c.shape == shapeBedrock {
+		// The Anthropic rules, said in Bedrock's words; only the format
+		// is reworded, never what it quotes from the file.
+		format = bedrockWords.Replace(format)
+	}
 	c.v.emitFinding(Finding{
 		File:     c.v.name,
 		Line:     line,
@@ -301,6 +338,9 @@ func (c *conv) reportSev(line, index int, sev Severity, code string, ids []strin
 // classify reads the shape a message is written in, or shapeUnknown for a
 // plain message that would fit any.
 func classify(m *Msg) shape {
+	if m.gemini || m.foreign && string(m.role) == "model" && m.partsK != KindAbsent {
+		return shapeGemini
+	}
 	if m.foreign {
 		return shapeForeign
 	}
@@ -314,7 +354,7 @@ func classify(m *Msg) shape {
 	case "tool", "function":
 		return shapeOpenAI
 	case "model":
-		return shapeForeign
+		return shapeGemini
 	}
 	if bytes.HasPrefix(m.role, []byte("ROLE_")) {
 		return shapeForeign
@@ -324,6 +364,11 @@ func classify(m *Msg) shape {
 	}
 	for i := range m.blocks {
 		b := &m.blocks[i]
+		if b.typ == nil && b.bedrock != "" {
+			// A block without a type whose key names a member of a
+			// Converse content block, a union ({"toolUse": …}).
+			return shapeBedrock
+		}
 		if b.foreign || (!b.notObject && b.typ == nil && !b.hasText) {
 			return shapeForeign
 		}
@@ -339,6 +384,17 @@ func classify(m *Msg) shape {
 		}
 	}
 	return shapeUnknown
+}
+
+// typelessText reports whether a message's content holds a text block
+// without a type.
+func typelessText(m *Msg) bool {
+	for i := range m.blocks {
+		if b := &m.blocks[i]; b.typ == nil && b.hasText && !b.notObject {
+			return true
+		}
+	}
+	return false
 }
 
 // anthropicMessage reports whether a {"type": "message"} object is an
@@ -376,10 +432,15 @@ func (c *conv) add(m *Msg) {
 	if c.flat {
 		s = shapeUnknown // Inspect AI's own shape: its blocks say nothing of an API
 	}
+	if s == shapeUnknown && c.hint == shapeUnknown && typelessText(m) {
+		// {"text": …} without a type: valid in Converse alone (both
+		// other APIs want a type), but not proof of it.
+		c.hint = shapeBedrock
+	}
 	if c.shape == shapeUnknown && s != shapeUnknown {
 		c.decide(s)
 	} else if s != shapeUnknown && s != c.shape && !c.mixed && c.shape != shapeForeign &&
-		!(c.shape == shapeOpenAI && s == shapeResponses) {
+		!(c.shape == shapeOpenAI && s == shapeResponses) && !(c.shape == shapeOllama && s == shapeOpenAI) {
 		c.mixed = true
 		c.report(m.line, m.index, "mixed-shapes", nil,
 			"this message is in the %s shape, the conversation so far in the %s shape; converters turn such mixes into duplicate ids",
@@ -392,6 +453,12 @@ func (c *conv) add(m *Msg) {
 		c.addAnthropic(m)
 	case shapeResponses:
 		c.addResponses(m)
+	case shapeBedrock:
+		c.addBedrock(m)
+	case shapeOllama:
+		c.addOllama(m)
+	case shapeGemini:
+		c.addGemini(m)
 	case shapeForeign:
 		// Counted, not checked: one unchecked-conversation finding was
 		// enough.
@@ -453,9 +520,19 @@ func knownRole(role []byte) bool {
 func (c *conv) decide(s shape) {
 	c.shape = s
 	switch s {
-	case shapeOpenAI, shapeResponses:
+	case shapeOpenAI, shapeResponses, shapeOllama:
 		c.emitHeld(0)
 	case shapeAnthropic:
+		c.emitHeld(1)
+	case shapeBedrock:
+		// The Anthropic verdicts, but for the type Converse's text blocks
+		// do not have.
+		c.early[1] = slices.DeleteFunc(c.early[1], func(f Finding) bool {
+			return f.Code == "invalid-block" && strings.HasSuffix(f.Message, "has no type")
+		})
+		for i := range c.early[1] {
+			asBedrock(&c.early[1][i])
+		}
 		c.emitHeld(1)
 	case shapeForeign:
 		line := c.start
@@ -464,7 +541,7 @@ func (c *conv) decide(s shape) {
 		}
 		c.v.uncheckedConv()
 		c.reportSev(line, -1, c.v.uncheckedSeverity(), "unchecked-conversation", nil,
-			"conversation is in neither the OpenAI nor the Anthropic shape (Gemini, Bedrock, …?): its tool calls are not checked%s", c.v.uncheckedHint())
+			"conversation is in none of the shapes validate reads (OpenAI, Anthropic, Gemini, Bedrock Converse, Ollama): its tool calls are not checked%s", c.v.uncheckedHint())
 	}
 	c.early[0], c.early[1] = c.early[0][:0], c.early[1][:0]
 	c.dropped = [2]int{}
@@ -550,13 +627,19 @@ func (c *conv) finish() {
 	switch c.shape {
 	case shapeOpenAI:
 		c.pendingAtEnd("tool message")
-	case shapeAnthropic:
+	case shapeAnthropic, shapeBedrock:
 		c.settleBlank(nil, "")
 		if c.inUserTurn {
 			c.closeUserTurn()
 		}
-		c.pendingAtEnd("tool_result")
+		if c.shape == shapeBedrock {
+			c.pendingAtEnd("toolResult")
+		} else {
+			c.pendingAtEnd("tool_result")
+		}
 		c.checkThinking()
+	case shapeOllama:
+		c.pendingAtEnd("tool message")
 	case shapeResponses:
 		if c.reasoningOpen {
 			c.reportOrphanReasoning()
@@ -573,6 +656,8 @@ func (c *conv) finish() {
 				c.v.emitFinding(f)
 			}
 		}
+	case shapeGemini:
+		c.pendingAtEnd("functionResponse")
 	}
 	c.orphanOutputs = c.orphanOutputs[:0]
 	c.noCipher = c.noCipher[:0]
@@ -667,7 +752,12 @@ func describePending(ps []pend, where func(int, int) string) string {
 			fmt.Fprintf(&b, "and %d more", countUnanswered(ps)-5)
 			break
 		}
-		fmt.Fprintf(&b, "%s (%s, %s)", p.id, p.name, where(p.line, p.index))
+		if p.byName {
+			// A Gemini call without an id: its name is all it has.
+			fmt.Fprintf(&b, "the call of %s (%s)", p.name, where(p.line, p.index))
+		} else {
+			fmt.Fprintf(&b, "%s (%s, %s)", p.id, p.name, where(p.line, p.index))
+		}
 		n++
 	}
 	return b.String()
@@ -711,6 +801,11 @@ func (c *conv) checkCallName(m *Msg, id, name []byte) {
 			"tool name %q of call %s does not match ^[a-zA-Z0-9_-]{1,64}$", name, id)
 		return
 	}
+	c.checkCallKnown(m, id, name)
+}
+
+// checkCallKnown checks that the tools given define the tool a call names.
+func (c *conv) checkCallKnown(m *Msg, id, name []byte) {
 	if c.v.opts.Tools != nil && !c.v.opts.Tools.Has(string(name)) {
 		c.report(m.line, m.index, "unknown-tool", []string{string(id)},
 			"call %s names tool %s, which the tools directories do not define", id, name)

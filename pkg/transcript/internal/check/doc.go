@@ -51,12 +51,14 @@ type Doc struct {
 	notArray  string // messages or traj, when its value is not an array
 	notArrayK byte   // the kind of that value
 	input     byte   // the kind of "input"; KindAbsent if absent
-	contents  bool   // a Gemini "contents": not a shape the rules cover
+	contents  bool   // a Gemini "contents"
 	model     bool   // a request rather than a fine-tuning record
 	previous  bool   // previous_response_id or conversation: the server holds earlier items
 	stateless bool   // store false: the server keeps no item
 	system    bool   // a top-level system: the Anthropic shape
 	thinking  bool   // thinking enabled (read by thinkingEnabled)
+	// toolConfig: a Bedrock Converse request's tool configuration.
+	toolConfig bool
 	// Other: the document is a log holding conversations of its own
 	// (Inspect AI samples, HAR entries), not one itself.
 	Other bool
@@ -68,16 +70,23 @@ func (d *Doc) Messages() bool { return d.array != "" }
 // note records what a top-level key whose value is of kind k says.
 func (d *Doc) note(key string, k byte) {
 	switch key {
-	case "messages", "traj":
+	case "messages", "traj", "contents":
 		if k != KindArray && d.notArray == "" {
 			d.notArray, d.notArrayK = key, k
 		}
+		d.contents = d.contents || key == "contents"
 	case "input":
 		d.input = k
-	case "contents":
-		d.contents = true
-	case "model":
+	case "model", "generationConfig", "generation_config", "tool_config",
+		"modelId", "inferenceConfig", "additionalModelRequestFields":
+		// Gemini's and Bedrock Converse's bodies name the model in the
+		// URL: their request-only keys say a request (boto3 logs a
+		// Converse request's modelId among its parameters).
 		d.model = true
+	case "toolConfig":
+		// Gemini's function calling mode, or Bedrock Converse's tools.
+		d.model = true
+		d.toolConfig = k == KindObject
 	case "system":
 		d.system = true
 	case "previous_response_id", "conversation":
@@ -99,8 +108,9 @@ func (d *Doc) noteStore(s *scanner) {
 
 // bodyArrays are the keys whose first array holds a request body's
 // messages: messages, traj (tau-bench trajectories), history (SWE-agent
-// trajectories) or input (Responses items), whichever comes first.
-var bodyArrays = []string{"messages", "traj", "history", "input"}
+// trajectories, Gemini chat histories), input (Responses items) or contents
+// (Gemini), whichever comes first.
+var bodyArrays = []string{"messages", "traj", "history", "input", "contents"}
 
 // takeArray reports whether the value of key, of kind k, holds the
 // conversation's messages: the first array under one of arrays. If so it
@@ -118,7 +128,12 @@ func (d *Doc) takeArray(c *conv, arrays []string, key string, k byte) bool {
 	}
 	d.array = key
 	c.array = key
-	if key == "input" && c.shape == shapeUnknown {
+	switch {
+	case key == "contents":
+		// Gemini's: no other shape has them, whatever --shape says.
+		c.shape = shapeGemini
+	case c.shape != shapeUnknown:
+	case key == "input":
 		c.shape = shapeResponses
 	}
 	return true
@@ -139,7 +154,8 @@ func (v *File) applyDoc(d *Doc, r *DocReader) {
 		v.stats.Conversations--
 		return
 	}
-	if d.model {
+	if d.model || v.bodyOf != "" || r != nil && r.Request {
+		// A recorded body was sent.
 		c.kind = ConvRequest
 	}
 	c.previousResponse = d.previous
@@ -147,15 +163,13 @@ func (v *File) applyDoc(d *Doc, r *DocReader) {
 	if d.thinking {
 		c.thinkingOn = shapeAnthropic
 	}
-	if d.system {
+	if d.system && c.hint == shapeUnknown {
 		c.hint = shapeAnthropic
 	}
 	switch {
 	case d.array != "":
 	case d.notArray != "":
 		c.report(c.start, -1, "invalid-message", nil, "%s is %s; want an array", d.notArray, KindName(d.notArrayK))
-	case d.contents:
-		c.decide(shapeForeign)
 	case d.input != KindAbsent:
 		// A plain prompt string: one message, nothing to pair.
 		v.stats.Messages++
@@ -172,6 +186,7 @@ func (v *File) applyDoc(d *Doc, r *DocReader) {
 		v.stats.Conversations--
 		v.fileFinding(c.start, Error, "not-a-conversation", "object has no messages array")
 	}
+	c.bedrockBody(d)
 	c.finish()
 }
 
@@ -235,6 +250,8 @@ func (v *File) ConversationLine(text []byte, n int, complete bool) {
 			}
 		case key == "tools" && k == KindArray:
 			c.setTools(v.readTools(n))
+		case key == "toolConfig" && k == KindObject:
+			v.readToolConfig(n)
 		case key == "thinking":
 			d.thinking = thinkingEnabled(s)
 		case key == "store":
@@ -293,6 +310,26 @@ func (v *File) DocMessage(line, i int) {
 	}
 }
 
+// declName reads a Gemini function declaration and returns its name, nil
+// when it has none.
+func (v *File) declName() []byte {
+	s := &v.sc
+	if s.PeekKind() != KindObject {
+		s.Skip()
+		return nil
+	}
+	var name []byte
+	s.Enter('{')
+	for n := 0; s.Next('}', &n); {
+		if string(s.Key()) == "name" && s.PeekKind() == KindString {
+			name = s.Text()
+			continue
+		}
+		s.Skip()
+	}
+	return name
+}
+
 // thinkingEnabled reads a request's "thinking" setting.
 func thinkingEnabled(s *scanner) bool {
 	if s.PeekKind() != KindObject {
@@ -343,6 +380,31 @@ func (v *File) readTools(line int) map[string]struct{} {
 	return names
 }
 
+// readToolConfig reads a toolConfig at the scanner's cursor, on line, into
+// the conversation's tools when it is Bedrock Converse's, which lists them
+// ({"tools": [{"toolSpec": {"name"…}}]}); Gemini's (its function calling
+// mode) says nothing of them.
+func (v *File) readToolConfig(line int) {
+	s := &v.sc
+	names := v.toolNames()
+	found := false
+	s.Enter('{')
+	for n := 0; s.Next('}', &n); {
+		if string(s.Key()) == "tools" && s.PeekKind() == KindArray {
+			found = true
+			s.Enter('[')
+			for i := 0; s.Next(']', &i); {
+				v.readTool(line, i-1, names)
+			}
+			continue
+		}
+		s.Skip()
+	}
+	if found {
+		v.conv.setTools(names)
+	}
+}
+
 func (v *File) readTool(line, i int, names map[string]struct{}) {
 	s := &v.sc
 	if s.PeekKind() != KindObject {
@@ -359,7 +421,18 @@ func (v *File) readTool(line, i int, names map[string]struct{}) {
 				name, has = s.Text(), true
 				continue
 			}
-		case "function", "custom":
+		case "functionDeclarations", "function_declarations":
+			// A Gemini tool: the functions it declares.
+			if s.PeekKind() == KindArray {
+				s.Enter('[')
+				for n2 := 0; s.Next(']', &n2); {
+					if fn := v.declName(); fn != nil {
+						names[string(fn)] = struct{}{}
+					}
+				}
+				continue
+			}
+		case "function", "custom", "toolSpec":
 			if s.PeekKind() == KindObject {
 				s.Enter('{')
 				for n2 := 0; s.Next('}', &n2); {

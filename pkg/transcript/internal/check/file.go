@@ -8,6 +8,7 @@ import (
 	"fmt"
 	"hash/maphash"
 	"io"
+	"io/fs"
 	"strings"
 
 	"github.com/agentloop/agentloop/internal/bytesize"
@@ -47,8 +48,9 @@ type File struct {
 	bodyOf      string // for bodies recorded in cassettes and HAR files: the interaction ("interactions[2]")
 	status      int    // and the status of its recorded response
 	bodySc      scanner
-	docBody     bool // the document streamed is a request body (DocReader.Body)
-	bodies      int  // the request bodies of a recording checked
+	docBody     bool  // the document streamed is a request body (DocReader.Body)
+	presume     shape // the shape every conversation of the file starts in (PresumeShape)
+	bodies      int   // the request bodies of a recording checked
 
 	// What the format says of its writer.
 	tornIsWarning bool // a last line cut short is the writer stopped mid-record
@@ -60,6 +62,12 @@ type File struct {
 	conv     conv
 	tmpNames map[string]struct{} // see toolNames
 }
+
+// PresumeShape says the shape the conversations started from now on are
+// written in, when the format (or a recorded request's endpoint) says it
+// and their messages may not: Ollama's messages look like Chat
+// Completions ones. --shape wins; the zero Shape undoes it.
+func (v *File) PresumeShape(s Shape) { v.presume = s }
 
 // Name is the file's name in findings.
 func (v *File) Name() string { return v.name }
@@ -252,11 +260,33 @@ func (v *File) NewConv(line int, kind ConvKind) *Conv {
 // format, and the size of the read buffer.
 const detectWindow = 1 << 20
 
+// bufferSize is the size of the read buffer for r: the detection window,
+// or, for an input known to be smaller (a regular file, a byte slice), one
+// byte more than the input, so that it is read to its end at once. Each
+// file checked would otherwise allocate and clear a MiB: more than the
+// checking itself costs on a session log of a few kilobytes, and
+// `validate ~/.claude/projects/*/*.jsonl` reads thousands of them.
+func bufferSize(r io.Reader) int {
+	size := int64(-1)
+	switch x := r.(type) {
+	case interface{ Stat() (fs.FileInfo, error) }: // *os.File
+		if fi, err := x.Stat(); err == nil && fi.Mode().IsRegular() {
+			size = fi.Size()
+		}
+	case interface{ Len() int }: // *bytes.Reader, *strings.Reader
+		size = int64(x.Len())
+	}
+	if size < 0 || size >= detectWindow {
+		return detectWindow
+	}
+	return max(int(size)+1, 4096)
+}
+
 func (v *File) run(r io.Reader) error {
 	if v.src == nil {
 		v.src = r
 	}
-	br := bufio.NewReaderSize(r, detectWindow)
+	br := bufio.NewReaderSize(r, bufferSize(r))
 	if dr, err := v.decoded(br); dr != nil || err != nil {
 		if err != nil {
 			return err
@@ -267,7 +297,9 @@ func (v *File) run(r io.Reader) error {
 	if b, _ := br.Peek(3); bytes.Equal(b, []byte("\xef\xbb\xbf")) {
 		br.Discard(3)
 	}
-	peek, err := br.Peek(detectWindow)
+	// A file that grew past the size it had when its buffer was sized
+	// is told by what the buffer holds.
+	peek, err := br.Peek(min(detectWindow, br.Size()))
 	if err != nil && err != io.EOF && err != bufio.ErrBufferFull {
 		return fmt.Errorf("read %s: %w", v.name, err)
 	}
@@ -471,7 +503,7 @@ func (v *File) label() string {
 	if !in.ByShape {
 		return in.Name
 	}
-	for _, s := range []Shape{ShapeOpenAI, ShapeAnthropic, ShapeResponses} {
+	for _, s := range []Shape{ShapeOpenAI, ShapeAnthropic, ShapeResponses, ShapeGemini, ShapeBedrock, ShapeOllama} {
 		if v.shapes == 1<<s {
 			return s.Label() + "-" + in.Name
 		}

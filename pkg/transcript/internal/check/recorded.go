@@ -12,7 +12,9 @@ import (
 // the API answered.
 
 // ChatEndpoint reports whether a request to url carries a conversation:
-// Chat Completions, Anthropic Messages (and its token counting), Responses.
+// Chat Completions, Anthropic Messages (and its token counting), Responses,
+// Gemini's generateContent and streamGenerateContent (Google AI and Vertex
+// AI), Bedrock's Converse, Ollama's /api/chat.
 func ChatEndpoint(url string) bool {
 	if i := strings.IndexAny(url, "?#"); i >= 0 {
 		url = url[:i]
@@ -21,12 +23,30 @@ func ChatEndpoint(url string) bool {
 	if strings.Contains(url, "/threads/") {
 		return false // the Assistants API's messages of a thread
 	}
-	for _, p := range []string{"/chat/completions", "/messages", "/messages/count_tokens", "/responses"} {
+	for _, p := range []string{"/chat/completions", "/messages", "/messages/count_tokens", "/responses",
+		":generateContent", ":streamGenerateContent"} {
 		if strings.HasSuffix(url, p) {
 			return true
 		}
 	}
-	return false
+	return endpointShape(url) != shapeUnknown
+}
+
+// endpointShape is the shape of the conversation a request to url carries,
+// for the APIs whose bodies do not say it: Bedrock's Converse
+// (…/model/MODEL/converse, …/converse-stream), Ollama's /api/chat.
+func endpointShape(url string) shape {
+	if i := strings.IndexAny(url, "?#"); i >= 0 {
+		url = url[:i]
+	}
+	url = strings.TrimSuffix(url, "/")
+	switch {
+	case strings.Contains(url, "/model/") && (strings.HasSuffix(url, "/converse") || strings.HasSuffix(url, "/converse-stream")):
+		return shapeBedrock
+	case strings.HasSuffix(url, "/api/chat"):
+		return shapeOllama
+	}
+	return shapeUnknown
 }
 
 // RecordedRequest checks one request of a recording, where names it in
@@ -34,12 +54,21 @@ func ChatEndpoint(url string) bool {
 // API answered (0 if not recorded). A POST to a chat, messages or
 // responses endpoint is checked as a request body. A POST of a
 // conversation (a body with a messages or contents array) to another
-// endpoint (Gemini's generateContent, Bedrock's converse, Ollama's
-// /api/chat) is a conversation whose tool calls are not checked, counted
-// so and reported: a recording is not passed on the interactions it holds
-// that nobody checked. Anything else holds no conversation.
+// endpoint is a conversation whose tool calls are not checked, counted so
+// and reported: a recording is not passed on the interactions it holds
+// that nobody checked. Anything else holds no conversation. A body sent to
+// Converse or to Ollama's /api/chat is checked in the shape its endpoint
+// takes.
 func (v *File) RecordedRequest(where, method, url string, body []byte, line, status int) {
 	if !strings.EqualFold(method, "POST") {
+		return
+	}
+	if s := endpointShape(url); s != shapeUnknown {
+		// Its messages are checked in the shape the endpoint takes.
+		saved := v.presume
+		v.presume = s
+		v.CheckBody(where, body, line, status)
+		v.presume = saved
 		return
 	}
 	if ChatEndpoint(url) {

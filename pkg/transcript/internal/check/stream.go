@@ -203,6 +203,11 @@ type DocReader struct {
 	// Log: the conversation is a finished run's log, which may end with
 	// calls unanswered at a limit (a SWE-agent trajectory's history).
 	Log bool
+	// Request: the document is sent as it is (a request body without the
+	// keys that say so, a chat history a client sends again): a call left
+	// unanswered at its end is an error, not a fine-tuning record's
+	// warning.
+	Request bool
 	// Body: the document is a request body as sent, whose text outside the
 	// messages (tools, system prompt) the API reads too; it may be wrapped
 	// with its recorded status ({"request", "status"}), and an array of
@@ -520,6 +525,12 @@ func (v *File) streamObject(st *Stream, r *DocReader) error {
 			}
 			c.setTools(names)
 			return true, nil
+		case key == "toolConfig" && k == KindObject:
+			ok, err := v.CaptureValue(st)
+			if ok {
+				v.readToolConfig(line)
+			}
+			return true, err
 		case key == "thinking":
 			ok, err := v.CaptureValue(st)
 			if ok {

@@ -25,7 +25,8 @@ type Msg struct {
 	toolCalls    byte // kind of "tool_calls"
 	calls        []call
 	toolCallID   []byte
-	toolCallIDK  byte // kind of "tool_call_id"
+	toolCallIDK  byte   // kind of "tool_call_id"
+	toolName     []byte // Ollama's tool message: the tool whose result it is
 	name         []byte
 	nameK        byte
 	functionCall bool
@@ -41,6 +42,10 @@ type Msg struct {
 
 	// Shape signals that belong to neither OpenAI nor Anthropic.
 	foreign bool
+	// Gemini contents: a "parts" key, its kind and its parts.
+	gemini bool
+	partsK byte
+	parts  []gpart
 	// stopReason: an Anthropic response's stop_reason, which says a
 	// {"type":"message"} object is an Anthropic message, not a Responses item.
 	stopReason bool
@@ -105,7 +110,18 @@ type block struct {
 	hasText    bool
 	blankText  bool
 	emptyText  bool // "text": "", which the Messages API refuses wherever it is
-	foreign    bool // Bedrock-style block: toolUse/toolResult keys, no type
+	foreign    bool // Gemini's parts: functionCall/functionResponse keys, no type
+	// bedrock is the member of a Bedrock Converse content block (a union
+	// keyed by its member, with no type): "toolUse", "toolResult",
+	// "image"…; "" for others. A toolUse's toolUseId, name and input go to
+	// id, name and input, a toolResult's toolUseId and content to
+	// toolUseID and content, its status "error" to isError.
+	bedrock string
+	// server: a Bedrock toolUse or toolResult with a type, of a tool the
+	// server runs (type "server_tool_use"; its result's type names the
+	// tool: "nova_code_interpreter_result"), both in the assistant
+	// message.
+	server bool
 }
 
 // call is one element of an OpenAI tool_calls array.
@@ -128,8 +144,8 @@ type call struct {
 }
 
 func (m *Msg) reset(line, index int) {
-	blocks, calls := m.blocks[:0], m.calls[:0]
-	*m = Msg{line: line, index: index, blocks: blocks, calls: calls}
+	blocks, calls, parts := m.blocks[:0], m.calls[:0], m.parts[:0]
+	*m = Msg{line: line, index: index, blocks: blocks, calls: calls, parts: parts}
 }
 
 // ReadMsg reads the message object at the scanner's cursor into m. Text in
@@ -193,6 +209,8 @@ func (s *scanner) readFields(m *Msg) {
 				continue
 			}
 			s.Skip()
+		case "tool_name":
+			m.toolName = s.StringOrSkip()
 		case "stop_reason":
 			m.stopReason = true
 			s.Skip()
@@ -221,7 +239,14 @@ func (s *scanner) readFields(m *Msg) {
 			s.Skip()
 		case "encrypted_content":
 			m.cipher = len(s.StringOrSkip()) > 0
-		case "parts", "toolUse", "toolResult":
+		case "parts":
+			s.ReadParts(m)
+			if !m.geminiParts() {
+				// Not Gemini's parts (or none): a shape the rules do not
+				// cover, unless the role says Gemini (see classify).
+				m.gemini, m.foreign = false, true
+			}
+		case "toolUse", "toolResult":
 			m.foreign = true
 			s.Skip()
 		case "message", "payload":
@@ -311,7 +336,23 @@ func (s *scanner) readBlock(b *block) {
 			} else {
 				s.Skip()
 			}
-		case "toolUse", "toolResult", "functionCall", "functionResponse":
+		case "toolUse", "toolResult":
+			b.bedrock = "toolUse"
+			if string(k) == "toolResult" {
+				b.bedrock = "toolResult"
+			}
+			if s.PeekKind() != KindObject {
+				s.Skip()
+				continue
+			}
+			s.readBedrockTool(b)
+		case "image", "document", "video", "reasoningContent", "cachePoint", "guardContent",
+			"citationsContent", "searchResult":
+			if b.bedrock == "" && s.PeekKind() == KindObject {
+				b.bedrock = bedrockMembers[string(k)]
+			}
+			s.Skip()
+		case "functionCall", "functionResponse":
 			b.foreign = true
 			s.Skip()
 		default:
@@ -402,6 +443,12 @@ func (s *scanner) readFunction(c *call) {
 		case "arguments", "input":
 			c.hasArgs = true
 			c.argsK = s.PeekKind()
+			if c.argsK == KindObject {
+				// Ollama's arguments, and Inspect AI's: kept for the
+				// tools' schema check.
+				c.args = s.SkipRaw()
+				continue
+			}
 			c.args = s.StringOrSkip()
 		default:
 			s.Skip()

@@ -1,9 +1,17 @@
 package jsonscan
 
 import (
+	"bytes"
 	"encoding/json"
+	"math/rand/v2"
+	"os"
+	"path/filepath"
+	"strconv"
 	"strings"
+	"syscall"
 	"testing"
+	"time"
+	"unicode/utf16"
 	"unicode/utf8"
 )
 
@@ -116,4 +124,133 @@ func TestScannerNotesBadText(t *testing.T) {
 			}
 		})
 	}
+}
+
+// Strings long enough for the eight-byte loop, made of pieces that put
+// every kind of character and fault at every place in a word, and across
+// words: the offset noted is the first fault a character-at-a-time reading
+// finds, and the verdict is encoding/json's.
+func TestScannerNotesBadTextInWords(t *testing.T) {
+	pieces := []string{
+		"a", "bc", "defgh", " ", "caf\xc3\xa9", "\xd0\x9c\xd0\xbe", "\xe6\x9d\xb1\xe4\xba\xac", "\xe2\x98\x80",
+		"\xf0\x9f\x98\x80", "\xf0\x9f\x8c\xa7\xef\xb8\x8f", "\xe0\xa4\x85", "\xed\x95\x9c", "\xf4\x8f\xbf\xbf",
+		"\xc2\x80", "\xdf\xbf", "\xef\xbf\xbd", "\xee\x80\x80", `\n`, `\"`, `\\`, `\u00e9`, `\u003c`,
+		`\ud83d\ude00`,
+	}
+	faults := []string{
+		"\xff", "\x80", "\xbf", "\xc0\xaf", "\xc1\xbf", "\xc3", "\xe2\x98", "\xe0\x80\x80", "\xe0\x9f\xbf",
+		"\xed\xa0\x80", "\xed\xbf\xbf", "\xf0\x80\x80\x80", "\xf0\x8f\xbf\xbf", "\xf4\x90\x80\x80", "\xf5\x80\x80\x80",
+		"\xf8\x88\x80\x80\x80", "\xf0\x9f\x98", "\xc3\xc3\xa9", "\xe6\x9d\xe4\xba\xac", `\ud83d`, `\ude00`,
+		`\ud83d\ud83d`,
+	}
+	r := rand.New(rand.NewPCG(1, 2))
+	for n := 0; n < 20000; n++ {
+		var b strings.Builder
+		b.WriteString(`["`)
+		b.WriteString(strings.Repeat("x", r.IntN(8)))
+		strs := 1 + r.IntN(3)
+		for k := 0; k < strs; k++ {
+			if k > 0 {
+				b.WriteString(`", "`)
+			}
+			for p := r.IntN(24); p > 0; p-- {
+				if r.IntN(40) == 0 {
+					b.WriteString(faults[r.IntN(len(faults))])
+				} else {
+					b.WriteString(pieces[r.IntN(len(pieces))])
+				}
+			}
+		}
+		b.WriteString(`"]`)
+		doc := b.String()
+		var s Scanner
+		s.Reset([]byte(doc))
+		s.Skip()
+		s.End()
+		if got, want := s.Err() == nil, json.Valid([]byte(doc)); got != want {
+			t.Fatalf("%q: valid %v, encoding/json says %v", doc, got, want)
+		}
+		bad, sur := s.BadText()
+		wantAt, wantSur := firstBadText(doc)
+		if bad != wantAt || (bad >= 0 && sur != wantSur) {
+			t.Fatalf("%q: noted %d (surrogate %v), want %d (%v)", doc, bad, sur, wantAt, wantSur)
+		}
+	}
+}
+
+// firstBadText is the offset of the first byte of doc that is not UTF-8, or
+// of the first \u escape of half a surrogate pair (sur), read a character at
+// a time; -1 when there is none. doc is ASCII outside its strings.
+func firstBadText(doc string) (at int, sur bool) {
+	for i := 0; i < len(doc); {
+		if doc[i] == '\\' {
+			if doc[i+1] != 'u' {
+				i += 2
+				continue
+			}
+			r, _ := strconv.ParseUint(doc[i+2:i+6], 16, 16)
+			if utf16.IsSurrogate(rune(r)) {
+				if r < 0xdc00 && strings.HasPrefix(doc[i+6:], `\u`) {
+					if r2, _ := strconv.ParseUint(doc[i+8:i+12], 16, 16); 0xdc00 <= r2 && r2 < 0xe000 {
+						i += 12
+						continue
+					}
+				}
+				return i, true
+			}
+			i += 6
+			continue
+		}
+		r, n := utf8.DecodeRuneInString(doc[i:])
+		if r == utf8.RuneError && n == 1 {
+			return i, false
+		}
+		i += n
+	}
+	return -1, false
+}
+
+// BenchmarkScanRealSessions scans each line of the real Claude Code
+// sessions in testdata/logs, as the checker does before anything else: on
+// a shared machine, cpu-MB/s (processor time) says more than the wall
+// clock.
+func BenchmarkScanRealSessions(b *testing.B) {
+	names, err := filepath.Glob(filepath.Join("..", "..", "..", "..", "testdata", "logs", "claude-code_*.jsonl"))
+	if err != nil || len(names) == 0 {
+		b.Fatal("no Claude Code sessions in testdata/logs", err)
+	}
+	var lines [][]byte
+	var size int64
+	for _, name := range names {
+		data, err := os.ReadFile(name)
+		if err != nil {
+			b.Fatal(err)
+		}
+		size += int64(len(data))
+		lines = append(lines, bytes.Split(data, []byte("\n"))...)
+	}
+	b.SetBytes(size)
+	var s Scanner
+	c0 := cpuTime()
+	for b.Loop() {
+		for _, line := range lines {
+			if len(bytes.TrimSpace(line)) == 0 {
+				continue
+			}
+			s.Reset(line)
+			s.Skip()
+			s.End()
+			if s.Err() != nil {
+				b.Fatalf("%.80q: %v", line, s.Err())
+			}
+		}
+	}
+	b.ReportMetric(float64(size)*float64(b.N)/1e6/(cpuTime()-c0).Seconds(), "cpu-MB/s")
+}
+
+// cpuTime is the processor time the process has used.
+func cpuTime() time.Duration {
+	var r syscall.Rusage
+	_ = syscall.Getrusage(syscall.RUSAGE_SELF, &r)
+	return time.Duration(r.Utime.Nano() + r.Stime.Nano())
 }

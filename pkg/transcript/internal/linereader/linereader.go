@@ -50,8 +50,13 @@ func (e *BinaryError) Error() string {
 // keepLine is the largest line buffer a LineReader keeps for reuse.
 const keepLine = 1 << 20
 
-// NewReader reads lines from r.
+// NewReader reads lines from r. A *bufio.Reader is read through as it is,
+// its buffer not copied into another: the checker sizes its buffer to the
+// file.
 func NewReader(r io.Reader) *Reader {
+	if br, ok := r.(*bufio.Reader); ok {
+		return &Reader{br: br}
+	}
 	return &Reader{br: bufio.NewReaderSize(r, 256<<10)}
 }
 

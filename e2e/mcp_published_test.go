@@ -1,4 +1,4 @@
-package main
+package e2e
 
 import (
 	"os"
@@ -7,9 +7,11 @@ import (
 	"testing"
 
 	"github.com/rogpeppe/go-internal/testscript"
+
+	"github.com/agentloop/agentloop/internal/scripttest"
 )
 
-// The published MCP servers the scenarios of testdata/published drive, at
+// The published MCP servers the scenarios of e2e/testdata/published drive, at
 // the versions tested. They come from the npm registry, into a cache folder
 // of their own, the first time the test runs.
 const (
@@ -27,6 +29,7 @@ const (
 // server's own limits holding, and the transcripts validated and replayed
 // against the servers.
 func TestPublishedMCPServer(t *testing.T) {
+	t.Parallel()
 	if testing.Short() {
 		t.Skip("installs a published MCP server from the npm registry; not in -short")
 	}
@@ -34,7 +37,7 @@ func TestPublishedMCPServer(t *testing.T) {
 		"EVERYTHING": installNPM(t, everythingPackage, everythingBin),
 		"FILESYSTEM": installNPM(t, filesystemPackage, filesystemBin),
 	}
-	testscript.Run(t, scriptParams("testdata/published", vars))
+	testscript.Run(t, scripttest.Params("e2e/testdata/published", vars, false))
 }
 
 // installNPM installs an npm package, once, into the test cache folder

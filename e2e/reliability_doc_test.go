@@ -1,4 +1,4 @@
-package main
+package e2e
 
 import (
 	"bufio"
@@ -118,9 +118,10 @@ func TestReliabilityDoc(t *testing.T) {
 		}
 	}
 	for test, n := range map[string]int{
-		"TestProviderFaults":       3 * len(providerFaults),
-		"TestKill9AtRandomMoments": 20,
-		"TestEmptyTruncatedAnswer": 3,
+		"TestProviderFaults":            3 * len(providerFaults),
+		"TestKill9AtRandomMoments":      20,
+		"TestBatchKill9AtRandomMoments": batchKills,
+		"TestEmptyTruncatedAnswer":      3,
 	} {
 		if got := casesOf(rows, test); got != n {
 			t.Errorf("docs/reliability.md counts %d cases for %s, which tries %d", got, test, n)

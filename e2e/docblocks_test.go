@@ -1,4 +1,4 @@
-package main
+package e2e
 
 import (
 	"os"
@@ -6,58 +6,14 @@ import (
 	"path/filepath"
 	"regexp"
 	"strings"
-	"sync"
 	"testing"
 
+	"github.com/agentloop/agentloop/internal/scripttest"
 	"github.com/agentloop/agentloop/pkg/tools"
 )
 
-// Code blocks of the docs preceded by <!-- file: NAME --> are written into
-// every script's $WORK/doc/NAME, so the doc_*.txtar scripts run the
-// examples exactly as the docs show them.
-var (
-	docBlocksOnce sync.Once
-	docBlocks     map[string]string
-	docBlocksErr  error
-	docBlockRE    = regexp.MustCompile("(?s)<!-- file: ([\\w.-]+) -->\\s*```[a-z]*\\n(.*?)```")
-)
-
-func loadDocBlocks() (map[string]string, error) {
-	docBlocksOnce.Do(func() {
-		docBlocks = map[string]string{}
-		files, _ := filepath.Glob("docs/*.md")
-		for _, f := range append([]string{"README.md"}, files...) {
-			b, err := os.ReadFile(f)
-			if err != nil {
-				docBlocksErr = err
-				return
-			}
-			for _, m := range docBlockRE.FindAllSubmatch(b, -1) {
-				docBlocks[string(m[1])] = string(m[2])
-			}
-		}
-	})
-	return docBlocks, docBlocksErr
-}
-
-func writeDocBlocks(dir string) error {
-	blocks, err := loadDocBlocks()
-	if err != nil {
-		return err
-	}
-	if err := os.MkdirAll(filepath.Join(dir, "doc"), 0o755); err != nil {
-		return err
-	}
-	for name, body := range blocks {
-		if err := os.WriteFile(filepath.Join(dir, "doc", name), []byte(body), 0o755); err != nil {
-			return err
-		}
-	}
-	return nil
-}
-
 func TestDocBlocksFound(t *testing.T) {
-	blocks, err := loadDocBlocks()
+	blocks, err := scripttest.DocBlocks()
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -78,7 +34,9 @@ func TestReadmeExamplesAreScripted(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	prefix := regexp.MustCompile(`^(OPENAI_API_KEY=\S+ )?(git diff \| )?`)
+	// A command may build first (make build && …) and run the binary
+	// it made (bin/agentloop), which the script runs as agentloop.
+	prefix := regexp.MustCompile(`^(make build && )?(OPENAI_API_KEY=\S+ )?(git diff \| )?`)
 	found := 0
 	for _, line := range strings.Split(string(readme), "\n") {
 		if !strings.HasPrefix(line, "    ") {
@@ -88,8 +46,14 @@ func TestReadmeExamplesAreScripted(t *testing.T) {
 		if i := strings.Index(cmd, "   #"); i >= 0 {
 			cmd = strings.TrimSpace(cmd[:i])
 		}
+		// go run . builds in a configuration of its own (cgo on, paths
+		// kept): on a fresh machine, every package compiled again after
+		// make build compiled them.
+		if strings.HasPrefix(cmd, "go run . ") || strings.Contains(cmd, " go run . ") {
+			t.Errorf("README command runs go run .; run bin/agentloop, which make build made: %s", cmd)
+		}
 		cmd = prefix.ReplaceAllString(cmd, "")
-		cmd = strings.Replace(cmd, "go run . ", "agentloop ", 1)
+		cmd = strings.Replace(cmd, "bin/agentloop ", "agentloop ", 1)
 		if !strings.HasPrefix(cmd, "agentloop ") {
 			continue
 		}
@@ -101,12 +65,22 @@ func TestReadmeExamplesAreScripted(t *testing.T) {
 	if found < 8 {
 		t.Errorf("only %d README examples found", found)
 	}
+	// The first command on a fresh machine builds as make build does, and
+	// the README says how long that takes.
+	setup := regexp.MustCompile("(?s)## Set up on a fresh machine\n.*?\n    (\\S[^\n]*)").FindSubmatch(readme)
+	if setup == nil || !strings.HasPrefix(string(setup[1]), "make build && bin/agentloop ") {
+		t.Errorf("the README's first command on a fresh machine is not make build && bin/agentloop …: %q", setup)
+	}
+	if !regexp.MustCompile(`first .make build. compiles[^.]*\d+ s of CPU time`).Match(readme) {
+		t.Errorf("the README does not say how long the first make build takes")
+	}
 }
 
 // docs/tools.md: the first tool's definition loads, and the commands of
 // "Testing a tool" print what the doc says, run in the repository on its
 // tools.d.
 func TestToolsDoc(t *testing.T) {
+	t.Parallel()
 	doc, err := os.ReadFile("docs/tools.md")
 	if err != nil {
 		t.Fatal(err)

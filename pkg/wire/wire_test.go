@@ -1,4 +1,4 @@
-package transcript
+package wire
 
 import (
 	"os"
@@ -21,10 +21,23 @@ func TestResultKindsDocumented(t *testing.T) {
 }
 
 func TestNotRun(t *testing.T) {
-	for _, k := range append([]string{KindOK}, ResultKinds...) {
+	for _, k := range append([]Kind{KindOK}, ResultKinds...) {
 		want := k == KindDenied || k == KindSkipped || k == KindDeclined
 		if got := NotRun(k); got != want {
 			t.Errorf("NotRun(%q) = %v, want %v", k, got, want)
+		}
+	}
+}
+
+func TestShapesKnown(t *testing.T) {
+	for _, s := range Shapes {
+		if !s.Known() {
+			t.Errorf("%s is not known", s)
+		}
+	}
+	for _, s := range []Shape{"", "OpenAI", "chat", "messages"} {
+		if s.Known() {
+			t.Errorf("%q is known", s)
 		}
 	}
 }

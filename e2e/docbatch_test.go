@@ -1,4 +1,4 @@
-package main
+package e2e
 
 import (
 	"bytes"
@@ -17,6 +17,7 @@ import (
 	"gopkg.in/yaml.v3"
 
 	"github.com/agentloop/agentloop/internal/fakeapi"
+	"github.com/agentloop/agentloop/internal/scripttest"
 	"github.com/agentloop/agentloop/pkg/batch"
 )
 
@@ -120,7 +121,8 @@ func expand(t *testing.T, s string, vars map[string]string) string {
 // shard of the matrix, then the merge job, with artifacts passed between
 // them as the actions would.
 func TestDocBatchWorkflow(t *testing.T) {
-	blocks, err := loadDocBlocks()
+	t.Parallel()
+	blocks, err := scripttest.DocBlocks()
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -249,7 +251,8 @@ type k8sJob struct {
 // TestDocBatchJob checks docs/batch.md's Kubernetes Indexed Job and runs
 // its container's command for every index, then the merge the docs give.
 func TestDocBatchJob(t *testing.T) {
-	blocks, err := loadDocBlocks()
+	t.Parallel()
+	blocks, err := scripttest.DocBlocks()
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -327,7 +330,8 @@ func TestDocBatchJob(t *testing.T) {
 // TestDocBatchSlurm runs docs/batch.md's Slurm script for each index of
 // its array, then merges.
 func TestDocBatchSlurm(t *testing.T) {
-	blocks, err := loadDocBlocks()
+	t.Parallel()
+	blocks, err := scripttest.DocBlocks()
 	if err != nil {
 		t.Fatal(err)
 	}

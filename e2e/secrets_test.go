@@ -1,4 +1,4 @@
-package main
+package e2e
 
 import (
 	"encoding/json"
@@ -11,9 +11,11 @@ import (
 	"github.com/agentloop/agentloop/internal/fakeapi"
 )
 
-// Planted secrets. The OpenAI key has a known key's shape; the Anthropic
-// one does not, so only its exact value can find it. The rest are shapes a
-// tool or a model might print.
+// Planted secrets, seven kinds. The OpenAI key has a known key's shape;
+// the Anthropic one does not, so only its exact value can find it. The
+// rest are what a tool or a model might print: a GitHub token, an AWS key
+// id, a Bearer header, the password of a URL and the signature of a
+// signed URL's query.
 const (
 	plantedOpenAI    = "sk-proj-PLANTEDopenai0123456789abcdefXYZ"
 	plantedAnthropic = "PLANTED-anthropic-exact-value-42"
@@ -21,9 +23,13 @@ const (
 	plantedAWS       = "AKIAPLNTD0123456789A"
 	plantedBearer    = "PLANTEDbearer0123456789abcdef"
 	plantedURLPass   = "PLANTEDurlpassword"
+	plantedSignature = "PLANTEDsignature0123456789abcdef"
 )
 
-var planted = []string{plantedOpenAI, plantedAnthropic, plantedGitHub, plantedAWS, plantedBearer, plantedURLPass}
+var planted = []string{plantedOpenAI, plantedAnthropic, plantedGitHub, plantedAWS, plantedBearer, plantedURLPass, plantedSignature}
+
+// signedURL is a presigned download link, as S3 gives one.
+const signedURL = "https://bucket.s3.amazonaws.com/report.pdf?X-Amz-Algorithm=AWS4-HMAC-SHA256&X-Amz-Expires=3600&X-Amz-Signature=" + plantedSignature
 
 const leakTool = `name: leak
 description: Prints credentials, and the environment it was given.
@@ -38,6 +44,7 @@ const leakScript = `#!/bin/sh
 echo "token ` + plantedGitHub + `"
 echo "aws ` + plantedAWS + `"
 echo "Authorization: Bearer ` + plantedBearer + `"
+echo "download: ` + signedURL + `"
 env
 `
 
@@ -48,6 +55,7 @@ env
 // path, and finds none of them in any file the runs wrote, nor on stdout
 // or stderr. The tool never sees the keys.
 func TestSecretsNeverWritten(t *testing.T) {
+	t.Parallel()
 	dir := t.TempDir()
 	toolsDir := t.TempDir() // outside dir: the script holds the planted values
 	for name, content := range map[string]string{"leak.yaml": leakTool, "leak.sh": leakScript} {
@@ -62,7 +70,7 @@ func TestSecretsNeverWritten(t *testing.T) {
 	// prints credentials. The request after the tool shows the tool saw
 	// neither API key.
 	srv := fakeapi.NewOpenAI([]fakeapi.Step{
-		{Text: strp("I will use " + plantedAnthropic + " and " + plantedOpenAI + "."),
+		{Text: strp("I will use " + plantedAnthropic + " and " + plantedOpenAI + " to fetch " + signedURL + "."),
 			ToolCalls: []fakeapi.ToolCall{{ID: "c1", Name: "leak", Arguments: `{"note":"` + plantedOpenAI + `"}`}}},
 		{Text: strp("done"), Expect: &fakeapi.Expect{Results: map[string]string{"c1": "PATH="}, Absent: []string{"OPENAI_API_KEY", "ANTHROPIC_API_KEY"}}},
 	}, plantedOpenAI)
@@ -74,6 +82,15 @@ func TestSecretsNeverWritten(t *testing.T) {
 	}
 	if err := srv.Check(); err != nil {
 		t.Error(err)
+	}
+	// Every kind was there to leak: the tool printed each credential it
+	// holds (the model is sent a tool's output as it is).
+	if reqs := srv.Requests(); len(reqs) == 2 {
+		for _, s := range []string{plantedGitHub, plantedAWS, plantedBearer, plantedSignature} {
+			if !strings.Contains(string(reqs[1].Body), s) {
+				t.Errorf("the tool's output did not hold %s: the test plants nothing", s)
+			}
+		}
 	}
 	if !strings.Contains(p.stderr, "  ← c1 leak: ok") || !strings.Contains(p.stderr, "[REDACTED]") {
 		t.Errorf("the -v trace does not show the call, redacted:\n%s", p.stderr)
@@ -145,6 +162,23 @@ func TestSecretsNeverWritten(t *testing.T) {
 	os.Remove(filepath.Join(dir, "in.jsonl"))
 	os.Remove(filepath.Join(dir, "out", ".lock"))
 
+	// What reads the runs back: the transcript shown and drawn as a page,
+	// the history, the settings (with both keys in the environment).
+	for _, args := range [][]string{
+		{"replay", "--show", "t.jsonl"},
+		{"replay", "--html", "t.html", "t.jsonl"},
+		{"log", "show", "--html", "-", "last"},
+		{"log", "--json"},
+		{"config", "show"},
+		{"config", "show", "--json"},
+	} {
+		p := runAgentloop(t, dir, env, nil, args...)
+		if p.code != 0 {
+			t.Errorf("%s: exit %d\n%s", strings.Join(args, " "), p.code, p.stderr)
+		}
+		outputs = append(outputs, p.stdout, p.stderr)
+	}
+
 	// Nothing the runs wrote holds a planted secret.
 	files := 0
 	filepath.WalkDir(dir, func(path string, d fs.DirEntry, err error) error {
@@ -161,13 +195,16 @@ func TestSecretsNeverWritten(t *testing.T) {
 				t.Errorf("%s holds %s:\n%s", path, s, b)
 			}
 		}
+		if strings.HasSuffix(path, ".html") {
+			return nil
+		}
 		if !json.Valid([]byte(strings.SplitN(string(b), "\n", 2)[0])) {
 			t.Errorf("%s: the first line is not JSON after redaction", path)
 		}
 		return nil
 	})
-	if files != 7 {
-		t.Errorf("%d files written, want 5 transcripts, a batch's results and the history's index of the runs written with -o", files)
+	if files != 8 {
+		t.Errorf("%d files written, want 5 transcripts, a batch's results, the history's index of the runs written with -o and a page", files)
 	}
 	for _, out := range outputs {
 		for _, s := range planted {

@@ -1,13 +1,12 @@
 //go:build linux
 
-package main
+package e2e
 
 import (
 	"bytes"
 	"io"
 	"os"
 	"os/exec"
-	"path/filepath"
 	"strconv"
 	"strings"
 	"testing"
@@ -20,11 +19,8 @@ import (
 // of the SDKs has run its init), and that they print what the command tree
 // prints (agentloop help) at whatever width stdout, stderr or $COLUMNS give.
 func TestEarlyAnswers(t *testing.T) {
-	goCmd, err := exec.LookPath("go")
-	if err != nil {
-		t.Skip("no go command to build agentloop with")
-	}
-	bin := buildAgentloop(t, goCmd, "-ldflags", "-s -w -X github.com/agentloop/agentloop/internal/version.stamped=v0.0.0-early")
+	t.Parallel()
+	bin := builtAgentloop(t, "-s -w -X github.com/agentloop/agentloop/internal/version.stamped=v0.0.0-early")
 
 	// What package initialisation ran, from the runtime's trace of it.
 	sdkInit := func(t *testing.T, stderr string) bool {
@@ -50,7 +46,7 @@ func TestEarlyAnswers(t *testing.T) {
 	// it for the version command; with the version control's, if there is
 	// one to read.
 	t.Run("version unstamped", func(t *testing.T) {
-		plain := buildAgentloop(t, goCmd, "-buildvcs=auto")
+		plain := builtAgentloop(t, "")
 		want, _ := runAt(t, plain, []string{"version"}, terminals{})
 		out, stderr := runAt(t, plain, []string{"--version"}, terminals{}, "GODEBUG=inittrace=1")
 		if out != want || !strings.HasPrefix(out, "agentloop ") {
@@ -99,24 +95,6 @@ func TestEarlyAnswers(t *testing.T) {
 			}
 		})
 	}
-}
-
-// buildAgentloop builds the program here with the build flags given. It
-// builds as go test built this test, cgo and paths as they are, so that
-// every package comes from the build cache and only the link is new: a
-// build as make build does it (CGO_ENABLED=0, -trimpath) would compile the
-// SDKs a second time, minutes on a cold machine. What is tested, the order
-// of package initialisation, is the same in both.
-func buildAgentloop(t *testing.T, goCmd string, flags ...string) string {
-	t.Helper()
-	bin := filepath.Join(t.TempDir(), "agentloop")
-	args := append([]string{"build", "-o", bin}, flags...)
-	build := exec.Command(goCmd, append(args, ".")...)
-	build.Env = os.Environ()
-	if out, err := build.CombinedOutput(); err != nil {
-		t.Fatalf("go %s: %v\n%s", strings.Join(args, " "), err, out)
-	}
-	return bin
 }
 
 // terminals are the pseudo-terminals runAt puts a program's streams on:

@@ -1,4 +1,4 @@
-package main
+package e2e
 
 import (
 	"bytes"
@@ -47,6 +47,7 @@ run: echo.sh
 // most the last line torn; it validates (calls cut short allowed), replays
 // offline, and resumes into a conversation the API accepts.
 func TestKill9AtRandomMoments(t *testing.T) {
+	t.Parallel()
 	dir := t.TempDir()
 	tools := filepath.Join(dir, "tools.d")
 	if err := os.MkdirAll(tools, 0o755); err != nil {
@@ -253,6 +254,7 @@ func execute(t *testing.T, args ...string) (int, string, string) {
 // call: cut inside it, the turn's whole records are left out with the torn
 // one.
 func TestTornAtEveryRecord(t *testing.T) {
+	t.Parallel()
 	for _, provider := range []string{"openai", "responses"} {
 		t.Run(provider, func(t *testing.T) { tornAtEveryRecord(t, provider) })
 	}

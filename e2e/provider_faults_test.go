@@ -1,4 +1,4 @@
-package main
+package e2e
 
 import (
 	"encoding/json"
@@ -10,7 +10,7 @@ import (
 	"time"
 
 	"github.com/agentloop/agentloop/internal/fakeapi"
-	"github.com/agentloop/agentloop/pkg/transcript"
+	"github.com/agentloop/agentloop/pkg/wire"
 )
 
 // fakeServer is a started fake API with its base URL.
@@ -204,7 +204,7 @@ func TestProviderFaults(t *testing.T) {
 					if p.stdout != "recovered\n" || p.stderr != "" {
 						t.Errorf("stdout %q, stderr %q", p.stdout, p.stderr)
 					}
-					if end.Reason != transcript.ReasonStop {
+					if end.Reason != wire.ReasonStop {
 						t.Errorf("end reason %q", end.Reason)
 					}
 				} else {
@@ -226,7 +226,7 @@ func TestProviderFaults(t *testing.T) {
 					if p.stdout != "" {
 						t.Errorf("stdout %q", p.stdout)
 					}
-					if end.Reason != transcript.ReasonError || end.Error == "" {
+					if end.Reason != wire.ReasonError || end.Error == "" {
 						t.Errorf("end record %+v, want reason error with the error", end)
 					}
 				}
@@ -266,6 +266,7 @@ func closedURL(t *testing.T) string {
 // raise --max-tokens; the empty turn is left out of the transcript, which
 // stays a conversation the API accepts.
 func TestEmptyTruncatedAnswer(t *testing.T) {
+	t.Parallel()
 	for provider, finish := range map[string]string{"openai": "length", "responses": "max_output_tokens", "anthropic": "max_tokens"} {
 		t.Run(provider, func(t *testing.T) {
 			dir := t.TempDir()
@@ -275,7 +276,7 @@ func TestEmptyTruncatedAnswer(t *testing.T) {
 				t.Errorf("exit %d\nstdout %q\nstderr %q", p.code, p.stdout, p.stderr)
 			}
 			recs := checkTranscript(t, filepath.Join(dir, "t.jsonl"), false)
-			if end := endOf(t, recs); end.Reason != transcript.ReasonMaxTokens || end.Steps != 1 || end.Usage.OutputTokens == 0 {
+			if end := endOf(t, recs); end.Reason != wire.ReasonMaxTokens || end.Steps != 1 || end.Usage.OutputTokens == 0 {
 				t.Errorf("end %+v", end)
 			}
 			if len(recs) != 3 { // header, prompt, end
