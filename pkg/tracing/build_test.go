@@ -48,7 +48,7 @@ func attr(s Span, key attribute.Key) (attribute.Value, bool) {
 
 func str(s Span, key attribute.Key) string {
 	v, _ := attr(s, key)
-	return v.Emit()
+	return v.String()
 }
 
 func byName(spans []Span, name string) []Span {
@@ -348,5 +348,30 @@ func TestUploadAndJSON(t *testing.T) {
 	c2, _ := NewClient(ctx, otlptracehttp.WithEndpointURL(srv.URL+"/v1/traces"))
 	if err := c2.Upload(ctx, rs); err == nil {
 		t.Error("an upload to a closed port succeeded")
+	}
+}
+
+// A continued run's transcript starts with a copy of the conversation it
+// goes on with: those records were traced with the run that wrote them,
+// and give no span here.
+func TestCopiedRecordsAreNotTraced(t *testing.T) {
+	data, err := os.ReadFile("testdata/openai.jsonl")
+	if err != nil {
+		t.Fatal(err)
+	}
+	lines := bytes.SplitAfter(data, []byte("\n"))
+	header := bytes.Replace(lines[0], []byte(`"time":"2026-`), []byte(`"time":"2027-`), 1)
+	header = bytes.Replace(header, []byte(`"command":"run"`), []byte(`"command":"continue"`), 1)
+	var file []byte
+	file = append(file, header...)
+	for _, l := range lines[1 : len(lines)-2] { // the messages and results, not the end
+		file = append(file, l...)
+	}
+	spans, err := Read(bytes.NewReader(file), Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(spans) != 1 || spans[0].Name != "invoke_agent" {
+		t.Errorf("spans %v, want the run's alone", names(spans))
 	}
 }
