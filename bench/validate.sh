@@ -1,7 +1,10 @@
 #!/usr/bin/env bash
 # Throughput and peak memory of `agentloop validate` on a large generated
 # log, next to `cat FILE > /dev/null` on the same file: agentloop
-# transcripts in both shapes, and a Claude Code session log.
+# transcripts in both shapes, and a Claude Code session log: one generated
+# (text with a character above 0x7f every 8 bytes, the scanner's worst
+# case), and one made of the real sessions in testdata/logs, repeated with
+# their ids made new in each copy (claude-code-real).
 #
 #   ./bench/validate.sh                       # 1 GB, every shape
 #   SIZE=200MB SHAPES=claude-code ./bench/validate.sh
@@ -14,7 +17,7 @@
 set -euo pipefail
 cd "$(dirname "$0")/.."
 SIZE=${SIZE:-1GB}
-SHAPES=${SHAPES:-openai anthropic claude-code}
+SHAPES=${SHAPES:-openai anthropic claude-code claude-code-real}
 BIN=${BIN:-bin/agentloop}
 OUT=bench/out
 mkdir -p "$OUT"
@@ -28,7 +31,12 @@ mbps() { awk -v b="$1" -v ns="$2" 'BEGIN { if (ns <= 0) ns = 1; printf "%.0f", b
 printf '%-12s %8s %10s %14s %14s %10s\n' shape size "cat MB/s" "validate MB/s" "(CPU MB/s)" "peak RSS"
 for shape in $SHAPES; do
   f="$OUT/$shape-$SIZE.jsonl"
-  [ -s "$f" ] || go run ./bench/gen -shape "$shape" -size "$SIZE" -o "$f"
+  if [ ! -s "$f" ]; then
+    case $shape in
+      claude-code-real) go run ./bench/gen -shape claude-code -from 'testdata/logs/claude-code_*.jsonl' -size "$SIZE" -o "$f" ;;
+      *) go run ./bench/gen -shape "$shape" -size "$SIZE" -o "$f" ;;
+    esac
+  fi
   bytes=$(stat -c %s "$f")
   cat "$f" > /dev/null # warm the page cache so both runs read from memory
   t0=$(date +%s%N); cat "$f" > /dev/null; t1=$(date +%s%N)

@@ -12,6 +12,7 @@ import (
 	"flag"
 	"fmt"
 	"os"
+	"path/filepath"
 	"strconv"
 	"strings"
 
@@ -26,6 +27,7 @@ func main() {
 	steps := flag.Int("steps", 0, "write a run of this many steps, with latencies and durations, instead of -size bytes")
 	runs := flag.Int("runs", 0, "write this many transcripts of -size each into -dir")
 	dir := flag.String("dir", "", "folder for -runs")
+	from := flag.String("from", "", "with -shape claude-code: build the log from these real session files (a glob), their ids made new in each copy")
 	flag.Parse()
 	n, err := parseSize(*size)
 	if err != nil {
@@ -54,6 +56,14 @@ func main() {
 		w = f
 	}
 	write := func() error { return benchgen.Write(w, *shape, n, *seed) }
+	if *from != "" {
+		files, err := readGlob(*from)
+		if err != nil {
+			fmt.Fprintln(os.Stderr, "gen:", err)
+			os.Exit(2)
+		}
+		write = func() error { return benchgen.WriteClaudeCodeFrom(w, files, n) }
+	}
 	if *steps > 0 {
 		write = func() error { return benchgen.WriteRun(w, *shape, *steps, *seed) }
 	}
@@ -61,6 +71,26 @@ func main() {
 		fmt.Fprintln(os.Stderr, "gen:", err)
 		os.Exit(1)
 	}
+}
+
+// readGlob reads the files a pattern names, in order.
+func readGlob(pattern string) ([][]byte, error) {
+	names, err := filepath.Glob(pattern)
+	if err != nil {
+		return nil, err
+	}
+	if len(names) == 0 {
+		return nil, fmt.Errorf("-from %s: no such files", pattern)
+	}
+	var files [][]byte
+	for _, name := range names {
+		b, err := os.ReadFile(name)
+		if err != nil {
+			return nil, err
+		}
+		files = append(files, b)
+	}
+	return files, nil
 }
 
 func parseSize(s string) (int64, error) {
