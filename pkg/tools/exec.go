@@ -59,7 +59,7 @@ func (r *Registry) exec(ctx context.Context, t *tool, callID string, p *prepared
 
 	var cmd *exec.Cmd
 	err = procgroup.Start(func() (int, error) {
-		c, err := startProcess(path, argv, r.env(t, callID, p), r.opts.Dir, pr)
+		c, err := startProcess(path, argv, append(r.env(t, callID, p), callEnv(ctx, callID)...), r.opts.Dir, pr)
 		if err != nil {
 			return 0, err
 		}
