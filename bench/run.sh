@@ -11,5 +11,6 @@ go test -run '^$' -bench . -benchmem -count "$COUNT" ./... | tee bench/out.txt
 ./bench/mcp.sh | tee -a bench/out.txt
 ./bench/sandbox.sh | tee -a bench/out.txt
 ./bench/log.sh | tee -a bench/out.txt
+./bench/tracing.sh | tee -a bench/out.txt
 ./bench/leaks.sh | tee -a bench/out.txt
 GO_BENCH=0 ./bench/longrun.sh | tee -a bench/out.txt

@@ -203,25 +203,6 @@ func TestApproverCanceledWhileAsking(t *testing.T) {
 	}
 }
 
-func TestDisplayArgs(t *testing.T) {
-	tests := []struct{ in, want string }{
-		{``, `{}`},
-		{`  `, `{}`},
-		{`{ "a" : 1 }`, `{"a":1}`},
-		{"{\"a\":\"x\u202ey\"}", `{"a":"x\u202ey"}`},           // right-to-left override
-		{"{\"a\":\"x\u009b2Jy\"}", `{"a":"x\u009b2Jy"}`},       // C1 control sequence introducer
-		{"{\"a\":\"\u2066x\u2069\"}", `{"a":"\u2066x\u2069"}`}, // isolates
-		{"not json \x1b[2K\xff", `not json \u001b[2K\xff`},     // not JSON: shown as it is, escaped
-		{`{"a":"été 日本"}`, `{"a":"été 日本"}`},
-		{`{"a":"` + strings.Repeat("x", 5000) + `"}`, `{"a":"` + strings.Repeat("x", maxShownArgs-6) + `… (1008 more bytes not shown)`},
-	}
-	for _, tt := range tests {
-		if got := displayArgs([]byte(tt.in)); got != tt.want {
-			t.Errorf("displayArgs(%.80q…)\n got %.80q…\nwant %.80q…", tt.in, got, tt.want)
-		}
-	}
-}
-
 func TestApprovalFlagNames(t *testing.T) {
 	reg, _ := approvalTools(t)
 	tests := []struct {

@@ -12,6 +12,7 @@ import (
 	"github.com/agentloop/agentloop/internal/config"
 	"github.com/agentloop/agentloop/internal/httpretry"
 	"github.com/agentloop/agentloop/pkg/batch"
+	"github.com/agentloop/agentloop/pkg/tracing"
 )
 
 // BatchOptions are the inputs of `agentloop batch`.
@@ -28,6 +29,8 @@ type BatchOptions struct {
 	Tools []string
 	// config resolves each item's model and base URL.
 	config *config.Config
+	// batchSpan is the batch's span, its items' parent in a trace.
+	batchSpan string
 	liveOptions
 }
 
@@ -210,8 +213,10 @@ func runBatch(ctx context.Context, opts *BatchOptions) error {
 	prog := newBatchProgress(ios, opts.Verbose, opts.Quiet, len(plan.Tasks))
 	b := &batchItems{
 		ios: ios, opts: opts, dir: dir, prog: prog,
-		net: liveNet{client: httpretry.NewClient(opts.Jobs), limiter: httpretry.NewLimiter()},
+		net: liveNet{client: httpretry.NewClient(opts.Jobs), limiter: httpretry.NewLimiter(), trace: newTracer(ctx, ios, opts.OTel, opts.Verbose)},
 	}
+	defer b.net.trace.close()
+	opts.batchSpan = tracing.NewBatchSpan(ios.Getenv("TRACEPARENT"))
 	// The pool's connections end with the batch, not with the process:
 	// they would otherwise outlive it (a batch run from a program).
 	defer b.net.client.CloseIdleConnections()
@@ -239,7 +244,7 @@ func runBatch(ctx context.Context, opts *BatchOptions) error {
 
 // setup is the live-run setup of an item run with mo.
 func (o *BatchOptions) setup(mo *modelOptions) liveSetup {
-	return liveSetup{command: "batch", model: mo, tools: toolsSource{o.ToolsDirs, o.toolsSetting}, only: o.Tools}
+	return liveSetup{command: "batch", model: mo, tools: toolsSource{o.ToolsDirs, o.toolsSetting}, only: o.Tools, batchSpan: o.batchSpan}
 }
 
 // batchExit is the batch's exit status, in this order: interrupted (130),

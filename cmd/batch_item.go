@@ -11,6 +11,7 @@ import (
 	"time"
 
 	"github.com/agentloop/agentloop/pkg/agent"
+	"github.com/agentloop/agentloop/pkg/approval"
 	"github.com/agentloop/agentloop/pkg/batch"
 	"github.com/agentloop/agentloop/pkg/transcript"
 	"github.com/agentloop/agentloop/pkg/wire"
@@ -126,9 +127,10 @@ func (b *batchItems) run(ctx context.Context, t batch.Task) batch.Result {
 		return fail(err)
 	}
 	// The item's questions keep its own order of calls, and name it.
-	order := newCallOrder()
-	loop.OnEvent = observeOrder(order, b.prog.Events(it.ID))
-	rctx, cancel := withRunTimeout(withItem(withCallOrder(ctx, order), it.ID), o.Model.Timeout)
+	order := approval.NewOrder()
+	loop.Tools = b.ap.For(order, it.ID)
+	loop.OnEvent = order.Observe(b.prog.Events(it.ID))
+	rctx, cancel := withRunTimeout(ctx, o.Model.Timeout)
 	defer cancel()
 	var out *agent.Outcome
 	if state != nil {

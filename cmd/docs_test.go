@@ -3,6 +3,7 @@ package cmd
 import (
 	"bytes"
 	"encoding/json"
+	"flag"
 	"os"
 	"path/filepath"
 	"regexp"
@@ -14,6 +15,8 @@ import (
 
 	"github.com/agentloop/agentloop/pkg/transcript"
 )
+
+var update = flag.Bool("update", false, "rewrite the generated files")
 
 // The schema in docs/transcript.md is the one the code generates.
 func TestTranscriptDocSchema(t *testing.T) {

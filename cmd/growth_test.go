@@ -4,8 +4,6 @@ import (
 	"testing"
 
 	"github.com/agentloop/agentloop/pkg/agent"
-	"github.com/agentloop/agentloop/pkg/htmlview"
-	"github.com/agentloop/agentloop/pkg/transcript"
 )
 
 // The closing line of a run and the -v account of a step: how the
@@ -47,18 +45,5 @@ func TestGrowthLines(t *testing.T) {
 	step := agent.RequestStats{Step: 6, InputTokens: 2_142, CachedTokens: 1_024, OutputTokens: 50, Bytes: 8_571, Cleared: 2, ClearedBytes: 4_864, Cost: 0.0007, CostKnown: true}
 	if got, want := requestText(&step), "2.1k in (1.0k cached) → 50 out tokens, 8.6 KB sent, 2 results cleared (4.9 KB), $0.0007"; got != want {
 		t.Errorf("-v step:\ngot  %q\nwant %q", got, want)
-	}
-}
-
-// What --show says of cleared results reaches a terminal escaped: a tool
-// name or a call id is the transcript's, which anyone may have written.
-func TestClearedLineEscapes(t *testing.T) {
-	recs := []transcript.Message{{Step: 6, Cleared: []transcript.Cleared{{CallID: "c1\x1b[2J", Name: "page\u202e", Seq: 3, Bytes: 2432}}}}
-	got := clearedLine(recs)
-	if want := `✂ cleared from this request on: page\u202e c1\u001b[2J (2.4 KB)`; got != want {
-		t.Errorf("got  %q\nwant %q", got, want)
-	}
-	if note := htmlview.ClearingsOf(recs).Note(3, "c1\x1b[2J"); note != "cleared from step 6 on" {
-		t.Errorf("note %q", note)
 	}
 }

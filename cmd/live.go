@@ -47,6 +47,8 @@ type liveOptions struct {
 	// resumeArgs are the flags a command that goes on with this run's
 	// transcript needs (see resumeArgs).
 	resumeArgs []string
+	// OTel traces the run: --otel, or otel: in the configuration.
+	OTel bool
 }
 
 // liveOnly marks the flags that only a live run takes, on a command where
@@ -86,35 +88,10 @@ func addLoopFlags(c *cobra.Command, o *liveOptions, mode string) {
 	addSandboxFlags(c)
 	live := pflag.NewFlagSet("", pflag.ContinueOnError)
 	addModelFlags(live, &o.Model)
+	live.BoolVar(&o.OTel, "otel", false, "send the run's spans over OTLP/HTTP (docs/tracing.md); the OTEL_EXPORTER_OTLP_* variables say where")
 	live.IntVar(&o.MaxSteps, "max-steps", agent.DefaultMaxSteps, "cap on this run's model calls; the last is asked for an answer without tools, and it exits 3")
 	addLimitFlags(live, &o.Limits)
 	addModeFlags(c, live, mode)
-}
-
-// addModeFlags adds the flags of fs to c; with a mode, each says in its
-// help that it goes with that mode, and givenLiveOnly finds it.
-func addModeFlags(c *cobra.Command, fs *pflag.FlagSet, mode string) {
-	fs.VisitAll(func(fl *pflag.Flag) {
-		if mode != "" {
-			fl.Usage = "with " + mode + ": " + fl.Usage
-			if fl.Annotations == nil {
-				fl.Annotations = map[string][]string{}
-			}
-			fl.Annotations[liveOnly] = []string{mode}
-		}
-		c.Flags().AddFlag(fl)
-	})
-}
-
-// givenLiveOnly names a flag given that only a live run takes, or "".
-func givenLiveOnly(c *cobra.Command) string {
-	name := ""
-	c.Flags().Visit(func(fl *pflag.Flag) {
-		if _, ok := fl.Annotations[liveOnly]; ok && name == "" {
-			name = fl.Name
-		}
-	})
-	return name
 }
 
 // verbose reads the root's -v.
@@ -153,6 +130,8 @@ type liveSetup struct {
 	// path, when set, is the transcript's path as agentloop chose it (a
 	// batch item's), not -o's.
 	path string
+	// batchSpan is a batch item's batch span (tracing.NewBatchSpan).
+	batchSpan string
 }
 
 // liveRun is a live run set up: the loop, wired to the provider, the tools
@@ -169,6 +148,7 @@ type liveRun struct {
 	// client is the run's connection pool, closed at the end: its
 	// connections would otherwise outlive the run in the process.
 	client *http.Client
+	trace  *runTracer
 }
 
 // startLive sets up a live run: it loads the tools, builds the provider,
@@ -191,9 +171,10 @@ func startLive(ctx context.Context, ios *IOStreams, o *liveOptions, s liveSetup)
 	redact := toolSecrets(ios, ts)
 	prog.redact = redact // -v shows results, which may hold what a server was given
 	ap := newApprover(ios, ts, o.Approval, false, prog)
-	net := liveNet{client: httpretry.NewClient(1)}
+	net := liveNet{client: httpretry.NewClient(1), trace: newTracer(ctx, ios, o.OTel, o.Verbose)}
 	loop, w, err := newLoop(ios, o, s, ap, net)
 	if err != nil {
+		net.trace.close()
 		prog.Close()
 		ap.Close()
 		return nil, err
@@ -210,7 +191,7 @@ func startLive(ctx context.Context, ios *IOStreams, o *liveOptions, s liveSetup)
 			prog.transcriptPath("transcript: " + w.Path())
 		}
 	}
-	run = &liveRun{tools: ts, ap: ap, loop: loop, stopPipes: stopPipes, client: net.client}
+	run = &liveRun{tools: ts, ap: ap, loop: loop, stopPipes: stopPipes, client: net.client, trace: net.trace}
 	run.ctx, run.cancel = withRunTimeout(ctx, s.model.Timeout)
 	runCtx, stop := context.WithCancelCause(run.ctx)
 	timeoutCancel := run.cancel
@@ -245,7 +226,10 @@ func newLoop(ios *IOStreams, o *liveOptions, s liveSetup, exec *approver, net li
 		return nil, nil, err
 	}
 	redact := toolSecrets(ios, exec.tools)
-	var w *transcript.Writer
+	var (
+		w *transcript.Writer
+		h transcript.Header
+	)
 	if !o.NoTranscript {
 		id := transcript.NewID()
 		path, explicit := o.Output, o.Output != ""
@@ -255,7 +239,7 @@ func newLoop(ios *IOStreams, o *liveOptions, s liveSetup, exec *approver, net li
 		case path == "":
 			path = defaultTranscriptPath(ios, o.TranscriptDir, id)
 		}
-		h := transcript.Header{
+		h = transcript.Header{
 			ID: id, Command: s.command, Provider: prov.Name(), Model: prov.Model(), BaseURL: baseURL,
 			ToolsDirs: toolsDirsForHeader(s.tools.dirs), Tools: defs, System: s.model.System, MaxSteps: o.MaxSteps,
 			Parallel: o.Parallel, MCPServers: exec.tools.Header(), MaxTokens: s.model.MaxTokens,
@@ -264,6 +248,8 @@ func newLoop(ios *IOStreams, o *liveOptions, s liveSetup, exec *approver, net li
 			h.Temperature = &s.model.Temperature
 		}
 		o.Limits.record(&h)
+		traceParent(ios, &h)
+		h.BatchSpan = s.batchSpan
 		if w, err = createTranscript(ios, path, explicit, s.force, s.parent, s.conv, h, redact); err != nil {
 			return nil, nil, err
 		}
@@ -275,6 +261,7 @@ func newLoop(ios *IOStreams, o *liveOptions, s liveSetup, exec *approver, net li
 		Provider: prov, Tools: exec, ToolDefs: defs, System: s.model.System,
 		MaxSteps: o.MaxSteps, Parallel: o.Parallel, Transcript: w,
 	}
+	loop.Tools = net.trace.attach(w, h, exec)
 	o.Limits.apply(loop, prov.Model(), s.model.MaxTokens)
 	return loop, w, nil
 }
@@ -286,5 +273,7 @@ func (r *liveRun) finish(ios *IOStreams, out *agent.Outcome, err error) error {
 	defer r.client.CloseIdleConnections()
 	defer r.stopPipes()
 	defer r.cancel()
+	defer r.trace.close() // after the transcript's end record
+
 	return finishRun(ios, out, err, r.end)
 }

@@ -93,6 +93,7 @@ about 50 µs of CPU time a run.`,
 	c.AddCommand(newCmdLogShow(ios, nil))
 	c.AddCommand(newCmdLogPath(ios, nil))
 	c.AddCommand(newCmdLogPrune(ios, nil))
+	c.AddCommand(newCmdLogExport(ios, nil))
 	return c
 }
 

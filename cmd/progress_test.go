@@ -40,3 +40,29 @@ func TestProgressClearsAtTheAnswer(t *testing.T) {
 		})
 	}
 }
+
+// The status line of a run on a terminal fits its width when a tool's
+// name holds wide characters: a line that wraps is not redrawn in place
+// by \r, and its first half stays on the screen.
+func TestStatusLineFitsWideNames(t *testing.T) {
+	ios, _, _, errOut := Test()
+	ios.SetTTY(false, false, true)
+	ios.SetWidth(30)
+	p := newProgress(ios, false, true) // quiet: no ticker; drawn by hand
+	p.live, p.step = true, 3
+	p.running["call_1"] = "天気予報を調べる道具"
+	p.mu.Lock()
+	p.drawLocked()
+	p.mu.Unlock()
+	line := strings.TrimPrefix(errOut.String(), "\r\x1b[K")
+	if w := textWidth(line); w > 29 || !strings.HasSuffix(line, "…") {
+		t.Errorf("status line %q takes %d columns of 30", line, w)
+	}
+	if want := "step 3 · running 天気予報を…"; line != want {
+		t.Errorf("status line %q, want %q", line, want)
+	}
+}
+
+// Widths are a terminal's, counted by grapheme cluster: an emoji sequence
+// joined by zero-width joiners, a flag and a letter with its combining
+// marks are each one character, cut whole or kept whole.

@@ -101,6 +101,8 @@ func secretsWith(ios *IOStreams, extra ...string) *transcript.Redactor {
 type liveNet struct {
 	client  *http.Client
 	limiter *httpretry.Limiter
+	// trace, when set, traces the runs (see runTracer).
+	trace *runTracer
 }
 
 // newProvider builds the provider the options name, and says the address it

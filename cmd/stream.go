@@ -5,6 +5,7 @@ import (
 	"io"
 	"strings"
 
+	"github.com/agentloop/agentloop/internal/termtext"
 	"github.com/agentloop/agentloop/pkg/agent"
 )
 
@@ -17,7 +18,7 @@ type answerStream struct {
 	out  io.Writer
 	prog *progress
 	// safe is out on a terminal: the model's text shown, not obeyed.
-	safe *safeWriter
+	safe *termtext.Writer
 	// open is set while a turn's text is being written; final when the
 	// answer went out this way.
 	open, final bool
@@ -95,7 +96,7 @@ func attachStream(ios *IOStreams, out io.Writer, loop *agent.Loop, prog *progres
 	}
 	s := &answerStream{out: out, prog: prog}
 	if ios.IsStdoutTTY() {
-		s.safe = &safeWriter{w: out}
+		s.safe = termtext.NewWriter(out)
 		s.out = s.safe
 	}
 	loop.OnText = s.Text

@@ -1,7 +1,8 @@
 // Package scripttest holds what the testscript scenarios of agentloop run
 // with: the programs a test binary serves as commands (agentloop itself and
 // a stdio MCP server), and the scripts' own commands (fake model APIs, an
-// MCP server over HTTP, exit codes, peak memory, processes gone). Both the
+// MCP server over HTTP, an OTLP trace receiver, exit codes, peak memory,
+// processes gone). Both the
 // root package's scenarios and the system tests in e2e use it.
 package scripttest
 
@@ -100,6 +101,7 @@ func Params(dir string, vars map[string]string, update bool) testscript.Params {
 			"maxrss":    cmdMaxRSS,
 			"mcpserve":  cmdMCPServe,
 			"tcplisten": cmdTCPListen,
+			"otlp":      cmdOTLP,
 		},
 	}
 }

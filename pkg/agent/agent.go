@@ -76,6 +76,10 @@ type Turn struct {
 	FinishReason string
 	Usage        transcript.Usage
 	Latency      time.Duration
+	// ResponseID and ResponseModel are the response's id and the model
+	// that answered, as the API names them ("" when it does not).
+	ResponseID    string
+	ResponseModel string
 	// RequestBytes is the size of the request body that got the turn.
 	RequestBytes int
 	// ContextManagement is what the API said it cleared itself, as it

@@ -422,6 +422,12 @@ func (h *httpObserver) RoundTrip(req *http.Request) (*http.Response, error) {
 	for k, v := range h.headers {
 		req.Header[k] = v
 	}
+	if tp, ts := traceParent(req.Context()); tp != "" {
+		req.Header.Set("traceparent", tp)
+		if ts != "" {
+			req.Header.Set("tracestate", ts)
+		}
+	}
 	cancel := false
 	if req.Method == http.MethodPost && req.GetBody != nil {
 		if body, err := req.GetBody(); err == nil {

@@ -382,7 +382,14 @@ func (srv *server) call(ctx context.Context, t *Tool, args []byte) agent.ToolRes
 	}
 	callCtx, cancel := context.WithTimeout(ctx, t.Timeout)
 	defer cancel()
-	res, err := sess.cs.CallTool(callCtx, &sdk.CallToolParams{Name: t.Original, Arguments: params})
+	call := &sdk.CallToolParams{Name: t.Original, Arguments: params}
+	if tp, ts := traceParent(ctx); tp != "" {
+		call.Meta = sdk.Meta{"traceparent": tp}
+		if ts != "" {
+			call.Meta["tracestate"] = ts
+		}
+	}
+	res, err := sess.cs.CallTool(callCtx, call)
 	switch {
 	case err == nil:
 		return toResult(res, srv.cfg.MaxOutput)

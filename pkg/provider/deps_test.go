@@ -78,7 +78,7 @@ func TestOnlyProvidersLinkSDKs(t *testing.T) {
 		}
 		return walk(module + "/" + root)
 	}
-	for _, p := range []string{"pkg/agent", "pkg/provider", "pkg/htmlview", "pkg/batch", "pkg/replay", "pkg/mcp", "pkg/tools", "pkg/transcript", "pkg/history", "internal/config", "internal/toolset", "internal/httpretry"} {
+	for _, p := range []string{"pkg/agent", "pkg/provider", "pkg/htmlview", "pkg/textview", "pkg/batch", "pkg/replay", "pkg/mcp", "pkg/tools", "pkg/transcript", "pkg/history", "internal/config", "internal/toolset", "internal/httpretry"} {
 		if _, ok := imports[module+"/"+p]; !ok {
 			t.Errorf("go list did not list %s", p)
 			continue

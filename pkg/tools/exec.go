@@ -60,7 +60,7 @@ func (r *Registry) exec(ctx context.Context, t *tool, callID string, p *prepared
 	if err != nil {
 		return failure(wire.KindStart, err.Error())
 	}
-	env := r.env(t, callID, p)
+	env := append(r.env(t, callID, p), callEnv(ctx, callID)...)
 	launch, err := r.opts.Sandbox.Prepare(policy, r.opts.Dir, path, argv, env)
 	if err != nil {
 		return failure(wire.KindStart, fmt.Sprintf("cannot start the tool: %v", err))

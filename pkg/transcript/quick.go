@@ -27,7 +27,8 @@ import (
 // to the structs' tags).
 var (
 	headerKeys = []string{"type", "version", "id", "time", "command", "provider", "model", "base_url", "tools_dirs",
-		"tools", "system", "max_steps", "parallel", "max_total_tokens", "max_cost", "context", "parent", "parent_id", "agentloop", "mcp_servers", "temperature", "max_tokens"}
+		"tools", "system", "max_steps", "parallel", "max_total_tokens", "max_cost", "context", "parent", "parent_id", "agentloop", "mcp_servers", "temperature", "max_tokens",
+		"traceparent", "tracestate", "batch_span"}
 	endKeys     = []string{"type", "time", "reason", "error", "steps", "usage", "cost_usd"}
 	usageKeys   = []string{"input_tokens", "output_tokens", "cache_creation_input_tokens", "cache_read_input_tokens", "reasoning_tokens"}
 	messageKeys = []string{"step", "message", "images_of"}
@@ -103,6 +104,12 @@ func QuickHeader(line []byte) (h Header, ok bool) {
 			h.Temperature = &t
 		case "max_tokens":
 			h.MaxTokens = s.quickInt64()
+		case "traceparent":
+			h.TraceParent = s.quickString()
+		case "tracestate":
+			h.TraceState = s.quickString()
+		case "batch_span":
+			h.BatchSpan = s.quickString()
 		default:
 			s.Skip()
 		}

@@ -86,6 +86,9 @@ func (r *Reader) Next() (*Record, error) {
 	}
 }
 
+// ParseRecord decodes one line of a transcript.
+func ParseRecord(line []byte) (*Record, error) { return decodeRecord(line) }
+
 func decodeRecord(text []byte) (*Record, error) {
 	var probe struct {
 		Type *string `json:"type"`

@@ -67,6 +67,16 @@ type Header struct {
 	// given, which a run going on with it keeps.
 	Temperature *float64 `json:"temperature,omitempty" jsonschema:"description=The sampling temperature given; absent: the server's own"`
 	MaxTokens   int64    `json:"max_tokens,omitempty" jsonschema:"description=The cap on each answer's output tokens given; absent: the default"`
+	// TraceParent and TraceState are the W3C trace context the run was
+	// started in (TRACEPARENT and TRACESTATE in its environment): its
+	// spans are children of that span, and a trace exported later from
+	// the transcript is the one the run was part of.
+	TraceParent string `json:"traceparent,omitempty" jsonschema:"description=The W3C traceparent the run was started with: its spans' parent"`
+	TraceState  string `json:"tracestate,omitempty" jsonschema:"description=The W3C tracestate the run was started with"`
+	// BatchSpan is, for an item of a batch, the W3C traceparent of the
+	// batch's span, whose children the items' spans are (and whose parent
+	// is TraceParent).
+	BatchSpan string `json:"batch_span,omitempty" jsonschema:"description=For a batch item: the W3C traceparent of the batch's span"`
 }
 
 // MCPServer is an MCP server as a header records it: how it was reached,
@@ -116,6 +126,10 @@ type Message struct {
 	// Completions, whose tool messages take text only, they go in one user
 	// message after the tool messages, which answers no call itself.
 	ImagesOf []string `json:"images_of,omitempty"`
+	// ResponseID and ResponseModel are the API's id of the response that
+	// held the turn and the model it names, when it names them.
+	ResponseID    string `json:"response_id,omitempty" jsonschema:"description=The API's id of the response that held this turn"`
+	ResponseModel string `json:"response_model,omitempty" jsonschema:"description=The model that answered, as the response names it"`
 }
 
 // Cleared is a tool result replaced, in a request and every later one, by

@@ -36,6 +36,10 @@ type Writer struct {
 	err    error
 	buf    bytes.Buffer
 	now    func() time.Time
+	// header is the header line, for an observer that comes after it;
+	// observe is told of every line written (see Observe).
+	header  []byte
+	observe func(line []byte)
 }
 
 // Create creates (or truncates) the transcript file at path with mode 0600,
@@ -389,7 +393,30 @@ func (w *Writer) writeLineLocked(lines []byte) error {
 		w.err = fmt.Errorf("write transcript %s: %w", w.name(), bare(err))
 		return w.err
 	}
+	if w.header == nil && bytes.HasPrefix(lines, []byte(`{"type":"header"`)) {
+		w.header = bytes.Clone(lines)
+	}
+	if w.observe != nil {
+		for line := range bytes.Lines(lines) {
+			w.observe(line)
+		}
+	}
 	return nil
+}
+
+// Observe has f told of every line the writer puts in the file from now
+// on, as written (redacted), once it is written, in file order; f is
+// first told of the header if it is already written. f is called with the
+// writer's lock held: it must be quick and must not write to w. Lines
+// written before Observe other than the header (a continued run's copy of
+// its conversation) are not told of.
+func (w *Writer) Observe(f func(line []byte)) {
+	w.mu.Lock()
+	defer w.mu.Unlock()
+	w.observe = f
+	if f != nil && w.header != nil {
+		f(w.header)
+	}
 }
 
 func (w *Writer) name() string {

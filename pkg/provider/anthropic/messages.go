@@ -428,6 +428,7 @@ func (a *Messages) turn(msg *anthropic.Message) (*agent.Turn, error) {
 		return nil, &agent.ProviderError{Provider: "anthropic", Message: err.Error(), Err: err}
 	}
 	turn.FinishReason = string(msg.StopReason)
+	turn.ResponseID, turn.ResponseModel = msg.ID, string(msg.Model)
 	switch msg.StopReason {
 	case anthropic.StopReasonToolUse:
 		turn.Stop = agent.StopToolUse

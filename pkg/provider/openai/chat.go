@@ -334,6 +334,7 @@ func (o *Chat) turn(comp *openai.ChatCompletion, msgExtra map[string]any, callEx
 		return nil, &agent.ProviderError{Provider: "openai", Message: err.Error(), Err: err}
 	}
 	turn.FinishReason = choice.FinishReason
+	turn.ResponseID, turn.ResponseModel = comp.ID, comp.Model
 	switch {
 	case choice.FinishReason == "length":
 		turn.Stop = agent.StopMaxTokens

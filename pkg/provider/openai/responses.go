@@ -244,6 +244,7 @@ func (r *Responses) turn(resp *responses.Response, output []responses.ResponseOu
 	// The API has no finish reason, only the response's status, the same
 	// ("completed") for a turn that calls tools and one that answers: the
 	// reason recorded is the one Chat Completions gives such a turn.
+	turn.ResponseID, turn.ResponseModel = resp.ID, string(resp.Model)
 	turn.FinishReason = "stop"
 	if len(turn.Calls) > 0 {
 		turn.FinishReason = "tool_calls"

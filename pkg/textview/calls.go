@@ -1,4 +1,4 @@
-package cmd
+package textview
 
 import (
 	"bytes"
@@ -8,6 +8,7 @@ import (
 	"strings"
 
 	"github.com/agentloop/agentloop/internal/bytesize"
+	"github.com/agentloop/agentloop/internal/termtext"
 	"github.com/agentloop/agentloop/pkg/agent"
 	"github.com/agentloop/agentloop/pkg/htmlview"
 	"github.com/agentloop/agentloop/pkg/transcript"
@@ -22,13 +23,13 @@ func (sh *shower) result(name, id string, meta transcript.Result, timed bool, si
 	if meta.IsError {
 		state = "error"
 		if meta.Error != "" {
-			state += " (" + displayText(meta.Error, 100) + ")"
+			state += " (" + termtext.Display(meta.Error, 100) + ")"
 		}
 		state = st.red(state)
 	}
-	info := []string{"← " + st.cyan(displayText(name, 200)) + " " + st.dim(displayText(id, 200)), state}
+	info := []string{"← " + st.cyan(termtext.Display(name, 200)) + " " + st.dim(termtext.Display(id, 200)), state}
 	if meta.Server != "" {
-		info = append(info, "mcp server "+displayText(meta.Server, 200))
+		info = append(info, "mcp server "+termtext.Display(meta.Server, 200))
 	}
 	if meta.DurationMS > 0 || timed {
 		info = append(info, htmlview.Millis(meta.DurationMS).String())
@@ -67,7 +68,7 @@ func (sh *shower) unsent() {
 			sh.result(c.Name, c.ID, f.Result, true, p.long.Len(f.Content), f.Content, "recorded, not yet sent")
 			continue
 		}
-		p.line(2, "… "+st.cyan(displayText(c.Name, 200))+" "+st.dim(displayText(c.ID, 200))+" · "+st.red("pending")+" · no result: replay --resume runs it")
+		p.line(2, "… "+st.cyan(termtext.Display(c.Name, 200))+" "+st.dim(termtext.Display(c.ID, 200))+" · "+st.red("pending")+" · no result: replay --resume runs it")
 	}
 }
 
@@ -86,13 +87,13 @@ func (sh *shower) results(d agent.Dialect, role string, rec transcript.Message) 
 	p, st := sh.p, sh.p.st
 	if len(rec.ImagesOf) > 0 {
 		// The pictures of results (Chat Completions).
-		p.line(0, st.bold("tool images")+" of "+displayText(strings.Join(rec.ImagesOf, ", "), 1<<10))
+		p.line(0, st.bold("tool images")+" of "+termtext.Display(strings.Join(rec.ImagesOf, ", "), 1<<10))
 		p.text(2, agent.ImagesText(messageContent(rec.Message)))
 		return
 	}
 	results := d.ParseResults(rec.Message)
 	if len(results) == 0 {
-		p.line(0, st.bold(displayText(role, 100)))
+		p.line(0, st.bold(termtext.Display(role, 100)))
 		p.text(2, messageText(rec.Message))
 		return
 	}

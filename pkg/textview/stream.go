@@ -1,4 +1,4 @@
-package cmd
+package textview
 
 import (
 	"bufio"
@@ -8,6 +8,7 @@ import (
 	"unicode/utf8"
 
 	"github.com/agentloop/agentloop/internal/bytesize"
+	"github.com/agentloop/agentloop/internal/english"
 )
 
 // A text taken out of its record (longtext) is printed as it is read back
@@ -81,7 +82,7 @@ func (p *printer) excerptFrom(indent int, r io.Reader, maxLines, maxBytes int) {
 	for i := 0; ; i++ {
 		if i == maxLines {
 			n := ls.remaining()
-			p.line(indent, p.st.dim(fmt.Sprintf("… %d more line%s", n, plural(n, "", "s"))))
+			p.line(indent, p.st.dim(fmt.Sprintf("… %d more line%s", n, english.Plural(n, "", "s"))))
 			return
 		}
 		head, length, more := ls.next(max(budget+1, 0))
@@ -98,7 +99,7 @@ func (p *printer) excerptFrom(indent int, r io.Reader, maxLines, maxBytes int) {
 			left := fmt.Sprintf("… %s more", bytesize.Binary(int(length-int64(cut))))
 			if more {
 				n := ls.remaining()
-				left += fmt.Sprintf(", %d more line%s", n, plural(n, "", "s"))
+				left += fmt.Sprintf(", %d more line%s", n, english.Plural(n, "", "s"))
 			}
 			p.line(indent, p.st.dim(left))
 			return

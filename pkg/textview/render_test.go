@@ -1,7 +1,6 @@
-package cmd
+package textview
 
 import (
-	"context"
 	"encoding/json"
 	"flag"
 	"os"
@@ -15,7 +14,7 @@ var update = flag.Bool("update", false, "rewrite the golden files")
 // golden compares got with the golden file, or rewrites it with -update.
 func golden(t *testing.T, name, got string) {
 	t.Helper()
-	path := filepath.Join("..", "testdata", "golden", name)
+	path := filepath.Join("..", "..", "testdata", "golden", name)
 	if *update {
 		if err := os.WriteFile(path, []byte(got), 0o644); err != nil {
 			t.Fatal(err)
@@ -24,15 +23,39 @@ func golden(t *testing.T, name, got string) {
 	}
 	want, err := os.ReadFile(path)
 	if err != nil {
-		t.Fatalf("%v (run go test ./cmd -update to create it)", err)
+		t.Fatalf("%v (run go test ./pkg/textview -update to create it)", err)
 	}
 	if got != string(want) {
-		t.Errorf("%s differs from the golden file (go test ./cmd -update rewrites it)\n--- got\n%s", name, got)
+		t.Errorf("%s differs from the golden file (go test ./pkg/textview -update rewrites it)\n--- got\n%s", name, got)
 	}
 }
 
+// show renders the file at path as replay --show does: on a terminal of
+// width columns in colour, or piped (tty false); texts over limit bytes
+// left in the file (0 for the default).
+func show(path string, tty bool, width, limit int) (string, Result, error) {
+	opts := Options{LongText: limit}
+	if tty {
+		opts.Width, opts.Color = width, true
+	}
+	return render(path, opts)
+}
+
+// render renders the file at path with opts.
+func render(path string, opts Options) (string, Result, error) {
+	f, err := os.Open(path)
+	if err != nil {
+		return "", Result{}, err
+	}
+	defer f.Close()
+	opts.Name = path
+	var out strings.Builder
+	res, err := Render(&out, f, opts)
+	return out.String(), res, err
+}
+
 func TestReplayShowGolden(t *testing.T) {
-	demo := filepath.Join("..", "testdata", "demo", "session.jsonl")
+	demo := filepath.Join("..", "..", "testdata", "demo", "session.jsonl")
 	tests := []struct {
 		name   string
 		tty    bool
@@ -44,20 +67,17 @@ func TestReplayShowGolden(t *testing.T) {
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			ios, _, out, errOut := Test()
-			ios.SetTTY(false, tt.tty, tt.tty)
-			ios.SetColorEnabled(tt.tty)
-			ios.SetWidth(tt.width)
-			if err := runReplayShow(context.Background(), &ReplayOptions{IO: ios, File: demo}); err != nil {
-				t.Fatalf("%v\n%s", err, errOut)
+			out, _, err := show(demo, tt.tty, tt.width, 0)
+			if err != nil {
+				t.Fatal(err)
 			}
-			golden(t, tt.golden, out.String())
-			hasColor := strings.Contains(out.String(), "\x1b[")
+			golden(t, tt.golden, out)
+			hasColor := strings.Contains(out, "\x1b[")
 			if hasColor != tt.tty {
 				t.Errorf("colours: %v on a terminal = %v", hasColor, tt.tty)
 			}
 			if tt.tty {
-				for _, l := range strings.Split(out.String(), "\n") {
+				for _, l := range strings.Split(out, "\n") {
 					if n := len([]rune(stripANSI(l))); n > tt.width {
 						t.Errorf("line of %d columns on a %d-column terminal: %q", n, tt.width, l)
 					}
@@ -84,7 +104,7 @@ func stripANSI(s string) string {
 // Every Anthropic request of the recorded corpus reads with --show: each
 // tool_use of the conversation appears with its id.
 func TestReplayShowCorpusAnthropic(t *testing.T) {
-	data, err := os.ReadFile(filepath.Join("..", "testdata", "corpus", "pydantic-ai-anthropic.jsonl"))
+	data, err := os.ReadFile(filepath.Join("..", "..", "testdata", "corpus", "pydantic-ai-anthropic.jsonl"))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -100,17 +120,17 @@ func TestReplayShowCorpusAnthropic(t *testing.T) {
 		if err := os.WriteFile(file, rec.Request, 0o600); err != nil {
 			t.Fatal(err)
 		}
-		ios, _, out, errOut := Test()
-		if err := runReplayShow(context.Background(), &ReplayOptions{IO: ios, File: file}); err != nil {
-			t.Errorf("line %d: %v\n%s", i+1, err, errOut)
+		out, _, err := show(file, false, 0, 0)
+		if err != nil {
+			t.Errorf("line %d: %v", i+1, err)
 			continue
 		}
 		for _, id := range toolUseIDs(t, rec.Request) {
-			if !strings.Contains(out.String(), id) {
+			if !strings.Contains(out, id) {
 				t.Errorf("line %d: tool_use %s is not shown", i+1, id)
 			}
 		}
-		if !strings.Contains(out.String(), "anthropic messages") {
+		if !strings.Contains(out, "anthropic messages") {
 			t.Errorf("line %d: not read as Anthropic messages:\n%s", i+1, out)
 		}
 		shown++
@@ -153,17 +173,17 @@ func TestReplayShowEscapesControlCharacters(t *testing.T) {
 {"role":"assistant","content":"evil \u001b]0;pwned\u0007 \u202eoof","tool_calls":[{"id":"c\u001b[2J","type":"function","function":{"name":"f","arguments":"{}"}}]}
 {"role":"tool","tool_call_id":"c\u001b[2J","content":"line\u001b[31mred"}
 `), 0o600)
-	ios, _, out, _ := Test()
-	ios.SetTTY(false, true, true)
-	if err := runReplayShow(context.Background(), &ReplayOptions{IO: ios, File: file}); err != nil {
+	// On a terminal, colours off.
+	out, _, err := render(file, Options{Width: 80})
+	if err != nil {
 		t.Fatal(err)
 	}
 	// Colours are off, so no escape at all may be written.
-	if strings.ContainsAny(out.String(), "\x1b\x07\u202e") {
-		t.Errorf("control characters reached the terminal:\n%q", out.String())
+	if strings.ContainsAny(out, "\x1b\x07\u202e") {
+		t.Errorf("control characters reached the terminal:\n%q", out)
 	}
 	for _, want := range []string{`evil \u001b]0;pwned\u0007 \u202eoof`, `c\u001b[2J`, `line\u001b[31mred`} {
-		if !strings.Contains(out.String(), want) {
+		if !strings.Contains(out, want) {
 			t.Errorf("output lacks %q:\n%s", want, out)
 		}
 	}

@@ -1,4 +1,4 @@
-package cmd
+package approval
 
 import (
 	"context"
@@ -7,12 +7,12 @@ import (
 	"github.com/agentloop/agentloop/pkg/agent"
 )
 
-// callOrder keeps the questions about the calls of one turn in the order
+// Order keeps the questions about the calls of one turn in the order
 // the model made the calls, while the calls themselves run concurrently:
 // a call may ask only once every call before it has asked, or been found
 // to need no question. It learns each call's place from the loop's
 // EventCallStart, which comes before the call reaches the approver.
-type callOrder struct {
+type Order struct {
 	mu      sync.Mutex
 	step    int
 	place   map[string]int // call id → its position in the turn
@@ -21,14 +21,15 @@ type callOrder struct {
 	changed chan struct{}  // closed when next moves
 }
 
-func newCallOrder() *callOrder {
-	return &callOrder{place: map[string]int{}, passed: map[int]bool{}, changed: make(chan struct{})}
+// NewOrder returns the order of a run whose turns have not begun.
+func NewOrder() *Order {
+	return &Order{place: map[string]int{}, passed: map[int]bool{}, changed: make(chan struct{})}
 }
 
 // Event is to be called with each of the loop's events. A call answered
 // from its record (it finished before the run stopped) is not run, and
 // asks nothing: it is past its question at once.
-func (o *callOrder) Event(e agent.Event) {
+func (o *Order) Event(e agent.Event) {
 	recorded := e.Kind == agent.EventCallDone && e.Recorded
 	if e.Kind != agent.EventCallStart && !recorded {
 		return
@@ -47,7 +48,7 @@ func (o *callOrder) Event(e agent.Event) {
 
 // wait returns when every call before callID is past its question, or
 // the context ends (false). A call of unknown place waits for nothing.
-func (o *callOrder) wait(ctx context.Context, callID string) bool {
+func (o *Order) wait(ctx context.Context, callID string) bool {
 	o.mu.Lock()
 	for {
 		i, known := o.place[callID]
@@ -67,13 +68,13 @@ func (o *callOrder) wait(ctx context.Context, callID string) bool {
 }
 
 // pass marks callID past its question: asked, or needing none.
-func (o *callOrder) pass(callID string) {
+func (o *Order) pass(callID string) {
 	o.mu.Lock()
 	defer o.mu.Unlock()
 	o.passLocked(callID)
 }
 
-func (o *callOrder) passLocked(callID string) {
+func (o *Order) passLocked(callID string) {
 	i, known := o.place[callID]
 	if !known {
 		return
@@ -87,5 +88,16 @@ func (o *callOrder) passLocked(callID string) {
 	if moved {
 		close(o.changed)
 		o.changed = make(chan struct{})
+	}
+}
+
+// Observe passes the loop's events to next (if not nil), learning from
+// them the order of each turn's calls.
+func (o *Order) Observe(next func(agent.Event)) func(agent.Event) {
+	return func(e agent.Event) {
+		o.Event(e)
+		if next != nil {
+			next(e)
+		}
 	}
 }

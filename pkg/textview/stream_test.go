@@ -1,6 +1,7 @@
-package cmd
+package textview
 
 import (
+	"bytes"
 	"math/rand/v2"
 	"os"
 	"path/filepath"
@@ -90,15 +91,11 @@ func TestReplayShowStreamedAsInMemory(t *testing.T) {
 			}
 			for _, tty := range []bool{false, true} {
 				show := func(limit int) (string, int) {
-					ios, _, out, errOut := Test()
-					ios.SetTTY(false, tty, tty)
-					ios.SetColorEnabled(tty)
-					ios.SetWidth(37)
-					long, err := replayShow(&ReplayOptions{IO: ios, File: path}, limit)
+					out, res, err := show(path, tty, 37, limit)
 					if err != nil {
-						t.Fatalf("%v\n%s", err, errOut)
+						t.Fatal(err)
 					}
-					return out.String(), long.Texts()
+					return out, res.Long.Texts()
 				}
 				whole, _ := show(1 << 30)
 				streamed, taken := show(limit)
@@ -118,7 +115,7 @@ func TestReplayShowStreamedAsInMemory(t *testing.T) {
 func TestReplayShowStreamedAsInMemoryCorpus(t *testing.T) {
 	t.Parallel()
 	var files []string
-	for _, pattern := range []string{"../testdata/*/*.jsonl", "../testdata/*/*/*.jsonl", "../pkg/*/testdata/*.jsonl", "../pkg/*/testdata/*/*.jsonl"} {
+	for _, pattern := range []string{"../../testdata/*/*.jsonl", "../../testdata/*/*/*.jsonl", "../*/testdata/*.jsonl", "../*/testdata/*/*.jsonl"} {
 		m, _ := filepath.Glob(pattern)
 		files = append(files, m...)
 	}
@@ -130,12 +127,8 @@ func TestReplayShowStreamedAsInMemoryCorpus(t *testing.T) {
 		t.Run(filepath.Base(path), func(t *testing.T) {
 			for _, tty := range []bool{false, true} {
 				show := func(limit int) (string, int, error) {
-					ios, _, out, _ := Test()
-					ios.SetTTY(false, tty, tty)
-					ios.SetColorEnabled(tty)
-					ios.SetWidth(61)
-					long, err := replayShow(&ReplayOptions{IO: ios, File: path}, limit)
-					return out.String(), long.Texts(), err
+					out, res, err := show(path, tty, 61, limit)
+					return out, res.Long.Texts(), err
 				}
 				whole, _, errWhole := show(1 << 30)
 				streamed, n, errStreamed := show(16)
@@ -173,9 +166,12 @@ func TestReplayShowStreamedBrokenLines(t *testing.T) {
 			t.Fatal(err)
 		}
 		show := func(limit int) (string, string, int, error) {
-			ios, _, out, errOut := Test()
-			long, err := replayShow(&ReplayOptions{IO: ios, File: path}, limit)
-			return out.String(), errOut.String(), long.Texts(), err
+			out, res, err := show(path, false, 0, limit)
+			torn := ""
+			if res.Torn != nil {
+				torn = res.Torn.Error()
+			}
+			return out, torn, res.Long.Texts(), err
 		}
 		a, ae, _, aerr := show(1 << 30)
 		b, be, n, berr := show(100)
@@ -184,6 +180,68 @@ func TestReplayShowStreamedBrokenLines(t *testing.T) {
 		}
 		if a != b || ae != be || (aerr == nil) != (berr == nil) || (aerr != nil && aerr.Error() != berr.Error()) {
 			t.Errorf("%s differs: errors %v, %v\n--- held whole\n%s%s\n--- streamed\n%s%s", name, aerr, berr, a, ae, b, be)
+		}
+	}
+}
+func TestPrinterWraps(t *testing.T) {
+	tests := []struct {
+		name    string
+		width   int
+		indent  int
+		ours    string
+		data    string
+		want    string
+		linecap int
+	}{
+		{"piped: whole", 0, 2, "", strings.Repeat("word ", 30), "  " + strings.Repeat("word ", 30) + "\n", 0},
+		{"at a space", 20, 2, "", "one two three four five six", "  one two three four\n  five six\n", 20},
+		{"a word longer than a row", 12, 2, "", "abcdefghijklmnopqrstuvwxyz end", "  abcdefghij\n  klmnopqrst\n  uvwxyz end\n", 12},
+		{"escapes count, colours do not", 14, 0, "\x1b[1mhead\x1b[0m ", "x\x1bq", "\x1b[1mhead\x1b[0m x\\u001bq\n", 14},
+		{"tabs to the next stop", 20, 0, "", "a\tb\tc", "a       b       c\n", 20},
+		{"escaped to fit", 10, 0, "", "\x1b\x1b\x1b", "\\u001b\n\\u001b\n\\u001b\n", 10},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			var out bytes.Buffer
+			p := &printer{w: &out, st: showStyle{width: tt.width}}
+			p.emit(tt.indent, tt.ours, tt.data)
+			if out.String() != tt.want {
+				t.Errorf("got\n%q\nwant\n%q", out.String(), tt.want)
+			}
+			if tt.linecap > 0 {
+				for _, l := range strings.Split(strings.TrimSuffix(stripANSI(out.String()), "\n"), "\n") {
+					if n := len([]rune(l)); n > tt.linecap {
+						t.Errorf("a row of %d columns: %q", n, l)
+					}
+				}
+			}
+		})
+	}
+	// A line of ours goes on indented further when it wraps.
+	var out bytes.Buffer
+	p := &printer{w: &out, st: showStyle{width: 16}}
+	p.line(2, "→ name id {\"a\":\"bbbb\"}")
+	if want := "  → name id\n    {\"a\":\"bbbb\"}\n"; out.String() != want {
+		t.Errorf("line: %q, want %q", out.String(), want)
+	}
+}
+
+// A folded result says how much is left: lines, or bytes of a line cut.
+func TestPrinterExcerpt(t *testing.T) {
+	tests := []struct {
+		in, want string
+	}{
+		{"1\n2\n3\n4\n", "    1\n    2\n    3\n    … 1 more line\n"},
+		{strings.Repeat("x", 30), "    " + strings.Repeat("x", 20) + "\n    … 10 B more\n"},
+		{strings.Repeat("x", 30) + "\n2\n3", "    " + strings.Repeat("x", 20) + "\n    … 10 B more, 2 more lines\n"},
+		{"", "    (empty)\n"},
+	}
+	for _, tt := range tests {
+		var out bytes.Buffer
+		p := &printer{w: &out}
+		p.excerpt(4, tt.in, 3, 20)
+		if out.String() != tt.want {
+			t.Errorf("excerpt(%q) = %q, want %q", tt.in, out.String(), tt.want)
 		}
 	}
 }

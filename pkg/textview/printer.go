@@ -1,4 +1,4 @@
-package cmd
+package textview
 
 import (
 	"bytes"
@@ -8,6 +8,8 @@ import (
 	"unicode/utf8"
 
 	"github.com/agentloop/agentloop/internal/bytesize"
+	"github.com/agentloop/agentloop/internal/english"
+	"github.com/agentloop/agentloop/internal/termtext"
 	"github.com/agentloop/agentloop/pkg/longtext"
 )
 
@@ -101,7 +103,7 @@ func (p *printer) excerpt(indent int, s string, maxLines, maxBytes int) {
 		switch {
 		case i == maxLines:
 			n := strings.Count(s, "\n") + 1
-			p.line(indent, p.st.dim(fmt.Sprintf("… %d more line%s", n, plural(n, "", "s"))))
+			p.line(indent, p.st.dim(fmt.Sprintf("… %d more line%s", n, english.Plural(n, "", "s"))))
 			return
 		case len(line) > budget:
 			cut := max(budget, 0) // -1 after a line that used the budget up
@@ -112,7 +114,7 @@ func (p *printer) excerpt(indent int, s string, maxLines, maxBytes int) {
 			left := fmt.Sprintf("… %s more", bytesize.Binary(len(line)-cut))
 			if more {
 				n := strings.Count(rest, "\n") + 1
-				left += fmt.Sprintf(", %d more line%s", n, plural(n, "", "s"))
+				left += fmt.Sprintf(", %d more line%s", n, english.Plural(n, "", "s"))
 			}
 			p.line(indent, p.st.dim(left))
 			return
@@ -174,7 +176,7 @@ func (p *printer) data(data string) {
 			i += j
 			continue
 		}
-		form, size := shown(data[i:], false)
+		form, size := termtext.Shown(data[i:], false)
 		p.put(form, data[i] == '\t')
 		i += size
 	}

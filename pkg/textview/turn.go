@@ -1,4 +1,4 @@
-package cmd
+package textview
 
 import (
 	"encoding/json"
@@ -6,6 +6,7 @@ import (
 	"math"
 	"strings"
 
+	"github.com/agentloop/agentloop/internal/termtext"
 	"github.com/agentloop/agentloop/pkg/agent"
 	"github.com/agentloop/agentloop/pkg/htmlview"
 	"github.com/agentloop/agentloop/pkg/transcript"
@@ -43,7 +44,7 @@ func (sh *shower) showTurn(recs []transcript.Message) {
 		}
 	}
 	if finish != "" {
-		head = append(head, displayText(finish, 100))
+		head = append(head, termtext.Display(finish, 100))
 	}
 	if hasUsage {
 		sh.total.Add(usage)
@@ -62,7 +63,7 @@ func (sh *shower) showTurn(recs []transcript.Message) {
 	for i, rec := range recs {
 		t, err := d.ParseAssistant(rec.Message)
 		if err != nil {
-			p.line(2, st.red("unreadable assistant message: "+displayText(err.Error(), 1<<10)))
+			p.line(2, st.red("unreadable assistant message: "+termtext.Display(err.Error(), 1<<10)))
 			continue
 		}
 		turns[i] = t
@@ -92,7 +93,7 @@ func (sh *shower) showTurn(recs []transcript.Message) {
 		}
 		for _, c := range t.Calls {
 			sh.callNames[c.ID] = c.Name
-			p.line(2, fmt.Sprintf("→ %s %s %s", st.cyan(displayText(c.Name, 200)), st.dim(displayText(c.ID, 200)), displayText(compactJSON(c.Arguments), showArgsBytes)))
+			p.line(2, fmt.Sprintf("→ %s %s %s", st.cyan(termtext.Display(c.Name, 200)), st.dim(termtext.Display(c.ID, 200)), termtext.Display(compactJSON(c.Arguments), showArgsBytes)))
 		}
 	}
 	if len(sh.lastCalls) == 0 {
@@ -120,13 +121,13 @@ func otherBlocks(msg agent.Message) []string {
 		switch {
 		case b.Type == "text" || b.Type == "tool_use":
 		case b.Type == "thinking":
-			out = append(out, "thinking: "+oneLineText(b.Thinking, 160))
+			out = append(out, "thinking: "+termtext.OneLine(b.Thinking, 160))
 		case b.Type == "redacted_thinking":
 			out = append(out, "thinking (redacted)")
 		case b.Type == "server_tool_use" || b.Type == "mcp_tool_use":
-			out = append(out, fmt.Sprintf("⚙ %s %s (run by the API)", displayText(b.Name, 200), oneLineText(string(b.Input), 200)))
+			out = append(out, fmt.Sprintf("⚙ %s %s (run by the API)", termtext.Display(b.Name, 200), termtext.OneLine(string(b.Input), 200)))
 		default:
-			out = append(out, "⚙ "+displayText(b.Type, 200))
+			out = append(out, "⚙ "+termtext.Display(b.Type, 200))
 		}
 	}
 	return out
@@ -156,10 +157,10 @@ func itemNotes(msg agent.Message, whole func(string) string) []string {
 	case "reasoning":
 		var out []string
 		for _, s := range it.Summary {
-			out = append(out, "reasoning: "+oneLineText(s.Text, 300))
+			out = append(out, "reasoning: "+termtext.OneLine(s.Text, 300))
 		}
 		for _, c := range it.Content {
-			out = append(out, "reasoning: "+oneLineText(whole(c.Text), 300))
+			out = append(out, "reasoning: "+termtext.OneLine(whole(c.Text), 300))
 		}
 		if len(out) == 0 {
 			what := "no summary"
@@ -170,7 +171,7 @@ func itemNotes(msg agent.Message, whole func(string) string) []string {
 		}
 		return out
 	}
-	return []string{"⚙ " + displayText(it.Type, 200) + " (run by the API)"}
+	return []string{"⚙ " + termtext.Display(it.Type, 200) + " (run by the API)"}
 }
 
 func usageText(u transcript.Usage) string {

@@ -1,0 +1,249 @@
+package scripttest
+
+import (
+	"bytes"
+	"encoding/hex"
+	"fmt"
+	"io"
+	"net/http"
+	"net/http/httptest"
+	"os"
+	"slices"
+	"strings"
+	"sync"
+
+	"github.com/rogpeppe/go-internal/testscript"
+	coltracepb "go.opentelemetry.io/proto/otlp/collector/trace/v1"
+	commonpb "go.opentelemetry.io/proto/otlp/common/v1"
+	tracepb "go.opentelemetry.io/proto/otlp/trace/v1"
+	"google.golang.org/protobuf/proto"
+
+	"github.com/agentloop/agentloop/pkg/tracing"
+)
+
+// otlpReceiver is an OTLP/HTTP trace receiver: it decodes each export
+// request with the official OTLP protobuf types, as a collector does, and
+// keeps the spans.
+type otlpReceiver struct {
+	srv   *httptest.Server
+	mu    sync.Mutex
+	spans []*tracepb.Span
+	bad   []string
+}
+
+var otlpReceivers sync.Map // *testscript.TestScript → *otlpReceiver
+
+func (r *otlpReceiver) ServeHTTP(w http.ResponseWriter, req *http.Request) {
+	body, _ := io.ReadAll(req.Body)
+	msg := new(coltracepb.ExportTraceServiceRequest)
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	switch {
+	case req.Method != http.MethodPost || req.URL.Path != "/v1/traces":
+		r.bad = append(r.bad, req.Method+" "+req.URL.Path)
+		http.NotFound(w, req)
+		return
+	case req.Header.Get("Content-Type") != "application/x-protobuf":
+		r.bad = append(r.bad, "Content-Type "+req.Header.Get("Content-Type"))
+	}
+	if err := proto.Unmarshal(body, msg); err != nil {
+		r.bad = append(r.bad, err.Error())
+		http.Error(w, err.Error(), http.StatusBadRequest)
+		return
+	}
+	for _, rs := range msg.ResourceSpans {
+		for _, ss := range rs.ScopeSpans {
+			r.spans = append(r.spans, ss.Spans...)
+		}
+	}
+	b, _ := proto.Marshal(&coltracepb.ExportTraceServiceResponse{})
+	w.Header().Set("Content-Type", "application/x-protobuf")
+	w.Write(b)
+}
+
+// cmdOTLP drives a scenario's OTLP receiver:
+//
+//	otlp start                 start it; $OTLP_URL is its base URL
+//	otlp tree                  print the spans received as a tree of names and attributes
+//	otlp ids FILE              write the ids, parents and names of the spans received, sorted
+//	otlp jsonids JSON FILE     the same of the spans of an OTLP JSON file
+//	otlp traceparent FILE CALL FILE's TRACEPARENT names the execute_tool span of call CALL
+//	otlp reset                 forget the spans received
+func cmdOTLP(ts *testscript.TestScript, neg bool, args []string) {
+	if neg || len(args) == 0 {
+		ts.Fatalf("usage: otlp start|tree|ids|jsonids|traceparent|reset")
+	}
+	if args[0] == "start" {
+		r := &otlpReceiver{}
+		r.srv = httptest.NewServer(r)
+		otlpReceivers.Store(ts, r)
+		ts.Defer(func() { r.srv.Close(); otlpReceivers.Delete(ts) })
+		ts.Setenv("OTLP_URL", r.srv.URL)
+		return
+	}
+	if args[0] == "jsonids" {
+		data, err := os.ReadFile(ts.MkAbs(args[1]))
+		ts.Check(err)
+		var spans []*tracepb.Span
+		for line := range bytes.Lines(data) {
+			td, err := tracing.UnmarshalJSON(line)
+			ts.Check(err)
+			for _, rs := range td.ResourceSpans {
+				for _, ss := range rs.ScopeSpans {
+					spans = append(spans, ss.Spans...)
+				}
+			}
+		}
+		ts.Check(os.WriteFile(ts.MkAbs(args[2]), spanIDs(spans), 0o644))
+		return
+	}
+	v, ok := otlpReceivers.Load(ts)
+	if !ok {
+		ts.Fatalf("otlp: no receiver started")
+	}
+	r := v.(*otlpReceiver)
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	if len(r.bad) > 0 {
+		ts.Fatalf("otlp: bad requests: %q", r.bad)
+	}
+	switch args[0] {
+	case "tree":
+		fmt.Fprint(ts.Stdout(), spanTree(r.spans))
+	case "ids":
+		ts.Check(os.WriteFile(ts.MkAbs(args[1]), spanIDs(r.spans), 0o644))
+	case "traceparent":
+		data, err := os.ReadFile(ts.MkAbs(args[1]))
+		ts.Check(err)
+		tp := strings.TrimSpace(string(data))
+		sc, ok := tracing.ParseTraceParent(tp, "")
+		if !ok {
+			ts.Fatalf("%s: %q is not a traceparent", args[1], tp)
+		}
+		for _, s := range r.spans {
+			if hex.EncodeToString(s.SpanId) == sc.SpanID().String() && hex.EncodeToString(s.TraceId) == sc.TraceID().String() {
+				if !strings.HasPrefix(s.Name, "execute_tool ") || attrString(s, "gen_ai.tool.call.id") != args[2] {
+					ts.Fatalf("%s names span %q of call %q, want the execute_tool span of %s", args[1], s.Name, attrString(s, "gen_ai.tool.call.id"), args[2])
+				}
+				return
+			}
+		}
+		ts.Fatalf("%s: %s names no span received", args[1], tp)
+	case "reset":
+		r.spans = nil
+	default:
+		ts.Fatalf("otlp: unknown command %s", args[0])
+	}
+}
+
+func attrString(s *tracepb.Span, key string) string {
+	for _, kv := range s.Attributes {
+		if kv.Key == key {
+			return anyString(kv.Value)
+		}
+	}
+	return ""
+}
+
+func anyString(v *commonpb.AnyValue) string {
+	switch x := v.Value.(type) {
+	case *commonpb.AnyValue_StringValue:
+		return x.StringValue
+	case *commonpb.AnyValue_IntValue:
+		return fmt.Sprint(x.IntValue)
+	case *commonpb.AnyValue_DoubleValue:
+		return fmt.Sprint(x.DoubleValue)
+	case *commonpb.AnyValue_BoolValue:
+		return fmt.Sprint(x.BoolValue)
+	case *commonpb.AnyValue_ArrayValue:
+		var parts []string
+		for _, e := range x.ArrayValue.Values {
+			parts = append(parts, anyString(e))
+		}
+		return "[" + strings.Join(parts, ",") + "]"
+	}
+	return "?"
+}
+
+// spanIDs are the trace, span and parent ids and the name of each span,
+// a line each, sorted.
+func spanIDs(spans []*tracepb.Span) []byte {
+	var lines []string
+	for _, s := range spans {
+		lines = append(lines, fmt.Sprintf("%x %x %x %s\n", s.TraceId, s.SpanId, s.ParentSpanId, s.Name))
+	}
+	slices.Sort(lines)
+	return []byte(strings.Join(lines, ""))
+}
+
+// volatile are attributes whose values differ from run to run.
+var volatile = map[string]bool{
+	"server.port": true, "gen_ai.agent.id": true, "gen_ai.conversation.id": true, "agentloop.transcript.id": true,
+	"agentloop.request.bytes": true, "gen_ai.usage.input_tokens": true, "gen_ai.usage.output_tokens": true,
+	// The fake Responses API numbers its responses across the test process.
+	"gen_ai.response.id": true,
+}
+
+// spanTree draws the spans as a tree, children under their parent, in
+// the order of name, step, call id and end reason: a span's name, then its attributes
+// but the volatile ones, its status and its events; a root's parent when it
+// has one, and ! before a span whose parent was not received.
+func spanTree(spans []*tracepb.Span) string {
+	byID := map[string]*tracepb.Span{}
+	for _, s := range spans {
+		byID[hex.EncodeToString(s.SpanId)] = s
+	}
+	children := map[string][]*tracepb.Span{}
+	var roots []*tracepb.Span
+	for _, s := range spans {
+		p := hex.EncodeToString(s.ParentSpanId)
+		if _, ok := byID[p]; ok {
+			children[p] = append(children[p], s)
+		} else {
+			roots = append(roots, s)
+		}
+	}
+	order := func(list []*tracepb.Span) {
+		slices.SortFunc(list, func(a, b *tracepb.Span) int {
+			ka := fmt.Sprintf("%s %06s %s %s", a.Name, attrString(a, "agentloop.step"), attrString(a, "gen_ai.tool.call.id"), attrString(a, "agentloop.end.reason"))
+			kb := fmt.Sprintf("%s %06s %s %s", b.Name, attrString(b, "agentloop.step"), attrString(b, "gen_ai.tool.call.id"), attrString(b, "agentloop.end.reason"))
+			return strings.Compare(ka, kb)
+		})
+	}
+	var out strings.Builder
+	var draw func(s *tracepb.Span, depth int)
+	draw = func(s *tracepb.Span, depth int) {
+		out.WriteString(strings.Repeat("  ", depth))
+		out.WriteString(s.Name)
+		if depth == 0 && len(s.ParentSpanId) > 0 {
+			fmt.Fprintf(&out, " trace=%x parent=%x", s.TraceId, s.ParentSpanId)
+		}
+		var attrs []string
+		for _, kv := range s.Attributes {
+			if !volatile[kv.Key] {
+				attrs = append(attrs, kv.Key+"="+anyString(kv.Value))
+			}
+		}
+		slices.Sort(attrs)
+		for _, a := range attrs {
+			out.WriteString(" " + a)
+		}
+		if s.Status != nil && s.Status.Code == tracepb.Status_STATUS_CODE_ERROR {
+			out.WriteString(" status=error")
+		}
+		for _, e := range s.Events {
+			out.WriteString(" event=" + e.Name)
+		}
+		out.WriteString("\n")
+		kids := children[hex.EncodeToString(s.SpanId)]
+		order(kids)
+		for _, k := range kids {
+			draw(k, depth+1)
+		}
+	}
+	order(roots)
+	for _, r := range roots {
+		draw(r, 0)
+	}
+	return out.String()
+}
