@@ -70,20 +70,5 @@ func ours(keys check.Fields) bool {
 }
 
 func (format) Open(f *check.File) error {
-	if _, doc := f.Head().Document(); doc {
-		f.PresumeShape(check.ShapeOllama)
-		return f.ReadDocument(&check.DocReader{Body: true})
-	}
-	// One body a line: each is read in the shape when it shows it is
-	// one, so that a log of several APIs' bodies is not read all in this
-	// one's.
-	return f.Lines(func(text []byte, n int, complete bool) {
-		keys, _ := check.TopFields(text)
-		if ours(keys) || f.Options().Input == Name {
-			f.PresumeShape(check.ShapeOllama)
-		} else {
-			f.PresumeShape(0)
-		}
-		f.ConversationLine(text, n, complete)
-	})
+	return f.OpenBodies(check.ShapeOllama, Name, ours)
 }

@@ -69,6 +69,26 @@ type File struct {
 // Completions ones. --shape wins; the zero Shape undoes it.
 func (v *File) PresumeShape(s Shape) { v.presume = s }
 
+// OpenBodies reads a file of request bodies of one API, shape s: one
+// document, or one body a line. A line is read in the shape only when ours
+// says it shows it is one (or --input names the format), so that a log of
+// several APIs' bodies is not read all in one's shape.
+func (v *File) OpenBodies(s Shape, name string, ours func(Fields) bool) error {
+	if _, doc := v.Head().Document(); doc {
+		v.PresumeShape(s)
+		return v.ReadDocument(&DocReader{Body: true})
+	}
+	return v.Lines(func(text []byte, n int, complete bool) {
+		keys, _ := TopFields(text)
+		if ours(keys) || v.Options().Input == name {
+			v.PresumeShape(s)
+		} else {
+			v.PresumeShape(0)
+		}
+		v.ConversationLine(text, n, complete)
+	})
+}
+
 // Name is the file's name in findings.
 func (v *File) Name() string { return v.name }
 
