@@ -149,7 +149,7 @@ func killBatchAfter(t *testing.T, dir string, delay time.Duration, args ...strin
 	t.Helper()
 	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
 	defer cancel()
-	c := agentloopCmd(t, ctx, dir, nil, args...)
+	c := agentloopCmd(t, ctx, dir, workspaceWrite, args...)
 	c.Stdout, c.Stderr = io.Discard, io.Discard
 	if err := c.Start(); err != nil {
 		t.Fatal(err)
@@ -230,7 +230,7 @@ func runAgentloopPid(t *testing.T, dir string, args ...string) (proc, int) {
 	t.Helper()
 	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
 	defer cancel()
-	c := agentloopCmd(t, ctx, dir, nil, args...)
+	c := agentloopCmd(t, ctx, dir, workspaceWrite, args...)
 	var out, errOut bytes.Buffer
 	c.Stdout, c.Stderr = &out, &errOut
 	if err := c.Start(); err != nil {
@@ -307,3 +307,7 @@ func checkBatchResults(t *testing.T, out string) {
 		}
 	}
 }
+
+// workspaceWrite lets the batch's tool write its log of calls into the work
+// folder, as the tools of a batch that writes files are declared to.
+var workspaceWrite = []string{"AGENTLOOP_SANDBOX=workspace-write"}

@@ -149,7 +149,7 @@ func TestDocBatchWorkflow(t *testing.T) {
 	run := func(steps []ghStep, vars map[string]string) {
 		for _, st := range steps {
 			switch {
-			case strings.HasPrefix(st.Run, "go install"):
+			case strings.Contains(st.Run, "go install github.com/agentloop/agentloop"):
 				// agentloop is on PATH already.
 			case st.Run != "":
 				env := []string{"OPENAI_BASE_URL=" + url}
