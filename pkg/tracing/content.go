@@ -4,6 +4,7 @@ import (
 	"encoding/json"
 
 	"github.com/agentloop/agentloop/pkg/transcript"
+	"github.com/agentloop/agentloop/pkg/wire"
 )
 
 // callArguments are the arguments of the tool calls a message makes, by
@@ -35,7 +36,7 @@ func callArguments(provider string, msg json.RawMessage) map[string]string {
 	if m.Type == "function_call" && m.CallID != "" {
 		out[m.CallID] = m.Arguments
 	}
-	if provider == "anthropic" {
+	if wire.Shape(provider) == wire.Messages {
 		var blocks []struct {
 			Type  string          `json:"type"`
 			ID    string          `json:"id"`
@@ -71,7 +72,7 @@ func resultTexts(provider string, msg json.RawMessage) map[string]string {
 		out[m.ToolCallID] = transcript.ContentText(m.Content)
 	case m.CallID != "" && m.Output != nil:
 		out[m.CallID] = transcript.ContentText(m.Output)
-	case provider == "anthropic":
+	case wire.Shape(provider) == wire.Messages:
 		var blocks []struct {
 			Type      string          `json:"type"`
 			ToolUseID string          `json:"tool_use_id"`

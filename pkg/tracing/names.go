@@ -3,6 +3,8 @@ package tracing
 import (
 	"go.opentelemetry.io/otel/attribute"
 	semconv "go.opentelemetry.io/otel/semconv/v1.41.0"
+
+	"github.com/agentloop/agentloop/pkg/wire"
 )
 
 // Every attribute, span and event name a trace of agentloop carries is in
@@ -99,10 +101,10 @@ const (
 // providerName is gen_ai.provider.name for a transcript's provider: the
 // Responses API is OpenAI's too.
 func providerName(p string) string {
-	switch p {
-	case "anthropic":
+	switch s := wire.Shape(p); {
+	case s == wire.Messages:
 		return semconv.GenAIProviderNameAnthropic.Value.AsString()
-	case "openai", "responses":
+	case s.Known():
 		return semconv.GenAIProviderNameOpenAI.Value.AsString()
 	}
 	return p
