@@ -47,7 +47,7 @@ type liveOptions struct {
 	// resumeArgs are the flags a command that goes on with this run's
 	// transcript needs (see resumeArgs).
 	resumeArgs []string
-	// OTel traces the run: --otel, or otel: in the configuration.
+	// OTel traces the run (--otel), as an OTLP endpoint in the environment does.
 	OTel bool
 }
 

@@ -26,8 +26,8 @@ type runTracer struct {
 	flush time.Duration
 }
 
-// tracingWanted reports whether the runs are to be traced: --otel or the
-// configuration's otel: true, or an OTLP endpoint in the environment;
+// tracingWanted reports whether the runs are to be traced: --otel, or an
+// OTLP endpoint in the environment;
 // OTEL_SDK_DISABLED=true and OTEL_TRACES_EXPORTER=none say no, whatever
 // else does.
 func tracingWanted(ios *IOStreams, asked bool) bool {
