@@ -5,13 +5,11 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
-	"io"
 	"math/rand/v2"
 	"os"
 	"path/filepath"
 	"strconv"
 	"strings"
-	"syscall"
 	"testing"
 	"time"
 
@@ -106,7 +104,7 @@ func TestBatchKill9AtRandomMoments(t *testing.T) {
 		os.Remove(log)
 		srv := fakeapi.NewOpenAIConversations(batchCrashScript(), "")
 		at := rng.Int64N(bound)
-		if !killBatchAfter(t, dir, time.Duration(at), args(srv.BaseURL(), out)...) {
+		if !killAfter(t, dir, workspaceWrite, time.Duration(at), args(srv.BaseURL(), out)...) {
 			srv.Close()
 			if missed++; missed > 3*kills {
 				t.Fatalf("%d moments came after the batch had ended", missed)
@@ -140,25 +138,6 @@ func TestBatchKill9AtRandomMoments(t *testing.T) {
 	if kills == batchKills && halfDone == 0 {
 		t.Errorf("none of the %d kills stopped a batch with some of its calls on record and some not: the rerun was never tested on a batch half done", kills)
 	}
-}
-
-// killBatchAfter starts agentloop with args in dir, kills it with SIGKILL
-// after delay and reports whether the kill caught it running (it had not
-// ended by itself).
-func killBatchAfter(t *testing.T, dir string, delay time.Duration, args ...string) bool {
-	t.Helper()
-	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
-	defer cancel()
-	c := agentloopCmd(t, ctx, dir, workspaceWrite, args...)
-	c.Stdout, c.Stderr = io.Discard, io.Discard
-	if err := c.Start(); err != nil {
-		t.Fatal(err)
-	}
-	time.Sleep(delay)
-	_ = c.Process.Signal(syscall.SIGKILL)
-	_ = c.Wait()
-	ws, ok := c.ProcessState.Sys().(syscall.WaitStatus)
-	return ok && ws.Signaled() && ws.Signal() == syscall.SIGKILL
 }
 
 // waitGone waits until no process's command line holds any of marks (10

@@ -84,7 +84,7 @@ func TestKill9AtRandomMoments(t *testing.T) {
 		name := fmt.Sprintf("k%02d.jsonl", i)
 		path := filepath.Join(dir, name)
 		srv := fakeapi.NewOpenAI(crashScript(), "")
-		killAfter(t, dir, delay, "run", "--base-url", srv.BaseURL(), "-o", name, "go")
+		killAfter(t, dir, nil, delay, "run", "--base-url", srv.BaseURL(), "-o", name, "go")
 		srv.Close()
 		if err := srv.Check(); err != nil {
 			t.Errorf("%s: %v", name, err)
@@ -118,13 +118,16 @@ func writeEchoTool(t *testing.T, tools, log, pre string) {
 	}
 }
 
-// killAfter starts agentloop and sends it SIGKILL after delay (unless it
-// ended before).
-func killAfter(t *testing.T, dir string, delay time.Duration, args ...string) {
+// killAfter starts agentloop with args in dir, env added to its
+// environment, sends it SIGKILL after delay and reports whether the kill
+// caught it running (it had not ended by itself). Its tools, in groups of
+// their own, are orphaned by a kill -9; they end by themselves within
+// their sleep.
+func killAfter(t *testing.T, dir string, env []string, delay time.Duration, args ...string) bool {
 	t.Helper()
 	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
 	defer cancel()
-	c := agentloopCmd(t, ctx, dir, nil, args...)
+	c := agentloopCmd(t, ctx, dir, env, args...)
 	c.Stdout, c.Stderr = io.Discard, io.Discard
 	if err := c.Start(); err != nil {
 		t.Fatal(err)
@@ -132,8 +135,8 @@ func killAfter(t *testing.T, dir string, delay time.Duration, args ...string) {
 	time.Sleep(delay)
 	_ = c.Process.Signal(syscall.SIGKILL)
 	_ = c.Wait()
-	// Its tools, in groups of their own, are orphaned by a kill -9; they end
-	// by themselves within their sleep.
+	ws, ok := c.ProcessState.Sys().(syscall.WaitStatus)
+	return ok && ws.Signaled() && ws.Signal() == syscall.SIGKILL
 }
 
 // isTorn reads every line of a killed run's transcript as a record: all
