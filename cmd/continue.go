@@ -11,9 +11,8 @@ import (
 	"strings"
 
 	"github.com/agentloop/agentloop/internal/trust"
-	"github.com/agentloop/agentloop/pkg/agent"
+	"github.com/agentloop/agentloop/pkg/engine"
 	"github.com/agentloop/agentloop/pkg/history"
-	"github.com/agentloop/agentloop/pkg/transcript"
 )
 
 // runContinue goes on with a recorded conversation (run -c): the prompt is
@@ -40,15 +39,15 @@ func runContinue(ctx context.Context, opts *RunOptions, prompt string) error {
 	if err != nil {
 		return err
 	}
-	conv = withoutUnanswered(conv)
-	st, _ := recordedState(conv)
+	conv = engine.WithoutUnanswered(conv)
+	st, _ := engine.State(conv)
 	st.Prompt = prompt
 	// The results the recording cleared stay cleared, by its policy.
 	opts.Limits.useRecorded(conv.Header, path)
 
 	// The tools folders and the tools the conversation had, unless
 	// --tools-dir or --tool say otherwise.
-	setup := liveSetup{command: "continue", model: &mo, tools: opts.recordedTools(conv), only: opts.Tools, parent: path, conv: conv, force: opts.Force}
+	setup := liveSetup{command: "continue", model: &mo, tools: opts.recordedTools(conv), only: opts.Tools, parent: path, conv: conv, force: opts.Force, state: &st}
 	if h := conv.Header; h != nil && !opts.toolsDirsSet {
 		names := h.ToolNames()
 		setup.recorded = &names
@@ -57,35 +56,8 @@ func runContinue(ctx context.Context, opts *RunOptions, prompt string) error {
 	if err != nil {
 		return err
 	}
-	out, err := run.loop.Run(run.ctx, st)
+	out, err := run.goOn()
 	return run.finish(ios, out, err)
-}
-
-// withoutUnanswered leaves out the conversation's last message when it is a
-// question the model never answered (the run failed or was interrupted
-// before): the new prompt takes its place rather than following it. The
-// recording is not changed; the copy is.
-func withoutUnanswered(conv *transcript.Conversation) *transcript.Conversation {
-	d := agent.DialectFor(conv.Shape)
-	n := len(conv.Messages)
-	for n > 0 {
-		msg := conv.Messages[n-1].Message
-		// The pictures of tool results (Chat Completions) answer calls
-		// as the results before them do: they stay.
-		if len(conv.Messages[n-1].ImagesOf) > 0 {
-			break
-		}
-		if role, text := transcript.MessageText(msg); role != "user" || text == "" || len(d.ParseResults(msg)) > 0 {
-			break
-		}
-		n--
-	}
-	if n == len(conv.Messages) {
-		return conv
-	}
-	c := *conv
-	c.Messages = conv.Messages[:n]
-	return &c
 }
 
 // checkFoundRun refuses a run looked up by id (or "last") in a transcripts

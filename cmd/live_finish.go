@@ -1,7 +1,6 @@
 package cmd
 
 import (
-	"context"
 	"encoding/json"
 	"errors"
 	"fmt"
@@ -9,11 +8,11 @@ import (
 	"slices"
 	"strings"
 	"syscall"
-	"time"
 
 	"github.com/agentloop/agentloop/internal/config"
 	"github.com/agentloop/agentloop/internal/shell"
 	"github.com/agentloop/agentloop/pkg/agent"
+	"github.com/agentloop/agentloop/pkg/engine"
 	"github.com/agentloop/agentloop/pkg/provider/openai"
 	"github.com/agentloop/agentloop/pkg/transcript"
 	"github.com/agentloop/agentloop/pkg/wire"
@@ -117,7 +116,7 @@ func outcomeError(out *agent.Outcome, err error, path string, e runEnd) error {
 			return &ExitError{Code: ExitInterrupted, Err: errors.New("interrupted" + resume)}
 		case errors.Is(err, errStdoutClosed):
 			return &ExitError{Code: ExitInterrupted, Err: errors.New(errStdoutClosed.Error() + resume)}
-		case errors.Is(err, errRunTimeout):
+		case errors.Is(err, engine.ErrTimeout):
 			return &ExitError{Code: ExitProvider, Err: fmt.Errorf("%w%s", err, resume)}
 		case errors.As(err, &pe):
 			if !passing(pe) {
@@ -167,15 +166,6 @@ func passing(pe *agent.ProviderError) bool {
 		return false
 	}
 	return true
-}
-
-var errRunTimeout = errors.New("run timed out")
-
-func withRunTimeout(ctx context.Context, d time.Duration) (context.Context, context.CancelFunc) {
-	if d <= 0 {
-		return context.WithCancel(ctx)
-	}
-	return context.WithTimeoutCause(ctx, d, fmt.Errorf("%w after %s (--timeout)", errRunTimeout, d))
 }
 
 // redactError keeps secrets out of an error message.

@@ -121,12 +121,12 @@ func runRun(ctx context.Context, opts *RunOptions) error {
 		return runContinue(ctx, opts, prompt)
 	}
 	run, err := startLive(ctx, ios, &opts.liveOptions, liveSetup{
-		command: "run", model: &opts.Model, tools: toolsSource{opts.ToolsDirs, opts.toolsSetting}, only: opts.Tools, force: opts.Force,
+		command: "run", model: &opts.Model, tools: toolsSource{opts.ToolsDirs, opts.toolsSetting}, only: opts.Tools, force: opts.Force, prompt: prompt,
 	})
 	if err != nil {
 		return err
 	}
-	out, err := run.loop.Prompt(run.ctx, prompt)
+	out, err := run.goOn()
 	return run.finish(ios, out, err)
 }
 
