@@ -5,7 +5,6 @@ import (
 	"io"
 	"os"
 	"path/filepath"
-
 )
 
 // replaceFile writes a file a command makes whole (a merged results file,
