@@ -119,7 +119,11 @@ func New(s Settings, tools Tools, net Net, tracer *Tracer) (*Run, error) {
 	}
 	r.Loop = &agent.Loop{
 		Provider: prov, Tools: tools.Exec, ToolDefs: defs, System: s.System,
-		MaxSteps: s.MaxSteps, Parallel: s.Parallel, Transcript: r.Transcript,
+		MaxSteps: s.MaxSteps, Parallel: s.Parallel,
+	}
+	if r.Transcript != nil {
+		// (A nil writer in the interface would be a recorder.)
+		r.Loop.Transcript = r.Transcript
 	}
 	r.Loop.Tools = tracer.attach(r.Transcript, r.Header, tools.Exec)
 	s.Limits.apply(r.Loop, m.MaxTokens)
