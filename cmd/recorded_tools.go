@@ -69,7 +69,13 @@ func warnToolsDirsGone(ios *IOStreams, o *liveOptions, conv *transcript.Conversa
 // (engine.RecordedToolsError): src are the folders read, recordedDirs the
 // recording's.
 func recordedToolsError(ios *IOStreams, src toolsSource, recordedDirs []string, absent []toolset.Absent) error {
-	return engine.RecordedToolsError(absent, engine.ToolsRead{
+	return engine.RecordedToolsError(absent, recordedToolsRead(ios, src, recordedDirs))
+}
+
+// recordedToolsRead says which folders were read, src's, for a recording
+// that names recordedDirs; a folder left out for want of trust says why.
+func recordedToolsRead(ios *IOStreams, src toolsSource, recordedDirs []string) engine.ToolsRead {
+	return engine.ToolsRead{
 		Dirs: src.dirs, Setting: src.setting, Recorded: recordedDirs,
 		Untrusted: func(dir string) (string, string) {
 			if reason, err := untrustedReason(ios, dir); err == nil && reason != "" {
@@ -77,5 +83,5 @@ func recordedToolsError(ios *IOStreams, src toolsSource, recordedDirs []string, 
 			}
 			return "", ""
 		},
-	})
+	}
 }

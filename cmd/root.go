@@ -147,7 +147,7 @@ func Execute(ctx context.Context, ios *IOStreams, args []string) int {
 
 func isExitError(err error) bool {
 	var ee *ExitError
-	return errors.As(err, &ee)
+	return errors.As(err, &ee) || engine.KindOf(err) != 0
 }
 
 // commandPathFor finds the command the arguments name, for the usage hint.
