@@ -4,7 +4,6 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"os"
 
 	"github.com/agentloop/agentloop/internal/config"
 	"github.com/agentloop/agentloop/pkg/agent"
@@ -130,11 +129,4 @@ func baseURLFromEnv(ios *IOStreams, cfg *config.Config, provider string) bool {
 		return src.Kind == config.SourceEnv || src.Kind == config.SourceFlag
 	}
 	return ios.Getenv(config.ProviderBaseURLEnv(provider)) != ""
-}
-
-// sameDir reports whether two paths name one folder.
-func sameDir(a, b string) bool {
-	fa, err1 := os.Stat(a)
-	fb, err2 := os.Stat(b)
-	return err1 == nil && err2 == nil && fa.IsDir() && os.SameFile(fa, fb)
 }
