@@ -4,7 +4,6 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
-	"net/http"
 	"slices"
 	"strings"
 	"syscall"
@@ -13,7 +12,6 @@ import (
 	"github.com/agentloop/agentloop/internal/shell"
 	"github.com/agentloop/agentloop/pkg/agent"
 	"github.com/agentloop/agentloop/pkg/engine"
-	"github.com/agentloop/agentloop/pkg/provider/openai"
 	"github.com/agentloop/agentloop/pkg/transcript"
 	"github.com/agentloop/agentloop/pkg/wire"
 )
@@ -119,7 +117,7 @@ func outcomeError(out *agent.Outcome, err error, path string, e runEnd) error {
 		case errors.Is(err, engine.ErrTimeout):
 			return &ExitError{Code: ExitProvider, Err: fmt.Errorf("%w%s", err, resume)}
 		case errors.As(err, &pe):
-			if !passing(pe) {
+			if !engine.Passing(pe) {
 				resume = "" // the same request would be refused again
 			}
 			return &ExitError{Code: ExitProvider, Err: fmt.Errorf("%w%s", err, resume)}
@@ -143,29 +141,6 @@ func outcomeError(out *agent.Outcome, err error, path string, e runEnd) error {
 		return fmt.Errorf("the model refused to answer")
 	}
 	return nil
-}
-
-// passing reports whether a provider error may pass when the same
-// request is sent again later: the network, a timeout, the rate limit,
-// the server's fault, a response that was not what it should be. A run
-// one of those ended is worth going on with. A request the API refused as
-// it is (400, 422), or a setting it refused (the key: 401, 403; the model
-// or address: 404; an https:// address of a plain HTTP server), is not: it
-// is fixed, and run again, first. But a --store request whose previous
-// response the server does not hold goes on in a resume, which sends the
-// whole conversation.
-func passing(pe *agent.ProviderError) bool {
-	if errors.Is(pe, http.ErrSchemeMismatch) {
-		return false
-	}
-	if errors.Is(pe, openai.ErrPreviousResponseNotFound) {
-		return true
-	}
-	switch pe.Status {
-	case http.StatusBadRequest, http.StatusUnauthorized, http.StatusForbidden, http.StatusNotFound, http.StatusUnprocessableEntity:
-		return false
-	}
-	return true
 }
 
 // redactError keeps secrets out of an error message.

@@ -164,3 +164,26 @@ func BaseURLOf(p agent.Provider) string {
 	}
 	return ""
 }
+
+// Passing reports whether a provider error may pass when the same
+// request is sent again later: the network, a timeout, the rate limit,
+// the server's fault, a response that was not what it should be. A run
+// one of those ended is worth going on with. A request the API refused as
+// it is (400, 422), or a setting it refused (the key: 401, 403; the model
+// or address: 404; an https:// address of a plain HTTP server), is not: it
+// is fixed, and run again, first. But a --store request whose previous
+// response the server does not hold goes on in a resume, which sends the
+// whole conversation.
+func Passing(pe *agent.ProviderError) bool {
+	if errors.Is(pe, http.ErrSchemeMismatch) {
+		return false
+	}
+	if errors.Is(pe, openai.ErrPreviousResponseNotFound) {
+		return true
+	}
+	switch pe.Status {
+	case http.StatusBadRequest, http.StatusUnauthorized, http.StatusForbidden, http.StatusNotFound, http.StatusUnprocessableEntity:
+		return false
+	}
+	return true
+}
