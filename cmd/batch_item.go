@@ -197,19 +197,8 @@ func recordedExit(reason, errText string) int {
 		return ExitOK
 	case reason == wire.ReasonMaxSteps, reason == "budget", reason == "context":
 		return ExitBudget
-	case reason == wire.ReasonError && providerErrorText(errText):
+	case reason == wire.ReasonError && engine.ProviderErrorText(errText):
 		return ExitProvider
 	}
 	return ExitFailure
-}
-
-// providerErrorText reports whether an end record's error is one a
-// provider error or a time limit writes (exit 4).
-func providerErrorText(msg string) bool {
-	for _, p := range []string{"openai: ", "anthropic: ", "responses: ", engine.ErrTimeout.Error()} {
-		if strings.HasPrefix(msg, p) {
-			return true
-		}
-	}
-	return false
 }

@@ -3,6 +3,7 @@ package engine
 import (
 	"errors"
 	"net/http"
+	"strings"
 	"time"
 
 	"github.com/agentloop/agentloop/internal/config"
@@ -186,4 +187,16 @@ func Passing(pe *agent.ProviderError) bool {
 		return false
 	}
 	return true
+}
+
+// ProviderErrorText reports whether an end record's error is one a
+// provider error writes (it starts with the name of an API of the table)
+// or a time limit does.
+func ProviderErrorText(msg string) bool {
+	for shape := range apis {
+		if strings.HasPrefix(msg, string(shape)+": ") {
+			return true
+		}
+	}
+	return strings.HasPrefix(msg, ErrTimeout.Error())
 }

@@ -67,3 +67,19 @@ func TestLimitsCheck(t *testing.T) {
 		t.Errorf("server clearing with anthropic: %v", err)
 	}
 }
+
+// An end record's error names the API that failed, or the time limit.
+func TestProviderErrorText(t *testing.T) {
+	for msg, want := range map[string]bool{
+		"openai: 500 Internal Server Error":        true,
+		"responses: 429 Too Many Requests":         true,
+		"anthropic: 529 Overloaded":                true,
+		"run timed out after 5s (--timeout)":       true,
+		"tool look: exit status 1":                 false,
+		"interrupted; continue it with: agentloop": false,
+	} {
+		if got := ProviderErrorText(msg); got != want {
+			t.Errorf("%q: %v, want %v", msg, got, want)
+		}
+	}
+}
