@@ -6,6 +6,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/agentloop/agentloop/internal/runview"
 	"github.com/agentloop/agentloop/pkg/agent"
 )
 
@@ -128,7 +129,7 @@ func (p *progress) Event(e agent.Event) {
 			p.clearLocked()
 		}
 		if p.verbose {
-			line := fmt.Sprintf("step %d: %s, %d call(s), %s, %s", e.Step, displayText(t.FinishReason, 100), len(t.Calls), stepUsage(e), t.Latency.Round(time.Millisecond))
+			line := fmt.Sprintf("step %d: %s, %d call(s), %s, %s", e.Step, displayText(t.FinishReason, 100), len(t.Calls), runview.StepUsage(e), t.Latency.Round(time.Millisecond))
 			p.printlnLocked(line)
 			if t.Text != "" && len(t.Calls) > 0 {
 				p.printlnLocked("  says: " + oneLineText(t.Text, 400))
