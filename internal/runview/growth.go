@@ -139,4 +139,3 @@ func StepUsage(e agent.Event) string {
 	}
 	return s
 }
-
