@@ -14,6 +14,7 @@ var (
 	oneLineText   = termtext.OneLine
 	truncateWidth = termtext.TruncateWidth
 	textWidth     = termtext.Width
+	fitWidth      = termtext.Fit
 )
 
 // jsonOut is where JSON Lines for stdout go: on a terminal through
