@@ -219,7 +219,8 @@ func runBatch(ctx context.Context, opts *BatchOptions) error {
 	// The pool's connections end with the batch, not with the process:
 	// they would otherwise outlive it (a batch run from a program).
 	defer b.net.client.CloseIdleConnections()
-	prog.limiter, prog.redact = b.net.limiter, toolSecrets(ios, ts)
+	prog.SetLimiter(b.net.limiter)
+	prog.redact = toolSecrets(ios, ts)
 	b.ap = newApprover(ios, ts, opts.Approval, false, prog)
 	rep := batch.Run(ctx, plan.Tasks, batch.Options{
 		Jobs: opts.Jobs, Run: b.run, Record: dir.Results.Append, OnStart: prog.Start, OnDone: prog.Done,

@@ -41,13 +41,3 @@ func exhaustedMessage(out *agent.Outcome, e runEnd) string {
 	}
 	return what
 }
-
-// Summary writes the closing line of a run, on a terminal or with -v.
-func (p *progress) Summary(out *agent.Outcome) {
-	if out == nil || (!p.live && !p.verbose) {
-		return
-	}
-	if line := runview.SummaryLine(out); line != "" {
-		p.Printf("%s", line)
-	}
-}
