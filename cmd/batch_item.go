@@ -186,7 +186,7 @@ func readItemTranscript(ios *IOStreams, path string) (*transcript.Conversation, 
 	if err != nil || !held {
 		return nil, err
 	}
-	return loadConversation(ios, path, refuseInvalid)
+	return engine.LoadConversation(path, ios.In, ios.ErrOut, engine.RefuseInvalid)
 }
 
 // recordedExit is the exit status of a run that ended as its transcript

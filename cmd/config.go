@@ -10,6 +10,7 @@ import (
 	"github.com/spf13/pflag"
 
 	"github.com/agentloop/agentloop/internal/config"
+	"github.com/agentloop/agentloop/pkg/engine"
 )
 
 // The settings, their sources and their order of precedence are the
@@ -206,7 +207,7 @@ func (o *RunOptions) useConfig(c *cobra.Command) error {
 	o.TranscriptDir = cfg.TranscriptDir
 	o.Limits.useConfig(cfg)
 	o.MCPConfig, o.mcpSetting, o.mcpServers = cfg.MCPConfig, mcpSetting(cfg), cfg.MCPServers
-	o.resumeArgs = resumeArgs(cfg)
+	o.resumeArgs = engine.ResumeArgs(cfg)
 	o.Sandbox, err = sandboxFrom(o.IO, cfg)
 	return err
 }
@@ -231,7 +232,7 @@ func (o *ReplayOptions) useConfig(c *cobra.Command) error {
 	o.Model.useLimits(cfg)
 	o.TranscriptDir = cfg.TranscriptDir
 	o.Limits.useConfig(cfg)
-	o.resumeArgs = resumeArgs(cfg)
+	o.resumeArgs = engine.ResumeArgs(cfg)
 	o.Sandbox, err = sandboxFrom(o.IO, cfg)
 	return err
 }

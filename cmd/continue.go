@@ -22,10 +22,10 @@ func runContinue(ctx context.Context, opts *RunOptions, prompt string) error {
 			return err
 		}
 	}
-	conv, err := loadConversation(ios, path, refuseInvalid)
-	var invalid *invalidError
+	conv, err := engine.LoadConversation(path, ios.In, ios.ErrOut, engine.RefuseInvalid)
+	var invalid *engine.InvalidError
 	if errors.As(err, &invalid) {
-		return fmt.Errorf("%s fails validation (%d error%s): it cannot be continued as it is; start a new run", path, invalid.n, plural(invalid.n, "", "s"))
+		return fmt.Errorf("%s fails validation (%d error%s): it cannot be continued as it is; start a new run", path, invalid.N, plural(invalid.N, "", "s"))
 	}
 	if err != nil {
 		return err

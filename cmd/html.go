@@ -11,6 +11,7 @@ import (
 	"path/filepath"
 
 	"github.com/agentloop/agentloop/pkg/agent"
+	"github.com/agentloop/agentloop/pkg/engine"
 	"github.com/agentloop/agentloop/pkg/htmlview"
 	"github.com/agentloop/agentloop/pkg/transcript"
 )
@@ -22,7 +23,7 @@ import (
 func writeHTMLReport(ctx context.Context, ios *IOStreams, file, out string) error {
 	var convs []*transcript.Conversation
 	err := interruptible(ctx, func() (err error) {
-		convs, err = loadConversations(ios, file, drawInvalid)
+		convs, err = engine.LoadConversations(file, ios.In, ios.ErrOut, engine.DrawInvalid)
 		return err
 	})
 	if err != nil {

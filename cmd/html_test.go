@@ -7,6 +7,8 @@ import (
 	"os"
 	"path/filepath"
 	"testing"
+
+	"github.com/agentloop/agentloop/pkg/engine"
 )
 
 // writeCounter counts the writes it is given: each is a system call when
@@ -43,7 +45,7 @@ func TestHTMLPageWrittenInLargeWrites(t *testing.T) {
 // before stays as it was.
 func TestHTMLPageInterrupted(t *testing.T) {
 	ios, _, _, stderr := Test()
-	convs, err := loadConversations(ios, "../testdata/demo/session.jsonl", drawInvalid)
+	convs, err := engine.LoadConversations("../testdata/demo/session.jsonl", ios.In, ios.ErrOut, engine.DrawInvalid)
 	if err != nil {
 		t.Fatal(err)
 	}

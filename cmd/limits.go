@@ -1,9 +1,7 @@
 package cmd
 
 import (
-	"fmt"
 	"strconv"
-	"strings"
 
 	"github.com/spf13/pflag"
 
@@ -80,20 +78,7 @@ func (o *limitOptions) useRecorded(h *transcript.Header, path string) {
 // message: the flag (or its default), the variable, the configuration
 // file's line, or the transcript a resumed run took it from.
 func (o *limitOptions) givenAs(key, value string) string {
-	if key == "context_limit" && o.limitFrom != "" {
-		return fmt.Sprintf("%s %s (recorded in %s)", key, value, o.limitFrom)
-	}
-	flag := "--" + strings.ReplaceAll(key, "_", "-")
-	if o.cfg == nil {
-		return flag + " " + value
-	}
-	switch s := o.cfg.Source(key); s.Kind {
-	case config.SourceEnv:
-		return s.Name + "=" + value
-	case config.SourceFile:
-		return fmt.Sprintf("%s %s (%s:%d)", key, value, s.File, s.Line)
-	}
-	return flag + " " + value
+	return engine.GivenAs(o.cfg, o.limitFrom, key, value)
 }
 
 // price is the model's price, when the configuration gives it.

@@ -4,31 +4,15 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
-	"slices"
 	"strings"
 	"syscall"
 
-	"github.com/agentloop/agentloop/internal/config"
-	"github.com/agentloop/agentloop/internal/shell"
+	"github.com/agentloop/agentloop/internal/runview"
 	"github.com/agentloop/agentloop/pkg/agent"
 	"github.com/agentloop/agentloop/pkg/engine"
 	"github.com/agentloop/agentloop/pkg/transcript"
 	"github.com/agentloop/agentloop/pkg/wire"
 )
-
-// runResult is what --json prints.
-type runResult struct {
-	Answer string           `json:"answer"`
-	Reason string           `json:"reason"`
-	Steps  int              `json:"steps"`
-	Usage  transcript.Usage `json:"usage"`
-	// CostUSD is null when the model's price is not known.
-	CostUSD *float64 `json:"cost_usd"`
-	// PerStep is this run's requests, one a step: how the run grew.
-	PerStep    []stepJSON `json:"per_step"`
-	Transcript string     `json:"transcript,omitempty"`
-	Error      string     `json:"error,omitempty"`
-}
 
 // runEnd is what a live run needs to finish.
 type runEnd struct {
@@ -64,15 +48,7 @@ func finishRun(ios *IOStreams, out *agent.Outcome, err error, e runEnd) error {
 		err = redactError(err, e.redact)
 	}
 	if e.asJSON {
-		res := runResult{Answer: out.Answer, Reason: out.Reason, Steps: out.Steps, Usage: out.Usage, Transcript: path,
-			PerStep: perStep(out.Requests)}
-		if out.CostKnown {
-			cost := agent.RoundCost(out.Cost)
-			res.CostUSD = &cost
-		}
-		if err != nil {
-			res.Error = err.Error()
-		}
+		res := runview.NewResult(out, path, err)
 		enc := json.NewEncoder(jsonOut(ios))
 		enc.SetEscapeHTML(false)
 		if werr := enc.Encode(res); werr != nil && !errors.Is(werr, syscall.EPIPE) {
@@ -105,7 +81,7 @@ func stdoutClosed(ios *IOStreams) bool {
 func outcomeError(out *agent.Outcome, err error, path string, e runEnd) error {
 	resume := ""
 	if path != "" {
-		resume = "; continue it with: " + resumeCommand(path, e.resumeArgs)
+		resume = "; continue it with: " + engine.ResumeCommand(path, e.resumeArgs)
 	}
 	if err != nil {
 		var pe *agent.ProviderError
@@ -130,9 +106,9 @@ func outcomeError(out *agent.Outcome, err error, path string, e runEnd) error {
 		// the same context limit it would stop where this run did: the
 		// results it may not clear fill it.
 		if out.Exhausted == agent.ExhaustedContext && path != "" {
-			resume = "; continue it under a larger limit with: " + resumeCommand(path, append([]string{"--context-limit", "TOKENS"}, e.resumeArgs...))
+			resume = "; continue it under a larger limit with: " + engine.ResumeCommand(path, append([]string{"--context-limit", "TOKENS"}, e.resumeArgs...))
 		}
-		return &ExitError{Code: ExitBudget, Err: errors.New(exhaustedMessage(out, e) + resume)}
+		return &ExitError{Code: ExitBudget, Err: errors.New(engine.ExhaustedMessage(out, e.maxSteps, e.limits.Limits, e.limits.givenAs) + resume)}
 	}
 	switch out.Reason {
 	case wire.ReasonMaxTokens:
@@ -154,47 +130,8 @@ func redactError(err error, r *transcript.Redactor) error {
 	if errors.As(err, &ee) {
 		return &ExitError{Code: ee.Code, Err: errors.New(clean)}
 	}
+	if k := engine.KindOf(err); k != 0 {
+		return &engine.SetupError{Kind: k, Err: errors.New(clean)}
+	}
 	return errors.New(clean)
-}
-
-// resumeArgs are the flags of a command line that a run going on with its
-// transcript needs given again: what the transcript does not carry on by
-// itself. Its base URL is used only when the user names it, its tools
-// folders only once trusted, and neither the MCP servers of --mcp-config
-// nor the profile are recorded at all. Settings of the environment or
-// the configuration file apply again as they are.
-func resumeArgs(cfg *config.Config) []string {
-	var args []string
-	if cfg.Source("profile").Kind == config.SourceFlag {
-		args = append(args, "--profile", cfg.Profile)
-	}
-	if u, src := cfg.BaseURL(cfg.ProviderName()); src.Kind == config.SourceFlag {
-		// A key or password in it is never shown: the command says
-		// where the address goes, for the user to give it again.
-		if transcript.RedactURL(u) != u {
-			u = "URL"
-		}
-		args = append(args, "--base-url", u)
-	}
-	if cfg.Source("tools_dirs").Kind == config.SourceFlag {
-		for _, d := range cfg.ToolsDirs {
-			args = append(args, "--tools-dir", d)
-		}
-	}
-	if cfg.Source("mcp_config").Kind == config.SourceFlag {
-		for _, f := range cfg.MCPConfig {
-			args = append(args, "--mcp-config", f)
-		}
-	}
-	return args
-}
-
-// resumeCommand is the command that goes on with the transcript at path,
-// with the flags args, each word quoted for a shell.
-func resumeCommand(path string, args []string) string {
-	words := []string{"agentloop", "replay", "--resume"}
-	for _, a := range append(slices.Clone(args), path) {
-		words = append(words, shell.Quote(a))
-	}
-	return strings.Join(words, " ")
 }

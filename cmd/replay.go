@@ -139,7 +139,7 @@ refused unless --force.`,
 
 func runReplay(ctx context.Context, opts *ReplayOptions) error {
 	ios := opts.IO
-	convs, err := loadConversations(ios, opts.File, forcePolicy(opts.Force))
+	convs, err := engine.LoadConversations(opts.File, ios.In, ios.ErrOut, engine.ForcePolicy(opts.Force))
 	if err != nil {
 		return err
 	}

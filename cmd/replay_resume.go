@@ -7,20 +7,19 @@ import (
 
 	"github.com/agentloop/agentloop/internal/config"
 	"github.com/agentloop/agentloop/pkg/agent"
+	"github.com/agentloop/agentloop/pkg/engine"
 	"github.com/agentloop/agentloop/pkg/transcript"
 	"github.com/agentloop/agentloop/pkg/wire"
-
-	"github.com/agentloop/agentloop/pkg/engine"
 )
 
 // runReplayResume continues a recorded conversation with the live model.
 func runReplayResume(ctx context.Context, opts *ReplayOptions) error {
 	ios := opts.IO
-	conv, err := loadConversation(ios, opts.File, forcePolicy(opts.Force))
-	var invalid *invalidError
+	conv, err := engine.LoadConversation(opts.File, ios.In, ios.ErrOut, engine.ForcePolicy(opts.Force))
+	var invalid *engine.InvalidError
 	if errors.As(err, &invalid) {
 		// What a live model is sent, not a replay: the API would refuse it.
-		return fmt.Errorf("%s fails validation (%d error%s): it cannot be resumed as it is (the API would refuse it); fix it, or pass --force", invalid.file, invalid.n, plural(invalid.n, "", "s"))
+		return fmt.Errorf("%s fails validation (%d error%s): it cannot be resumed as it is (the API would refuse it); fix it, or pass --force", invalid.File, invalid.N, plural(invalid.N, "", "s"))
 	}
 	if err != nil {
 		return err

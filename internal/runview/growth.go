@@ -10,6 +10,7 @@ import (
 	"github.com/agentloop/agentloop/internal/bytesize"
 	"github.com/agentloop/agentloop/internal/english"
 	"github.com/agentloop/agentloop/pkg/agent"
+	"github.com/agentloop/agentloop/pkg/transcript"
 )
 
 var plural = english.Plural
@@ -138,4 +139,33 @@ func StepUsage(e agent.Event) string {
 		s += ", asked to answer without tools"
 	}
 	return s
+}
+
+// Result is what run --json prints of a run that ended.
+type Result struct {
+	Answer string           `json:"answer"`
+	Reason string           `json:"reason"`
+	Steps  int              `json:"steps"`
+	Usage  transcript.Usage `json:"usage"`
+	// CostUSD is null when the model's price is not known.
+	CostUSD *float64 `json:"cost_usd"`
+	// PerStep is this run's requests, one a step: how the run grew.
+	PerStep    []Step `json:"per_step"`
+	Transcript string `json:"transcript,omitempty"`
+	Error      string `json:"error,omitempty"`
+}
+
+// NewResult is the result of the run out tells of, its transcript at path
+// ("" for none), ended with err (nil for none).
+func NewResult(out *agent.Outcome, path string, err error) Result {
+	res := Result{Answer: out.Answer, Reason: out.Reason, Steps: out.Steps, Usage: out.Usage, Transcript: path,
+		PerStep: PerStep(out.Requests)}
+	if out.CostKnown {
+		cost := agent.RoundCost(out.Cost)
+		res.CostUSD = &cost
+	}
+	if err != nil {
+		res.Error = err.Error()
+	}
+	return res
 }
