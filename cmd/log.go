@@ -2,20 +2,14 @@ package cmd
 
 import (
 	"bufio"
-	"bytes"
-	"encoding/json"
 	"errors"
 	"fmt"
-	"io"
 	"os"
-	"runtime"
 	"time"
 
 	"github.com/spf13/cobra"
 
-	"github.com/agentloop/agentloop/pkg/agent"
 	"github.com/agentloop/agentloop/pkg/history"
-	"github.com/agentloop/agentloop/pkg/transcript"
 )
 
 // LogOptions are the inputs of `agentloop log`.
@@ -137,7 +131,7 @@ func runLog(opts *LogOptions) error {
 	}
 	out := bufio.NewWriterSize(w, 64<<10)
 	if opts.JSON {
-		err = writeLogJSON(out, threads)
+		err = history.WriteJSON(out, threads)
 	} else {
 		err = history.WriteTable(out, threads, ios.IsStdoutTTY(), ios.Width())
 	}
@@ -145,70 +139,4 @@ func runLog(opts *LogOptions) error {
 		err = ferr
 	}
 	return err
-}
-
-// logLine is one run as `agentloop log --json` prints it.
-type logLine struct {
-	ID       string            `json:"id,omitempty"`
-	Path     string            `json:"path"`
-	Time     time.Time         `json:"time"`
-	Provider string            `json:"provider,omitempty"`
-	Model    string            `json:"model,omitempty"`
-	Command  string            `json:"command,omitempty"`
-	ParentID string            `json:"parent_id,omitempty"`
-	Thread   string            `json:"thread,omitempty"`
-	End      string            `json:"end"`
-	Error    string            `json:"error,omitempty"`
-	Steps    int               `json:"steps"`
-	Usage    *transcript.Usage `json:"usage,omitempty"`
-	CostUSD  *float64          `json:"cost_usd,omitempty"`
-	Tokens   int64             `json:"tokens"`
-	Prompt   string            `json:"prompt"`
-	Answer   string            `json:"answer,omitempty"`
-	Size     int64             `json:"size"`
-	Problem  string            `json:"problem,omitempty"`
-}
-
-func writeLogJSON(w io.Writer, threads []history.Thread) error {
-	runs := history.Flatten(threads)
-	bufs := make([]bytes.Buffer, runtime.GOMAXPROCS(0))
-	errs := make([]error, len(bufs))
-	parts := history.InParts(len(runs), func(k, lo, hi int) {
-		enc := json.NewEncoder(&bufs[k])
-		enc.SetEscapeHTML(false)
-		for _, r := range runs[lo:hi] {
-			if errs[k] = enc.Encode(newLogLine(r)); errs[k] != nil {
-				return
-			}
-		}
-	})
-	for k := range parts {
-		if errs[k] != nil {
-			return errs[k]
-		}
-		if _, err := bufs[k].WriteTo(w); err != nil {
-			return err
-		}
-	}
-	return nil
-}
-
-func newLogLine(r history.ThreadRun) logLine {
-	e := r.Entry
-	l := logLine{ID: e.ID(), Path: e.Path, Time: e.Time(), End: e.State(), Steps: e.Steps(), Tokens: e.Tokens(),
-		Prompt: e.Prompt, Answer: e.Answer, Size: e.Size, Problem: e.Problem}
-	if h := e.Header; h != nil {
-		l.Provider, l.Model, l.Command, l.ParentID = h.Provider, h.Model, h.Command, h.ParentID
-		l.Thread = r.Thread
-	}
-	if e.End != nil {
-		u := e.End.Usage
-		l.Usage, l.Error = &u, e.End.Error
-		if c := e.End.CostUSD; c != nil {
-			// Written by an earlier version, it may carry float noise.
-			cost := agent.RoundCost(*c)
-			l.CostUSD = &cost
-		}
-	}
-	return l
 }

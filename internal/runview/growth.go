@@ -42,7 +42,7 @@ func PerStep(reqs []agent.RequestStats) []Step {
 			RequestBytes: r.Bytes, Cleared: r.Cleared, ClearedBytes: r.ClearedBytes, Placeholders: r.Placeholders, Final: r.Final,
 		}
 		if r.CostKnown {
-			c := agent.RoundCost(r.Cost)
+			c := transcript.RoundCost(r.Cost)
 			out[i].CostUSD = &c
 		}
 	}
@@ -161,7 +161,7 @@ func NewResult(out *agent.Outcome, path string, err error) Result {
 	res := Result{Answer: out.Answer, Reason: out.Reason, Steps: out.Steps, Usage: out.Usage, Transcript: path,
 		PerStep: PerStep(out.Requests)}
 	if out.CostKnown {
-		cost := agent.RoundCost(out.Cost)
+		cost := transcript.RoundCost(out.Cost)
 		res.CostUSD = &cost
 	}
 	if err != nil {

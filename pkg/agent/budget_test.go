@@ -494,7 +494,7 @@ func TestRoundCost(t *testing.T) {
 		{0, "0"},
 	}
 	for _, tt := range tests {
-		b, err := json.Marshal(agent.RoundCost(tt.cost))
+		b, err := json.Marshal(transcript.RoundCost(tt.cost))
 		if err != nil || string(b) != tt.want {
 			t.Errorf("RoundCost(%v) writes %s, %v; want %s", tt.cost, b, err, tt.want)
 		}

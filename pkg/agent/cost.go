@@ -1,8 +1,6 @@
 package agent
 
 import (
-	"math"
-
 	"github.com/agentloop/agentloop/pkg/transcript"
 	"github.com/agentloop/agentloop/pkg/wire"
 )
@@ -32,20 +30,4 @@ func (p Price) Cost(shape wire.Shape, u transcript.Usage) float64 {
 	fresh := max(in-cached-written, 0)
 	return (float64(fresh)*p.Input + float64(cached)*p.CachedInput +
 		float64(written)*p.CacheWrite + float64(u.OutputTokens)*p.Output) / 1e6
-}
-
-// costScale is 10^d for the d decimal places of a dollar a cost is written
-// with. A price is per million tokens, so one given to four decimals (a
-// hundredth of a cent, finer than any provider's) makes a cost exact to
-// ten: rounding there drops the noise of binary floating point
-// (0.000036899999999999996 for 246 tokens at $0.15) and never a digit of
-// the cost itself.
-const costScale = 1e10
-
-// RoundCost is a cost in US dollars as it is written wherever one is (the
-// transcript's end record, --json, a batch's results and summaries): to
-// ten decimal places, so that it prints as the shortest decimal that says
-// it. Costs are added up unrounded and rounded once written.
-func RoundCost(usd float64) float64 {
-	return math.Round(usd*costScale) / costScale
 }

@@ -648,7 +648,7 @@ func (l *Loop) finish(out *Outcome, err error) (*Outcome, error) {
 	if l.Transcript != nil && !l.NoEnd {
 		end := transcript.End{Reason: out.Reason, Steps: out.Steps, Usage: out.Usage}
 		if out.CostKnown {
-			cost := RoundCost(out.Cost)
+			cost := transcript.RoundCost(out.Cost)
 			end.CostUSD = &cost
 		}
 		if err != nil {

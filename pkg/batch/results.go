@@ -12,7 +12,6 @@ import (
 	"syscall"
 	"time"
 
-	"github.com/agentloop/agentloop/pkg/agent"
 	"github.com/agentloop/agentloop/pkg/transcript"
 	"github.com/agentloop/agentloop/pkg/wire"
 )
@@ -205,13 +204,13 @@ func readResults(r io.Reader, path string) (results []Result, good int64, torn *
 	}
 }
 
-// roundCost is a result's cost as it is written (agent.RoundCost), in a
+// roundCost is a result's cost as it is written (transcript.RoundCost), in a
 // value of its own.
 func roundCost(c *float64) *float64 {
 	if c == nil {
 		return nil
 	}
-	r := agent.RoundCost(*c)
+	r := transcript.RoundCost(*c)
 	return &r
 }
 

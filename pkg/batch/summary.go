@@ -4,7 +4,6 @@ import (
 	"cmp"
 	"slices"
 
-	"github.com/agentloop/agentloop/pkg/agent"
 	"github.com/agentloop/agentloop/pkg/transcript"
 )
 
@@ -120,7 +119,7 @@ func (s *Summary) spend(r *Result) {
 		if s.Cost == nil {
 			s.Cost = new(float64)
 		}
-		*s.Cost = agent.RoundCost(*s.Cost + *r.Cost)
+		*s.Cost = transcript.RoundCost(*s.Cost + *r.Cost)
 	}
 }
 

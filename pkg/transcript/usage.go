@@ -1,6 +1,10 @@
 package transcript
 
-import "github.com/agentloop/agentloop/pkg/wire"
+import (
+	"math"
+
+	"github.com/agentloop/agentloop/pkg/wire"
+)
 
 // RequestTokens reads a request's usage the same way whatever the provider:
 // input is every input token of the request, cached those of them read from
@@ -13,4 +17,20 @@ func RequestTokens(provider string, u Usage) (input, cached int64) {
 		return u.InputTokens + u.CacheCreationInputTokens + u.CacheReadInputTokens, u.CacheReadInputTokens
 	}
 	return u.InputTokens, u.CacheReadInputTokens
+}
+
+// costScale is 10^d for the d decimal places of a dollar a cost is written
+// with. A price is per million tokens, so one given to four decimals (a
+// hundredth of a cent, finer than any provider's) makes a cost exact to
+// ten: rounding there drops the noise of binary floating point
+// (0.000036899999999999996 for 246 tokens at $0.15) and never a digit of
+// the cost itself.
+const costScale = 1e10
+
+// RoundCost is a cost in US dollars as it is written wherever one is (the
+// transcript's end record, --json, a batch's results and summaries): to
+// ten decimal places, so that it prints as the shortest decimal that says
+// it. Costs are added up unrounded and rounded once written.
+func RoundCost(usd float64) float64 {
+	return math.Round(usd*costScale) / costScale
 }

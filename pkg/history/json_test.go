@@ -1,4 +1,4 @@
-package cmd
+package history_test
 
 import (
 	"bytes"
@@ -33,7 +33,7 @@ func TestLogLinesInOrder(t *testing.T) {
 	threads := history.Threads(entries)
 
 	var js bytes.Buffer
-	if err := writeLogJSON(&js, threads); err != nil {
+	if err := history.WriteJSON(&js, threads); err != nil {
 		t.Fatal(err)
 	}
 	objs := strings.Split(strings.TrimSuffix(js.String(), "\n"), "\n")
@@ -43,7 +43,7 @@ func TestLogLinesInOrder(t *testing.T) {
 	i := 0
 	for _, th := range threads {
 		for _, r := range th {
-			var l logLine
+			var l history.Line
 			if err := json.Unmarshal([]byte(objs[i]), &l); err != nil || l.Path != r.Path {
 				t.Fatalf("JSON line %d: %s (%v), want the run %s", i, objs[i], err, r.Path)
 			}
