@@ -4,7 +4,6 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"io"
 	"regexp"
 	"strings"
 
@@ -161,7 +160,7 @@ func runReplay(ctx context.Context, opts *ReplayOptions) error {
 		}
 		rows, answer = append(rows, res.Rows...), res.Answer
 	}
-	failed := printReplayReport(ios, rows)
+	failed := replay.WriteReport(ios.ErrOut, rows)
 	if answer != "" && len(convs) == 1 {
 		fmt.Fprintln(ios.Out, terminalText(ios, strings.TrimRight(answer, "\n")))
 	}
@@ -231,46 +230,4 @@ func replayConversation(ctx context.Context, opts *ReplayOptions, conv *transcri
 		err = fmt.Errorf("%s: %w", opts.File, err)
 	}
 	return res, err
-}
-
-// printReplayReport writes the rows, each divergence's diff after its row,
-// and the summary on stderr, and says whether any call diverged.
-func printReplayReport(ios *IOStreams, rows []replay.Row) bool {
-	// Ids, names and diffs come from the recording and the tools: shown,
-	// not obeyed.
-	idW, nameW := 0, 0
-	for i := range rows {
-		rows[i].ID, rows[i].Name = displayText(rows[i].ID, 200), displayText(rows[i].Name, 200)
-		idW, nameW = max(idW, len(rows[i].ID)), max(nameW, len(rows[i].Name))
-	}
-	counts := map[replay.Status]int{}
-	failed := false
-	for _, r := range rows {
-		prefix := ""
-		if r.Line > 0 {
-			prefix = fmt.Sprintf("line %d ", r.Line)
-		}
-		status := string(r.Status)
-		if r.Status == replay.NotRun && r.Recorded != "" {
-			status += " (" + displayText(r.Recorded, 100) + " in the recording)"
-		}
-		fmt.Fprintf(ios.ErrOut, "%sstep %d  %-*s  %-*s  %s\n", prefix, r.Step, idW, r.ID, nameW, r.Name, status)
-		counts[r.Status]++
-		if r.Status.Diverged() {
-			failed = true
-			io.WriteString(ios.ErrOut, safeText(string(r.Diff)))
-		}
-	}
-	var parts []string
-	for _, s := range replay.Statuses {
-		if counts[s] > 0 {
-			parts = append(parts, fmt.Sprintf("%d %s", counts[s], strings.ToLower(string(s))))
-		}
-	}
-	summary := "no tool calls to replay"
-	if len(rows) > 0 {
-		summary = fmt.Sprintf("%d call%s: %s", len(rows), plural(len(rows), "", "s"), strings.Join(parts, ", "))
-	}
-	fmt.Fprintf(ios.ErrOut, "replay: %s\n", summary)
-	return failed
 }
