@@ -9,8 +9,6 @@ import (
 	"time"
 
 	"github.com/spf13/cobra"
-	resourcepb "go.opentelemetry.io/proto/otlp/resource/v1"
-	tracepb "go.opentelemetry.io/proto/otlp/trace/v1"
 
 	"github.com/agentloop/agentloop/pkg/history"
 	"github.com/agentloop/agentloop/pkg/tracing"
@@ -124,63 +122,22 @@ func runLogExport(ctx context.Context, opts *LogExportOptions) error {
 		defer f.Close()
 		out = f
 	}
-	failed := false
-	var all []tracing.Span
-	for _, path := range paths {
-		spans, err := readSpans(path, opts.Content)
-		if err == nil {
-			all = append(all, spans...)
-			err = exportSpans(ctx, ios, path, spans, res, client, out)
-		}
-		if err != nil {
-			fmt.Fprintf(ios.ErrOut, "agentloop: %s: %v\n", displayText(path, 200), err)
-			failed = true
-		}
-	}
-	// The span of a batch is made of its items': exported with them.
-	if batches := tracing.BatchSpans(all); len(batches) > 0 {
-		if err := exportSpans(ctx, ios, "batch", batches, res, client, out); err != nil {
+	e := &tracing.Exporter{Client: client, Out: out, OutName: "--otlp-file", Resource: res, Version: Version(), Timeout: exportTimeout, Content: opts.Content}
+	ok := e.ExportFiles(ctx, paths, func(path string, spans []tracing.Span, err error) {
+		switch {
+		case err != nil && path == "":
 			fmt.Fprintf(ios.ErrOut, "agentloop: batch span: %v\n", err)
-			failed = true
+		case err != nil:
+			fmt.Fprintf(ios.ErrOut, "agentloop: %s: %v\n", displayText(path, 200), err)
+		case out != ios.Out && len(spans) > 0:
+			if path == "" {
+				path = "batch"
+			}
+			fmt.Fprintf(ios.ErrOut, "%s: trace %s, %d span%s\n", displayText(path, 200), spans[0].TraceID, len(spans), plural(len(spans), "", "s"))
 		}
-	}
-	if failed {
+	})
+	if !ok {
 		return errSilent
-	}
-	return nil
-}
-
-// readSpans reads the spans of one transcript.
-func readSpans(path string, content bool) ([]tracing.Span, error) {
-	f, err := os.Open(path)
-	if err != nil {
-		return nil, err
-	}
-	defer f.Close()
-	return tracing.Read(f, tracing.Options{Content: content})
-}
-
-// exportSpans sends and writes the spans of one transcript (what names).
-func exportSpans(ctx context.Context, ios *IOStreams, what string, spans []tracing.Span, res *resourcepb.Resource, client *tracing.Client, out io.Writer) error {
-	rs := tracing.Encode(res, Version(), spans)
-	if out != nil {
-		line, err := tracing.MarshalJSON(&tracepb.TracesData{ResourceSpans: []*tracepb.ResourceSpans{rs}})
-		if err != nil {
-			return err
-		}
-		if _, err := out.Write(append(line, '\n')); err != nil {
-			return fmt.Errorf("--otlp-file: %w", err)
-		}
-	}
-	if client != nil {
-		uctx, cancel := context.WithTimeout(ctx, exportTimeout)
-		defer cancel()
-		if err := client.Upload(uctx, rs); err != nil {
-			return redactError(err, nil)
-		}
-	}
-	if out != ios.Out && len(spans) > 0 {
-		fmt.Fprintf(ios.ErrOut, "%s: trace %s, %d span%s\n", displayText(what, 200), spans[0].TraceID, len(spans), plural(len(spans), "", "s"))
 	}
 	return nil
 }
