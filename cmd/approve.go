@@ -6,6 +6,7 @@ import (
 	"github.com/agentloop/agentloop/internal/toolset"
 	"github.com/agentloop/agentloop/pkg/approval"
 	"github.com/agentloop/agentloop/pkg/engine"
+	"github.com/agentloop/agentloop/pkg/iostreams"
 )
 
 // approvalOptions are the flags that say which tools run without a
@@ -37,18 +38,18 @@ type approver struct {
 
 // approvalUI is what the approver needs of the progress display.
 type approvalUI interface {
-	// hold keeps stderr quiet until release is called.
-	hold() (release func())
-	// note writes a line on stderr (none with -q).
-	note(line string)
+	// Hold keeps stderr quiet until release is called.
+	Hold() (release func())
+	// Note writes a line on stderr (none with -q).
+	Note(line string)
 }
 
 // newApprover wraps the tools. A nil ui shows nothing; offline is a
 // replay's, which asks nobody.
-func newApprover(ios *IOStreams, ts *toolset.Set, o approvalOptions, offline bool, ui approvalUI) *approver {
-	c := approval.Config{Tools: ts, Yes: o.Yes, Allow: o.Allow, Deny: o.Deny, Offline: offline, Terminal: ios.terminal}
+func newApprover(ios *iostreams.IOStreams, ts *toolset.Set, o approvalOptions, offline bool, ui approvalUI) *approver {
+	c := approval.Config{Tools: ts, Yes: o.Yes, Allow: o.Allow, Deny: o.Deny, Offline: offline, Terminal: ios.Terminal}
 	if ui != nil {
-		c.Hold, c.Note = ui.hold, ui.note
+		c.Hold, c.Note = ui.Hold, ui.Note
 	}
 	return &approver{Approver: approval.New(c), tools: ts}
 }

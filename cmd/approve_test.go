@@ -14,6 +14,7 @@ import (
 	"github.com/agentloop/agentloop/internal/toolset"
 	"github.com/agentloop/agentloop/pkg/agent"
 	"github.com/agentloop/agentloop/pkg/engine"
+	"github.com/agentloop/agentloop/pkg/iostreams"
 	"github.com/agentloop/agentloop/pkg/tools"
 	"github.com/agentloop/agentloop/pkg/wire"
 )
@@ -81,7 +82,7 @@ func TestApprover(t *testing.T) {
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
 			reg, dir := approvalTools(t)
-			ios, in, _, errOut := Test()
+			ios, in, _, errOut := iostreams.Test()
 			in.WriteString(tt.input)
 			ios.SetTTY(tt.stdinTTY, false, false)
 			a := newApprover(ios, reg, tt.opts, tt.offline, nil)
@@ -112,7 +113,7 @@ func TestApprover(t *testing.T) {
 // and each answer goes to its question.
 func TestApproverOneQuestionAtATime(t *testing.T) {
 	reg, dir := approvalTools(t)
-	ios, in, _, errOut := Test()
+	ios, in, _, errOut := iostreams.Test()
 	in.WriteString("y\nn\ny\nn\ny\nn\n")
 	ios.SetTTY(true, false, false)
 	ui := &countingUI{}
@@ -154,14 +155,14 @@ type countingUI struct {
 	notes []string
 }
 
-func (u *countingUI) hold() func() {
+func (u *countingUI) Hold() func() {
 	u.mu.Lock()
 	defer u.mu.Unlock()
 	u.holds++
 	return func() {}
 }
 
-func (u *countingUI) note(line string) {
+func (u *countingUI) Note(line string) {
 	u.mu.Lock()
 	defer u.mu.Unlock()
 	u.notes = append(u.notes, line)
@@ -170,7 +171,7 @@ func (u *countingUI) note(line string) {
 // Ctrl-C while a question waits for its answer ends the call at once.
 func TestApproverCanceledWhileAsking(t *testing.T) {
 	reg, dir := approvalTools(t)
-	ios, _, _, errOut := Test()
+	ios, _, _, errOut := iostreams.Test()
 	r, w := io.Pipe()
 	defer w.Close()
 	ios.In = r
@@ -226,7 +227,7 @@ func TestApprovalFlagNames(t *testing.T) {
 }
 
 func TestApprovalFlagsParse(t *testing.T) {
-	ios, _, _, _ := Test()
+	ios, _, _, _ := iostreams.Test()
 	var got *RunOptions
 	c := newCmdRun(ios, func(_ context.Context, o *RunOptions) error { got = o; return nil })
 	c.SetArgs([]string{"--yes", "--allow", "a", "--allow", "b", "--deny", "c", "hi"})
@@ -245,7 +246,7 @@ func TestApprovalFlagsParse(t *testing.T) {
 	if strings.Join(rgot.Approval.Deny, ",") != "x" {
 		t.Errorf("replay approval %+v", rgot.Approval)
 	}
-	ios, _, _, errOut := Test()
+	ios, _, _, errOut := iostreams.Test()
 	if code := Execute(context.Background(), ios, []string{"replay", "--show", "--yes", "f.jsonl"}); code != ExitUsage || !strings.Contains(errOut.String(), "--show and --yes cannot be used together") {
 		t.Errorf("replay --show --yes: exit %d, %s", code, errOut)
 	}
@@ -256,7 +257,7 @@ func TestApprovalFlagsParse(t *testing.T) {
 // gives up when the run is interrupted.
 func TestApproverAsksInCallOrder(t *testing.T) {
 	reg, _ := approvalTools(t)
-	ios, in, _, errOut := Test()
+	ios, in, _, errOut := iostreams.Test()
 	in.WriteString("y\ny\ny\n")
 	ios.SetTTY(true, false, false)
 	a := newApprover(ios, reg, approvalOptions{}, false, nil)

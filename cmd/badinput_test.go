@@ -10,6 +10,7 @@ import (
 	"testing"
 
 	"github.com/agentloop/agentloop/internal/fakeapi"
+	"github.com/agentloop/agentloop/pkg/iostreams"
 )
 
 // badFlag is a command line with a bad value, and the error it must give.
@@ -184,7 +185,7 @@ func TestBadFlagValues(t *testing.T) {
 			}
 		}
 		t.Run(strings.Join(tc.args, " "), func(t *testing.T) {
-			ios, _, out, errOut := Test()
+			ios, _, out, errOut := iostreams.Test()
 			ios.SetEnv(func(k string) string {
 				if k == "PATH" {
 					return os.Getenv(k)
@@ -244,7 +245,7 @@ func TestPrompts(t *testing.T) {
 		t.Run(tt.name, func(t *testing.T) {
 			srv := fakeapi.NewOpenAI([]fakeapi.Step{{Text: strp("answered")}}, "")
 			defer srv.Close()
-			ios, in, out, errOut := Test()
+			ios, in, out, errOut := iostreams.Test()
 			ios.SetEnv(func(k string) string {
 				if k == "PATH" {
 					return os.Getenv(k)

@@ -9,6 +9,8 @@ import (
 	"regexp"
 	"strings"
 	"testing"
+
+	"github.com/agentloop/agentloop/pkg/iostreams"
 )
 
 // goodTranscript is a whole run: a header, the prompt, a call, the record
@@ -129,7 +131,7 @@ func TestBadTranscripts(t *testing.T) {
 
 // execTest runs agentloop in this process with no stdin and no keys.
 func execTest(args ...string) (int, string, string) {
-	ios, _, out, errOut := Test()
+	ios, _, out, errOut := iostreams.Test()
 	ios.SetEnv(func(k string) string {
 		if k == "PATH" {
 			return os.Getenv(k)

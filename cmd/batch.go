@@ -10,14 +10,16 @@ import (
 
 	"github.com/agentloop/agentloop/internal/config"
 	"github.com/agentloop/agentloop/internal/httpretry"
+	"github.com/agentloop/agentloop/internal/termtext"
 	"github.com/agentloop/agentloop/pkg/batch"
 	"github.com/agentloop/agentloop/pkg/engine"
+	"github.com/agentloop/agentloop/pkg/iostreams"
 	"github.com/agentloop/agentloop/pkg/tracing"
 )
 
 // BatchOptions are the inputs of `agentloop batch`.
 type BatchOptions struct {
-	IO          *IOStreams
+	IO          *iostreams.IOStreams
 	Input       string
 	Dir         string
 	Jobs        int
@@ -34,7 +36,7 @@ type BatchOptions struct {
 	liveOptions
 }
 
-func newCmdBatch(ios *IOStreams, runF func(context.Context, *BatchOptions) error) *cobra.Command {
+func newCmdBatch(ios *iostreams.IOStreams, runF func(context.Context, *BatchOptions) error) *cobra.Command {
 	opts := &BatchOptions{IO: ios}
 	var shard, format string
 	c := &cobra.Command{
@@ -180,7 +182,7 @@ func runBatch(ctx context.Context, opts *BatchOptions) error {
 		}
 		// The input is what a dry run checks; a key it was not given is
 		// the run's to need.
-		fmt.Fprintf(ios.ErrOut, "agentloop: warning: a run would stop here: %s\n", safeText(secrets(ios).RedactString(err.Error())))
+		fmt.Fprintf(ios.ErrOut, "agentloop: warning: a run would stop here: %s\n", termtext.Safe(secrets(ios).RedactString(err.Error())))
 	}
 	if opts.DryRun {
 		return batchDryRun(ios, opts, items)
@@ -194,7 +196,7 @@ func runBatch(ctx context.Context, opts *BatchOptions) error {
 	defer dir.Close()
 	if torn != nil {
 		fmt.Fprintf(ios.ErrOut, "agentloop: warning: %s:%d: the last line was cut short (the batch writing it was stopped) and is removed; that item's result is read again from its transcript\n",
-			safeText(filepath.Join(opts.Dir, batch.ResultsName)), torn.Line)
+			termtext.Safe(filepath.Join(opts.Dir, batch.ResultsName)), torn.Line)
 	}
 	if dir.Caseless() {
 		if err := inputError(ios, batch.CaseClashes(items), opts.Input); err != nil {
@@ -207,7 +209,7 @@ func runBatch(ctx context.Context, opts *BatchOptions) error {
 	}
 	if n := len(plan.Unknown); n > 0 && !opts.Quiet {
 		fmt.Fprintf(ios.ErrOut, "agentloop: warning: %s holds %d result%s of ids %s does not have; they are left as they are\n",
-			safeText(filepath.Join(opts.Dir, batch.ResultsName)), n, plural(n, "", "s"), safeText(opts.Input))
+			termtext.Safe(filepath.Join(opts.Dir, batch.ResultsName)), n, plural(n, "", "s"), termtext.Safe(opts.Input))
 	}
 
 	prog := newBatchProgress(ios, opts.Verbose, opts.Quiet, len(plan.Tasks))
@@ -221,7 +223,7 @@ func runBatch(ctx context.Context, opts *BatchOptions) error {
 	// they would otherwise outlive it (a batch run from a program).
 	defer b.net.Client.CloseIdleConnections()
 	prog.SetLimiter(b.net.Limiter)
-	prog.redact = toolSecrets(ios, ts)
+	prog.SetRedact(toolSecrets(ios, ts).RedactString)
 	b.ap = newApprover(ios, ts, opts.Approval, false, prog)
 	rep := batch.Run(ctx, plan.Tasks, batch.Options{
 		Jobs: opts.Jobs, Run: b.run, Record: dir.Results.Append, OnStart: prog.Start, OnDone: prog.Done,

@@ -7,8 +7,10 @@ import (
 	"os"
 	"strconv"
 
+	"github.com/agentloop/agentloop/internal/termtext"
 	"github.com/agentloop/agentloop/pkg/batch"
 	"github.com/agentloop/agentloop/pkg/engine"
+	"github.com/agentloop/agentloop/pkg/iostreams"
 )
 
 // checkProviders builds the provider of every model the items name, so
@@ -61,7 +63,7 @@ func (o *BatchOptions) itemModel(it batch.Item) modelOptions {
 
 // readBatchInput reads INPUT ("-": stdin); bad input is a usage error
 // listing every problem.
-func readBatchInput(ios *IOStreams, name string, format batch.Format) ([]batch.Item, error) {
+func readBatchInput(ios *iostreams.IOStreams, name string, format batch.Format) ([]batch.Item, error) {
 	var r io.Reader = ios.In
 	if name != "-" {
 		f, err := os.Open(name)
@@ -84,7 +86,7 @@ func readBatchInput(ios *IOStreams, name string, format batch.Format) ([]batch.I
 
 // inputError reports the problems of an input file, one a line, as a usage
 // error; nil when there are none.
-func inputError(ios *IOStreams, probs []batch.Problem, name string) error {
+func inputError(ios *iostreams.IOStreams, probs []batch.Problem, name string) error {
 	switch len(probs) {
 	case 0:
 		return nil
@@ -92,7 +94,7 @@ func inputError(ios *IOStreams, probs []batch.Problem, name string) error {
 		return &ExitError{Code: ExitUsage, Err: fmt.Errorf("%s:%d: %s", name, probs[0].Line, probs[0].Msg)}
 	}
 	for _, p := range probs {
-		fmt.Fprintf(ios.ErrOut, "%s:%d: %s\n", safeText(name), p.Line, p.Msg)
+		fmt.Fprintf(ios.ErrOut, "%s:%d: %s\n", termtext.Safe(name), p.Line, p.Msg)
 	}
 	return &ExitError{Code: ExitUsage, Err: fmt.Errorf("%d problems in %s", len(probs), name)}
 }

@@ -10,10 +10,12 @@ import (
 	"syscall"
 	"time"
 
+	"github.com/agentloop/agentloop/internal/runview"
 	"github.com/agentloop/agentloop/pkg/agent"
 	"github.com/agentloop/agentloop/pkg/approval"
 	"github.com/agentloop/agentloop/pkg/batch"
 	"github.com/agentloop/agentloop/pkg/engine"
+	"github.com/agentloop/agentloop/pkg/iostreams"
 	"github.com/agentloop/agentloop/pkg/transcript"
 	"github.com/agentloop/agentloop/pkg/wire"
 )
@@ -21,12 +23,12 @@ import (
 // batchItems is what the items of one batch share: the tools behind one
 // approver, one connection pool and rate limiter, OUTDIR, the progress.
 type batchItems struct {
-	ios  *IOStreams
+	ios  *iostreams.IOStreams
 	opts *BatchOptions
 	dir  *batch.Dir
 	ap   *approver
 	net  liveNet
-	prog *batchProgress
+	prog *runview.Batch
 }
 
 // run runs one item to its end: from the start, or on from the transcript
@@ -181,7 +183,7 @@ func itemPrompt(it batch.Item) string {
 // readItemTranscript reads an item's transcript as replay --resume does
 // (checked, a torn last line left out); nil when it holds no message (a
 // run stopped before its prompt was written), which starts over.
-func readItemTranscript(ios *IOStreams, path string) (*transcript.Conversation, error) {
+func readItemTranscript(ios *iostreams.IOStreams, path string) (*transcript.Conversation, error) {
 	held, err := batch.HoldsMessage(path)
 	if err != nil || !held {
 		return nil, err

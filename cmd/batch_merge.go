@@ -13,12 +13,14 @@ import (
 
 	"github.com/spf13/cobra"
 
+	"github.com/agentloop/agentloop/internal/termtext"
 	"github.com/agentloop/agentloop/pkg/batch"
+	"github.com/agentloop/agentloop/pkg/iostreams"
 )
 
 // BatchMergeOptions are the inputs of `agentloop batch merge`.
 type BatchMergeOptions struct {
-	IO     *IOStreams
+	IO     *iostreams.IOStreams
 	Dirs   []string
 	Output string
 	Input  string
@@ -27,7 +29,7 @@ type BatchMergeOptions struct {
 	Quiet  bool
 }
 
-func newCmdBatchMerge(ios *IOStreams, runF func(context.Context, *BatchMergeOptions) error) *cobra.Command {
+func newCmdBatchMerge(ios *iostreams.IOStreams, runF func(context.Context, *BatchMergeOptions) error) *cobra.Command {
 	opts := &BatchMergeOptions{IO: ios}
 	var format string
 	c := &cobra.Command{
@@ -94,10 +96,10 @@ func runBatchMerge(opts *BatchMergeOptions) error {
 	}
 	if !opts.Quiet {
 		for _, d := range m.Torn {
-			fmt.Fprintf(ios.ErrOut, "agentloop: warning: %s: the last line was cut short (the batch writing it was stopped); it is left out\n", safeText(filepath.Join(d, batch.ResultsName)))
+			fmt.Fprintf(ios.ErrOut, "agentloop: warning: %s: the last line was cut short (the batch writing it was stopped); it is left out\n", termtext.Safe(filepath.Join(d, batch.ResultsName)))
 		}
 		for _, d := range m.Duplicates {
-			fmt.Fprintf(ios.ErrOut, "agentloop: warning: %s is in %s; the result that finished last is kept\n", oneLineText(d.ID, 80), safeText(strings.Join(d.Dirs, " and ")))
+			fmt.Fprintf(ios.ErrOut, "agentloop: warning: %s is in %s; the result that finished last is kept\n", termtext.OneLine(d.ID, 80), termtext.Safe(strings.Join(d.Dirs, " and ")))
 		}
 	}
 	if err := writeMerged(ios, opts.Output, m.Results); err != nil {
@@ -132,7 +134,7 @@ func runBatchMerge(opts *BatchMergeOptions) error {
 
 // writeMerged writes the results, one a line, to stdout or to a file made
 // whole (0600) before it takes its name.
-func writeMerged(ios *IOStreams, path string, results []batch.Result) error {
+func writeMerged(ios *iostreams.IOStreams, path string, results []batch.Result) error {
 	write := func(w io.Writer) error {
 		bw := bufio.NewWriter(w)
 		enc := json.NewEncoder(bw)

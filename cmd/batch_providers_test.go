@@ -9,6 +9,7 @@ import (
 
 	"github.com/agentloop/agentloop/internal/fakeapi"
 	"github.com/agentloop/agentloop/pkg/batch"
+	"github.com/agentloop/agentloop/pkg/iostreams"
 )
 
 // TestBatchItemProviders: an item's model picks its provider, and that
@@ -35,7 +36,7 @@ func TestBatchItemProviders(t *testing.T) {
 		"OPENAI_API_KEY": "sk-oai", "OPENAI_BASE_URL": oai.BaseURL(),
 		"ANTHROPIC_API_KEY": "sk-ant", "ANTHROPIC_BASE_URL": ant.BaseURL(),
 	}
-	ios, _, _, errOut := Test()
+	ios, _, _, errOut := iostreams.Test()
 	ios.SetEnv(func(k string) string { return env[k] })
 	out := filepath.Join(dir, "out")
 	if code := Execute(context.Background(), ios, []string{"batch", in, "-d", out, "--tools-dir", t.TempDir()}); code != 0 {

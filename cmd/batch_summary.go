@@ -5,12 +5,13 @@ import (
 	"path/filepath"
 
 	"github.com/agentloop/agentloop/pkg/batch"
+	"github.com/agentloop/agentloop/pkg/iostreams"
 )
 
 // batchDryRun says what a run would do, having checked the input, the
 // flags, the tools and the providers; it calls no model and writes
 // nothing.
-func batchDryRun(ios *IOStreams, opts *BatchOptions, items []batch.Item) error {
+func batchDryRun(ios *iostreams.IOStreams, opts *BatchOptions, items []batch.Item) error {
 	var done []batch.Result
 	if opts.Dir != "" {
 		rs, _, err := batch.ReadResults(filepath.Join(opts.Dir, batch.ResultsName))

@@ -9,6 +9,7 @@ import (
 
 	"github.com/agentloop/agentloop/internal/fakeapi"
 	"github.com/agentloop/agentloop/pkg/batch"
+	"github.com/agentloop/agentloop/pkg/iostreams"
 	"github.com/agentloop/agentloop/pkg/transcript"
 )
 
@@ -27,7 +28,7 @@ func TestBatchBarOnTerminal(t *testing.T) {
 		if err := os.WriteFile(in, []byte("one\ntwo\nthree\n"), 0o600); err != nil {
 			t.Fatal(err)
 		}
-		ios, _, _, errOut := Test()
+		ios, _, _, errOut := iostreams.Test()
 		ios.SetTTY(false, false, tty)
 		code := Execute(context.Background(), ios, []string{"batch", in, "-d", filepath.Join(dir, "out"), "-j", "1",
 			"--base-url", srv.BaseURL(), "--tools-dir", t.TempDir()})

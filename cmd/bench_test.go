@@ -11,6 +11,7 @@ import (
 	"time"
 
 	"github.com/agentloop/agentloop/internal/fakeapi"
+	"github.com/agentloop/agentloop/pkg/iostreams"
 	"github.com/agentloop/agentloop/pkg/transcript"
 )
 
@@ -47,7 +48,7 @@ func BenchmarkReplay1000Steps(b *testing.B) {
 	b.ResetTimer()
 	start := time.Now()
 	for b.Loop() {
-		ios, _, out, errOut := Test()
+		ios, _, out, errOut := iostreams.Test()
 		ios.SetEnv(os.Getenv)
 		if code := Execute(context.Background(), ios, []string{"replay", "--tools-dir", filepath.Join(dir, "tools.d"), file}); code != 0 {
 			b.Fatalf("exit %d\n%s\n%s", code, out, errOut.String()[max(0, errOut.Len()-2000):])
@@ -75,7 +76,7 @@ func BenchmarkBatchItem(b *testing.B) {
 	n := 0
 	for b.Loop() {
 		srv := fakeapi.NewOpenAIConversations(&fakeapi.Conversations{Steps: steps}, "")
-		ios, _, out, errOut := Test()
+		ios, _, out, errOut := iostreams.Test()
 		ios.SetEnv(os.Getenv)
 		n++
 		args := []string{"batch", filepath.Join(dir, "in.jsonl"), "-d", filepath.Join(dir, fmt.Sprint("out", n)), "-j", "8", "--base-url", srv.BaseURL(), "--tools-dir", dir, "-q"}
@@ -113,7 +114,7 @@ func BenchmarkReplayShowLongAnswer(b *testing.B) {
 	file := writeLongAnswer(b, b.TempDir(), 16<<20)
 	b.SetBytes(16 << 20)
 	for b.Loop() {
-		ios, _, out, errOut := Test()
+		ios, _, out, errOut := iostreams.Test()
 		ios.SetTTY(false, true, true)
 		ios.SetWidth(100)
 		if err := runReplayShow(context.Background(), &ReplayOptions{IO: ios, File: file}); err != nil {
@@ -132,7 +133,7 @@ func BenchmarkStartupCommand(b *testing.B) {
 	for _, args := range [][]string{{"--version"}, {"--help"}} {
 		b.Run(args[0][2:], func(b *testing.B) {
 			for b.Loop() {
-				ios, _, _, _ := Test()
+				ios, _, _, _ := iostreams.Test()
 				if code := Execute(context.Background(), ios, args); code != 0 {
 					b.Fatalf("exit %d", code)
 				}

@@ -8,13 +8,15 @@ import (
 	"github.com/spf13/pflag"
 
 	"github.com/agentloop/agentloop/internal/config"
+	"github.com/agentloop/agentloop/internal/termtext"
+	"github.com/agentloop/agentloop/pkg/iostreams"
 	"github.com/agentloop/agentloop/pkg/transcript"
 	"github.com/agentloop/agentloop/pkg/wire"
 )
 
 // CompletionOptions are the inputs of `agentloop completion`.
 type CompletionOptions struct {
-	IO             *IOStreams
+	IO             *iostreams.IOStreams
 	Root           *cobra.Command
 	Shell          string
 	NoDescriptions bool
@@ -22,7 +24,7 @@ type CompletionOptions struct {
 
 var completionShells = []string{"bash", "zsh", "fish", "powershell"}
 
-func newCmdCompletion(ios *IOStreams, runF func(*CompletionOptions) error) *cobra.Command {
+func newCmdCompletion(ios *iostreams.IOStreams, runF func(*CompletionOptions) error) *cobra.Command {
 	opts := &CompletionOptions{IO: ios}
 	c := &cobra.Command{
 		Use:   "completion bash|zsh|fish|powershell",
@@ -95,7 +97,7 @@ func runCompletion(opts *CompletionOptions) error {
 // addCompletions attaches the dynamic completions to the command tree: the
 // arguments of each command and the values of flags, by flag name. A
 // command with no completion of its own offers no files.
-func addCompletions(root *cobra.Command, ios *IOStreams) {
+func addCompletions(root *cobra.Command, ios *iostreams.IOStreams) {
 	args := map[string]cobra.CompletionFunc{
 		"agentloop tools show":  completeToolArg(ios),
 		"agentloop tools call":  completeToolArg(ios),
@@ -152,11 +154,11 @@ func addCompletions(root *cobra.Command, ios *IOStreams) {
 // them on the terminal: a configuration's, a tools folder's or a server's
 // text, its escape sequences shown, not obeyed, and no key in it shown.
 func shownCompletion(name, desc string) cobra.Completion {
-	name = displayText(name, len(name))
+	name = termtext.Display(name, len(name))
 	if desc == "" {
 		return name
 	}
-	return cobra.CompletionWithDesc(name, displayText(transcript.NewRedactor().RedactString(desc), len(desc)))
+	return cobra.CompletionWithDesc(name, termtext.Display(transcript.NewRedactor().RedactString(desc), len(desc)))
 }
 
 // completeTranscripts offers transcript files.
@@ -189,7 +191,7 @@ func completeProviders(c *cobra.Command, args []string, toComplete string) ([]co
 }
 
 // completeModels offers the configuration's models and the current model.
-func completeModels(ios *IOStreams) cobra.CompletionFunc {
+func completeModels(ios *iostreams.IOStreams) cobra.CompletionFunc {
 	return func(c *cobra.Command, args []string, toComplete string) ([]cobra.Completion, cobra.ShellCompDirective) {
 		cfg, err := loadConfig(ios, c.Flags())
 		if err != nil {
@@ -213,7 +215,7 @@ func completeModels(ios *IOStreams) cobra.CompletionFunc {
 }
 
 // completeProfiles offers the profiles of the configuration file.
-func completeProfiles(ios *IOStreams) cobra.CompletionFunc {
+func completeProfiles(ios *iostreams.IOStreams) cobra.CompletionFunc {
 	return func(c *cobra.Command, args []string, toComplete string) ([]cobra.Completion, cobra.ShellCompDirective) {
 		path := configPath(ios)
 		if path == "" {
@@ -245,7 +247,7 @@ func completeProfiles(ios *IOStreams) cobra.CompletionFunc {
 }
 
 // completeToolArg offers tool names for the first argument.
-func completeToolArg(ios *IOStreams) cobra.CompletionFunc {
+func completeToolArg(ios *iostreams.IOStreams) cobra.CompletionFunc {
 	return func(c *cobra.Command, args []string, toComplete string) ([]cobra.Completion, cobra.ShellCompDirective) {
 		if len(args) > 0 {
 			return nil, cobra.ShellCompDirectiveNoFileComp
@@ -255,7 +257,7 @@ func completeToolArg(ios *IOStreams) cobra.CompletionFunc {
 }
 
 // completeToolFlag offers the tool names not given yet for run --tool.
-func completeToolFlag(ios *IOStreams) cobra.CompletionFunc {
+func completeToolFlag(ios *iostreams.IOStreams) cobra.CompletionFunc {
 	return func(c *cobra.Command, args []string, toComplete string) ([]cobra.Completion, cobra.ShellCompDirective) {
 		given, _ := c.Flags().GetStringArray("tool")
 		return toolCompletions(ios, c, toComplete, given), cobra.ShellCompDirectiveNoFileComp

@@ -5,14 +5,16 @@ import (
 
 	"github.com/spf13/cobra"
 
+	"github.com/agentloop/agentloop/internal/termtext"
 	"github.com/agentloop/agentloop/pkg/history"
+	"github.com/agentloop/agentloop/pkg/iostreams"
 )
 
 // completeRuns offers the runs of the transcript folder (log show, log
 // path, --continue=): "last", then the newest runs' short ids, each
 // described by when it started and the first line of its prompt, shown as
 // text (a prompt's escape sequences are not sent to the terminal).
-func completeRuns(ios *IOStreams) cobra.CompletionFunc {
+func completeRuns(ios *iostreams.IOStreams) cobra.CompletionFunc {
 	return func(c *cobra.Command, args []string, toComplete string) ([]cobra.Completion, cobra.ShellCompDirective) {
 		const none = cobra.ShellCompDirectiveNoFileComp
 		if c.Name() != "run" && len(args) > 0 {
@@ -49,7 +51,7 @@ func completeRuns(ios *IOStreams) cobra.CompletionFunc {
 				continue
 			}
 			e := entries[i]
-			desc := e.Time().Local().Format("2006-01-02 15:04") + "  " + oneLineText(firstLine(e.Prompt), 60)
+			desc := e.Time().Local().Format("2006-01-02 15:04") + "  " + termtext.OneLine(firstLine(e.Prompt), 60)
 			out = append(out, shownCompletion(id, desc))
 		}
 		return out, none | cobra.ShellCompDirectiveKeepOrder

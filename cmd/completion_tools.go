@@ -6,11 +6,12 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/agentloop/agentloop/internal/toolset"
+	"github.com/agentloop/agentloop/pkg/iostreams"
 )
 
 // toolCompletions are the names, with descriptions, of the tools the
 // command would load (toolset.Offered).
-func toolCompletions(ios *IOStreams, c *cobra.Command, prefix string, exclude []string) []string {
+func toolCompletions(ios *iostreams.IOStreams, c *cobra.Command, prefix string, exclude []string) []string {
 	var src toolsSource
 	cfg, cfgErr := loadConfig(ios, onlyFlags(c.Flags(), "profile", "mcp-config"))
 	if fl := c.Flags().Lookup("tools-dir"); fl != nil && fl.Changed {

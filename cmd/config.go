@@ -11,6 +11,7 @@ import (
 
 	"github.com/agentloop/agentloop/internal/config"
 	"github.com/agentloop/agentloop/pkg/engine"
+	"github.com/agentloop/agentloop/pkg/iostreams"
 )
 
 // The settings, their sources and their order of precedence are the
@@ -18,7 +19,7 @@ import (
 // what is wrong with them.
 
 // newCmdConfig groups the commands that show the configuration.
-func newCmdConfig(ios *IOStreams) *cobra.Command {
+func newCmdConfig(ios *iostreams.IOStreams) *cobra.Command {
 	c := &cobra.Command{
 		Use:   "config",
 		Short: "Show the configuration and where each setting comes from",
@@ -74,7 +75,7 @@ func configKeysHelp() string {
 
 // configPath is $XDG_CONFIG_HOME/agentloop/config.yaml, or "" when there is
 // neither XDG_CONFIG_HOME nor HOME.
-func configPath(ios *IOStreams) string {
+func configPath(ios *iostreams.IOStreams) string {
 	dir := userConfigDir(ios)
 	if dir == "" {
 		return ""
@@ -86,7 +87,7 @@ func configPath(ios *IOStreams) string {
 // setting the command has a flag for is read from flags. Problems are usage
 // errors: a bad flag prints usage, a bad file or variable does not, and
 // several problems are printed one a line before the count.
-func resolveConfig(ios *IOStreams, flags *pflag.FlagSet) (*config.Config, error) {
+func resolveConfig(ios *iostreams.IOStreams, flags *pflag.FlagSet) (*config.Config, error) {
 	cfg, err := loadConfig(ios, flags)
 	if err == nil {
 		return cfg, nil
@@ -106,7 +107,7 @@ func resolveConfig(ios *IOStreams, flags *pflag.FlagSet) (*config.Config, error)
 }
 
 // configFor is resolveConfig for a command.
-func configFor(c *cobra.Command, ios *IOStreams) (*config.Config, error) {
+func configFor(c *cobra.Command, ios *iostreams.IOStreams) (*config.Config, error) {
 	return resolveConfig(ios, c.Flags())
 }
 
@@ -123,7 +124,7 @@ func onlyFlags(fs *pflag.FlagSet, names ...string) *pflag.FlagSet {
 
 // loadConfig resolves the configuration without printing anything; shell
 // completion uses it as it is.
-func loadConfig(ios *IOStreams, flags *pflag.FlagSet) (*config.Config, error) {
+func loadConfig(ios *iostreams.IOStreams, flags *pflag.FlagSet) (*config.Config, error) {
 	return config.Resolve(config.Input{
 		Flag: givenFlag(flags), Getenv: ios.Getenv, Home: ios.Getenv("HOME"),
 		Path: configPath(ios), StateDir: stateDir(ios),

@@ -11,6 +11,7 @@ import (
 	"testing"
 
 	"github.com/agentloop/agentloop/internal/config"
+	"github.com/agentloop/agentloop/pkg/iostreams"
 )
 
 // docs/configuration.md is checked against the code: its example file loads,
@@ -85,7 +86,7 @@ func TestConfigDocExample(t *testing.T) {
 			if len(words) == 0 || words[0] != "agentloop" {
 				t.Fatalf("not an agentloop command: %q", cmdLine)
 			}
-			ios, _, out, errOut := Test()
+			ios, _, out, errOut := iostreams.Test()
 			ios.SetEnv(func(k string) string { return env[k] })
 			if code := Execute(context.Background(), ios, words[1:]); code != 0 {
 				t.Fatalf("exit %d: %s", code, errOut)
@@ -146,7 +147,7 @@ func TestConfigDocCoversEveryKey(t *testing.T) {
 // config --help lists every key with its variable and flag, in lines that
 // fit 80 columns.
 func TestConfigHelpNamesEveryKey(t *testing.T) {
-	ios, _, _, _ := Test()
+	ios, _, _, _ := iostreams.Test()
 	help := newCmdConfig(ios).Long
 	for _, k := range config.Keys {
 		re := regexp.MustCompile(`(?m)^  ` + k.Name + ` +` + regexp.QuoteMeta(k.Env))

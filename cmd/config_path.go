@@ -5,14 +5,16 @@ import (
 	"fmt"
 
 	"github.com/spf13/cobra"
+
+	"github.com/agentloop/agentloop/pkg/iostreams"
 )
 
 // ConfigPathOptions are the inputs of `agentloop config path`.
 type ConfigPathOptions struct {
-	IO *IOStreams
+	IO *iostreams.IOStreams
 }
 
-func newCmdConfigPath(ios *IOStreams, runF func(*ConfigPathOptions) error) *cobra.Command {
+func newCmdConfigPath(ios *iostreams.IOStreams, runF func(*ConfigPathOptions) error) *cobra.Command {
 	opts := &ConfigPathOptions{IO: ios}
 	return &cobra.Command{
 		Use:   "path",

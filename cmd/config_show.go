@@ -9,19 +9,21 @@ import (
 
 	"github.com/agentloop/agentloop/internal/config"
 	"github.com/agentloop/agentloop/internal/httpretry"
+	"github.com/agentloop/agentloop/internal/termtext"
 	"github.com/agentloop/agentloop/pkg/agent"
 	"github.com/agentloop/agentloop/pkg/engine"
+	"github.com/agentloop/agentloop/pkg/iostreams"
 	"github.com/agentloop/agentloop/pkg/wire"
 )
 
 // ConfigShowOptions are the inputs of `agentloop config show`.
 type ConfigShowOptions struct {
-	IO     *IOStreams
+	IO     *iostreams.IOStreams
 	JSON   bool
 	Config *config.Config
 }
 
-func newCmdConfigShow(ios *IOStreams, runF func(*ConfigShowOptions) error) *cobra.Command {
+func newCmdConfigShow(ios *iostreams.IOStreams, runF func(*ConfigShowOptions) error) *cobra.Command {
 	opts := &ConfigShowOptions{IO: ios}
 	c := &cobra.Command{
 		Use:   "show",
@@ -99,8 +101,8 @@ func runConfigShow(opts *ConfigShowOptions) error {
 		// source stays on the line, and what the file or the environment
 		// set is shown, not obeyed; piped, it is whole.
 		if ios.IsStdoutTTY() {
-			v = fitWidth(displayText(v, len(v)), max(20, ios.Width()-keyW-srcW-4))
-			src = displayText(src, len(src))
+			v = termtext.Fit(termtext.Display(v, len(v)), max(20, ios.Width()-keyW-srcW-4))
+			src = termtext.Display(src, len(src))
 		}
 		fmt.Fprintf(tw, "%s\t%s\t%s\n", l.Key, v, src)
 	}

@@ -7,6 +7,7 @@ import (
 	"testing"
 
 	"github.com/agentloop/agentloop/internal/config"
+	"github.com/agentloop/agentloop/pkg/iostreams"
 )
 
 func TestRunConfigShow(t *testing.T) {
@@ -21,7 +22,7 @@ profiles:
 	if err != nil {
 		t.Fatal(err)
 	}
-	ios, _, out, _ := Test()
+	ios, _, out, _ := iostreams.Test()
 	ios.SetEnv(func(k string) string { return e.vars[k] })
 	if err := runConfigShow(&ConfigShowOptions{IO: ios, Config: cfg}); err != nil {
 		t.Fatal(err)
@@ -117,7 +118,7 @@ func TestRunConfigShowWidth(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	ios, _, out, _ := Test()
+	ios, _, out, _ := iostreams.Test()
 	ios.SetEnv(func(k string) string { return e.vars[k] })
 	ios.SetTTY(false, true, true)
 	ios.SetWidth(100)
@@ -144,7 +145,7 @@ func TestRunConfigShowPrices(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	ios, _, out, _ := Test()
+	ios, _, out, _ := iostreams.Test()
 	ios.SetEnv(func(k string) string { return e.vars[k] })
 	if err := runConfigShow(&ConfigShowOptions{IO: ios, Config: cfg}); err != nil {
 		t.Fatal(err)
@@ -190,7 +191,7 @@ func TestRunConfigShowNoFile(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	ios, _, out, _ := Test()
+	ios, _, out, _ := iostreams.Test()
 	ios.SetEnv(func(k string) string { return e.vars[k] })
 	if err := runConfigShow(&ConfigShowOptions{IO: ios, Config: cfg}); err != nil {
 		t.Fatal(err)

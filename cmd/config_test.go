@@ -10,6 +10,7 @@ import (
 	"time"
 
 	"github.com/agentloop/agentloop/internal/config"
+	"github.com/agentloop/agentloop/pkg/iostreams"
 )
 
 // configEnv is a test's environment: a home, a config folder holding the
@@ -40,8 +41,8 @@ func newConfigEnv(t *testing.T, file string, vars ...string) *configEnv {
 	return e
 }
 
-func (e *configEnv) ios() *IOStreams {
-	ios, _, _, _ := Test()
+func (e *configEnv) ios() *iostreams.IOStreams {
+	ios, _, _, _ := iostreams.Test()
 	ios.SetEnv(func(k string) string { return e.vars[k] })
 	return ios
 }
@@ -325,7 +326,7 @@ func TestConfigUnreadable(t *testing.T) {
 // Several problems are printed one a line, then counted.
 func TestResolveConfigPrintsProblems(t *testing.T) {
 	e := newConfigEnv(t, "modle: a\nmax_steps: 0\n")
-	ios, _, _, errOut := Test()
+	ios, _, _, errOut := iostreams.Test()
 	ios.SetEnv(func(k string) string { return e.vars[k] })
 	_, err := resolveConfig(ios, nil)
 	if err == nil || err.Error() != "2 problems in the configuration" {
@@ -338,7 +339,7 @@ func TestResolveConfigPrintsProblems(t *testing.T) {
 }
 
 func TestConfigNoHome(t *testing.T) {
-	ios, _, _, _ := Test()
+	ios, _, _, _ := iostreams.Test()
 	c, err := resolveConfig(ios, nil)
 	if err != nil {
 		t.Fatal(err)

@@ -7,6 +7,8 @@ import (
 	"strings"
 	"testing"
 	"time"
+
+	"github.com/agentloop/agentloop/pkg/iostreams"
 )
 
 // The commands take their settings from the configuration (see
@@ -87,7 +89,7 @@ func TestToolsCommandsUseConfig(t *testing.T) {
 func TestToolsDirsConfigured(t *testing.T) {
 	dir := t.TempDir()
 	missing := filepath.Join(dir, "missing")
-	ios, _, _, _ := Test()
+	ios, _, _, _ := iostreams.Test()
 	for setting, want := range map[string]string{
 		"--tools-dir":            "--tools-dir " + missing + ": no such file or folder",
 		"AGENTLOOP_TOOLS_DIRS":   "AGENTLOOP_TOOLS_DIRS: " + missing + ": no such file or folder",

@@ -11,6 +11,7 @@ import (
 	"testing"
 
 	"github.com/agentloop/agentloop/internal/early"
+	"github.com/agentloop/agentloop/pkg/iostreams"
 )
 
 // helpGen is the file internal/early answers --help from.
@@ -25,7 +26,7 @@ func TestEarlyHelp(t *testing.T) {
 	const widest = 400
 	texts := make([]string, widest+1) // by width; 0 is not a width
 	for w := 1; w <= widest; w++ {
-		ios, _, out, errOut := Test()
+		ios, _, out, errOut := iostreams.Test()
 		ios.SetWidth(w)
 		if code := Execute(context.Background(), ios, []string{"--help"}); code != ExitOK {
 			t.Fatalf("width %d: exit %d, stderr %q", w, code, errOut)

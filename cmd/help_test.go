@@ -5,6 +5,8 @@ import (
 	"testing"
 
 	"github.com/spf13/cobra"
+
+	"github.com/agentloop/agentloop/pkg/iostreams"
 )
 
 // commands walks the tree the user sees: every command that is not hidden.
@@ -20,7 +22,7 @@ func commands(root *cobra.Command) []*cobra.Command {
 
 // Every command's --help shows examples.
 func TestEveryCommandHasExamples(t *testing.T) {
-	ios, _, _, _ := Test()
+	ios, _, _, _ := iostreams.Test()
 	for _, c := range commands(NewRootCmd(ios)) {
 		if c.Example == "" {
 			t.Errorf("%s has no Example", c.CommandPath())
@@ -35,12 +37,12 @@ func TestEveryCommandHasExamples(t *testing.T) {
 // arguments is right. An example that would fail with a usage error is
 // worse than none.
 func TestExamplesParse(t *testing.T) {
-	ios, _, _, _ := Test()
+	ios, _, _, _ := iostreams.Test()
 	for _, c := range commands(NewRootCmd(ios)) {
 		for _, line := range strings.Split(c.Example, "\n") {
 			for _, args := range exampleCommands(line) {
 				t.Run(strings.Join(args, " "), func(t *testing.T) {
-					ios, _, _, _ := Test()
+					ios, _, _, _ := iostreams.Test()
 					root := NewRootCmd(ios)
 					root.InitDefaultVersionFlag()
 					cmd, rest, err := root.Find(args)
@@ -167,7 +169,7 @@ func TestExampleCommands(t *testing.T) {
 // --help wraps flag descriptions to the terminal's width.
 func TestHelpWraps(t *testing.T) {
 	for _, width := range []int{60, 100} {
-		ios, _, out, _ := Test()
+		ios, _, out, _ := iostreams.Test()
 		ios.SetWidth(width)
 		root := NewRootCmd(ios)
 		root.SetArgs([]string{"run", "--help"})
@@ -202,11 +204,11 @@ func TestHelpDescriptionWraps(t *testing.T) {
 			walk(sub)
 		}
 	}
-	ios, _, _, _ := Test()
+	ios, _, _, _ := iostreams.Test()
 	walk(NewRootCmd(ios))
 	for _, width := range []int{40, 60, 80} {
 		for _, path := range paths {
-			ios, _, out, _ := Test()
+			ios, _, out, _ := iostreams.Test()
 			ios.SetWidth(width)
 			root := NewRootCmd(ios)
 			root.SetArgs(append(path, "--help"))

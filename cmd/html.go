@@ -10,9 +10,11 @@ import (
 	"os"
 	"path/filepath"
 
+	"github.com/agentloop/agentloop/internal/termtext"
 	"github.com/agentloop/agentloop/pkg/agent"
 	"github.com/agentloop/agentloop/pkg/engine"
 	"github.com/agentloop/agentloop/pkg/htmlview"
+	"github.com/agentloop/agentloop/pkg/iostreams"
 	"github.com/agentloop/agentloop/pkg/transcript"
 )
 
@@ -20,7 +22,7 @@ import (
 // for stdout). Like --show it reads a transcript that fails validation.
 // An interrupt ends it at once, whatever it is doing, and leaves no page
 // half written.
-func writeHTMLReport(ctx context.Context, ios *IOStreams, file, out string) error {
+func writeHTMLReport(ctx context.Context, ios *iostreams.IOStreams, file, out string) error {
 	var convs []*transcript.Conversation
 	err := interruptible(ctx, func() (err error) {
 		convs, err = engine.LoadConversations(file, ios.In, ios.ErrOut, engine.DrawInvalid)
@@ -36,12 +38,12 @@ func writeHTMLReport(ctx context.Context, ios *IOStreams, file, out string) erro
 }
 
 // writePage draws the conversation read from file into out.
-func writePage(ctx context.Context, ios *IOStreams, conv *transcript.Conversation, file, out string) error {
+func writePage(ctx context.Context, ios *iostreams.IOStreams, conv *transcript.Conversation, file, out string) error {
 	render := func(w io.Writer) error {
 		// The template writes a page in thousands of small pieces: one
 		// system call each cost as much as drawing it.
 		bw := bufio.NewWriterSize(w, 64<<10)
-		if err := htmlview.Render(ctx, bw, conv, htmlview.Options{Name: file, Dialect: agent.DialectFor(conv.Shape), Safe: safeText}); err != nil {
+		if err := htmlview.Render(ctx, bw, conv, htmlview.Options{Name: file, Dialect: agent.DialectFor(conv.Shape), Safe: termtext.Safe}); err != nil {
 			return err
 		}
 		return bw.Flush()
@@ -85,7 +87,7 @@ func writePage(ctx context.Context, ios *IOStreams, conv *transcript.Conversatio
 	// On a terminal, where the page went: a person opens it next. A
 	// script named the file itself.
 	if ios.IsStderrTTY() {
-		fmt.Fprintf(ios.ErrOut, "page: %s\n", safeText(out))
+		fmt.Fprintf(ios.ErrOut, "page: %s\n", termtext.Safe(out))
 	}
 	return nil
 }

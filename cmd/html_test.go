@@ -9,6 +9,7 @@ import (
 	"testing"
 
 	"github.com/agentloop/agentloop/pkg/engine"
+	"github.com/agentloop/agentloop/pkg/iostreams"
 )
 
 // writeCounter counts the writes it is given: each is a system call when
@@ -26,7 +27,7 @@ func (w *writeCounter) Write(p []byte) (int, error) {
 // A page goes out in buffers of 64 KiB, not in the template's thousands of
 // small pieces: a write each cost a 1,000-step page a third of its time.
 func TestHTMLPageWrittenInLargeWrites(t *testing.T) {
-	ios, _, _, _ := Test()
+	ios, _, _, _ := iostreams.Test()
 	out := &writeCounter{}
 	ios.Out = out
 	if err := writeHTMLReport(context.Background(), ios, "../testdata/demo/session.jsonl", "-"); err != nil {
@@ -44,7 +45,7 @@ func TestHTMLPageWrittenInLargeWrites(t *testing.T) {
 // it, and leaves neither a page nor its temporary file; a page drawn
 // before stays as it was.
 func TestHTMLPageInterrupted(t *testing.T) {
-	ios, _, _, stderr := Test()
+	ios, _, _, stderr := iostreams.Test()
 	convs, err := engine.LoadConversations("../testdata/demo/session.jsonl", ios.In, ios.ErrOut, engine.DrawInvalid)
 	if err != nil {
 		t.Fatal(err)

@@ -4,12 +4,14 @@ import (
 	"context"
 	"strings"
 	"testing"
+
+	"github.com/agentloop/agentloop/pkg/iostreams"
 )
 
 // Colour is decided in one place: a terminal with colours off (NO_COLOR)
 // gets the terminal's layout without a single escape sequence.
 func TestNoColorOnATerminal(t *testing.T) {
-	ios, _, out, errOut := Test()
+	ios, _, out, errOut := iostreams.Test()
 	ios.SetTTY(false, true, true)
 	ios.SetColorEnabled(false)
 	ios.SetWidth(72)

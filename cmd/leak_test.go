@@ -15,6 +15,7 @@ import (
 
 	"github.com/agentloop/agentloop/internal/fakeapi"
 	"github.com/agentloop/agentloop/internal/mcptest"
+	"github.com/agentloop/agentloop/pkg/iostreams"
 )
 
 // openFDs counts this process's open file descriptors. A leak is a count
@@ -80,7 +81,7 @@ func TestBatchLeavesNothing(t *testing.T) {
 		if err := os.WriteFile(input, []byte(in.String()), 0o600); err != nil {
 			t.Fatal(err)
 		}
-		ios, _, _, errOut := Test()
+		ios, _, _, errOut := iostreams.Test()
 		ios.SetEnv(func(k string) string { return env[k] })
 		args := []string{"batch", input, "-d", filepath.Join(dir, fmt.Sprint("out", round)), "-j", "8", "--base-url", api.BaseURL(), "--tools-dir", tools}
 		if code := Execute(context.Background(), ios, args); code != 0 {
@@ -140,7 +141,7 @@ func TestRunLeavesNothing(t *testing.T) {
 	ignore := goleak.IgnoreCurrent()
 	before := openFDs(t)
 	for round, api := range apis {
-		ios, _, _, errOut := Test()
+		ios, _, _, errOut := iostreams.Test()
 		ios.SetEnv(func(k string) string { return env[k] })
 		args := []string{"run", "--base-url", api.BaseURL(), "--tools-dir", tools, "-o", filepath.Join(dir, fmt.Sprint("run", round, ".jsonl")), "go"}
 		if code := Execute(context.Background(), ios, args); code != 0 {

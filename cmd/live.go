@@ -12,6 +12,7 @@ import (
 	"github.com/agentloop/agentloop/internal/toolset"
 	"github.com/agentloop/agentloop/pkg/agent"
 	"github.com/agentloop/agentloop/pkg/engine"
+	"github.com/agentloop/agentloop/pkg/iostreams"
 	"github.com/agentloop/agentloop/pkg/mcp"
 	"github.com/agentloop/agentloop/pkg/transcript"
 )
@@ -158,7 +159,7 @@ type liveRun struct {
 // startLive sets up a live run: it loads the tools, builds the provider,
 // creates the transcript (its file name and header carry one id) and wires
 // the loop. The caller runs it with goOn and ends with finish.
-func startLive(ctx context.Context, ios *IOStreams, o *liveOptions, s liveSetup) (run *liveRun, err error) {
+func startLive(ctx context.Context, ios *iostreams.IOStreams, o *liveOptions, s liveSetup) (run *liveRun, err error) {
 	stopPipes := catchBrokenPipes()
 	ts, started, err := liveTools(ctx, ios, o, s)
 	if err != nil {
@@ -173,7 +174,7 @@ func startLive(ctx context.Context, ios *IOStreams, o *liveOptions, s liveSetup)
 	}()
 	prog := newProgress(ios, o.Verbose, o.Quiet)
 	redact := toolSecrets(ios, ts)
-	prog.redact = redact // -v shows results, which may hold what a server was given
+	prog.SetRedact(redact.RedactString) // -v shows results, which may hold what a server was given
 	ap := newApprover(ios, ts, o.Approval, false, prog)
 	net := liveNet{Net: engine.Net{Client: httpretry.NewClient(1)}, trace: newTracer(ctx, ios, o.OTel, o.Verbose)}
 	er, err := newLoop(ios, o, s, ap, net)
@@ -191,9 +192,9 @@ func startLive(ctx context.Context, ios *IOStreams, o *liveOptions, s liveSetup)
 	loop, w := er.Loop, er.Transcript
 	if w != nil {
 		if s.parent != "" {
-			prog.transcriptPath(fmt.Sprintf("transcript: %s (continues %s)", w.Path(), s.parent))
+			prog.TranscriptPath(fmt.Sprintf("transcript: %s (continues %s)", w.Path(), s.parent))
 		} else {
-			prog.transcriptPath("transcript: " + w.Path())
+			prog.TranscriptPath("transcript: " + w.Path())
 		}
 	}
 	run = &liveRun{tools: ts, ap: ap, run: er, stopPipes: stopPipes, client: net.Client, trace: net.trace}
@@ -211,7 +212,7 @@ func startLive(ctx context.Context, ios *IOStreams, o *liveOptions, s liveSetup)
 // transcript (at -o, else a new file in the transcripts folder) and the
 // loop wired to them and to exec, the tools behind their approval. The
 // runs of a batch share exec and net.
-func newLoop(ios *IOStreams, o *liveOptions, s liveSetup, exec *approver, net liveNet) (*engine.Run, error) {
+func newLoop(ios *iostreams.IOStreams, o *liveOptions, s liveSetup, exec *approver, net liveNet) (*engine.Run, error) {
 	m := s.model.engineModel(ios)
 	es := engine.Settings{
 		Command: s.command, Model: m, System: s.model.System, Timeout: s.model.Timeout,
@@ -235,7 +236,7 @@ func newLoop(ios *IOStreams, o *liveOptions, s liveSetup, exec *approver, net li
 
 // newTracer traces the runs of a command that asked for it (--otel, or
 // an OTLP endpoint in the environment), saying why not with -v.
-func newTracer(ctx context.Context, ios *IOStreams, asked, verbose bool) *engine.Tracer {
+func newTracer(ctx context.Context, ios *iostreams.IOStreams, asked, verbose bool) *engine.Tracer {
 	return engine.NewTracer(ctx, ios.Getenv, asked, verbose, Version(), ios.ErrOut)
 }
 
@@ -243,7 +244,7 @@ func newTracer(ctx context.Context, ios *IOStreams, asked, verbose bool) *engine
 func (r *liveRun) goOn() (*agent.Outcome, error) { return r.run.Go(r.ctx) }
 
 // finish ends a live run the same way whichever command started it.
-func (r *liveRun) finish(ios *IOStreams, out *agent.Outcome, err error) error {
+func (r *liveRun) finish(ios *iostreams.IOStreams, out *agent.Outcome, err error) error {
 	r.ap.Close()
 	r.tools.Close()
 	defer r.client.CloseIdleConnections()

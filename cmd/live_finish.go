@@ -10,6 +10,7 @@ import (
 	"github.com/agentloop/agentloop/internal/runview"
 	"github.com/agentloop/agentloop/pkg/agent"
 	"github.com/agentloop/agentloop/pkg/engine"
+	"github.com/agentloop/agentloop/pkg/iostreams"
 	"github.com/agentloop/agentloop/pkg/transcript"
 	"github.com/agentloop/agentloop/pkg/wire"
 )
@@ -17,8 +18,8 @@ import (
 // runEnd is what a live run needs to finish.
 type runEnd struct {
 	w        *transcript.Writer
-	prog     *progress
-	stream   *answerStream
+	prog     *runview.Progress
+	stream   *runview.Stream
 	asJSON   bool
 	maxSteps int
 	limits   *limitOptions
@@ -30,7 +31,7 @@ type runEnd struct {
 
 // finishRun closes the transcript, prints the outcome and maps it to an
 // exit status.
-func finishRun(ios *IOStreams, out *agent.Outcome, err error, e runEnd) error {
+func finishRun(ios *iostreams.IOStreams, out *agent.Outcome, err error, e runEnd) error {
 	if e.stream != nil {
 		e.stream.Close()
 	}
@@ -54,7 +55,7 @@ func finishRun(ios *IOStreams, out *agent.Outcome, err error, e runEnd) error {
 		if werr := enc.Encode(res); werr != nil && !errors.Is(werr, syscall.EPIPE) {
 			return werr
 		}
-	} else if out.Answer != "" && !e.stream.answered() && (out.Reason == wire.ReasonStop || out.Reason == wire.ReasonMaxTokens || out.Reason == wire.ReasonRefusal || out.Exhausted != "") {
+	} else if out.Answer != "" && !e.stream.Answered() && (out.Reason == wire.ReasonStop || out.Reason == wire.ReasonMaxTokens || out.Reason == wire.ReasonRefusal || out.Exhausted != "") {
 		fmt.Fprintln(ios.Out, terminalText(ios, strings.TrimRight(out.Answer, "\n")))
 	}
 	if err == nil && stdoutClosed(ios) {
@@ -71,8 +72,8 @@ func finishRun(ios *IOStreams, out *agent.Outcome, err error, e runEnd) error {
 
 // stdoutClosed reports whether a write to standard output found that
 // nobody reads it any more (EPIPE).
-func stdoutClosed(ios *IOStreams) bool {
-	w, ok := ios.Out.(*watchedWriter)
+func stdoutClosed(ios *iostreams.IOStreams) bool {
+	w, ok := ios.Out.(*iostreams.WatchedWriter)
 	return ok && errors.Is(w.Err(), syscall.EPIPE)
 }
 

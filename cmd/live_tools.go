@@ -5,13 +5,14 @@ import (
 
 	"github.com/agentloop/agentloop/internal/toolset"
 	"github.com/agentloop/agentloop/pkg/engine"
+	"github.com/agentloop/agentloop/pkg/iostreams"
 )
 
 // liveTools loads the tools of a live run, starting the MCP servers it
 // needs, and narrows them to those the run offers (engine.Narrow); started
 // says which servers started, and each tool's sandbox, for -v. The caller
 // closes the set.
-func liveTools(ctx context.Context, ios *IOStreams, o *liveOptions, s liveSetup) (*toolset.Set, []string, error) {
+func liveTools(ctx context.Context, ios *iostreams.IOStreams, o *liveOptions, s liveSetup) (*toolset.Set, []string, error) {
 	offer := engine.Offer{Only: s.only, Recorded: s.recorded, Allow: o.Approval.Allow, Deny: o.Approval.Deny}
 	if s.conv != nil && s.conv.Header != nil {
 		offer.Header = s.conv.Header

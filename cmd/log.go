@@ -9,12 +9,14 @@ import (
 
 	"github.com/spf13/cobra"
 
+	"github.com/agentloop/agentloop/internal/termtext"
 	"github.com/agentloop/agentloop/pkg/history"
+	"github.com/agentloop/agentloop/pkg/iostreams"
 )
 
 // LogOptions are the inputs of `agentloop log`.
 type LogOptions struct {
-	IO *IOStreams
+	IO *iostreams.IOStreams
 	// Dir is the folder of transcripts: --dir, else the configured
 	// transcript_dir.
 	Dir    string
@@ -24,7 +26,7 @@ type LogOptions struct {
 	Since  time.Time
 }
 
-func newCmdLog(ios *IOStreams, runF func(*LogOptions) error) *cobra.Command {
+func newCmdLog(ios *iostreams.IOStreams, runF func(*LogOptions) error) *cobra.Command {
 	opts := &LogOptions{IO: ios}
 	var since string
 	c := &cobra.Command{
@@ -91,12 +93,12 @@ about 50 µs of CPU time a run.`,
 }
 
 // logDir is --dir, else the configured transcript folder.
-func logDir(c *cobra.Command, ios *IOStreams) (string, error) {
+func logDir(c *cobra.Command, ios *iostreams.IOStreams) (string, error) {
 	if d, _ := c.Flags().GetString("dir"); d != "" {
 		// A folder named by hand that is not there is a typo, not an
 		// empty history (the transcript folder is made by the first run).
 		if _, err := os.Stat(d); errors.Is(err, os.ErrNotExist) {
-			return "", &ExitError{Code: ExitUsage, Err: fmt.Errorf("--dir %s: no such folder", displayText(d, 200))}
+			return "", &ExitError{Code: ExitUsage, Err: fmt.Errorf("--dir %s: no such folder", termtext.Display(d, 200))}
 		}
 		return d, nil
 	}
@@ -115,7 +117,7 @@ func runLog(opts *LogOptions) error {
 	}
 	if len(sel) == 0 {
 		if !opts.JSON {
-			what := "no runs in " + displayText(opts.Dir, len(opts.Dir))
+			what := "no runs in " + termtext.Display(opts.Dir, len(opts.Dir))
 			if opts.Search != "" || !opts.Since.IsZero() {
 				what = "no runs match"
 			}

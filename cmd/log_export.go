@@ -10,13 +10,15 @@ import (
 
 	"github.com/spf13/cobra"
 
+	"github.com/agentloop/agentloop/internal/termtext"
 	"github.com/agentloop/agentloop/pkg/history"
+	"github.com/agentloop/agentloop/pkg/iostreams"
 	"github.com/agentloop/agentloop/pkg/tracing"
 )
 
 // LogExportOptions are the inputs of `agentloop log export`.
 type LogExportOptions struct {
-	IO  *IOStreams
+	IO  *iostreams.IOStreams
 	Dir string
 	// Refs are the runs: id prefixes, "last" or paths.
 	Refs []string
@@ -31,7 +33,7 @@ type LogExportOptions struct {
 // exportTimeout bounds the sending of one run's spans.
 const exportTimeout = 10 * time.Second
 
-func newCmdLogExport(ios *IOStreams, runF func(*LogExportOptions) error) *cobra.Command {
+func newCmdLogExport(ios *iostreams.IOStreams, runF func(*LogExportOptions) error) *cobra.Command {
 	opts := &LogExportOptions{IO: ios}
 	c := &cobra.Command{
 		Use:   "export --otlp|--otlp-file FILE [ID|last|TRANSCRIPT]...",
@@ -84,7 +86,7 @@ holds them (redacted). Runs are named as 'agentloop log show' takes them;
 }
 
 // captureContent reports whether spans may hold contents.
-func captureContent(ios *IOStreams) bool {
+func captureContent(ios *iostreams.IOStreams) bool {
 	return strings.EqualFold(strings.TrimSpace(ios.Getenv("OTEL_INSTRUMENTATION_GENAI_CAPTURE_MESSAGE_CONTENT")), "true")
 }
 
@@ -128,12 +130,12 @@ func runLogExport(ctx context.Context, opts *LogExportOptions) error {
 		case err != nil && path == "":
 			fmt.Fprintf(ios.ErrOut, "agentloop: batch span: %v\n", err)
 		case err != nil:
-			fmt.Fprintf(ios.ErrOut, "agentloop: %s: %v\n", displayText(path, 200), err)
+			fmt.Fprintf(ios.ErrOut, "agentloop: %s: %v\n", termtext.Display(path, 200), err)
 		case out != ios.Out && len(spans) > 0:
 			if path == "" {
 				path = "batch"
 			}
-			fmt.Fprintf(ios.ErrOut, "%s: trace %s, %d span%s\n", displayText(path, 200), spans[0].TraceID, len(spans), plural(len(spans), "", "s"))
+			fmt.Fprintf(ios.ErrOut, "%s: trace %s, %d span%s\n", termtext.Display(path, 200), spans[0].TraceID, len(spans), plural(len(spans), "", "s"))
 		}
 	})
 	if !ok {

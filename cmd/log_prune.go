@@ -8,19 +8,21 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/agentloop/agentloop/internal/bytesize"
+	"github.com/agentloop/agentloop/internal/termtext"
 	"github.com/agentloop/agentloop/pkg/history"
+	"github.com/agentloop/agentloop/pkg/iostreams"
 )
 
 // LogPruneOptions are the inputs of `agentloop log prune`.
 type LogPruneOptions struct {
-	IO        *IOStreams
+	IO        *iostreams.IOStreams
 	Dir       string
 	OlderThan time.Duration
 	Yes       bool
 	now       func() time.Time
 }
 
-func newCmdLogPrune(ios *IOStreams, runF func(*LogPruneOptions) error) *cobra.Command {
+func newCmdLogPrune(ios *iostreams.IOStreams, runF func(*LogPruneOptions) error) *cobra.Command {
 	opts := &LogPruneOptions{IO: ios, now: time.Now}
 	var olderThan string
 	c := &cobra.Command{
@@ -85,7 +87,7 @@ func runLogPrune(opts *LogPruneOptions) error {
 	forget := fmt.Sprintf("%d run%s written elsewhere (-o)", len(elsewhere), plural(len(elsewhere), "", "s"))
 	if !opts.Yes {
 		if len(old) == 0 && len(elsewhere) == 0 {
-			fmt.Fprintf(ios.ErrOut, "no run in %s started before %s\n", safeText(opts.Dir), cutoff.Local().Format("2006-01-02 15:04"))
+			fmt.Fprintf(ios.ErrOut, "no run in %s started before %s\n", termtext.Safe(opts.Dir), cutoff.Local().Format("2006-01-02 15:04"))
 			return nil
 		}
 		if len(old) > 0 {

@@ -8,11 +8,12 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/agentloop/agentloop/pkg/history"
+	"github.com/agentloop/agentloop/pkg/iostreams"
 )
 
 // LogShowOptions are the inputs of `agentloop log show` and `log path`.
 type LogShowOptions struct {
-	IO  *IOStreams
+	IO  *iostreams.IOStreams
 	Dir string
 	// Ref is an id prefix, "last" or a path.
 	Ref string
@@ -20,7 +21,7 @@ type LogShowOptions struct {
 	HTML string
 }
 
-func newCmdLogShow(ios *IOStreams, runF func(*LogShowOptions) error) *cobra.Command {
+func newCmdLogShow(ios *iostreams.IOStreams, runF func(*LogShowOptions) error) *cobra.Command {
 	opts := &LogShowOptions{IO: ios}
 	c := &cobra.Command{
 		Use:   "show [ID|last]",
@@ -67,7 +68,7 @@ func runLogShow(ctx context.Context, opts *LogShowOptions) error {
 	return runReplayShow(ctx, &ReplayOptions{IO: opts.IO, File: path})
 }
 
-func newCmdLogPath(ios *IOStreams, runF func(*LogShowOptions) error) *cobra.Command {
+func newCmdLogPath(ios *iostreams.IOStreams, runF func(*LogShowOptions) error) *cobra.Command {
 	opts := &LogShowOptions{IO: ios}
 	return &cobra.Command{
 		Use:   "path [ID|last]",

@@ -7,10 +7,11 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/agentloop/agentloop/internal/toolset"
+	"github.com/agentloop/agentloop/pkg/iostreams"
 )
 
 // newCmdMCP groups the commands that look at MCP servers.
-func newCmdMCP(ios *IOStreams) *cobra.Command {
+func newCmdMCP(ios *iostreams.IOStreams) *cobra.Command {
 	c := &cobra.Command{
 		Use:   "mcp",
 		Short: "List and check the MCP servers that offer tools",
@@ -32,13 +33,13 @@ Claude Desktop, Cursor, Claude Code, llm-tools-mcp and gptscript use) given with
 
 // MCPOptions are the inputs of `agentloop mcp list` and `mcp check`.
 type MCPOptions struct {
-	IO *IOStreams
+	IO *iostreams.IOStreams
 	ToolSourceOptions
 	Name string // mcp check NAME
 	JSON bool
 }
 
-func newCmdMCPList(ios *IOStreams, runF func(*MCPOptions) error) *cobra.Command {
+func newCmdMCPList(ios *iostreams.IOStreams, runF func(*MCPOptions) error) *cobra.Command {
 	opts := &MCPOptions{IO: ios}
 	c := &cobra.Command{
 		Use:   "list",

@@ -8,10 +8,11 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/agentloop/agentloop/internal/toolset"
+	"github.com/agentloop/agentloop/pkg/iostreams"
 	"github.com/agentloop/agentloop/pkg/mcp"
 )
 
-func newCmdMCPCheck(ios *IOStreams, runF func(*MCPOptions) error) *cobra.Command {
+func newCmdMCPCheck(ios *iostreams.IOStreams, runF func(*MCPOptions) error) *cobra.Command {
 	opts := &MCPOptions{IO: ios}
 	c := &cobra.Command{
 		Use:   "check [NAME]",

@@ -11,6 +11,7 @@ import (
 	"github.com/agentloop/agentloop/internal/config"
 	"github.com/agentloop/agentloop/internal/httpretry"
 	"github.com/agentloop/agentloop/pkg/engine"
+	"github.com/agentloop/agentloop/pkg/iostreams"
 	"github.com/agentloop/agentloop/pkg/transcript"
 )
 
@@ -82,11 +83,11 @@ func (o *modelOptions) check(c *cobra.Command) error {
 func (o *modelOptions) providerName() string { return config.ProviderFor(o.Provider, o.Model) }
 
 // secrets are the key values to keep out of every file and message.
-func secrets(ios *IOStreams) *transcript.Redactor { return secretsWith(ios) }
+func secrets(ios *iostreams.IOStreams) *transcript.Redactor { return secretsWith(ios) }
 
 // secretsWith is secrets with more values to keep out: those MCP servers
 // were given.
-func secretsWith(ios *IOStreams, extra ...string) *transcript.Redactor {
+func secretsWith(ios *iostreams.IOStreams, extra ...string) *transcript.Redactor {
 	return transcript.NewRedactor(append([]string{ios.Getenv("OPENAI_API_KEY"), ios.Getenv("ANTHROPIC_API_KEY")}, extra...)...)
 }
 
@@ -101,7 +102,7 @@ type liveNet struct {
 // engineModel is the model settings resolved for the engine: the
 // provider's key, organisation and project from the environment, and the
 // base URL from the provider's variable when no setting gave one.
-func (o *modelOptions) engineModel(ios *IOStreams) engine.Model {
+func (o *modelOptions) engineModel(ios *iostreams.IOStreams) engine.Model {
 	name := o.providerName()
 	prefix := config.ProviderEnvPrefix(name) // OPENAI_…, ANTHROPIC_…
 	m := engine.Model{

@@ -7,10 +7,11 @@ import (
 	"slices"
 
 	"github.com/agentloop/agentloop/internal/config"
+	"github.com/agentloop/agentloop/internal/termtext"
 	"github.com/agentloop/agentloop/internal/toolset"
-	"github.com/agentloop/agentloop/pkg/transcript"
-
 	"github.com/agentloop/agentloop/pkg/engine"
+	"github.com/agentloop/agentloop/pkg/iostreams"
+	"github.com/agentloop/agentloop/pkg/transcript"
 )
 
 // recordedTools are the tools folders for a recorded conversation:
@@ -53,13 +54,13 @@ func toolsChosen(cfg *config.Config) bool {
 // call of theirs would then be a "missing tool", for a reason the rows do
 // not say. called are the tools the recording calls (engine.CalledTools), or,
 // for a follow-up, those it offered.
-func warnToolsDirsGone(ios *IOStreams, o *liveOptions, conv *transcript.Conversation, called []string) {
+func warnToolsDirsGone(ios *iostreams.IOStreams, o *liveOptions, conv *transcript.Conversation, called []string) {
 	if o.toolsDirsSet || o.Quiet || conv.Header == nil || len(called) == 0 {
 		return
 	}
 	for _, dir := range conv.Header.ToolsDirs {
 		if _, err := os.Stat(dir); errors.Is(err, os.ErrNotExist) {
-			fmt.Fprintf(ios.ErrOut, "agentloop: warning: the recording's tools folder %s is not here (a folder is recorded as the run was given it): run from the folder the run started in, or pass --tools-dir\n", safeText(dir))
+			fmt.Fprintf(ios.ErrOut, "agentloop: warning: the recording's tools folder %s is not here (a folder is recorded as the run was given it): run from the folder the run started in, or pass --tools-dir\n", termtext.Safe(dir))
 		}
 	}
 }
@@ -68,13 +69,13 @@ func warnToolsDirsGone(ios *IOStreams, o *liveOptions, conv *transcript.Conversa
 // with a recording without some of the tools it offered
 // (engine.RecordedToolsError): src are the folders read, recordedDirs the
 // recording's.
-func recordedToolsError(ios *IOStreams, src toolsSource, recordedDirs []string, absent []toolset.Absent) error {
+func recordedToolsError(ios *iostreams.IOStreams, src toolsSource, recordedDirs []string, absent []toolset.Absent) error {
 	return engine.RecordedToolsError(absent, recordedToolsRead(ios, src, recordedDirs))
 }
 
 // recordedToolsRead says which folders were read, src's, for a recording
 // that names recordedDirs; a folder left out for want of trust says why.
-func recordedToolsRead(ios *IOStreams, src toolsSource, recordedDirs []string) engine.ToolsRead {
+func recordedToolsRead(ios *iostreams.IOStreams, src toolsSource, recordedDirs []string) engine.ToolsRead {
 	return engine.ToolsRead{
 		Dirs: src.dirs, Setting: src.setting, Recorded: recordedDirs,
 		Untrusted: func(dir string) (string, string) {

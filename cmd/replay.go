@@ -13,13 +13,14 @@ import (
 	"github.com/agentloop/agentloop/internal/toolset"
 	"github.com/agentloop/agentloop/pkg/agent"
 	"github.com/agentloop/agentloop/pkg/engine"
+	"github.com/agentloop/agentloop/pkg/iostreams"
 	"github.com/agentloop/agentloop/pkg/replay"
 	"github.com/agentloop/agentloop/pkg/transcript"
 )
 
 // ReplayOptions are the inputs of `agentloop replay`.
 type ReplayOptions struct {
-	IO   *IOStreams
+	IO   *iostreams.IOStreams
 	File string
 
 	Show   bool
@@ -40,7 +41,7 @@ type ReplayOptions struct {
 	Config *config.Config
 }
 
-func newCmdReplay(ios *IOStreams, runF func(context.Context, *ReplayOptions) error) *cobra.Command {
+func newCmdReplay(ios *iostreams.IOStreams, runF func(context.Context, *ReplayOptions) error) *cobra.Command {
 	opts := &ReplayOptions{IO: ios}
 	var ignore []string
 	c := &cobra.Command{
@@ -220,7 +221,7 @@ func replayConversation(ctx context.Context, opts *ReplayOptions, conv *transcri
 	}
 	if opts.Verbose {
 		prog := newProgress(ios, true, false)
-		prog.redact = redact
+		prog.SetRedact(redact.RedactString)
 		defer prog.Close()
 		ropts.OnEvent = prog.Event
 	}

@@ -8,6 +8,7 @@ import (
 	"github.com/agentloop/agentloop/internal/config"
 	"github.com/agentloop/agentloop/pkg/agent"
 	"github.com/agentloop/agentloop/pkg/engine"
+	"github.com/agentloop/agentloop/pkg/iostreams"
 	"github.com/agentloop/agentloop/pkg/transcript"
 	"github.com/agentloop/agentloop/pkg/wire"
 )
@@ -64,7 +65,7 @@ func runReplayResume(ctx context.Context, opts *ReplayOptions) error {
 // only, come from a flag or the recording). The provider cannot change: the messages are
 // in the recorded provider's wire shape. how says what the conversation is
 // ("resumed", "continued") in the refusal.
-func recordedModel(ios *IOStreams, cfg *config.Config, flags modelOptions, file string, conv *transcript.Conversation, how string) (modelOptions, error) {
+func recordedModel(ios *iostreams.IOStreams, cfg *config.Config, flags modelOptions, file string, conv *transcript.Conversation, how string) (modelOptions, error) {
 	mo := flags
 	if h := conv.Header; h != nil {
 		if mo.Model == "" && h.Model != "" {
@@ -122,7 +123,7 @@ func recordedModel(ios *IOStreams, cfg *config.Config, flags modelOptions, file 
 
 // baseURLFromEnv reports whether AGENTLOOP_BASE_URL or the provider's own
 // *_BASE_URL variable sets the address.
-func baseURLFromEnv(ios *IOStreams, cfg *config.Config, provider string) bool {
+func baseURLFromEnv(ios *iostreams.IOStreams, cfg *config.Config, provider string) bool {
 	if cfg != nil {
 		_, src := cfg.BaseURL(provider)
 		return src.Kind == config.SourceEnv || src.Kind == config.SourceFlag

@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"os"
 
+	"github.com/agentloop/agentloop/internal/termtext"
 	"github.com/agentloop/agentloop/pkg/longtext"
 	"github.com/agentloop/agentloop/pkg/textview"
 )
@@ -39,7 +40,7 @@ func replayShow(opts *ReplayOptions, limit int) (*longtext.Store, error) {
 	}
 	res, err := textview.Render(ios.Out, in, view)
 	if res.Torn != nil {
-		fmt.Fprintf(ios.ErrOut, "agentloop: warning: %s:%d: the last line is incomplete (the writer was stopped mid-record); it is ignored\n", safeText(opts.File), res.Torn.Line)
+		fmt.Fprintf(ios.ErrOut, "agentloop: warning: %s:%d: the last line is incomplete (the writer was stopped mid-record); it is ignored\n", termtext.Safe(opts.File), res.Torn.Line)
 	}
 	return res.Long, err
 }

@@ -20,6 +20,7 @@ import (
 	"github.com/agentloop/agentloop/internal/english"
 	"github.com/agentloop/agentloop/internal/gcpace"
 	"github.com/agentloop/agentloop/internal/procgroup"
+	"github.com/agentloop/agentloop/internal/termtext"
 	"github.com/agentloop/agentloop/internal/version"
 	"github.com/agentloop/agentloop/pkg/engine"
 	"github.com/agentloop/agentloop/pkg/iostreams"
@@ -100,12 +101,12 @@ func Main() int {
 		}
 	}()
 
-	return Execute(ctx, System(), os.Args[1:])
+	return Execute(ctx, iostreams.System(), os.Args[1:])
 }
 
 // Execute runs one command line against the given streams and returns the
 // exit code. Errors are printed here, once.
-func Execute(ctx context.Context, ios *IOStreams, args []string) int {
+func Execute(ctx context.Context, ios *iostreams.IOStreams, args []string) int {
 	// Every write to stdout is watched: a command that succeeded but whose
 	// output was lost (a full disk, a closed descriptor) must not exit 0.
 	out := iostreams.Watch(ios.Out)
@@ -135,7 +136,7 @@ func Execute(ctx context.Context, ios *IOStreams, args []string) int {
 	if msg != "" {
 		// An error may quote a server, a tool or a file: its text is
 		// shown, never obeyed, and no key in it is shown.
-		fmt.Fprintf(ios.ErrOut, "agentloop: %s\n", safeText(secrets(ios).RedactString(msg)))
+		fmt.Fprintf(ios.ErrOut, "agentloop: %s\n", termtext.Safe(secrets(ios).RedactString(msg)))
 		// Only a mistake on the command line points at --help; a bad
 		// configuration file or unreadable input exits 2 without it.
 		var fe *FlagError
@@ -167,12 +168,12 @@ func helpOnly(args []string) bool {
 }
 
 // NewRootCmd builds the command tree.
-func NewRootCmd(ios *IOStreams) *cobra.Command { return buildRootCmd(ios, true) }
+func NewRootCmd(ios *iostreams.IOStreams) *cobra.Command { return buildRootCmd(ios, true) }
 
 // buildRootCmd builds the command tree; without full, it leaves out what
 // only running a command or completing one needs (flag groups, completion
 // functions), for the root's help.
-func buildRootCmd(ios *IOStreams, full bool) *cobra.Command {
+func buildRootCmd(ios *iostreams.IOStreams, full bool) *cobra.Command {
 	root := &cobra.Command{
 		Use:   "agentloop",
 		Short: "Run the ReAct tool-calling loop from a shell",
@@ -224,7 +225,7 @@ see 'agentloop config --help'.`,
 }
 
 // completeRoot adds to the tree the flag groups and the shell completions.
-func completeRoot(root *cobra.Command, ios *IOStreams) {
+func completeRoot(root *cobra.Command, ios *iostreams.IOStreams) {
 	// -q belongs to the commands that run the loop; where it is, it
 	// excludes the root's -v.
 	for _, c := range root.Commands() {
@@ -235,7 +236,7 @@ func completeRoot(root *cobra.Command, ios *IOStreams) {
 	addCompletions(root, ios)
 }
 
-func newVersionCmd(ios *IOStreams) *cobra.Command {
+func newVersionCmd(ios *iostreams.IOStreams) *cobra.Command {
 	return &cobra.Command{
 		Use:     "version",
 		Short:   "Print the version",

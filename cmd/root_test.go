@@ -3,6 +3,8 @@ package cmd
 import (
 	"context"
 	"testing"
+
+	"github.com/agentloop/agentloop/pkg/iostreams"
 )
 
 // The command lines answered before the whole tree is built print what
@@ -10,11 +12,11 @@ import (
 func TestShortcutsPrintWhatTheTreePrints(t *testing.T) {
 	for _, args := range [][]string{{"--version"}, {"--help"}, {"-h"}} {
 		t.Run(args[0], func(t *testing.T) {
-			ios, _, out, errOut := Test()
+			ios, _, out, errOut := iostreams.Test()
 			if code := Execute(context.Background(), ios, args); code != ExitOK {
 				t.Fatalf("exit %d, stderr %q", code, errOut)
 			}
-			wantIOS, _, want, wantErr := Test()
+			wantIOS, _, want, wantErr := iostreams.Test()
 			root := NewRootCmd(wantIOS)
 			root.SetArgs(args)
 			if err := root.Execute(); err != nil {

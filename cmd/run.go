@@ -14,6 +14,7 @@ import (
 	"github.com/agentloop/agentloop/internal/config"
 	"github.com/agentloop/agentloop/pkg/engine"
 	"github.com/agentloop/agentloop/pkg/history"
+	"github.com/agentloop/agentloop/pkg/iostreams"
 )
 
 // maxStdinPrompt caps a prompt read from stdin.
@@ -21,7 +22,7 @@ const maxStdinPrompt = 16 << 20
 
 // RunOptions are the inputs of `agentloop run`.
 type RunOptions struct {
-	IO     *IOStreams
+	IO     *iostreams.IOStreams
 	Prompt []string
 	// Tools are the tools offered, all when empty.
 	Tools []string
@@ -36,7 +37,7 @@ type RunOptions struct {
 	liveOptions
 }
 
-func newCmdRun(ios *IOStreams, runF func(context.Context, *RunOptions) error) *cobra.Command {
+func newCmdRun(ios *iostreams.IOStreams, runF func(context.Context, *RunOptions) error) *cobra.Command {
 	opts := &RunOptions{IO: ios}
 	c := &cobra.Command{
 		Use:   "run [PROMPT...]",
@@ -158,7 +159,7 @@ func (v refValue) Type() string { return "" }
 // readPrompt joins the arguments and, when stdin holds data, reads it too.
 // An interrupt ends the read at once: a pipe whose writer neither writes
 // nor exits would hold it, and Ctrl-C with it, for ever.
-func readPrompt(ctx context.Context, ios *IOStreams, args []string) (string, error) {
+func readPrompt(ctx context.Context, ios *iostreams.IOStreams, args []string) (string, error) {
 	for i, a := range args {
 		if !utf8.ValidString(a) {
 			return "", flagErrorf("the prompt is not text: argument %d is not valid UTF-8", i+1)

@@ -11,6 +11,7 @@ import (
 	"github.com/agentloop/agentloop/internal/sandbox"
 	"github.com/agentloop/agentloop/internal/toolset"
 	"github.com/agentloop/agentloop/pkg/engine"
+	"github.com/agentloop/agentloop/pkg/iostreams"
 )
 
 // landlockABIEnv caps the Landlock ABI tools are restricted with, below the
@@ -39,7 +40,7 @@ func addSandboxFlags(c *cobra.Command) {
 
 // sandboxFrom reads the sandbox settings of a resolved configuration, and
 // the ABI cap of the environment.
-func sandboxFrom(ios *IOStreams, cfg *config.Config) (sandboxOptions, error) {
+func sandboxFrom(ios *iostreams.IOStreams, cfg *config.Config) (sandboxOptions, error) {
 	o := sandboxOptions{settings: sandbox.Settings{Mode: cfg.Sandbox, Required: cfg.SandboxRequired}}
 	if o.settings.Mode == "" {
 		o.settings.Mode = config.DefaultSandbox
@@ -57,7 +58,7 @@ func sandboxFrom(ios *IOStreams, cfg *config.Config) (sandboxOptions, error) {
 
 // checkSandbox checks the tools' sandbox before anything runs
 // (engine.CheckSandbox); it returns the lines -v shows.
-func checkSandbox(ios *IOStreams, ts *toolset.Set, s sandbox.Settings, quiet bool) ([]string, error) {
+func checkSandbox(ios *iostreams.IOStreams, ts *toolset.Set, s sandbox.Settings, quiet bool) ([]string, error) {
 	return engine.CheckSandbox(ts, s, quiet, ios.ErrOut)
 }
 

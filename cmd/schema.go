@@ -7,10 +7,11 @@ import (
 	"github.com/invopop/jsonschema"
 	"github.com/spf13/cobra"
 
+	"github.com/agentloop/agentloop/pkg/iostreams"
 	"github.com/agentloop/agentloop/pkg/transcript"
 )
 
-func newCmdSchema(ios *IOStreams) *cobra.Command {
+func newCmdSchema(ios *iostreams.IOStreams) *cobra.Command {
 	c := &cobra.Command{
 		Use:     "schema",
 		Short:   "Print JSON Schemas of agentloop's file formats",

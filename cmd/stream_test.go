@@ -10,6 +10,7 @@ import (
 	"testing"
 
 	"github.com/agentloop/agentloop/internal/fakeapi"
+	"github.com/agentloop/agentloop/pkg/iostreams"
 )
 
 // lockedBuffer is one terminal that both stdout and stderr write to.
@@ -74,7 +75,7 @@ func TestRunStreamsOnATerminalWithoutMixingLines(t *testing.T) {
 	os.WriteFile(filepath.Join(dir, "w.sh"), []byte("#!/bin/sh\nsleep 0.5\necho \"$ARG_CITY: mild\"\n"), 0o755)
 	os.WriteFile(filepath.Join(dir, "w.yaml"), []byte("name: slow_weather\ndescription: Weather, slowly.\nparameters:\n  city: {type: string}\nrun: w.sh\n"), 0o644)
 
-	ios, _, _, _ := Test()
+	ios, _, _, _ := iostreams.Test()
 	term := &lockedBuffer{}
 	ios.Out, ios.ErrOut = term, term
 	ios.SetTTY(false, true, true)
@@ -121,7 +122,7 @@ func TestStreamedCutOffAnswerPrintedOnce(t *testing.T) {
 			ToolCalls: []fakeapi.ToolCall{{ID: "call_1", Name: "nope", Arguments: `{}`}}},
 	}, "")
 	defer srv.Close()
-	ios, _, out, errOut := Test()
+	ios, _, out, errOut := iostreams.Test()
 	opts := &RunOptions{IO: ios, Prompt: []string{"q"}, liveOptions: liveOptions{ToolsDirs: []string{t.TempDir()}, toolsDirsSet: true, toolsSetting: "--tools-dir",
 		MaxSteps: 10, Parallel: 8, NoTranscript: true, Stream: true, Model: modelOptions{BaseURL: srv.BaseURL()}}}
 	err := runRun(context.Background(), opts)

@@ -12,12 +12,14 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/agentloop/agentloop/internal/config"
+	"github.com/agentloop/agentloop/internal/termtext"
+	"github.com/agentloop/agentloop/pkg/iostreams"
 	"github.com/agentloop/agentloop/pkg/mcp"
 	"github.com/agentloop/agentloop/pkg/tools"
 )
 
 // newCmdTools groups the commands that inspect and run tools by hand.
-func newCmdTools(ios *IOStreams) *cobra.Command {
+func newCmdTools(ios *iostreams.IOStreams) *cobra.Command {
 	c := &cobra.Command{
 		Use:   "tools",
 		Short: "List, show, call and trust the tools offered to the model",
@@ -76,7 +78,7 @@ type ToolSourceOptions struct {
 // configured ones, and the configuration's mcp_servers. Only --tools-dir,
 // --mcp-config and --profile are read as settings: tools show --provider
 // names a wire form, not the provider to use.
-func (o *ToolSourceOptions) fromConfig(c *cobra.Command, ios *IOStreams) error {
+func (o *ToolSourceOptions) fromConfig(c *cobra.Command, ios *iostreams.IOStreams) error {
 	cfg, err := resolveConfig(ios, onlyFlags(c.Flags(), "tools-dir", "mcp-config", "profile", "sandbox", "sandbox-required"))
 	if err != nil {
 		return err
@@ -131,7 +133,7 @@ func userMCPFiles(setting string) bool {
 
 // defaultToolsDirs are ./tools.d and the user's config tools.d, in that
 // order: a project's tool overrides the user's of the same name.
-func defaultToolsDirs(ios *IOStreams) []string {
+func defaultToolsDirs(ios *iostreams.IOStreams) []string {
 	dirs := []string{"tools.d"}
 	if d := userToolsDir(ios); d != "" {
 		dirs = append(dirs, d)
@@ -140,7 +142,7 @@ func defaultToolsDirs(ios *IOStreams) []string {
 }
 
 // userToolsDir is the user's own tools folder, $XDG_CONFIG_HOME/agentloop/tools.d.
-func userToolsDir(ios *IOStreams) string {
+func userToolsDir(ios *iostreams.IOStreams) string {
 	if cfg := userConfigDir(ios); cfg != "" {
 		return filepath.Join(cfg, "agentloop", "tools.d")
 	}
@@ -149,7 +151,7 @@ func userToolsDir(ios *IOStreams) string {
 
 // userConfigDir is os.UserConfigDir read through the command's environment,
 // so that tests do not see the config of whoever runs them.
-func userConfigDir(ios *IOStreams) string {
+func userConfigDir(ios *iostreams.IOStreams) string {
 	if d := ios.Getenv("XDG_CONFIG_HOME"); d != "" && filepath.IsAbs(d) {
 		return d
 	}
@@ -167,7 +169,7 @@ func userConfigDir(ios *IOStreams) string {
 // folder a setting names that does not exist is a usage error naming the
 // setting. A folder left out for want of trust is said on stderr, in one
 // line saying how to trust it, when warn is set.
-func toolsDirs(ios *IOStreams, src toolsSource, warn bool) ([]string, error) {
+func toolsDirs(ios *iostreams.IOStreams, src toolsSource, warn bool) ([]string, error) {
 	if src.setting != "" {
 		for _, d := range src.dirs {
 			if _, err := os.Stat(d); errors.Is(err, fs.ErrNotExist) {
@@ -192,7 +194,7 @@ func toolsDirs(ios *IOStreams, src toolsSource, warn bool) ([]string, error) {
 		if why == "" {
 			out = append(out, d)
 		} else if warn {
-			fmt.Fprintf(ios.ErrOut, "agentloop: ignoring the tools of %s: %s; review it, then run: %s\n", safeText(d), safeText(why), safeText(trustCommand(d)))
+			fmt.Fprintf(ios.ErrOut, "agentloop: ignoring the tools of %s: %s; review it, then run: %s\n", termtext.Safe(d), termtext.Safe(why), termtext.Safe(trustCommand(d)))
 		}
 	}
 	return out, nil
@@ -221,7 +223,7 @@ func missingPath(setting, dir, what string) error {
 
 // loadTools loads the script tools and the servers' declarations of the
 // given folders (see loadDefinitions), starting no server.
-func loadTools(ios *IOStreams, src toolsSource) (*tools.Registry, error) {
+func loadTools(ios *iostreams.IOStreams, src toolsSource) (*tools.Registry, error) {
 	reg, _, err := loadDefinitions(ios, toolSources{toolsSource: src})
 	return reg, err
 }

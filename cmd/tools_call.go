@@ -10,6 +10,7 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/agentloop/agentloop/internal/toolset"
+	"github.com/agentloop/agentloop/pkg/iostreams"
 	"github.com/agentloop/agentloop/pkg/wire"
 )
 
@@ -18,7 +19,7 @@ const maxArgsInput = 16 << 20
 
 // ToolsCallOptions are the inputs of `agentloop tools call`.
 type ToolsCallOptions struct {
-	IO *IOStreams
+	IO *iostreams.IOStreams
 	ToolSourceOptions
 	Name   string
 	Args   string // "-" reads them from stdin
@@ -26,7 +27,7 @@ type ToolsCallOptions struct {
 	JSON   bool
 }
 
-func newCmdToolsCall(ios *IOStreams, runF func(*ToolsCallOptions) error) *cobra.Command {
+func newCmdToolsCall(ios *iostreams.IOStreams, runF func(*ToolsCallOptions) error) *cobra.Command {
 	opts := &ToolsCallOptions{IO: ios}
 	c := &cobra.Command{
 		Use:   "call NAME [ARGS_JSON]",

@@ -10,17 +10,19 @@ import (
 
 	"github.com/spf13/cobra"
 
+	"github.com/agentloop/agentloop/internal/termtext"
 	"github.com/agentloop/agentloop/internal/toolset"
+	"github.com/agentloop/agentloop/pkg/iostreams"
 )
 
 // ToolsListOptions are the inputs of `agentloop tools list`.
 type ToolsListOptions struct {
-	IO *IOStreams
+	IO *iostreams.IOStreams
 	ToolSourceOptions
 	JSON bool
 }
 
-func newCmdToolsList(ios *IOStreams, runF func(*ToolsListOptions) error) *cobra.Command {
+func newCmdToolsList(ios *iostreams.IOStreams, runF func(*ToolsListOptions) error) *cobra.Command {
 	opts := &ToolsListOptions{IO: ios}
 	c := &cobra.Command{
 		Use:   "list",
@@ -69,13 +71,13 @@ func runToolsList(ctx context.Context, opts *ToolsListOptions) error {
 		} else if src.setting == "" && slices.ContainsFunc(orDefault(opts.IO, src.dirs), exists) {
 			where = "no trusted tools folder"
 		}
-		fmt.Fprintf(opts.IO.ErrOut, "no tools (%s); add YAML definitions to ./tools.d or pass --tools-dir\n", safeText(where))
+		fmt.Fprintf(opts.IO.ErrOut, "no tools (%s); add YAML definitions to ./tools.d or pass --tools-dir\n", termtext.Safe(where))
 		return nil
 	}
 	return toolset.WriteTable(opts.IO.Out, rows, opts.IO.Getenv("HOME"), opts.IO.IsStdoutTTY(), opts.IO.Width())
 }
 
-func orDefault(ios *IOStreams, dirs []string) []string {
+func orDefault(ios *iostreams.IOStreams, dirs []string) []string {
 	if dirs == nil {
 		return defaultToolsDirs(ios)
 	}
@@ -90,7 +92,7 @@ func exists(path string) bool {
 // writeJSON prints v as indented JSON, with <, > and & left as they are
 // (and, on a terminal, what JSON leaves unescaped that a terminal would
 // act on shown escaped).
-func writeJSON(ios *IOStreams, v any) error {
+func writeJSON(ios *iostreams.IOStreams, v any) error {
 	enc := json.NewEncoder(jsonOut(ios))
 	enc.SetEscapeHTML(false)
 	enc.SetIndent("", "  ")

@@ -11,19 +11,20 @@ import (
 	"github.com/agentloop/agentloop/internal/config"
 	"github.com/agentloop/agentloop/internal/toolset"
 	"github.com/agentloop/agentloop/pkg/agent"
+	"github.com/agentloop/agentloop/pkg/iostreams"
 	"github.com/agentloop/agentloop/pkg/wire"
 )
 
 // ToolsShowOptions are the inputs of `agentloop tools show`.
 type ToolsShowOptions struct {
-	IO *IOStreams
+	IO *iostreams.IOStreams
 	ToolSourceOptions
 	Name     string
 	Provider string
 	verbose  func() bool
 }
 
-func newCmdToolsShow(ios *IOStreams, runF func(*ToolsShowOptions) error) *cobra.Command {
+func newCmdToolsShow(ios *iostreams.IOStreams, runF func(*ToolsShowOptions) error) *cobra.Command {
 	opts := &ToolsShowOptions{IO: ios}
 	c := &cobra.Command{
 		Use:   "show NAME",

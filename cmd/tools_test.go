@@ -7,6 +7,8 @@ import (
 	"slices"
 	"strings"
 	"testing"
+
+	"github.com/agentloop/agentloop/pkg/iostreams"
 )
 
 // Flag parsing stops at runF: these check what reaches the options.
@@ -24,7 +26,7 @@ func TestNewCmdToolsListFlags(t *testing.T) {
 	}
 	for _, tt := range tests {
 		t.Run(strings.Join(tt.args, " "), func(t *testing.T) {
-			ios, _, _, _ := Test()
+			ios, _, _, _ := iostreams.Test()
 			var got *ToolsListOptions
 			c := newCmdToolsList(ios, func(o *ToolsListOptions) error { got = o; return nil })
 			c.SetArgs(tt.args)
@@ -53,7 +55,7 @@ func TestNewCmdToolsCallArgs(t *testing.T) {
 	}
 	for _, tt := range tests {
 		t.Run(strings.Join(tt.args, " "), func(t *testing.T) {
-			ios, _, _, _ := Test()
+			ios, _, _, _ := iostreams.Test()
 			var got *ToolsCallOptions
 			c := newCmdToolsCall(ios, func(o *ToolsCallOptions) error { got = o; return nil })
 			c.SetArgs(tt.args)
@@ -76,7 +78,7 @@ func TestNewCmdToolsCallArgs(t *testing.T) {
 }
 
 func TestNewCmdToolsShowProvider(t *testing.T) {
-	ios, _, _, _ := Test()
+	ios, _, _, _ := iostreams.Test()
 	c := newCmdToolsShow(ios, func(o *ToolsShowOptions) error { return nil })
 	c.SetArgs([]string{"calc", "--provider", "gemini"})
 	c.SilenceErrors, c.SilenceUsage = true, true
@@ -100,8 +102,8 @@ func writeToolsDir(t *testing.T) string {
 	return dir
 }
 
-func testIO(env map[string]string) (*IOStreams, *strings.Builder, *strings.Builder) {
-	ios, _, _, _ := Test()
+func testIO(env map[string]string) (*iostreams.IOStreams, *strings.Builder, *strings.Builder) {
+	ios, _, _, _ := iostreams.Test()
 	out, errOut := &strings.Builder{}, &strings.Builder{}
 	ios.Out, ios.ErrOut = out, errOut
 	ios.SetEnv(func(k string) string {

@@ -9,13 +9,15 @@ import (
 
 	"github.com/spf13/cobra"
 
+	"github.com/agentloop/agentloop/internal/termtext"
 	"github.com/agentloop/agentloop/internal/trust"
+	"github.com/agentloop/agentloop/pkg/iostreams"
 )
 
 // trustStore is the record of the folders the user trusts, in the user's
 // state folder. Without an absolute state folder (no HOME) there is none:
 // a record in the working directory would be the repository's to write.
-func trustStore(ios *IOStreams) (*trust.Store, error) {
+func trustStore(ios *iostreams.IOStreams) (*trust.Store, error) {
 	dir := stateDir(ios)
 	if !filepath.IsAbs(dir) {
 		return nil, errors.New("no folder to keep trusted tools folders in: set HOME or XDG_STATE_HOME")
@@ -25,7 +27,7 @@ func trustStore(ios *IOStreams) (*trust.Store, error) {
 
 // untrustedReason says why agentloop will not use the tools of dir, a
 // folder it found by itself, or "" when it will (trust.Reason).
-func untrustedReason(ios *IOStreams, dir string) (string, error) {
+func untrustedReason(ios *iostreams.IOStreams, dir string) (string, error) {
 	store, err := trustStore(ios)
 	return trust.Reason(dir, userToolsDir(ios), store, err)
 }
@@ -36,13 +38,13 @@ var trustCommand = trust.Command
 // ToolsTrustOptions are the inputs of `agentloop tools trust` and
 // `agentloop tools untrust`.
 type ToolsTrustOptions struct {
-	IO   *IOStreams
+	IO   *iostreams.IOStreams
 	Dir  string
 	List bool
 	Now  func() time.Time
 }
 
-func newCmdToolsTrust(ios *IOStreams, runF func(*ToolsTrustOptions) error) *cobra.Command {
+func newCmdToolsTrust(ios *iostreams.IOStreams, runF func(*ToolsTrustOptions) error) *cobra.Command {
 	opts := &ToolsTrustOptions{IO: ios, Dir: "tools.d", Now: time.Now}
 	c := &cobra.Command{
 		Use:   "trust [DIR]",
@@ -97,7 +99,7 @@ func runToolsTrust(opts *ToolsTrustOptions) error {
 	if err != nil {
 		return err
 	}
-	fmt.Fprintf(opts.IO.Out, "trusted %s\n", safeText(e.Dir))
+	fmt.Fprintf(opts.IO.Out, "trusted %s\n", termtext.Safe(e.Dir))
 	return nil
 }
 
@@ -117,7 +119,7 @@ func runToolsTrustList(opts *ToolsTrustOptions) error {
 	return store.WriteList(opts.IO.Out, list)
 }
 
-func newCmdToolsUntrust(ios *IOStreams, runF func(*ToolsTrustOptions) error) *cobra.Command {
+func newCmdToolsUntrust(ios *iostreams.IOStreams, runF func(*ToolsTrustOptions) error) *cobra.Command {
 	opts := &ToolsTrustOptions{IO: ios, Dir: "tools.d"}
 	return &cobra.Command{
 		Use:   "untrust [DIR]",
@@ -150,9 +152,9 @@ func runToolsUntrust(opts *ToolsTrustOptions) error {
 		return err
 	}
 	if !found {
-		fmt.Fprintf(opts.IO.ErrOut, "%s was not trusted\n", safeText(opts.Dir))
+		fmt.Fprintf(opts.IO.ErrOut, "%s was not trusted\n", termtext.Safe(opts.Dir))
 		return nil
 	}
-	fmt.Fprintf(opts.IO.Out, "no longer trusted: %s\n", safeText(opts.Dir))
+	fmt.Fprintf(opts.IO.Out, "no longer trusted: %s\n", termtext.Safe(opts.Dir))
 	return nil
 }

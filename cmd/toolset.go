@@ -9,6 +9,7 @@ import (
 
 	"github.com/agentloop/agentloop/internal/toolset"
 	"github.com/agentloop/agentloop/pkg/engine"
+	"github.com/agentloop/agentloop/pkg/iostreams"
 	"github.com/agentloop/agentloop/pkg/mcp"
 	"github.com/agentloop/agentloop/pkg/tools"
 	"github.com/agentloop/agentloop/pkg/transcript"
@@ -39,7 +40,7 @@ type toolSources struct {
 // exist is a usage error naming the setting (exit 2). A folder left out for
 // want of trust is said on stderr (see toolsDirs): its servers are left out
 // with its tools.
-func loadDefinitions(ios *IOStreams, src toolSources) (*tools.Registry, []*mcp.Config, error) {
+func loadDefinitions(ios *iostreams.IOStreams, src toolSources) (*tools.Registry, []*mcp.Config, error) {
 	dirs, err := toolsDirs(ios, src.toolsSource, !src.quiet)
 	if err != nil {
 		return nil, nil, err
@@ -61,14 +62,14 @@ func loadDefinitions(ios *IOStreams, src toolSources) (*tools.Registry, []*mcp.C
 
 // reportProblems prints problems one a line and returns the error that
 // counts them (exit 1).
-func reportProblems(ios *IOStreams, problems []error, where string) error {
+func reportProblems(ios *iostreams.IOStreams, problems []error, where string) error {
 	return &ExitError{Code: ExitFailure, Err: engine.ReportProblems(ios.ErrOut, problems, where)}
 }
 
 // loadToolSet loads the tools of the sources and starts the servers that
 // could offer a tool sel keeps, all at once (engine.StartTools). started,
 // when set, hears of each server started. Close the set when done.
-func loadToolSet(ctx context.Context, ios *IOStreams, src toolSources, sel toolset.Selection, started func(string)) (*toolset.Set, error) {
+func loadToolSet(ctx context.Context, ios *iostreams.IOStreams, src toolSources, sel toolset.Selection, started func(string)) (*toolset.Set, error) {
 	reg, servers, err := loadDefinitions(ios, src)
 	if err != nil {
 		return nil, err
@@ -88,7 +89,7 @@ func loadToolSet(ctx context.Context, ios *IOStreams, src toolSources, sel tools
 // serverOptions run servers in agentloop's working folder, with the
 // command's environment, and keep the tools of each that starts in the
 // cache of tool names.
-func serverOptions(ios *IOStreams) mcp.Options {
+func serverOptions(ios *iostreams.IOStreams) mcp.Options {
 	wd, _ := os.Getwd()
 	return mcp.Options{Getenv: ios.Getenv, Dir: wd, Version: Version(), Names: toolNames(ios)}
 }
@@ -96,7 +97,7 @@ func serverOptions(ios *IOStreams) mcp.Options {
 // toolNames is the cache of the tools the servers offered when they last
 // started (see mcp.Names), in the user's state folder; nil without an
 // absolute one (no HOME), as for the trusted folders.
-func toolNames(ios *IOStreams) *mcp.Names {
+func toolNames(ios *iostreams.IOStreams) *mcp.Names {
 	dir := stateDir(ios)
 	if !filepath.IsAbs(dir) {
 		return nil
@@ -105,12 +106,12 @@ func toolNames(ios *IOStreams) *mcp.Names {
 }
 
 // startServers starts servers all at once.
-func startServers(ctx context.Context, ios *IOStreams, servers []*mcp.Config) *mcp.Set {
+func startServers(ctx context.Context, ios *iostreams.IOStreams, servers []*mcp.Config) *mcp.Set {
 	return mcp.Start(ctx, servers, serverOptions(ios))
 }
 
 // toolSecrets is the redactor of a command that runs tools: the provider
 // keys and the values the servers were given.
-func toolSecrets(ios *IOStreams, ts *toolset.Set) *transcript.Redactor {
+func toolSecrets(ios *iostreams.IOStreams, ts *toolset.Set) *transcript.Redactor {
 	return secretsWith(ios, ts.Secrets()...)
 }

@@ -5,17 +5,19 @@ import (
 	"os"
 	"time"
 
+	"github.com/agentloop/agentloop/internal/termtext"
 	"github.com/agentloop/agentloop/pkg/engine"
 	"github.com/agentloop/agentloop/pkg/history"
+	"github.com/agentloop/agentloop/pkg/iostreams"
 )
 
 // transcriptsDir is the transcripts folder dir names, or by default
 // $XDG_STATE_HOME/agentloop/transcripts.
-func transcriptsDir(ios *IOStreams, dir string) string {
+func transcriptsDir(ios *iostreams.IOStreams, dir string) string {
 	return engine.TranscriptsDir(ios.Getenv, dir)
 }
 
-func stateDir(ios *IOStreams) string { return engine.StateDir(ios.Getenv) }
+func stateDir(ios *iostreams.IOStreams) string { return engine.StateDir(ios.Getenv) }
 
 // recordElsewhere puts a run whose transcript -o wrote elsewhere in the
 // history: the transcripts folder's index names its file, so that
@@ -25,7 +27,7 @@ func stateDir(ios *IOStreams) string { return engine.StateDir(ios.Getenv) }
 // /dev/stdout) is no run to list; nor is an index made in the working
 // folder, where the transcripts go when neither HOME nor XDG_STATE_HOME
 // is set.
-func recordElsewhere(ios *IOStreams, o *liveOptions, id, path string) {
+func recordElsewhere(ios *iostreams.IOStreams, o *liveOptions, id, path string) {
 	dir := transcriptsDir(ios, o.TranscriptDir)
 	if ios.Getenv("XDG_STATE_HOME") == "" && ios.Getenv("HOME") == "" && dir == transcriptsDir(ios, "") {
 		return
@@ -34,7 +36,7 @@ func recordElsewhere(ios *IOStreams, o *liveOptions, id, path string) {
 		return
 	}
 	if err := history.Record(dir, id, path, time.Now()); err != nil && !o.Quiet {
-		fmt.Fprintf(ios.ErrOut, "agentloop: warning: the run is not in the history ('agentloop log'): %s\n", safeText(err.Error()))
+		fmt.Fprintf(ios.ErrOut, "agentloop: warning: the run is not in the history ('agentloop log'): %s\n", termtext.Safe(err.Error()))
 	}
 }
 

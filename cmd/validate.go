@@ -9,6 +9,7 @@ import (
 
 	"github.com/agentloop/agentloop/internal/bytesize"
 	"github.com/agentloop/agentloop/internal/toolset"
+	"github.com/agentloop/agentloop/pkg/iostreams"
 	"github.com/agentloop/agentloop/pkg/transcript"
 	"github.com/agentloop/agentloop/pkg/transcript/report"
 	"github.com/agentloop/agentloop/pkg/wire"
@@ -20,7 +21,7 @@ const defaultMaxLine = 8 << 20
 
 // ValidateOptions are the inputs of one `agentloop validate`.
 type ValidateOptions struct {
-	IO           *IOStreams
+	IO           *iostreams.IOStreams
 	Files        []string
 	Input        string
 	Shape        string
@@ -35,7 +36,7 @@ type ValidateOptions struct {
 	ListFormats    bool
 }
 
-func newCmdValidate(ios *IOStreams, runF func(context.Context, *ValidateOptions) error) *cobra.Command {
+func newCmdValidate(ios *iostreams.IOStreams, runF func(context.Context, *ValidateOptions) error) *cobra.Command {
 	opts := &ValidateOptions{IO: ios}
 	var maxLine string
 	c := &cobra.Command{

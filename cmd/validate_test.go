@@ -9,12 +9,13 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/agentloop/agentloop/pkg/iostreams"
 	"github.com/agentloop/agentloop/pkg/transcript"
 	"github.com/agentloop/agentloop/pkg/transcript/report"
 )
 
 func TestValidateFlags(t *testing.T) {
-	ios, _, _, _ := Test()
+	ios, _, _, _ := iostreams.Test()
 	var got *ValidateOptions
 	c := newCmdValidate(ios, func(_ context.Context, o *ValidateOptions) error { got = o; return nil })
 	c.SetArgs([]string{"--input", "request", "--shape", "anthropic", "--strict", "--allow-pending", "--allow-unchecked", "--json",
@@ -53,7 +54,7 @@ command: [echo, sunny]
 {"role":"tool","tool_call_id":"call_3","content":"sunny"}
 `), 0o600)
 
-	ios, _, out, _ := Test()
+	ios, _, out, _ := iostreams.Test()
 	ios.SetEnv(os.Getenv) // the tool's command is looked up on PATH
 	err := runValidate(context.Background(), &ValidateOptions{IO: ios, Files: []string{f}, ToolsDirs: []string{dir}})
 	if !errors.Is(err, errSilent) {
@@ -68,7 +69,7 @@ command: [echo, sunny]
 		t.Errorf("the valid call was flagged:\n%s", out)
 	}
 
-	ios, _, _, _ = Test()
+	ios, _, _, _ = iostreams.Test()
 	err = runValidate(context.Background(), &ValidateOptions{IO: ios, Files: []string{f}, ToolsDirs: []string{filepath.Join(dir, "missing")}})
 	var ee *ExitError
 	if !errors.As(err, &ee) || ee.Code != ExitUsage {
@@ -79,7 +80,7 @@ command: [echo, sunny]
 // TestListFormats: --list-formats prints every format --input takes, with
 // what it reads, who writes it and an example; a table, or JSON Lines.
 func TestListFormats(t *testing.T) {
-	ios, _, out, _ := Test()
+	ios, _, out, _ := iostreams.Test()
 	if err := runValidate(context.Background(), &ValidateOptions{IO: ios, ListFormats: true}); err != nil {
 		t.Fatal(err)
 	}
@@ -93,7 +94,7 @@ func TestListFormats(t *testing.T) {
 			t.Errorf("line %d: %q, want %s", i+1, lines[i+1], name)
 		}
 	}
-	ios, _, out, _ = Test()
+	ios, _, out, _ = iostreams.Test()
 	if err := runValidate(context.Background(), &ValidateOptions{IO: ios, ListFormats: true, JSON: true}); err != nil {
 		t.Fatal(err)
 	}

@@ -17,6 +17,7 @@ import (
 	"github.com/agentloop/agentloop/cmd"
 	"github.com/agentloop/agentloop/internal/fakeapi"
 	"github.com/agentloop/agentloop/pkg/agent"
+	"github.com/agentloop/agentloop/pkg/iostreams"
 	"github.com/agentloop/agentloop/pkg/transcript"
 )
 
@@ -239,7 +240,7 @@ func checkKilledTranscript(t *testing.T, dir, name string, data []byte, provider
 // execute runs agentloop in this process, with no keys in its environment.
 func execute(t *testing.T, args ...string) (int, string, string) {
 	t.Helper()
-	ios, _, out, errOut := cmd.Test()
+	ios, _, out, errOut := iostreams.Test()
 	ios.SetEnv(func(k string) string {
 		if k == "PATH" || k == "HOME" || k == "TMPDIR" {
 			return os.Getenv(k)

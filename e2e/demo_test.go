@@ -13,6 +13,7 @@ import (
 	"github.com/agentloop/agentloop/cmd"
 	"github.com/agentloop/agentloop/internal/fakeapi"
 	"github.com/agentloop/agentloop/pkg/agent"
+	"github.com/agentloop/agentloop/pkg/iostreams"
 	"github.com/agentloop/agentloop/pkg/provider/openai"
 	"github.com/agentloop/agentloop/pkg/tools"
 	"github.com/agentloop/agentloop/pkg/transcript"
@@ -54,7 +55,7 @@ func TestDemoTranscript(t *testing.T) {
 		{"replay", "--tools-dir", "tools.d", demoPath},
 		{"replay", "--show", demoPath},
 	} {
-		ios, _, out, errOut := cmd.Test()
+		ios, _, out, errOut := iostreams.Test()
 		ios.SetEnv(os.Getenv)
 		if code := cmd.Execute(context.Background(), ios, args); code != 0 {
 			t.Errorf("agentloop %s: exit %d\n%s%s", strings.Join(args, " "), code, out, errOut)

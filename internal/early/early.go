@@ -90,7 +90,7 @@ func Help(w int) string {
 	return helpHead + flags + helpTail
 }
 
-// width is the width the command tree wraps help to (cmd.System): that of
+// width is the width the command tree wraps help to (iostreams.System): that of
 // the terminal stdout is on, else of the one stderr is on, else $COLUMNS,
 // else 80. ok is false where this system's terminals cannot be asked here.
 func width() (w int, ok bool) {

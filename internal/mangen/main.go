@@ -15,6 +15,7 @@ import (
 	"github.com/spf13/cobra/doc"
 
 	"github.com/agentloop/agentloop/cmd"
+	"github.com/agentloop/agentloop/pkg/iostreams"
 )
 
 func main() {
@@ -37,7 +38,7 @@ func generate(dir string) error {
 	if err := os.MkdirAll(dir, 0o755); err != nil {
 		return err
 	}
-	ios, _, _, _ := cmd.Test()
+	ios, _, _, _ := iostreams.Test()
 	root := cmd.NewRootCmd(ios)
 	// The pages say nothing of how they were made, so a rebuild from the
 	// same source gives the same files.

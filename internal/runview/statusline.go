@@ -77,3 +77,11 @@ func (s *statusLine) printlnLocked(line string) {
 	}
 	fmt.Fprintln(s.w, line)
 }
+
+// SetRedact replaces what keeps secrets out of each line: a command knows
+// the secrets of its tools once it has loaded them.
+func (s *statusLine) SetRedact(redact func(string) string) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	s.redact = redact
+}

@@ -100,4 +100,4 @@ func (s *Stream) endLine() {
 }
 
 // Answered reports whether the final answer already went to stdout.
-func (s *Stream) Answered() bool { return s.final }
+func (s *Stream) Answered() bool { return s != nil && s.final }
