@@ -7,7 +7,6 @@ import (
 	"errors"
 	"fmt"
 	"io"
-	"os"
 	"path/filepath"
 	"strings"
 
@@ -78,8 +77,8 @@ a batch's OUTDIR (no results.jsonl).`,
 
 func runBatchMerge(opts *BatchMergeOptions) error {
 	ios := opts.IO
-	if err := checkMergeOutput(opts); err != nil {
-		return err
+	if err := batch.CheckMergeOutput(opts.Output, opts.Input, opts.Dirs); err != nil {
+		return &ExitError{Code: ExitUsage, Err: err}
 	}
 	var items []batch.Item
 	if opts.Input != "" {
@@ -150,39 +149,4 @@ func writeMerged(ios *iostreams.IOStreams, path string, results []batch.Result) 
 		return write(jsonOut(ios))
 	}
 	return replaceFile(path, write)
-}
-
-// checkMergeOutput refuses, before anything is read, an -o that would
-// replace what it must not: a folder, the input, a results file merge
-// reads (a batch may still be appending to it), or a file that is not a
-// results file. An earlier merge's file, an empty file, a device and a
-// file not there yet are fine.
-func checkMergeOutput(opts *BatchMergeOptions) error {
-	out := opts.Output
-	if out == "" || out == "-" {
-		return nil
-	}
-	fi, err := os.Stat(out)
-	if err != nil {
-		return nil
-	}
-	switch {
-	case fi.IsDir():
-		return &ExitError{Code: ExitUsage, Err: fmt.Errorf("-o %s: is a folder; name a file for the results (-o %s)", out, filepath.Join(out, "merged.jsonl"))}
-	case !fi.Mode().IsRegular():
-		return nil
-	case opts.Input != "" && opts.Input != "-" && sameFile(out, opts.Input):
-		return &ExitError{Code: ExitUsage, Err: fmt.Errorf("-o %s: is the input merge reads; name another file for the results", out)}
-	}
-	for _, d := range opts.Dirs {
-		if sameFile(out, filepath.Join(d, batch.ResultsName)) {
-			return &ExitError{Code: ExitUsage, Err: fmt.Errorf("-o %s: is the results file of %s, which merge reads; name another file for the results", out, d)}
-		}
-	}
-	if fi.Size() > 0 {
-		if _, _, err := batch.ReadResults(out); err != nil {
-			return &ExitError{Code: ExitUsage, Err: fmt.Errorf("-o %s: the file exists and is not a results file: it is left as it is (remove it, or name another file)", out)}
-		}
-	}
-	return nil
 }

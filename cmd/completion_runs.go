@@ -20,7 +20,7 @@ func completeRuns(ios *iostreams.IOStreams) cobra.CompletionFunc {
 		if c.Name() != "run" && len(args) > 0 {
 			return nil, none
 		}
-		if isRunPath(toComplete) {
+		if history.IsPath(toComplete) {
 			// A transcript named by its path.
 			return []string{"jsonl", "json"}, cobra.ShellCompDirectiveFilterFileExt
 		}

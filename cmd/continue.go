@@ -6,6 +6,7 @@ import (
 	"fmt"
 
 	"github.com/agentloop/agentloop/pkg/engine"
+	"github.com/agentloop/agentloop/pkg/history"
 )
 
 // runContinue goes on with a recorded conversation (run -c): the prompt is
@@ -17,7 +18,7 @@ func runContinue(ctx context.Context, opts *RunOptions, prompt string) error {
 	if err != nil {
 		return err
 	}
-	if !isRunPath(opts.Continue) {
+	if !history.IsPath(opts.Continue) {
 		if err := engine.CheckFoundRun(opts.TranscriptDir, path); err != nil {
 			return err
 		}

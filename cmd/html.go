@@ -2,13 +2,9 @@ package cmd
 
 import (
 	"bufio"
-	"bytes"
 	"context"
-	"errors"
 	"fmt"
 	"io"
-	"os"
-	"path/filepath"
 
 	"github.com/agentloop/agentloop/internal/termtext"
 	"github.com/agentloop/agentloop/pkg/agent"
@@ -55,24 +51,16 @@ func writePage(ctx context.Context, ios *iostreams.IOStreams, conv *transcript.C
 	if file != "-" && sameFile(out, file) {
 		return flagErrorf("--html %s would overwrite the transcript being read", out)
 	}
-	if dir := filepath.Dir(out); dir != "." {
-		if _, err := os.Stat(dir); errors.Is(err, os.ErrNotExist) {
-			return &ExitError{Code: ExitUsage, Err: fmt.Errorf("--html %s: folder %s: no such file or directory (--html makes no folder)", out, dir)}
-		}
+	device, err := htmlview.CheckTarget(out)
+	if err != nil {
+		return &ExitError{Code: ExitUsage, Err: err}
 	}
 	write := func() error { return replaceFile(out, render) }
-	if fi, err := os.Stat(out); err == nil {
-		switch {
-		case fi.IsDir():
-			return &ExitError{Code: ExitUsage, Err: fmt.Errorf("--html %s: is a folder; name a file for the page (--html %s)", out, filepath.Join(out, "run.html"))}
-		case fi.Mode().IsRegular() && fi.Size() > 0 && !isPage(out):
-			return &ExitError{Code: ExitUsage, Err: fmt.Errorf("--html %s: the file exists and is not a web page: it is left as it is (remove it, or name another file for the page)", out)}
-		case !fi.Mode().IsRegular():
-			// A pipe or a device, written to, not replaced: opening a
-			// pipe waits for its reader, and a write for it to read.
-			plain := write
-			write = func() error { return interruptible(ctx, plain) }
-		}
+	if device {
+		// A pipe or a device, written to, not replaced: opening a pipe
+		// waits for its reader, and a write for it to read.
+		plain := write
+		write = func() error { return interruptible(ctx, plain) }
 	}
 	// A page holds the whole conversation: as private as the transcript,
 	// and never seen half written by a browser that has it open. Written
@@ -107,19 +95,4 @@ func interruptible(ctx context.Context, work func() error) error {
 	case <-ctx.Done():
 		return context.Cause(ctx)
 	}
-}
-
-// isPage reports whether the file starts as a web page does: one --html
-// wrote before, which it may replace.
-func isPage(path string) bool {
-	f, err := os.Open(path)
-	if err != nil {
-		return false
-	}
-	defer f.Close()
-	b := make([]byte, 512)
-	n, _ := io.ReadFull(f, b)
-	b = bytes.TrimLeft(bytes.TrimPrefix(b[:n], []byte("\xef\xbb\xbf")), " \t\r\n")
-	head := bytes.ToLower(b)
-	return bytes.HasPrefix(head, []byte("<!doctype html")) || bytes.HasPrefix(head, []byte("<html"))
 }

@@ -102,9 +102,6 @@ id as 'agentloop log' prints it, or "last" (the default) for the newest run.`,
 	}
 }
 
-// isRunPath reports whether a reference to a run names a file by its path.
-var isRunPath = history.IsPath
-
 // findRun resolves a reference to a run (history.Resolve): a path, "last"
 // or the start of an id.
 func findRun(dir, ref string) (string, error) {

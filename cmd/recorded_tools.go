@@ -9,6 +9,7 @@ import (
 	"github.com/agentloop/agentloop/internal/config"
 	"github.com/agentloop/agentloop/internal/termtext"
 	"github.com/agentloop/agentloop/internal/toolset"
+	"github.com/agentloop/agentloop/internal/trust"
 	"github.com/agentloop/agentloop/pkg/engine"
 	"github.com/agentloop/agentloop/pkg/iostreams"
 	"github.com/agentloop/agentloop/pkg/transcript"
@@ -80,7 +81,7 @@ func recordedToolsRead(ios *iostreams.IOStreams, src toolsSource, recordedDirs [
 		Dirs: src.dirs, Setting: src.setting, Recorded: recordedDirs,
 		Untrusted: func(dir string) (string, string) {
 			if reason, err := untrustedReason(ios, dir); err == nil && reason != "" {
-				return reason, trustCommand(dir)
+				return reason, trust.Command(dir)
 			}
 			return "", ""
 		},

@@ -13,6 +13,7 @@ import (
 
 	"github.com/agentloop/agentloop/internal/config"
 	"github.com/agentloop/agentloop/internal/termtext"
+	"github.com/agentloop/agentloop/internal/trust"
 	"github.com/agentloop/agentloop/pkg/iostreams"
 	"github.com/agentloop/agentloop/pkg/mcp"
 	"github.com/agentloop/agentloop/pkg/tools"
@@ -194,7 +195,7 @@ func toolsDirs(ios *iostreams.IOStreams, src toolsSource, warn bool) ([]string, 
 		if why == "" {
 			out = append(out, d)
 		} else if warn {
-			fmt.Fprintf(ios.ErrOut, "agentloop: ignoring the tools of %s: %s; review it, then run: %s\n", termtext.Safe(d), termtext.Safe(why), termtext.Safe(trustCommand(d)))
+			fmt.Fprintf(ios.ErrOut, "agentloop: ignoring the tools of %s: %s; review it, then run: %s\n", termtext.Safe(d), termtext.Safe(why), termtext.Safe(trust.Command(d)))
 		}
 	}
 	return out, nil

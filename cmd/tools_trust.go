@@ -32,9 +32,6 @@ func untrustedReason(ios *iostreams.IOStreams, dir string) (string, error) {
 	return trust.Reason(dir, userToolsDir(ios), store, err)
 }
 
-// trustCommand is the command that trusts dir.
-var trustCommand = trust.Command
-
 // ToolsTrustOptions are the inputs of `agentloop tools trust` and
 // `agentloop tools untrust`.
 type ToolsTrustOptions struct {

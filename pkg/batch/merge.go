@@ -106,3 +106,43 @@ func Merge(dirs []string, items []Item) (*Merged, error) {
 	m.Results = append(m.Results, rest...)
 	return m, nil
 }
+
+// CheckMergeOutput refuses, before anything is read, an -o (out) that would
+// replace what it must not: a folder, the input, a results file merge
+// reads (a batch may still be appending to it), or a file that is not a
+// results file. An earlier merge's file, an empty file, a device and a
+// file not there yet are fine.
+func CheckMergeOutput(out, input string, dirs []string) error {
+	if out == "" || out == "-" {
+		return nil
+	}
+	fi, err := os.Stat(out)
+	if err != nil {
+		return nil
+	}
+	switch {
+	case fi.IsDir():
+		return fmt.Errorf("-o %s: is a folder; name a file for the results (-o %s)", out, filepath.Join(out, "merged.jsonl"))
+	case !fi.Mode().IsRegular():
+		return nil
+	case input != "" && input != "-" && sameFile(out, input):
+		return fmt.Errorf("-o %s: is the input merge reads; name another file for the results", out)
+	}
+	for _, d := range dirs {
+		if sameFile(out, filepath.Join(d, ResultsName)) {
+			return fmt.Errorf("-o %s: is the results file of %s, which merge reads; name another file for the results", out, d)
+		}
+	}
+	if fi.Size() > 0 {
+		if _, _, err := ReadResults(out); err != nil {
+			return fmt.Errorf("-o %s: the file exists and is not a results file: it is left as it is (remove it, or name another file)", out)
+		}
+	}
+	return nil
+}
+
+func sameFile(a, b string) bool {
+	fa, err1 := os.Stat(a)
+	fb, err2 := os.Stat(b)
+	return err1 == nil && err2 == nil && os.SameFile(fa, fb)
+}
