@@ -10,6 +10,7 @@ import (
 	"github.com/spf13/pflag"
 
 	"github.com/agentloop/agentloop/internal/config"
+	"github.com/agentloop/agentloop/internal/toolset"
 	"github.com/agentloop/agentloop/pkg/engine"
 	"github.com/agentloop/agentloop/pkg/iostreams"
 )
@@ -76,7 +77,7 @@ func configKeysHelp() string {
 // configPath is $XDG_CONFIG_HOME/agentloop/config.yaml, or "" when there is
 // neither XDG_CONFIG_HOME nor HOME.
 func configPath(ios *iostreams.IOStreams) string {
-	dir := userConfigDir(ios)
+	dir := toolset.UserConfigDir(ios.Getenv)
 	if dir == "" {
 		return ""
 	}

@@ -10,6 +10,7 @@ import (
 	"github.com/agentloop/agentloop/internal/config"
 	"github.com/agentloop/agentloop/internal/httpretry"
 	"github.com/agentloop/agentloop/internal/termtext"
+	"github.com/agentloop/agentloop/internal/toolset"
 	"github.com/agentloop/agentloop/pkg/agent"
 	"github.com/agentloop/agentloop/pkg/engine"
 	"github.com/agentloop/agentloop/pkg/iostreams"
@@ -83,7 +84,7 @@ func runConfigShow(opts *ConfigShowOptions) error {
 		u, _ := engine.DefaultBaseURL(string(wire.Chat))
 		return u
 	}
-	rows := cfg.Rows(defaultBase, defaultToolsDirs(ios))
+	rows := cfg.Rows(defaultBase, toolset.DefaultDirs(ios.Getenv))
 	redact := secrets(ios)
 	if opts.JSON {
 		return writeJSON(ios, cfg.Show(rows, redact, ios.Getenv))

@@ -6,13 +6,13 @@ import (
 	"io/fs"
 	"os"
 	"path/filepath"
-	"runtime"
 	"strings"
 
 	"github.com/spf13/cobra"
 
 	"github.com/agentloop/agentloop/internal/config"
 	"github.com/agentloop/agentloop/internal/termtext"
+	"github.com/agentloop/agentloop/internal/toolset"
 	"github.com/agentloop/agentloop/internal/trust"
 	"github.com/agentloop/agentloop/pkg/iostreams"
 	"github.com/agentloop/agentloop/pkg/mcp"
@@ -132,40 +132,6 @@ func userMCPFiles(setting string) bool {
 	return strings.HasPrefix(setting, mcpConfigKey+" in ")
 }
 
-// defaultToolsDirs are ./tools.d and the user's config tools.d, in that
-// order: a project's tool overrides the user's of the same name.
-func defaultToolsDirs(ios *iostreams.IOStreams) []string {
-	dirs := []string{"tools.d"}
-	if d := userToolsDir(ios); d != "" {
-		dirs = append(dirs, d)
-	}
-	return dirs
-}
-
-// userToolsDir is the user's own tools folder, $XDG_CONFIG_HOME/agentloop/tools.d.
-func userToolsDir(ios *iostreams.IOStreams) string {
-	if cfg := userConfigDir(ios); cfg != "" {
-		return filepath.Join(cfg, "agentloop", "tools.d")
-	}
-	return ""
-}
-
-// userConfigDir is os.UserConfigDir read through the command's environment,
-// so that tests do not see the config of whoever runs them.
-func userConfigDir(ios *iostreams.IOStreams) string {
-	if d := ios.Getenv("XDG_CONFIG_HOME"); d != "" && filepath.IsAbs(d) {
-		return d
-	}
-	home := ios.Getenv("HOME")
-	if home == "" {
-		return ""
-	}
-	if runtime.GOOS == "darwin" {
-		return filepath.Join(home, "Library", "Application Support")
-	}
-	return filepath.Join(home, ".config")
-}
-
 // toolsDirs returns the folders to load tools from (see toolsSource). A
 // folder a setting names that does not exist is a usage error naming the
 // setting. A folder left out for want of trust is said on stderr, in one
@@ -181,24 +147,13 @@ func toolsDirs(ios *iostreams.IOStreams, src toolsSource, warn bool) ([]string, 
 	}
 	dirs := src.dirs
 	if dirs == nil {
-		dirs = defaultToolsDirs(ios)
+		dirs = toolset.DefaultDirs(ios.Getenv)
 	}
-	var out []string
-	for _, d := range dirs {
-		if _, err := os.Stat(d); err != nil {
-			continue
-		}
-		why, err := untrustedReason(ios, d)
-		if err != nil {
-			return nil, err
-		}
-		if why == "" {
-			out = append(out, d)
-		} else if warn {
+	return toolset.Usable(dirs, func(d string) (string, error) { return untrustedReason(ios, d) }, func(d, why string) {
+		if warn {
 			fmt.Fprintf(ios.ErrOut, "agentloop: ignoring the tools of %s: %s; review it, then run: %s\n", termtext.Safe(d), termtext.Safe(why), termtext.Safe(trust.Command(d)))
 		}
-	}
-	return out, nil
+	})
 }
 
 func missingToolsDir(setting, dir string) error {

@@ -79,7 +79,7 @@ func runToolsList(ctx context.Context, opts *ToolsListOptions) error {
 
 func orDefault(ios *iostreams.IOStreams, dirs []string) []string {
 	if dirs == nil {
-		return defaultToolsDirs(ios)
+		return toolset.DefaultDirs(ios.Getenv)
 	}
 	return dirs
 }

@@ -10,6 +10,7 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/agentloop/agentloop/internal/termtext"
+	"github.com/agentloop/agentloop/internal/toolset"
 	"github.com/agentloop/agentloop/internal/trust"
 	"github.com/agentloop/agentloop/pkg/iostreams"
 )
@@ -29,7 +30,7 @@ func trustStore(ios *iostreams.IOStreams) (*trust.Store, error) {
 // folder it found by itself, or "" when it will (trust.Reason).
 func untrustedReason(ios *iostreams.IOStreams, dir string) (string, error) {
 	store, err := trustStore(ios)
-	return trust.Reason(dir, userToolsDir(ios), store, err)
+	return trust.Reason(dir, toolset.UserDir(ios.Getenv), store, err)
 }
 
 // ToolsTrustOptions are the inputs of `agentloop tools trust` and
