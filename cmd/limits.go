@@ -49,28 +49,10 @@ func (o *limitOptions) given(key string) bool {
 }
 
 // useRecorded continues a recorded run (the transcript at path) with the
-// clearing policy it had, but for the settings given by a flag or a
-// variable: its cleared results, and the prompt cache they shaped, then
-// stay as they were.
+// clearing policy it had (engine.Limits.UseRecorded).
 func (o *limitOptions) useRecorded(h *transcript.Header, path string) {
-	if h == nil || h.Context == nil {
-		return
-	}
-	p := h.Context
-	if !o.given("context_limit") {
-		o.ContextLimit, o.limitFrom = int(p.Limit), path
-	}
-	if !o.given("context_keep") {
-		o.ContextKeep = p.Keep
-	}
-	if !o.given("context_keep_tools") {
-		o.ContextKeepTools = p.KeepTools
-	}
-	if !o.given("context_clear_at_least") {
-		o.ContextClearAtLeast = int(p.ClearAtLeast)
-	}
-	if !o.given("context_editing") && p.Editing != "" {
-		o.ContextEditing = p.Editing
+	if h != nil && o.UseRecorded(h.Context, o.given) {
+		o.limitFrom = path
 	}
 }
 

@@ -138,21 +138,9 @@ func runValidate(ctx context.Context, opts *ValidateOptions) error {
 	}
 	o := report.NewWriter(w, opts.IO.ErrOut, opts.JSON)
 
-	// The files are checked on a goroutine of their own, so that an
-	// interrupt ends validate at once even while a read blocks (a FIFO, a
-	// terminal): the process exits, and that read with it.
-	result := make(chan report.Tally, 1)
-	go func() { result <- report.Files(ctx, opts.Files, opts.IO.In, topts, o) }()
-	var r report.Tally
-	select {
-	case r = <-result:
-	case <-ctx.Done():
-		o.Stop()
-		return context.Cause(ctx)
-	}
-	if err := ctx.Err(); err != nil {
-		o.Stop()
-		return context.Cause(ctx)
+	r, err := report.Run(ctx, opts.Files, opts.IO.In, topts, o)
+	if err != nil {
+		return err
 	}
 	if err := o.Finish(&r); err != nil {
 		return err

@@ -71,6 +71,33 @@ func (l *Limits) Check(provider, model string) error {
 	return nil
 }
 
+// UseRecorded continues a recorded run with the clearing policy p it had
+// (nil for none), but for the settings given reports given by a flag or a
+// variable: its cleared results, and the prompt cache they shaped, then
+// stay as they were. It reports whether the context limit is the
+// recorded one.
+func (l *Limits) UseRecorded(p *transcript.ContextPolicy, given func(key string) bool) (limit bool) {
+	if p == nil {
+		return false
+	}
+	if !given("context_limit") {
+		l.ContextLimit, limit = int(p.Limit), true
+	}
+	if !given("context_keep") {
+		l.ContextKeep = p.Keep
+	}
+	if !given("context_keep_tools") {
+		l.ContextKeepTools = p.KeepTools
+	}
+	if !given("context_clear_at_least") {
+		l.ContextClearAtLeast = int(p.ClearAtLeast)
+	}
+	if !given("context_editing") && p.Editing != "" {
+		l.ContextEditing = p.Editing
+	}
+	return limit
+}
+
 // apply sets the loop's budgets, price and clearing.
 func (l *Limits) apply(loop *agent.Loop, maxTokens int64) {
 	loop.NoFinalAnswer = l.NoFinalAnswer

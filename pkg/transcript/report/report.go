@@ -187,6 +187,25 @@ func (o *Writer) Finish(r *Tally) error {
 	return nil
 }
 
+// Run checks the files as Files does, on a goroutine of its own, so that
+// an interrupt ends it at once even while a read blocks (a FIFO, a
+// terminal): the process exits, and that read with it. Once ctx is done
+// it stops o's output and returns ctx's cause.
+func Run(ctx context.Context, names []string, stdin io.Reader, opts transcript.Options, o *Writer) (Tally, error) {
+	result := make(chan Tally, 1)
+	go func() { result <- Files(ctx, names, stdin, opts, o) }()
+	var r Tally
+	select {
+	case r = <-result:
+	case <-ctx.Done():
+	}
+	if ctx.Err() != nil {
+		o.Stop()
+		return r, context.Cause(ctx)
+	}
+	return r, nil
+}
+
 // Files checks every file in turn ("-" is stdin, read once), writing
 // what it finds to o, until ctx is done.
 func Files(ctx context.Context, names []string, stdin io.Reader, opts transcript.Options, o *Writer) Tally {

@@ -4,6 +4,8 @@ import (
 	"bytes"
 	"context"
 	"encoding/json"
+	"errors"
+	"io"
 	"os"
 	"path/filepath"
 	"strings"
@@ -102,5 +104,20 @@ func TestStop(t *testing.T) {
 	w.File("x", transcript.Stats{}, os.ErrNotExist)
 	if out.Len() != 0 {
 		t.Errorf("written after Stop: %q", out.String())
+	}
+}
+
+// An interrupt ends a check whose read blocks (stdin a pipe nobody writes
+// to), with the interrupt's cause.
+func TestRunInterrupted(t *testing.T) {
+	pr, pw := io.Pipe()
+	defer pw.Close()
+	ctx, cancel := context.WithCancelCause(context.Background())
+	interrupted := errors.New("interrupted")
+	go cancel(interrupted)
+	var out, errOut bytes.Buffer
+	_, err := Run(ctx, []string{"-"}, pr, transcript.Options{}, NewWriter(&out, &errOut, false))
+	if !errors.Is(err, interrupted) {
+		t.Errorf("Run: %v, want the interrupt", err)
 	}
 }
