@@ -175,7 +175,7 @@ func fileSystemError(err error) bool {
 // `agentloop run` adds what it reads there.
 func itemPrompt(it batch.Item) string {
 	if text := strings.TrimSpace(it.Stdin); text != "" {
-		return it.Prompt + "\n\n" + fence(text)
+		return engine.WithInput(it.Prompt, text)
 	}
 	return it.Prompt
 }

@@ -167,7 +167,13 @@ func readPrompt(ctx context.Context, ios *iostreams.IOStreams, args []string) (s
 	}
 	prompt := strings.TrimSpace(strings.Join(args, " "))
 	if ios.HasStdinData() && !ios.IsStdinTTY() {
-		data, err := readStdin(ctx, ios.In)
+		// On a goroutine of its own, which an interrupt leaves blocked in
+		// its read until the process exits.
+		var data []byte
+		err := interruptible(ctx, func() (err error) {
+			data, err = io.ReadAll(io.LimitReader(ios.In, maxStdinPrompt+1))
+			return err
+		})
 		if err != nil {
 			if ctx.Err() != nil {
 				return "", err
@@ -189,46 +195,11 @@ func readPrompt(ctx context.Context, ios *iostreams.IOStreams, args []string) (s
 		case prompt == "":
 			prompt = text
 		default:
-			prompt += "\n\n" + fence(text)
+			prompt = engine.WithInput(prompt, text)
 		}
 	}
 	if prompt == "" {
 		return "", &FlagError{Err: errNoPrompt}
 	}
 	return prompt, nil
-}
-
-// readStdin reads the prompt from stdin on a goroutine of its own, which an
-// interrupt leaves blocked in its read until the process exits.
-func readStdin(ctx context.Context, in io.Reader) ([]byte, error) {
-	type result struct {
-		data []byte
-		err  error
-	}
-	done := make(chan result, 1)
-	go func() {
-		data, err := io.ReadAll(io.LimitReader(in, maxStdinPrompt+1))
-		done <- result{data, err}
-	}()
-	select {
-	case r := <-done:
-		return r.data, r.err
-	case <-ctx.Done():
-		return nil, context.Cause(ctx)
-	}
-}
-
-// fence wraps text in a Markdown code fence longer than any backtick run in it.
-func fence(text string) string {
-	longest, run := 0, 0
-	for _, r := range text {
-		if r == '`' {
-			run++
-			longest = max(longest, run)
-		} else {
-			run = 0
-		}
-	}
-	f := strings.Repeat("`", max(3, longest+1))
-	return f + "\n" + text + "\n" + f
 }
