@@ -4,7 +4,6 @@ import (
 	"errors"
 	"fmt"
 	"path/filepath"
-	"strings"
 
 	"github.com/spf13/cobra"
 	"github.com/spf13/pflag"
@@ -31,7 +30,7 @@ beats the built-in default. In the file, the profile chosen with --profile NAME
 or AGENTLOOP_PROFILE beats the top level.
 
 Keys (file / environment / flag):
-` + configKeysHelp() + `
+` + config.KeysHelp() + `
 
 AGENTLOOP_TOOLS_DIRS separates folders with colons. base_url falls back to
 OPENAI_BASE_URL or ANTHROPIC_BASE_URL (the chosen provider's) after
@@ -46,32 +45,6 @@ and ANTHROPIC_API_KEY only, never from the file. See docs/configuration.md.`,
 	c.AddCommand(newCmdConfigShow(ios, nil))
 	c.AddCommand(newCmdConfigPath(ios, nil))
 	return c
-}
-
-// fileOnly says what the keys without a variable or a flag hold.
-var fileOnly = map[string]string{
-	"models":             "model names offered by shell completion",
-	"context_keep_tools": "tools whose results are never cleared",
-	"mcp_servers":        "MCP servers whose tools are offered",
-}
-
-// configKeysHelp lists the keys of the file with their variables and
-// flags, from the table of keys.
-func configKeysHelp() string {
-	var b strings.Builder
-	for _, k := range config.Keys {
-		switch {
-		case k.Env == "" && k.Flag == "":
-			fmt.Fprintf(&b, "  %-22s (file only) %s\n", k.Name, fileOnly[k.Name])
-		case k.Flag == "":
-			fmt.Fprintf(&b, "  %-22s %s\n", k.Name, k.Env)
-		default:
-			fmt.Fprintf(&b, "  %-22s %-32s --%s\n", k.Name, k.Env, k.Flag)
-		}
-	}
-	fmt.Fprintf(&b, "  %-22s (file only) prices of models, per million tokens\n", "prices")
-	fmt.Fprintf(&b, "  %-22s (file only) named sets of the keys above", "profiles")
-	return b.String()
 }
 
 // configPath is $XDG_CONFIG_HOME/agentloop/config.yaml, or "" when there is
