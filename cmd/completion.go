@@ -230,17 +230,7 @@ func completeProfiles(ios *iostreams.IOStreams) cobra.CompletionFunc {
 			if !strings.HasPrefix(name, toComplete) {
 				continue
 			}
-			var desc []string
-			for _, k := range []string{"model", "base_url"} {
-				if v, ok := f.Profiles[name].Values[k]; ok {
-					s := v.Value.(string)
-					if k == "base_url" {
-						s = transcript.RedactURL(s)
-					}
-					desc = append(desc, s)
-				}
-			}
-			out = append(out, shownCompletion(name, strings.Join(desc, " at ")))
+			out = append(out, shownCompletion(name, f.ProfileSummary(name)))
 		}
 		return out, cobra.ShellCompDirectiveNoFileComp
 	}

@@ -14,6 +14,7 @@ import (
 	"github.com/agentloop/agentloop/internal/suggest"
 	"github.com/agentloop/agentloop/internal/yamlpos"
 	"github.com/agentloop/agentloop/pkg/mcp"
+	"github.com/agentloop/agentloop/pkg/transcript"
 )
 
 // maxFileSize bounds the configuration file: anything larger is not one.
@@ -326,4 +327,20 @@ func isSecretKey(name string) bool {
 		}
 	}
 	return false
+}
+
+// ProfileSummary says what the profile name sets: its model at its base
+// URL, either left out when it sets none, the URL's password redacted.
+func (f *File) ProfileSummary(name string) string {
+	var desc []string
+	for _, k := range []string{"model", "base_url"} {
+		if v, ok := f.Profiles[name].Values[k]; ok {
+			s := v.Value.(string)
+			if k == "base_url" {
+				s = transcript.RedactURL(s)
+			}
+			desc = append(desc, s)
+		}
+	}
+	return strings.Join(desc, " at ")
 }
