@@ -46,7 +46,7 @@ func TestLiveSendsWhatReadMakes(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	l := NewLive(c, &resourcepb.Resource{}, "test")
+	l := NewLive(c, nil, &resourcepb.Resource{}, "test")
 	var want []string
 	for _, file := range []string{"openai.jsonl", "anthropic.jsonl"} {
 		data, err := os.ReadFile("testdata/" + file)
@@ -88,7 +88,7 @@ func TestLiveCollectorDown(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	l := NewLive(c, &resourcepb.Resource{}, "test")
+	l := NewLive(c, nil, &resourcepb.Resource{}, "test")
 	data, err := os.ReadFile("testdata/openai.jsonl")
 	if err != nil {
 		t.Fatal(err)
