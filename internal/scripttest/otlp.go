@@ -89,11 +89,12 @@ func (r *otlpReceiver) ServeHTTP(w http.ResponseWriter, req *http.Request) {
 //	otlp ids FILE              write the ids, parents and names of the spans received, sorted
 //	otlp jsonids JSON FILE     the same of the spans of an OTLP JSON file
 //	otlp traceparent FILE CALL FILE's TRACEPARENT names the execute_tool span of call CALL
+//	otlp events                print the events of the spans received, with their attributes
 //	otlp metrics               print the histograms received, a line a series
 //	otlp reset                 forget the spans and metrics received
 func cmdOTLP(ts *testscript.TestScript, neg bool, args []string) {
 	if neg || len(args) == 0 {
-		ts.Fatalf("usage: otlp start|tree|ids|jsonids|traceparent|metrics|reset")
+		ts.Fatalf("usage: otlp start|tree|ids|jsonids|traceparent|events|metrics|reset")
 	}
 	if args[0] == "start" {
 		r := &otlpReceiver{}
@@ -151,6 +152,8 @@ func cmdOTLP(ts *testscript.TestScript, neg bool, args []string) {
 			}
 		}
 		ts.Fatalf("%s: %s names no span received", args[1], tp)
+	case "events":
+		fmt.Fprint(ts.Stdout(), eventLines(r.spans))
 	case "metrics":
 		fmt.Fprint(ts.Stdout(), metricLines(r.metrics))
 	case "reset":
@@ -272,11 +275,33 @@ func spanTree(spans []*tracepb.Span) string {
 	return out.String()
 }
 
+// eventLines are the events of the spans, a line each, sorted: the span's
+// name and step, the event's name and its attributes.
+func eventLines(spans []*tracepb.Span) string {
+	var lines []string
+	for _, s := range spans {
+		for _, e := range s.Events {
+			var attrs []string
+			for _, kv := range e.Attributes {
+				attrs = append(attrs, kv.Key+"="+anyString(kv.Value))
+			}
+			slices.Sort(attrs)
+			line := s.Name
+			if step := attrString(s, "agentloop.step"); step != "" {
+				line += " step=" + step
+			}
+			lines = append(lines, strings.Join(append([]string{line, e.Name}, attrs...), " ")+"\n")
+		}
+	}
+	slices.Sort(lines)
+	return strings.Join(lines, "")
+}
+
 // metricLines are the histograms received, a line for each series (a
 // metric and a set of attributes): the metric's name and unit, its
 // temporality, the attributes but the volatile ones, and the count of
-// measures and their sum; a duration's sum differs from run to run and is
-// shown as sum>0. A cumulative series is its last point; a delta series,
+// measures and their sum (but a duration's, which differs from run to
+// run), and the number of bucket boundaries. A cumulative series is its last point; a delta series,
 // its points added up.
 func metricLines(metrics []*metricspb.Metric) string {
 	type series struct {
@@ -324,14 +349,11 @@ func metricLines(metrics []*metricspb.Metric) string {
 	}
 	var lines []string
 	for key, s := range all {
-		sum := fmt.Sprintf("sum=%g", s.sum)
+		sum := fmt.Sprintf(" sum=%g", s.sum)
 		if strings.HasPrefix(key, "gen_ai.client.operation.duration ") {
-			sum = "sum=0"
-			if s.sum > 0 {
-				sum = "sum>0"
-			}
+			sum = ""
 		}
-		lines = append(lines, fmt.Sprintf("%s count=%d %s buckets=%d\n", key, s.count, sum, s.bounds))
+		lines = append(lines, fmt.Sprintf("%s count=%d%s buckets=%d\n", key, s.count, sum, s.bounds))
 	}
 	slices.Sort(lines)
 	return strings.Join(lines, "")
