@@ -2,7 +2,6 @@ package tracing
 
 import (
 	"context"
-	"errors"
 	"fmt"
 	"sync"
 	"time"
@@ -133,7 +132,10 @@ func (m *Metrics) Close(ctx context.Context) error {
 	err := m.mp.Shutdown(ctx)
 	m.mu.Lock()
 	defer m.mu.Unlock()
-	return errors.Join(m.err, err)
+	if m.err != nil {
+		return m.err
+	}
+	return err
 }
 
 // MetricClient sends the metrics of saved runs.
