@@ -6,14 +6,20 @@ import (
 	"errors"
 	"io"
 	"math"
+	"net/http"
+	"net/http/httptest"
 	"os"
 	"slices"
+	"strings"
+	"sync/atomic"
 	"testing"
 	"time"
 
 	"go.opentelemetry.io/otel/attribute"
 	"go.opentelemetry.io/otel/sdk/metric/metricdata"
 	"go.opentelemetry.io/otel/sdk/resource"
+	colmetricspb "go.opentelemetry.io/proto/otlp/collector/metrics/v1"
+	"google.golang.org/protobuf/proto"
 
 	"github.com/agentloop/agentloop/pkg/transcript"
 )
@@ -227,5 +233,51 @@ func TestWanted(t *testing.T) {
 		if got := Wanted(func(k string) string { return tt.env[k] }, tt.s); got != tt.want {
 			t.Errorf("%v, %+v: %+v, want %+v", tt.env, tt.s, got, tt.want)
 		}
+	}
+}
+
+// Live metrics reach the endpoint the variables name at Close; a
+// collector that is not there is Close's error, said once, not a hang.
+func TestLiveMetrics(t *testing.T) {
+	var got atomic.Int32
+	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		body, _ := io.ReadAll(r.Body)
+		req := new(colmetricspb.ExportMetricsServiceRequest)
+		if err := proto.Unmarshal(body, req); err != nil || r.URL.Path != "/v1/metrics" {
+			t.Errorf("%s: %v", r.URL.Path, err)
+		}
+		for _, rm := range req.ResourceMetrics {
+			for _, sm := range rm.ScopeMetrics {
+				got.Add(int32(len(sm.Metrics)))
+			}
+		}
+	}))
+	data, err := os.ReadFile("testdata/openai.jsonl")
+	if err != nil {
+		t.Fatal(err)
+	}
+	send := func() error {
+		m, err := NewMetrics(context.Background(), resource.Empty(), "test")
+		if err != nil {
+			t.Fatal(err)
+		}
+		l := NewLive(nil, m, nil, "test")
+		observe := l.Observer(Options{})
+		for line := range bytes.Lines(data) {
+			observe(line)
+		}
+		return l.Close(FlushTimeout)
+	}
+	t.Setenv("OTEL_EXPORTER_OTLP_METRICS_ENDPOINT", srv.URL+"/v1/metrics")
+	if err := send(); err != nil {
+		t.Fatal(err)
+	}
+	if got.Load() != 2 {
+		t.Errorf("%d metrics received, want 2", got.Load())
+	}
+	srv.Close()
+	err = send()
+	if err == nil || !strings.HasPrefix(err.Error(), "metrics not sent: ") || strings.Contains(err.Error(), "\n") {
+		t.Errorf("with no collector: %v", err)
 	}
 }
