@@ -22,6 +22,7 @@ import (
 	"google.golang.org/protobuf/proto"
 
 	"github.com/agentloop/agentloop/pkg/transcript"
+	"github.com/agentloop/agentloop/pkg/wire"
 )
 
 // want is what a transcript's model calls should measure: the calls
@@ -60,7 +61,7 @@ func wantOf(t *testing.T, data []byte) want {
 			w.responseModel = w.responseModel || rec.Message.ResponseModel != ""
 		case rec.End != nil:
 			w.end = rec.End.Time
-			if rec.End.Reason == transcript.ReasonError {
+			if rec.End.Reason == wire.ReasonError {
 				w.failed++
 			}
 		}
