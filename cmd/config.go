@@ -12,6 +12,7 @@ import (
 	"github.com/agentloop/agentloop/internal/toolset"
 	"github.com/agentloop/agentloop/pkg/engine"
 	"github.com/agentloop/agentloop/pkg/iostreams"
+	"github.com/agentloop/agentloop/pkg/tracing"
 )
 
 // The settings, their sources and their order of precedence are the
@@ -161,6 +162,13 @@ func (mo *modelOptions) useBaseURL(cfg *config.Config) {
 	mo.baseURLFrom = baseURLSetting(src)
 }
 
+// otelSetting is the otel setting of a configuration and where it came
+// from, which tracing.Wanted weighs against the OTEL_* variables.
+func otelSetting(cfg *config.Config) tracing.Setting {
+	src := cfg.Source("otel").Kind
+	return tracing.Setting{On: cfg.OTel, Given: src != config.SourceDefault, FromFile: src == config.SourceFile}
+}
+
 // useConfig fills run's options from the configuration; a flag given is
 // already there and agrees with it. Continuing a conversation, the model
 // settings wait in Config, as for replay --resume: the transcript's header
@@ -181,6 +189,7 @@ func (o *RunOptions) useConfig(c *cobra.Command) error {
 	o.MaxSteps, o.Parallel = cfg.MaxSteps, cfg.Parallel
 	o.TranscriptDir = cfg.TranscriptDir
 	o.Limits.useConfig(cfg)
+	o.OTel = otelSetting(cfg)
 	o.MCPConfig, o.mcpSetting, o.mcpServers = cfg.MCPConfig, mcpSetting(cfg), cfg.MCPServers
 	o.resumeArgs = engine.ResumeArgs(cfg)
 	o.Sandbox, err = sandboxFrom(o.IO, cfg)
@@ -207,6 +216,7 @@ func (o *ReplayOptions) useConfig(c *cobra.Command) error {
 	o.Model.useLimits(cfg)
 	o.TranscriptDir = cfg.TranscriptDir
 	o.Limits.useConfig(cfg)
+	o.OTel = otelSetting(cfg)
 	o.resumeArgs = engine.ResumeArgs(cfg)
 	o.Sandbox, err = sandboxFrom(o.IO, cfg)
 	return err

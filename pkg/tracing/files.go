@@ -28,12 +28,18 @@ type Exporter struct {
 	Timeout time.Duration
 	// Content puts the tools' arguments and results in the spans.
 	Content bool
+	// Metrics, when set, is sent the metrics of each run's model calls
+	// once its spans are exported; MetricsSent is told how many calls
+	// they counted.
+	Metrics     *MetricClient
+	MetricsSent func(path string, calls int)
 }
 
-// ExportFiles exports the spans of each transcript at paths, then the
-// span of each batch they are items of, made of its items' spans. report
-// is told of each: its path ("" for the batches), its spans, or why they
-// were not exported. It reports whether all were.
+// ExportFiles exports the spans of each transcript at paths (and sends
+// their metrics), then the span of each batch they are items of, made of
+// its items' spans. report is told of each: its path ("" for the
+// batches), its spans, or why they were not exported; and of the error
+// of metrics not sent after their spans. It reports whether all went.
 func (e *Exporter) ExportFiles(ctx context.Context, paths []string, report func(path string, spans []Span, err error)) bool {
 	ok := true
 	var all []Span
@@ -44,6 +50,12 @@ func (e *Exporter) ExportFiles(ctx context.Context, paths []string, report func(
 			err = e.Export(ctx, spans)
 		}
 		report(path, spans, err)
+		if err == nil && e.Metrics != nil {
+			err = e.sendMetrics(ctx, path, spans)
+			if err != nil {
+				report(path, spans, err)
+			}
+		}
 		ok = ok && err == nil
 	}
 	if batches := BatchSpans(all); len(batches) > 0 {
@@ -79,12 +91,29 @@ func (e *Exporter) Export(ctx context.Context, spans []Span) error {
 		uctx, cancel := context.WithTimeout(ctx, e.Timeout)
 		defer cancel()
 		if err := e.Client.Upload(uctx, rs); err != nil {
-			// An endpoint's address may hold a key.
-			if msg := transcript.NewRedactor().RedactString(err.Error()); msg != err.Error() {
-				return errors.New(msg)
-			}
-			return err
+			return redacted(err)
 		}
 	}
 	return nil
+}
+
+func (e *Exporter) sendMetrics(ctx context.Context, path string, spans []Span) error {
+	uctx, cancel := context.WithTimeout(ctx, e.Timeout)
+	defer cancel()
+	calls, err := e.Metrics.Send(uctx, spans)
+	if err != nil {
+		return redacted(err)
+	}
+	if e.MetricsSent != nil {
+		e.MetricsSent(path, calls)
+	}
+	return nil
+}
+
+// redacted is err without a key an endpoint's address may hold.
+func redacted(err error) error {
+	if msg := transcript.NewRedactor().RedactString(err.Error()); msg != err.Error() {
+		return errors.New(msg)
+	}
+	return err
 }
