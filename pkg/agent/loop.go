@@ -24,11 +24,11 @@ const (
 type EventKind int
 
 const (
-	EventRequest   EventKind = iota // a model request starts
-	EventTurn                       // the model answered
-	EventCallStart                  // a tool call starts
-	EventCallDone                   // a tool call finished
-	EventAnswerCheck                // a final answer was checked against the schema
+	EventRequest     EventKind = iota // a model request starts
+	EventTurn                         // the model answered
+	EventCallStart                    // a tool call starts
+	EventCallDone                     // a tool call finished
+	EventAnswerCheck                  // a final answer was checked against the schema
 )
 
 // Event reports the loop's progress. Events are delivered one at a time,
