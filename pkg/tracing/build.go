@@ -380,7 +380,7 @@ func (b *Builder) end(e *transcript.End) {
 	switch e.Reason {
 	case transcript.ReasonMaxSteps, transcript.ReasonBudget, transcript.ReasonContext:
 		r.Events = append(r.Events, Event{Name: eventBudget, Time: e.Time, Attrs: []attribute.KeyValue{keyEndReason.String(e.Reason)}})
-	case transcript.ReasonError, transcript.ReasonInterrupted:
+	case transcript.ReasonError, transcript.ReasonInterrupted, transcript.ReasonSchema:
 		r.Attrs = append(r.Attrs, keyErrorType.String(e.Reason))
 		r.Status, r.StatusMessage = codes.Error, e.Error
 		if r.StatusMessage == "" {
