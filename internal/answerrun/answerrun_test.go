@@ -1,0 +1,81 @@
+package answerrun
+
+import (
+	"strings"
+	"testing"
+
+	"github.com/agentloop/agentloop/pkg/answerschema"
+	"github.com/agentloop/agentloop/pkg/wire"
+)
+
+func parse(t *testing.T, s string) *answerschema.Schema {
+	t.Helper()
+	sch, err := answerschema.Parse(s)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return sch
+}
+
+func TestSetupNative(t *testing.T) {
+	s := parse(t, `{"title":"weather","type":"object","properties":{"city":{"type":"string"},"note":{"type":"string"}},"required":["city"]}`)
+	for _, shape := range wire.Shapes {
+		spec, rec := Setup(s, shape, Native, 2)
+		if spec.Format == nil || spec.Instructions != "" || rec.Mode != Native || rec.Retries != 2 || spec.Retries != 2 {
+			t.Fatalf("%s: spec %+v, record %+v", shape, spec, rec)
+		}
+		if string(rec.Sent) != string(spec.Format.Schema) || string(rec.Schema) != string(s.JSON()) {
+			t.Errorf("%s: records %s as sent, %s as the schema", shape, rec.Sent, rec.Schema)
+		}
+		if shape.StrictAnswerSchema() {
+			if !spec.Format.Strict || spec.Format.Name != "weather" || !rec.Strict {
+				t.Errorf("%s: format %+v", shape, spec.Format)
+			}
+			// The optional note went nullable; its null means "not given".
+			if c := spec.Check(`{"city":"Paris","note":null}`); !c.OK || string(c.JSON) != `{"city":"Paris"}` {
+				t.Errorf("%s: a strict null is not dropped: %+v", shape, c)
+			}
+		} else if c := spec.Check(`{"city":"Paris","note":null}`); c.OK {
+			t.Errorf("%s: a null the schema does not take passes", shape)
+		}
+	}
+}
+
+// A schema an API's enforced form cannot hold: OpenAI's is sent as it is,
+// not strict; Anthropic has no such form, and the schema goes in the
+// system prompt. Both say why.
+func TestSetupUnenforced(t *testing.T) {
+	s := parse(t, `{"type":"object","properties":{"labels":{"type":"object","additionalProperties":{"type":"string"}}},"required":["labels"]}`)
+	spec, rec := Setup(s, wire.Chat, Native, 1)
+	if spec.Format == nil || spec.Format.Strict || rec.Strict || !strings.Contains(rec.Note, "/properties/labels") {
+		t.Errorf("chat: format %+v, record %+v", spec.Format, rec)
+	}
+	spec, rec = Setup(s, wire.Messages, Native, 1)
+	if spec.Format != nil || rec.Mode != Prompt || !strings.Contains(spec.Instructions, string(s.JSON())) || rec.Prompt != spec.Instructions {
+		t.Errorf("anthropic: spec %+v, record %+v", spec, rec)
+	}
+	if !strings.Contains(rec.Note, "system prompt instead") {
+		t.Errorf("anthropic: note %q", rec.Note)
+	}
+}
+
+func TestSetupPrompt(t *testing.T) {
+	s := parse(t, "verdict, score int")
+	spec, rec := Setup(s, wire.Responses, Prompt, 0)
+	if spec.Format != nil || spec.Instructions == "" || rec.Sent != nil || rec.Mode != Prompt || rec.Name != "" {
+		t.Errorf("spec %+v, record %+v", spec, rec)
+	}
+	c := spec.Check("```json\n{}\n```")
+	if c.OK || !strings.Contains(c.Feedback, "code fence") || len(c.Problems) != 1 {
+		t.Errorf("check %+v", c)
+	}
+	if c := spec.Check(`{"verdict":"pass","score":2}`); !c.OK || c.Feedback != "" {
+		t.Errorf("check %+v", c)
+	}
+}
+
+func TestCheckMode(t *testing.T) {
+	if CheckMode("native") != nil || CheckMode("prompt") != nil || CheckMode("tool") == nil {
+		t.Error("modes")
+	}
+}
