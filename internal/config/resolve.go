@@ -97,6 +97,12 @@ type Config struct {
 	// SandboxRequired refuses a tool whose policy is not enforced in full.
 	Sandbox         sandbox.Mode
 	SandboxRequired bool
+	// Schema is the schema the final answer must match (--schema), as
+	// given: "" for none. SchemaRetries and SchemaMode say how it is held
+	// to it.
+	Schema        string
+	SchemaRetries int
+	SchemaMode    string
 
 	// The budgets of a run: 0 is no limit.
 	MaxTotalTokens int
@@ -238,6 +244,9 @@ func Resolve(in Input) (*Config, error) {
 	cfg.MCPServers, _ = cfg.settings["mcp_servers"].value.([]*mcp.Config)
 	cfg.Sandbox = sandbox.Mode(cfg.settings["sandbox"].value.(string))
 	cfg.SandboxRequired = cfg.settings["sandbox_required"].value.(bool)
+	cfg.Schema = cfg.settings["schema"].value.(string)
+	cfg.SchemaRetries = cfg.settings["schema_retries"].value.(int)
+	cfg.SchemaMode = cfg.settings["schema_mode"].value.(string)
 	return cfg, nil
 }
 
