@@ -207,6 +207,9 @@ func (o *RunOptions) useConfig(c *cobra.Command) error {
 	o.Limits.useConfig(cfg)
 	o.MCPConfig, o.mcpSetting, o.mcpServers = cfg.MCPConfig, mcpSetting(cfg), cfg.MCPServers
 	o.resumeArgs = resumeArgs(cfg)
+	if err := o.Schema.useConfig(cfg); err != nil {
+		return err
+	}
 	o.Sandbox, err = sandboxFrom(o.IO, cfg)
 	return err
 }
@@ -232,6 +235,9 @@ func (o *ReplayOptions) useConfig(c *cobra.Command) error {
 	o.TranscriptDir = cfg.TranscriptDir
 	o.Limits.useConfig(cfg)
 	o.resumeArgs = resumeArgs(cfg)
+	if err := o.Schema.useConfig(cfg); err != nil {
+		return err
+	}
 	o.Sandbox, err = sandboxFrom(o.IO, cfg)
 	return err
 }

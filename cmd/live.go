@@ -12,6 +12,7 @@ import (
 	"github.com/agentloop/agentloop/internal/httpretry"
 	"github.com/agentloop/agentloop/internal/toolset"
 	"github.com/agentloop/agentloop/pkg/agent"
+	"github.com/agentloop/agentloop/pkg/answerschema"
 	"github.com/agentloop/agentloop/pkg/mcp"
 	"github.com/agentloop/agentloop/pkg/transcript"
 )
@@ -44,6 +45,7 @@ type liveOptions struct {
 	Approval      approvalOptions
 	Limits        limitOptions
 	Sandbox       sandboxOptions
+	Schema        schemaOptions
 	// resumeArgs are the flags a command that goes on with this run's
 	// transcript needs (see resumeArgs).
 	resumeArgs []string
@@ -91,6 +93,7 @@ func addLoopFlags(c *cobra.Command, o *liveOptions, mode string) {
 	live.BoolVar(&o.OTel, "otel", false, "send the run's spans over OTLP/HTTP (docs/tracing.md); the OTEL_EXPORTER_OTLP_* variables say where")
 	live.IntVar(&o.MaxSteps, "max-steps", agent.DefaultMaxSteps, "cap on this run's model calls; the last is asked for an answer without tools, and it exits 3")
 	addLimitFlags(live, &o.Limits)
+	addSchemaFlags(live, &o.Schema)
 	addModeFlags(c, live, mode)
 }
 
@@ -132,6 +135,8 @@ type liveSetup struct {
 	path string
 	// batchSpan is a batch item's batch span (tracing.NewBatchSpan).
 	batchSpan string
+	// schema is a batch item's own schema, which replaces the batch's.
+	schema *answerschema.Schema
 }
 
 // liveRun is a live run set up: the loop, wired to the provider, the tools
@@ -198,8 +203,9 @@ func startLive(ctx context.Context, ios *IOStreams, o *liveOptions, s liveSetup)
 	run.ctx, run.cancel = runCtx, func() { stop(nil); timeoutCancel() }
 	loop.OnEvent = ap.Observe(prog.Event)
 	out := &closedOutput{w: ios.Out, closed: func() { stop(errStdoutClosed) }}
-	stream := attachStream(ios, out, loop, prog, wantStream(ios, o.Stream, o.NoStream, o.JSON))
-	run.end = runEnd{w: w, prog: prog, stream: stream, asJSON: o.JSON, maxSteps: o.MaxSteps, limits: &o.Limits, redact: redact, resumeArgs: o.resumeArgs}
+	// An answer held to a schema is printed once checked, never streamed.
+	stream := attachStream(ios, out, loop, prog, wantStream(ios, o.Stream, o.NoStream, o.JSON || o.Schema.on()))
+	run.end = runEnd{w: w, prog: prog, stream: stream, asJSON: o.JSON, maxSteps: o.MaxSteps, limits: &o.Limits, redact: redact, resumeArgs: o.resumeArgs, schema: &o.Schema}
 	return run, nil
 }
 
@@ -230,6 +236,7 @@ func newLoop(ios *IOStreams, o *liveOptions, s liveSetup, exec *approver, net li
 		w *transcript.Writer
 		h transcript.Header
 	)
+	answer, answerRecord := o.Schema.with(s.schema).setup(prov.Shape())
 	if !o.NoTranscript {
 		id := transcript.NewID()
 		path, explicit := o.Output, o.Output != ""
@@ -248,6 +255,7 @@ func newLoop(ios *IOStreams, o *liveOptions, s liveSetup, exec *approver, net li
 			h.Temperature = &s.model.Temperature
 		}
 		o.Limits.record(&h)
+		h.AnswerSchema = answerRecord
 		traceParent(ios, &h)
 		h.BatchSpan = s.batchSpan
 		if w, err = createTranscript(ios, path, explicit, s.force, s.parent, s.conv, h, redact); err != nil {
@@ -259,7 +267,7 @@ func newLoop(ios *IOStreams, o *liveOptions, s liveSetup, exec *approver, net li
 	}
 	loop := &agent.Loop{
 		Provider: prov, Tools: exec, ToolDefs: defs, System: s.model.System,
-		MaxSteps: o.MaxSteps, Parallel: o.Parallel, Transcript: w,
+		MaxSteps: o.MaxSteps, Parallel: o.Parallel, Transcript: w, Answer: answer,
 	}
 	loop.Tools = net.trace.attach(w, h, exec)
 	o.Limits.apply(loop, prov.Model(), s.model.MaxTokens)

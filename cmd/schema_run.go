@@ -75,18 +75,14 @@ func (o *schemaOptions) with(own *answerschema.Schema) *schemaOptions {
 	return &c
 }
 
-// setup holds the loop's answer to the schema, in the form the provider's
-// API takes, and records in the header how it is sent. A run without a
-// schema is left as it is.
-func (o *schemaOptions) setup(shape wire.Shape, h *transcript.Header, loop *agent.Loop) {
-	if o == nil || o.schema == nil {
-		return
+// setup is the loop's answer to the schema, in the form the provider's
+// API takes, and the header's record of how it is sent; nil and nil for a
+// run without a schema.
+func (o *schemaOptions) setup(shape wire.Shape) (*agent.AnswerSpec, *transcript.AnswerSchema) {
+	if !o.on() {
+		return nil, nil
 	}
-	spec, rec := answerrun.Setup(o.schema, shape, o.Mode, o.Retries)
-	loop.Answer = spec
-	if h != nil {
-		h.AnswerSchema = rec
-	}
+	return answerrun.Setup(o.schema, shape, o.Mode, o.Retries)
 }
 
 // on reports whether the run holds its answer to a schema.
@@ -156,4 +152,18 @@ func schemaError(o *schemaOptions, out *agent.Outcome) error {
 		msg += ": " + strings.Join(c.Problems, "; ")
 	}
 	return &ExitError{Code: ExitSchema, Err: errors.New(displayText(msg, 4000))}
+}
+
+// itemAnswerJSON is what a batch item's result says of its answer to a
+// schema: the value when it matched, and whether it did; nothing for an
+// item without a schema.
+func itemAnswerJSON(loop *agent.Loop, out *agent.Outcome) (json.RawMessage, *bool) {
+	if loop.Answer == nil {
+		return nil, nil
+	}
+	ok := out.Checked != nil && out.Checked.OK
+	if !ok {
+		return nil, &ok
+	}
+	return out.Checked.JSON, &ok
 }
