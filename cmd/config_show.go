@@ -72,6 +72,7 @@ with the line that gives them.`,
 	f.Int("max-total-tokens", 0, "cap on the run's tokens")
 	f.Float64("max-cost", 0, "cap on the run's cost in US dollars")
 	f.Int("context-limit", 0, "most input tokens a request may carry")
+	addSchemaFlags(f, &schemaOptions{})
 	addSandboxFlags(c)
 	return c
 }
@@ -129,6 +130,9 @@ func configRows(ios *IOStreams, c *config.Config) []configRow {
 		{key: "mcp_servers", value: serverSummaries(c.MCPServers), src: c.Source("mcp_servers")},
 		{key: "sandbox", value: string(c.Sandbox), src: c.Source("sandbox")},
 		{key: "sandbox_required", value: c.SandboxRequired, src: c.Source("sandbox_required")},
+		{key: "schema", value: c.Schema, src: c.Source("schema")},
+		{key: "schema_retries", value: c.SchemaRetries, src: c.Source("schema_retries")},
+		{key: "schema_mode", value: c.SchemaMode, src: c.Source("schema_mode")},
 	}
 }
 

@@ -84,6 +84,9 @@ mcp_config: [~/servers.json]
 mcp_servers: {}
 sandbox: workspace-write
 sandbox_required: true
+schema: "city, temp int"
+schema_retries: 2
+schema_mode: prompt
 profiles:
   p:
     model: profile-model
@@ -109,6 +112,9 @@ profiles:
     mcp_servers: {}
     sandbox: off
     sandbox_required: false
+    schema: "verdict, score int"
+    schema_retries: 0
+    schema_mode: native
 `
 
 // Each key at each level: default, file, profile, environment, flag.
@@ -128,12 +134,14 @@ func TestConfigPrecedence(t *testing.T) {
 		"AGENTLOOP_MAX_TOTAL_TOKENS", "3000", "AGENTLOOP_MAX_COST", "3.5", "AGENTLOOP_CONTEXT_LIMIT", "10000",
 		"AGENTLOOP_CONTEXT_KEEP", "6", "AGENTLOOP_CONTEXT_CLEAR_AT_LEAST", "700", "AGENTLOOP_CONTEXT_EDITING", "server",
 		"AGENTLOOP_MCP_CONFIG", "env.json", "AGENTLOOP_SANDBOX", "read-only", "AGENTLOOP_SANDBOX_REQUIRED", "1",
+		"AGENTLOOP_SCHEMA", "verdict, score int", "AGENTLOOP_SCHEMA_RETRIES", "0", "AGENTLOOP_SCHEMA_MODE", "native",
 	}
 	allFlags := []string{
 		"--model", "flag-model", "--provider", "anthropic", "--tools-dir", "f1", "--tools-dir", "f2",
 		"--max-steps", "14", "--parallel", "9", "--max-retries", "1", "--timeout", "3m", "--idle-timeout", "8m", "--system", "from the flag",
 		"--max-total-tokens", "4000", "--max-cost", "4.5", "--context-limit", "11000",
 		"--mcp-config", "flag.json", "--sandbox", "workspace-write", "--sandbox-required=false",
+		"--schema", "city, temp int", "--schema-retries", "3", "--schema-mode", "prompt",
 	}
 	tests := []struct {
 		name  string
