@@ -34,6 +34,9 @@ func runReplayResume(ctx context.Context, opts *ReplayOptions) error {
 		st, turns = recordedState(conv)
 	}
 	opts.Limits.useRecorded(conv.Header, opts.File)
+	if err := opts.Schema.useRecorded(conv.Header, opts.File); err != nil {
+		return err
+	}
 	d := agent.DialectFor(conv.Shape)
 	if n := len(turns); n > 0 && turns[n-1].End == len(st.Messages) && !paused(conv, turns[n-1]) {
 		if t, err := agent.ParseTurn(d, st.Messages[turns[n-1].Start:]); err == nil && len(t.Calls) == 0 {

@@ -28,6 +28,9 @@ type schemaOptions struct {
 	Mode    string
 	// schema is Arg read; nil for a run without one.
 	schema *answerschema.Schema
+	// given says which of schema, schema_retries and schema_mode a flag
+	// or a variable gave: what a recorded schema does not override.
+	given map[string]bool
 }
 
 func addSchemaFlags(f *pflag.FlagSet, o *schemaOptions) {
@@ -42,6 +45,11 @@ func addSchemaFlags(f *pflag.FlagSet, o *schemaOptions) {
 func (o *schemaOptions) useConfig(cfg *config.Config) error {
 	o.Arg, o.Retries, o.Mode = cfg.Schema, cfg.SchemaRetries, cfg.SchemaMode
 	o.schema = nil
+	o.given = map[string]bool{}
+	for _, k := range []string{"schema", "schema_retries", "schema_mode"} {
+		src := cfg.Source(k).Kind
+		o.given[k] = src == config.SourceFlag || src == config.SourceEnv
+	}
 	if err := answerrun.CheckMode(o.Mode); err != nil {
 		return flagErrorf("%v", err)
 	}
@@ -53,6 +61,29 @@ func (o *schemaOptions) useConfig(cfg *config.Config) error {
 		return flagErrorf("%s: %v", schemaSetting(cfg), err)
 	}
 	o.schema = s
+	return nil
+}
+
+// useRecorded goes on with a recorded run (run -c, replay --resume) held
+// to the schema its header records, as recorded unless a flag or a
+// variable says otherwise (--schema '' holds it to none); one the
+// configuration file names gives way to it.
+func (o *schemaOptions) useRecorded(h *transcript.Header, path string) error {
+	if h == nil || h.AnswerSchema == nil || o.given["schema"] {
+		return nil
+	}
+	rec := h.AnswerSchema
+	s, err := answerschema.FromJSON(rec.Schema, "")
+	if err != nil {
+		return fmt.Errorf("%s: the schema its header records cannot be read: %v; give --schema (or --schema '' for none)", path, err)
+	}
+	o.schema, o.Arg = s, string(rec.Schema)
+	if !o.given["schema_retries"] {
+		o.Retries = rec.Retries
+	}
+	if !o.given["schema_mode"] && answerrun.CheckMode(rec.Mode) == nil {
+		o.Mode = rec.Mode
+	}
 	return nil
 }
 
