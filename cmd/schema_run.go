@@ -10,11 +10,11 @@ import (
 
 	"github.com/spf13/pflag"
 
-	"github.com/agentloop/agentloop/internal/answerrun"
 	"github.com/agentloop/agentloop/internal/config"
 	"github.com/agentloop/agentloop/internal/english"
 	"github.com/agentloop/agentloop/pkg/agent"
 	"github.com/agentloop/agentloop/pkg/answerschema"
+	"github.com/agentloop/agentloop/pkg/engine"
 	"github.com/agentloop/agentloop/pkg/transcript"
 	"github.com/agentloop/agentloop/pkg/wire"
 )
@@ -35,8 +35,8 @@ type schemaOptions struct {
 
 func addSchemaFlags(f *pflag.FlagSet, o *schemaOptions) {
 	f.StringVar(&o.Arg, "schema", "", "the final answer must be one JSON value matching `SCHEMA`: a JSON Schema file, a JSON Schema written out, or llm's concise form ('verdict, score int'); stdout is the value, and it exits 5 when the answer still does not match")
-	f.IntVar(&o.Retries, "schema-retries", answerrun.DefaultRetries, "how many times (`N`) an answer that does not match --schema is sent back, with what failed, for another")
-	f.StringVar(&o.Mode, "schema-mode", answerrun.Native, "how --schema goes to the model: native (the API's structured output field) or prompt (the system prompt)")
+	f.IntVar(&o.Retries, "schema-retries", config.DefaultSchemaRetries, "how many times (`N`) an answer that does not match --schema is sent back, with what failed, for another")
+	f.StringVar(&o.Mode, "schema-mode", engine.SchemaNative, "how --schema goes to the model: native (the API's structured output field) or prompt (the system prompt)")
 }
 
 // useConfig takes the settings of a configuration and reads the schema
@@ -50,7 +50,7 @@ func (o *schemaOptions) useConfig(cfg *config.Config) error {
 		src := cfg.Source(k).Kind
 		o.given[k] = src == config.SourceFlag || src == config.SourceEnv
 	}
-	if err := answerrun.CheckMode(o.Mode); err != nil {
+	if err := engine.CheckSchemaMode(o.Mode); err != nil {
 		return flagErrorf("%v", err)
 	}
 	if o.Arg == "" {
@@ -66,7 +66,7 @@ func (o *schemaOptions) useConfig(cfg *config.Config) error {
 
 // useRecorded goes on with a recorded run (run -c, replay --resume) held
 // to the schema its header records, as recorded unless a flag or a
-// variable says otherwise (--schema '' holds it to none); one the
+// variable says otherwise (--schema ” holds it to none); one the
 // configuration file names gives way to it.
 func (o *schemaOptions) useRecorded(h *transcript.Header, path string) error {
 	if h == nil || h.AnswerSchema == nil || o.given["schema"] {
@@ -81,7 +81,7 @@ func (o *schemaOptions) useRecorded(h *transcript.Header, path string) error {
 	if !o.given["schema_retries"] {
 		o.Retries = rec.Retries
 	}
-	if !o.given["schema_mode"] && answerrun.CheckMode(rec.Mode) == nil {
+	if !o.given["schema_mode"] && engine.CheckSchemaMode(rec.Mode) == nil {
 		o.Mode = rec.Mode
 	}
 	return nil
@@ -106,14 +106,13 @@ func (o *schemaOptions) with(own *answerschema.Schema) *schemaOptions {
 	return &c
 }
 
-// setup is the loop's answer to the schema, in the form the provider's
-// API takes, and the header's record of how it is sent; nil and nil for a
-// run without a schema.
-func (o *schemaOptions) setup(shape wire.Shape) (*agent.AnswerSpec, *transcript.AnswerSchema) {
+// engine is the run's schema as the engine takes it; nil for a run
+// without one.
+func (o *schemaOptions) engine() *engine.Answer {
 	if !o.on() {
-		return nil, nil
+		return nil
 	}
-	return answerrun.Setup(o.schema, shape, o.Mode, o.Retries)
+	return &engine.Answer{Schema: o.schema, Mode: o.Mode, Retries: o.Retries}
 }
 
 // on reports whether the run holds its answer to a schema.

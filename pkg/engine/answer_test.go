@@ -1,4 +1,4 @@
-package answerrun
+package engine
 
 import (
 	"strings"
@@ -17,11 +17,11 @@ func parse(t *testing.T, s string) *answerschema.Schema {
 	return sch
 }
 
-func TestSetupNative(t *testing.T) {
+func TestAnswerSetupNative(t *testing.T) {
 	s := parse(t, `{"title":"weather","type":"object","properties":{"city":{"type":"string"},"note":{"type":"string"}},"required":["city"]}`)
 	for _, shape := range wire.Shapes {
-		spec, rec := Setup(s, shape, Native, 2)
-		if spec.Format == nil || spec.Instructions != "" || rec.Mode != Native || rec.Retries != 2 || spec.Retries != 2 {
+		spec, rec := (&Answer{Schema: s, Mode: SchemaNative, Retries: 2}).setup(shape)
+		if spec.Format == nil || spec.Instructions != "" || rec.Mode != SchemaNative || rec.Retries != 2 || spec.Retries != 2 {
 			t.Fatalf("%s: spec %+v, record %+v", shape, spec, rec)
 		}
 		if string(rec.Sent) != string(spec.Format.Schema) || string(rec.Schema) != string(s.JSON()) {
@@ -44,14 +44,14 @@ func TestSetupNative(t *testing.T) {
 // A schema an API's enforced form cannot hold: OpenAI's is sent as it is,
 // not strict; Anthropic has no such form, and the schema goes in the
 // system prompt. Both say why.
-func TestSetupUnenforced(t *testing.T) {
+func TestAnswerSetupUnenforced(t *testing.T) {
 	s := parse(t, `{"type":"object","properties":{"labels":{"type":"object","additionalProperties":{"type":"string"}}},"required":["labels"]}`)
-	spec, rec := Setup(s, wire.Chat, Native, 1)
+	spec, rec := (&Answer{Schema: s, Mode: SchemaNative, Retries: 1}).setup(wire.Chat)
 	if spec.Format == nil || spec.Format.Strict || rec.Strict || !strings.Contains(rec.Note, "/properties/labels") {
 		t.Errorf("chat: format %+v, record %+v", spec.Format, rec)
 	}
-	spec, rec = Setup(s, wire.Messages, Native, 1)
-	if spec.Format != nil || rec.Mode != Prompt || !strings.Contains(spec.Instructions, string(s.JSON())) || rec.Prompt != spec.Instructions {
+	spec, rec = (&Answer{Schema: s, Mode: SchemaNative, Retries: 1}).setup(wire.Messages)
+	if spec.Format != nil || rec.Mode != SchemaPrompt || !strings.Contains(spec.Instructions, string(s.JSON())) || rec.Prompt != spec.Instructions {
 		t.Errorf("anthropic: spec %+v, record %+v", spec, rec)
 	}
 	if !strings.Contains(rec.Note, "system prompt instead") {
@@ -59,10 +59,10 @@ func TestSetupUnenforced(t *testing.T) {
 	}
 }
 
-func TestSetupPrompt(t *testing.T) {
+func TestAnswerSetupPrompt(t *testing.T) {
 	s := parse(t, "verdict, score int")
-	spec, rec := Setup(s, wire.Responses, Prompt, 0)
-	if spec.Format != nil || spec.Instructions == "" || rec.Sent != nil || rec.Mode != Prompt || rec.Name != "" {
+	spec, rec := (&Answer{Schema: s, Mode: SchemaPrompt}).setup(wire.Responses)
+	if spec.Format != nil || spec.Instructions == "" || rec.Sent != nil || rec.Mode != SchemaPrompt || rec.Name != "" {
 		t.Errorf("spec %+v, record %+v", spec, rec)
 	}
 	c := spec.Check("```json\n{}\n```")
@@ -74,8 +74,15 @@ func TestSetupPrompt(t *testing.T) {
 	}
 }
 
-func TestCheckMode(t *testing.T) {
-	if CheckMode("native") != nil || CheckMode("prompt") != nil || CheckMode("tool") == nil {
+func TestCheckSchemaMode(t *testing.T) {
+	if CheckSchemaMode("native") != nil || CheckSchemaMode("prompt") != nil || CheckSchemaMode("tool") == nil {
 		t.Error("modes")
+	}
+}
+
+func TestAnswerSetupNone(t *testing.T) {
+	var a *Answer
+	if spec, rec := a.setup(wire.Chat); spec != nil || rec != nil {
+		t.Error("a run without a schema gets one")
 	}
 }

@@ -1,0 +1,97 @@
+package engine
+
+import (
+	"fmt"
+
+	"github.com/agentloop/agentloop/pkg/agent"
+	"github.com/agentloop/agentloop/pkg/answerschema"
+	"github.com/agentloop/agentloop/pkg/transcript"
+	"github.com/agentloop/agentloop/pkg/wire"
+)
+
+// A run's final answer held to a schema (--schema): the schema in the form
+// the run's API takes, or said in the system prompt; the check the loop
+// is given; and what the transcript's header records of it. The loop
+// knows none of JSON Schema, and the schema's package none of the loop:
+// this is where the two meet.
+
+// Schema modes: how the schema goes to the model (--schema-mode).
+const (
+	// SchemaNative sends it in the API's structured output field.
+	SchemaNative = transcript.SchemaNative
+	// SchemaPrompt says it in the system prompt, for a server that has
+	// no structured output or refuses it.
+	SchemaPrompt = transcript.SchemaPrompt
+)
+
+// CheckSchemaMode says what is wrong with a --schema-mode value, or nil.
+func CheckSchemaMode(mode string) error {
+	switch mode {
+	case SchemaNative, SchemaPrompt:
+		return nil
+	}
+	return fmt.Errorf("--schema-mode %q: want native or prompt", mode)
+}
+
+// Answer is the schema a run's final answer must match, and how it is
+// held to it.
+type Answer struct {
+	Schema *answerschema.Schema
+	// Mode is SchemaNative or SchemaPrompt.
+	Mode string
+	// Retries is how many times an answer that does not match is sent
+	// back for another.
+	Retries int
+}
+
+// setup is the loop's answer spec and the header's record for a run of
+// the shape; nil and nil without a schema. In native mode the schema goes
+// in the API's form: OpenAI's strict form, or the schema as it is with
+// strict false when strict mode cannot express it; Anthropic's form, or,
+// for a schema Anthropic's structured outputs cannot take (there is no
+// unenforced form to send), the system prompt, with a note saying why.
+func (a *Answer) setup(shape wire.Shape) (*agent.AnswerSpec, *transcript.AnswerSchema) {
+	if a == nil || a.Schema == nil {
+		return nil, nil
+	}
+	s, mode, retries := a.Schema, a.Mode, a.Retries
+	rec := &transcript.AnswerSchema{Schema: s.JSON(), Mode: mode, Retries: retries}
+	spec := &agent.AnswerSpec{Retries: retries}
+	strict := false
+	if mode == SchemaNative {
+		var w answerschema.Wire
+		if shape.StrictAnswerSchema() {
+			w = s.OpenAI()
+			strict = w.Enforced
+			rec.Name, rec.Strict = s.Name(), strict
+		} else {
+			w = s.Anthropic()
+		}
+		if !w.Enforced {
+			rec.Note = w.Why
+		}
+		if w.Schema != nil {
+			spec.Format = &agent.AnswerFormat{Name: rec.Name, Schema: w.Schema, Strict: strict}
+			rec.Sent = w.Schema
+		} else {
+			rec.Mode = SchemaPrompt
+			rec.Note += "; the schema is said in the system prompt instead"
+		}
+	}
+	if rec.Mode == SchemaPrompt {
+		spec.Instructions = s.Prompt()
+		rec.Prompt = spec.Instructions
+	}
+	spec.Check = func(text string) agent.AnswerCheck {
+		a := s.Check(text, strict)
+		c := agent.AnswerCheck{OK: a.OK(), JSON: a.JSON}
+		for _, p := range a.Problems {
+			c.Problems = append(c.Problems, p.String())
+		}
+		if !c.OK {
+			c.Feedback = a.Feedback()
+		}
+		return c
+	}
+	return spec, rec
+}
