@@ -67,7 +67,7 @@ func addLiveFlags(c *cobra.Command, o *liveOptions, mode string) {
 	c.Flags().StringVarP(&o.Output, "output", "o", "", "write the transcript to `FILE` (its folder must exist; an earlier transcript there is replaced)")
 	live := pflag.NewFlagSet("", pflag.ContinueOnError)
 	live.BoolVar(&o.NoTranscript, "no-transcript", false, "write no transcript")
-	live.BoolVar(&o.JSON, "json", false, "print one JSON object {answer, reason, steps, usage, cost_usd, per_step, transcript, error} instead of the answer")
+	live.BoolVar(&o.JSON, "json", false, "print one JSON object {answer, reason, steps, usage, cost_usd, per_step, transcript, error} instead of the answer (with --schema also answer_json, schema_ok, schema_problems)")
 	live.BoolVarP(&o.Quiet, "quiet", "q", false, "show nothing on stderr but errors")
 	live.BoolVar(&o.Stream, "stream", false, "print the model's text as it is generated, also when stdout is not a terminal (text written before tool calls included)")
 	live.BoolVar(&o.NoStream, "no-stream", false, "print the answer only when it is complete, also on a terminal")
