@@ -2,6 +2,7 @@ package engine
 
 import (
 	"fmt"
+	"strings"
 
 	"github.com/agentloop/agentloop/pkg/agent"
 	"github.com/agentloop/agentloop/pkg/answerschema"
@@ -67,8 +68,13 @@ func (a *Answer) setup(shape wire.Shape) (*agent.AnswerSpec, *transcript.AnswerS
 		} else {
 			w = s.Anthropic()
 		}
-		if !w.Enforced {
+		switch {
+		case !w.Enforced:
 			rec.Note = w.Why
+		case len(w.Loosened) > 0:
+			// Said to the model in the schema's descriptions, and held
+			// by the check here.
+			rec.Note = "left out of what the API is sent, checked here: " + strings.Join(w.Loosened, ", ")
 		}
 		if w.Schema != nil {
 			spec.Format = &agent.AnswerFormat{Name: rec.Name, Schema: w.Schema, Strict: strict}

@@ -86,3 +86,18 @@ func TestAnswerSetupNone(t *testing.T) {
 		t.Error("a run without a schema gets one")
 	}
 }
+
+// What an API's form leaves out is named in the note, and still checked.
+func TestAnswerSetupLoosened(t *testing.T) {
+	s := parse(t, `{"type":"object","properties":{"line":{"type":"integer","minimum":1}},"required":["line"],"additionalProperties":false}`)
+	spec, rec := (&Answer{Schema: s, Mode: SchemaNative, Retries: 1}).setup(wire.Messages)
+	if spec.Format == nil || rec.Note != "left out of what the API is sent, checked here: /properties/line/minimum" {
+		t.Fatalf("note %q", rec.Note)
+	}
+	if strings.Contains(string(rec.Sent), `"minimum"`) {
+		t.Errorf("sent %s", rec.Sent)
+	}
+	if c := spec.Check(`{"line":0}`); c.OK || !strings.HasPrefix(c.Problems[0], "/line") {
+		t.Errorf("check %+v", c)
+	}
+}
