@@ -178,6 +178,11 @@ func (e Endpoint) TransportError(err error) *agent.ProviderError {
 	return pe
 }
 
+// ErrAnswerFormatRefused is in the chain of a provider error whose server
+// refused the request's structured output field (AnswerFormatHint): the
+// same request would be refused again, whatever the server's status.
+var ErrAnswerFormatRefused = errors.New("the server refused the answer's schema")
+
 // AnswerFormatHint adds, to the error of a request that asked for a
 // structured answer (format, sent as param) and was refused for it, what to
 // do instead: an OpenAI-compatible server without structured output
@@ -198,5 +203,6 @@ func AnswerFormatHint(err error, format *agent.AnswerFormat, param string) error
 		return err
 	}
 	pe.Hint = "the server refused the answer's schema (" + param + "); --schema-mode prompt puts the schema in the system prompt instead, and the answer is still checked here"
+	pe.Err = errors.Join(ErrAnswerFormatRefused, pe.Err)
 	return pe
 }

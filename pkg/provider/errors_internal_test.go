@@ -75,5 +75,8 @@ func TestAnswerFormatHint(t *testing.T) {
 		if got := strings.Contains(pe.Hint, "--schema-mode prompt"); got != tc.hint {
 			t.Errorf("%d %q: hint %q", tc.status, tc.msg, pe.Hint)
 		}
+		if got := errors.Is(err, ErrAnswerFormatRefused); got != tc.hint {
+			t.Errorf("%d %q: refused %v", tc.status, tc.msg, got)
+		}
 	}
 }
