@@ -66,24 +66,14 @@ func (o *schemaOptions) useConfig(cfg *config.Config) error {
 
 // useRecorded goes on with a recorded run (run -c, replay --resume) held
 // to the schema its header records, as recorded unless a flag or a
-// variable says otherwise (--schema ” holds it to none); one the
-// configuration file names gives way to it.
+// variable says otherwise (--schema ” holds it to none).
 func (o *schemaOptions) useRecorded(h *transcript.Header, path string) error {
-	if h == nil || h.AnswerSchema == nil || o.given["schema"] {
-		return nil
-	}
-	rec := h.AnswerSchema
-	s, err := answerschema.FromJSON(rec.Schema, "")
+	cur := &engine.Answer{Schema: o.schema, Mode: o.Mode, Retries: o.Retries}
+	a, err := engine.RecordedAnswer(h, cur, o.given)
 	if err != nil {
-		return fmt.Errorf("%s: the schema its header records cannot be read: %v; give --schema (or --schema '' for none)", path, err)
+		return fmt.Errorf("%s: %v; give --schema (or --schema '' for none)", path, err)
 	}
-	o.schema, o.Arg = s, string(rec.Schema)
-	if !o.given["schema_retries"] {
-		o.Retries = rec.Retries
-	}
-	if !o.given["schema_mode"] && engine.CheckSchemaMode(rec.Mode) == nil {
-		o.Mode = rec.Mode
-	}
+	o.schema, o.Mode, o.Retries = a.Schema, a.Mode, a.Retries
 	return nil
 }
 

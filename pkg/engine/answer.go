@@ -101,3 +101,31 @@ func (a *Answer) setup(shape wire.Shape) (*agent.AnswerSpec, *transcript.AnswerS
 	}
 	return spec, rec
 }
+
+// RecordedAnswer is the answer schema a run that goes on with a recording
+// (run -c, replay --resume) is held to: the one its header records, with
+// its retries and mode, as recorded unless given names the settings a
+// flag or a variable gave ("schema", "schema_retries", "schema_mode"; a
+// schema given, even "", keeps a's). a is what the settings say, nil for
+// no schema.
+func RecordedAnswer(h *transcript.Header, a *Answer, given map[string]bool) (*Answer, error) {
+	if h == nil || h.AnswerSchema == nil || given["schema"] {
+		return a, nil
+	}
+	rec := h.AnswerSchema
+	s, err := answerschema.FromJSON(rec.Schema, "")
+	if err != nil {
+		return nil, fmt.Errorf("the schema its header records cannot be read: %v", err)
+	}
+	out := &Answer{Schema: s, Mode: rec.Mode, Retries: rec.Retries}
+	if a != nil && given["schema_retries"] {
+		out.Retries = a.Retries
+	}
+	switch {
+	case a != nil && given["schema_mode"]:
+		out.Mode = a.Mode
+	case CheckSchemaMode(rec.Mode) != nil:
+		out.Mode = SchemaNative
+	}
+	return out, nil
+}

@@ -5,6 +5,7 @@ import (
 	"testing"
 
 	"github.com/agentloop/agentloop/pkg/answerschema"
+	"github.com/agentloop/agentloop/pkg/transcript"
 	"github.com/agentloop/agentloop/pkg/wire"
 )
 
@@ -99,5 +100,31 @@ func TestAnswerSetupLoosened(t *testing.T) {
 	}
 	if c := spec.Check(`{"line":0}`); c.OK || !strings.HasPrefix(c.Problems[0], "/line") {
 		t.Errorf("check %+v", c)
+	}
+}
+
+// A run that goes on with a recording is held to its schema, as recorded
+// unless a flag or a variable says otherwise.
+func TestRecordedAnswer(t *testing.T) {
+	h := &transcript.Header{AnswerSchema: &transcript.AnswerSchema{Schema: []byte(`{"type":"object","properties":{"a":{"type":"string"}},"required":["a"]}`), Mode: SchemaPrompt, Retries: 3}}
+	file := &Answer{Mode: SchemaNative, Retries: 1}
+	a, err := RecordedAnswer(h, file, map[string]bool{})
+	if err != nil || a.Schema == nil || a.Mode != SchemaPrompt || a.Retries != 3 {
+		t.Fatalf("as recorded: %+v %v", a, err)
+	}
+	a, _ = RecordedAnswer(h, file, map[string]bool{"schema_retries": true})
+	if a.Retries != 1 || a.Mode != SchemaPrompt {
+		t.Errorf("retries given: %+v", a)
+	}
+	a, _ = RecordedAnswer(h, &Answer{Mode: SchemaNative}, map[string]bool{"schema": true})
+	if a.Schema != nil {
+		t.Errorf("--schema '' keeps the recorded schema: %+v", a)
+	}
+	if a, _ := RecordedAnswer(&transcript.Header{}, file, nil); a != file {
+		t.Errorf("no recorded schema: %+v", a)
+	}
+	h.AnswerSchema.Schema = []byte(`{"type":"object","required":"a"}`)
+	if _, err := RecordedAnswer(h, file, nil); err == nil {
+		t.Error("a recorded schema that cannot be read passes")
 	}
 }
