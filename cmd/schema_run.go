@@ -66,7 +66,7 @@ func (o *schemaOptions) useConfig(cfg *config.Config) error {
 
 // useRecorded goes on with a recorded run (run -c, replay --resume) held
 // to the schema its header records, as recorded unless a flag or a
-// variable says otherwise (--schema ” holds it to none).
+// variable says otherwise (an empty --schema holds it to none).
 func (o *schemaOptions) useRecorded(h *transcript.Header, path string) error {
 	cur := &engine.Answer{Schema: o.schema, Mode: o.Mode, Retries: o.Retries}
 	a, err := engine.RecordedAnswer(h, cur, o.given)
