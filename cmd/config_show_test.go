@@ -52,6 +52,7 @@ mcp_config              []                                         default
 mcp_servers             []                                         default
 sandbox                 read-only                                  default
 sandbox_required        false                                      default
+otel                    false                                      default
 schema                  ""                                         default
 schema_retries          1                                          default
 schema_mode             native                                     default

@@ -155,6 +155,7 @@ var Keys = []Key{
 	{Name: "mcp_servers", Kind: Servers},
 	{Name: "sandbox", Env: "AGENTLOOP_SANDBOX", Flag: "sandbox", Kind: String, Check: checkSandbox},
 	{Name: "sandbox_required", Env: "AGENTLOOP_SANDBOX_REQUIRED", Flag: "sandbox-required", Kind: Bool},
+	{Name: "otel", Env: "AGENTLOOP_OTEL", Flag: "otel", Kind: Bool},
 	{Name: "schema", Env: "AGENTLOOP_SCHEMA", Flag: "schema", Kind: String},
 	{Name: "schema_retries", Env: "AGENTLOOP_SCHEMA_RETRIES", Flag: "schema-retries", Kind: Int, Check: atLeast(0, "must be 0 or more")},
 	{Name: "schema_mode", Env: "AGENTLOOP_SCHEMA_MODE", Flag: "schema-mode", Kind: String, Check: checkSchemaMode},

@@ -97,6 +97,10 @@ type Config struct {
 	// SandboxRequired refuses a tool whose policy is not enforced in full.
 	Sandbox         sandbox.Mode
 	SandboxRequired bool
+	// OTel exports the runs' spans and metrics over OTLP; where it came
+	// from matters, as the OTEL_EXPORTER_OTLP_* variables go between the
+	// environment and the file (see tracing.Wanted).
+	OTel bool
 	// Schema is the schema the final answer must match (--schema), as
 	// given: "" for none. SchemaRetries and SchemaMode say how it is held
 	// to it.
@@ -244,6 +248,7 @@ func Resolve(in Input) (*Config, error) {
 	cfg.MCPServers, _ = cfg.settings["mcp_servers"].value.([]*mcp.Config)
 	cfg.Sandbox = sandbox.Mode(cfg.settings["sandbox"].value.(string))
 	cfg.SandboxRequired = cfg.settings["sandbox_required"].value.(bool)
+	cfg.OTel = cfg.settings["otel"].value.(bool)
 	cfg.Schema = cfg.settings["schema"].value.(string)
 	cfg.SchemaRetries = cfg.settings["schema_retries"].value.(int)
 	cfg.SchemaMode = cfg.settings["schema_mode"].value.(string)
