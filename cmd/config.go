@@ -192,6 +192,9 @@ func (o *RunOptions) useConfig(c *cobra.Command) error {
 	o.OTel = otelSetting(cfg)
 	o.MCPConfig, o.mcpSetting, o.mcpServers = cfg.MCPConfig, mcpSetting(cfg), cfg.MCPServers
 	o.resumeArgs = engine.ResumeArgs(cfg)
+	if err := o.Schema.useConfig(cfg); err != nil {
+		return err
+	}
 	o.Sandbox, err = sandboxFrom(o.IO, cfg)
 	return err
 }
@@ -218,6 +221,9 @@ func (o *ReplayOptions) useConfig(c *cobra.Command) error {
 	o.Limits.useConfig(cfg)
 	o.OTel = otelSetting(cfg)
 	o.resumeArgs = engine.ResumeArgs(cfg)
+	if err := o.Schema.useConfig(cfg); err != nil {
+		return err
+	}
 	o.Sandbox, err = sandboxFrom(o.IO, cfg)
 	return err
 }

@@ -15,6 +15,13 @@ import (
 	"github.com/agentloop/agentloop/pkg/wire"
 )
 
+// runResult is what --json prints: with --schema, the answer's value
+// and whether it matched too.
+type runResult struct {
+	runview.Result
+	*schemaJSON
+}
+
 // runEnd is what a live run needs to finish.
 type runEnd struct {
 	w        *transcript.Writer
@@ -27,6 +34,8 @@ type runEnd struct {
 	// resumeArgs are the flags the command to go on with the run names
 	// (see resumeArgs).
 	resumeArgs []string
+	// schema is the run's --schema, nil or off for none.
+	schema *schemaOptions
 }
 
 // finishRun closes the transcript, prints the outcome and maps it to an
@@ -49,12 +58,14 @@ func finishRun(ios *iostreams.IOStreams, out *agent.Outcome, err error, e runEnd
 		err = redactError(err, e.redact)
 	}
 	if e.asJSON {
-		res := runview.NewResult(out, path, err)
+		res := runResult{runview.NewResult(out, path, err), schemaResult(e.schema, out)}
 		enc := json.NewEncoder(jsonOut(ios))
 		enc.SetEscapeHTML(false)
 		if werr := enc.Encode(res); werr != nil && !errors.Is(werr, syscall.EPIPE) {
 			return werr
 		}
+	} else if e.schema.on() {
+		printSchemaAnswer(ios, out)
 	} else if out.Answer != "" && !e.stream.Answered() && (out.Reason == wire.ReasonStop || out.Reason == wire.ReasonMaxTokens || out.Reason == wire.ReasonRefusal || out.Exhausted != "") {
 		fmt.Fprintln(ios.Out, terminalText(ios, strings.TrimRight(out.Answer, "\n")))
 	}
@@ -112,6 +123,8 @@ func outcomeError(out *agent.Outcome, err error, path string, e runEnd) error {
 		return &ExitError{Code: ExitBudget, Err: errors.New(engine.ExhaustedMessage(out, e.maxSteps, e.limits.Limits, e.limits.givenAs) + resume)}
 	}
 	switch out.Reason {
+	case wire.ReasonSchema:
+		return schemaError(e.schema, out)
 	case wire.ReasonMaxTokens:
 		return fmt.Errorf("the answer was cut off by the output token limit (raise --max-tokens)")
 	case wire.ReasonRefusal:

@@ -101,6 +101,12 @@ type Config struct {
 	// from matters, as the OTEL_EXPORTER_OTLP_* variables go between the
 	// environment and the file (see tracing.Wanted).
 	OTel bool
+	// Schema is the schema the final answer must match (--schema), as
+	// given: "" for none. SchemaRetries and SchemaMode say how it is held
+	// to it.
+	Schema        string
+	SchemaRetries int
+	SchemaMode    string
 
 	// The budgets of a run: 0 is no limit.
 	MaxTotalTokens int
@@ -243,6 +249,9 @@ func Resolve(in Input) (*Config, error) {
 	cfg.Sandbox = sandbox.Mode(cfg.settings["sandbox"].value.(string))
 	cfg.SandboxRequired = cfg.settings["sandbox_required"].value.(bool)
 	cfg.OTel = cfg.settings["otel"].value.(bool)
+	cfg.Schema = cfg.settings["schema"].value.(string)
+	cfg.SchemaRetries = cfg.settings["schema_retries"].value.(int)
+	cfg.SchemaMode = cfg.settings["schema_mode"].value.(string)
 	return cfg, nil
 }
 
