@@ -15,13 +15,6 @@ import (
 	"github.com/agentloop/agentloop/pkg/wire"
 )
 
-// runResult is what --json prints: with --schema, the answer's value
-// and whether it matched too.
-type runResult struct {
-	runview.Result
-	*schemaJSON
-}
-
 // runEnd is what a live run needs to finish.
 type runEnd struct {
 	w        *transcript.Writer
@@ -58,7 +51,7 @@ func finishRun(ios *iostreams.IOStreams, out *agent.Outcome, err error, e runEnd
 		err = redactError(err, e.redact)
 	}
 	if e.asJSON {
-		res := runResult{runview.NewResult(out, path, err), schemaResult(e.schema, out)}
+		res := runview.NewResult(out, path, err, e.schema.on())
 		enc := json.NewEncoder(jsonOut(ios))
 		enc.SetEscapeHTML(false)
 		if werr := enc.Encode(res); werr != nil && !errors.Is(werr, syscall.EPIPE) {

@@ -166,7 +166,7 @@ func runReplay(ctx context.Context, opts *ReplayOptions) error {
 		}
 	}
 	failed := replay.WriteReport(ios.ErrOut, rows)
-	if printConformance(ios, schema) {
+	if replay.WriteConformance(ios.ErrOut, schema) {
 		failed = true
 	}
 	if answer != "" && len(convs) == 1 {

@@ -1,7 +1,6 @@
 package cmd
 
 import (
-	"bytes"
 	"encoding/json"
 	"errors"
 	"fmt"
@@ -12,13 +11,13 @@ import (
 
 	"github.com/agentloop/agentloop/internal/config"
 	"github.com/agentloop/agentloop/internal/english"
+	"github.com/agentloop/agentloop/internal/runview"
 	"github.com/agentloop/agentloop/internal/termtext"
 	"github.com/agentloop/agentloop/pkg/agent"
 	"github.com/agentloop/agentloop/pkg/answerschema"
 	"github.com/agentloop/agentloop/pkg/engine"
 	"github.com/agentloop/agentloop/pkg/iostreams"
 	"github.com/agentloop/agentloop/pkg/transcript"
-	"github.com/agentloop/agentloop/pkg/wire"
 )
 
 // schemaOptions hold a run's final answer to a schema (--schema): the
@@ -110,55 +109,10 @@ func (o *schemaOptions) engine() *engine.Answer {
 // on reports whether the run holds its answer to a schema.
 func (o *schemaOptions) on() bool { return o != nil && o.schema != nil }
 
-// schemaJSON is what --json adds for a run with a schema.
-type schemaJSON struct {
-	// AnswerJSON is the value, or null when the answer did not match.
-	AnswerJSON     json.RawMessage `json:"answer_json"`
-	SchemaOK       bool            `json:"schema_ok"`
-	SchemaProblems []string        `json:"schema_problems,omitempty"`
-}
-
-// schemaResult is a run's outcome as --json reports it, for a run with a
-// schema; nil for one without.
-func schemaResult(o *schemaOptions, out *agent.Outcome) *schemaJSON {
-	if !o.on() {
-		return nil
-	}
-	r := &schemaJSON{AnswerJSON: json.RawMessage("null")}
-	if c := out.Checked; c != nil {
-		r.SchemaOK = c.OK
-		if c.OK {
-			r.AnswerJSON = c.JSON
-		} else {
-			r.SchemaProblems = c.Problems
-		}
-	}
-	return r
-}
-
-// schemaAnswer is the value a run with a schema prints on stdout: the
-// answer's JSON when it matched, compact on one line, indented on a
-// terminal; nil when there is nothing to print.
-func schemaAnswer(out *agent.Outcome, tty bool) []byte {
-	c := out.Checked
-	if c == nil || !c.OK || (out.Reason != wire.ReasonStop && out.Exhausted == "") {
-		return nil
-	}
-	if !tty {
-		return append(bytes.Clone(c.JSON), '\n')
-	}
-	var b bytes.Buffer
-	if json.Indent(&b, c.JSON, "", "  ") != nil {
-		return append(bytes.Clone(c.JSON), '\n')
-	}
-	b.WriteByte('\n')
-	return b.Bytes()
-}
-
 // printSchemaAnswer prints the value of a run with a schema, its text
 // made safe for a terminal as any JSON agentloop prints.
 func printSchemaAnswer(ios *iostreams.IOStreams, out *agent.Outcome) {
-	if v := schemaAnswer(out, ios.IsStdoutTTY()); v != nil {
+	if v := runview.SchemaAnswer(out, ios.IsStdoutTTY()); v != nil {
 		io.WriteString(ios.Out, terminalText(ios, string(v)))
 	}
 }

@@ -3,6 +3,8 @@
 package runview
 
 import (
+	"bytes"
+	"encoding/json"
 	"fmt"
 	"strconv"
 	"strings"
@@ -11,6 +13,7 @@ import (
 	"github.com/agentloop/agentloop/internal/english"
 	"github.com/agentloop/agentloop/pkg/agent"
 	"github.com/agentloop/agentloop/pkg/transcript"
+	"github.com/agentloop/agentloop/pkg/wire"
 )
 
 var plural = english.Plural
@@ -153,11 +156,22 @@ type Result struct {
 	PerStep    []Step `json:"per_step"`
 	Transcript string `json:"transcript,omitempty"`
 	Error      string `json:"error,omitempty"`
+	// With --schema: the answer's value and whether it matched.
+	*Schema
+}
+
+// Schema is what --json adds for a run with a schema.
+type Schema struct {
+	// AnswerJSON is the value, or null when the answer did not match.
+	AnswerJSON     json.RawMessage `json:"answer_json"`
+	SchemaOK       bool            `json:"schema_ok"`
+	SchemaProblems []string        `json:"schema_problems,omitempty"`
 }
 
 // NewResult is the result of the run out tells of, its transcript at path
-// ("" for none), ended with err (nil for none).
-func NewResult(out *agent.Outcome, path string, err error) Result {
+// ("" for none), ended with err (nil for none); schema says whether the
+// run held its answer to a schema.
+func NewResult(out *agent.Outcome, path string, err error, schema bool) Result {
 	res := Result{Answer: out.Answer, Reason: out.Reason, Steps: out.Steps, Usage: out.Usage, Transcript: path,
 		PerStep: PerStep(out.Requests)}
 	if out.CostKnown {
@@ -167,5 +181,35 @@ func NewResult(out *agent.Outcome, path string, err error) Result {
 	if err != nil {
 		res.Error = err.Error()
 	}
+	if schema {
+		res.Schema = &Schema{AnswerJSON: json.RawMessage("null")}
+		if c := out.Checked; c != nil {
+			res.SchemaOK = c.OK
+			if c.OK {
+				res.AnswerJSON = c.JSON
+			} else {
+				res.SchemaProblems = c.Problems
+			}
+		}
+	}
 	return res
+}
+
+// SchemaAnswer is the value a run with a schema prints on stdout: the
+// answer's JSON when it matched, compact on one line, indented on a
+// terminal; nil when there is nothing to print.
+func SchemaAnswer(out *agent.Outcome, tty bool) []byte {
+	c := out.Checked
+	if c == nil || !c.OK || (out.Reason != wire.ReasonStop && out.Exhausted == "") {
+		return nil
+	}
+	if !tty {
+		return append(bytes.Clone(c.JSON), '\n')
+	}
+	var b bytes.Buffer
+	if json.Indent(&b, c.JSON, "", "  ") != nil {
+		return append(bytes.Clone(c.JSON), '\n')
+	}
+	b.WriteByte('\n')
+	return b.Bytes()
 }

@@ -50,3 +50,18 @@ func WriteReport(w io.Writer, rows []Row) bool {
 	fmt.Fprintf(w, "replay: %s\n", summary)
 	return failed
 }
+
+// WriteConformance says on w (stderr) whether the replayed answer matches
+// the schema the recording records, and reports whether it does not (a
+// failure of the replay, as a divergence is); nil says nothing.
+func WriteConformance(w io.Writer, c *Conformance) bool {
+	if c == nil {
+		return false
+	}
+	if c.OK {
+		fmt.Fprintln(w, "replay: the answer matches the recorded schema")
+		return false
+	}
+	fmt.Fprintf(w, "replay: the answer does not match the recorded schema: %s\n", termtext.Display(strings.Join(c.Problems, "; "), 2000))
+	return true
+}

@@ -28,3 +28,20 @@ func TestWriteReport(t *testing.T) {
 		t.Errorf("no rows: %q", b.String())
 	}
 }
+
+// Whether the replayed answer matches the recorded schema is said, and a
+// mismatch is a failure; a recording without a schema says nothing.
+func TestWriteConformance(t *testing.T) {
+	var b strings.Builder
+	if WriteConformance(&b, nil) || b.Len() != 0 {
+		t.Errorf("no schema: %q", b.String())
+	}
+	if WriteConformance(&b, &Conformance{OK: true}) || b.String() != "replay: the answer matches the recorded schema\n" {
+		t.Errorf("a match: %q", b.String())
+	}
+	b.Reset()
+	if !WriteConformance(&b, &Conformance{Problems: []string{"/a: missing", "/b: got string"}}) ||
+		b.String() != "replay: the answer does not match the recorded schema: /a: missing; /b: got string\n" {
+		t.Errorf("a mismatch: %q", b.String())
+	}
+}
