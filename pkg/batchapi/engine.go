@@ -101,7 +101,10 @@ type call struct {
 	attempts int
 	// looked is set once the log's batches were searched for it.
 	looked bool
-	done   chan answer
+	// answered is set once it has its answer, or its item stopped
+	// waiting (guarded by the engine's mu).
+	answered bool
+	done     chan answer
 }
 
 type answer struct {
@@ -119,7 +122,10 @@ type Engine struct {
 	// items counts the items not yet done; running those not waiting on
 	// an answer.
 	items, running int
-	waiting        []*call
+	// holding counts the batches whose answers are being handed out: no
+	// round is submitted until every item they answer runs again.
+	holding int
+	waiting []*call
 	flights        map[string]*flight
 	round, next    int
 	submitted      int
@@ -232,11 +238,6 @@ func (e *Engine) do(ctx context.Context, c *call, onText func(string)) (*agent.T
 	e.waiting = append(e.waiting, c)
 	e.mu.Unlock()
 	e.signal()
-	defer func() {
-		e.mu.Lock()
-		e.running++
-		e.mu.Unlock()
-	}()
 	select {
 	case a := <-c.done:
 		if a.turn != nil && onText != nil && a.turn.Text != "" {
@@ -250,6 +251,10 @@ func (e *Engine) do(ctx context.Context, c *call, onText func(string)) (*agent.T
 				e.waiting = append(e.waiting[:i], e.waiting[i+1:]...)
 				break
 			}
+		}
+		if !c.answered {
+			c.answered = true
+			e.running++
 		}
 		e.mu.Unlock()
 		return nil, context.Cause(ctx)
@@ -272,7 +277,7 @@ func (e *Engine) Run(ctx context.Context) {
 			return
 		}
 		var calls []*call
-		if e.running <= 0 && len(e.waiting) > 0 {
+		if e.running <= 0 && e.holding == 0 && len(e.waiting) > 0 {
 			calls, e.waiting = e.waiting, nil
 		}
 		e.mu.Unlock()
@@ -282,9 +287,32 @@ func (e *Engine) Run(ctx context.Context) {
 	}
 }
 
-// deliver gives a call its answer.
+// deliver gives a call its answer: its item runs again.
 func (e *Engine) deliver(c *call, t *agent.Turn, err error) {
+	e.mu.Lock()
+	if c.answered {
+		e.mu.Unlock()
+		return
+	}
+	c.answered = true
+	e.running++
+	e.mu.Unlock()
 	c.done <- answer{turn: t, err: err}
+}
+
+// hold keeps rounds from being submitted while a batch's answers are
+// handed out; release lets them be again.
+func (e *Engine) hold() {
+	e.mu.Lock()
+	e.holding++
+	e.mu.Unlock()
+}
+
+func (e *Engine) release() {
+	e.mu.Lock()
+	e.holding--
+	e.mu.Unlock()
+	e.signal()
 }
 
 // requeue puts a call back for the next round.
@@ -528,6 +556,8 @@ func (e *Engine) finish(ctx context.Context, f *flight, st *Status, wasCancelled
 	calls := f.calls
 	e.mu.Unlock()
 	defer e.report()
+	e.hold()
+	defer e.release()
 	if len(st.Failed) > 0 && st.State == "failed" {
 		_ = e.log.Write(Record{Event: EventError, Batch: f.number, BatchID: f.id, Error: "the batch failed validation"})
 		whole := ""
