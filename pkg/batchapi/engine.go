@@ -124,11 +124,11 @@ type Engine struct {
 	items, running int
 	// holding counts the batches whose answers are being handed out: no
 	// round is submitted until every item they answer runs again.
-	holding int
-	waiting []*call
-	flights        map[string]*flight
-	round, next    int
-	submitted      int
+	holding     int
+	waiting     []*call
+	flights     map[string]*flight
+	round, next int
+	submitted   int
 	// results of past batches read back, by number.
 	pastResults map[int]map[string]Result
 	kick        chan struct{}
