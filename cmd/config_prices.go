@@ -22,7 +22,7 @@ func writePrices(ios *IOStreams, cfg *config.Config, home string) error {
 	var b bytes.Buffer
 	tw := tabwriter.NewWriter(&b, 0, 8, 2, ' ', 0)
 	fmt.Fprintln(tw, "\nprices, US dollars per million tokens:")
-	fmt.Fprintln(tw, "model\tinput\tcached_input\tcache_write\toutput\tsource")
+	fmt.Fprintln(tw, "model\tinput\tcached_input\tcache_write\toutput\tbatch_discount\tsource")
 	usd := func(v float64) string { return strconv.FormatFloat(v, 'f', -1, 64) }
 	redact := secrets(ios)
 	for _, m := range models {
@@ -32,7 +32,7 @@ func writePrices(ios *IOStreams, cfg *config.Config, home string) error {
 			// A model's name comes from the file: shown, not obeyed.
 			name = displayText(name, len(name))
 		}
-		fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t%s\t%s:%d\n", name, usd(p.Input), usd(p.CachedInput), usd(p.CacheWrite), usd(p.Output), src.Describe(home), src.Line)
+		fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t%s\t%s\t%s:%d\n", name, usd(p.Input), usd(p.CachedInput), usd(p.CacheWrite), usd(p.Output), usd(cfg.BatchDiscountOf(m)), src.Describe(home), src.Line)
 	}
 	if err := tw.Flush(); err != nil {
 		return err

@@ -129,6 +129,7 @@ func configRows(ios *IOStreams, c *config.Config) []configRow {
 		{key: "mcp_servers", value: serverSummaries(c.MCPServers), src: c.Source("mcp_servers")},
 		{key: "sandbox", value: string(c.Sandbox), src: c.Source("sandbox")},
 		{key: "sandbox_required", value: c.SandboxRequired, src: c.Source("sandbox_required")},
+		{key: "batch_api", value: c.BatchAPI, src: c.Source("batch_api")},
 	}
 }
 

@@ -36,9 +36,11 @@ type priceJSON struct {
 	CachedInput float64 `json:"cached_input"`
 	CacheWrite  float64 `json:"cache_write"`
 	Output      float64 `json:"output"`
-	Source      string  `json:"source"`
-	File        string  `json:"file"`
-	Line        int     `json:"line"`
+	// BatchDiscount is the fraction a Batch API takes off the prices.
+	BatchDiscount float64 `json:"batch_discount"`
+	Source        string  `json:"source"`
+	File          string  `json:"file"`
+	Line          int     `json:"line"`
 }
 
 // orderedSettings encode as a JSON object whose keys keep config show's
@@ -79,7 +81,7 @@ func writeConfigJSON(ios *IOStreams, cfg *config.Config, rows []configRow) error
 	for _, m := range cfg.PricedModels() {
 		p, src, _ := cfg.PriceOf(m)
 		out.Prices[redact.RedactString(m)] = priceJSON{Input: p.Input, CachedInput: p.CachedInput, CacheWrite: p.CacheWrite, Output: p.Output,
-			Source: src.Kind, File: src.File, Line: src.Line}
+			BatchDiscount: cfg.BatchDiscountOf(m), Source: src.Kind, File: src.File, Line: src.Line}
 	}
 	if out.Profiles == nil {
 		out.Profiles = []string{}

@@ -50,6 +50,7 @@ mcp_config              []                                         default
 mcp_servers             []                                         default
 sandbox                 read-only                                  default
 sandbox_required        false                                      default
+batch_api               false                                      default
 OPENAI_API_KEY          set                                        env
 ANTHROPIC_API_KEY       unset                                      env
 
@@ -149,9 +150,9 @@ func TestRunConfigShowPrices(t *testing.T) {
 	}
 	want := `
 prices, US dollars per million tokens:
-model     input  cached_input  cache_write  output  source
-evil` + "\x1b" + `[2J  1      0.1           1.25         4       file ~/cfg/agentloop/config.yaml:4
-gpt-4o    2.5    2.5           2.5          10      file ~/cfg/agentloop/config.yaml:3
+model     input  cached_input  cache_write  output  batch_discount  source
+evil` + "\x1b" + `[2J  1      0.1           1.25         4       0.5             file ~/cfg/agentloop/config.yaml:4
+gpt-4o    2.5    2.5           2.5          10      0.5             file ~/cfg/agentloop/config.yaml:3
 `
 	if got := out.String(); !regexp.MustCompile(`^file +~/cfg/agentloop/config\.yaml +read\n`).MatchString(got) || !strings.HasSuffix(got, want) {
 		t.Errorf("got\n%s\nwant it to end\n%s", got, want)

@@ -84,6 +84,7 @@ mcp_config: [~/servers.json]
 mcp_servers: {}
 sandbox: workspace-write
 sandbox_required: true
+batch_api: true
 profiles:
   p:
     model: profile-model
@@ -109,6 +110,7 @@ profiles:
     mcp_servers: {}
     sandbox: off
     sandbox_required: false
+    batch_api: false
 `
 
 // Each key at each level: default, file, profile, environment, flag.
@@ -128,6 +130,7 @@ func TestConfigPrecedence(t *testing.T) {
 		"AGENTLOOP_MAX_TOTAL_TOKENS", "3000", "AGENTLOOP_MAX_COST", "3.5", "AGENTLOOP_CONTEXT_LIMIT", "10000",
 		"AGENTLOOP_CONTEXT_KEEP", "6", "AGENTLOOP_CONTEXT_CLEAR_AT_LEAST", "700", "AGENTLOOP_CONTEXT_EDITING", "server",
 		"AGENTLOOP_MCP_CONFIG", "env.json", "AGENTLOOP_SANDBOX", "read-only", "AGENTLOOP_SANDBOX_REQUIRED", "1",
+		"AGENTLOOP_BATCH_API", "true",
 	}
 	allFlags := []string{
 		"--model", "flag-model", "--provider", "anthropic", "--tools-dir", "f1", "--tools-dir", "f2",
@@ -209,7 +212,9 @@ func TestConfigPrecedence(t *testing.T) {
 			for _, k := range config.Keys {
 				// Lists and MCP servers are the file's only; a key without
 				// a flag still comes from its variable.
-				if k.Kind == config.List || k.Kind == config.Servers || (k.Flag == "" && w.src == config.SourceFlag) || k.Name == "base_url" {
+				// batch_api's flag is batch's, not config show's.
+				if k.Kind == config.List || k.Kind == config.Servers || (k.Flag == "" && w.src == config.SourceFlag) || k.Name == "base_url" ||
+					(k.Name == "batch_api" && w.src == config.SourceFlag) {
 					continue
 				}
 				if s := c.Source(k.Name); s.Kind != w.src {

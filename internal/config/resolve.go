@@ -97,6 +97,9 @@ type Config struct {
 	// SandboxRequired refuses a tool whose policy is not enforced in full.
 	Sandbox         sandbox.Mode
 	SandboxRequired bool
+	// BatchAPI sends a batch's model requests through the provider's
+	// Batch API, a round at a time (agentloop batch).
+	BatchAPI bool
 
 	// The budgets of a run: 0 is no limit.
 	MaxTotalTokens int
@@ -238,6 +241,7 @@ func Resolve(in Input) (*Config, error) {
 	cfg.MCPServers, _ = cfg.settings["mcp_servers"].value.([]*mcp.Config)
 	cfg.Sandbox = sandbox.Mode(cfg.settings["sandbox"].value.(string))
 	cfg.SandboxRequired = cfg.settings["sandbox_required"].value.(bool)
+	cfg.BatchAPI = cfg.settings["batch_api"].value.(bool)
 	return cfg, nil
 }
 
