@@ -1,12 +1,11 @@
 package cmd
 
 import (
-	"slices"
-
 	"github.com/spf13/cobra"
 
 	"github.com/agentloop/agentloop/internal/toolset"
 	"github.com/agentloop/agentloop/pkg/approval"
+	"github.com/agentloop/agentloop/pkg/engine"
 )
 
 // approvalOptions are the flags that say which tools run without a
@@ -24,25 +23,9 @@ func addApprovalFlags(c *cobra.Command, o *approvalOptions) {
 	f.StringArrayVar(&o.Deny, "deny", nil, "leave out the tool `NAME`: it is not offered to the model (repeatable)")
 }
 
-// check holds the names to the loaded tools: a misspelt name would allow
-// or deny nothing, silently.
+// check holds the names to the loaded tools (engine.CheckApproval).
 func (o *approvalOptions) check(ts *toolset.Set) error {
-	for _, f := range []struct {
-		flag  string
-		names []string
-	}{{"allow", o.Allow}, {"deny", o.Deny}} {
-		for _, n := range f.names {
-			if !ts.MayHave(n) {
-				return flagErrorf("--%s %s: %s", f.flag, n, ts.UnknownText(n))
-			}
-		}
-	}
-	for _, n := range o.Allow {
-		if slices.Contains(o.Deny, n) {
-			return flagErrorf("--allow %s and --deny %s: a tool cannot be both", n, n)
-		}
-	}
-	return nil
+	return engine.CheckApproval(ts, o.Allow, o.Deny)
 }
 
 // approver is the executor between the loop and the tools

@@ -2,7 +2,6 @@ package cmd
 
 import (
 	"context"
-	"errors"
 	"io"
 	"os"
 	"path/filepath"
@@ -14,6 +13,7 @@ import (
 
 	"github.com/agentloop/agentloop/internal/toolset"
 	"github.com/agentloop/agentloop/pkg/agent"
+	"github.com/agentloop/agentloop/pkg/engine"
 	"github.com/agentloop/agentloop/pkg/tools"
 	"github.com/agentloop/agentloop/pkg/wire"
 )
@@ -216,11 +216,10 @@ func TestApprovalFlagNames(t *testing.T) {
 	}
 	for _, tt := range tests {
 		err := tt.opts.check(reg)
-		var fe *FlagError
 		switch {
 		case tt.want == "" && err != nil:
 			t.Errorf("%+v: %v", tt.opts, err)
-		case tt.want != "" && (!errors.As(err, &fe) || err.Error() != tt.want):
+		case tt.want != "" && (engine.KindOf(err) != engine.Flag || err.Error() != tt.want):
 			t.Errorf("%+v: err %v, want the usage error %q", tt.opts, err, tt.want)
 		}
 	}

@@ -12,6 +12,7 @@ import (
 	"github.com/agentloop/agentloop/internal/config"
 	"github.com/agentloop/agentloop/internal/httpretry"
 	"github.com/agentloop/agentloop/pkg/batch"
+	"github.com/agentloop/agentloop/pkg/engine"
 	"github.com/agentloop/agentloop/pkg/tracing"
 )
 
@@ -213,14 +214,14 @@ func runBatch(ctx context.Context, opts *BatchOptions) error {
 	prog := newBatchProgress(ios, opts.Verbose, opts.Quiet, len(plan.Tasks))
 	b := &batchItems{
 		ios: ios, opts: opts, dir: dir, prog: prog,
-		net: liveNet{client: httpretry.NewClient(opts.Jobs), limiter: httpretry.NewLimiter(), trace: newTracer(ctx, ios, opts.OTel, opts.Verbose)},
+		net: liveNet{Net: engine.Net{Client: httpretry.NewClient(opts.Jobs), Limiter: httpretry.NewLimiter()}, trace: newTracer(ctx, ios, opts.OTel, opts.Verbose)},
 	}
-	defer b.net.trace.close()
+	defer b.net.trace.Close()
 	opts.batchSpan = tracing.NewBatchSpan(ios.Getenv("TRACEPARENT"))
 	// The pool's connections end with the batch, not with the process:
 	// they would otherwise outlive it (a batch run from a program).
-	defer b.net.client.CloseIdleConnections()
-	prog.limiter, prog.redact = b.net.limiter, toolSecrets(ios, ts)
+	defer b.net.Client.CloseIdleConnections()
+	prog.limiter, prog.redact = b.net.Limiter, toolSecrets(ios, ts)
 	b.ap = newApprover(ios, ts, opts.Approval, false, prog)
 	rep := batch.Run(ctx, plan.Tasks, batch.Options{
 		Jobs: opts.Jobs, Run: b.run, Record: dir.Results.Append, OnStart: prog.Start, OnDone: prog.Done,
@@ -228,7 +229,7 @@ func runBatch(ctx context.Context, opts *BatchOptions) error {
 	b.ap.Close()
 	prog.Close()
 
-	e := &batchEnd{plan: plan, rep: rep, limited: b.net.limiter.Status()}
+	e := &batchEnd{plan: plan, rep: rep, limited: b.net.Limiter.Status()}
 	e.sum = batch.Summarize(append(plan.Finished, rep.Finished...), 5)
 	e.sum.AddSpent(rep.Unfinished)
 	if !opts.Quiet {

@@ -8,6 +8,7 @@ import (
 	"strconv"
 
 	"github.com/agentloop/agentloop/pkg/batch"
+	"github.com/agentloop/agentloop/pkg/engine"
 )
 
 // checkProviders builds the provider of every model the items name, so
@@ -21,11 +22,13 @@ func (o *BatchOptions) checkProviders(items []batch.Item) error {
 		}
 		seen[it.Model] = true
 		mo := o.itemModel(it)
-		_, _, err := newProvider(o.IO, &mo, liveNet{}, nil)
+		m := mo.engineModel(o.IO)
+		_, err := engine.NewProvider(m, engine.Net{}, nil)
 		if err == nil {
 			// A budget the model cannot be held to (a cost without
 			// its price) stops the batch before any item runs.
-			err = o.Limits.check(mo.providerName(), mo.Model)
+			l := o.Limits.forModel(m.Model)
+			err = l.Check(m.Provider, m.Model)
 		}
 		if err != nil && it.Model != "" {
 			// Where the model was named, keeping the error's exit

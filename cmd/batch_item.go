@@ -13,6 +13,7 @@ import (
 	"github.com/agentloop/agentloop/pkg/agent"
 	"github.com/agentloop/agentloop/pkg/approval"
 	"github.com/agentloop/agentloop/pkg/batch"
+	"github.com/agentloop/agentloop/pkg/engine"
 	"github.com/agentloop/agentloop/pkg/transcript"
 	"github.com/agentloop/agentloop/pkg/wire"
 )
@@ -61,83 +62,71 @@ func (b *batchItems) run(ctx context.Context, t batch.Task) batch.Result {
 	s := b.opts.setup(&o.Model)
 	s.path = b.dir.TranscriptPath(it.ID)
 	prompt := itemPrompt(it)
+	s.prompt = prompt
 	// An item's messages (a torn line of a killed run's transcript) are
 	// not the batch's to print; its failures are in its result.
 	var log bytes.Buffer
 	ios := *b.ios
 	ios.Out, ios.ErrOut = io.Discard, &log
 
-	var state *agent.State
 	if path, earlier, ok := b.dir.Latest(it.ID); ok {
 		conv, err := readItemTranscript(&ios, path)
 		if err != nil {
 			return fail(fmt.Errorf("%w; remove it to run the item from the start", err))
 		}
-		if conv == nil {
+		how, err := engine.ItemPlan(conv, path, prompt, o.Model.providerName(), t.Prior != nil)
+		if err != nil {
+			return fail(err)
+		}
+		switch how {
+		case engine.ItemFresh:
 			// Nothing on record (the disk filled, or a kill came, before
 			// the prompt was written): the item starts over in its place.
 			if err := b.dir.DiscardEmpty(it.ID); err != nil {
 				return unrecorded(err)
 			}
-		} else {
-			d := agent.DialectFor(conv.Shape)
-			if !batch.SamePrompt(conv, d.UserMessage(prompt)) {
-				return fail(fmt.Errorf("%s holds a conversation with another prompt (the input changed since it ran?); remove it to run the item again", path))
+		case engine.ItemEnded:
+			// The run ended; only its result line was not written.
+			r := batch.FromTranscript(conv, agent.DialectFor(conv.Shape))
+			r.ID, r.Line, r.Metadata, r.Transcript, r.Attempts = res.ID, res.Line, res.Metadata, res.Transcript, earlier+1
+			r.ExitCode = recordedExit(r.Reason, r.Error)
+			return r
+		case engine.ItemResume:
+			// Its calls need the tools it had: without one it stops
+			// before any request, its transcript kept.
+			if absent := b.ap.tools.Absent(conv.Header, o.Approval.Deny); len(absent) > 0 {
+				return fail(recordedToolsError(&ios, s.tools, conv.Header.ToolsDirs, absent))
 			}
-			stage := batch.StageOf(conv, d)
-			if stage == batch.Ended && (t.Prior == nil || conv.End == nil || conv.End.Reason != wire.ReasonError) {
-				// The run ended; only its result line was not written.
-				r := batch.FromTranscript(conv, d)
-				r.ID, r.Line, r.Metadata, r.Transcript, r.Attempts = res.ID, res.Line, res.Metadata, res.Transcript, earlier+1
-				r.ExitCode = recordedExit(r.Reason, r.Error)
-				return r
-			}
+			st, _ := engine.State(conv)
+			s.state, s.conv = &st, conv
+		}
+		if how != engine.ItemFresh {
 			res.Attempts = earlier + 2
-			if stage != batch.Unstarted {
-				// Stopped, or ended in an error --retry-failed runs again:
-				// it goes on as replay --resume goes on.
-				if p := o.Model.providerName(); p != conv.Shape {
-					return fail(fmt.Errorf("%s holds a conversation in the %s shape; it cannot go on with the %s provider", path, conv.Shape, p))
-				}
-				// Its calls need the tools it had: without one it
-				// stops before any request, its transcript kept.
-				if absent := b.ap.tools.Absent(conv.Header, o.Approval.Deny); len(absent) > 0 {
-					return fail(recordedToolsError(&ios, s.tools, conv.Header.ToolsDirs, absent))
-				}
-				st, _ := recordedState(conv)
-				state, s.conv = &st, conv
-			}
 			// Whatever is on record is kept, as an earlier attempt; a
 			// continued run's transcript names it as its parent.
 			aside, err := b.dir.SetAside(it.ID)
 			if err != nil {
 				return unrecorded(err)
 			}
-			if state != nil {
+			if s.state != nil {
 				s.parent = aside
 			}
 		}
 	}
 
-	loop, w, err := newLoop(&ios, &o, s, b.ap, b.net)
+	run, err := newLoop(&ios, &o, s, b.ap, b.net)
 	if err != nil {
 		if fileSystemError(err) {
 			return unrecorded(err)
 		}
 		return fail(err)
 	}
+	loop, w := run.Loop, run.Transcript
 	// The item's questions keep its own order of calls, and name it.
 	order := approval.NewOrder()
 	loop.Tools = b.ap.For(order, it.ID)
 	loop.OnEvent = order.Observe(b.prog.Events(it.ID))
-	rctx, cancel := withRunTimeout(ctx, o.Model.Timeout)
-	defer cancel()
-	var out *agent.Outcome
-	if state != nil {
-		out, err = loop.Run(rctx, *state)
-	} else {
-		out, err = loop.Prompt(rctx, prompt)
-	}
+	out, err := run.Go(ctx)
 	// A transcript that could not be written whole (its first write
 	// error, or its sync) is not the item's outcome.
 	werr := w.Close()
@@ -208,19 +197,8 @@ func recordedExit(reason, errText string) int {
 		return ExitOK
 	case reason == wire.ReasonMaxSteps, reason == "budget", reason == "context":
 		return ExitBudget
-	case reason == wire.ReasonError && providerErrorText(errText):
+	case reason == wire.ReasonError && engine.ProviderErrorText(errText):
 		return ExitProvider
 	}
 	return ExitFailure
-}
-
-// providerErrorText reports whether an end record's error is one a
-// provider error or a time limit writes (exit 4).
-func providerErrorText(msg string) bool {
-	for _, p := range []string{"openai: ", "anthropic: ", "responses: ", errRunTimeout.Error()} {
-		if strings.HasPrefix(msg, p) {
-			return true
-		}
-	}
-	return false
 }

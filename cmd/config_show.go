@@ -13,6 +13,7 @@ import (
 	"github.com/agentloop/agentloop/internal/config"
 	"github.com/agentloop/agentloop/internal/httpretry"
 	"github.com/agentloop/agentloop/pkg/agent"
+	"github.com/agentloop/agentloop/pkg/engine"
 	"github.com/agentloop/agentloop/pkg/mcp"
 	"github.com/agentloop/agentloop/pkg/transcript"
 	"github.com/agentloop/agentloop/pkg/wire"
@@ -89,9 +90,9 @@ func configRows(ios *IOStreams, c *config.Config) []configRow {
 	provider := c.ProviderName()
 	baseURL, baseSrc := c.BaseURL(provider)
 	if baseURL == "" {
-		baseURL = providers[wire.Chat].baseURL
-		if api, ok := providers[wire.Shape(provider)]; ok {
-			baseURL = api.baseURL
+		baseURL, _ = engine.DefaultBaseURL(string(wire.Chat))
+		if u, ok := engine.DefaultBaseURL(provider); ok {
+			baseURL = u
 		}
 	} else if u, err := url.Parse(baseURL); err == nil {
 		baseURL = u.Redacted()

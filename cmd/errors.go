@@ -3,6 +3,8 @@ package cmd
 import (
 	"errors"
 	"fmt"
+
+	"github.com/agentloop/agentloop/pkg/engine"
 )
 
 // Exit codes, as documented in docs/exit-codes.md.
@@ -46,7 +48,7 @@ func (e *ExitError) Unwrap() error { return e.Err }
 var errSilent = &ExitError{Code: ExitFailure}
 
 // exitCode maps an error returned by a command to the process exit code and
-// the message to print, if any.
+// the message to print, if any. The engine's setup errors say their kind.
 func exitCode(err error) (int, string) {
 	if err == nil {
 		return ExitOK, ""
@@ -54,6 +56,12 @@ func exitCode(err error) (int, string) {
 	var fe *FlagError
 	if errors.As(err, &fe) {
 		return ExitUsage, err.Error()
+	}
+	switch engine.KindOf(err) {
+	case engine.Usage, engine.Flag:
+		return ExitUsage, err.Error()
+	case engine.Key:
+		return ExitProvider, err.Error()
 	}
 	var ee *ExitError
 	if errors.As(err, &ee) {

@@ -9,24 +9,14 @@ import (
 
 	"github.com/agentloop/agentloop/internal/config"
 	"github.com/agentloop/agentloop/pkg/agent"
-	"github.com/agentloop/agentloop/pkg/provider/anthropic"
+	"github.com/agentloop/agentloop/pkg/engine"
 	"github.com/agentloop/agentloop/pkg/transcript"
-	"github.com/agentloop/agentloop/pkg/wire"
 )
 
-// limitOptions are what a live run may spend and send: its token and cost
-// budgets, the clearing of old tool results, and whether the last request
-// a budget allows asks for an answer.
+// limitOptions are what a live run may spend and send (engine.Limits),
+// with the configuration they came from.
 type limitOptions struct {
-	MaxTotalTokens int
-	MaxCost        float64
-	ContextLimit   int
-	NoFinalAnswer  bool
-	// The rest of the clearing policy comes from the settings only.
-	ContextKeep         int
-	ContextKeepTools    []string
-	ContextClearAtLeast int
-	ContextEditing      string
+	engine.Limits
 
 	// cfg is the configuration they came from: the prices, and where each
 	// value was given; limitFrom is the transcript a resumed run took its
@@ -86,43 +76,6 @@ func (o *limitOptions) useRecorded(h *transcript.Header, path string) {
 	}
 }
 
-// policy is the clearing policy; nil when nothing is cleared.
-func (o *limitOptions) policy() *agent.ContextPolicy {
-	if o.ContextLimit <= 0 {
-		return nil
-	}
-	return &agent.ContextPolicy{
-		Limit: int64(o.ContextLimit), Keep: o.ContextKeep, KeepTools: o.ContextKeepTools,
-		ClearAtLeast: int64(o.ContextClearAtLeast),
-	}
-}
-
-// serverClearing reports whether the API clears old results itself.
-func (o *limitOptions) serverClearing() bool {
-	return o.ContextLimit > 0 && o.ContextEditing == config.ContextEditingServer
-}
-
-// check refuses what cannot be done with the provider and model chosen.
-func (o *limitOptions) check(provider, model string) error {
-	if o.serverClearing() && !providers[wire.Shape(provider)].serverClearing {
-		// context_editing has no flag: --help would not set it right.
-		return &ExitError{Code: ExitUsage, Err: fmt.Errorf("context_editing: server has the Anthropic API clear old tool results; with %s, use client", provider)}
-	}
-	if o.MaxCost > 0 {
-		if _, ok := o.price(model); !ok {
-			given := o.givenAs("max_cost", strconv.FormatFloat(o.MaxCost, 'f', -1, 64))
-			err := fmt.Errorf("%s: the price of %s is not known, so its cost cannot be counted; add it to the configuration file:\n  prices:\n    %s: {input: …, cached_input: …, output: …}   # US dollars per million tokens",
-				given, model, model)
-			if strings.HasPrefix(given, "--") {
-				return &FlagError{Err: err}
-			}
-			// A variable or the file: the pointer to --help would not help.
-			return &ExitError{Code: ExitUsage, Err: err}
-		}
-	}
-	return nil
-}
-
 // givenAs names a setting and its value the way they were given, for a
 // message: the flag (or its default), the variable, the configuration
 // file's line, or the transcript a resumed run took it from.
@@ -152,30 +105,13 @@ func (o *limitOptions) price(model string) (agent.Price, bool) {
 	return p, ok
 }
 
-// apply sets the loop's budgets, price and clearing.
-func (o *limitOptions) apply(l *agent.Loop, model string, maxTokens int64) {
-	l.NoFinalAnswer = o.NoFinalAnswer
-	l.MaxOutputTokens = maxTokens
-	if o.MaxTotalTokens > 0 || o.MaxCost > 0 {
-		l.Budget = &agent.Budget{MaxTotalTokens: int64(o.MaxTotalTokens), MaxCost: o.MaxCost}
-	}
+// forModel are the limits of a run of model: its price, and the cost
+// budget named as it was given, for the engine's messages.
+func (o *limitOptions) forModel(model string) engine.Limits {
+	l := o.Limits
 	if p, ok := o.price(model); ok {
 		l.Price = &p
 	}
-	if !o.serverClearing() {
-		l.Context = o.policy()
-	}
-}
-
-// record writes the budgets and the clearing policy into a header.
-func (o *limitOptions) record(h *transcript.Header) {
-	h.MaxTotalTokens, h.MaxCost = int64(o.MaxTotalTokens), o.MaxCost
-	if p := o.policy(); p != nil {
-		h.Context = &transcript.ContextPolicy{
-			Limit: p.Limit, Keep: p.Keep, KeepTools: p.KeepTools, ClearAtLeast: p.ClearAtLeast, Editing: o.ContextEditing,
-		}
-		if o.serverClearing() {
-			h.Context.ContextManagement, h.Context.Beta = anthropic.ServerClearing(p), anthropic.ServerClearingBeta
-		}
-	}
+	l.MaxCostGiven = o.givenAs("max_cost", strconv.FormatFloat(o.MaxCost, 'f', -1, 64))
+	return l
 }

@@ -8,10 +8,10 @@ import (
 	"github.com/spf13/cobra"
 	"github.com/spf13/pflag"
 
-	"github.com/agentloop/agentloop/internal/config"
 	"github.com/agentloop/agentloop/internal/httpretry"
 	"github.com/agentloop/agentloop/internal/toolset"
 	"github.com/agentloop/agentloop/pkg/agent"
+	"github.com/agentloop/agentloop/pkg/engine"
 	"github.com/agentloop/agentloop/pkg/mcp"
 	"github.com/agentloop/agentloop/pkg/transcript"
 )
@@ -132,12 +132,16 @@ type liveSetup struct {
 	path string
 	// batchSpan is a batch item's batch span (tracing.NewBatchSpan).
 	batchSpan string
+	// prompt starts the conversation; state, when set, goes on with a
+	// recorded one.
+	prompt string
+	state  *agent.State
 }
 
 // liveRun is a live run set up: the loop, wired to the provider, the tools
 // (behind approval), the transcript and the progress display.
 type liveRun struct {
-	loop   *agent.Loop
+	run    *engine.Run
 	ctx    context.Context
 	cancel context.CancelFunc
 	// stopPipes lets a closed pipe kill the process again.
@@ -148,12 +152,12 @@ type liveRun struct {
 	// client is the run's connection pool, closed at the end: its
 	// connections would otherwise outlive the run in the process.
 	client *http.Client
-	trace  *runTracer
+	trace  *engine.Tracer
 }
 
 // startLive sets up a live run: it loads the tools, builds the provider,
 // creates the transcript (its file name and header carry one id) and wires
-// the loop. The caller runs the loop with run.ctx and ends with finish.
+// the loop. The caller runs it with goOn and ends with finish.
 func startLive(ctx context.Context, ios *IOStreams, o *liveOptions, s liveSetup) (run *liveRun, err error) {
 	stopPipes := catchBrokenPipes()
 	ts, started, err := liveTools(ctx, ios, o, s)
@@ -171,10 +175,10 @@ func startLive(ctx context.Context, ios *IOStreams, o *liveOptions, s liveSetup)
 	redact := toolSecrets(ios, ts)
 	prog.redact = redact // -v shows results, which may hold what a server was given
 	ap := newApprover(ios, ts, o.Approval, false, prog)
-	net := liveNet{client: httpretry.NewClient(1), trace: newTracer(ctx, ios, o.OTel, o.Verbose)}
-	loop, w, err := newLoop(ios, o, s, ap, net)
+	net := liveNet{Net: engine.Net{Client: httpretry.NewClient(1)}, trace: newTracer(ctx, ios, o.OTel, o.Verbose)}
+	er, err := newLoop(ios, o, s, ap, net)
 	if err != nil {
-		net.trace.close()
+		net.trace.Close()
 		prog.Close()
 		ap.Close()
 		return nil, err
@@ -184,6 +188,7 @@ func startLive(ctx context.Context, ios *IOStreams, o *liveOptions, s liveSetup)
 			prog.Printf("%s", line)
 		}
 	}
+	loop, w := er.Loop, er.Transcript
 	if w != nil {
 		if s.parent != "" {
 			prog.transcriptPath(fmt.Sprintf("transcript: %s (continues %s)", w.Path(), s.parent))
@@ -191,11 +196,10 @@ func startLive(ctx context.Context, ios *IOStreams, o *liveOptions, s liveSetup)
 			prog.transcriptPath("transcript: " + w.Path())
 		}
 	}
-	run = &liveRun{tools: ts, ap: ap, loop: loop, stopPipes: stopPipes, client: net.client, trace: net.trace}
-	run.ctx, run.cancel = withRunTimeout(ctx, s.model.Timeout)
-	runCtx, stop := context.WithCancelCause(run.ctx)
-	timeoutCancel := run.cancel
-	run.ctx, run.cancel = runCtx, func() { stop(nil); timeoutCancel() }
+	run = &liveRun{tools: ts, ap: ap, run: er, stopPipes: stopPipes, client: net.Client, trace: net.trace}
+	var stop context.CancelCauseFunc
+	run.ctx, stop = context.WithCancelCause(ctx)
+	run.cancel = func() { stop(nil) }
 	loop.OnEvent = ap.Observe(prog.Event)
 	out := &closedOutput{w: ios.Out, closed: func() { stop(errStdoutClosed) }}
 	stream := attachStream(ios, out, loop, prog, wantStream(ios, o.Stream, o.NoStream, o.JSON))
@@ -203,68 +207,40 @@ func startLive(ctx context.Context, ios *IOStreams, o *liveOptions, s liveSetup)
 	return run, nil
 }
 
-// newLoop builds the provider, creates the transcript (at -o, else a new
-// file in the transcripts folder) and wires a loop to them and to exec,
-// the tools behind their approval. The runs of a batch share exec and net.
-func newLoop(ios *IOStreams, o *liveOptions, s liveSetup, exec *approver, net liveNet) (*agent.Loop, *transcript.Writer, error) {
-	if s.model.Model == "" {
-		s.model.Model = config.DefaultModelFor(s.model.providerName())
+// newLoop sets up the engine's run of o and s: the provider, the
+// transcript (at -o, else a new file in the transcripts folder) and the
+// loop wired to them and to exec, the tools behind their approval. The
+// runs of a batch share exec and net.
+func newLoop(ios *IOStreams, o *liveOptions, s liveSetup, exec *approver, net liveNet) (*engine.Run, error) {
+	m := s.model.engineModel(ios)
+	es := engine.Settings{
+		Command: s.command, Model: m, System: s.model.System, Timeout: s.model.Timeout,
+		MaxSteps: o.MaxSteps, Parallel: o.Parallel, Limits: o.Limits.forModel(m.Model), ToolsDirs: s.tools.dirs,
+		Parent: s.parent, Conv: s.conv, BatchSpan: s.batchSpan, Version: Version(), Prompt: s.prompt, State: s.state,
+		Output: engine.Output{None: o.NoTranscript, Path: o.Output, Explicit: o.Output != "", Force: s.force, Dir: transcriptsDir(ios, o.TranscriptDir)},
 	}
-	if err := o.Limits.check(s.model.providerName(), s.model.Model); err != nil {
-		return nil, nil, err
+	if s.path != "" {
+		es.Output.Path, es.Output.Explicit = s.path, false
 	}
-	var serverClearing *agent.ContextPolicy
-	if o.Limits.serverClearing() {
-		serverClearing = o.Limits.policy()
-	}
-	prov, baseURL, err := newProvider(ios, s.model, net, serverClearing)
+	es.TraceParent, es.TraceState = engine.TraceParent(ios.Getenv)
+	run, err := engine.New(es, engine.Tools{Set: exec.tools, Exec: exec, Redact: toolSecrets(ios, exec.tools)}, net.Net, net.trace)
 	if err != nil {
-		return nil, nil, err
+		return nil, err
 	}
-	defs, err := exec.tools.ToolDefs(prov)
-	if err != nil {
-		return nil, nil, err
+	if w := run.Transcript; w != nil && es.Output.Explicit {
+		recordElsewhere(ios, o, run.Header.ID, w.Path())
 	}
-	redact := toolSecrets(ios, exec.tools)
-	var (
-		w *transcript.Writer
-		h transcript.Header
-	)
-	if !o.NoTranscript {
-		id := transcript.NewID()
-		path, explicit := o.Output, o.Output != ""
-		switch {
-		case s.path != "":
-			path, explicit = s.path, false
-		case path == "":
-			path = defaultTranscriptPath(ios, o.TranscriptDir, id)
-		}
-		h = transcript.Header{
-			ID: id, Command: s.command, Provider: prov.Name(), Model: prov.Model(), BaseURL: baseURL,
-			ToolsDirs: toolsDirsForHeader(s.tools.dirs), Tools: defs, System: s.model.System, MaxSteps: o.MaxSteps,
-			Parallel: o.Parallel, MCPServers: exec.tools.Header(), MaxTokens: s.model.MaxTokens,
-		}
-		if s.model.setTemp {
-			h.Temperature = &s.model.Temperature
-		}
-		o.Limits.record(&h)
-		traceParent(ios, &h)
-		h.BatchSpan = s.batchSpan
-		if w, err = createTranscript(ios, path, explicit, s.force, s.parent, s.conv, h, redact); err != nil {
-			return nil, nil, err
-		}
-		if explicit {
-			recordElsewhere(ios, o, id, path)
-		}
-	}
-	loop := &agent.Loop{
-		Provider: prov, Tools: exec, ToolDefs: defs, System: s.model.System,
-		MaxSteps: o.MaxSteps, Parallel: o.Parallel, Transcript: w,
-	}
-	loop.Tools = net.trace.attach(w, h, exec)
-	o.Limits.apply(loop, prov.Model(), s.model.MaxTokens)
-	return loop, w, nil
+	return run, nil
 }
+
+// newTracer traces the runs of a command that asked for it (--otel, or
+// an OTLP endpoint in the environment), saying why not with -v.
+func newTracer(ctx context.Context, ios *IOStreams, asked, verbose bool) *engine.Tracer {
+	return engine.NewTracer(ctx, ios.Getenv, asked, verbose, Version(), ios.ErrOut)
+}
+
+// goOn runs the conversation to its end.
+func (r *liveRun) goOn() (*agent.Outcome, error) { return r.run.Go(r.ctx) }
 
 // finish ends a live run the same way whichever command started it.
 func (r *liveRun) finish(ios *IOStreams, out *agent.Outcome, err error) error {
@@ -273,7 +249,7 @@ func (r *liveRun) finish(ios *IOStreams, out *agent.Outcome, err error) error {
 	defer r.client.CloseIdleConnections()
 	defer r.stopPipes()
 	defer r.cancel()
-	defer r.trace.close() // after the transcript's end record
+	defer r.trace.Close() // after the transcript's end record
 
 	return finishRun(ios, out, err, r.end)
 }

@@ -1,20 +1,17 @@
 package cmd
 
 import (
-	"context"
 	"encoding/json"
 	"errors"
 	"fmt"
-	"net/http"
 	"slices"
 	"strings"
 	"syscall"
-	"time"
 
 	"github.com/agentloop/agentloop/internal/config"
 	"github.com/agentloop/agentloop/internal/shell"
 	"github.com/agentloop/agentloop/pkg/agent"
-	"github.com/agentloop/agentloop/pkg/provider/openai"
+	"github.com/agentloop/agentloop/pkg/engine"
 	"github.com/agentloop/agentloop/pkg/transcript"
 	"github.com/agentloop/agentloop/pkg/wire"
 )
@@ -117,10 +114,10 @@ func outcomeError(out *agent.Outcome, err error, path string, e runEnd) error {
 			return &ExitError{Code: ExitInterrupted, Err: errors.New("interrupted" + resume)}
 		case errors.Is(err, errStdoutClosed):
 			return &ExitError{Code: ExitInterrupted, Err: errors.New(errStdoutClosed.Error() + resume)}
-		case errors.Is(err, errRunTimeout):
+		case errors.Is(err, engine.ErrTimeout):
 			return &ExitError{Code: ExitProvider, Err: fmt.Errorf("%w%s", err, resume)}
 		case errors.As(err, &pe):
-			if !passing(pe) {
+			if !engine.Passing(pe) {
 				resume = "" // the same request would be refused again
 			}
 			return &ExitError{Code: ExitProvider, Err: fmt.Errorf("%w%s", err, resume)}
@@ -144,38 +141,6 @@ func outcomeError(out *agent.Outcome, err error, path string, e runEnd) error {
 		return fmt.Errorf("the model refused to answer")
 	}
 	return nil
-}
-
-// passing reports whether a provider error may pass when the same
-// request is sent again later: the network, a timeout, the rate limit,
-// the server's fault, a response that was not what it should be. A run
-// one of those ended is worth going on with. A request the API refused as
-// it is (400, 422), or a setting it refused (the key: 401, 403; the model
-// or address: 404; an https:// address of a plain HTTP server), is not: it
-// is fixed, and run again, first. But a --store request whose previous
-// response the server does not hold goes on in a resume, which sends the
-// whole conversation.
-func passing(pe *agent.ProviderError) bool {
-	if errors.Is(pe, http.ErrSchemeMismatch) {
-		return false
-	}
-	if errors.Is(pe, openai.ErrPreviousResponseNotFound) {
-		return true
-	}
-	switch pe.Status {
-	case http.StatusBadRequest, http.StatusUnauthorized, http.StatusForbidden, http.StatusNotFound, http.StatusUnprocessableEntity:
-		return false
-	}
-	return true
-}
-
-var errRunTimeout = errors.New("run timed out")
-
-func withRunTimeout(ctx context.Context, d time.Duration) (context.Context, context.CancelFunc) {
-	if d <= 0 {
-		return context.WithCancel(ctx)
-	}
-	return context.WithTimeoutCause(ctx, d, fmt.Errorf("%w after %s (--timeout)", errRunTimeout, d))
 }
 
 // redactError keeps secrets out of an error message.

@@ -1,8 +1,7 @@
 package cmd
 
 import (
-	"errors"
-	"net/http"
+	"fmt"
 	"slices"
 	"time"
 
@@ -11,12 +10,8 @@ import (
 
 	"github.com/agentloop/agentloop/internal/config"
 	"github.com/agentloop/agentloop/internal/httpretry"
-	"github.com/agentloop/agentloop/pkg/agent"
-	"github.com/agentloop/agentloop/pkg/provider"
-	"github.com/agentloop/agentloop/pkg/provider/anthropic"
-	"github.com/agentloop/agentloop/pkg/provider/openai"
+	"github.com/agentloop/agentloop/pkg/engine"
 	"github.com/agentloop/agentloop/pkg/transcript"
-	"github.com/agentloop/agentloop/pkg/wire"
 )
 
 // modelOptions are the flags that choose and tune the model, shared by run
@@ -95,142 +90,63 @@ func secretsWith(ios *IOStreams, extra ...string) *transcript.Redactor {
 	return transcript.NewRedactor(append([]string{ios.Getenv("OPENAI_API_KEY"), ios.Getenv("ANTHROPIC_API_KEY")}, extra...)...)
 }
 
-// liveNet is what the providers of one invocation share: a connection pool
-// and the limiter that paces their requests. The zero value gives each
-// provider its own.
+// liveNet is what the runs of one invocation share: a connection pool,
+// the limiter that paces their requests, and the tracing of their spans
+// (nil: none). The zero value gives each provider its own.
 type liveNet struct {
-	client  *http.Client
-	limiter *httpretry.Limiter
-	// trace, when set, traces the runs (see runTracer).
-	trace *runTracer
+	engine.Net
+	trace *engine.Tracer
 }
 
-// newProvider builds the provider the options name, and says the address it
-// talks to. serverClearing, when set, has the (Anthropic) API clear old
-// tool results itself.
-func newProvider(ios *IOStreams, o *modelOptions, net liveNet, serverClearing *agent.ContextPolicy) (agent.Provider, string, error) {
+// engineModel is the model settings resolved for the engine: the
+// provider's key, organisation and project from the environment, and the
+// base URL from the provider's variable when no setting gave one.
+func (o *modelOptions) engineModel(ios *IOStreams) engine.Model {
 	name := o.providerName()
-	api, ok := providers[wire.Shape(name)]
-	if !ok {
-		return nil, "", flagErrorf("--provider %q: use openai, responses or anthropic", name)
-	}
-	if o.Store && !api.store {
-		return nil, "", flagErrorf("--store keeps responses on the server: it applies to --provider responses only (the provider is %s)", name)
-	}
-	if o.MaxTokens > 0 && o.MaxTokens < api.minMaxTokens {
-		// Every request would be refused ("integer below minimum value").
-		return nil, "", flagErrorf("--max-tokens %d: the %s API takes at least %d (max_output_tokens)", o.MaxTokens, api.title, api.minMaxTokens)
-	}
-	if o.Model == "" {
-		o.Model = config.DefaultModelFor(name)
-	}
 	prefix := config.ProviderEnvPrefix(name) // OPENAI_…, ANTHROPIC_…
-	baseURL := o.BaseURL
-	if baseURL == "" {
-		baseURL = ios.Getenv(prefix + "_BASE_URL")
+	m := engine.Model{
+		Provider: name, Model: o.Model, ModelFrom: o.modelFrom, BaseURL: o.BaseURL, BaseURLFrom: o.baseURLFrom,
+		APIKey: ios.Getenv(prefix + "_API_KEY"), Organization: ios.Getenv("OPENAI_ORG_ID"), Project: ios.Getenv("OPENAI_PROJECT_ID"),
+		MaxTokens: o.MaxTokens, MaxRetries: o.MaxRetries, IdleTimeout: o.IdleTimeout, Store: o.Store,
 	}
-	from := o.baseURLFrom
-	if from == "" {
-		from = baseURLSource(o.BaseURL, name)
+	if m.Model == "" {
+		m.Model = config.DefaultModelFor(name)
 	}
-	if err := checkBaseURL(baseURL, from); err != nil {
-		return nil, "", err
+	if m.BaseURL == "" {
+		m.BaseURL = ios.Getenv(prefix + "_BASE_URL")
 	}
-	var temp *float64
+	if m.BaseURLFrom == "" {
+		m.BaseURLFrom = baseURLSource(o.BaseURL, name)
+	}
 	if o.setTemp {
 		t := o.Temperature
-		temp = &t
+		m.Temperature = &t
 	}
-	p, err := api.new(providerSettings{
-		APIKey: ios.Getenv(prefix + "_API_KEY"), BaseURL: baseURL, BaseURLFrom: from, Model: o.Model, ModelFrom: o.modelFrom,
-		Organization: ios.Getenv("OPENAI_ORG_ID"), Project: ios.Getenv("OPENAI_PROJECT_ID"),
-		Temperature: temp, MaxTokens: o.MaxTokens, MaxRetries: o.MaxRetries, IdleTimeout: o.IdleTimeout,
-		HTTPClient: net.client, Limiter: net.limiter, Store: o.Store, ServerClearing: serverClearing,
-	})
-	if errors.Is(err, provider.ErrNoAPIKey) || errors.Is(err, provider.ErrBadAPIKey) {
-		return nil, "", &ExitError{Code: ExitProvider, Err: err}
+	return m
+}
+
+// baseURLSetting names the setting a resolved base URL came from, as an
+// error message tells the user to check it: "" for the default.
+func baseURLSetting(src config.Source) string { return settingName(src, "base_url") }
+
+// settingName names the setting a resolved value of the configuration's
+// key came from, as an error message tells the user to check it: the flag,
+// the variable, or the key at its line of the file; "" for the default.
+func settingName(src config.Source, key string) string {
+	switch src.Kind {
+	case config.SourceFlag, config.SourceEnv:
+		return src.Name
+	case config.SourceFile:
+		return fmt.Sprintf("%s in %s:%d", key, src.File, src.Line)
 	}
-	if err != nil {
-		return nil, "", err
+	return ""
+}
+
+// baseURLSource names where a base URL came from: the flag, else the
+// provider's variable.
+func baseURLSource(flag string, provider string) string {
+	if flag != "" {
+		return "--base-url"
 	}
-	return p, p.BaseURL(), nil
-}
-
-// remoteProvider is a provider that talks to a server.
-type remoteProvider interface {
-	agent.Provider
-	// BaseURL is the server's address.
-	BaseURL() string
-}
-
-// providerSettings are what a run gives the provider it builds, whichever
-// API it is; each takes the settings its API has.
-type providerSettings struct {
-	APIKey, BaseURL, BaseURLFrom string
-	Model, ModelFrom             string
-	// Organization and Project are OpenAI's.
-	Organization, Project string
-	Temperature           *float64
-	MaxTokens             int64
-	MaxRetries            int
-	IdleTimeout           time.Duration
-	HTTPClient            *http.Client
-	Limiter               *httpretry.Limiter
-	// Store keeps responses on the server (responses).
-	Store bool
-	// ServerClearing has the API clear old tool results itself (anthropic).
-	ServerClearing *agent.ContextPolicy
-}
-
-func (s providerSettings) openAI() openai.Config {
-	return openai.Config{
-		APIKey: s.APIKey, BaseURL: s.BaseURL, BaseURLFrom: s.BaseURLFrom, Model: s.Model, ModelFrom: s.ModelFrom,
-		Organization: s.Organization, Project: s.Project, Temperature: s.Temperature, MaxTokens: s.MaxTokens,
-		MaxRetries: s.MaxRetries, IdleTimeout: s.IdleTimeout, HTTPClient: s.HTTPClient, Limiter: s.Limiter,
-	}
-}
-
-// providerAPI is one API --provider names: how its provider is built, and
-// what of the run's settings it takes.
-type providerAPI struct {
-	new func(providerSettings) (remoteProvider, error)
-	// title names the API in messages ("the Responses API").
-	title string
-	// baseURL is the API's own address, used when none is set.
-	baseURL string
-	// store is set when the API keeps responses on the server if asked
-	// (--store).
-	store bool
-	// minMaxTokens is the least --max-tokens the API takes; 0 is any.
-	minMaxTokens int64
-	// serverClearing is set when the API can clear old tool results
-	// itself (context_editing: server).
-	serverClearing bool
-}
-
-// providers are the APIs by the name --provider takes. A new API is a
-// package under pkg/provider, a shape in pkg/wire and a row here.
-var providers = map[wire.Shape]providerAPI{
-	wire.Chat: {
-		new: func(s providerSettings) (remoteProvider, error) {
-			return openai.NewChat(s.openAI())
-		},
-		title: "Chat Completions", baseURL: openai.BaseURL,
-	},
-	wire.Responses: {
-		new: func(s providerSettings) (remoteProvider, error) {
-			return openai.NewResponses(openai.ResponsesConfig{Config: s.openAI(), Store: s.Store})
-		},
-		title: "Responses", baseURL: openai.BaseURL, store: true, minMaxTokens: config.MinResponsesOutputTokens,
-	},
-	wire.Messages: {
-		new: func(s providerSettings) (remoteProvider, error) {
-			return anthropic.NewMessages(anthropic.Config{
-				APIKey: s.APIKey, BaseURL: s.BaseURL, BaseURLFrom: s.BaseURLFrom, Model: s.Model, ModelFrom: s.ModelFrom,
-				Temperature: s.Temperature, MaxTokens: s.MaxTokens, MaxRetries: s.MaxRetries, IdleTimeout: s.IdleTimeout,
-				HTTPClient: s.HTTPClient, Limiter: s.Limiter, ServerClearing: s.ServerClearing,
-			})
-		},
-		title: "Messages", baseURL: anthropic.BaseURL, serverClearing: true,
-	},
+	return config.ProviderBaseURLEnv(provider)
 }

@@ -1,7 +1,6 @@
 package cmd
 
 import (
-	"errors"
 	"os"
 	"path/filepath"
 	"testing"
@@ -52,8 +51,7 @@ func TestRecordedToolsError(t *testing.T) {
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
 			err := recordedToolsError(ios, tt.src, tt.recorded, tt.absent)
-			var ee *ExitError
-			if !errors.As(err, &ee) || ee.Code != ExitUsage {
+			if code, _ := exitCode(err); err == nil || code != ExitUsage {
 				t.Fatalf("want exit 2, got %v", err)
 			}
 			if err.Error() != tt.want {

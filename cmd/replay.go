@@ -13,6 +13,7 @@ import (
 	"github.com/agentloop/agentloop/internal/config"
 	"github.com/agentloop/agentloop/internal/toolset"
 	"github.com/agentloop/agentloop/pkg/agent"
+	"github.com/agentloop/agentloop/pkg/engine"
 	"github.com/agentloop/agentloop/pkg/replay"
 	"github.com/agentloop/agentloop/pkg/transcript"
 )
@@ -178,7 +179,7 @@ func replayConversation(ctx context.Context, opts *ReplayOptions, conv *transcri
 	tools := opts.recordedTools(conv)
 	dirs := tools.dirs
 	d := agent.DialectFor(conv.Shape)
-	called := calledTools(d, conv)
+	called := engine.CalledTools(d, conv)
 	warnToolsDirsGone(ios, &opts.liveOptions, conv, called)
 	// The servers started are those that could offer a tool the
 	// recording called.
@@ -202,13 +203,13 @@ func replayConversation(ctx context.Context, opts *ReplayOptions, conv *transcri
 		if err != nil {
 			return nil, err
 		}
-		h := transcript.Header{Command: "replay", Provider: d.Name(), Tools: defs, ToolsDirs: dirs, MCPServers: ts.Header()}
+		h := transcript.Header{Command: "replay", Provider: d.Name(), Tools: defs, ToolsDirs: dirs, MCPServers: ts.Header(), Agentloop: Version()}
 		if conv.Header != nil {
 			h.Model, h.BaseURL, h.System = conv.Header.Model, conv.Header.BaseURL, conv.Header.System
 			// The replay clears what the recording cleared, by the same policy.
 			h.Context = conv.Header.Context
 		}
-		if w, err = createChild(opts.Output, true, opts.Force, opts.File, conv, h, redact, false); err != nil {
+		if w, err = engine.CreateChild(opts.Output, true, opts.Force, opts.File, conv, h, redact, false); err != nil {
 			return nil, err
 		}
 	}

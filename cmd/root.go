@@ -21,6 +21,7 @@ import (
 	"github.com/agentloop/agentloop/internal/gcpace"
 	"github.com/agentloop/agentloop/internal/procgroup"
 	"github.com/agentloop/agentloop/internal/version"
+	"github.com/agentloop/agentloop/pkg/engine"
 )
 
 // Version returns the version of this build: the one stamped at build
@@ -137,7 +138,7 @@ func Execute(ctx context.Context, ios *IOStreams, args []string) int {
 		// Only a mistake on the command line points at --help; a bad
 		// configuration file or unreadable input exits 2 without it.
 		var fe *FlagError
-		if errors.As(err, &fe) {
+		if errors.As(err, &fe) || engine.KindOf(err) == engine.Flag {
 			fmt.Fprintf(ios.ErrOut, "Run '%s --help' for usage.\n", commandPathFor(root, args))
 		}
 	}
@@ -146,7 +147,7 @@ func Execute(ctx context.Context, ios *IOStreams, args []string) int {
 
 func isExitError(err error) bool {
 	var ee *ExitError
-	return errors.As(err, &ee)
+	return errors.As(err, &ee) || engine.KindOf(err) != 0
 }
 
 // commandPathFor finds the command the arguments name, for the usage hint.

@@ -12,6 +12,7 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/agentloop/agentloop/internal/config"
+	"github.com/agentloop/agentloop/pkg/engine"
 	"github.com/agentloop/agentloop/pkg/history"
 )
 
@@ -106,7 +107,7 @@ tokens, cost, context), 4 provider/API error, 130 interrupted.`,
 func runRun(ctx context.Context, opts *RunOptions) error {
 	ios := opts.IO
 	if opts.Continue == history.Last {
-		if err := refInPrompt(opts.TranscriptDir, opts.Prompt); err != nil {
+		if err := engine.RefInPrompt(opts.TranscriptDir, opts.Prompt); err != nil {
 			return err
 		}
 	}
@@ -121,12 +122,12 @@ func runRun(ctx context.Context, opts *RunOptions) error {
 		return runContinue(ctx, opts, prompt)
 	}
 	run, err := startLive(ctx, ios, &opts.liveOptions, liveSetup{
-		command: "run", model: &opts.Model, tools: toolsSource{opts.ToolsDirs, opts.toolsSetting}, only: opts.Tools, force: opts.Force,
+		command: "run", model: &opts.Model, tools: toolsSource{opts.ToolsDirs, opts.toolsSetting}, only: opts.Tools, force: opts.Force, prompt: prompt,
 	})
 	if err != nil {
 		return err
 	}
-	out, err := run.loop.Prompt(run.ctx, prompt)
+	out, err := run.goOn()
 	return run.finish(ios, out, err)
 }
 

@@ -10,6 +10,7 @@ import (
 	"github.com/agentloop/agentloop/internal/config"
 	"github.com/agentloop/agentloop/internal/sandbox"
 	"github.com/agentloop/agentloop/internal/toolset"
+	"github.com/agentloop/agentloop/pkg/engine"
 )
 
 // landlockABIEnv caps the Landlock ABI tools are restricted with, below the
@@ -54,37 +55,10 @@ func sandboxFrom(ios *IOStreams, cfg *config.Config) (sandboxOptions, error) {
 	return o, nil
 }
 
-// checkSandbox stops a command, before anything runs, when the sandbox is
-// required and a tool's policy cannot be enforced in full (exit 2, naming
-// the tools and why); otherwise, when a policy is not enforced, it says so
-// on stderr unless quiet. It returns the lines -v shows: each tool's mode
-// and what of it is enforced.
+// checkSandbox checks the tools' sandbox before anything runs
+// (engine.CheckSandbox); it returns the lines -v shows.
 func checkSandbox(ios *IOStreams, ts *toolset.Set, s sandbox.Settings, quiet bool) ([]string, error) {
-	var lines, refused, unenforced []string
-	for _, name := range ts.Reg.Names() {
-		_, e, _ := ts.Reg.Sandbox(name)
-		lines = append(lines, fmt.Sprintf("sandbox: %s: %s", name, e.Describe()))
-		if why := s.Refusal(e); why != "" {
-			refused = append(refused, fmt.Sprintf("tool %s: %s", name, why))
-		} else if !e.Full {
-			unenforced = append(unenforced, name)
-		}
-	}
-	if ts.MCP != nil {
-		for _, st := range ts.MCP.Statuses() {
-			if st.Err == nil && st.Sandbox != "" {
-				lines = append(lines, fmt.Sprintf("sandbox: mcp server %s: %s", st.Config.Name, st.Sandbox))
-			}
-		}
-	}
-	if len(refused) > 0 {
-		return nil, &ExitError{Code: ExitUsage, Err: fmt.Errorf("%s\nrun on a kernel with Landlock (Linux 6.7 or later for TCP rules), or without --sandbox-required / sandbox_required", strings.Join(refused, "\n"))}
-	}
-	if len(unenforced) > 0 && !quiet {
-		_, e, _ := ts.Reg.Sandbox(unenforced[0])
-		fmt.Fprintf(ios.ErrOut, "agentloop: warning: the sandbox is not enforced in full for %s: %s\n", strings.Join(unenforced, ", "), e.Missing)
-	}
-	return lines, nil
+	return engine.CheckSandbox(ts, s, quiet, ios.ErrOut)
 }
 
 // sandboxLine says how a tool runs: "sandbox: read-only (landlock abi 7:

@@ -245,6 +245,20 @@ type Executor interface {
 	Call(ctx context.Context, name, callID string, args []byte) ToolResult
 }
 
+// Recorder records a run as the loop goes: each message appended (a
+// turn's in one write), the result of each call that finishes before its
+// turn's results are sent, and the end. *transcript.Writer is the
+// recorder of a transcript file. An error stops the run: what it did is
+// not on record.
+type Recorder interface {
+	WriteMessage(transcript.Message) error
+	WriteMessages(...transcript.Message) error
+	WriteResult(transcript.CallResult) error
+	WriteEnd(transcript.End) error
+}
+
+var _ Recorder = (*transcript.Writer)(nil)
+
 // dialects are the grammars, by the shape each reads and writes.
 var dialects = map[wire.Shape]Dialect{
 	wire.Chat:      OpenAIDialect{},

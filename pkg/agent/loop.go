@@ -117,7 +117,7 @@ type Loop struct {
 	// Parallel caps the calls of one turn that run at once.
 	Parallel int
 	// Transcript records every message appended; nil records nothing.
-	Transcript *transcript.Writer
+	Transcript Recorder
 	// OnEvent receives progress; nil ignores it.
 	OnEvent func(Event)
 	// OnText receives the text of every turn as it streams (a turn that

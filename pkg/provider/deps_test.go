@@ -22,7 +22,8 @@ func isSDK(path string) bool {
 }
 
 // TestOnlyProvidersLinkSDKs holds the SDKs to the provider packages: only
-// they import one, only cmd (whose table builds a provider) imports them,
+// they import one, only pkg/engine (whose table builds a provider) imports
+// them,
 // and so the packages that read, check, replay or draw a conversation link
 // none of the SDKs' packages (some fifty of them, with their init work).
 func TestOnlyProvidersLinkSDKs(t *testing.T) {
@@ -52,8 +53,8 @@ func TestOnlyProvidersLinkSDKs(t *testing.T) {
 			if isSDK(imp) && !slices.Contains(providers, own(p)) && own(p) != "bench/floor" {
 				t.Errorf("%s imports %s: only the provider packages import an SDK", own(p), imp)
 			}
-			if strings.HasPrefix(imp, module+"/pkg/provider/") && own(p) != "cmd" {
-				t.Errorf("%s imports %s: only cmd builds a provider", own(p), own(imp))
+			if strings.HasPrefix(imp, module+"/pkg/provider/") && own(p) != "pkg/engine" {
+				t.Errorf("%s imports %s: only pkg/engine builds a provider", own(p), own(imp))
 			}
 		}
 	}

@@ -128,7 +128,7 @@ func Run(ctx context.Context, conv *transcript.Conversation, opts Options) (res 
 	tools := &rerun{tools: opts.Tools, rec: rec}
 	reqs := recordedRequests(d, conv)
 	loop := &agent.Loop{
-		Provider: scripted, Tools: tools, Parallel: opts.Parallel, Transcript: w, NoEnd: true,
+		Provider: scripted, Tools: tools, Parallel: opts.Parallel, NoEnd: true,
 		// One recorded turn at a time, so that the messages the recording
 		// holds between one turn's results and the next turn go back in
 		// where they were.
@@ -145,6 +145,11 @@ func Run(ctx context.Context, conv *transcript.Conversation, opts Options) (res 
 				opts.OnEvent(e)
 			}
 		},
+	}
+
+	if w != nil {
+		// (A nil writer in the interface would be a recorder.)
+		loop.Transcript = w
 	}
 
 	var out *agent.Outcome

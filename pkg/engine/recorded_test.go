@@ -1,4 +1,4 @@
-package cmd
+package engine
 
 import (
 	"strings"
@@ -7,7 +7,7 @@ import (
 	"github.com/agentloop/agentloop/pkg/transcript"
 )
 
-// withoutUnanswered drops a last question the model never answered, and
+// WithoutUnanswered drops a last question the model never answered, and
 // nothing else: not tool results, not the pictures of tool results that
 // Chat Completions gets in a user message after them (a run stopped before
 // the model saw them).
@@ -39,7 +39,7 @@ func TestWithoutUnanswered(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
-			if got := len(withoutUnanswered(convs[0]).Messages); got != tt.keep {
+			if got := len(WithoutUnanswered(convs[0]).Messages); got != tt.keep {
 				t.Errorf("%d messages kept, want %d", got, tt.keep)
 			}
 		})
