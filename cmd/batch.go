@@ -32,6 +32,8 @@ type BatchOptions struct {
 	config *config.Config
 	// batchSpan is the batch's span, its items' parent in a trace.
 	batchSpan string
+	// API sends the requests through the providers' Batch APIs.
+	API batchAPIOptions
 	liveOptions
 }
 
@@ -106,12 +108,13 @@ See docs/batch.md.`,
 	f.BoolVar(&opts.JSON, "json", false, "print the summary as one JSON object on stdout")
 	f.BoolVarP(&opts.Quiet, "quiet", "q", false, "show nothing on stderr but errors")
 	addLoopFlags(c, &opts.liveOptions, "")
+	addBatchAPIFlags(f, &opts.API)
 	// The loop's limits hold for each item, not for the batch.
 	f.Lookup("timeout").Usage = "time limit for each item, e.g. 5m (default: none)"
 	f.Lookup("max-steps").Usage = "cap on each item's model calls (an item's max_steps replaces it); an item that reaches it ends with exit_code 3"
 	f.Lookup("max-total-tokens").Usage = "cap each item at `N` input and output tokens: the last request it allows asks for an answer without tools, and the item ends with exit_code 3 (default: none)"
 	f.Lookup("max-cost").Usage = "cap each item's cost at `USD` dollars, priced by the configuration's prices: table; as --max-total-tokens (default: none)"
-	c.AddCommand(newCmdBatchMerge(ios, nil))
+	c.AddCommand(newCmdBatchMerge(ios, nil), newCmdBatchStatus(ios, nil), newCmdBatchCancel(ios, nil))
 	return c
 }
 
@@ -141,6 +144,9 @@ func (o *BatchOptions) parse(c *cobra.Command, shard, format string) error {
 		return err
 	}
 	o.config = cfg
+	if err := o.checkBatchAPI(c, cfg); err != nil {
+		return err
+	}
 	useModel(cfg, &o.Model)
 	o.ToolsDirs, o.toolsSetting = cfg.ToolsDirs, toolsSetting(cfg)
 	o.MCPConfig, o.mcpSetting, o.mcpServers = cfg.MCPConfig, mcpSetting(cfg), cfg.MCPServers
@@ -223,11 +229,28 @@ func runBatch(ctx context.Context, opts *BatchOptions) error {
 	defer b.net.Client.CloseIdleConnections()
 	prog.limiter, prog.redact = b.net.Limiter, toolSecrets(ios, ts)
 	b.ap = newApprover(ios, ts, opts.Approval, false, prog)
-	rep := batch.Run(ctx, plan.Tasks, batch.Options{
-		Jobs: opts.Jobs, Run: b.run, Record: dir.Results.Append, OnStart: prog.Start, OnDone: prog.Done,
+	run, jobs, runCtx := b.run, opts.Jobs, ctx
+	var roundsDone func()
+	if opts.API.On {
+		// Every item runs at once: each waits on its round's batch.
+		if b.rounds, runCtx, roundsDone, err = startRounds(ctx, opts, prog, len(plan.Tasks)); err != nil {
+			return &ExitError{Code: ExitUsage, Err: err}
+		}
+		run, jobs = b.rounds.run(b.run), max(len(plan.Tasks), 1)
+	}
+	rep := batch.Run(runCtx, plan.Tasks, batch.Options{
+		Jobs: jobs, Run: run, Record: dir.Results.Append, OnStart: prog.Start, OnDone: prog.Done,
 	})
+	var stopped error
+	if roundsDone != nil {
+		stopped = roundsStopped(runCtx)
+		roundsDone()
+	}
 	b.ap.Close()
 	prog.Close()
+	if stopped != nil {
+		fmt.Fprintf(ios.ErrOut, "agentloop: the batch stopped: %s\n", safeText(secrets(ios).RedactString(stopped.Error())))
+	}
 
 	e := &batchEnd{plan: plan, rep: rep, limited: b.net.Limiter.Status()}
 	e.sum = batch.Summarize(append(plan.Finished, rep.Finished...), 5)

@@ -8,6 +8,7 @@ import (
 	"github.com/agentloop/agentloop/internal/httpretry"
 	"github.com/agentloop/agentloop/pkg/agent"
 	"github.com/agentloop/agentloop/pkg/batch"
+	"github.com/agentloop/agentloop/pkg/batchapi"
 	"github.com/agentloop/agentloop/pkg/transcript"
 )
 
@@ -37,6 +38,10 @@ type batchProgress struct {
 	noted   int
 	stop    chan struct{}
 	stopped chan struct{}
+	// rounds is where the rounds stand (--batch-api); seen the status of
+	// each batch last printed (-v).
+	rounds *batchapi.Progress
+	seen   map[string]string
 }
 
 func newBatchProgress(ios *IOStreams, verbose, quiet bool, total int) *batchProgress {
@@ -184,6 +189,7 @@ func (p *batchProgress) statusLocked(now time.Time) string {
 			fmt.Fprintf(&b, " · %s left", (time.Duration(float64(left) / rate * float64(time.Minute))).Round(time.Second))
 		}
 	}
+	p.roundsText(&b)
 	if p.limiter != nil {
 		if until := p.limiter.Status().PausedUntil; until.After(now) {
 			fmt.Fprintf(&b, " · rate limited: paused %s", until.Sub(now).Round(100*time.Millisecond))

@@ -49,7 +49,7 @@ func printBatchSummary(ios *IOStreams, opts *BatchOptions, e *batchEnd) {
 	}
 	fmt.Fprintln(w)
 	fmt.Fprintf(w, "  tokens: %d in, %d out", sum.Usage.InputTokens, sum.Usage.OutputTokens)
-	fmt.Fprintln(w, costText(sum))
+	fmt.Fprintln(w, costText(sum)+batchCostText(sum))
 	if n := e.limited.Throttled; n > 0 {
 		fmt.Fprintf(w, "  rate limited: %d answer%s asked to slow down; requests waited %s in all\n",
 			n, plural(n, "", "s"), e.limited.Waited.Round(time.Millisecond))
