@@ -660,7 +660,11 @@ func (e *Engine) apply(c *call, r Result, batchID string) {
 		if msg == "" {
 			msg = "the request was not run"
 		}
-		e.deliver(c, nil, &agent.ProviderError{Provider: name, Message: fmt.Sprintf("%s (request %s of batch %s, submitted %d times)", msg, c.customID, batchID, c.attempts+1),
+		times := "once"
+		if n := c.attempts + 1; n > 1 {
+			times = strconv.Itoa(n) + " times"
+		}
+		e.deliver(c, nil, &agent.ProviderError{Provider: name, Message: fmt.Sprintf("%s (request %s of batch %s, submitted %s)", msg, c.customID, batchID, times),
 			Hint: "raise --max-retries to submit it more times"})
 	}
 }
