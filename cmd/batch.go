@@ -68,6 +68,15 @@ again, and with --retry-failed the items that ended in an error run again.
 --shard K/N runs the items whose id hashes to K of N, for schedulers that
 split a set by index; 'agentloop batch merge' puts the shards together.
 
+--batch-api (or batch_api: true) sends the model requests through the
+provider's Batch API, at its price (half, as a rule): the requests of every
+item waiting for the model go out as one batch, a round; when it ends, the
+items run their tools and the next round goes out. For evals and backfills,
+not interactive work: a batch may take hours. OUTDIR's rounds.jsonl records
+each batch before it is sent, so a rerun after a kill polls the batches in
+flight and submits nothing twice. 'agentloop batch status OUTDIR' shows the
+rounds, 'agentloop batch cancel OUTDIR' cancels the batches in flight.
+
 A tool marked confirm: true is denied with no terminal to ask on, as in run;
 --yes or --allow NAME runs it. Progress shows on a terminal; a summary ends
 the run on stderr (--json prints it on stdout).
@@ -82,6 +91,7 @@ See docs/batch.md.`,
   agentloop batch evals.jsonl -d out --retry-failed
   agentloop batch evals.jsonl -d out-$JOB_COMPLETION_INDEX --shard $JOB_COMPLETION_INDEX/8
   agentloop batch merge out-* > results.jsonl
+  agentloop batch evals.jsonl -d out --batch-api
   agentloop batch --dry-run evals.jsonl`,
 		Args: exactArgs(1, "INPUT"),
 		RunE: func(c *cobra.Command, args []string) error {

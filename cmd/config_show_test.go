@@ -177,7 +177,7 @@ gpt-4o    2.5    2.5           2.5          10      0.5             file ~/cfg/a
 	if err := json.Unmarshal(out.Bytes(), &got); err != nil {
 		t.Fatalf("%v\n%s", err, out)
 	}
-	if p := got.Prices["gpt-4o"]; len(got.Prices) != 2 || p != (priceJSON{Input: 2.5, CachedInput: 2.5, CacheWrite: 2.5, Output: 10, Source: "file", File: e.path, Line: 3}) {
+	if p := got.Prices["gpt-4o"]; len(got.Prices) != 2 || p != (priceJSON{Input: 2.5, CachedInput: 2.5, CacheWrite: 2.5, Output: 10, BatchDiscount: 0.5, Source: "file", File: e.path, Line: 3}) {
 		t.Errorf("--json prices: %+v", got.Prices)
 	}
 }
