@@ -523,7 +523,10 @@ func (e *Engine) poll(ctx context.Context, f *flight) {
 		} else {
 			failures = 0
 			if f.reads == 0 {
-				wasCancelled = st.Cancelled
+				// A batch an earlier run left, cancelled since: its
+				// requests go out again. One this run made, or took up
+				// running, and cancelled now stops the run.
+				wasCancelled = f.takenUp && st.Cancelled
 			}
 			f.reads++
 			e.mu.Lock()
@@ -616,6 +619,10 @@ func (e *Engine) finish(ctx context.Context, f *flight, st *Status, wasCancelled
 	}
 	for id, c := range calls {
 		r, ok := byID[id]
+		if !ok && st.Cancelled {
+			// Cancelled before it was validated: no line at all.
+			r, ok = Result{CustomID: id, NotRun: NotRunCancelled}, true
+		}
 		switch {
 		case !ok:
 			e.deliver(c, nil, &agent.ProviderError{Provider: c.lane.Codec.Name(), Message: fmt.Sprintf("the results of batch %s hold no answer to request %s", f.id, id)})

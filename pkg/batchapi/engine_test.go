@@ -482,3 +482,53 @@ func TestLogTornLine(t *testing.T) {
 		t.Fatalf("%+v, %v", bs, err)
 	}
 }
+
+// A batch cancelled while the run waits on it (batch cancel) stops the
+// run; run again, the requests cancelled before they ran go out in a new
+// round and the items answer.
+func TestCancelledBatchStopsTheRun(t *testing.T) {
+	for _, a := range apis {
+		t.Run(a.name, func(t *testing.T) {
+			t.Parallel()
+			const n = 3
+			srv := a.serve(threeRounds())
+			defer srv.Close()
+			srv.SetBatchPace(fakeapi.BatchPace{Polls: 3})
+			lane := a.lane(t, srv.url)
+			dir := t.TempDir()
+			items := makeItems(n)
+			var once sync.Once
+			err := runBatch(context.Background(), t, lane, dir, items, batchapi.Options{OnProgress: func(p batchapi.Progress) {
+				if len(p.Batches) > 0 {
+					once.Do(func() {
+						if _, err := lane.Service.Cancel(context.Background(), p.Batches[0].ID); err != nil {
+							t.Error(err)
+						}
+					})
+				}
+			}})
+			if !errors.Is(err, batchapi.ErrCancelled) {
+				t.Fatalf("%v, want the run stopped by the cancelled batch", err)
+			}
+			for _, it := range items {
+				if it.out == nil || it.out.Reason != wire.ReasonInterrupted {
+					t.Fatalf("%s: %+v", it.name, it.out)
+				}
+				it.state = &agent.State{Messages: it.out.Messages}
+			}
+			srv.SetBatchPace(fakeapi.BatchPace{})
+			if err := runBatch(context.Background(), t, lane, dir, items, batchapi.Options{}); err != nil {
+				t.Fatal(err)
+			}
+			for _, it := range items {
+				if it.err != nil || it.out.Answer != "done "+it.prompt {
+					t.Errorf("%s: %q, %v", it.name, it.out.Answer, it.err)
+				}
+			}
+			checkClean(t, srv)
+			if c := srv.BatchCounts(); c.Batches != 4 || c.Billed != 3*n {
+				t.Errorf("%d batches, %d billed; want 4, %d", c.Batches, c.Billed, 3*n)
+			}
+		})
+	}
+}
