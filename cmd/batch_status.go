@@ -10,6 +10,7 @@ import (
 	"path/filepath"
 	"sort"
 	"strings"
+	"syscall"
 	"text/tabwriter"
 	"time"
 
@@ -88,7 +89,7 @@ batch the provider would not cancel, 2 usage or an OUTDIR without rounds,
 
 // readRounds reads OUTDIR's log; an OUTDIR without one is a usage error.
 func readRounds(dir string) ([]*batchapi.Batch, error) {
-	if _, err := os.Stat(filepath.Join(dir, batchapi.LogName)); errors.Is(err, fs.ErrNotExist) {
+	if _, err := os.Stat(filepath.Join(dir, batchapi.LogName)); errors.Is(err, fs.ErrNotExist) || errors.Is(err, syscall.ENOTDIR) {
 		return nil, &ExitError{Code: ExitUsage, Err: fmt.Errorf("%s has no %s: it is not the OUTDIR of a batch run with --batch-api", dir, batchapi.LogName)}
 	}
 	bs, err := batchapi.ReadLog(dir)
