@@ -5,7 +5,6 @@ import (
 	"errors"
 	"fmt"
 	"path/filepath"
-	"strings"
 
 	"github.com/spf13/cobra"
 
@@ -237,7 +236,8 @@ func runBatch(ctx context.Context, opts *BatchOptions) error {
 	// The pool's connections end with the batch, not with the process:
 	// they would otherwise outlive it (a batch run from a program).
 	defer b.net.Client.CloseIdleConnections()
-	prog.limiter, prog.redact = b.net.Limiter, toolSecrets(ios, ts)
+	prog.SetLimiter(b.net.Limiter)
+	prog.redact = toolSecrets(ios, ts)
 	b.ap = newApprover(ios, ts, opts.Approval, false, prog)
 	run, jobs, runCtx := b.run, opts.Jobs, ctx
 	var roundsDone func()
@@ -262,18 +262,19 @@ func runBatch(ctx context.Context, opts *BatchOptions) error {
 		fmt.Fprintf(ios.ErrOut, "agentloop: the batch stopped: %s\n", safeText(secrets(ios).RedactString(stopped.Error())))
 	}
 
-	e := &batchEnd{plan: plan, rep: rep, limited: b.net.Limiter.Status()}
-	e.sum = batch.Summarize(append(plan.Finished, rep.Finished...), 5)
-	e.sum.AddSpent(rep.Unfinished)
+	limited := b.net.Limiter.Status()
+	e := &batch.RunEnd{Plan: plan, Report: rep, Throttled: limited.Throttled, Waited: limited.Waited}
+	e.Summary = batch.Summarize(append(plan.Finished, rep.Finished...), 5)
+	e.Summary.AddSpent(rep.Unfinished)
 	if !opts.Quiet {
-		printBatchSummary(ios, opts, e)
+		e.Write(ios.ErrOut, opts.Shard, opts.Dir, opts.RetryFailed)
 	}
 	if opts.JSON {
-		if err := writeJSON(ios, batchJSON(opts, e)); err != nil {
+		if err := writeJSON(ios, e.JSON(opts.Shard, opts.Dir)); err != nil {
 			return err
 		}
 	}
-	return batchExit(ctx, opts, rep, &e.sum)
+	return batchExit(ctx, opts, rep, &e.Summary)
 }
 
 // setup is the live-run setup of an item run with mo.
@@ -295,7 +296,7 @@ func batchExit(ctx context.Context, opts *BatchOptions, rep batch.Report, sum *b
 	}
 	var msg error
 	if opts.Quiet && sum.Worst() != batch.Answered {
-		msg = fmt.Errorf("%s (see %s)", failedText(sum, 0), filepath.Join(opts.Dir, batch.ResultsName))
+		msg = fmt.Errorf("%s (see %s)", sum.FailedText(0), filepath.Join(opts.Dir, batch.ResultsName))
 	}
 	switch sum.Worst() {
 	case batch.Failed:
@@ -304,19 +305,4 @@ func batchExit(ctx context.Context, opts *BatchOptions, rep batch.Report, sum *b
 		return &ExitError{Code: ExitBudget, Err: msg}
 	}
 	return nil
-}
-
-// failedText says how many items did not answer, for -q.
-func failedText(sum *batch.Summary, missing int) string {
-	var parts []string
-	if sum.Failed > 0 {
-		parts = append(parts, fmt.Sprintf("%d failed", sum.Failed))
-	}
-	if missing > 0 {
-		parts = append(parts, fmt.Sprintf("%d missing", missing))
-	}
-	if sum.Budget > 0 {
-		parts = append(parts, fmt.Sprintf("%d ran out of budget", sum.Budget))
-	}
-	return fmt.Sprintf("%d of %d items: %s", sum.Failed+sum.Budget+missing, sum.Items+missing, strings.Join(parts, ", "))
 }

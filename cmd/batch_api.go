@@ -5,7 +5,6 @@ import (
 	"errors"
 	"fmt"
 	"path/filepath"
-	"strings"
 	"time"
 
 	"github.com/spf13/cobra"
@@ -156,48 +155,4 @@ func roundsStopped(ctx context.Context) error {
 		return cause
 	}
 	return nil
-}
-
-// Rounds is the engine's OnProgress: the bar shows the round, the items
-// waiting and how long the oldest batch has been queued; -v prints a line
-// when a batch changes status.
-func (p *batchProgress) Rounds(rp batchapi.Progress) {
-	p.mu.Lock()
-	defer p.mu.Unlock()
-	if p.verbose {
-		for _, f := range rp.Batches {
-			if p.seen == nil {
-				p.seen = map[string]string{}
-			}
-			if p.seen[f.ID] != f.State {
-				p.seen[f.ID] = f.State
-				p.clearLocked()
-				p.printlnLocked(fmt.Sprintf("round %d: batch %s %s · %d item%s waiting", rp.Round, safeText(f.ID), safeText(f.State), rp.Waiting, plural(rp.Waiting, "", "s")))
-			}
-		}
-	}
-	p.rounds = &rp
-	p.drawLocked()
-}
-
-// roundsText ends the bar's line with where the rounds stand.
-func (p *batchProgress) roundsText(b *strings.Builder) {
-	rp := p.rounds
-	if rp == nil || rp.Round == 0 {
-		return
-	}
-	fmt.Fprintf(b, " · round %d · %d waiting", rp.Round, rp.Waiting)
-	if len(rp.Batches) > 0 {
-		f := rp.Batches[0]
-		fmt.Fprintf(b, " · %s %s", safeText(f.State), f.Queued.Round(time.Second))
-	}
-}
-
-// batchCostText is the cost of a batch that went through a Batch API,
-// beside what it would have cost live.
-func batchCostText(sum *batch.Summary) string {
-	if sum.CostLive == nil || sum.Cost == nil {
-		return ""
-	}
-	return fmt.Sprintf(" at the batch price ($%.4f live)", *sum.CostLive)
 }

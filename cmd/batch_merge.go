@@ -105,26 +105,7 @@ func runBatchMerge(opts *BatchMergeOptions) error {
 	}
 	sum := batch.Summarize(m.Results, 5)
 	if !opts.Quiet {
-		fmt.Fprintf(ios.ErrOut, "merge: %d item%s from %d folder%s: %d answered, %d failed, %d out of budget", sum.Items, plural(sum.Items, "", "s"),
-			m.Folders, plural(m.Folders, "", "s"), sum.Answered, sum.Failed, sum.Budget)
-		if len(m.Missing) > 0 {
-			fmt.Fprintf(ios.ErrOut, ", %d missing", len(m.Missing))
-		}
-		fmt.Fprintln(ios.ErrOut)
-		if len(sum.ByReason) > 0 {
-			fmt.Fprintf(ios.ErrOut, "  by reason: %s\n", reasons(sum.ByReason))
-		}
-		fmt.Fprintf(ios.ErrOut, "  tokens: %d in, %d out", sum.Usage.InputTokens, sum.Usage.OutputTokens)
-		fmt.Fprintln(ios.ErrOut, costText(&sum))
-		printSlowest(ios.ErrOut, &sum)
-		printFailures(ios.ErrOut, &sum)
-		for i, it := range m.Missing {
-			if i == 10 {
-				fmt.Fprintf(ios.ErrOut, "  … and %d more missing\n", len(m.Missing)-10)
-				break
-			}
-			fmt.Fprintf(ios.ErrOut, "  missing: %s:%d %s\n", safeText(opts.Input), it.Line, oneLineText(it.ID, 80))
-		}
+		batch.WriteMerge(ios.ErrOut, m, &sum, opts.Input)
 	}
 	if opts.JSON {
 		out := struct {
@@ -138,7 +119,7 @@ func runBatchMerge(opts *BatchMergeOptions) error {
 	}
 	var msg error
 	if opts.Quiet && (sum.Worst() != batch.Answered || len(m.Missing) > 0) {
-		msg = errors.New(failedText(&sum, len(m.Missing)))
+		msg = errors.New(sum.FailedText(len(m.Missing)))
 	}
 	switch {
 	case sum.Worst() == batch.Failed || len(m.Missing) > 0:

@@ -5,6 +5,8 @@ import (
 	"regexp"
 	"strings"
 	"testing"
+
+	"github.com/agentloop/agentloop/internal/config"
 )
 
 func TestRunConfigShow(t *testing.T) {
@@ -172,12 +174,12 @@ gpt-4o    2.5    2.5           2.5          10      0.5             file ~/cfg/a
 		t.Fatal(err)
 	}
 	var got struct {
-		Prices map[string]priceJSON `json:"prices"`
+		Prices map[string]config.PriceJSON `json:"prices"`
 	}
 	if err := json.Unmarshal(out.Bytes(), &got); err != nil {
 		t.Fatalf("%v\n%s", err, out)
 	}
-	if p := got.Prices["gpt-4o"]; len(got.Prices) != 2 || p != (priceJSON{Input: 2.5, CachedInput: 2.5, CacheWrite: 2.5, Output: 10, BatchDiscount: 0.5, Source: "file", File: e.path, Line: 3}) {
+	if p := got.Prices["gpt-4o"]; len(got.Prices) != 2 || p != (config.PriceJSON{Input: 2.5, CachedInput: 2.5, CacheWrite: 2.5, Output: 10, BatchDiscount: 0.5, Source: "file", File: e.path, Line: 3}) {
 		t.Errorf("--json prices: %+v", got.Prices)
 	}
 }
@@ -196,30 +198,5 @@ func TestRunConfigShowNoFile(t *testing.T) {
 	}
 	if line, _, _ := strings.Cut(out.String(), "\n"); !regexp.MustCompile(`^file +~/cfg/agentloop/config\.yaml +not there$`).MatchString(line) {
 		t.Errorf("first line %q", line)
-	}
-}
-
-func TestDisplayValue(t *testing.T) {
-	tests := []struct {
-		v       any
-		path    bool
-		profile bool
-		want    string
-	}{
-		{"", false, false, `""`},
-		{"", false, true, "(none)"},
-		{"plain words", false, false, "plain words"},
-		{"two\nlines", false, false, `"two\nlines"`},
-		{" lead", false, false, `" lead"`},
-		{"/home/me/x", true, false, "~/x"},
-		{"/home/me/x", false, false, "/home/me/x"},
-		{[]string{"a", "/home/me/b"}, true, false, "[a, ~/b]"},
-		{[]string{}, false, false, "[]"},
-		{7, false, false, "7"},
-	}
-	for _, tt := range tests {
-		if got := displayValue(tt.v, tt.path, "/home/me", tt.profile); got != tt.want {
-			t.Errorf("%#v: %q, want %q", tt.v, got, tt.want)
-		}
 	}
 }

@@ -9,7 +9,6 @@ import (
 	"io"
 	"os"
 	"runtime"
-	"sync"
 	"time"
 
 	"github.com/spf13/cobra"
@@ -140,7 +139,7 @@ func runLog(opts *LogOptions) error {
 	if opts.JSON {
 		err = writeLogJSON(out, threads)
 	} else {
-		err = writeLogTable(out, ios, threads)
+		err = history.WriteTable(out, threads, ios.IsStdoutTTY(), ios.Width())
 	}
 	if ferr := out.Flush(); err == nil {
 		err = ferr
@@ -170,42 +169,11 @@ type logLine struct {
 	Problem  string            `json:"problem,omitempty"`
 }
 
-// threadRun is a run as the listing shows it, with the id of the
-// conversation it belongs to ("" for a foreign file).
-type threadRun struct {
-	history.Run
-	thread string
-}
-
-// flatten lists the runs of the threads in order.
-func flatten(threads []history.Thread) []threadRun {
-	var runs []threadRun
-	for _, t := range threads {
-		for _, r := range t {
-			runs = append(runs, threadRun{r, t.ID()})
-		}
-	}
-	return runs
-}
-
-// inParts calls f on consecutive parts of [0, n), part k of parts, at once
-// on every core: the lines of a listing of thousands are formatted
-// faster than one at a time, and written in order after.
-func inParts(n int, f func(k, lo, hi int)) (parts int) {
-	parts = max(1, min(runtime.GOMAXPROCS(0), n/256))
-	var wg sync.WaitGroup
-	for k := range parts {
-		wg.Go(func() { f(k, n*k/parts, n*(k+1)/parts) })
-	}
-	wg.Wait()
-	return parts
-}
-
 func writeLogJSON(w io.Writer, threads []history.Thread) error {
-	runs := flatten(threads)
+	runs := history.Flatten(threads)
 	bufs := make([]bytes.Buffer, runtime.GOMAXPROCS(0))
 	errs := make([]error, len(bufs))
-	parts := inParts(len(runs), func(k, lo, hi int) {
+	parts := history.InParts(len(runs), func(k, lo, hi int) {
 		enc := json.NewEncoder(&bufs[k])
 		enc.SetEscapeHTML(false)
 		for _, r := range runs[lo:hi] {
@@ -225,13 +193,13 @@ func writeLogJSON(w io.Writer, threads []history.Thread) error {
 	return nil
 }
 
-func newLogLine(r threadRun) logLine {
+func newLogLine(r history.ThreadRun) logLine {
 	e := r.Entry
 	l := logLine{ID: e.ID(), Path: e.Path, Time: e.Time(), End: e.State(), Steps: e.Steps(), Tokens: e.Tokens(),
 		Prompt: e.Prompt, Answer: e.Answer, Size: e.Size, Problem: e.Problem}
 	if h := e.Header; h != nil {
 		l.Provider, l.Model, l.Command, l.ParentID = h.Provider, h.Model, h.Command, h.ParentID
-		l.Thread = r.thread
+		l.Thread = r.Thread
 	}
 	if e.End != nil {
 		u := e.End.Usage

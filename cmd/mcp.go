@@ -3,14 +3,10 @@ package cmd
 import (
 	"context"
 	"fmt"
-	"strings"
-	"text/tabwriter"
-	"time"
 
 	"github.com/spf13/cobra"
 
 	"github.com/agentloop/agentloop/internal/toolset"
-	"github.com/agentloop/agentloop/pkg/mcp"
 )
 
 // newCmdMCP groups the commands that look at MCP servers.
@@ -71,22 +67,6 @@ exit status is 1 when a server does not start.`,
 	return c
 }
 
-// serverJSON is a server as mcp list --json prints it.
-type serverJSON struct {
-	Name      string   `json:"name"`
-	Transport string   `json:"transport"`
-	Command   []string `json:"command,omitempty"`
-	URL       string   `json:"url,omitempty"`
-	File      string   `json:"file"`
-	Line      int      `json:"line"`
-	Optional  bool     `json:"optional"`
-	// Status is ok, failed or disabled.
-	Status  string   `json:"status"`
-	Error   string   `json:"error,omitempty"`
-	Tools   []string `json:"tools"`
-	StartMS int64    `json:"start_ms"`
-}
-
 func runMCPList(ctx context.Context, opts *MCPOptions) error {
 	ios := opts.IO
 	_, servers, err := loadDefinitions(ios, opts.sources())
@@ -95,59 +75,21 @@ func runMCPList(ctx context.Context, opts *MCPOptions) error {
 	}
 	if len(servers) == 0 {
 		if opts.JSON {
-			return writeJSON(ios, []serverJSON{})
+			return writeJSON(ios, []toolset.Server{})
 		}
 		fmt.Fprintln(ios.ErrOut, "no MCP servers: declare one in a tools folder (a file with mcp:), in the configuration's mcp_servers, or pass --mcp-config FILE")
 		return nil
 	}
 	set := startServers(ctx, ios, toolset.Enabled(servers))
 	defer set.Close()
-	statuses := map[string]mcp.Status{}
-	for _, st := range set.Statuses() {
-		statuses[st.Config.Name] = st
-	}
-	redact := secretsWith(ios, set.Secrets()...)
-	var rows []serverJSON
-	for _, c := range servers {
-		r := serverJSON{Name: c.Name, Transport: c.Transport(), Command: c.ShownCommand(), File: c.File, Line: c.Line,
-			Optional: c.Optional, Status: "disabled", Tools: []string{}}
-		if c.URL != "" {
-			r.URL = c.Shown()
-		}
-		if st, ok := statuses[c.Name]; ok {
-			r.StartMS = st.StartTime.Milliseconds()
-			r.Status = "ok"
-			if st.Err != nil {
-				r.Status, r.Error = "failed", redact.RedactString(st.Err.Error())
-			}
-			for _, t := range st.Tools {
-				r.Tools = append(r.Tools, t.Name)
-			}
-		}
-		rows = append(rows, r)
-	}
+	rows := toolset.ListServers(servers, set, secretsWith(ios, set.Secrets()...))
 	if opts.JSON {
 		if err := writeJSON(ios, rows); err != nil {
 			return err
 		}
 		return failedServers(rows)
 	}
-	tw := tabwriter.NewWriter(ios.Out, 0, 8, 2, ' ', 0)
-	for _, r := range rows {
-		how := r.URL
-		if r.Transport == mcp.Stdio {
-			how = strings.Join(r.Command, " ")
-		}
-		status := r.Status
-		switch r.Status {
-		case "ok":
-			status = fmt.Sprintf("ok: %d tool%s, started in %s", len(r.Tools), plural(len(r.Tools), "", "s"), time.Duration(r.StartMS)*time.Millisecond)
-		case "failed":
-			status = "failed: " + firstLine(r.Error)
-		}
-		fmt.Fprintf(tw, "%s\t%s\t%s\t%s\n", safeText(r.Name), r.Transport, safeText(how), safeText(status))
-	}
-	if err := tw.Flush(); err != nil {
+	if err := toolset.WriteList(ios.Out, rows); err != nil {
 		return err
 	}
 	return failedServers(rows)
@@ -156,13 +98,8 @@ func runMCPList(ctx context.Context, opts *MCPOptions) error {
 // failedServers is the error (exit 1) of a list in which a server did not
 // start, as mcp check's is: a script that asks whether the servers work
 // reads the exit status.
-func failedServers(rows []serverJSON) error {
-	failed := 0
-	for _, r := range rows {
-		if r.Status == "failed" {
-			failed++
-		}
-	}
+func failedServers(rows []toolset.Server) error {
+	failed := toolset.Failed(rows)
 	if failed == 0 {
 		return nil
 	}

@@ -2,16 +2,13 @@ package cmd
 
 import (
 	"context"
-	"errors"
 	"fmt"
 	"strings"
-	"time"
 
 	"github.com/spf13/cobra"
 
-	"github.com/agentloop/agentloop/pkg/agent"
+	"github.com/agentloop/agentloop/internal/toolset"
 	"github.com/agentloop/agentloop/pkg/mcp"
-	"github.com/agentloop/agentloop/pkg/wire"
 )
 
 func newCmdMCPCheck(ios *IOStreams, runF func(*MCPOptions) error) *cobra.Command {
@@ -53,22 +50,6 @@ status is 1 when there is any problem.`,
 	return c
 }
 
-// checkJSON is a server as mcp check --json prints it.
-type checkJSON struct {
-	serverJSON
-	Offered  []checkedTool `json:"offered"`
-	Problems []string      `json:"problems"`
-}
-
-// checkedTool is a tool as mcp check reports it.
-type checkedTool struct {
-	Name        string   `json:"name"`
-	Original    string   `json:"original"`
-	Description string   `json:"description"`
-	Schema      any      `json:"input_schema"`
-	Problems    []string `json:"problems"`
-}
-
 func runMCPCheck(ctx context.Context, opts *MCPOptions) error {
 	ios := opts.IO
 	reg, servers, err := loadDefinitions(ios, opts.sources())
@@ -94,99 +75,18 @@ func runMCPCheck(ctx context.Context, opts *MCPOptions) error {
 	}
 	set := startServers(ctx, ios, pick)
 	defer set.Close()
-	redact := secretsWith(ios, set.Secrets()...)
-	var out []checkJSON
-	problems := 0
-	for _, st := range set.Statuses() {
-		c := st.Config
-		r := checkJSON{serverJSON: serverJSON{Name: c.Name, Transport: c.Transport(), Command: c.ShownCommand(), File: c.File,
-			Line: c.Line, Optional: c.Optional, Status: "ok", Tools: []string{}, StartMS: st.StartTime.Milliseconds()},
-			Offered: []checkedTool{}, Problems: []string{}}
-		if c.URL != "" {
-			r.URL = c.Shown()
-		}
-		if st.Err != nil {
-			r.Status, r.Error = "failed", redact.RedactString(st.Err.Error())
-			r.Problems = append(r.Problems, "does not start: "+r.Error)
-		}
-		r.Tools = append(r.Tools, st.Listed...)
-		for _, t := range st.Tools {
-			ct := checkedTool{Name: t.Name, Original: t.Original, Description: t.Description, Schema: t.InputSchema, Problems: []string{}}
-			spec := agent.ToolSpec{Name: t.Name, Description: t.Description, Parameters: t.InputSchema}
-			for _, api := range []wire.Shape{wire.Chat, wire.Messages} {
-				_, err := agent.DialectFor(string(api)).ToolDefs([]agent.ToolSpec{spec})
-				var de *agent.ToolDefError
-				if errors.As(err, &de) {
-					ct.Problems = append(ct.Problems, string(api)+": "+de.Problem)
-				}
-			}
-			if d, ok := reg.Lookup(t.Name); ok {
-				ct.Problems = append(ct.Problems, fmt.Sprintf("the script tool at %s:%d has this name", d.File, d.Line))
-			}
-			for _, p := range ct.Problems {
-				r.Problems = append(r.Problems, "tool "+t.Name+": "+p)
-			}
-			r.Offered = append(r.Offered, ct)
-		}
-		r.Problems = append(r.Problems, set.ConflictsOf(c.Name)...)
-		problems += len(r.Problems)
-		out = append(out, r)
-	}
+	out, problems := toolset.CheckServers(set, reg, secretsWith(ios, set.Secrets()...))
 	if opts.JSON {
 		if err := writeJSON(ios, out); err != nil {
 			return err
 		}
 	} else {
-		printCheck(ios, out)
+		toolset.WriteCheck(ios.Out, out)
 	}
 	if problems > 0 {
 		return &ExitError{Code: ExitFailure, Err: fmt.Errorf("%d %s", problems, plural(problems, "problem", "problems"))}
 	}
 	return nil
-}
-
-// printCheck writes mcp check's report.
-func printCheck(ios *IOStreams, servers []checkJSON) {
-	w := ios.Out
-	for i, r := range servers {
-		if i > 0 {
-			fmt.Fprintln(w)
-		}
-		how := r.URL
-		if r.Transport == mcp.Stdio {
-			how = strings.Join(r.Command, " ")
-		}
-		fmt.Fprintf(w, "mcp server %s (%s:%d)\n", safeText(r.Name), safeText(r.File), r.Line)
-		fmt.Fprintf(w, "  %s: %s\n", r.Transport, safeText(how))
-		if r.Status != "ok" {
-			fmt.Fprintf(w, "  problem: does not start: %s\n", safeText(r.Error))
-			continue
-		}
-		fmt.Fprintf(w, "  started in %s; %d tool%s listed, %d offered\n", time.Duration(r.StartMS)*time.Millisecond,
-			len(r.Tools), plural(len(r.Tools), "", "s"), len(r.Offered))
-		for _, t := range r.Offered {
-			name := t.Name
-			if t.Original != t.Name {
-				name += " (" + t.Original + " on the server)"
-			}
-			fmt.Fprintf(w, "  %s\n", safeText(name))
-			if d := firstLine(t.Description); d != "" {
-				fmt.Fprintf(w, "    %s\n", safeText(d))
-			}
-			fmt.Fprintf(w, "    input schema: %s\n", safeText(fmt.Sprintf("%s", t.Schema)))
-			for _, p := range t.Problems {
-				fmt.Fprintf(w, "    problem: %s\n", safeText(p))
-			}
-		}
-		for _, p := range r.Problems {
-			if !strings.HasPrefix(p, "tool ") {
-				fmt.Fprintf(w, "  problem: %s\n", safeText(p))
-			}
-		}
-		if len(r.Problems) == 0 {
-			fmt.Fprintln(w, "  no problems")
-		}
-	}
 }
 
 func knownNames(names []string) string {

@@ -22,6 +22,7 @@ import (
 	"github.com/agentloop/agentloop/internal/procgroup"
 	"github.com/agentloop/agentloop/internal/version"
 	"github.com/agentloop/agentloop/pkg/engine"
+	"github.com/agentloop/agentloop/pkg/iostreams"
 )
 
 // Version returns the version of this build: the one stamped at build
@@ -107,9 +108,9 @@ func Main() int {
 func Execute(ctx context.Context, ios *IOStreams, args []string) int {
 	// Every write to stdout is watched: a command that succeeded but whose
 	// output was lost (a full disk, a closed descriptor) must not exit 0.
-	out := &watchedWriter{w: ios.Out}
+	out := iostreams.Watch(ios.Out)
 	ios.Out = out
-	defer func() { ios.Out = out.w }()
+	defer func() { ios.Out = out.Unwrap() }()
 	// "agentloop --version" alone is answered before the command tree is
 	// built: it is the one line cobra's version template would print.
 	if len(args) == 1 && args[0] == "--version" {

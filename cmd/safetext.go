@@ -9,11 +9,10 @@ import (
 // What of a text may reach a terminal as it is, and how wide it is there,
 // is decided in internal/termtext; the commands call it by these names.
 var (
-	safeText      = termtext.Safe
-	displayText   = termtext.Display
-	oneLineText   = termtext.OneLine
-	truncateWidth = termtext.TruncateWidth
-	textWidth     = termtext.Width
+	safeText    = termtext.Safe
+	displayText = termtext.Display
+	oneLineText = termtext.OneLine
+	fitWidth    = termtext.Fit
 )
 
 // jsonOut is where JSON Lines for stdout go: on a terminal through

@@ -10,7 +10,6 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/agentloop/agentloop/internal/toolset"
-	"github.com/agentloop/agentloop/pkg/agent"
 	"github.com/agentloop/agentloop/pkg/wire"
 )
 
@@ -69,30 +68,6 @@ ARGS_JSON is a JSON object and defaults to {}; "-" reads it from stdin.`,
 	return c
 }
 
-// resultJSON is a Result as `tools call --json` prints it.
-type resultJSON struct {
-	Content    string `json:"content"`
-	IsError    bool   `json:"is_error"`
-	Kind       string `json:"kind,omitempty"`
-	ExitCode   int    `json:"exit_code"`
-	DurationMS int64  `json:"duration_ms"`
-	Truncated  bool   `json:"truncated"`
-	Bytes      int64  `json:"bytes"`
-	// Images are the pictures the result holds, base64 in Data.
-	Images []imageJSON `json:"images,omitempty"`
-	Source string      `json:"source,omitempty"`
-	Server string      `json:"server,omitempty"`
-	// Sandbox is the sandbox the tool ran under and what of it was
-	// enforced, as a transcript's result records it.
-	Sandbox string `json:"sandbox,omitempty"`
-}
-
-// imageJSON is an image of a result.
-type imageJSON struct {
-	MIMEType string `json:"mime_type"`
-	Data     []byte `json:"data"`
-}
-
 func runToolsCall(ctx context.Context, opts *ToolsCallOptions) error {
 	args := []byte(opts.Args)
 	if opts.Args == "-" {
@@ -123,25 +98,9 @@ func runToolsCall(ctx context.Context, opts *ToolsCallOptions) error {
 			return err
 		}
 	}
-	var res agent.ToolResult
-	bytes := int64(-1)
-	if ts.Reg.Has(opts.Name) {
-		r := ts.Reg.Call(ctx, opts.Name, opts.CallID, args)
-		res, bytes = toolset.Result(r), r.Bytes
-	} else {
-		res = ts.Call(ctx, opts.Name, opts.CallID, args)
-		bytes = int64(len(res.Content))
-	}
+	res, bytes := ts.CallOne(ctx, opts.Name, opts.CallID, args)
 	if opts.JSON {
-		out := resultJSON{
-			Content: res.Content, IsError: res.IsError, Kind: res.Kind, ExitCode: res.ExitCode,
-			DurationMS: res.Duration.Milliseconds(), Truncated: res.Truncated, Bytes: bytes,
-			Source: res.Source, Server: res.Server, Sandbox: res.Sandbox,
-		}
-		for _, im := range res.Images {
-			out.Images = append(out.Images, imageJSON{MIMEType: im.MIMEType, Data: im.Data})
-		}
-		if err := writeJSON(opts.IO, out); err != nil {
+		if err := writeJSON(opts.IO, toolset.NewCallJSON(res, bytes)); err != nil {
 			return err
 		}
 		if res.IsError {
@@ -150,12 +109,7 @@ func runToolsCall(ctx context.Context, opts *ToolsCallOptions) error {
 		return nil
 	}
 	// Each image is a line of its own after the text, none before it.
-	for _, im := range res.Images {
-		if res.Content != "" && !strings.HasSuffix(res.Content, "\n") {
-			res.Content += "\n"
-		}
-		res.Content += fmt.Sprintf("[image: %s, %d bytes; --json prints its data]\n", im.MIMEType, len(im.Data))
-	}
+	res.Content = toolset.CallText(res)
 	if res.IsError {
 		if res.Kind == wire.KindUnknownTool {
 			return errors.New(res.Content)

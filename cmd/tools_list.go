@@ -7,12 +7,9 @@ import (
 	"os"
 	"slices"
 	"strings"
-	"text/tabwriter"
-	"unicode/utf8"
 
 	"github.com/spf13/cobra"
 
-	"github.com/agentloop/agentloop/internal/config"
 	"github.com/agentloop/agentloop/internal/toolset"
 )
 
@@ -53,36 +50,13 @@ their tools. --json prints every field of every definition instead.`,
 	return c
 }
 
-// toolJSON is a definition as `tools list --json` prints it.
-type toolJSON struct {
-	Name        string          `json:"name"`
-	Description string          `json:"description"`
-	Parameters  json.RawMessage `json:"parameters"`
-	// Source is "script" or "mcp"; an MCP tool names its Server and its
-	// name there (Original).
-	Source    string   `json:"source"`
-	Server    string   `json:"server,omitempty"`
-	Original  string   `json:"original,omitempty"`
-	Strict    bool     `json:"strict"`
-	Output    string   `json:"output,omitempty"`
-	Confirm   bool     `json:"confirm"`
-	Timeout   string   `json:"timeout"`
-	MaxOutput int64    `json:"max_output"`
-	Env       []string `json:"env"`
-	Run       string   `json:"run,omitempty"`
-	Command   []string `json:"command,omitempty"`
-	File      string   `json:"file"`
-	Line      int      `json:"line"`
-	Overrides []string `json:"overrides"`
-}
-
 func runToolsList(ctx context.Context, opts *ToolsListOptions) error {
 	ts, err := loadToolSet(ctx, opts.IO, opts.sources(), toolset.Selection{}, nil)
 	if err != nil {
 		return err
 	}
 	defer ts.Close()
-	rows := toolRows(ts)
+	rows := ts.List()
 	if opts.JSON {
 		return writeJSON(opts.IO, rows)
 	}
@@ -98,70 +72,7 @@ func runToolsList(ctx context.Context, opts *ToolsListOptions) error {
 		fmt.Fprintf(opts.IO.ErrOut, "no tools (%s); add YAML definitions to ./tools.d or pass --tools-dir\n", safeText(where))
 		return nil
 	}
-	return printToolTable(opts.IO, rows)
-}
-
-// toolRows are every tool offered, in name order.
-func toolRows(ts *toolset.Set) []toolJSON {
-	out := []toolJSON{}
-	for _, d := range ts.Reg.Definitions() {
-		out = append(out, toolJSON{
-			Name: d.Name, Description: d.Description, Parameters: d.Parameters, Source: "script", Output: d.Output,
-			Strict: d.Strict, Confirm: d.Confirm, Timeout: d.Timeout.String(), MaxOutput: d.MaxOutput,
-			Env: append([]string{}, d.Env...), Run: d.Run, Command: d.Command, File: d.File, Line: d.Line,
-			Overrides: append([]string{}, d.Overrides...),
-		})
-	}
-	if ts.MCP != nil {
-		for _, m := range ts.MCP.Tools() {
-			c := ts.Server(m.Server)
-			out = append(out, toolJSON{
-				Name: m.Name, Description: m.Description, Parameters: m.InputSchema, Source: "mcp", Server: m.Server,
-				Original: m.Original, Confirm: m.Confirm, Timeout: m.Timeout.String(), MaxOutput: c.MaxOutput, Env: []string{},
-				File: c.File, Line: c.Line, Overrides: []string{},
-			})
-		}
-	}
-	slices.SortFunc(out, func(a, b toolJSON) int { return strings.Compare(a.Name, b.Name) })
-	return out
-}
-
-// printToolTable writes a line a tool: its name, where it comes from (its
-// file:line and what it overrides, or its MCP server) and the first line
-// of its description.
-func printToolTable(ios *IOStreams, rows []toolJSON) error {
-	nameWidth, whereWidth := 0, 0
-	home := ios.Getenv("HOME")
-	wheres := make([]string, len(rows))
-	for i, r := range rows {
-		nameWidth = max(nameWidth, len(r.Name))
-		if r.Source == "mcp" {
-			wheres[i] = "mcp:" + r.Server
-		} else {
-			wheres[i] = fmt.Sprintf("%s:%d", config.TildePath(r.File, home), r.Line)
-			if len(r.Overrides) > 0 {
-				over := make([]string, len(r.Overrides))
-				for j, o := range r.Overrides {
-					over[j] = config.TildePath(o, home)
-				}
-				wheres[i] += " (overrides " + strings.Join(over, ", ") + ")"
-			}
-		}
-		whereWidth = max(whereWidth, utf8.RuneCountInString(wheres[i]))
-	}
-	tw := tabwriter.NewWriter(ios.Out, 0, 8, 2, ' ', 0)
-	for i, r := range rows {
-		desc, where := firstLine(r.Description), wheres[i]
-		// On a terminal a long description is cut to the width, and a
-		// tools folder's or a server's text is shown, not obeyed; piped,
-		// it is whole.
-		if ios.IsStdoutTTY() {
-			desc = fitWidth(displayText(desc, 1<<16), max(ios.Width()-nameWidth-whereWidth-4, 20))
-			where = displayText(where, 1<<16)
-		}
-		fmt.Fprintf(tw, "%s\t%s\t%s\n", r.Name, where, desc)
-	}
-	return tw.Flush()
+	return toolset.WriteTable(opts.IO.Out, rows, opts.IO.Getenv("HOME"), opts.IO.IsStdoutTTY(), opts.IO.Width())
 }
 
 func orDefault(ios *IOStreams, dirs []string) []string {
@@ -174,15 +85,6 @@ func orDefault(ios *IOStreams, dirs []string) []string {
 func exists(path string) bool {
 	_, err := os.Stat(path)
 	return err == nil
-}
-
-// fitWidth cuts s to at most width characters, marking the cut.
-func fitWidth(s string, width int) string {
-	if width < 4 || utf8.RuneCountInString(s) <= width {
-		return s
-	}
-	r := []rune(s)
-	return string(r[:width-1]) + "…"
 }
 
 // writeJSON prints v as indented JSON, with <, > and & left as they are

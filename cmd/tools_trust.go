@@ -5,12 +5,10 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
-	"text/tabwriter"
 	"time"
 
 	"github.com/spf13/cobra"
 
-	"github.com/agentloop/agentloop/internal/shell"
 	"github.com/agentloop/agentloop/internal/trust"
 )
 
@@ -26,46 +24,14 @@ func trustStore(ios *IOStreams) (*trust.Store, error) {
 }
 
 // untrustedReason says why agentloop will not use the tools of dir, a
-// folder it found by itself, or "" when it will: the user's own tools
-// folder, or a folder trusted as it is now.
+// folder it found by itself, or "" when it will (trust.Reason).
 func untrustedReason(ios *IOStreams, dir string) (string, error) {
-	if own := userToolsDir(ios); own != "" {
-		a, errA := trust.Canonical(dir)
-		b, errB := trust.Canonical(own)
-		// Yours, unless anyone could have put a tool in it: then it is
-		// trusted as a project's folder is, as it was reviewed.
-		if errA == nil && errB == nil && a == b && trust.NotPrivate(own) == "" {
-			return "", nil
-		}
-	}
 	store, err := trustStore(ios)
-	if err != nil {
-		return "not trusted (" + err.Error() + ")", nil
-	}
-	status, err := store.Check(dir)
-	var unreadable *trust.UnreadableError
-	switch {
-	case errors.As(err, &unreadable):
-		return fmt.Sprintf("it cannot be read to check it (%v)", unreadable.Err), nil
-	case err != nil:
-		return "", fmt.Errorf("trusted tools folders: %w", err)
-	}
-	switch status {
-	case trust.Trusted:
-		return "", nil
-	case trust.Changed:
-		return "it changed since you trusted it", nil
-	}
-	return "this folder is not trusted", nil
+	return trust.Reason(dir, userToolsDir(ios), store, err)
 }
 
 // trustCommand is the command that trusts dir.
-func trustCommand(dir string) string {
-	if filepath.Clean(dir) == "tools.d" {
-		return "agentloop tools trust"
-	}
-	return "agentloop tools trust " + shell.Quote(dir)
-}
+var trustCommand = trust.Command
 
 // ToolsTrustOptions are the inputs of `agentloop tools trust` and
 // `agentloop tools untrust`.
@@ -148,20 +114,7 @@ func runToolsTrustList(opts *ToolsTrustOptions) error {
 		fmt.Fprintln(opts.IO.ErrOut, "no trusted tools folders")
 		return nil
 	}
-	tw := tabwriter.NewWriter(opts.IO.Out, 0, 8, 2, ' ', 0)
-	for _, e := range list {
-		state := "trusted"
-		switch status, err := store.Check(e.Dir); {
-		case err != nil && errors.Is(err, os.ErrNotExist):
-			state = "missing"
-		case err != nil:
-			return err
-		case status == trust.Changed:
-			state = "changed"
-		}
-		fmt.Fprintf(tw, "%s\t%s\t%s\n", state, displayText(e.Dir, len(e.Dir)), e.Trusted.Local().Format(time.DateTime))
-	}
-	return tw.Flush()
+	return store.WriteList(opts.IO.Out, list)
 }
 
 func newCmdToolsUntrust(ios *IOStreams, runF func(*ToolsTrustOptions) error) *cobra.Command {

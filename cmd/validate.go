@@ -1,22 +1,16 @@
 package cmd
 
 import (
-	"bufio"
 	"context"
-	"encoding/json"
-	"errors"
-	"fmt"
-	"io"
-	"os"
 	"slices"
 	"strings"
-	"text/tabwriter"
 
 	"github.com/spf13/cobra"
 
 	"github.com/agentloop/agentloop/internal/bytesize"
 	"github.com/agentloop/agentloop/internal/toolset"
 	"github.com/agentloop/agentloop/pkg/transcript"
+	"github.com/agentloop/agentloop/pkg/transcript/report"
 	"github.com/agentloop/agentloop/pkg/wire"
 )
 
@@ -115,7 +109,10 @@ interrupted.`,
 
 func runValidate(ctx context.Context, opts *ValidateOptions) error {
 	if opts.ListFormats {
-		return listFormats(opts)
+		if opts.JSON {
+			return report.ListFormats(jsonOut(opts.IO), true)
+		}
+		return report.ListFormats(opts.IO.Out, false)
 	}
 	topts := transcript.Options{
 		Input:          opts.Input,
@@ -138,112 +135,40 @@ func runValidate(ctx context.Context, opts *ValidateOptions) error {
 	if opts.JSON {
 		w = jsonOut(opts.IO)
 	}
-	o := &validateOutput{opts: opts, out: bufio.NewWriterSize(w, 64<<10)}
-	o.enc = json.NewEncoder(o.out)
-	o.enc.SetEscapeHTML(false)
+	o := report.NewWriter(w, opts.IO.ErrOut, opts.JSON)
 
 	// The files are checked on a goroutine of their own, so that an
 	// interrupt ends validate at once even while a read blocks (a FIFO, a
 	// terminal): the process exits, and that read with it.
-	result := make(chan validation, 1)
-	go func() { result <- validateFiles(ctx, opts, topts, o) }()
-	var r validation
+	result := make(chan report.Tally, 1)
+	go func() { result <- report.Files(ctx, opts.Files, opts.IO.In, topts, o) }()
+	var r report.Tally
 	select {
 	case r = <-result:
 	case <-ctx.Done():
-		o.stop()
+		o.Stop()
 		return context.Cause(ctx)
 	}
 	if err := ctx.Err(); err != nil {
-		o.stop()
+		o.Stop()
 		return context.Cause(ctx)
 	}
-
-	o.mu.Lock()
-	defer o.mu.Unlock()
-	if opts.JSON {
-		o.enc.Encode(jsonSummary{Summary: true, Stats: r.total, Unreadable: r.unreadable, Formats: r.files(), ByFormat: r.formats})
-	} else {
-		fmt.Fprintln(o.out, summary(r.total, r.formats, r.unreadable))
-	}
-	if err := o.out.Flush(); err != nil {
-		return fmt.Errorf("write output: %w", err)
+	if err := o.Finish(&r); err != nil {
+		return err
 	}
 	switch {
-	case r.unreadable > 0:
+	case r.Unreadable > 0:
 		return &ExitError{Code: ExitUsage}
-	case r.total.Errors > 0:
+	case r.Total.Errors > 0:
 		return errSilent
 	}
 	return nil
 }
 
-// listFormats prints the formats validate reads: a table, or with --json
-// an object a format.
-func listFormats(opts *ValidateOptions) error {
-	formats := transcript.Formats()
-	if opts.JSON {
-		enc := json.NewEncoder(jsonOut(opts.IO))
-		enc.SetEscapeHTML(false)
-		for _, f := range formats {
-			if err := enc.Encode(jsonFormat{Name: f.Name, Reads: f.Reads, Writer: f.Writer, Example: f.Example}); err != nil {
-				return err
-			}
-		}
-		return nil
+// orList joins words as "a, b or c".
+func orList(words []string) string {
+	if len(words) < 2 {
+		return strings.Join(words, "")
 	}
-	tw := tabwriter.NewWriter(opts.IO.Out, 0, 0, 2, ' ', 0)
-	fmt.Fprintln(tw, "FORMAT\tREADS\tWRITTEN BY\tEXAMPLE")
-	for _, f := range formats {
-		fmt.Fprintf(tw, "%s\t%s\t%s\t%s\n", f.Name, f.Reads, f.Writer, f.Example)
-	}
-	return tw.Flush()
-}
-
-// validateFiles checks every file in turn.
-func validateFiles(ctx context.Context, opts *ValidateOptions, topts transcript.Options, o *validateOutput) validation {
-	r := validation{formats: map[string]formatCount{}}
-	stdinUsed := false
-	for _, name := range opts.Files {
-		if ctx.Err() != nil {
-			break
-		}
-		shown := name
-		if name == "-" {
-			shown = "<stdin>"
-		}
-		st, err := validateFile(ctx, opts.IO, name, &stdinUsed, topts, o.finding)
-		if ctx.Err() != nil {
-			break
-		}
-		if err != nil {
-			r.unreadable++
-		} else {
-			r.add(st)
-		}
-		o.file(shown, st, err)
-	}
-	return r
-}
-
-func validateFile(ctx context.Context, ios *IOStreams, name string, stdinUsed *bool, opts transcript.Options, emit func(transcript.Finding)) (transcript.Stats, error) {
-	var r io.Reader
-	if name == "-" {
-		if *stdinUsed {
-			return transcript.Stats{}, errors.New("-: standard input can be read only once")
-		}
-		*stdinUsed = true
-		r, name = ios.In, "<stdin>"
-	} else {
-		f, err := os.Open(name)
-		if err != nil {
-			return transcript.Stats{}, fmt.Errorf("open %s: %w", name, errors.Unwrap(err))
-		}
-		defer f.Close()
-		if fi, err := f.Stat(); err == nil && fi.IsDir() {
-			return transcript.Stats{}, fmt.Errorf("%s is a directory; name the transcript files in it", name)
-		}
-		r = f
-	}
-	return transcript.ValidateContext(ctx, name, r, opts, emit)
+	return strings.Join(words[:len(words)-1], ", ") + " or " + words[len(words)-1]
 }

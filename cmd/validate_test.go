@@ -10,6 +10,7 @@ import (
 	"testing"
 
 	"github.com/agentloop/agentloop/pkg/transcript"
+	"github.com/agentloop/agentloop/pkg/transcript/report"
 )
 
 func TestValidateFlags(t *testing.T) {
@@ -75,38 +76,6 @@ command: [echo, sunny]
 	}
 }
 
-func TestSummary(t *testing.T) {
-	for _, tc := range []struct {
-		st         transcript.Stats
-		formats    map[string]formatCount
-		unreadable int
-		want       string
-	}{
-		{transcript.Stats{Files: 1, Messages: 12, ToolCalls: 1}, map[string]formatCount{"agentloop": {1, 1, 0}}, 0,
-			"no problems in 1 file (12 messages, 1 tool call): agentloop (1 conversation checked)"},
-		{transcript.Stats{Files: 2, Messages: 1204, ToolCalls: 311, Errors: 3, Warnings: 1}, map[string]formatCount{"claude-code": {2, 5, 0}}, 0,
-			"3 errors, 1 warning in 2 files (1,204 messages, 311 tool calls): claude-code (5 conversations checked)"},
-		{transcript.Stats{Files: 3, Messages: 1234567, Errors: 1}, map[string]formatCount{"openai-messages": {1, 1, 0}, "claude-code": {2, 3, 0}}, 0,
-			"1 error, 0 warnings in 3 files (1,234,567 messages, 0 tool calls): 2 claude-code (3 conversations checked), 1 openai-messages (1 conversation checked)"},
-		// Conversations whose calls were not checked are counted apart, by
-		// format.
-		{transcript.Stats{Files: 2, Messages: 12, ToolCalls: 3, Errors: 2}, map[string]formatCount{"vcr": {1, 4, 2}, "messages": {1, 1, 1}}, 0,
-			"2 errors, 0 warnings in 2 files (12 messages, 3 tool calls): 1 messages (0 conversations checked, 1 not checked), 1 vcr (2 conversations checked, 2 not checked)"},
-		// Lines of a log's bookkeeping are counted.
-		{transcript.Stats{Files: 1, Conversations: 1, Messages: 4, ToolCalls: 1, Skipped: 3}, map[string]formatCount{"openai-messages": {1, 1, 0}}, 0,
-			"no problems in 1 file (4 messages, 1 tool call, 3 lines passed over): openai-messages (1 conversation checked)"},
-		// An input that could not be read is never "no problems": the
-		// exit status is 2.
-		{transcript.Stats{}, map[string]formatCount{}, 1, "1 input not read; 0 errors, 0 warnings in 0 files (0 messages, 0 tool calls)"},
-		{transcript.Stats{Files: 1, Messages: 2}, map[string]formatCount{"openai-messages": {1, 1, 0}}, 2,
-			"2 inputs not read; 0 errors, 0 warnings in 1 file (2 messages, 0 tool calls): openai-messages (1 conversation checked)"},
-	} {
-		if got := summary(tc.st, tc.formats, tc.unreadable); got != tc.want {
-			t.Errorf("got  %s\nwant %s", got, tc.want)
-		}
-	}
-}
-
 // TestListFormats: --list-formats prints every format --input takes, with
 // what it reads, who writes it and an example; a table, or JSON Lines.
 func TestListFormats(t *testing.T) {
@@ -130,7 +99,7 @@ func TestListFormats(t *testing.T) {
 	}
 	n := 0
 	for line := range strings.SplitSeq(strings.TrimSpace(out.String()), "\n") {
-		var f jsonFormat
+		var f report.Format
 		if err := json.Unmarshal([]byte(line), &f); err != nil || f.Name != transcript.Inputs[n] || f.Reads == "" || f.Writer == "" || f.Example == "" {
 			t.Errorf("%q: %v", line, err)
 		}

@@ -245,3 +245,13 @@ func Truncate(s string, max int) string {
 	}
 	return s
 }
+
+// Fit cuts s to at most width characters, marking the cut: a cell of a
+// table whose other columns must stay on the line.
+func Fit(s string, width int) string {
+	if width < 4 || utf8.RuneCountInString(s) <= width {
+		return s
+	}
+	r := []rune(s)
+	return string(r[:width-1]) + "…"
+}

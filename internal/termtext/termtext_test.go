@@ -203,3 +203,21 @@ func TestTextWidthGraphemes(t *testing.T) {
 func plainOneLineText(s string, max int) string {
 	return Truncate(Safe(strings.Join(strings.Fields(s), " ")), max)
 }
+
+func TestFit(t *testing.T) {
+	for _, tc := range []struct {
+		s     string
+		width int
+		want  string
+	}{
+		{"short", 10, "short"},
+		{"exactly10!", 10, "exactly10!"},
+		{"eleven char", 10, "eleven ch…"},
+		{"日本語のテキスト", 5, "日本語の…"},
+		{"too narrow to cut", 3, "too narrow to cut"},
+	} {
+		if got := Fit(tc.s, tc.width); got != tc.want {
+			t.Errorf("Fit(%q, %d) = %q, want %q", tc.s, tc.width, got, tc.want)
+		}
+	}
+}

@@ -11,6 +11,7 @@ import (
 	"go.opentelemetry.io/otel/trace"
 
 	"github.com/agentloop/agentloop/pkg/transcript"
+	"github.com/agentloop/agentloop/pkg/wire"
 )
 
 // Span is one finished span, with the ids, times and attributes it is
@@ -317,7 +318,7 @@ func (b *Builder) tool(m *transcript.Message, r transcript.Result, texts map[str
 	}
 	b.callIDs[r.CallID]++
 	typ := toolTypeFunction
-	if r.Source == transcript.SourceMCP {
+	if r.Source == wire.SourceMCP {
 		typ = toolTypeExtension
 	}
 	attrs := []attribute.KeyValue{
@@ -331,7 +332,7 @@ func (b *Builder) tool(m *transcript.Message, r transcript.Result, texts map[str
 	if r.Truncated {
 		attrs = append(attrs, keyTruncated.Bool(true))
 	}
-	if r.Source == transcript.SourceMCP {
+	if r.Source == wire.SourceMCP {
 		attrs = append(attrs, keyMCPMethod.String("tools/call"), keyMCPServer.String(r.Server))
 	}
 	if b.opts.Content {
@@ -361,7 +362,7 @@ func (b *Builder) end(e *transcript.End) {
 	if !b.own(e.Time) {
 		return
 	}
-	if e.Reason == transcript.ReasonError && e.Steps > b.steps {
+	if e.Reason == wire.ReasonError && e.Steps > b.steps {
 		// The model call of the last step failed: it got no turn to
 		// record, only the error that ended the run.
 		b.failedChat(e)
@@ -378,9 +379,9 @@ func (b *Builder) end(e *transcript.End) {
 		r.Attrs = append(r.Attrs, keyCostUSD.Float64(*e.CostUSD))
 	}
 	switch e.Reason {
-	case transcript.ReasonMaxSteps, transcript.ReasonBudget, transcript.ReasonContext:
+	case wire.ReasonMaxSteps, wire.ReasonBudget, wire.ReasonContext:
 		r.Events = append(r.Events, Event{Name: eventBudget, Time: e.Time, Attrs: []attribute.KeyValue{keyEndReason.String(e.Reason)}})
-	case transcript.ReasonError, transcript.ReasonInterrupted:
+	case wire.ReasonError, wire.ReasonInterrupted:
 		r.Attrs = append(r.Attrs, keyErrorType.String(e.Reason))
 		r.Status, r.StatusMessage = codes.Error, e.Error
 		if r.StatusMessage == "" {

@@ -388,9 +388,9 @@ func pendingHint(reason string) string {
 	switch reason {
 	case "":
 		return ""
-	case ReasonInterrupted:
+	case wire.ReasonInterrupted:
 		return " (the run was interrupted" + goOn
-	case ReasonError:
+	case wire.ReasonError:
 		return " (the run ended in an error" + goOn
 	}
 	return fmt.Sprintf(" (the run ended with reason %q%s", reason, goOn)

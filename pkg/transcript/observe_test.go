@@ -4,6 +4,8 @@ import (
 	"bytes"
 	"encoding/json"
 	"testing"
+
+	"github.com/agentloop/agentloop/pkg/wire"
 )
 
 // An observer is told of the header written before it came and of every
@@ -25,7 +27,7 @@ func TestObserve(t *testing.T) {
 	); err != nil {
 		t.Fatal(err)
 	}
-	if err := w.WriteEnd(End{Reason: ReasonStop}); err != nil {
+	if err := w.WriteEnd(End{Reason: wire.ReasonStop}); err != nil {
 		t.Fatal(err)
 	}
 	lines := bytes.SplitAfter(buf.Bytes(), []byte("\n"))

@@ -7,6 +7,8 @@ import (
 	"strings"
 	"testing"
 	"time"
+
+	"github.com/agentloop/agentloop/pkg/wire"
 )
 
 // The quick decoders know the records' keys by heart: a field added to a
@@ -63,11 +65,11 @@ func writerLines(t *testing.T) [][]byte {
 	}
 	must(w.WriteMessage(Message{Step: 3, Message: json.RawMessage(`{"role":"user","content":[{"type":"text","text":"Images of c1:"},{"type":"image_url","image_url":{"url":"data:image/png;base64,AA=="}}]}`),
 		ImagesOf: []string{"c1"}}))
-	must(w.WriteEnd(End{Reason: ReasonError, Error: "provider: 429 \"slow down\"", Steps: 12,
+	must(w.WriteEnd(End{Reason: wire.ReasonError, Error: "provider: 429 \"slow down\"", Steps: 12,
 		Usage: Usage{InputTokens: 1 << 40, OutputTokens: 5, CacheCreationInputTokens: 6, CacheReadInputTokens: 7, ReasoningTokens: 8}}))
-	must(w.WriteEnd(End{Reason: ReasonStop}))
+	must(w.WriteEnd(End{Reason: wire.ReasonStop}))
 	cost := 0.41
-	must(w.WriteEnd(End{Reason: ReasonBudget, Steps: 3, CostUSD: &cost}))
+	must(w.WriteEnd(End{Reason: wire.ReasonBudget, Steps: 3, CostUSD: &cost}))
 	return bytes.Split(bytes.TrimSuffix(buf.Bytes(), []byte("\n")), []byte("\n"))
 }
 

@@ -21,19 +21,6 @@ const (
 	TypeEnd     = "end"
 )
 
-// End reasons: why a run stopped (wire.Reason); these names of them are
-// kept for code written against this package before they moved there.
-const (
-	ReasonStop        = wire.ReasonStop
-	ReasonMaxSteps    = wire.ReasonMaxSteps
-	ReasonMaxTokens   = wire.ReasonMaxTokens
-	ReasonRefusal     = wire.ReasonRefusal
-	ReasonError       = wire.ReasonError
-	ReasonInterrupted = wire.ReasonInterrupted
-	ReasonBudget      = wire.ReasonBudget
-	ReasonContext     = wire.ReasonContext
-)
-
 // Header is the first record of a transcript: what ran, against what.
 type Header struct {
 	Type    string    `json:"type" jsonschema:"enum=header"`

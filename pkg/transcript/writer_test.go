@@ -12,6 +12,8 @@ import (
 	"strings"
 	"sync"
 	"testing"
+
+	"github.com/agentloop/agentloop/pkg/wire"
 )
 
 func TestWriterOneLinePerRecordAndSeq(t *testing.T) {
@@ -25,7 +27,7 @@ func TestWriterOneLinePerRecordAndSeq(t *testing.T) {
 			t.Fatal(err)
 		}
 	}
-	if err := w.WriteEnd(End{Reason: ReasonStop, Steps: 1}); err != nil {
+	if err := w.WriteEnd(End{Reason: wire.ReasonStop, Steps: 1}); err != nil {
 		t.Fatal(err)
 	}
 	lines := strings.Split(strings.TrimSuffix(buf.String(), "\n"), "\n")
@@ -332,7 +334,7 @@ func TestCreateTempCommit(t *testing.T) {
 	if w.Path() != path {
 		t.Errorf("path after Commit: %s", w.Path())
 	}
-	if err := w.WriteEnd(End{Reason: ReasonStop}); err != nil {
+	if err := w.WriteEnd(End{Reason: wire.ReasonStop}); err != nil {
 		t.Fatal(err)
 	}
 	if err := w.Close(); err != nil {

@@ -1,34 +1,38 @@
-package cmd
+package history
 
 import (
 	"bytes"
 	"fmt"
 	"io"
 	"path/filepath"
+	"runtime"
 	"strconv"
 	"strings"
+	"sync"
 
-	"github.com/agentloop/agentloop/pkg/history"
+	"github.com/agentloop/agentloop/internal/termtext"
 )
 
-// logRowCells are the cells of a line of the table.
-type logRowCells struct{ id, when, model, steps, tokens, end, prompt string }
+// rowCells are the cells of a line of the table.
+type rowCells struct{ id, when, model, steps, tokens, end, prompt string }
 
-// writeLogTable prints one aligned line a run, under a line of titles.
-func writeLogTable(out io.Writer, ios *IOStreams, threads []history.Thread) error {
-	runs := flatten(threads)
-	rows := make([]logRowCells, 1+len(runs))
-	rows[0] = logRowCells{"ID", "STARTED", "MODEL", "STEPS", "TOKENS", "END", "PROMPT"}
-	inParts(len(runs), func(_, lo, hi int) {
+// WriteTable prints one aligned line a run, under a line of titles: the
+// table agentloop log prints. On a terminal (tty) each line is cut to
+// width columns.
+func WriteTable(out io.Writer, threads []Thread, tty bool, width int) error {
+	runs := Flatten(threads)
+	rows := make([]rowCells, 1+len(runs))
+	rows[0] = rowCells{"ID", "STARTED", "MODEL", "STEPS", "TOKENS", "END", "PROMPT"}
+	InParts(len(runs), func(_, lo, hi int) {
 		for i := lo; i < hi; i++ {
-			rows[1+i] = logRow(runs[i].Run)
+			rows[1+i] = row(runs[i].Run)
 		}
 	})
-	entries := make([]*history.Entry, len(runs))
+	entries := make([]*Entry, len(runs))
 	for i, r := range runs {
 		entries[i] = r.Entry
 	}
-	for i, id := range history.ShortIDs(entries) {
+	for i, id := range ShortIDs(entries) {
 		if id != "" {
 			rows[1+i].id = cell(id, 16)
 		}
@@ -36,7 +40,7 @@ func writeLogTable(out io.Writer, ios *IOStreams, threads []history.Thread) erro
 	var w [6]int
 	for _, r := range rows {
 		for i, s := range []string{r.id, r.when, r.model, r.steps, r.tokens, r.end} {
-			w[i] = max(w[i], textWidth(s))
+			w[i] = max(w[i], termtext.Width(s))
 		}
 	}
 	var line []byte
@@ -49,8 +53,8 @@ func writeLogTable(out io.Writer, ios *IOStreams, threads []history.Thread) erro
 		line = appendPad(append(line, "  "...), r.end, w[5], false)
 		line = append(append(line, "  "...), r.prompt...)
 		line = bytes.TrimRight(line, " ")
-		if ios.IsStdoutTTY() {
-			line = append([]byte(truncateWidth(string(line), ios.Width())), '\n')
+		if tty {
+			line = append([]byte(termtext.TruncateWidth(string(line), width)), '\n')
 		} else {
 			line = append(line, '\n')
 		}
@@ -65,7 +69,7 @@ func writeLogTable(out io.Writer, ios *IOStreams, threads []history.Thread) erro
 // right (numbers align right), else on the right.
 func appendPad(b []byte, s string, w int, right bool) []byte {
 	const spaces = "                                "
-	n := max(0, w-textWidth(s))
+	n := max(0, w-termtext.Width(s))
 	if !right {
 		b = append(b, s...)
 	}
@@ -78,13 +82,13 @@ func appendPad(b []byte, s string, w int, right bool) []byte {
 	return b
 }
 
-func logRow(r history.Run) (row logRowCells) {
+func row(r Run) (row rowCells) {
 	e := r.Entry
 	row.when = e.Time().Local().Format("2006-01-02 15:04")
 	row.end = cell(e.State(), 20)
 	if e.Header == nil {
 		row.id, row.model, row.steps, row.tokens = "-", "-", "-", "-"
-		row.prompt = oneLineText(filepath.Base(e.Path)+": "+e.Problem, 200)
+		row.prompt = termtext.OneLine(filepath.Base(e.Path)+": "+e.Problem, 200)
 		return row
 	}
 	row.id = cell(e.ShortID(), 8)
@@ -94,7 +98,8 @@ func logRow(r history.Run) (row logRowCells) {
 	if e.End != nil {
 		row.tokens = shortCount(e.Tokens())
 	}
-	prompt := firstLine(e.Prompt)
+	prompt, _, _ := strings.Cut(strings.TrimSpace(e.Prompt), "\n")
+	prompt = strings.TrimSpace(prompt)
 	switch {
 	case prompt == "":
 		prompt = "(no prompt)"
@@ -125,7 +130,7 @@ func cell(s string, max int) string {
 			return s
 		}
 	}
-	return oneLineText(s, max)
+	return termtext.OneLine(s, max)
 }
 
 // shortCount writes a count in at most five characters: 950, 12.3k, 4.1M.
@@ -141,4 +146,35 @@ func shortCount(n int64) string {
 		return fmt.Sprintf("%.1fM", float64(n)/1e6)
 	}
 	return fmt.Sprintf("%dM", n/1_000_000)
+}
+
+// ThreadRun is a run as a listing shows it, with the id of the
+// conversation it belongs to ("" for a foreign file).
+type ThreadRun struct {
+	Run
+	Thread string
+}
+
+// Flatten lists the runs of the threads in order.
+func Flatten(threads []Thread) []ThreadRun {
+	var runs []ThreadRun
+	for _, t := range threads {
+		for _, r := range t {
+			runs = append(runs, ThreadRun{r, t.ID()})
+		}
+	}
+	return runs
+}
+
+// InParts calls f on consecutive parts of [0, n), part k of parts, at once
+// on every core: the lines of a listing of thousands are formatted
+// faster than one at a time, and written in order after.
+func InParts(n int, f func(k, lo, hi int)) (parts int) {
+	parts = max(1, min(runtime.GOMAXPROCS(0), n/256))
+	var wg sync.WaitGroup
+	for k := range parts {
+		wg.Go(func() { f(k, n*k/parts, n*(k+1)/parts) })
+	}
+	wg.Wait()
+	return parts
 }

@@ -1,12 +1,25 @@
-package cmd
+package runview
 
 import (
 	"fmt"
 	"io"
 	"sync"
-
-	"github.com/agentloop/agentloop/pkg/transcript"
 )
+
+// Options say where progress goes and how much of it.
+type Options struct {
+	// W is stderr.
+	W io.Writer
+	// Redact keeps secrets out of each line printed.
+	Redact func(string) string
+	// Verbose prints a line per call (-v); Quiet nothing (-q).
+	Verbose, Quiet bool
+	// TTY is set when W is a terminal; CanRedraw when it can also erase
+	// a line, as a status line rewritten in place needs.
+	TTY, CanRedraw bool
+	// Width is the terminal's.
+	Width int
+}
 
 // statusLine is a line of progress rewritten in place on stderr, with the
 // -v lines printed above it. While a question is asked on the terminal the
@@ -14,7 +27,7 @@ import (
 // overwritten or split. Its owner draws the line holding mu.
 type statusLine struct {
 	w      io.Writer
-	redact *transcript.Redactor
+	redact func(string) string
 
 	mu     sync.Mutex
 	shown  bool // a status line is on screen
@@ -35,9 +48,9 @@ func (s *statusLine) showLocked(text string) {
 	s.shown = true
 }
 
-// hold takes the status line off the screen and keeps stderr quiet until
+// Hold takes the status line off the screen and keeps stderr quiet until
 // release is called.
-func (s *statusLine) hold() (release func()) {
+func (s *statusLine) Hold() (release func()) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	s.clearLocked()
@@ -57,7 +70,7 @@ func (s *statusLine) hold() (release func()) {
 
 // printlnLocked writes a -v line, or queues it while a question is asked.
 func (s *statusLine) printlnLocked(line string) {
-	line = s.redact.RedactString(line)
+	line = s.redact(line)
 	if s.held > 0 {
 		s.queued = append(s.queued, line)
 		return

@@ -1,4 +1,4 @@
-package cmd
+package runview
 
 import (
 	"testing"
@@ -36,14 +36,14 @@ func TestGrowthLines(t *testing.T) {
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
-			if got := summaryLine(&tc.out); got != tc.want {
+			if got := SummaryLine(&tc.out); got != tc.want {
 				t.Errorf("got  %q\nwant %q", got, tc.want)
 			}
 		})
 	}
 
 	step := agent.RequestStats{Step: 6, InputTokens: 2_142, CachedTokens: 1_024, OutputTokens: 50, Bytes: 8_571, Cleared: 2, ClearedBytes: 4_864, Cost: 0.0007, CostKnown: true}
-	if got, want := requestText(&step), "2.1k in (1.0k cached) → 50 out tokens, 8.6 KB sent, 2 results cleared (4.9 KB), $0.0007"; got != want {
+	if got, want := RequestText(&step), "2.1k in (1.0k cached) → 50 out tokens, 8.6 KB sent, 2 results cleared (4.9 KB), $0.0007"; got != want {
 		t.Errorf("-v step:\ngot  %q\nwant %q", got, want)
 	}
 }

@@ -1,4 +1,4 @@
-package cmd
+package runview
 
 import (
 	"fmt"
@@ -6,18 +6,19 @@ import (
 	"time"
 
 	"github.com/agentloop/agentloop/internal/httpretry"
+	"github.com/agentloop/agentloop/internal/termtext"
 	"github.com/agentloop/agentloop/pkg/agent"
 	"github.com/agentloop/agentloop/pkg/batch"
 	"github.com/agentloop/agentloop/pkg/batchapi"
 	"github.com/agentloop/agentloop/pkg/transcript"
 )
 
-// batchProgress shows a batch going on stderr: a bar on a terminal
+// Batch shows a batch going on stderr: a bar on a terminal
 // (items done and failed, tokens, cost, rate, time left, a pause for a
 // rate limit), a line per finished item with -v, nothing when piped or
 // with -q. Item ids and error texts are shown escaped: they come from the
 // input and from servers.
-type batchProgress struct {
+type Batch struct {
 	statusLine
 	live    bool
 	verbose bool
@@ -44,11 +45,12 @@ type batchProgress struct {
 	seen   map[string]string
 }
 
-func newBatchProgress(ios *IOStreams, verbose, quiet bool, total int) *batchProgress {
-	p := &batchProgress{
-		statusLine: statusLine{w: ios.ErrOut, redact: secrets(ios)},
-		verbose:    verbose && !quiet, quiet: quiet, live: ios.CanRedraw() && !quiet && !verbose,
-		width: ios.Width(), start: time.Now(), total: total,
+// NewBatch starts the display of a batch of total items.
+func NewBatch(o Options, total int) *Batch {
+	p := &Batch{
+		statusLine: statusLine{w: o.W, redact: o.Redact},
+		verbose:    o.Verbose && !o.Quiet, quiet: o.Quiet, live: o.CanRedraw && !o.Quiet && !o.Verbose,
+		width: o.Width, start: time.Now(), total: total,
 	}
 	if p.live {
 		p.stop, p.stopped = make(chan struct{}), make(chan struct{})
@@ -57,7 +59,7 @@ func newBatchProgress(ios *IOStreams, verbose, quiet bool, total int) *batchProg
 	return p
 }
 
-func (p *batchProgress) tick() {
+func (p *Batch) tick() {
 	defer close(p.stopped)
 	t := time.NewTicker(200 * time.Millisecond)
 	defer t.Stop()
@@ -74,7 +76,7 @@ func (p *batchProgress) tick() {
 }
 
 // Start is batch.Options.OnStart.
-func (p *batchProgress) Start(batch.Task) {
+func (p *Batch) Start(batch.Task) {
 	p.mu.Lock()
 	defer p.mu.Unlock()
 	p.running++
@@ -83,7 +85,7 @@ func (p *batchProgress) Start(batch.Task) {
 
 // Events is the OnEvent of an item's loop: the tokens of each turn count
 // as they come.
-func (p *batchProgress) Events(string) func(agent.Event) {
+func (p *Batch) Events(string) func(agent.Event) {
 	return func(e agent.Event) {
 		if e.Kind != agent.EventTurn {
 			return
@@ -95,7 +97,7 @@ func (p *batchProgress) Events(string) func(agent.Event) {
 }
 
 // Done is batch.Options.OnDone.
-func (p *batchProgress) Done(r batch.Result, recorded bool) {
+func (p *Batch) Done(r batch.Result, recorded bool) {
 	p.mu.Lock()
 	defer p.mu.Unlock()
 	p.running--
@@ -113,20 +115,20 @@ func (p *batchProgress) Done(r batch.Result, recorded bool) {
 		p.cost += *r.Cost
 	}
 	if p.verbose {
-		line := fmt.Sprintf("[%d/%d] %s: %s, %d step%s, %d→%d tokens, %s", p.done, p.total, oneLineText(r.ID, 80), r.Reason,
+		line := fmt.Sprintf("[%d/%d] %s: %s, %d step%s, %d→%d tokens, %s", p.done, p.total, termtext.OneLine(r.ID, 80), r.Reason,
 			r.Steps, plural(r.Steps, "", "s"), r.Usage.InputTokens, r.Usage.OutputTokens, time.Duration(r.DurationMS)*time.Millisecond)
 		if r.Error != "" {
-			line += ": " + oneLineText(r.Error, 300)
+			line += ": " + termtext.OneLine(r.Error, 300)
 		}
 		p.printlnLocked(line)
 	}
 	p.drawLocked()
 }
 
-// note says that an item's call was denied or declined: the first such
+// Note says that an item's call was denied or declined: the first such
 // line, and every one with -v; a batch of many items would otherwise say
 // the same thing once an item. Each is in its item's transcript.
-func (p *batchProgress) note(line string) {
+func (p *Batch) Note(line string) {
 	if p.quiet {
 		return
 	}
@@ -141,8 +143,15 @@ func (p *batchProgress) note(line string) {
 	p.drawLocked()
 }
 
+// SetLimiter makes the bar say when limiter pauses every request.
+func (p *Batch) SetLimiter(limiter *httpretry.Limiter) {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	p.limiter = limiter
+}
+
 // Close takes the bar off the screen.
-func (p *batchProgress) Close() {
+func (p *Batch) Close() {
 	if p.live {
 		close(p.stop)
 		<-p.stopped
@@ -155,15 +164,15 @@ func (p *batchProgress) Close() {
 	}
 }
 
-func (p *batchProgress) drawLocked() {
+func (p *Batch) drawLocked() {
 	if !p.live || p.held > 0 {
 		return
 	}
-	p.showLocked(truncateWidth(p.statusLocked(time.Now()), p.width-1))
+	p.showLocked(termtext.TruncateWidth(p.statusLocked(time.Now()), p.width-1))
 }
 
 // statusLocked is the bar's line.
-func (p *batchProgress) statusLocked(now time.Time) string {
+func (p *Batch) statusLocked(now time.Time) string {
 	const cells = 20
 	filled := 0
 	if p.total > 0 {
@@ -207,4 +216,39 @@ func count(n int64) string {
 		return fmt.Sprintf("%.1fk", float64(n)/1e3)
 	}
 	return fmt.Sprint(n)
+}
+
+// Rounds is the engine's OnProgress: the bar shows the round, the items
+// waiting and how long the oldest batch has been queued; -v prints a line
+// when a batch changes status.
+func (p *Batch) Rounds(rp batchapi.Progress) {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	if p.verbose {
+		for _, f := range rp.Batches {
+			if p.seen == nil {
+				p.seen = map[string]string{}
+			}
+			if p.seen[f.ID] != f.State {
+				p.seen[f.ID] = f.State
+				p.clearLocked()
+				p.printlnLocked(fmt.Sprintf("round %d: batch %s %s · %d item%s waiting", rp.Round, termtext.Safe(f.ID), termtext.Safe(f.State), rp.Waiting, plural(rp.Waiting, "", "s")))
+			}
+		}
+	}
+	p.rounds = &rp
+	p.drawLocked()
+}
+
+// roundsText ends the bar's line with where the rounds stand.
+func (p *Batch) roundsText(b *strings.Builder) {
+	rp := p.rounds
+	if rp == nil || rp.Round == 0 {
+		return
+	}
+	fmt.Fprintf(b, " · round %d · %d waiting", rp.Round, rp.Waiting)
+	if len(rp.Batches) > 0 {
+		f := rp.Batches[0]
+		fmt.Fprintf(b, " · %s %s", termtext.Safe(f.State), f.Queued.Round(time.Second))
+	}
 }

@@ -1,8 +1,11 @@
-package cmd
+package runview
 
 import (
+	"bytes"
 	"strings"
 	"testing"
+
+	"github.com/agentloop/agentloop/internal/termtext"
 
 	"github.com/agentloop/agentloop/pkg/agent"
 )
@@ -21,9 +24,8 @@ func TestProgressClearsAtTheAnswer(t *testing.T) {
 		{"calls", agent.Turn{Calls: []agent.Call{{ID: "c1", Name: "now"}}}, false},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
-			ios, _, _, errOut := Test()
-			ios.SetTTY(false, false, true)
-			p := newProgress(ios, false, true) // quiet: no ticker
+			errOut := &bytes.Buffer{}
+			p := NewProgress(testOptions(errOut, false, true, true, 80)) // quiet: no ticker
 			p.live = true
 			p.Event(agent.Event{Kind: agent.EventRequest, Step: 1})
 			if !strings.Contains(errOut.String(), "step 1 · thinking") {
@@ -45,17 +47,15 @@ func TestProgressClearsAtTheAnswer(t *testing.T) {
 // name holds wide characters: a line that wraps is not redrawn in place
 // by \r, and its first half stays on the screen.
 func TestStatusLineFitsWideNames(t *testing.T) {
-	ios, _, _, errOut := Test()
-	ios.SetTTY(false, false, true)
-	ios.SetWidth(30)
-	p := newProgress(ios, false, true) // quiet: no ticker; drawn by hand
+	errOut := &bytes.Buffer{}
+	p := NewProgress(testOptions(errOut, false, true, true, 30)) // quiet: no ticker; drawn by hand
 	p.live, p.step = true, 3
 	p.running["call_1"] = "天気予報を調べる道具"
 	p.mu.Lock()
 	p.drawLocked()
 	p.mu.Unlock()
 	line := strings.TrimPrefix(errOut.String(), "\r\x1b[K")
-	if w := textWidth(line); w > 29 || !strings.HasSuffix(line, "…") {
+	if w := termtext.Width(line); w > 29 || !strings.HasSuffix(line, "…") {
 		t.Errorf("status line %q takes %d columns of 30", line, w)
 	}
 	if want := "step 3 · running 天気予報を…"; line != want {
@@ -63,6 +63,7 @@ func TestStatusLineFitsWideNames(t *testing.T) {
 	}
 }
 
-// Widths are a terminal's, counted by grapheme cluster: an emoji sequence
-// joined by zero-width joiners, a flag and a letter with its combining
-// marks are each one character, cut whole or kept whole.
+// testOptions are those of stderr as a test has it: redacting nothing.
+func testOptions(w *bytes.Buffer, verbose, quiet, tty bool, width int) Options {
+	return Options{W: w, Redact: func(s string) string { return s }, Verbose: verbose, Quiet: quiet, TTY: tty, CanRedraw: tty, Width: width}
+}
