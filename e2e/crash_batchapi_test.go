@@ -40,6 +40,7 @@ func TestBatchAPIKill9WhilePolling(t *testing.T) {
 		serve func() batchAPIServer
 	}{
 		{"openai", func() batchAPIServer { return fakeapi.NewOpenAIConversations(batchCrashScript(), "") }},
+		{"responses", func() batchAPIServer { return fakeapi.NewResponsesConversations(batchCrashScript(), "") }},
 		{"anthropic", func() batchAPIServer { return fakeapi.NewAnthropicConversations(batchCrashScript(), "") }},
 	} {
 		t.Run(api.name, func(t *testing.T) {
