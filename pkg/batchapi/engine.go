@@ -278,7 +278,12 @@ func (e *Engine) Run(ctx context.Context) {
 		}
 		var calls []*call
 		if e.running <= 0 && e.holding == 0 && len(e.waiting) > 0 {
-			calls, e.waiting = e.waiting, nil
+			for _, c := range e.waiting {
+				if !c.answered {
+					calls = append(calls, c)
+				}
+			}
+			e.waiting = nil
 		}
 		e.mu.Unlock()
 		if len(calls) > 0 {
@@ -315,11 +320,15 @@ func (e *Engine) release() {
 	e.signal()
 }
 
-// requeue puts a call back for the next round.
+// requeue puts a call back for the next round, unless its item has
+// stopped waiting for it (its time limit, an interrupt): a request no one
+// waits for is not paid for again.
 func (e *Engine) requeue(c *call) {
 	c.attempts++
 	e.mu.Lock()
-	e.waiting = append(e.waiting, c)
+	if !c.answered {
+		e.waiting = append(e.waiting, c)
+	}
 	e.mu.Unlock()
 	e.signal()
 }
