@@ -161,6 +161,7 @@ func (o *BatchOptions) parse(c *cobra.Command, shard, format string) error {
 	o.MCPConfig, o.mcpSetting, o.mcpServers = cfg.MCPConfig, mcpSetting(cfg), cfg.MCPServers
 	o.MaxSteps, o.Parallel = cfg.MaxSteps, cfg.Parallel
 	o.Limits.useConfig(cfg)
+	o.OTel = otelSetting(cfg)
 	if o.Sandbox, err = sandboxFrom(o.IO, cfg); err != nil {
 		return err
 	}

@@ -10,6 +10,7 @@ import (
 	"github.com/spf13/pflag"
 
 	"github.com/agentloop/agentloop/internal/config"
+	"github.com/agentloop/agentloop/pkg/tracing"
 )
 
 // The settings, their sources and their order of precedence are the
@@ -185,6 +186,13 @@ func (mo *modelOptions) useBaseURL(cfg *config.Config) {
 	mo.baseURLFrom = baseURLSetting(src)
 }
 
+// otelSetting is the otel setting of a configuration and where it came
+// from, which tracing.Wanted weighs against the OTEL_* variables.
+func otelSetting(cfg *config.Config) tracing.Setting {
+	src := cfg.Source("otel").Kind
+	return tracing.Setting{On: cfg.OTel, Given: src != config.SourceDefault, FromFile: src == config.SourceFile}
+}
+
 // useConfig fills run's options from the configuration; a flag given is
 // already there and agrees with it. Continuing a conversation, the model
 // settings wait in Config, as for replay --resume: the transcript's header
@@ -205,6 +213,7 @@ func (o *RunOptions) useConfig(c *cobra.Command) error {
 	o.MaxSteps, o.Parallel = cfg.MaxSteps, cfg.Parallel
 	o.TranscriptDir = cfg.TranscriptDir
 	o.Limits.useConfig(cfg)
+	o.OTel = otelSetting(cfg)
 	o.MCPConfig, o.mcpSetting, o.mcpServers = cfg.MCPConfig, mcpSetting(cfg), cfg.MCPServers
 	o.resumeArgs = resumeArgs(cfg)
 	o.Sandbox, err = sandboxFrom(o.IO, cfg)
@@ -231,6 +240,7 @@ func (o *ReplayOptions) useConfig(c *cobra.Command) error {
 	o.Model.useLimits(cfg)
 	o.TranscriptDir = cfg.TranscriptDir
 	o.Limits.useConfig(cfg)
+	o.OTel = otelSetting(cfg)
 	o.resumeArgs = resumeArgs(cfg)
 	o.Sandbox, err = sandboxFrom(o.IO, cfg)
 	return err

@@ -68,6 +68,7 @@ with the line that gives them.`,
 	f.Int("max-total-tokens", 0, "cap on the run's tokens")
 	f.Float64("max-cost", 0, "cap on the run's cost in US dollars")
 	f.Int("context-limit", 0, "most input tokens a request may carry")
+	f.Bool("otel", false, "export the runs' spans and metrics over OTLP")
 	addSandboxFlags(c)
 	return c
 }

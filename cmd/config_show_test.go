@@ -52,6 +52,7 @@ mcp_config              []                                         default
 mcp_servers             []                                         default
 sandbox                 read-only                                  default
 sandbox_required        false                                      default
+otel                    false                                      default
 batch_api               false                                      default
 OPENAI_API_KEY          set                                        env
 ANTHROPIC_API_KEY       unset                                      env

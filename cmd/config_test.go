@@ -84,6 +84,7 @@ mcp_config: [~/servers.json]
 mcp_servers: {}
 sandbox: workspace-write
 sandbox_required: true
+otel: true
 batch_api: true
 profiles:
   p:
@@ -110,6 +111,7 @@ profiles:
     mcp_servers: {}
     sandbox: off
     sandbox_required: false
+    otel: false
     batch_api: false
 `
 
@@ -130,6 +132,7 @@ func TestConfigPrecedence(t *testing.T) {
 		"AGENTLOOP_MAX_TOTAL_TOKENS", "3000", "AGENTLOOP_MAX_COST", "3.5", "AGENTLOOP_CONTEXT_LIMIT", "10000",
 		"AGENTLOOP_CONTEXT_KEEP", "6", "AGENTLOOP_CONTEXT_CLEAR_AT_LEAST", "700", "AGENTLOOP_CONTEXT_EDITING", "server",
 		"AGENTLOOP_MCP_CONFIG", "env.json", "AGENTLOOP_SANDBOX", "read-only", "AGENTLOOP_SANDBOX_REQUIRED", "1",
+		"AGENTLOOP_OTEL", "true",
 		"AGENTLOOP_BATCH_API", "true",
 	}
 	allFlags := []string{
@@ -137,6 +140,7 @@ func TestConfigPrecedence(t *testing.T) {
 		"--max-steps", "14", "--parallel", "9", "--max-retries", "1", "--timeout", "3m", "--idle-timeout", "8m", "--system", "from the flag",
 		"--max-total-tokens", "4000", "--max-cost", "4.5", "--context-limit", "11000",
 		"--mcp-config", "flag.json", "--sandbox", "workspace-write", "--sandbox-required=false",
+		"--otel=false",
 	}
 	tests := []struct {
 		name  string

@@ -7,6 +7,8 @@ import (
 	"strings"
 	"testing"
 	"time"
+
+	"github.com/agentloop/agentloop/pkg/tracing"
 )
 
 // The commands take their settings from the configuration (see
@@ -100,5 +102,51 @@ func TestToolsDirsConfigured(t *testing.T) {
 	}
 	if got, err := toolsDirs(ios, toolsSource{dirs: []string{missing}}, true); err != nil || len(got) != 0 {
 		t.Errorf("chosen by agentloop: %q, %v", got, err)
+	}
+}
+
+// The otel setting: a profile's otel: true turns export on; an OTLP
+// endpoint in the environment goes above the file's false; --otel=false
+// and AGENTLOOP_OTEL=false go above the endpoint; OTEL_SDK_DISABLED above
+// all. run and batch alike.
+func TestOTelSetting(t *testing.T) {
+	const file = "otel: false\nprofiles:\n  traced:\n    otel: true\n"
+	endpoint := []string{"OTEL_EXPORTER_OTLP_ENDPOINT", "http://collector:4318"}
+	for _, tt := range []struct {
+		vars []string
+		args []string
+		want tracing.Signals
+	}{
+		{nil, nil, tracing.Signals{}},
+		{nil, []string{"--profile", "traced"}, tracing.Signals{Traces: true, Metrics: true}},
+		{[]string{"AGENTLOOP_PROFILE", "traced"}, nil, tracing.Signals{Traces: true, Metrics: true}},
+		{endpoint, nil, tracing.Signals{Traces: true, Metrics: true}},
+		{endpoint, []string{"--otel=false"}, tracing.Signals{}},
+		{append([]string{"AGENTLOOP_OTEL", "false"}, endpoint...), nil, tracing.Signals{}},
+		{[]string{"AGENTLOOP_OTEL", "true"}, nil, tracing.Signals{Traces: true, Metrics: true}},
+		{nil, []string{"--otel"}, tracing.Signals{Traces: true, Metrics: true}},
+		{[]string{"OTEL_SDK_DISABLED", "true"}, []string{"--otel", "--profile", "traced"}, tracing.Signals{}},
+	} {
+		e := newConfigEnv(t, file, tt.vars...)
+		var run *RunOptions
+		c := newCmdRun(e.ios(), func(_ context.Context, o *RunOptions) error { run = o; return nil })
+		c.PersistentFlags().String("profile", "", "")
+		c.SetArgs(append(tt.args, "hello"))
+		if err := c.Execute(); err != nil {
+			t.Fatal(err)
+		}
+		if got := tracing.Wanted(e.ios().Getenv, run.OTel); got != tt.want {
+			t.Errorf("run %v %v: %+v (setting %+v), want %+v", tt.vars, tt.args, got, run.OTel, tt.want)
+		}
+		var batch *BatchOptions
+		c = newCmdBatch(e.ios(), func(_ context.Context, o *BatchOptions) error { batch = o; return nil })
+		c.PersistentFlags().String("profile", "", "")
+		c.SetArgs(append(tt.args, "in.jsonl", "-d", "out"))
+		if err := c.Execute(); err != nil {
+			t.Fatal(err)
+		}
+		if got := tracing.Wanted(e.ios().Getenv, batch.OTel); got != tt.want {
+			t.Errorf("batch %v %v: %+v, want %+v", tt.vars, tt.args, got, tt.want)
+		}
 	}
 }

@@ -13,6 +13,7 @@ import (
 	"github.com/agentloop/agentloop/pkg/agent"
 	"github.com/agentloop/agentloop/pkg/engine"
 	"github.com/agentloop/agentloop/pkg/mcp"
+	"github.com/agentloop/agentloop/pkg/tracing"
 	"github.com/agentloop/agentloop/pkg/transcript"
 )
 
@@ -47,8 +48,9 @@ type liveOptions struct {
 	// resumeArgs are the flags a command that goes on with this run's
 	// transcript needs (see resumeArgs).
 	resumeArgs []string
-	// OTel traces the run (--otel), as an OTLP endpoint in the environment does.
-	OTel bool
+	// OTel is the otel setting (--otel, AGENTLOOP_OTEL, otel:): with an
+	// OTLP endpoint in the environment, it says whether the run is traced.
+	OTel tracing.Setting
 }
 
 // liveOnly marks the flags that only a live run takes, on a command where
@@ -88,7 +90,7 @@ func addLoopFlags(c *cobra.Command, o *liveOptions, mode string) {
 	addSandboxFlags(c)
 	live := pflag.NewFlagSet("", pflag.ContinueOnError)
 	addModelFlags(live, &o.Model)
-	live.BoolVar(&o.OTel, "otel", false, "send the run's spans over OTLP/HTTP (docs/tracing.md); the OTEL_EXPORTER_OTLP_* variables say where")
+	live.Bool("otel", false, "send the run's spans and metrics over OTLP/HTTP (docs/tracing.md); the OTEL_EXPORTER_OTLP_* variables say where")
 	live.IntVar(&o.MaxSteps, "max-steps", agent.DefaultMaxSteps, "cap on this run's model calls; the last is asked for an answer without tools, and it exits 3")
 	addLimitFlags(live, &o.Limits)
 	addModeFlags(c, live, mode)
@@ -233,10 +235,10 @@ func newLoop(ios *IOStreams, o *liveOptions, s liveSetup, exec *approver, net li
 	return run, nil
 }
 
-// newTracer traces the runs of a command that asked for it (--otel, or
-// an OTLP endpoint in the environment), saying why not with -v.
-func newTracer(ctx context.Context, ios *IOStreams, asked, verbose bool) *engine.Tracer {
-	return engine.NewTracer(ctx, ios.Getenv, asked, verbose, Version(), ios.ErrOut)
+// newTracer traces the runs of a command that asked for it (the otel
+// setting, or an OTLP endpoint in the environment), saying why not with -v.
+func newTracer(ctx context.Context, ios *IOStreams, otel tracing.Setting, verbose bool) *engine.Tracer {
+	return engine.NewTracer(ctx, ios.Getenv, otel, verbose, Version(), ios.ErrOut)
 }
 
 // goOn runs the conversation to its end.

@@ -26,6 +26,8 @@ type LogExportOptions struct {
 	// JSON ("-" for stdout).
 	OTLP bool
 	File string
+	// Metrics sends the model calls' metrics too, with --otlp.
+	Metrics bool
 	// Content puts the tools' arguments and results in the spans.
 	Content bool
 }
@@ -48,7 +50,11 @@ variables name: OTEL_EXPORTER_OTLP_TRACES_ENDPOINT, else
 OTEL_EXPORTER_OTLP_ENDPOINT (default http://localhost:4318), with
 OTEL_EXPORTER_OTLP_HEADERS; OTEL_SERVICE_NAME and OTEL_RESOURCE_ATTRIBUTES set
 the resource. --otlp-file FILE writes them as OTLP JSON, one line a run, as
-the OpenTelemetry Collector's file exporter does ("-" for stdout).
+the OpenTelemetry Collector's file exporter does ("-" for stdout). With
+--metrics, --otlp also sends each run's gen_ai.client.token.usage and
+gen_ai.client.operation.duration as one delta over the run's recorded time
+(OTEL_EXPORTER_OTLP_METRICS_ENDPOINT, else the base endpoint): unlike spans,
+a run whose metrics are sent twice is counted twice.
 
 The trace and span ids are derived from the run's id (or from the trace the run
 was started in, TRACEPARENT), so exporting a run twice sends the same trace,
@@ -63,6 +69,9 @@ holds them (redacted). Runs are named as 'agentloop log show' takes them;
 		RunE: func(c *cobra.Command, args []string) error {
 			if !opts.OTLP && opts.File == "" {
 				return flagErrorf("say where the spans go: --otlp, --otlp-file FILE, or both")
+			}
+			if opts.Metrics && !opts.OTLP {
+				return flagErrorf("--metrics sends over OTLP/HTTP: give --otlp too")
 			}
 			opts.Refs = args
 			if len(args) == 0 {
@@ -82,6 +91,7 @@ holds them (redacted). Runs are named as 'agentloop log show' takes them;
 	}
 	c.Flags().BoolVar(&opts.OTLP, "otlp", false, "send the spans over OTLP/HTTP to the endpoint OTEL_EXPORTER_OTLP_(TRACES_)ENDPOINT names")
 	c.Flags().StringVar(&opts.File, "otlp-file", "", "write the spans as OTLP JSON to `FILE`, one line a run (- for stdout)")
+	c.Flags().BoolVar(&opts.Metrics, "metrics", false, "with --otlp, send the runs' token and duration metrics too, with their recorded times")
 	return c
 }
 
@@ -111,6 +121,13 @@ func runLogExport(ctx context.Context, opts *LogExportOptions) error {
 		}
 		defer client.Stop(context.WithoutCancel(ctx))
 	}
+	var metrics *tracing.MetricClient
+	if opts.Metrics {
+		if metrics, err = tracing.NewMetricClient(ctx, Version()); err != nil {
+			return err
+		}
+		defer metrics.Stop(context.WithoutCancel(ctx))
+	}
 	var out io.Writer
 	switch opts.File {
 	case "":
@@ -131,6 +148,9 @@ func runLogExport(ctx context.Context, opts *LogExportOptions) error {
 		if err == nil {
 			all = append(all, spans...)
 			err = exportSpans(ctx, ios, path, spans, res, client, out)
+		}
+		if err == nil && metrics != nil {
+			err = exportMetrics(ctx, ios, path, spans, metrics)
 		}
 		if err != nil {
 			fmt.Fprintf(ios.ErrOut, "agentloop: %s: %v\n", displayText(path, 200), err)
@@ -182,5 +202,18 @@ func exportSpans(ctx context.Context, ios *IOStreams, what string, spans []traci
 	if out != ios.Out && len(spans) > 0 {
 		fmt.Fprintf(ios.ErrOut, "%s: trace %s, %d span%s\n", displayText(what, 200), spans[0].TraceID, len(spans), plural(len(spans), "", "s"))
 	}
+	return nil
+}
+
+// exportMetrics sends the metrics of the model calls of one transcript's
+// spans.
+func exportMetrics(ctx context.Context, ios *IOStreams, what string, spans []tracing.Span, metrics *tracing.MetricClient) error {
+	uctx, cancel := context.WithTimeout(ctx, exportTimeout)
+	defer cancel()
+	calls, err := metrics.Send(uctx, spans)
+	if err != nil {
+		return redactError(err, nil)
+	}
+	fmt.Fprintf(ios.ErrOut, "%s: metrics of %d model call%s\n", displayText(what, 200), calls, plural(calls, "", "s"))
 	return nil
 }

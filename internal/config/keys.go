@@ -154,6 +154,7 @@ var Keys = []Key{
 	{Name: "mcp_servers", Kind: Servers},
 	{Name: "sandbox", Env: "AGENTLOOP_SANDBOX", Flag: "sandbox", Kind: String, Check: checkSandbox},
 	{Name: "sandbox_required", Env: "AGENTLOOP_SANDBOX_REQUIRED", Flag: "sandbox-required", Kind: Bool},
+	{Name: "otel", Env: "AGENTLOOP_OTEL", Flag: "otel", Kind: Bool},
 	{Name: "batch_api", Env: "AGENTLOOP_BATCH_API", Flag: "batch-api", Kind: Bool},
 }
 

@@ -97,6 +97,10 @@ type Config struct {
 	// SandboxRequired refuses a tool whose policy is not enforced in full.
 	Sandbox         sandbox.Mode
 	SandboxRequired bool
+	// OTel exports the runs' spans and metrics over OTLP; where it came
+	// from matters, as the OTEL_EXPORTER_OTLP_* variables go between the
+	// environment and the file (see tracing.Wanted).
+	OTel bool
 	// BatchAPI sends a batch's model requests through the provider's
 	// Batch API, a round at a time (agentloop batch).
 	BatchAPI bool
@@ -241,6 +245,7 @@ func Resolve(in Input) (*Config, error) {
 	cfg.MCPServers, _ = cfg.settings["mcp_servers"].value.([]*mcp.Config)
 	cfg.Sandbox = sandbox.Mode(cfg.settings["sandbox"].value.(string))
 	cfg.SandboxRequired = cfg.settings["sandbox_required"].value.(bool)
+	cfg.OTel = cfg.settings["otel"].value.(bool)
 	cfg.BatchAPI = cfg.settings["batch_api"].value.(bool)
 	return cfg, nil
 }

@@ -75,6 +75,7 @@ func (c *Config) Rows(defaultBaseURL func(provider string) string, defaultDirs [
 		{Key: "mcp_servers", Value: ServerSummaries(c.MCPServers), Src: c.Source("mcp_servers")},
 		{Key: "sandbox", Value: string(c.Sandbox), Src: c.Source("sandbox")},
 		{Key: "sandbox_required", Value: c.SandboxRequired, Src: c.Source("sandbox_required")},
+		{Key: "otel", Value: c.OTel, Src: c.Source("otel")},
 		{Key: "batch_api", Value: c.BatchAPI, Src: c.Source("batch_api")},
 	}
 }

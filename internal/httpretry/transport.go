@@ -118,9 +118,12 @@ func (t *faultTransport) RoundTrip(req *http.Request) (*http.Response, error) {
 		if !retry {
 			return res, err
 		}
+		r := Retry{Attempt: attempt + 1, Err: err, Wait: wait, Time: time.Now()}
 		if res != nil {
+			r.Status = res.StatusCode
 			res.Body.Close()
 		}
+		reportRetry(ctx, r)
 		if err := Sleep(ctx, wait); err != nil {
 			return nil, err
 		}

@@ -13,33 +13,42 @@ import (
 	"sync"
 
 	"github.com/rogpeppe/go-internal/testscript"
+	colmetricspb "go.opentelemetry.io/proto/otlp/collector/metrics/v1"
 	coltracepb "go.opentelemetry.io/proto/otlp/collector/trace/v1"
 	commonpb "go.opentelemetry.io/proto/otlp/common/v1"
+	metricspb "go.opentelemetry.io/proto/otlp/metrics/v1"
 	tracepb "go.opentelemetry.io/proto/otlp/trace/v1"
 	"google.golang.org/protobuf/proto"
 
 	"github.com/agentloop/agentloop/pkg/tracing"
 )
 
-// otlpReceiver is an OTLP/HTTP trace receiver: it decodes each export
-// request with the official OTLP protobuf types, as a collector does, and
-// keeps the spans.
+// otlpReceiver is an OTLP/HTTP receiver of traces and metrics: it decodes
+// each export request with the official OTLP protobuf types, as a
+// collector does, and keeps the spans and the metrics.
 type otlpReceiver struct {
-	srv   *httptest.Server
-	mu    sync.Mutex
-	spans []*tracepb.Span
-	bad   []string
+	srv     *httptest.Server
+	mu      sync.Mutex
+	spans   []*tracepb.Span
+	metrics []*metricspb.Metric
+	bad     []string
 }
 
 var otlpReceivers sync.Map // *testscript.TestScript → *otlpReceiver
 
 func (r *otlpReceiver) ServeHTTP(w http.ResponseWriter, req *http.Request) {
 	body, _ := io.ReadAll(req.Body)
-	msg := new(coltracepb.ExportTraceServiceRequest)
+	var msg, reply proto.Message
+	switch req.URL.Path {
+	case "/v1/traces":
+		msg, reply = new(coltracepb.ExportTraceServiceRequest), &coltracepb.ExportTraceServiceResponse{}
+	case "/v1/metrics":
+		msg, reply = new(colmetricspb.ExportMetricsServiceRequest), &colmetricspb.ExportMetricsServiceResponse{}
+	}
 	r.mu.Lock()
 	defer r.mu.Unlock()
 	switch {
-	case req.Method != http.MethodPost || req.URL.Path != "/v1/traces":
+	case req.Method != http.MethodPost || msg == nil:
 		r.bad = append(r.bad, req.Method+" "+req.URL.Path)
 		http.NotFound(w, req)
 		return
@@ -51,12 +60,24 @@ func (r *otlpReceiver) ServeHTTP(w http.ResponseWriter, req *http.Request) {
 		http.Error(w, err.Error(), http.StatusBadRequest)
 		return
 	}
-	for _, rs := range msg.ResourceSpans {
-		for _, ss := range rs.ScopeSpans {
-			r.spans = append(r.spans, ss.Spans...)
+	switch msg := msg.(type) {
+	case *coltracepb.ExportTraceServiceRequest:
+		for _, rs := range msg.ResourceSpans {
+			for _, ss := range rs.ScopeSpans {
+				r.spans = append(r.spans, ss.Spans...)
+			}
+		}
+	case *colmetricspb.ExportMetricsServiceRequest:
+		for _, rm := range msg.ResourceMetrics {
+			for _, sm := range rm.ScopeMetrics {
+				if sm.Scope.GetName() != "github.com/agentloop/agentloop" || sm.SchemaUrl != tracing.SchemaURL {
+					r.bad = append(r.bad, fmt.Sprintf("metrics of scope %q, schema %q", sm.Scope.GetName(), sm.SchemaUrl))
+				}
+				r.metrics = append(r.metrics, sm.Metrics...)
+			}
 		}
 	}
-	b, _ := proto.Marshal(&coltracepb.ExportTraceServiceResponse{})
+	b, _ := proto.Marshal(reply)
 	w.Header().Set("Content-Type", "application/x-protobuf")
 	w.Write(b)
 }
@@ -68,10 +89,12 @@ func (r *otlpReceiver) ServeHTTP(w http.ResponseWriter, req *http.Request) {
 //	otlp ids FILE              write the ids, parents and names of the spans received, sorted
 //	otlp jsonids JSON FILE     the same of the spans of an OTLP JSON file
 //	otlp traceparent FILE CALL FILE's TRACEPARENT names the execute_tool span of call CALL
-//	otlp reset                 forget the spans received
+//	otlp events                print the events of the spans received, with their attributes
+//	otlp metrics               print the histograms received, a line a series
+//	otlp reset                 forget the spans and metrics received
 func cmdOTLP(ts *testscript.TestScript, neg bool, args []string) {
 	if neg || len(args) == 0 {
-		ts.Fatalf("usage: otlp start|tree|ids|jsonids|traceparent|reset")
+		ts.Fatalf("usage: otlp start|tree|ids|jsonids|traceparent|events|metrics|reset")
 	}
 	if args[0] == "start" {
 		r := &otlpReceiver{}
@@ -129,8 +152,12 @@ func cmdOTLP(ts *testscript.TestScript, neg bool, args []string) {
 			}
 		}
 		ts.Fatalf("%s: %s names no span received", args[1], tp)
+	case "events":
+		fmt.Fprint(ts.Stdout(), eventLines(r.spans))
+	case "metrics":
+		fmt.Fprint(ts.Stdout(), metricLines(r.metrics))
 	case "reset":
-		r.spans = nil
+		r.spans, r.metrics = nil, nil
 	default:
 		ts.Fatalf("otlp: unknown command %s", args[0])
 	}
@@ -246,4 +273,88 @@ func spanTree(spans []*tracepb.Span) string {
 		draw(r, 0)
 	}
 	return out.String()
+}
+
+// eventLines are the events of the spans, a line each, sorted: the span's
+// name and step, the event's name and its attributes.
+func eventLines(spans []*tracepb.Span) string {
+	var lines []string
+	for _, s := range spans {
+		for _, e := range s.Events {
+			var attrs []string
+			for _, kv := range e.Attributes {
+				attrs = append(attrs, kv.Key+"="+anyString(kv.Value))
+			}
+			slices.Sort(attrs)
+			line := s.Name
+			if step := attrString(s, "agentloop.step"); step != "" {
+				line += " step=" + step
+			}
+			lines = append(lines, strings.Join(append([]string{line, e.Name}, attrs...), " ")+"\n")
+		}
+	}
+	slices.Sort(lines)
+	return strings.Join(lines, "")
+}
+
+// metricLines are the histograms received, a line for each series (a
+// metric and a set of attributes): the metric's name and unit, its
+// temporality, the attributes but the volatile ones, and the count of
+// measures and their sum (but a duration's, which differs from run to
+// run), and the number of bucket boundaries. A cumulative series is its last point; a delta series,
+// its points added up.
+func metricLines(metrics []*metricspb.Metric) string {
+	type series struct {
+		count  uint64
+		sum    float64
+		last   uint64
+		cumul  bool
+		bounds int
+	}
+	all := map[string]*series{}
+	for _, m := range metrics {
+		h := m.GetHistogram()
+		if h == nil {
+			all[m.Name+" (not a histogram)"] = &series{}
+			continue
+		}
+		cumul := h.AggregationTemporality == metricspb.AggregationTemporality_AGGREGATION_TEMPORALITY_CUMULATIVE
+		for _, p := range h.DataPoints {
+			var attrs []string
+			for _, kv := range p.Attributes {
+				if !volatile[kv.Key] {
+					attrs = append(attrs, kv.Key+"="+anyString(kv.Value))
+				}
+			}
+			slices.Sort(attrs)
+			temporality := "delta"
+			if cumul {
+				temporality = "cumulative"
+			}
+			key := strings.Join(append([]string{m.Name, m.Unit, temporality}, attrs...), " ")
+			s, ok := all[key]
+			if !ok {
+				s = &series{cumul: cumul}
+				all[key] = s
+			}
+			switch {
+			case !cumul:
+				s.count += p.Count
+				s.sum += p.GetSum()
+			case p.TimeUnixNano >= s.last:
+				s.count, s.sum, s.last = p.Count, p.GetSum(), p.TimeUnixNano
+			}
+			s.bounds = len(p.ExplicitBounds)
+		}
+	}
+	var lines []string
+	for key, s := range all {
+		sum := fmt.Sprintf(" sum=%g", s.sum)
+		if strings.HasPrefix(key, "gen_ai.client.operation.duration ") {
+			sum = ""
+		}
+		lines = append(lines, fmt.Sprintf("%s count=%d%s buckets=%d\n", key, s.count, sum, s.bounds))
+	}
+	slices.Sort(lines)
+	return strings.Join(lines, "")
 }

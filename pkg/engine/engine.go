@@ -125,7 +125,7 @@ func New(s Settings, tools Tools, net Net, tracer *Tracer) (*Run, error) {
 		// (A nil writer in the interface would be a recorder.)
 		r.Loop.Transcript = r.Transcript
 	}
-	r.Loop.Tools = tracer.attach(r.Transcript, r.Header, tools.Exec)
+	tracer.attach(r.Loop, r.Transcript, r.Header)
 	s.Limits.apply(r.Loop, m.MaxTokens)
 	return r, nil
 }

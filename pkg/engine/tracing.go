@@ -4,9 +4,7 @@ import (
 	"context"
 	"fmt"
 	"io"
-	"strconv"
 	"strings"
-	"time"
 
 	"github.com/agentloop/agentloop/pkg/agent"
 	"github.com/agentloop/agentloop/pkg/mcp"
@@ -15,7 +13,7 @@ import (
 	"github.com/agentloop/agentloop/pkg/transcript"
 )
 
-// Tracer sends the spans of a command's runs as they go
+// Tracer sends the spans and metrics of a command's runs as they go
 // (docs/tracing.md). A nil one sends nothing: nothing of OpenTelemetry is
 // set up unless a run asks for it.
 type Tracer struct {
@@ -23,19 +21,6 @@ type Tracer struct {
 	log     io.Writer
 	verbose bool
 	content bool
-	// flush bounds the wait for the last spans at the end.
-	flush time.Duration
-}
-
-// TracingWanted reports whether the runs are to be traced: asked (--otel),
-// or an OTLP endpoint in the environment; OTEL_SDK_DISABLED=true and
-// OTEL_TRACES_EXPORTER=none say no, whatever else does.
-func TracingWanted(getenv func(string) string, asked bool) bool {
-	if strings.EqualFold(strings.TrimSpace(getenv("OTEL_SDK_DISABLED")), "true") ||
-		strings.TrimSpace(getenv("OTEL_TRACES_EXPORTER")) == "none" {
-		return false
-	}
-	return asked || getenv("OTEL_EXPORTER_OTLP_ENDPOINT") != "" || getenv("OTEL_EXPORTER_OTLP_TRACES_ENDPOINT") != ""
 }
 
 // CaptureContent reports whether spans may hold the messages' contents.
@@ -43,43 +28,20 @@ func CaptureContent(getenv func(string) string) bool {
 	return strings.EqualFold(strings.TrimSpace(getenv("OTEL_INSTRUMENTATION_GENAI_CAPTURE_MESSAGE_CONTENT")), "true")
 }
 
-// NewTracer sets up the tracing of a command's runs by the OTEL_*
-// variables getenv reads, or returns nil when it is not wanted or cannot
-// be set up (said on log when verbose: a run is never stopped for want of
-// its trace).
-func NewTracer(ctx context.Context, getenv func(string) string, asked, verbose bool, version string, log io.Writer) *Tracer {
-	if !TracingWanted(getenv, asked) {
-		return nil
-	}
-	note := func(format string, args ...any) {
+// NewTracer sets up the tracing of a command's runs by the otel setting
+// and the OTEL_* variables getenv reads (tracing.Wanted), or returns nil
+// when it is not wanted or cannot be set up (said on log when verbose: a
+// run is never stopped for want of its trace).
+func NewTracer(ctx context.Context, getenv func(string) string, otel tracing.Setting, verbose bool, version string, log io.Writer) *Tracer {
+	live := tracing.Start(ctx, getenv, otel, version, func(err error) {
 		if verbose {
-			fmt.Fprintf(log, "agentloop: tracing: "+format+"\n", args...)
+			fmt.Fprintf(log, "agentloop: tracing: %s\n", redacted(err))
 		}
-	}
-	if p := strings.TrimSpace(getenv("OTEL_EXPORTER_OTLP_TRACES_PROTOCOL")); p != "" && p != "http/protobuf" {
-		note("protocol %s is not supported; sending http/protobuf", p)
-	} else if p := strings.TrimSpace(getenv("OTEL_EXPORTER_OTLP_PROTOCOL")); p != "" && p != "http/protobuf" {
-		note("protocol %s is not supported; sending http/protobuf", p)
-	}
-	res, err := tracing.Resource(ctx, version)
-	if err != nil {
-		note("%v", err)
-	}
-	client, err := tracing.NewClient(ctx)
-	if err != nil {
-		note("%s", redacted(err))
+	})
+	if live == nil {
 		return nil
 	}
-	flush := tracing.FlushTimeout
-	// OTEL_BSP_EXPORT_TIMEOUT is the standard bound of an export, in ms.
-	if v := strings.TrimSpace(getenv("OTEL_BSP_EXPORT_TIMEOUT")); v != "" {
-		if ms, err := strconv.Atoi(v); err == nil && ms >= 0 {
-			flush = time.Duration(ms) * time.Millisecond
-		} else {
-			note("OTEL_BSP_EXPORT_TIMEOUT=%s is not a number of milliseconds; waiting %v", v, flush)
-		}
-	}
-	return &Tracer{live: tracing.NewLive(client, res, version), log: log, verbose: verbose, content: CaptureContent(getenv), flush: flush}
+	return &Tracer{live: live, log: log, verbose: verbose, content: CaptureContent(getenv)}
 }
 
 // redacted is an error's text without the credentials a URL in it holds.
@@ -99,24 +61,29 @@ func TraceParent(getenv func(string) string) (traceParent, traceState string) {
 	return "", ""
 }
 
-// attach traces the run w records, and gives each tool process of the run
-// the TRACEPARENT of its execute_tool span.
-func (t *Tracer) attach(w *transcript.Writer, h transcript.Header, exec agent.Executor) agent.Executor {
+// attach traces the run w records, the retries of its model requests
+// included, and gives each tool process of the run the TRACEPARENT of its
+// execute_tool span.
+func (t *Tracer) attach(loop *agent.Loop, w *transcript.Writer, h transcript.Header) {
 	if t == nil || w == nil {
-		return exec
+		return
 	}
-	w.Observe(t.live.Observer(tracing.Options{Content: t.content}))
-	return tracedTools{exec: exec, h: h}
+	run := t.live.Run(tracing.Options{Content: t.content})
+	w.Observe(run.Observe)
+	loop.Provider = run.Provider(loop.Provider)
+	if t.live.Traces() {
+		loop.Tools = tracedTools{exec: loop.Tools, h: h}
+	}
 }
 
-// Close sends the spans not yet sent, waiting at most the export timeout,
-// and says once when verbose if spans were lost.
+// Close sends the spans and metrics not yet sent, waiting at most the
+// flush bound, and says once when verbose what was lost.
 func (t *Tracer) Close() {
 	if t == nil {
 		return
 	}
-	if err := t.live.Close(t.flush); err != nil && t.verbose {
-		fmt.Fprintf(t.log, "agentloop: tracing: spans not sent: %s\n", redacted(err))
+	if err := t.live.Close(t.live.Flush); err != nil && t.verbose {
+		fmt.Fprintf(t.log, "agentloop: tracing: %s\n", redacted(err))
 	}
 }
 

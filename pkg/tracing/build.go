@@ -72,6 +72,10 @@ type Builder struct {
 	callIDs  map[string]int
 	args     map[string]string
 	finished bool
+	// retries are the retries of the model request under way, for the
+	// chat span of the step it gets (live only: a transcript does not
+	// record them).
+	retries []Event
 }
 
 // NewBuilder returns a Builder waiting for a header.
@@ -287,6 +291,7 @@ func (b *Builder) chat(m *transcript.Message) {
 	s := Span{
 		TraceID: b.traceID, SpanID: b.id("chat/" + strconv.Itoa(m.Step)), Parent: b.run.SpanID, TraceState: b.state,
 		Name: opChat + " " + b.h.Model, Kind: trace.SpanKindClient, Start: start, End: end, Attrs: attrs,
+		Events: b.takeRetries(),
 	}
 	if len(m.Cleared) > 0 {
 		ids := make([]string, len(m.Cleared))
@@ -408,8 +413,23 @@ func (b *Builder) failedChat(e *transcript.End) {
 			keyErrorType.String(errorOther),
 		}, serverAttrs(b.h.BaseURL)...),
 		Status: codes.Error, StatusMessage: e.Error,
+		Events: b.takeRetries(),
 	}
 	b.emit(s)
+}
+
+// retried notes a retry of the model request under way.
+func (b *Builder) retried(e Event) {
+	if b.h != nil && !b.finished {
+		b.retries = append(b.retries, e)
+	}
+}
+
+// takeRetries are the retries noted since the last model call's span.
+func (b *Builder) takeRetries() []Event {
+	r := b.retries
+	b.retries = nil
+	return r
 }
 
 // Finish ends the run's span if the transcript had no end record (the

@@ -3,12 +3,13 @@ package tracing
 import (
 	"go.opentelemetry.io/otel/attribute"
 	semconv "go.opentelemetry.io/otel/semconv/v1.41.0"
+	"go.opentelemetry.io/otel/semconv/v1.41.0/genaiconv"
 
 	"github.com/agentloop/agentloop/pkg/wire"
 )
 
-// Every attribute, span and event name a trace of agentloop carries is in
-// this file. The GenAI conventions are still marked "development" upstream
+// Every attribute, span, event and metric name a trace of agentloop
+// carries is in this file. The GenAI conventions are still marked "development" upstream
 // and rename things between releases: they are pinned to one version of
 // the semantic conventions, SchemaURL's, and moving to another is a change
 // of this file alone.
@@ -57,6 +58,28 @@ var (
 	keyServerAddress   = semconv.ServerAddressKey
 	keyServerPort      = semconv.ServerPortKey
 	keyMCPMethod       = semconv.McpMethodNameKey
+	keyTokenType       = semconv.GenAITokenTypeKey
+	keyResendCount     = semconv.HTTPRequestResendCountKey
+	keyHTTPStatus      = semconv.HTTPResponseStatusCodeKey
+)
+
+// gen_ai.token.type values.
+var (
+	tokenInput  = keyTokenType.String(string(genaiconv.TokenTypeInput))
+	tokenOutput = keyTokenType.String(string(genaiconv.TokenTypeOutput))
+)
+
+// The metrics of the conventions, each recorded once a model call: their
+// names, units and descriptions are the semantic conventions package's.
+var (
+	newTokenUsage        = genaiconv.NewClientTokenUsage        // gen_ai.client.token.usage, {token}
+	newOperationDuration = genaiconv.NewClientOperationDuration // gen_ai.client.operation.duration, s
+)
+
+// The histograms' bucket boundaries the conventions advise.
+var (
+	tokenBuckets    = []float64{1, 4, 16, 64, 256, 1024, 4096, 16384, 65536, 262144, 1048576, 4194304, 16777216, 67108864}
+	durationBuckets = []float64{0.01, 0.02, 0.04, 0.08, 0.16, 0.32, 0.64, 1.28, 2.56, 5.12, 10.24, 20.48, 40.96, 81.92}
 )
 
 // gen_ai.tool.type values: a script tool runs on this machine (a
@@ -87,6 +110,7 @@ const (
 	keyClearedCalls = attribute.Key("agentloop.cleared.call_ids")
 	keyClearedBytes = attribute.Key("agentloop.cleared.bytes")
 	keyBatchItems   = attribute.Key("agentloop.batch.items")
+	keyRetryWait    = attribute.Key("agentloop.retry.wait_ms")
 )
 
 // Events.
@@ -96,6 +120,9 @@ const (
 	eventCleared = "agentloop.context.cleared"
 	// eventBudget is on the invoke_agent span of a run a budget stopped.
 	eventBudget = "agentloop.budget.exhausted"
+	// eventRetry is on a chat span for each attempt of its request that
+	// failed and was tried again.
+	eventRetry = "agentloop.request.retry"
 )
 
 // providerName is gen_ai.provider.name for a transcript's provider: the

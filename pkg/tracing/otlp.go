@@ -26,16 +26,25 @@ const scopeName = "github.com/agentloop/agentloop"
 // "agentloop" and its version, then what OTEL_SERVICE_NAME and
 // OTEL_RESOURCE_ATTRIBUTES say, which win.
 func Resource(ctx context.Context, version string) (*resourcepb.Resource, error) {
+	res, err := sdkResource(ctx, version)
+	if res == nil {
+		return nil, err
+	}
+	// A partly bad OTEL_RESOURCE_ATTRIBUTES still gives the rest.
+	return &resourcepb.Resource{Attributes: protoAttrs(res.Attributes())}, err
+}
+
+// sdkResource is Resource as the SDK has it, for the metrics.
+func sdkResource(ctx context.Context, version string) (*resource.Resource, error) {
 	res, err := resource.New(ctx,
 		resource.WithAttributes(semconv.ServiceName(agentName), semconv.ServiceVersion(version)),
 		resource.WithTelemetrySDK(),
 		resource.WithFromEnv(),
 	)
-	if err != nil && res == nil {
-		return nil, fmt.Errorf("trace resource: %w", err)
+	if err != nil {
+		err = fmt.Errorf("trace resource: %w", err)
 	}
-	// A partly bad OTEL_RESOURCE_ATTRIBUTES still gives the rest.
-	return &resourcepb.Resource{Attributes: protoAttrs(res.Attributes())}, err
+	return res, err
 }
 
 // Encode puts spans in the OTLP form they are sent in: one resource, one
