@@ -418,8 +418,14 @@ func (e *Engine) takeUp(ctx context.Context, c *call) bool {
 			return false
 		}
 		st, err := c.lane.Service.Find(ctx, b.Started, b.FileID, len(b.Requests))
-		if err != nil || st == nil {
-			b.Error = "not found"
+		if err != nil {
+			// Not knowing is no reason to pay twice: the run stops,
+			// and looks again when run again.
+			e.interrupt(fmt.Errorf("look for batch %d of round %d, which may have been made: %w", b.Number, b.Round, err))
+			return true
+		}
+		if st == nil {
+			b.Error = "not made"
 			return false
 		}
 		b.ID = st.ID

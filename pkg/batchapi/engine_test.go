@@ -532,3 +532,59 @@ func TestCancelledBatchStopsTheRun(t *testing.T) {
 		})
 	}
 }
+
+// A run killed after it created a batch but before it recorded the
+// batch's id: run again, it finds the batch (OpenAI by its input file,
+// Anthropic by its time and size) and polls it, making none again.
+func TestBatchMadeButNotRecordedIsFound(t *testing.T) {
+	for _, a := range apis {
+		t.Run(a.name, func(t *testing.T) {
+			t.Parallel()
+			const n = 4
+			srv := a.serve(threeRounds())
+			defer srv.Close()
+			srv.SetBatchPace(fakeapi.BatchPace{Polls: -1})
+			lane := a.lane(t, srv.url)
+			dir := t.TempDir()
+			items := makeItems(n)
+			ctx, cancel := context.WithCancel(context.Background())
+			_ = runBatch(ctx, t, lane, dir, items, batchapi.Options{OnProgress: func(p batchapi.Progress) {
+				if len(p.Batches) > 0 {
+					cancel()
+				}
+			}})
+			cancel()
+			// The log as a kill before the batch's id was written leaves it.
+			path := filepath.Join(dir, batchapi.LogName)
+			data, err := os.ReadFile(path)
+			if err != nil {
+				t.Fatal(err)
+			}
+			var kept []string
+			for _, line := range strings.SplitAfter(string(data), "\n") {
+				if !strings.Contains(line, `"event":"batch"`) && !strings.Contains(line, `"event":"status"`) {
+					kept = append(kept, line)
+				}
+			}
+			if err := os.WriteFile(path, []byte(strings.Join(kept, "")), 0o644); err != nil {
+				t.Fatal(err)
+			}
+			for _, it := range items {
+				it.state = &agent.State{Messages: it.out.Messages}
+			}
+			srv.SetBatchPace(fakeapi.BatchPace{})
+			if err := runBatch(context.Background(), t, lane, dir, items, batchapi.Options{}); err != nil {
+				t.Fatal(err)
+			}
+			for _, it := range items {
+				if it.err != nil || it.out.Answer != "done "+it.prompt {
+					t.Errorf("%s: %q, %v", it.name, it.out.Answer, it.err)
+				}
+			}
+			checkClean(t, srv)
+			if c := srv.BatchCounts(); c.Batches != 3 || c.Billed != 3*n {
+				t.Errorf("%d batches, %d billed; want 3, %d", c.Batches, c.Billed, 3*n)
+			}
+		})
+	}
+}
