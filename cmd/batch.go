@@ -162,6 +162,9 @@ func (o *BatchOptions) parse(c *cobra.Command, shard, format string) error {
 	o.MaxSteps, o.Parallel = cfg.MaxSteps, cfg.Parallel
 	o.Limits.useConfig(cfg)
 	o.OTel = otelSetting(cfg)
+	if err := o.Schema.useConfig(cfg); err != nil {
+		return err
+	}
 	if o.Sandbox, err = sandboxFrom(o.IO, cfg); err != nil {
 		return err
 	}

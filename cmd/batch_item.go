@@ -63,6 +63,7 @@ func (b *batchItems) run(ctx context.Context, t batch.Task) batch.Result {
 	}
 	s := b.opts.setup(&o.Model)
 	s.path = b.dir.TranscriptPath(it.ID)
+	s.schema = it.Schema
 	prompt := itemPrompt(it)
 	s.prompt = prompt
 	// An item's messages (a torn line of a killed run's transcript) are
@@ -152,13 +153,14 @@ func (b *batchItems) run(ctx context.Context, t batch.Task) batch.Result {
 		}
 	}
 	res.Provider, res.Model = loop.Provider.Name(), loop.Provider.Model()
+	res.AnswerJSON, res.SchemaOK = itemAnswerJSON(loop, out)
 	if werr != nil {
 		// The steps, tokens and cost it spent stay counted; its answer,
 		// not on record, is no outcome.
 		res.Answer = ""
 		return unrecorded(werr)
 	}
-	if err := outcomeError(out, err, "", runEnd{maxSteps: o.MaxSteps, limits: &o.Limits}); err != nil {
+	if err := outcomeError(out, err, "", runEnd{maxSteps: o.MaxSteps, limits: &o.Limits, schema: o.Schema.with(it.Schema)}); err != nil {
 		res.ExitCode, res.Error = exitCode(redactError(err, toolSecrets(b.ios, b.ap.tools)))
 		if out.Reason == "" {
 			res.Reason = wire.ReasonError
@@ -209,6 +211,8 @@ func recordedExit(reason, errText string) int {
 		return ExitOK
 	case reason == wire.ReasonMaxSteps, reason == "budget", reason == "context":
 		return ExitBudget
+	case reason == wire.ReasonSchema:
+		return ExitSchema
 	case reason == wire.ReasonError && engine.ProviderErrorText(errText):
 		return ExitProvider
 	}

@@ -216,6 +216,9 @@ func (o *RunOptions) useConfig(c *cobra.Command) error {
 	o.OTel = otelSetting(cfg)
 	o.MCPConfig, o.mcpSetting, o.mcpServers = cfg.MCPConfig, mcpSetting(cfg), cfg.MCPServers
 	o.resumeArgs = resumeArgs(cfg)
+	if err := o.Schema.useConfig(cfg); err != nil {
+		return err
+	}
 	o.Sandbox, err = sandboxFrom(o.IO, cfg)
 	return err
 }
@@ -242,6 +245,9 @@ func (o *ReplayOptions) useConfig(c *cobra.Command) error {
 	o.Limits.useConfig(cfg)
 	o.OTel = otelSetting(cfg)
 	o.resumeArgs = resumeArgs(cfg)
+	if err := o.Schema.useConfig(cfg); err != nil {
+		return err
+	}
 	o.Sandbox, err = sandboxFrom(o.IO, cfg)
 	return err
 }

@@ -69,6 +69,7 @@ with the line that gives them.`,
 	f.Float64("max-cost", 0, "cap on the run's cost in US dollars")
 	f.Int("context-limit", 0, "most input tokens a request may carry")
 	f.Bool("otel", false, "export the runs' spans and metrics over OTLP")
+	addSchemaFlags(f, &schemaOptions{})
 	addSandboxFlags(c)
 	return c
 }

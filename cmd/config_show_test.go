@@ -53,6 +53,9 @@ mcp_servers             []                                         default
 sandbox                 read-only                                  default
 sandbox_required        false                                      default
 otel                    false                                      default
+schema                  ""                                         default
+schema_retries          1                                          default
+schema_mode             native                                     default
 batch_api               false                                      default
 OPENAI_API_KEY          set                                        env
 ANTHROPIC_API_KEY       unset                                      env

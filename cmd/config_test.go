@@ -85,6 +85,9 @@ mcp_servers: {}
 sandbox: workspace-write
 sandbox_required: true
 otel: true
+schema: "city, temp int"
+schema_retries: 2
+schema_mode: prompt
 batch_api: true
 profiles:
   p:
@@ -112,6 +115,9 @@ profiles:
     sandbox: off
     sandbox_required: false
     otel: false
+    schema: "verdict, score int"
+    schema_retries: 0
+    schema_mode: native
     batch_api: false
 `
 
@@ -133,6 +139,7 @@ func TestConfigPrecedence(t *testing.T) {
 		"AGENTLOOP_CONTEXT_KEEP", "6", "AGENTLOOP_CONTEXT_CLEAR_AT_LEAST", "700", "AGENTLOOP_CONTEXT_EDITING", "server",
 		"AGENTLOOP_MCP_CONFIG", "env.json", "AGENTLOOP_SANDBOX", "read-only", "AGENTLOOP_SANDBOX_REQUIRED", "1",
 		"AGENTLOOP_OTEL", "true",
+		"AGENTLOOP_SCHEMA", "verdict, score int", "AGENTLOOP_SCHEMA_RETRIES", "0", "AGENTLOOP_SCHEMA_MODE", "native",
 		"AGENTLOOP_BATCH_API", "true",
 	}
 	allFlags := []string{
@@ -141,6 +148,7 @@ func TestConfigPrecedence(t *testing.T) {
 		"--max-total-tokens", "4000", "--max-cost", "4.5", "--context-limit", "11000",
 		"--mcp-config", "flag.json", "--sandbox", "workspace-write", "--sandbox-required=false",
 		"--otel=false",
+		"--schema", "city, temp int", "--schema-retries", "3", "--schema-mode", "prompt",
 	}
 	tests := []struct {
 		name  string

@@ -39,6 +39,9 @@ func runContinue(ctx context.Context, opts *RunOptions, prompt string) error {
 	st.Prompt = prompt
 	// The results the recording cleared stay cleared, by its policy.
 	opts.Limits.useRecorded(conv.Header, path)
+	if err := opts.Schema.useRecorded(conv.Header, path); err != nil {
+		return err
+	}
 
 	// The tools folders and the tools the conversation had, unless
 	// --tools-dir or --tool say otherwise.

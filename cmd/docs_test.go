@@ -51,7 +51,7 @@ func TestExitCodesDoc(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	for _, code := range []int{ExitOK, ExitFailure, ExitUsage, ExitBudget, ExitProvider, ExitInterrupted} {
+	for _, code := range []int{ExitOK, ExitFailure, ExitUsage, ExitBudget, ExitProvider, ExitSchema, ExitInterrupted} {
 		row := regexp.MustCompile(`(?m)^\| ` + strconv.Itoa(code) + ` \|`)
 		if !row.Match(doc) {
 			t.Errorf("exit code %d is not in docs/exit-codes.md", code)

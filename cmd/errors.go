@@ -14,6 +14,7 @@ const (
 	ExitUsage       = 2
 	ExitBudget      = 3 // a budget ran out: steps, tokens, cost, context
 	ExitProvider    = 4
+	ExitSchema      = 5 // the answer does not match --schema after the retries
 	ExitInterrupted = 130
 )
 

@@ -11,6 +11,7 @@ import (
 	"github.com/agentloop/agentloop/internal/httpretry"
 	"github.com/agentloop/agentloop/internal/toolset"
 	"github.com/agentloop/agentloop/pkg/agent"
+	"github.com/agentloop/agentloop/pkg/answerschema"
 	"github.com/agentloop/agentloop/pkg/engine"
 	"github.com/agentloop/agentloop/pkg/mcp"
 	"github.com/agentloop/agentloop/pkg/tracing"
@@ -45,6 +46,7 @@ type liveOptions struct {
 	Approval      approvalOptions
 	Limits        limitOptions
 	Sandbox       sandboxOptions
+	Schema        schemaOptions
 	// resumeArgs are the flags a command that goes on with this run's
 	// transcript needs (see resumeArgs).
 	resumeArgs []string
@@ -67,7 +69,7 @@ func addLiveFlags(c *cobra.Command, o *liveOptions, mode string) {
 	c.Flags().StringVarP(&o.Output, "output", "o", "", "write the transcript to `FILE` (its folder must exist; an earlier transcript there is replaced)")
 	live := pflag.NewFlagSet("", pflag.ContinueOnError)
 	live.BoolVar(&o.NoTranscript, "no-transcript", false, "write no transcript")
-	live.BoolVar(&o.JSON, "json", false, "print one JSON object {answer, reason, steps, usage, cost_usd, per_step, transcript, error} instead of the answer")
+	live.BoolVar(&o.JSON, "json", false, "print one JSON object {answer, reason, steps, usage, cost_usd, per_step, transcript, error} instead of the answer (with --schema also answer_json, schema_ok, schema_problems)")
 	live.BoolVarP(&o.Quiet, "quiet", "q", false, "show nothing on stderr but errors")
 	live.BoolVar(&o.Stream, "stream", false, "print the model's text as it is generated, also when stdout is not a terminal (text written before tool calls included)")
 	live.BoolVar(&o.NoStream, "no-stream", false, "print the answer only when it is complete, also on a terminal")
@@ -93,6 +95,7 @@ func addLoopFlags(c *cobra.Command, o *liveOptions, mode string) {
 	live.Bool("otel", false, "send the run's spans and metrics over OTLP/HTTP (docs/tracing.md); the OTEL_EXPORTER_OTLP_* variables say where")
 	live.IntVar(&o.MaxSteps, "max-steps", agent.DefaultMaxSteps, "cap on this run's model calls; the last is asked for an answer without tools, and it exits 3")
 	addLimitFlags(live, &o.Limits)
+	addSchemaFlags(live, &o.Schema)
 	addModeFlags(c, live, mode)
 }
 
@@ -134,6 +137,8 @@ type liveSetup struct {
 	path string
 	// batchSpan is a batch item's batch span (tracing.NewBatchSpan).
 	batchSpan string
+	// schema is a batch item's own schema, which replaces the batch's.
+	schema *answerschema.Schema
 	// prompt starts the conversation; state, when set, goes on with a
 	// recorded one.
 	prompt string
@@ -204,8 +209,9 @@ func startLive(ctx context.Context, ios *IOStreams, o *liveOptions, s liveSetup)
 	run.cancel = func() { stop(nil) }
 	loop.OnEvent = ap.Observe(prog.Event)
 	out := &closedOutput{w: ios.Out, closed: func() { stop(errStdoutClosed) }}
-	stream := attachStream(ios, out, loop, prog, wantStream(ios, o.Stream, o.NoStream, o.JSON))
-	run.end = runEnd{w: w, prog: prog, stream: stream, asJSON: o.JSON, maxSteps: o.MaxSteps, limits: &o.Limits, redact: redact, resumeArgs: o.resumeArgs}
+	// An answer held to a schema is printed once checked, never streamed.
+	stream := attachStream(ios, out, loop, prog, wantStream(ios, o.Stream, o.NoStream, o.JSON || o.Schema.on()))
+	run.end = runEnd{w: w, prog: prog, stream: stream, asJSON: o.JSON, maxSteps: o.MaxSteps, limits: &o.Limits, redact: redact, resumeArgs: o.resumeArgs, schema: &o.Schema}
 	return run, nil
 }
 
@@ -225,6 +231,7 @@ func newLoop(ios *IOStreams, o *liveOptions, s liveSetup, exec *approver, net li
 		es.Output.Path, es.Output.Explicit = s.path, false
 	}
 	es.TraceParent, es.TraceState = engine.TraceParent(ios.Getenv)
+	es.Answer = o.Schema.with(s.schema).engine()
 	run, err := engine.New(es, engine.Tools{Set: exec.tools, Exec: exec, Redact: toolSecrets(ios, exec.tools)}, net.Net, net.trace)
 	if err != nil {
 		return nil, err

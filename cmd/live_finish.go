@@ -28,6 +28,8 @@ type runResult struct {
 	PerStep    []stepJSON `json:"per_step"`
 	Transcript string     `json:"transcript,omitempty"`
 	Error      string     `json:"error,omitempty"`
+	// With --schema: the answer's value and whether it matched.
+	*schemaJSON
 }
 
 // runEnd is what a live run needs to finish.
@@ -42,6 +44,8 @@ type runEnd struct {
 	// resumeArgs are the flags the command to go on with the run names
 	// (see resumeArgs).
 	resumeArgs []string
+	// schema is the run's --schema, nil or off for none.
+	schema *schemaOptions
 }
 
 // finishRun closes the transcript, prints the outcome and maps it to an
@@ -65,7 +69,7 @@ func finishRun(ios *IOStreams, out *agent.Outcome, err error, e runEnd) error {
 	}
 	if e.asJSON {
 		res := runResult{Answer: out.Answer, Reason: out.Reason, Steps: out.Steps, Usage: out.Usage, Transcript: path,
-			PerStep: perStep(out.Requests)}
+			PerStep: perStep(out.Requests), schemaJSON: schemaResult(e.schema, out)}
 		if out.CostKnown {
 			cost := agent.RoundCost(out.Cost)
 			res.CostUSD = &cost
@@ -78,6 +82,8 @@ func finishRun(ios *IOStreams, out *agent.Outcome, err error, e runEnd) error {
 		if werr := enc.Encode(res); werr != nil && !errors.Is(werr, syscall.EPIPE) {
 			return werr
 		}
+	} else if e.schema.on() {
+		printSchemaAnswer(ios, out)
 	} else if out.Answer != "" && !e.stream.answered() && (out.Reason == wire.ReasonStop || out.Reason == wire.ReasonMaxTokens || out.Reason == wire.ReasonRefusal || out.Exhausted != "") {
 		fmt.Fprintln(ios.Out, terminalText(ios, strings.TrimRight(out.Answer, "\n")))
 	}
@@ -135,6 +141,8 @@ func outcomeError(out *agent.Outcome, err error, path string, e runEnd) error {
 		return &ExitError{Code: ExitBudget, Err: errors.New(exhaustedMessage(out, e) + resume)}
 	}
 	switch out.Reason {
+	case wire.ReasonSchema:
+		return schemaError(e.schema, out)
 	case wire.ReasonMaxTokens:
 		return fmt.Errorf("the answer was cut off by the output token limit (raise --max-tokens)")
 	case wire.ReasonRefusal:

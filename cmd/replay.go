@@ -148,6 +148,7 @@ func runReplay(ctx context.Context, opts *ReplayOptions) error {
 	}
 	var rows []replay.Row
 	answer := ""
+	var schema *replay.Conformance
 	for _, conv := range convs {
 		res, err := replayConversation(ctx, opts, conv)
 		if err != nil {
@@ -160,8 +161,14 @@ func runReplay(ctx context.Context, opts *ReplayOptions) error {
 			return err
 		}
 		rows, answer = append(rows, res.Rows...), res.Answer
+		if res.Schema != nil && (schema == nil || schema.OK) {
+			schema = res.Schema
+		}
 	}
 	failed := printReplayReport(ios, rows)
+	if printConformance(ios, schema) {
+		failed = true
+	}
 	if answer != "" && len(convs) == 1 {
 		fmt.Fprintln(ios.Out, terminalText(ios, strings.TrimRight(answer, "\n")))
 	}
@@ -208,6 +215,8 @@ func replayConversation(ctx context.Context, opts *ReplayOptions, conv *transcri
 			h.Model, h.BaseURL, h.System = conv.Header.Model, conv.Header.BaseURL, conv.Header.System
 			// The replay clears what the recording cleared, by the same policy.
 			h.Context = conv.Header.Context
+			// And its answer is held to the same schema (validate checks it).
+			h.AnswerSchema = conv.Header.AnswerSchema
 		}
 		if w, err = engine.CreateChild(opts.Output, true, opts.Force, opts.File, conv, h, redact, false); err != nil {
 			return nil, err

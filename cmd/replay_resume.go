@@ -38,6 +38,9 @@ func runReplayResume(ctx context.Context, opts *ReplayOptions) error {
 			name, ended, file)}
 	}
 	opts.Limits.useRecorded(conv.Header, opts.File)
+	if err := opts.Schema.useRecorded(conv.Header, opts.File); err != nil {
+		return err
+	}
 
 	// Decided once the file is known to have something to resume: what
 	// it says of its model and address matters only then.

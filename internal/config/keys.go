@@ -30,6 +30,7 @@ import (
 	"github.com/agentloop/agentloop/internal/sandbox"
 	"github.com/agentloop/agentloop/pkg/agent"
 	"github.com/agentloop/agentloop/pkg/mcp"
+	"github.com/agentloop/agentloop/pkg/transcript"
 	"github.com/agentloop/agentloop/pkg/wire"
 )
 
@@ -155,7 +156,21 @@ var Keys = []Key{
 	{Name: "sandbox", Env: "AGENTLOOP_SANDBOX", Flag: "sandbox", Kind: String, Check: checkSandbox},
 	{Name: "sandbox_required", Env: "AGENTLOOP_SANDBOX_REQUIRED", Flag: "sandbox-required", Kind: Bool},
 	{Name: "otel", Env: "AGENTLOOP_OTEL", Flag: "otel", Kind: Bool},
+	{Name: "schema", Env: "AGENTLOOP_SCHEMA", Flag: "schema", Kind: String},
+	{Name: "schema_retries", Env: "AGENTLOOP_SCHEMA_RETRIES", Flag: "schema-retries", Kind: Int, Check: atLeast(0, "must be 0 or more")},
+	{Name: "schema_mode", Env: "AGENTLOOP_SCHEMA_MODE", Flag: "schema-mode", Kind: String, Check: checkSchemaMode},
 	{Name: "batch_api", Env: "AGENTLOOP_BATCH_API", Flag: "batch-api", Kind: Bool},
+}
+
+// DefaultSchemaRetries is the default of schema_retries.
+const DefaultSchemaRetries = 1
+
+func checkSchemaMode(v any) string {
+	switch v.(string) {
+	case transcript.SchemaNative, transcript.SchemaPrompt:
+		return ""
+	}
+	return "use native or prompt"
 }
 
 // DefaultSandbox is the sandbox mode of script tools when no setting
@@ -200,6 +215,10 @@ func defaultValue(k Key, stateDir string) any {
 		return ContextEditingClient
 	case "sandbox":
 		return string(DefaultSandbox)
+	case "schema_retries":
+		return DefaultSchemaRetries
+	case "schema_mode":
+		return transcript.SchemaNative
 	case "transcript_dir":
 		return filepath.Join(stateDir, "transcripts")
 	}

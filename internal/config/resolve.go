@@ -101,6 +101,12 @@ type Config struct {
 	// from matters, as the OTEL_EXPORTER_OTLP_* variables go between the
 	// environment and the file (see tracing.Wanted).
 	OTel bool
+	// Schema is the schema the final answer must match (--schema), as
+	// given: "" for none. SchemaRetries and SchemaMode say how it is held
+	// to it.
+	Schema        string
+	SchemaRetries int
+	SchemaMode    string
 	// BatchAPI sends a batch's model requests through the provider's
 	// Batch API, a round at a time (agentloop batch).
 	BatchAPI bool
@@ -246,6 +252,9 @@ func Resolve(in Input) (*Config, error) {
 	cfg.Sandbox = sandbox.Mode(cfg.settings["sandbox"].value.(string))
 	cfg.SandboxRequired = cfg.settings["sandbox_required"].value.(bool)
 	cfg.OTel = cfg.settings["otel"].value.(bool)
+	cfg.Schema = cfg.settings["schema"].value.(string)
+	cfg.SchemaRetries = cfg.settings["schema_retries"].value.(int)
+	cfg.SchemaMode = cfg.settings["schema_mode"].value.(string)
 	cfg.BatchAPI = cfg.settings["batch_api"].value.(bool)
 	return cfg, nil
 }

@@ -76,6 +76,9 @@ func (c *Config) Rows(defaultBaseURL func(provider string) string, defaultDirs [
 		{Key: "sandbox", Value: string(c.Sandbox), Src: c.Source("sandbox")},
 		{Key: "sandbox_required", Value: c.SandboxRequired, Src: c.Source("sandbox_required")},
 		{Key: "otel", Value: c.OTel, Src: c.Source("otel")},
+		{Key: "schema", Value: c.Schema, Src: c.Source("schema")},
+		{Key: "schema_retries", Value: c.SchemaRetries, Src: c.Source("schema_retries")},
+		{Key: "schema_mode", Value: c.SchemaMode, Src: c.Source("schema_mode")},
 		{Key: "batch_api", Value: c.BatchAPI, Src: c.Source("batch_api")},
 	}
 }

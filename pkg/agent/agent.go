@@ -225,6 +225,22 @@ type Request struct {
 	ToolChoiceNone bool
 	// OnText, when set, receives the answer's text as it is generated.
 	OnText func(delta string)
+	// Answer, when set, asks the API to hold the answer to a schema in its
+	// own structured output field. It governs the answer only: the model
+	// may still call tools.
+	Answer *AnswerFormat
+}
+
+// AnswerFormat is a schema the final answer must match, in the form one
+// API takes it (see wire.Shape.StrictAnswerSchema).
+type AnswerFormat struct {
+	// Name is the name OpenAI's APIs send it under.
+	Name string
+	// Schema is the JSON Schema as the API takes it.
+	Schema json.RawMessage
+	// Strict sends it with strict: true (OpenAI's APIs): the API then
+	// holds the model to it.
+	Strict bool
 }
 
 // Provider is a Dialect that can ask a model for the next turn.

@@ -96,7 +96,7 @@ func newGauge(l *Loop, st *State) *gauge {
 	if g.perByte <= 0 {
 		g.perByte = defaultTokensPerByte
 	}
-	g.overhead = len(l.System) + 256
+	g.overhead = len(l.system()) + l.answerFormatBytes() + 256
 	for _, t := range l.ToolDefs {
 		g.overhead += len(t) + 1
 	}

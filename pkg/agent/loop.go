@@ -24,10 +24,11 @@ const (
 type EventKind int
 
 const (
-	EventRequest   EventKind = iota // a model request starts
-	EventTurn                       // the model answered
-	EventCallStart                  // a tool call starts
-	EventCallDone                   // a tool call finished
+	EventRequest     EventKind = iota // a model request starts
+	EventTurn                         // the model answered
+	EventCallStart                    // a tool call starts
+	EventCallDone                     // a tool call finished
+	EventAnswerCheck                  // a final answer was checked against the schema
 )
 
 // Event reports the loop's progress. Events are delivered one at a time,
@@ -48,6 +49,10 @@ type Event struct {
 	// Final is set on the EventRequest of the last request a budget
 	// allows, which asks for an answer without tools.
 	Final bool
+	// Check is the answer checked (EventAnswerCheck); Retry says that it
+	// did not match and is sent back for another.
+	Check *AnswerCheck
+	Retry bool
 }
 
 // State is a conversation to continue.
@@ -99,6 +104,11 @@ type Outcome struct {
 	Usage transcript.Usage
 	// Messages is the whole conversation.
 	Messages []Message
+	// Checked is the last answer checked against the schema (Loop.Answer),
+	// nil when none was: Answer's value and whether it matched. A run
+	// whose answer still did not match after the retries ends with
+	// Reason schema.
+	Checked *AnswerCheck
 
 	// kept holds the messages the run appends to Messages.
 	kept keeper
@@ -142,6 +152,8 @@ type Loop struct {
 	// MaxOutputTokens is each answer's cap the provider was given, 0 when
 	// none: the budgets take it as the next answer's size.
 	MaxOutputTokens int64
+	// Answer holds the final answer to a schema; nil takes any answer.
+	Answer *AnswerSpec
 
 	eventMu sync.Mutex
 	// read is what the last run read of its conversation's messages (see
@@ -184,6 +196,7 @@ func (l *Loop) Run(ctx context.Context, st State) (*Outcome, error) {
 	}
 	final := "" // the budget whose last request was sent
 	finished := st.Finished
+	retries := 0 // answers sent back for not matching the schema
 	for newSteps := 0; ; {
 		if len(pending) > 0 {
 			if err := l.answer(ctx, out, step, pending, finished); err != nil {
@@ -290,13 +303,34 @@ func (l *Loop) Run(ctx context.Context, st State) (*Outcome, error) {
 			// honour the tool choice may still have called tools: they are
 			// answered, not run, and the run ends with what the model said.
 			out.Reason, out.Exhausted, out.Answer = exhaustedReason(final), final, turn.Text
+			if len(turn.Calls) == 0 {
+				// Checked, and not asked again: no request is left.
+				l.checkAnswer(out, step, turn.Text, false)
+			}
 			return l.finish(out, l.decline(out, step, turn.Calls, "not run: "+exhaustedText(final)+" ran out"))
 		case turn.Stop == StopPause && len(turn.Calls) == 0:
 			// The server paused a long turn; sending it back resumes it.
 			continue
 		case len(turn.Calls) == 0:
 			out.Reason, out.Answer = wire.ReasonStop, turn.Text
-			return l.finish(out, nil)
+			c := l.checkAnswer(out, step, turn.Text, l.Answer != nil && retries < l.Answer.Retries)
+			if c == nil || c.OK {
+				return l.finish(out, nil)
+			}
+			if retries >= l.Answer.Retries {
+				out.Reason = wire.ReasonSchema
+				return l.finish(out, nil)
+			}
+			// Told what is wrong, the model answers again: a user message,
+			// recorded, and a step the budgets count like any other.
+			retries++
+			msg := l.Provider.UserMessage(c.Feedback)
+			out.Messages = append(out.Messages, out.kept.keep(msg))
+			if err := l.record(transcript.Message{Step: step, Message: msg}); err != nil {
+				out.Reason = wire.ReasonError
+				return l.finish(out, err)
+			}
+			continue
 		}
 		pending = turn.Calls
 	}
@@ -360,7 +394,7 @@ func (l *Loop) complete(ctx context.Context, step int, msgs []Message, final boo
 	}
 	l.emit(Event{Kind: EventRequest, Step: step, Final: final})
 	start := time.Now()
-	turn, err := l.Provider.Complete(ctx, &Request{System: l.System, Messages: msgs, Tools: l.ToolDefs, OnText: l.OnText, ToolChoiceNone: final})
+	turn, err := l.Provider.Complete(ctx, &Request{System: l.system(), Messages: msgs, Tools: l.ToolDefs, OnText: l.OnText, ToolChoiceNone: final, Answer: l.answerFormat()})
 	if err != nil {
 		if ctx.Err() != nil {
 			return nil, context.Cause(ctx)
@@ -654,6 +688,8 @@ func (l *Loop) finish(out *Outcome, err error) (*Outcome, error) {
 		}
 		if err != nil {
 			end.Error = err.Error()
+		} else if out.Reason == wire.ReasonSchema {
+			end.Error = schemaEndError(out.Checked)
 		}
 		if werr := l.Transcript.WriteEnd(end); werr != nil && err == nil {
 			err = werr

@@ -6,6 +6,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"github.com/agentloop/agentloop/pkg/answerschema"
 	"io"
 	"path/filepath"
 	"slices"
@@ -33,6 +34,9 @@ type Item struct {
 	Stdin string
 	// Metadata is carried to the item's result as it is.
 	Metadata json.RawMessage
+	// Schema, when set, replaces the batch's --schema: the item's answer
+	// must match it.
+	Schema *answerschema.Schema
 }
 
 // Format is how an input file is written.
@@ -50,7 +54,7 @@ const (
 const MaxLine = 16 << 20
 
 // fields are the keys of a JSONL item.
-var fields = []string{"id", "prompt", "system", "model", "max_steps", "stdin", "metadata"}
+var fields = []string{"id", "prompt", "system", "model", "max_steps", "stdin", "metadata", "schema"}
 
 // Problem is one thing wrong with an input file, at a line.
 type Problem struct {
@@ -257,7 +261,38 @@ func parseLine(f Format, line []byte, n int) (it Item, msg string) {
 	if raw, ok := obj["metadata"]; ok && string(raw) != "null" {
 		it.Metadata = raw
 	}
+	if raw, ok := obj["schema"]; ok && string(raw) != "null" {
+		s, msg := schemaOf(raw)
+		if msg != "" {
+			return it, msg
+		}
+		it.Schema = s
+	}
 	return it, ""
+}
+
+// schemaOf reads an item's schema: a JSON Schema object, or a string as
+// --schema takes it (a file, a JSON Schema written out, llm's concise
+// form).
+func schemaOf(raw json.RawMessage) (*answerschema.Schema, string) {
+	var (
+		s   *answerschema.Schema
+		err error
+	)
+	switch t := bytes.TrimSpace(raw); t[0] {
+	case '{':
+		s, err = answerschema.FromJSON(t, "")
+	case '"':
+		var text string
+		_ = json.Unmarshal(t, &text)
+		s, err = answerschema.Parse(text)
+	default:
+		return nil, fmt.Sprintf("\"schema\" must be a JSON Schema object or a string as --schema takes it, got %s", kindOf(raw))
+	}
+	if err != nil {
+		return nil, "\"schema\": " + err.Error()
+	}
+	return s, ""
 }
 
 // twice is a field an object line (valid JSON) holds more than once, or "".

@@ -28,6 +28,11 @@ type Result struct {
 	// Answer is the final answer (empty unless Reason is stop, max_tokens
 	// or refusal).
 	Answer string `json:"answer"`
+	// AnswerJSON is the answer's JSON value when the item's answer had to
+	// match a schema and did (compact, on one line); SchemaOK says whether
+	// it did, absent for an item without a schema.
+	AnswerJSON json.RawMessage `json:"answer_json,omitempty"`
+	SchemaOK   *bool           `json:"schema_ok,omitempty"`
 	// Reason is the transcript's end reason.
 	Reason string `json:"reason"`
 	// ExitCode is the status `agentloop run` would have exited with.

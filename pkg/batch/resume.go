@@ -90,7 +90,7 @@ func FromTranscript(conv *transcript.Conversation, d agent.Dialect) Result {
 		}
 	}
 	switch r.Reason {
-	case wire.ReasonStop, wire.ReasonMaxTokens, wire.ReasonRefusal:
+	case wire.ReasonStop, wire.ReasonMaxTokens, wire.ReasonRefusal, wire.ReasonSchema:
 		if last != nil {
 			r.Answer = last.Text
 		}
@@ -100,6 +100,7 @@ func FromTranscript(conv *transcript.Conversation, d agent.Dialect) Result {
 			r.Answer = last.Text
 		}
 	}
+	r.AnswerJSON, r.SchemaOK = recordedAnswerJSON(conv.Header, r)
 	return r
 }
 

@@ -53,6 +53,8 @@ type Settings struct {
 	TraceParent, TraceState string
 	// Version is agentloop's, recorded in the header.
 	Version string
+	// Answer, when set, holds the final answer to a schema.
+	Answer *Answer
 }
 
 // Tools are the tools of a run: the set loaded, and the executor the loop
@@ -99,6 +101,7 @@ func New(s Settings, tools Tools, net Net, tracer *Tracer) (*Run, error) {
 		return nil, err
 	}
 	r := &Run{settings: s}
+	answer, answerRecord := s.Answer.setup(prov.Shape())
 	if !s.Output.None {
 		id := transcript.NewID()
 		path := s.Output.Path
@@ -112,6 +115,7 @@ func New(s Settings, tools Tools, net Net, tracer *Tracer) (*Run, error) {
 			TraceParent: s.TraceParent, TraceState: s.TraceState, BatchSpan: s.BatchSpan, Agentloop: s.Version,
 		}
 		s.Limits.record(&h)
+		h.AnswerSchema = answerRecord
 		if r.Transcript, err = createTranscript(path, s.Output, s.Parent, s.Conv, h, tools.Redact); err != nil {
 			return nil, err
 		}
@@ -119,7 +123,7 @@ func New(s Settings, tools Tools, net Net, tracer *Tracer) (*Run, error) {
 	}
 	r.Loop = &agent.Loop{
 		Provider: prov, Tools: tools.Exec, ToolDefs: defs, System: s.System,
-		MaxSteps: s.MaxSteps, Parallel: s.Parallel,
+		MaxSteps: s.MaxSteps, Parallel: s.Parallel, Answer: answer,
 	}
 	if r.Transcript != nil {
 		// (A nil writer in the interface would be a recorder.)

@@ -182,6 +182,11 @@ func Passing(pe *agent.ProviderError) bool {
 	if errors.Is(pe, openai.ErrPreviousResponseNotFound) {
 		return true
 	}
+	if errors.Is(pe, provider.ErrAnswerFormatRefused) {
+		// A 500 of a server without structured output: it refuses the
+		// field every time.
+		return false
+	}
 	switch pe.Status {
 	case http.StatusBadRequest, http.StatusUnauthorized, http.StatusForbidden, http.StatusNotFound, http.StatusUnprocessableEntity:
 		return false

@@ -25,7 +25,9 @@ var endReasons = map[string]struct{ why, tone string }{
 		"results; agentloop replay --resume runs the others and goes on.", toneWarn},
 	wire.ReasonMaxTokens: {"The answer was cut off: the model reached its output token limit (--max-tokens, or the model's own).", toneErr},
 	wire.ReasonRefusal:   {"The model refused; the calls it had asked for were not run.", toneErr},
-	wire.ReasonError:     {"The run stopped on an error, shown below: from the API after its retries, from the tools, or writing the transcript.", toneErr},
+	wire.ReasonSchema: {"The answer did not match the run's schema (--schema), and still did not after it was told what failed " +
+		"as many times as --schema-retries allows; the last answer and what failed are below.", toneErr},
+	wire.ReasonError: {"The run stopped on an error, shown below: from the API after its retries, from the tools, or writing the transcript.", toneErr},
 }
 
 // endReason says what an end record's reason means and how it reads.

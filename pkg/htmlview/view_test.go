@@ -489,7 +489,7 @@ func TestOutcomeExplainsEveryReason(t *testing.T) {
 	want := map[string]string{
 		wire.ReasonStop: toneOK, wire.ReasonMaxSteps: toneWarn, wire.ReasonBudget: toneWarn,
 		wire.ReasonContext: toneWarn, wire.ReasonInterrupted: toneWarn, wire.ReasonMaxTokens: toneErr,
-		wire.ReasonRefusal: toneErr, wire.ReasonError: toneErr, "<b>made up</b>": toneErr,
+		wire.ReasonRefusal: toneErr, wire.ReasonError: toneErr, wire.ReasonSchema: toneErr, "<b>made up</b>": toneErr,
 	}
 	for _, reason := range wire.Reasons {
 		if _, ok := want[reason]; !ok {

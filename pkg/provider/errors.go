@@ -177,3 +177,32 @@ func (e Endpoint) TransportError(err error) *agent.ProviderError {
 	pe.Message = inner.Error()
 	return pe
 }
+
+// ErrAnswerFormatRefused is in the chain of a provider error whose server
+// refused the request's structured output field (AnswerFormatHint): the
+// same request would be refused again, whatever the server's status.
+var ErrAnswerFormatRefused = errors.New("the server refused the answer's schema")
+
+// AnswerFormatHint adds, to the error of a request that asked for a
+// structured answer (format, sent as param) and was refused for it, what to
+// do instead: an OpenAI-compatible server without structured output
+// refuses the field in words of its own (llama.cpp: "response_format type
+// must be one of …", vLLM: "… JSON schema contains features not supported
+// by xgrammar", Ollama: "invalid JSON schema in format"), with a 400, a 422
+// or a 500. Any other error is returned as it is.
+func AnswerFormatHint(err error, format *agent.AnswerFormat, param string) error {
+	var pe *agent.ProviderError
+	if format == nil || !errors.As(err, &pe) || pe.Status == 0 || pe.Status == http.StatusTooManyRequests {
+		return err
+	}
+	if pe.Status != http.StatusBadRequest && pe.Status != http.StatusUnprocessableEntity && pe.Status < 500 {
+		return err
+	}
+	msg := strings.ToLower(pe.Message)
+	if !strings.Contains(msg, "schema") && !strings.Contains(msg, "format") {
+		return err
+	}
+	pe.Hint = "the server refused the answer's schema (" + param + "); --schema-mode prompt puts the schema in the system prompt instead, and the answer is still checked here"
+	pe.Err = errors.Join(ErrAnswerFormatRefused, pe.Err)
+	return pe
+}

@@ -1,11 +1,15 @@
 package provider
 
 import (
+	"errors"
 	"net"
 	"net/url"
 	"os"
+	"strings"
 	"syscall"
 	"testing"
+
+	"github.com/agentloop/agentloop/pkg/agent"
 )
 
 const (
@@ -42,5 +46,37 @@ func TestTransportErrorHint(t *testing.T) {
 				t.Errorf("hint %q, want %q (message %q)", pe.Hint, tc.want, pe.Message)
 			}
 		})
+	}
+}
+
+// A server that refuses the structured output field gets a hint; other
+// errors, and requests without the field, are left as they are.
+func TestAnswerFormatHint(t *testing.T) {
+	f := &agent.AnswerFormat{Name: "answer", Schema: []byte(`{}`)}
+	for _, tc := range []struct {
+		status int
+		msg    string
+		format *agent.AnswerFormat
+		hint   bool
+	}{
+		{500, `response_format type must be one of "text" or "json_object", but got: json_schema`, f, true},
+		{400, "The provided JSON schema contains features not supported by xgrammar.", f, true},
+		{500, "invalid JSON schema in format", f, true},
+		{500, "invalid JSON schema in format", nil, false},
+		{500, "internal error", f, false},
+		{429, "rate limit on schema requests", f, false},
+		{401, "bad key for format", f, false},
+	} {
+		err := AnswerFormatHint(&agent.ProviderError{Provider: "openai", Status: tc.status, Message: tc.msg}, tc.format, "response_format")
+		var pe *agent.ProviderError
+		if !errors.As(err, &pe) {
+			t.Fatalf("%v", err)
+		}
+		if got := strings.Contains(pe.Hint, "--schema-mode prompt"); got != tc.hint {
+			t.Errorf("%d %q: hint %q", tc.status, tc.msg, pe.Hint)
+		}
+		if got := errors.Is(err, ErrAnswerFormatRefused); got != tc.hint {
+			t.Errorf("%d %q: refused %v", tc.status, tc.msg, got)
+		}
 	}
 }

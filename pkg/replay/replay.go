@@ -95,6 +95,9 @@ type Result struct {
 	// Answer is the final answer the recording ended with, "" when it did
 	// not end with one.
 	Answer string
+	// Schema is Answer checked against the schema the recording's header
+	// records; nil when it records none or there is no answer.
+	Schema *Conformance
 }
 
 // Diverged reports whether any call diverged.
@@ -235,7 +238,8 @@ func Run(ctx context.Context, conv *transcript.Conversation, opts Options) (res 
 		}
 		return a.Index - b.Index
 	})
-	return &Result{Rows: rows, Answer: recordedAnswer(conv, turns, reqs)}, nil
+	answer := recordedAnswer(conv, turns, reqs)
+	return &Result{Rows: rows, Answer: answer, Schema: conformance(conv, answer)}, nil
 }
 
 // writeEnd ends the replay's transcript: the recording's reason when the
@@ -495,7 +499,7 @@ func recordedAnswer(conv *transcript.Conversation, turns []*agent.Turn, reqs []r
 		case wire.ReasonMaxSteps, wire.ReasonBudget, wire.ReasonContext:
 			return last.Text
 		}
-	case len(last.Calls) == 0 && reason == wire.ReasonStop:
+	case len(last.Calls) == 0 && (reason == wire.ReasonStop || reason == wire.ReasonSchema):
 		return last.Text
 	}
 	return ""

@@ -508,3 +508,39 @@ func TestRunAnswerAsTheRunPrintedIt(t *testing.T) {
 		})
 	}
 }
+
+// The replayed answer is checked against the schema the header records:
+// after a retry the recording put back, and for a run that gave up.
+func TestRunAnswerAgainstTheRecordedSchema(t *testing.T) {
+	const header = `{"type":"header","version":1,"provider":"openai","model":"m","answer_schema":{"schema":{"type":"object","properties":{"temp":{"type":"integer"}},"required":["temp"]},"mode":"native","retries":1}}` + "\n"
+	const user = `{"type":"message","seq":1,"step":0,"message":{"role":"user","content":"go"}}` + "\n"
+	answer := func(seq, step int, text string) string {
+		return fmt.Sprintf(`{"type":"message","seq":%d,"step":%d,"message":{"role":"assistant","content":%q},"finish_reason":"stop"}`+"\n", seq, step, text)
+	}
+	const feedback = `{"type":"message","seq":3,"step":1,"message":{"role":"user","content":"Your answer did not match the JSON schema it must follow:\n- /temp: got string, want integer"}}` + "\n"
+	for _, tc := range []struct {
+		name, body string
+		ok         bool
+		problem    string
+	}{
+		{"right after a retry", answer(2, 1, `{"temp":"21"}`) + feedback + answer(4, 2, `{"temp":21}`) + `{"type":"end","reason":"stop","steps":2}` + "\n", true, ""},
+		{"gave up", answer(2, 1, `{"temp":"21"}`) + feedback + answer(4, 2, `It is 21.`) + `{"type":"end","reason":"schema","steps":2}` + "\n", false, "the answer is not JSON"},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			convs, err := transcript.ReadConversations(strings.NewReader(header + user + tc.body))
+			if err != nil {
+				t.Fatal(err)
+			}
+			res, err := replay.Run(context.Background(), convs[0], replay.Options{Tools: &tools{}})
+			if err != nil {
+				t.Fatal(err)
+			}
+			if res.Schema == nil || res.Schema.OK != tc.ok {
+				t.Fatalf("conformance %+v, want ok %v", res.Schema, tc.ok)
+			}
+			if !tc.ok && (len(res.Schema.Problems) != 1 || !strings.Contains(res.Schema.Problems[0], tc.problem)) {
+				t.Errorf("problems %q, want one with %q", res.Schema.Problems, tc.problem)
+			}
+		})
+	}
+}

@@ -386,7 +386,7 @@ func (b *Builder) end(e *transcript.End) {
 	switch e.Reason {
 	case wire.ReasonMaxSteps, wire.ReasonBudget, wire.ReasonContext:
 		r.Events = append(r.Events, Event{Name: eventBudget, Time: e.Time, Attrs: []attribute.KeyValue{keyEndReason.String(e.Reason)}})
-	case wire.ReasonError, wire.ReasonInterrupted:
+	case wire.ReasonError, wire.ReasonInterrupted, wire.ReasonSchema:
 		r.Attrs = append(r.Attrs, keyErrorType.String(e.Reason))
 		r.Status, r.StatusMessage = codes.Error, e.Error
 		if r.StatusMessage == "" {

@@ -72,6 +72,7 @@ type agentloopReader struct {
 	resultProblems []string
 	clearing       clearedCheck
 	reasoned       reasonedStep
+	answer         answerCheck
 }
 
 // recordInfo is what one record says outside its message.
@@ -96,6 +97,7 @@ type recordInfo struct {
 	callIDK    byte   // the kind of "call_id" (result records)
 	step       int64  // a message record's step, when it is a whole number
 	usage      []byte // a message record's usage, when it is an object
+	answer     []byte // a header's answer_schema
 }
 
 // rawField is a record field the record layer checks for its type only.
@@ -304,6 +306,11 @@ func (v *agentloopReader) record(text []byte, n int, complete bool) {
 				ri.reason = s.Text()
 				continue
 			}
+		case "answer_schema":
+			if s.PeekKind() != check.KindNull {
+				ri.answer = s.SkipRaw()
+				continue
+			}
 		case "context":
 			if s.PeekKind() == check.KindObject {
 				ri.hasContext, ri.context = true, s.SkipRaw()
@@ -361,13 +368,16 @@ func (v *agentloopReader) record(text []byte, n int, complete bool) {
 			v.clearing.usePolicy(ri.context)
 		}
 		v.applyHeader(n, &ri, names)
+		v.answer.header(v.f, n, ri.answer)
 	case TypeMessage:
 		v.messageRecord(n, &ri)
+		v.answer.message(v.f, n, text, v.f.Msg())
 	case TypeResult:
 		v.resultRecord(n, &ri)
 	case TypeEnd:
 		v.ended = true
 		v.f.Conv().SetPendingHint(pendingHint(string(ri.reason)))
+		v.answer.end(v.f, string(ri.reason))
 		if !slices.Contains(wire.Reasons, string(ri.reason)) {
 			v.f.Finding(n, check.Error, "invalid-record", "end record with reason %q (want %s or %s)", ri.reason, strings.Join(wire.Reasons[:len(wire.Reasons)-1], ", "), wire.Reasons[len(wire.Reasons)-1])
 		}

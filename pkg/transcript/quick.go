@@ -28,7 +28,7 @@ import (
 var (
 	headerKeys = []string{"type", "version", "id", "time", "command", "provider", "model", "base_url", "tools_dirs",
 		"tools", "system", "max_steps", "parallel", "max_total_tokens", "max_cost", "context", "parent", "parent_id", "agentloop", "mcp_servers", "temperature", "max_tokens",
-		"traceparent", "tracestate", "batch_span"}
+		"traceparent", "tracestate", "batch_span", "answer_schema"}
 	endKeys     = []string{"type", "time", "reason", "error", "steps", "usage", "cost_usd"}
 	usageKeys   = []string{"input_tokens", "output_tokens", "cache_creation_input_tokens", "cache_read_input_tokens", "reasoning_tokens"}
 	messageKeys = []string{"step", "message", "images_of"}
@@ -37,8 +37,9 @@ var (
 )
 
 // QuickHeader decodes a header line as encoding/json does, but for the tool
-// definitions, the MCP servers and the system prompt, which it checks and
-// skips (Tools and MCPServers are nil, System empty): a listing shows none
+// definitions, the MCP servers, the system prompt and the answer schema,
+// which it checks and skips (Tools, MCPServers and AnswerSchema are nil,
+// System empty): a listing shows none
 // of them, and they are most of a header.
 func QuickHeader(line []byte) (h Header, ok bool) {
 	var s quickScanner
@@ -110,6 +111,8 @@ func QuickHeader(line []byte) (h Header, ok bool) {
 			h.TraceState = s.quickString()
 		case "batch_span":
 			h.BatchSpan = s.quickString()
+		case "answer_schema":
+			s.skipA(jsonscan.Object)
 		default:
 			s.Skip()
 		}

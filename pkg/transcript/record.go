@@ -64,6 +64,43 @@ type Header struct {
 	// batch's span, whose children the items' spans are (and whose parent
 	// is TraceParent).
 	BatchSpan string `json:"batch_span,omitempty" jsonschema:"description=For a batch item: the W3C traceparent of the batch's span"`
+	// AnswerSchema is the schema the run's final answer had to match
+	// (run --schema), and how it was sent; absent for a run without one.
+	AnswerSchema *AnswerSchema `json:"answer_schema,omitempty" jsonschema:"description=The schema the final answer had to match (--schema) and how it was sent"`
+}
+
+// Schema modes: how a run's answer schema was sent to the model.
+const (
+	// SchemaNative: in the API's own structured output field
+	// (response_format, text.format, output_config.format).
+	SchemaNative = "native"
+	// SchemaPrompt: as text appended to the system prompt.
+	SchemaPrompt = "prompt"
+)
+
+// AnswerSchema is what a header records of a run's answer schema: the
+// schema as the user gave it, which checks the answer, and what every
+// request carried of it, from which each can be rebuilt.
+type AnswerSchema struct {
+	// Schema is the user's schema as JSON (a concise one as the JSON
+	// Schema it stands for): the one the final answer is checked against.
+	Schema json.RawMessage `json:"schema" jsonschema:"description=The JSON Schema the final answer is checked against, as the user gave it"`
+	// Mode is SchemaNative or SchemaPrompt.
+	Mode string `json:"mode" jsonschema:"enum=native,enum=prompt,description=native: in the API's structured output field; prompt: appended to the system prompt"`
+	// Name is the name it was sent under (OpenAI's APIs).
+	Name string `json:"name,omitempty"`
+	// Sent is the schema as each request carried it, in the API's form;
+	// Strict says it was sent with strict: true (OpenAI's APIs).
+	Sent   json.RawMessage `json:"sent,omitempty" jsonschema:"description=The schema in the form each request carried it (mode native)"`
+	Strict bool            `json:"strict,omitempty" jsonschema:"description=OpenAI: sent with strict true; an optional property's null then means not given"`
+	// Prompt is the text appended to the system prompt (mode prompt).
+	Prompt string `json:"prompt,omitempty" jsonschema:"description=The text appended to the system prompt of every request (mode prompt)"`
+	// Note says why the schema was sent as it was, when it could not be
+	// sent as the API's enforced form.
+	Note string `json:"note,omitempty"`
+	// Retries is how many times an answer that did not match could be
+	// asked for again.
+	Retries int `json:"retries"`
 }
 
 // MCPServer is an MCP server as a header records it: how it was reached,
@@ -221,7 +258,7 @@ func (u *Usage) Add(o Usage) {
 type End struct {
 	Type   string    `json:"type" jsonschema:"enum=end"`
 	Time   time.Time `json:"time"`
-	Reason string    `json:"reason" jsonschema:"enum=stop,enum=max_steps,enum=max_tokens,enum=refusal,enum=budget,enum=context,enum=error,enum=interrupted"`
+	Reason string    `json:"reason" jsonschema:"enum=stop,enum=max_steps,enum=max_tokens,enum=refusal,enum=budget,enum=context,enum=schema,enum=error,enum=interrupted"`
 	Error  string    `json:"error,omitempty"`
 	Steps  int       `json:"steps"`
 	Usage  Usage     `json:"usage"`

@@ -379,6 +379,18 @@ var codeCases = []codeCase{
 	{"agentloop", "results-mismatch", Error, Options{},
 		lines(header, rec(1, oUser), rec(2, oCall1), strings.TrimSuffix(rec(3, oTool1), "}")+`,"results":[{"call_id":"call_9","name":"get_weather"}]}`, rec(4, oDone), end),
 		lines(header, rec(1, oUser), rec(2, oCall1), strings.TrimSuffix(rec(3, oTool1), "}")+`,"results":[{"call_id":"call_1","name":"get_weather"}]}`, rec(4, oDone), end)},
+	{"openai answer", "answer-schema", Error, Options{},
+		lines(schemaHeader, rec(1, oUser), rec(2, oCall1), rec(3, oTool1), rec(4, `{"role":"assistant","content":"{\"city\":\"Paris\",\"temp\":\"21\"}"}`), end),
+		lines(schemaHeader, rec(1, oUser), rec(2, oCall1), rec(3, oTool1), rec(4, `{"role":"assistant","content":"{\"city\":\"Paris\",\"temp\":21}"}`), end)},
+	{"openai prose", "answer-schema", Error, Options{},
+		lines(schemaHeader, rec(1, oUser), rec(2, oDone), `{"type":"end","time":"2026-01-01T00:00:00Z","reason":"schema","steps":1}`),
+		lines(schemaHeader, rec(1, oUser), rec(2, oDone), rec(3, `{"role":"user","content":"Your answer did not match"}`), rec(4, `{"role":"assistant","content":"{\"city\":\"Paris\",\"temp\":21}"}`), end)},
+	{"anthropic answer", "answer-schema", Error, Options{},
+		lines(aSchemaHeader, rec(1, aUser), rec(2, `{"role":"assistant","content":[{"type":"text","text":"{\"city\":\"Paris\"}"}]}`), end),
+		lines(aSchemaHeader, rec(1, aUser), rec(2, `{"role":"assistant","content":[{"type":"text","text":"{\"city\":\"Paris\",\"temp\":21}"}]}`), end)},
+	{"agentloop bad schema", "answer-schema", Error, Options{},
+		lines(strings.TrimSuffix(header, "}")+`,"answer_schema":{"schema":{"type":"object","required":"city"},"mode":"native","retries":1}}`, rec(1, oUser), rec(2, oDone), end),
+		lines(strings.TrimSuffix(header, "}")+`,"answer_schema":{"schema":{"type":"object","required":["city"]},"mode":"native","retries":1}}`, rec(1, oUser), rec(2, `{"role":"assistant","content":"{\"city\":\"Paris\"}"}`), end)},
 	{"agentloop", "cleared-result", Error, Options{},
 		lines(ctxHeader, rec(1, oUser), rec(2, oCall1), rec(3, oTool1), cleared(4, oDone, "call_9", 3, "[cleared to save context: 5 B from get_weather; call it again if you need it]"), end),
 		lines(ctxHeader, rec(1, oUser), rec(2, oCall1), rec(3, oTool1), cleared(4, oDone, "call_1", 3, "[cleared to save context: 5 B from get_weather; call it again if you need it]"), end)},
@@ -452,6 +464,11 @@ var codeCases = []codeCase{
 }
 
 var aHeader = strings.Replace(header, `"provider":"openai"`, `"provider":"anthropic"`, 1)
+
+// schemaHeader is the header of a run whose answer had to match a schema.
+var schemaHeader = strings.TrimSuffix(header, "}") + `,"answer_schema":{"schema":{"type":"object","properties":{"city":{"type":"string"},"temp":{"type":"integer"}},"required":["city","temp"],"additionalProperties":false},"mode":"native","name":"answer","strict":true,"retries":1}}`
+
+var aSchemaHeader = strings.Replace(schemaHeader, `"provider":"openai"`, `"provider":"anthropic"`, 1)
 
 // resultRec is a result record for call id.
 func resultRec(id string) string {

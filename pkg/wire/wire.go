@@ -52,6 +52,12 @@ func (s Shape) ResultsInOneMessage() bool { return s == Messages }
 // (Responses' instructions, Anthropic's system).
 func (s Shape) SystemAsMessage() bool { return s == Chat }
 
+// StrictAnswerSchema reports whether the API takes the schema of a
+// structured answer in OpenAI's strict form (Chat Completions'
+// response_format, Responses' text.format), rather than in the form of
+// Anthropic's structured outputs (output_config.format).
+func (s Shape) StrictAnswerSchema() bool { return s != Messages }
+
 // Kind is the kind of a tool call's result, recorded as a results entry's
 // error. Every part that answers a call (the tool executor, an MCP server,
 // the approval between the loop and the tools, the loop itself) takes its
@@ -119,7 +125,8 @@ const (
 	ReasonInterrupted Reason = "interrupted" // SIGINT/SIGTERM or a cancelled context
 	ReasonBudget      Reason = "budget"      // the token or cost budget ran out
 	ReasonContext     Reason = "context"     // clearing old results could not keep a request within the context limit
+	ReasonSchema      Reason = "schema"      // the answer still did not match the run's schema after its retries
 )
 
 // Reasons are the end reasons, in the order the schema lists them.
-var Reasons = []Reason{ReasonStop, ReasonMaxSteps, ReasonMaxTokens, ReasonRefusal, ReasonBudget, ReasonContext, ReasonError, ReasonInterrupted}
+var Reasons = []Reason{ReasonStop, ReasonMaxSteps, ReasonMaxTokens, ReasonRefusal, ReasonBudget, ReasonContext, ReasonSchema, ReasonError, ReasonInterrupted}

@@ -158,11 +158,14 @@ func (a *Messages) Complete(ctx context.Context, req *agent.Request) (*agent.Tur
 	}
 	if req.OnText != nil {
 		turn, err := a.stream(ctx, params, opts, req.OnText)
-		return withBytes(turn, b.Len()), err
+		if err != nil {
+			return nil, provider.AnswerFormatHint(err, req.Answer, "output_config.format")
+		}
+		return withBytes(turn, b.Len()), nil
 	}
 	msg, err := a.messages.New(ctx, params, opts...)
 	if err != nil {
-		return nil, a.providerError(err)
+		return nil, provider.AnswerFormatHint(a.providerError(err), req.Answer, "output_config.format")
 	}
 	turn, err := a.turn(msg)
 	if turn != nil {
@@ -215,9 +218,22 @@ func (a *Messages) body(req *agent.Request) *provider.Body {
 	if p := a.cfg.ServerClearing; p.On() {
 		b.Raw("context_management", serverClearing(p))
 	}
+	if req.Answer != nil {
+		b.Raw("output_config", outputConfig(req.Answer))
+	}
 	b.Array("messages", req.Messages, nil)
 	b.End()
 	return b
+}
+
+// outputConfig is the output_config of Anthropic's structured outputs
+// (anthropic-sdk-go v2 OutputConfigParam.Format, a JSONOutputFormatParam):
+// generally available, so without a beta header. The schema goes as the
+// bytes it was made as.
+func outputConfig(f *agent.AnswerFormat) []byte {
+	b := []byte(`{"format":{"type":"json_schema","schema":`)
+	b = append(b, f.Schema...)
+	return append(b, "}}"...)
 }
 
 // calledToolStubs defines, in wire form, each tool the assistant messages

@@ -136,11 +136,14 @@ func (o *Chat) Complete(ctx context.Context, req *agent.Request) (*agent.Turn, e
 	params := openai.ChatCompletionNewParams{Model: o.cfg.Model}
 	if req.OnText != nil {
 		turn, err := o.stream(ctx, params, bodyOptions(b, true), req.OnText)
-		return withBytes(turn, b.Len()), err
+		if err != nil {
+			return nil, provider.AnswerFormatHint(err, req.Answer, "response_format")
+		}
+		return withBytes(turn, b.Len()), nil
 	}
 	comp, err := o.chat.New(ctx, params, bodyOptions(b, false)...)
 	if err != nil {
-		return nil, o.providerError(err)
+		return nil, provider.AnswerFormatHint(o.providerError(err), req.Answer, "response_format")
 	}
 	if len(comp.Choices) == 0 {
 		return nil, &agent.ProviderError{Provider: "openai", Message: "the response has no choices"}
@@ -180,6 +183,9 @@ func (o *Chat) body(req *agent.Request) *provider.Body {
 	}
 	if o.cfg.MaxTokens > 0 {
 		b.Num("max_completion_tokens", o.cfg.MaxTokens)
+	}
+	if req.Answer != nil {
+		b.Raw("response_format", chatResponseFormat(req.Answer))
 	}
 	b.Array("messages", system, req.Messages)
 	b.End()

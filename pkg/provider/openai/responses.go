@@ -91,7 +91,7 @@ func (r *Responses) Complete(ctx context.Context, req *agent.Request) (*agent.Tu
 		if chained {
 			notHeld(err)
 		}
-		return nil, err
+		return nil, provider.AnswerFormatHint(err, req.Answer, "text.format")
 	}
 	turn, err := r.turn(resp, resp.Output)
 	if err != nil {
@@ -147,6 +147,9 @@ func (r *Responses) body(req *agent.Request) (_ *provider.Body, chained bool) {
 	}
 	if r.cfg.MaxTokens > 0 {
 		b.Num("max_output_tokens", r.cfg.MaxTokens)
+	}
+	if req.Answer != nil {
+		b.Raw("text", responsesTextFormat(req.Answer))
 	}
 	b.Array("input", items, nil)
 	b.End()

@@ -121,6 +121,7 @@ var Codes = []Code{
 	{"stray-result-record", "", Error, Error, "agentloop transcripts only", "a result record that names no call of the last assistant message still waiting for its result", ""},
 	{"results-mismatch", "", Error, Error, "agentloop transcripts only", "a record's results do not name the tool results its message holds", ""},
 	{"cleared-result", "", Error, Error, "agentloop transcripts only", "a cleared entry on a record other than the answer to the request (a user or tool message, a tool output item), one that names no earlier result, one cleared before, a tool other than the call's, a result the header's policy never clears (one of the last `keep`, or of a tool in `keep_tools`), or a placeholder that does not start with [cleared; or cleared results in a transcript whose header records neither a clearing policy nor a parent it continues", ""},
+	{"answer-schema", "", Error, Error, "agentloop transcripts only", "the final answer does not match the schema the header records (run --schema): not one JSON value, or a value the schema does not allow; or a recorded schema that cannot be read", ""},
 }
 
 var codeIndex = func() map[string]*Code {

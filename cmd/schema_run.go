@@ -1,0 +1,189 @@
+package cmd
+
+import (
+	"bytes"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"strings"
+
+	"github.com/spf13/pflag"
+
+	"github.com/agentloop/agentloop/internal/config"
+	"github.com/agentloop/agentloop/internal/english"
+	"github.com/agentloop/agentloop/pkg/agent"
+	"github.com/agentloop/agentloop/pkg/answerschema"
+	"github.com/agentloop/agentloop/pkg/engine"
+	"github.com/agentloop/agentloop/pkg/transcript"
+	"github.com/agentloop/agentloop/pkg/wire"
+)
+
+// schemaOptions hold a run's final answer to a schema (--schema): the
+// flags as given, and the schema once read. A run without one reads
+// nothing and sets nothing up.
+type schemaOptions struct {
+	Arg     string
+	Retries int
+	Mode    string
+	// schema is Arg read; nil for a run without one.
+	schema *answerschema.Schema
+	// given says which of schema, schema_retries and schema_mode a flag
+	// or a variable gave: what a recorded schema does not override.
+	given map[string]bool
+}
+
+func addSchemaFlags(f *pflag.FlagSet, o *schemaOptions) {
+	f.StringVar(&o.Arg, "schema", "", "the final answer must be one JSON value matching `SCHEMA`: a JSON Schema file, a JSON Schema written out, or llm's concise form ('verdict, score int'); stdout is the value, and it exits 5 when the answer still does not match")
+	f.IntVar(&o.Retries, "schema-retries", config.DefaultSchemaRetries, "how many times (`N`) an answer that does not match --schema is sent back, with what failed, for another")
+	f.StringVar(&o.Mode, "schema-mode", engine.SchemaNative, "how --schema goes to the model: native (the API's structured output field) or prompt (the system prompt)")
+}
+
+// useConfig takes the settings of a configuration and reads the schema
+// they name, if any: a schema that cannot be used is a usage error before
+// anything runs.
+func (o *schemaOptions) useConfig(cfg *config.Config) error {
+	o.Arg, o.Retries, o.Mode = cfg.Schema, cfg.SchemaRetries, cfg.SchemaMode
+	o.schema = nil
+	o.given = map[string]bool{}
+	for _, k := range []string{"schema", "schema_retries", "schema_mode"} {
+		src := cfg.Source(k).Kind
+		o.given[k] = src == config.SourceFlag || src == config.SourceEnv
+	}
+	if err := engine.CheckSchemaMode(o.Mode); err != nil {
+		return flagErrorf("%v", err)
+	}
+	if o.Arg == "" {
+		return nil
+	}
+	s, err := answerschema.Parse(o.Arg)
+	if err != nil {
+		return flagErrorf("%s: %v", schemaSetting(cfg), err)
+	}
+	o.schema = s
+	return nil
+}
+
+// useRecorded goes on with a recorded run (run -c, replay --resume) held
+// to the schema its header records, as recorded unless a flag or a
+// variable says otherwise (an empty --schema holds it to none).
+func (o *schemaOptions) useRecorded(h *transcript.Header, path string) error {
+	cur := &engine.Answer{Schema: o.schema, Mode: o.Mode, Retries: o.Retries}
+	a, err := engine.RecordedAnswer(h, cur, o.given)
+	if err != nil {
+		return fmt.Errorf("%s: %v; give --schema (or --schema '' for none)", path, err)
+	}
+	o.schema, o.Mode, o.Retries = a.Schema, a.Mode, a.Retries
+	return nil
+}
+
+// schemaSetting names where the schema was given, for its errors.
+func schemaSetting(cfg *config.Config) string {
+	if name := settingName(cfg.Source("schema"), "schema"); name != "" {
+		return name
+	}
+	return "--schema"
+}
+
+// with is the options for one run whose own schema (a batch item's)
+// replaces the run's; o when it has none.
+func (o *schemaOptions) with(own *answerschema.Schema) *schemaOptions {
+	if own == nil {
+		return o
+	}
+	c := *o
+	c.schema = own
+	return &c
+}
+
+// engine is the run's schema as the engine takes it; nil for a run
+// without one.
+func (o *schemaOptions) engine() *engine.Answer {
+	if !o.on() {
+		return nil
+	}
+	return &engine.Answer{Schema: o.schema, Mode: o.Mode, Retries: o.Retries}
+}
+
+// on reports whether the run holds its answer to a schema.
+func (o *schemaOptions) on() bool { return o != nil && o.schema != nil }
+
+// schemaJSON is what --json adds for a run with a schema.
+type schemaJSON struct {
+	// AnswerJSON is the value, or null when the answer did not match.
+	AnswerJSON     json.RawMessage `json:"answer_json"`
+	SchemaOK       bool            `json:"schema_ok"`
+	SchemaProblems []string        `json:"schema_problems,omitempty"`
+}
+
+// schemaResult is a run's outcome as --json reports it, for a run with a
+// schema; nil for one without.
+func schemaResult(o *schemaOptions, out *agent.Outcome) *schemaJSON {
+	if !o.on() {
+		return nil
+	}
+	r := &schemaJSON{AnswerJSON: json.RawMessage("null")}
+	if c := out.Checked; c != nil {
+		r.SchemaOK = c.OK
+		if c.OK {
+			r.AnswerJSON = c.JSON
+		} else {
+			r.SchemaProblems = c.Problems
+		}
+	}
+	return r
+}
+
+// schemaAnswer is the value a run with a schema prints on stdout: the
+// answer's JSON when it matched, compact on one line, indented on a
+// terminal; nil when there is nothing to print.
+func schemaAnswer(out *agent.Outcome, tty bool) []byte {
+	c := out.Checked
+	if c == nil || !c.OK || (out.Reason != wire.ReasonStop && out.Exhausted == "") {
+		return nil
+	}
+	if !tty {
+		return append(bytes.Clone(c.JSON), '\n')
+	}
+	var b bytes.Buffer
+	if json.Indent(&b, c.JSON, "", "  ") != nil {
+		return append(bytes.Clone(c.JSON), '\n')
+	}
+	b.WriteByte('\n')
+	return b.Bytes()
+}
+
+// printSchemaAnswer prints the value of a run with a schema, its text
+// made safe for a terminal as any JSON agentloop prints.
+func printSchemaAnswer(ios *IOStreams, out *agent.Outcome) {
+	if v := schemaAnswer(out, ios.IsStdoutTTY()); v != nil {
+		io.WriteString(ios.Out, terminalText(ios, string(v)))
+	}
+}
+
+// schemaError is the error of a run whose answer still did not match the
+// schema after its retries: exit 5, saying what failed.
+func schemaError(o *schemaOptions, out *agent.Outcome) error {
+	msg := "the answer does not match the schema"
+	if o != nil && o.Retries > 0 {
+		msg += fmt.Sprintf(", after %d %s", o.Retries, english.Plural(o.Retries, "retry", "retries"))
+	}
+	if c := out.Checked; c != nil && len(c.Problems) > 0 {
+		msg += ": " + strings.Join(c.Problems, "; ")
+	}
+	return &ExitError{Code: ExitSchema, Err: errors.New(displayText(msg, 4000))}
+}
+
+// itemAnswerJSON is what a batch item's result says of its answer to a
+// schema: the value when it matched, and whether it did; nothing for an
+// item without a schema.
+func itemAnswerJSON(loop *agent.Loop, out *agent.Outcome) (json.RawMessage, *bool) {
+	if loop.Answer == nil {
+		return nil, nil
+	}
+	ok := out.Checked != nil && out.Checked.OK
+	if !ok {
+		return nil, &ok
+	}
+	return out.Checked.JSON, &ok
+}
