@@ -33,6 +33,8 @@ type BatchOptions struct {
 	config *config.Config
 	// batchSpan is the batch's span, its items' parent in a trace.
 	batchSpan string
+	// API sends the requests through the providers' Batch APIs.
+	API batchAPIOptions
 	liveOptions
 }
 
@@ -67,6 +69,15 @@ again, and with --retry-failed the items that ended in an error run again.
 --shard K/N runs the items whose id hashes to K of N, for schedulers that
 split a set by index; 'agentloop batch merge' puts the shards together.
 
+--batch-api (or batch_api: true) sends the model requests through the
+provider's Batch API, at its price (half, as a rule): the requests of every
+item waiting for the model go out as one batch, a round; when it ends, the
+items run their tools and the next round goes out. For evals and backfills,
+not interactive work: a batch may take hours. OUTDIR's rounds.jsonl records
+each batch before it is sent, so a rerun after a kill polls the batches in
+flight and submits nothing twice. 'agentloop batch status OUTDIR' shows the
+rounds, 'agentloop batch cancel OUTDIR' cancels the batches in flight.
+
 A tool marked confirm: true is denied with no terminal to ask on, as in run;
 --yes or --allow NAME runs it. Progress shows on a terminal; a summary ends
 the run on stderr (--json prints it on stdout).
@@ -81,6 +92,7 @@ See docs/batch.md.`,
   agentloop batch evals.jsonl -d out --retry-failed
   agentloop batch evals.jsonl -d out-$JOB_COMPLETION_INDEX --shard $JOB_COMPLETION_INDEX/8
   agentloop batch merge out-* > results.jsonl
+  agentloop batch evals.jsonl -d out --batch-api
   agentloop batch --dry-run evals.jsonl`,
 		Args: exactArgs(1, "INPUT"),
 		RunE: func(c *cobra.Command, args []string) error {
@@ -107,12 +119,13 @@ See docs/batch.md.`,
 	f.BoolVar(&opts.JSON, "json", false, "print the summary as one JSON object on stdout")
 	f.BoolVarP(&opts.Quiet, "quiet", "q", false, "show nothing on stderr but errors")
 	addLoopFlags(c, &opts.liveOptions, "")
+	addBatchAPIFlags(f, &opts.API)
 	// The loop's limits hold for each item, not for the batch.
 	f.Lookup("timeout").Usage = "time limit for each item, e.g. 5m (default: none)"
 	f.Lookup("max-steps").Usage = "cap on each item's model calls (an item's max_steps replaces it); an item that reaches it ends with exit_code 3"
 	f.Lookup("max-total-tokens").Usage = "cap each item at `N` input and output tokens: the last request it allows asks for an answer without tools, and the item ends with exit_code 3 (default: none)"
 	f.Lookup("max-cost").Usage = "cap each item's cost at `USD` dollars, priced by the configuration's prices: table; as --max-total-tokens (default: none)"
-	c.AddCommand(newCmdBatchMerge(ios, nil))
+	c.AddCommand(newCmdBatchMerge(ios, nil), newCmdBatchStatus(ios, nil), newCmdBatchCancel(ios, nil))
 	return c
 }
 
@@ -142,6 +155,9 @@ func (o *BatchOptions) parse(c *cobra.Command, shard, format string) error {
 		return err
 	}
 	o.config = cfg
+	if err := o.checkBatchAPI(c, cfg); err != nil {
+		return err
+	}
 	useModel(cfg, &o.Model)
 	o.ToolsDirs, o.toolsSetting = cfg.ToolsDirs, toolsSetting(cfg)
 	o.MCPConfig, o.mcpSetting, o.mcpServers = cfg.MCPConfig, mcpSetting(cfg), cfg.MCPServers
@@ -229,11 +245,28 @@ func runBatch(ctx context.Context, opts *BatchOptions) error {
 	prog.SetLimiter(b.net.Limiter)
 	prog.SetRedact(toolSecrets(ios, ts).RedactString)
 	b.ap = newApprover(ios, ts, opts.Approval, false, prog)
-	rep := batch.Run(ctx, plan.Tasks, batch.Options{
-		Jobs: opts.Jobs, Run: b.run, Record: dir.Results.Append, OnStart: prog.Start, OnDone: prog.Done,
+	run, jobs, runCtx := b.run, opts.Jobs, ctx
+	var roundsDone func()
+	if opts.API.On {
+		// Every item runs at once: each waits on its round's batch.
+		if b.rounds, runCtx, roundsDone, err = startRounds(ctx, opts, prog, len(plan.Tasks)); err != nil {
+			return &ExitError{Code: ExitUsage, Err: err}
+		}
+		run, jobs = b.rounds.run(b.run), max(len(plan.Tasks), 1)
+	}
+	rep := batch.Run(runCtx, plan.Tasks, batch.Options{
+		Jobs: jobs, Run: run, Record: dir.Results.Append, OnStart: prog.Start, OnDone: prog.Done,
 	})
+	var stopped error
+	if roundsDone != nil {
+		stopped = roundsStopped(runCtx)
+		roundsDone()
+	}
 	b.ap.Close()
 	prog.Close()
+	if stopped != nil {
+		fmt.Fprintf(ios.ErrOut, "agentloop: the batch stopped: %s\n", termtext.Safe(secrets(ios).RedactString(stopped.Error())))
+	}
 
 	limited := b.net.Limiter.Status()
 	e := &batch.RunEnd{Plan: plan, Report: rep, Throttled: limited.Throttled, Waited: limited.Waited}

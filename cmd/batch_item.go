@@ -29,6 +29,8 @@ type batchItems struct {
 	ap   *approver
 	net  liveNet
 	prog *runview.Batch
+	// rounds, with --batch-api, takes the items' requests.
+	rounds *batchRounds
 }
 
 // run runs one item to its end: from the start, or on from the transcript
@@ -129,6 +131,13 @@ func (b *batchItems) run(ctx context.Context, t batch.Task) batch.Result {
 	order := approval.NewOrder()
 	loop.Tools = b.ap.For(order, it.ID)
 	loop.OnEvent = order.Observe(b.prog.Events(it.ID))
+	discount := -1.0
+	if b.rounds != nil {
+		if discount, err = b.rounds.attach(loop, it, o.Model.MaxRetries); err != nil {
+			_ = w.Close()
+			return fail(err)
+		}
+	}
 	out, err := run.Go(ctx)
 	// A transcript that could not be written whole (its first write
 	// error, or its sync) is not the item's outcome.
@@ -141,6 +150,9 @@ func (b *batchItems) run(ctx context.Context, t batch.Task) batch.Result {
 	if out.CostKnown {
 		cost := out.Cost
 		res.Cost = &cost
+		if discount >= 0 {
+			res.CostLive = liveCost(cost, discount)
+		}
 	}
 	res.Provider, res.Model = loop.Provider.Name(), loop.Provider.Model()
 	res.AnswerJSON, res.SchemaOK = itemAnswerJSON(loop, out)

@@ -57,6 +57,7 @@ otel                    false                                      default
 schema                  ""                                         default
 schema_retries          1                                          default
 schema_mode             native                                     default
+batch_api               false                                      default
 OPENAI_API_KEY          set                                        env
 ANTHROPIC_API_KEY       unset                                      env
 
@@ -156,9 +157,9 @@ func TestRunConfigShowPrices(t *testing.T) {
 	}
 	want := `
 prices, US dollars per million tokens:
-model     input  cached_input  cache_write  output  source
-evil` + "\x1b" + `[2J  1      0.1           1.25         4       file ~/cfg/agentloop/config.yaml:4
-gpt-4o    2.5    2.5           2.5          10      file ~/cfg/agentloop/config.yaml:3
+model     input  cached_input  cache_write  output  batch_discount  source
+evil` + "\x1b" + `[2J  1      0.1           1.25         4       0.5             file ~/cfg/agentloop/config.yaml:4
+gpt-4o    2.5    2.5           2.5          10      0.5             file ~/cfg/agentloop/config.yaml:3
 `
 	if got := out.String(); !regexp.MustCompile(`^file +~/cfg/agentloop/config\.yaml +read\n`).MatchString(got) || !strings.HasSuffix(got, want) {
 		t.Errorf("got\n%s\nwant it to end\n%s", got, want)
@@ -183,7 +184,7 @@ gpt-4o    2.5    2.5           2.5          10      file ~/cfg/agentloop/config.
 	if err := json.Unmarshal(out.Bytes(), &got); err != nil {
 		t.Fatalf("%v\n%s", err, out)
 	}
-	if p := got.Prices["gpt-4o"]; len(got.Prices) != 2 || p != (config.PriceJSON{Input: 2.5, CachedInput: 2.5, CacheWrite: 2.5, Output: 10, Source: "file", File: e.path, Line: 3}) {
+	if p := got.Prices["gpt-4o"]; len(got.Prices) != 2 || p != (config.PriceJSON{Input: 2.5, CachedInput: 2.5, CacheWrite: 2.5, Output: 10, BatchDiscount: 0.5, Source: "file", File: e.path, Line: 3}) {
 		t.Errorf("--json prices: %+v", got.Prices)
 	}
 }

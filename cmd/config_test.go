@@ -89,6 +89,7 @@ otel: true
 schema: "city, temp int"
 schema_retries: 2
 schema_mode: prompt
+batch_api: true
 profiles:
   p:
     model: profile-model
@@ -118,6 +119,7 @@ profiles:
     schema: "verdict, score int"
     schema_retries: 0
     schema_mode: native
+    batch_api: false
 `
 
 // Each key at each level: default, file, profile, environment, flag.
@@ -139,6 +141,7 @@ func TestConfigPrecedence(t *testing.T) {
 		"AGENTLOOP_MCP_CONFIG", "env.json", "AGENTLOOP_SANDBOX", "read-only", "AGENTLOOP_SANDBOX_REQUIRED", "1",
 		"AGENTLOOP_OTEL", "true",
 		"AGENTLOOP_SCHEMA", "verdict, score int", "AGENTLOOP_SCHEMA_RETRIES", "0", "AGENTLOOP_SCHEMA_MODE", "native",
+		"AGENTLOOP_BATCH_API", "true",
 	}
 	allFlags := []string{
 		"--model", "flag-model", "--provider", "anthropic", "--tools-dir", "f1", "--tools-dir", "f2",
@@ -222,7 +225,9 @@ func TestConfigPrecedence(t *testing.T) {
 			for _, k := range config.Keys {
 				// Lists and MCP servers are the file's only; a key without
 				// a flag still comes from its variable.
-				if k.Kind == config.List || k.Kind == config.Servers || (k.Flag == "" && w.src == config.SourceFlag) || k.Name == "base_url" {
+				// batch_api's flag is batch's, not config show's.
+				if k.Kind == config.List || k.Kind == config.Servers || (k.Flag == "" && w.src == config.SourceFlag) || k.Name == "base_url" ||
+					(k.Name == "batch_api" && w.src == config.SourceFlag) {
 					continue
 				}
 				if s := c.Source(k.Name); s.Kind != w.src {

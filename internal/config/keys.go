@@ -159,6 +159,7 @@ var Keys = []Key{
 	{Name: "schema", Env: "AGENTLOOP_SCHEMA", Flag: "schema", Kind: String},
 	{Name: "schema_retries", Env: "AGENTLOOP_SCHEMA_RETRIES", Flag: "schema-retries", Kind: Int, Check: atLeast(0, "must be 0 or more")},
 	{Name: "schema_mode", Env: "AGENTLOOP_SCHEMA_MODE", Flag: "schema-mode", Kind: String, Check: checkSchemaMode},
+	{Name: "batch_api", Env: "AGENTLOOP_BATCH_API", Flag: "batch-api", Kind: Bool},
 }
 
 // DefaultSchemaRetries is the default of schema_retries.

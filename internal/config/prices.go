@@ -17,12 +17,19 @@ import (
 // model's name.
 type Price struct {
 	agent.Price
-	Line int
+	// BatchDiscount is the fraction of the price a Batch API takes off
+	// (batch_discount, DefaultBatchDiscount unless given).
+	BatchDiscount float64
+	Line          int
 }
+
+// DefaultBatchDiscount is what both providers' Batch APIs take off their
+// prices today: half.
+const DefaultBatchDiscount = 0.5
 
 // priceFields are the keys of a model's entry in prices:, in US dollars
 // per million tokens.
-var priceFields = []string{"input", "cached_input", "cache_write", "output"}
+var priceFields = []string{"input", "cached_input", "cache_write", "output", "batch_discount"}
 
 // prices reads the prices: mapping of model names to their prices. input
 // and output are required; cached_input and cache_write default to input,
@@ -74,6 +81,9 @@ func (p *fileParser) prices(v *yaml.Node) map[string]Price {
 			if problem == "" && f.(float64) < 0 {
 				problem = fmt.Sprintf("%s %s: a price is 0 or more", fk.Value, fv.Value)
 			}
+			if problem == "" && fk.Value == "batch_discount" && f.(float64) >= 1 {
+				problem = fmt.Sprintf("batch_discount %s: a fraction of the price from 0 to below 1 (0.5: half)", fv.Value)
+			}
 			if problem != "" {
 				p.errorf(fv, "", "prices: %s: %s", model, problem)
 				ok = false
@@ -97,7 +107,11 @@ func (p *fileParser) prices(v *yaml.Node) map[string]Price {
 		if c, has := got["cache_write"]; has {
 			pr.CacheWrite = c
 		}
-		out[model] = Price{Price: pr, Line: kn.Line}
+		d, has := got["batch_discount"]
+		if !has {
+			d = DefaultBatchDiscount
+		}
+		out[model] = Price{Price: pr, BatchDiscount: d, Line: kn.Line}
 	}
 	return out
 }
@@ -106,11 +120,25 @@ func (p *fileParser) prices(v *yaml.Node) map[string]Price {
 // the table does not name has no price (a snapshot or a fine-tune of a
 // listed model may cost something else).
 func (c *Config) PriceOf(model string) (agent.Price, Source, bool) {
+	p, src, ok := c.priceOf(model)
+	return p.Price, src, ok
+}
+
+// BatchDiscountOf is the fraction of a model's price its Batch API takes
+// off: the prices: table's batch_discount, else DefaultBatchDiscount.
+func (c *Config) BatchDiscountOf(model string) float64 {
+	if p, _, ok := c.priceOf(model); ok {
+		return p.BatchDiscount
+	}
+	return DefaultBatchDiscount
+}
+
+func (c *Config) priceOf(model string) (Price, Source, bool) {
 	p, ok := c.Prices[model]
 	if !ok {
-		return agent.Price{}, Source{}, false
+		return Price{}, Source{}, false
 	}
-	return p.Price, Source{Kind: SourceFile, File: c.Path, Line: p.Line}, true
+	return p, Source{Kind: SourceFile, File: c.Path, Line: p.Line}, true
 }
 
 // PricedModels are the models the prices: table names, sorted.

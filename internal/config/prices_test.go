@@ -47,6 +47,20 @@ func TestPrices(t *testing.T) {
 	}
 }
 
+// A model's Batch API discount is half unless its price says otherwise.
+func TestBatchDiscount(t *testing.T) {
+	c, probs := ParseFile("config.yaml", []byte("prices:\n  a: {input: 1, output: 2}\n  b: {input: 1, output: 2, batch_discount: 0.25}\n"), "")
+	if len(probs) > 0 {
+		t.Fatal(probs)
+	}
+	cfg := &Config{Prices: c.Prices}
+	for model, want := range map[string]float64{"a": 0.5, "b": 0.25, "unpriced": 0.5} {
+		if got := cfg.BatchDiscountOf(model); got != want {
+			t.Errorf("%s: discount %g, want %g", model, got, want)
+		}
+	}
+}
+
 func TestPricesProblems(t *testing.T) {
 	tests := []struct {
 		name string
@@ -56,11 +70,12 @@ func TestPricesProblems(t *testing.T) {
 		{"not a mapping", "prices: [a]\n", []string{"1: prices: want a mapping of model names to prices"}},
 		{"entry not a mapping", "prices:\n  m: 0.15\n", []string{"2: prices: m: want a mapping, e.g. {input: 0.15, output: 0.60}"}},
 		{"no output", "prices:\n  m: {input: 1}\n", []string{"2: prices: m: no output price"}},
-		{"unknown key", "prices:\n  m: {input: 1, ouput: 2}\n", []string{"2: prices: m: unknown key 'ouput' (did you mean 'output'?) (want input, cached_input, cache_write, output)"}},
+		{"unknown key", "prices:\n  m: {input: 1, ouput: 2}\n", []string{"2: prices: m: unknown key 'ouput' (did you mean 'output'?) (want input, cached_input, cache_write, output, batch_discount)"}},
 		{"a currency sign", "prices:\n  m: {input: $1, output: 2}\n", []string{`2: prices: m: input "$1": not a number: write it in decimal, e.g. 0.50`}},
 		{"negative", "prices:\n  m: {input: -1, output: 2}\n", []string{"2: prices: m: input -1: a price is 0 or more"}},
 		{"duplicate model", "prices:\n  m: {input: 1, output: 2}\n  m: {input: 1, output: 2}\n", []string{"3: prices: duplicate model 'm' (first at line 2)"}},
 		{"in a profile", "profiles:\n  p:\n    prices: {}\n", []string{"3: profile 'p': prices belong to the top level"}},
+		{"a whole discount", "prices:\n  m: {input: 1, output: 2, batch_discount: 1}\n", []string{"2: prices: m: batch_discount 1: a fraction of the price from 0 to below 1 (0.5: half)"}},
 		{"a list for a price", "prices:\n  m: {input: [1], output: 2}\n", []string{"2: prices: m: input: want a number of US dollars per million tokens"}},
 	}
 	for _, tt := range tests {

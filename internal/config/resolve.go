@@ -107,6 +107,9 @@ type Config struct {
 	Schema        string
 	SchemaRetries int
 	SchemaMode    string
+	// BatchAPI sends a batch's model requests through the provider's
+	// Batch API, a round at a time (agentloop batch).
+	BatchAPI bool
 
 	// The budgets of a run: 0 is no limit.
 	MaxTotalTokens int
@@ -252,6 +255,7 @@ func Resolve(in Input) (*Config, error) {
 	cfg.Schema = cfg.settings["schema"].value.(string)
 	cfg.SchemaRetries = cfg.settings["schema_retries"].value.(int)
 	cfg.SchemaMode = cfg.settings["schema_mode"].value.(string)
+	cfg.BatchAPI = cfg.settings["batch_api"].value.(bool)
 	return cfg, nil
 }
 

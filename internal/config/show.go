@@ -79,6 +79,7 @@ func (c *Config) Rows(defaultBaseURL func(provider string) string, defaultDirs [
 		{Key: "schema", Value: c.Schema, Src: c.Source("schema")},
 		{Key: "schema_retries", Value: c.SchemaRetries, Src: c.Source("schema_retries")},
 		{Key: "schema_mode", Value: c.SchemaMode, Src: c.Source("schema_mode")},
+		{Key: "batch_api", Value: c.BatchAPI, Src: c.Source("batch_api")},
 	}
 }
 
@@ -232,7 +233,7 @@ func (c *Config) WritePrices(w io.Writer, redact *transcript.Redactor, home stri
 	var b bytes.Buffer
 	tw := tabwriter.NewWriter(&b, 0, 8, 2, ' ', 0)
 	fmt.Fprintln(tw, "\nprices, US dollars per million tokens:")
-	fmt.Fprintln(tw, "model\tinput\tcached_input\tcache_write\toutput\tsource")
+	fmt.Fprintln(tw, "model\tinput\tcached_input\tcache_write\toutput\tbatch_discount\tsource")
 	usd := func(v float64) string { return strconv.FormatFloat(v, 'f', -1, 64) }
 	for _, m := range models {
 		p, src, _ := c.PriceOf(m)
@@ -241,7 +242,7 @@ func (c *Config) WritePrices(w io.Writer, redact *transcript.Redactor, home stri
 			// A model's name comes from the file: shown, not obeyed.
 			name = termtext.Display(name, len(name))
 		}
-		fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t%s\t%s:%d\n", name, usd(p.Input), usd(p.CachedInput), usd(p.CacheWrite), usd(p.Output), src.Describe(home), src.Line)
+		fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t%s\t%s\t%s:%d\n", name, usd(p.Input), usd(p.CachedInput), usd(p.CacheWrite), usd(p.Output), usd(c.BatchDiscountOf(m)), src.Describe(home), src.Line)
 	}
 	if err := tw.Flush(); err != nil {
 		return err
@@ -286,9 +287,11 @@ type PriceJSON struct {
 	CachedInput float64 `json:"cached_input"`
 	CacheWrite  float64 `json:"cache_write"`
 	Output      float64 `json:"output"`
-	Source      string  `json:"source"`
-	File        string  `json:"file"`
-	Line        int     `json:"line"`
+	// BatchDiscount is the fraction a Batch API takes off the prices.
+	BatchDiscount float64 `json:"batch_discount"`
+	Source        string  `json:"source"`
+	File          string  `json:"file"`
+	Line          int     `json:"line"`
 }
 
 // orderedSettings encode as a JSON object whose keys keep config show's
@@ -330,7 +333,7 @@ func (c *Config) Show(rows []Row, redact *transcript.Redactor, getenv func(strin
 	for _, m := range c.PricedModels() {
 		p, src, _ := c.PriceOf(m)
 		out.Prices[redact.RedactString(m)] = PriceJSON{Input: p.Input, CachedInput: p.CachedInput, CacheWrite: p.CacheWrite, Output: p.Output,
-			Source: src.Kind, File: src.File, Line: src.Line}
+			BatchDiscount: c.BatchDiscountOf(m), Source: src.Kind, File: src.File, Line: src.Line}
 	}
 	if out.Profiles == nil {
 		out.Profiles = []string{}

@@ -9,6 +9,7 @@ import (
 	"github.com/agentloop/agentloop/internal/termtext"
 	"github.com/agentloop/agentloop/pkg/agent"
 	"github.com/agentloop/agentloop/pkg/batch"
+	"github.com/agentloop/agentloop/pkg/batchapi"
 	"github.com/agentloop/agentloop/pkg/transcript"
 )
 
@@ -38,6 +39,10 @@ type Batch struct {
 	noted   int
 	stop    chan struct{}
 	stopped chan struct{}
+	// rounds is where the rounds stand (--batch-api); seen the status of
+	// each batch last printed (-v).
+	rounds *batchapi.Progress
+	seen   map[string]string
 }
 
 // NewBatch starts the display of a batch of total items.
@@ -193,6 +198,7 @@ func (p *Batch) statusLocked(now time.Time) string {
 			fmt.Fprintf(&b, " · %s left", (time.Duration(float64(left) / rate * float64(time.Minute))).Round(time.Second))
 		}
 	}
+	p.roundsText(&b)
 	if p.limiter != nil {
 		if until := p.limiter.Status().PausedUntil; until.After(now) {
 			fmt.Fprintf(&b, " · rate limited: paused %s", until.Sub(now).Round(100*time.Millisecond))
@@ -210,4 +216,39 @@ func count(n int64) string {
 		return fmt.Sprintf("%.1fk", float64(n)/1e3)
 	}
 	return fmt.Sprint(n)
+}
+
+// Rounds is the engine's OnProgress: the bar shows the round, the items
+// waiting and how long the oldest batch has been queued; -v prints a line
+// when a batch changes status.
+func (p *Batch) Rounds(rp batchapi.Progress) {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	if p.verbose {
+		for _, f := range rp.Batches {
+			if p.seen == nil {
+				p.seen = map[string]string{}
+			}
+			if p.seen[f.ID] != f.State {
+				p.seen[f.ID] = f.State
+				p.clearLocked()
+				p.printlnLocked(fmt.Sprintf("round %d: batch %s %s · %d item%s waiting", rp.Round, termtext.Safe(f.ID), termtext.Safe(f.State), rp.Waiting, plural(rp.Waiting, "", "s")))
+			}
+		}
+	}
+	p.rounds = &rp
+	p.drawLocked()
+}
+
+// roundsText ends the bar's line with where the rounds stand.
+func (p *Batch) roundsText(b *strings.Builder) {
+	rp := p.rounds
+	if rp == nil || rp.Round == 0 {
+		return
+	}
+	fmt.Fprintf(b, " · round %d · %d waiting", rp.Round, rp.Waiting)
+	if len(rp.Batches) > 0 {
+		f := rp.Batches[0]
+		fmt.Fprintf(b, " · %s %s", termtext.Safe(f.State), f.Queued.Round(time.Second))
+	}
 }

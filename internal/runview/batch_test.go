@@ -10,6 +10,7 @@ import (
 	"github.com/agentloop/agentloop/internal/httpretry"
 	"github.com/agentloop/agentloop/pkg/agent"
 	"github.com/agentloop/agentloop/pkg/batch"
+	"github.com/agentloop/agentloop/pkg/batchapi"
 	"github.com/agentloop/agentloop/pkg/transcript"
 )
 
@@ -89,5 +90,31 @@ func TestBatchNotes(t *testing.T) {
 				t.Errorf("stderr %q\nwant   %q", got, tt.want)
 			}
 		})
+	}
+}
+
+// TestBatchRounds: with --batch-api the bar says the round, the items
+// waiting and how long the oldest batch has been queued; -v prints a line
+// each time a batch changes status, its id escaped.
+func TestBatchRounds(t *testing.T) {
+	p := NewBatch(testOptions(&bytes.Buffer{}, false, false, true, 120), 4)
+	p.Rounds(batchapi.Progress{Round: 3, Waiting: 5, Batches: []batchapi.Flight{{ID: "batch_1", State: "in_progress", Queued: 2*time.Minute + 400*time.Millisecond}}})
+	p.mu.Lock()
+	line := p.statusLocked(time.Now())
+	p.mu.Unlock()
+	p.Close()
+	if !strings.Contains(line, " · round 3 · 5 waiting · in_progress 2m0s") {
+		t.Errorf("bar %q", line)
+	}
+
+	errOut := &bytes.Buffer{}
+	v := NewBatch(testOptions(errOut, true, false, false, 80), 4)
+	for _, state := range []string{"validating", "validating", "in_progress\x1b[2J"} {
+		v.Rounds(batchapi.Progress{Round: 1, Waiting: 4, Batches: []batchapi.Flight{{ID: "batch_1", State: state}}})
+	}
+	v.Close()
+	want := "round 1: batch batch_1 validating · 4 items waiting\nround 1: batch batch_1 in_progress\\u001b[2J · 4 items waiting\n"
+	if got := errOut.String(); got != want {
+		t.Errorf("-v lines %q, want %q", got, want)
 	}
 }

@@ -9,6 +9,7 @@ package scripttest
 import (
 	"bytes"
 	"errors"
+	"fmt"
 	"net"
 	"net/http/httptest"
 	"os"
@@ -230,6 +231,7 @@ var fakeServers sync.Map // *testscript.TestScript → fakeServer
 //	fakeapi check                      no grammar violation, every step played
 //	fakeapi requests FILE              write the request bodies received, one a line
 //	fakeapi wait N                     wait (60 s at most) until N requests have arrived
+//	fakeapi batches N BILLED           N batches were created, and BILLED requests of them billed
 //	fakeapi stop                       shut it down (a closed port for later commands)
 func cmdFakeAPI(ts *testscript.TestScript, neg bool, args []string) {
 	if len(args) == 0 {
@@ -330,6 +332,19 @@ func cmdFakeAPI(ts *testscript.TestScript, neg bool, args []string) {
 			if time.Now().After(deadline) {
 				ts.Fatalf("fakeapi wait: %d request(s) in a minute, not %d", len(srv.Requests()), n)
 			}
+		}
+	case "batches":
+		if len(args) != 3 {
+			ts.Fatalf("usage: fakeapi batches N BILLED")
+		}
+		b, ok := get().(interface{ BatchCounts() fakeapi.BatchCounts })
+		if !ok {
+			ts.Fatalf("fakeapi batches: the server has no Batch API")
+		}
+		c := b.BatchCounts()
+		got := fmt.Sprintf("%d %d", c.Batches, c.Billed)
+		if want := args[1] + " " + args[2]; (got == want) == neg {
+			ts.Fatalf("fakeapi batches: %d batches created, %d requests billed (%d run); want %s %s", c.Batches, c.Billed, c.Requests, args[1], args[2])
 		}
 	case "stop":
 		get().Close()

@@ -85,6 +85,9 @@ type Turn struct {
 	// ContextManagement is what the API said it cleared itself, as it
 	// said it (Anthropic's context management), or nil.
 	ContextManagement json.RawMessage
+	// BatchID and CustomID name the provider's batch the request went out
+	// in and the request in it; "" for a request sent on its own.
+	BatchID, CustomID string
 }
 
 // Empty reports whether a turn says nothing: no text, no calls. As a

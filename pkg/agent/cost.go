@@ -31,3 +31,10 @@ func (p Price) Cost(shape wire.Shape, u transcript.Usage) float64 {
 	return (float64(fresh)*p.Input + float64(cached)*p.CachedInput +
 		float64(written)*p.CacheWrite + float64(u.OutputTokens)*p.Output) / 1e6
 }
+
+// Discounted is the price with a discount taken off each of its rates: a
+// Batch API's price, the live one less a fraction (0.5: half).
+func (p Price) Discounted(discount float64) Price {
+	f := 1 - discount
+	return Price{Input: p.Input * f, CachedInput: p.CachedInput * f, CacheWrite: p.CacheWrite * f, Output: p.Output * f}
+}

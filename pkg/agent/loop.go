@@ -649,6 +649,7 @@ func (l *Loop) recordTurn(step int, turn *Turn, cleared []transcript.Cleared, fi
 	last := &recs[len(recs)-1]
 	last.Usage, last.LatencyMS, last.FinishReason = &usage, turn.Latency.Milliseconds(), turn.FinishReason
 	last.ResponseID, last.ResponseModel = turn.ResponseID, turn.ResponseModel
+	last.BatchID, last.CustomID = turn.BatchID, turn.CustomID
 	// And what is known of the request: with it, and the messages before
 	// the turn, the request can be rebuilt.
 	last.RequestBytes, last.Cleared, last.ContextManagement = turn.RequestBytes, cleared, turn.ContextManagement

@@ -35,13 +35,17 @@ type Result struct {
 	// Reason is the transcript's end reason.
 	Reason string `json:"reason"`
 	// ExitCode is the status `agentloop run` would have exited with.
-	ExitCode   int              `json:"exit_code"`
-	Steps      int              `json:"steps"`
-	Usage      transcript.Usage `json:"usage"`
-	Cost       *float64         `json:"cost,omitempty"`
-	DurationMS int64            `json:"duration_ms"`
-	Error      string           `json:"error,omitempty"`
-	Metadata   json.RawMessage  `json:"metadata,omitempty"`
+	ExitCode int              `json:"exit_code"`
+	Steps    int              `json:"steps"`
+	Usage    transcript.Usage `json:"usage"`
+	Cost     *float64         `json:"cost,omitempty"`
+	// CostLive is what the item's requests would have cost sent one by
+	// one, when they went out in a provider's Batch API at its price
+	// (Cost); nil for a live run.
+	CostLive   *float64        `json:"cost_live,omitempty"`
+	DurationMS int64           `json:"duration_ms"`
+	Error      string          `json:"error,omitempty"`
+	Metadata   json.RawMessage `json:"metadata,omitempty"`
 	// Transcript is the item's transcript, relative to OUTDIR.
 	Transcript string `json:"transcript,omitempty"`
 	Provider   string `json:"provider,omitempty"`
@@ -204,7 +208,7 @@ func readResults(r io.Reader, path string) (results []Result, good int64, torn *
 			return nil, 0, nil, fmt.Errorf("%s:%d: not a result line (%s); it was not written by agentloop batch: fix or remove it", path, n, why)
 		}
 		// A line an earlier version wrote may carry a cost's float noise.
-		res.Cost = roundCost(res.Cost)
+		res.Cost, res.CostLive = roundCost(res.Cost), roundCost(res.CostLive)
 		results = append(results, res)
 	}
 }
@@ -222,7 +226,7 @@ func roundCost(c *float64) *float64 {
 // Append writes one result as one line, in one write, and returns once it
 // is synced. After a failed write or sync every later Append fails too.
 func (f *ResultsFile) Append(r Result) error {
-	r.Cost = roundCost(r.Cost)
+	r.Cost, r.CostLive = roundCost(r.Cost), roundCost(r.CostLive)
 	line, err := json.Marshal(r)
 	if err != nil {
 		return fmt.Errorf("encode result %s: %w", r.ID, err)

@@ -25,6 +25,9 @@ type Summary struct {
 	// free); Priced counts the items that had one.
 	Cost   *float64 `json:"cost"`
 	Priced int      `json:"priced"`
+	// CostLive sums what the items priced at a Batch API's price would
+	// have cost live; nil when none was.
+	CostLive *float64 `json:"cost_live,omitempty"`
 	// Slowest are the items that took longest, slowest first.
 	Slowest []Mention `json:"slowest"`
 	// Failures are the first failed items in input order, with why.
@@ -120,6 +123,12 @@ func (s *Summary) spend(r *Result) {
 			s.Cost = new(float64)
 		}
 		*s.Cost = transcript.RoundCost(*s.Cost + *r.Cost)
+	}
+	if r.CostLive != nil {
+		if s.CostLive == nil {
+			s.CostLive = new(float64)
+		}
+		*s.CostLive = transcript.RoundCost(*s.CostLive + *r.CostLive)
 	}
 }
 

@@ -142,8 +142,18 @@ func (s *Summary) WriteNamed(w io.Writer) {
 }
 
 // CostText ends the tokens line: the cost of the items priced, or that
-// it is unknown (no price for their models), as run's closing line says.
+// it is unknown (no price for their models), as run's closing line says;
+// for items priced at a Batch API's price, beside what they would have
+// cost live.
 func (s *Summary) CostText() string {
+	text := s.costText()
+	if s.Cost != nil && s.CostLive != nil {
+		text += fmt.Sprintf(" at the batch price ($%.4f live)", *s.CostLive)
+	}
+	return text
+}
+
+func (s *Summary) costText() string {
 	switch {
 	case s.Cost == nil && s.Items == 0 && s.Usage.InputTokens+s.Usage.OutputTokens == 0:
 		return "" // nothing ran

@@ -16,7 +16,7 @@ func TestReasons(t *testing.T) {
 }
 
 func TestCostText(t *testing.T) {
-	c := 0.12345
+	c, live := 0.12345, 0.2469
 	for _, tc := range []struct {
 		s    Summary
 		want string
@@ -25,6 +25,7 @@ func TestCostText(t *testing.T) {
 		{Summary{Items: 2}, " · cost unknown"},
 		{Summary{Items: 2, Cost: &c, Priced: 1}, " · cost $0.1235 (1 of 2 items priced)"},
 		{Summary{Items: 2, Cost: &c, Priced: 2}, " · cost $0.1235"},
+		{Summary{Items: 2, Cost: &c, Priced: 2, CostLive: &live}, " · cost $0.1235 at the batch price ($0.2469 live)"},
 	} {
 		if got := tc.s.CostText(); got != tc.want {
 			t.Errorf("%+v: %q, want %q", tc.s, got, tc.want)

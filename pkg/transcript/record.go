@@ -154,6 +154,11 @@ type Message struct {
 	// held the turn and the model it names, when it names them.
 	ResponseID    string `json:"response_id,omitempty" jsonschema:"description=The API's id of the response that held this turn"`
 	ResponseModel string `json:"response_model,omitempty" jsonschema:"description=The model that answered, as the response names it"`
+	// BatchID and CustomID name the provider's batch that held the
+	// request of a turn and the request in it, when it went out in a
+	// batch (batch --batch-api) rather than on its own.
+	BatchID  string `json:"batch_id,omitempty" jsonschema:"description=The provider's batch that held the request of this turn"`
+	CustomID string `json:"custom_id,omitempty" jsonschema:"description=The request's custom_id in its batch"`
 }
 
 // Cleared is a tool result replaced, in a request and every later one, by
