@@ -2,7 +2,6 @@ package cmd
 
 import (
 	"context"
-	"errors"
 	"fmt"
 	"path/filepath"
 
@@ -286,29 +285,4 @@ func runBatch(ctx context.Context, opts *BatchOptions) error {
 // setup is the live-run setup of an item run with mo.
 func (o *BatchOptions) setup(mo *modelOptions) liveSetup {
 	return liveSetup{command: "batch", model: mo, tools: toolsSource{o.ToolsDirs, o.toolsSetting}, only: o.Tools, batchSpan: o.batchSpan}
-}
-
-// batchExit is the batch's exit status, in this order: interrupted (130),
-// a result not written (1), a failed item (1), a budget run out (3), else
-// 0. Every item of the input in this shard counts, those an earlier run
-// finished too.
-func batchExit(ctx context.Context, opts *BatchOptions, rep batch.Report, sum *batch.Summary) error {
-	left := len(rep.Unfinished) + rep.NotStarted
-	switch {
-	case rep.Err != nil:
-		return fmt.Errorf("%w; the batch stopped: %d item%s did not finish (run the same command again to go on)", rep.Err, left, plural(left, "", "s"))
-	case left > 0 || errors.Is(context.Cause(ctx), errInterrupted):
-		return &ExitError{Code: ExitInterrupted, Err: fmt.Errorf("interrupted: %d item%s did not finish; run the same command again to go on", left, plural(left, "", "s"))}
-	}
-	var msg error
-	if opts.Quiet && sum.Worst() != batch.Answered {
-		msg = fmt.Errorf("%s (see %s)", sum.FailedText(0), filepath.Join(opts.Dir, batch.ResultsName))
-	}
-	switch sum.Worst() {
-	case batch.Failed:
-		return &ExitError{Code: ExitFailure, Err: msg}
-	case batch.Budget:
-		return &ExitError{Code: ExitBudget, Err: msg}
-	}
-	return nil
 }
