@@ -67,14 +67,7 @@ var apis = []api{
 		},
 		lane: func(t *testing.T, url string) *batchapi.Lane {
 			p, err := openai.NewChat(openai.Config{APIKey: "test", BaseURL: url, Model: "gpt-4o-mini", MaxRetries: 0})
-			if err != nil {
-				t.Fatal(err)
-			}
-			b, err := p.Batches()
-			if err != nil {
-				t.Fatal(err)
-			}
-			return &batchapi.Lane{Codec: p, Service: b, Endpoint: b.Endpoint(), Key: "openai " + url, MaxRetries: 2}
+			return newLane(t, "openai "+url, p, err, p.Batches)
 		},
 	},
 	{
@@ -85,14 +78,7 @@ var apis = []api{
 		},
 		lane: func(t *testing.T, url string) *batchapi.Lane {
 			p, err := openai.NewResponses(openai.ResponsesConfig{Config: openai.Config{APIKey: "test", BaseURL: url, Model: "gpt-5-mini"}})
-			if err != nil {
-				t.Fatal(err)
-			}
-			b, err := p.Batches()
-			if err != nil {
-				t.Fatal(err)
-			}
-			return &batchapi.Lane{Codec: p, Service: b, Endpoint: b.Endpoint(), Key: "responses " + url, MaxRetries: 2}
+			return newLane(t, "responses "+url, p, err, p.Batches)
 		},
 	},
 	{
@@ -103,16 +89,26 @@ var apis = []api{
 		},
 		lane: func(t *testing.T, url string) *batchapi.Lane {
 			p, err := anthropic.NewMessages(anthropic.Config{APIKey: "test", BaseURL: url, Model: "claude-sonnet-4-5"})
-			if err != nil {
-				t.Fatal(err)
-			}
-			b, err := p.Batches()
-			if err != nil {
-				t.Fatal(err)
-			}
-			return &batchapi.Lane{Codec: p, Service: b, Endpoint: b.Endpoint(), Key: "anthropic " + url, MaxRetries: 2}
+			return newLane(t, "anthropic "+url, p, err, p.Batches)
 		},
 	},
+}
+
+// newLane is the lane of a provider's batch endpoints; err is what making
+// the provider returned.
+func newLane[B interface {
+	batchapi.Service
+	Endpoint() string
+}](t *testing.T, key string, p batchapi.Codec, err error, batches func() (B, error)) *batchapi.Lane {
+	t.Helper()
+	if err != nil {
+		t.Fatal(err)
+	}
+	b, err := batches()
+	if err != nil {
+		t.Fatal(err)
+	}
+	return &batchapi.Lane{Codec: p, Service: b, Endpoint: b.Endpoint(), Key: key, MaxRetries: 2}
 }
 
 // echo answers a call with its argument.
@@ -215,6 +211,23 @@ func checkClean(t *testing.T, f fakeServer) {
 	}
 }
 
+// rerunToTheEnd runs the items again in dir, their batches no longer held
+// back, and checks that each answered as threeRounds has it and that the
+// server saw nothing amiss.
+func rerunToTheEnd(t *testing.T, srv fakeServer, lane *batchapi.Lane, dir string, items []*item) {
+	t.Helper()
+	srv.SetBatchPace(fakeapi.BatchPace{})
+	if err := runBatch(context.Background(), t, lane, dir, items, batchapi.Options{}); err != nil {
+		t.Fatal(err)
+	}
+	for _, it := range items {
+		if it.err != nil || it.out.Answer != "done "+it.prompt {
+			t.Errorf("%s: %q, %v", it.name, it.out.Answer, it.err)
+		}
+	}
+	checkClean(t, srv)
+}
+
 // Fifty items of three model calls each, with three parallel calls a turn,
 // finish in three rounds of one batch each, every request billed once,
 // with the answers a live run of the same items gives.
@@ -306,16 +319,7 @@ func TestStoppedWhilePollingSubmitsNothingTwice(t *testing.T) {
 				}
 				it.state = &agent.State{Messages: it.out.Messages, Steps: it.out.Steps}
 			}
-			srv.SetBatchPace(fakeapi.BatchPace{})
-			if err := runBatch(context.Background(), t, lane, dir, items, batchapi.Options{}); err != nil {
-				t.Fatal(err)
-			}
-			for _, it := range items {
-				if it.err != nil || it.out.Answer != "done "+it.prompt {
-					t.Errorf("%s: %q, %v", it.name, it.out.Answer, it.err)
-				}
-			}
-			checkClean(t, srv)
+			rerunToTheEnd(t, srv, lane, dir, items)
 			if c := srv.BatchCounts(); c.Batches != 3 || c.Billed != 3*n {
 				t.Errorf("after the rerun: %d batches, %d billed; want 3, %d", c.Batches, c.Billed, 3*n)
 			}
@@ -516,16 +520,7 @@ func TestCancelledBatchStopsTheRun(t *testing.T) {
 				}
 				it.state = &agent.State{Messages: it.out.Messages}
 			}
-			srv.SetBatchPace(fakeapi.BatchPace{})
-			if err := runBatch(context.Background(), t, lane, dir, items, batchapi.Options{}); err != nil {
-				t.Fatal(err)
-			}
-			for _, it := range items {
-				if it.err != nil || it.out.Answer != "done "+it.prompt {
-					t.Errorf("%s: %q, %v", it.name, it.out.Answer, it.err)
-				}
-			}
-			checkClean(t, srv)
+			rerunToTheEnd(t, srv, lane, dir, items)
 			if c := srv.BatchCounts(); c.Batches != 4 || c.Billed != 3*n {
 				t.Errorf("%d batches, %d billed; want 4, %d", c.Batches, c.Billed, 3*n)
 			}
@@ -572,16 +567,7 @@ func TestBatchMadeButNotRecordedIsFound(t *testing.T) {
 			for _, it := range items {
 				it.state = &agent.State{Messages: it.out.Messages}
 			}
-			srv.SetBatchPace(fakeapi.BatchPace{})
-			if err := runBatch(context.Background(), t, lane, dir, items, batchapi.Options{}); err != nil {
-				t.Fatal(err)
-			}
-			for _, it := range items {
-				if it.err != nil || it.out.Answer != "done "+it.prompt {
-					t.Errorf("%s: %q, %v", it.name, it.out.Answer, it.err)
-				}
-			}
-			checkClean(t, srv)
+			rerunToTheEnd(t, srv, lane, dir, items)
 			if c := srv.BatchCounts(); c.Batches != 3 || c.Billed != 3*n {
 				t.Errorf("%d batches, %d billed; want 3, %d", c.Batches, c.Billed, 3*n)
 			}
