@@ -94,6 +94,15 @@ var apis = []api{
 	},
 }
 
+// start serves conv, until the test ends, and returns the server and the
+// lane of a provider of it.
+func (a api) start(t *testing.T, conv *fakeapi.Conversations) (fakeServer, *batchapi.Lane) {
+	t.Helper()
+	srv := a.serve(conv)
+	t.Cleanup(srv.Close)
+	return srv, a.lane(t, srv.url)
+}
+
 // newLane is the lane of a provider's batch endpoints; err is what making
 // the provider returned.
 func newLane[B interface {
@@ -236,9 +245,7 @@ func TestRoundsAnswerAsLive(t *testing.T) {
 		t.Run(a.name, func(t *testing.T) {
 			t.Parallel()
 			const n = 50
-			srv := a.serve(threeRounds())
-			defer srv.Close()
-			lane := a.lane(t, srv.url)
+			srv, lane := a.start(t, threeRounds())
 			items := makeItems(n)
 			var rounds []int
 			err := runBatch(context.Background(), t, lane, t.TempDir(), items, batchapi.Options{OnProgress: func(p batchapi.Progress) {
@@ -250,10 +257,9 @@ func TestRoundsAnswerAsLive(t *testing.T) {
 				t.Fatal(err)
 			}
 			checkClean(t, srv)
-			live := a.serve(threeRounds())
-			defer live.Close()
+			live, liveLane := a.start(t, threeRounds())
 			liveItems := makeItems(n)
-			runLive(t, a.lane(t, live.url).Codec, liveItems)
+			runLive(t, liveLane.Codec, liveItems)
 			checkClean(t, live)
 			for i, it := range items {
 				if it.err != nil {
@@ -289,12 +295,10 @@ func TestStoppedWhilePollingSubmitsNothingTwice(t *testing.T) {
 		t.Run(a.name, func(t *testing.T) {
 			t.Parallel()
 			const n = 10
-			srv := a.serve(threeRounds())
-			defer srv.Close()
+			srv, lane := a.start(t, threeRounds())
 			// Never moved on by reads: the run waits on round 2 until
 			// stopped.
 			srv.SetBatchPace(fakeapi.BatchPace{Polls: -1})
-			lane := a.lane(t, srv.url)
 			dir := t.TempDir()
 			items := makeItems(n)
 			// Round 1 goes through at once; the run stops while it
@@ -352,9 +356,7 @@ func TestFailedRequestsRetriedPerItem(t *testing.T) {
 				"flaky":   {{Status: 500, Error: "the server had an error"}, {Text: strp("second try")}},
 				"refused": {{Status: 400, Error: "bad request body"}},
 			}
-			srv := a.serve(conv)
-			defer srv.Close()
-			lane := a.lane(t, srv.url)
+			srv, lane := a.start(t, conv)
 			items := append(makeItems(3),
 				&item{name: "expires", prompt: "expires"}, &item{name: "flaky", prompt: "flaky"}, &item{name: "refused", prompt: "refused"})
 			if err := runBatch(context.Background(), t, lane, t.TempDir(), items, batchapi.Options{}); err != nil {
@@ -392,9 +394,7 @@ func TestFailedRequestsRetriedPerItem(t *testing.T) {
 func TestRetriesHaveALimit(t *testing.T) {
 	a := apis[0]
 	conv := &fakeapi.Conversations{Steps: []fakeapi.Step{{BatchExpired: true}, {BatchExpired: true}, {BatchExpired: true}, {Text: strp("never")}}}
-	srv := a.serve(conv)
-	defer srv.Close()
-	lane := a.lane(t, srv.url)
+	_, lane := a.start(t, conv)
 	items := makeItems(1)
 	if err := runBatch(context.Background(), t, lane, t.TempDir(), items, batchapi.Options{}); err != nil {
 		t.Fatal(err)
@@ -418,9 +418,7 @@ func TestBudgetEndsItemInItsRound(t *testing.T) {
 					{Text: strp("what I have"), Expect: &fakeapi.Expect{ToolChoice: &none}},
 				},
 			}
-			srv := a.serve(conv)
-			defer srv.Close()
-			lane := a.lane(t, srv.url)
+			srv, lane := a.start(t, conv)
 			items := append(makeItems(2), &item{name: "short", prompt: "short", maxSteps: 2})
 			if err := runBatch(context.Background(), t, lane, t.TempDir(), items, batchapi.Options{}); err != nil {
 				t.Fatal(err)
@@ -442,9 +440,7 @@ func TestBudgetEndsItemInItsRound(t *testing.T) {
 // --max-rounds stops the run before a round over it is submitted.
 func TestMaxRounds(t *testing.T) {
 	a := apis[2]
-	srv := a.serve(threeRounds())
-	defer srv.Close()
-	lane := a.lane(t, srv.url)
+	srv, lane := a.start(t, threeRounds())
 	items := makeItems(3)
 	err := runBatch(context.Background(), t, lane, t.TempDir(), items, batchapi.Options{MaxRounds: 2})
 	if !errors.Is(err, batchapi.ErrMaxRounds) {
@@ -495,10 +491,8 @@ func TestCancelledBatchStopsTheRun(t *testing.T) {
 		t.Run(a.name, func(t *testing.T) {
 			t.Parallel()
 			const n = 3
-			srv := a.serve(threeRounds())
-			defer srv.Close()
+			srv, lane := a.start(t, threeRounds())
 			srv.SetBatchPace(fakeapi.BatchPace{Polls: 3})
-			lane := a.lane(t, srv.url)
 			dir := t.TempDir()
 			items := makeItems(n)
 			var once sync.Once
@@ -536,10 +530,8 @@ func TestBatchMadeButNotRecordedIsFound(t *testing.T) {
 		t.Run(a.name, func(t *testing.T) {
 			t.Parallel()
 			const n = 4
-			srv := a.serve(threeRounds())
-			defer srv.Close()
+			srv, lane := a.start(t, threeRounds())
 			srv.SetBatchPace(fakeapi.BatchPace{Polls: -1})
-			lane := a.lane(t, srv.url)
 			dir := t.TempDir()
 			items := makeItems(n)
 			ctx, cancel := context.WithCancel(context.Background())
