@@ -54,27 +54,11 @@ const (
 func TestBatchKill9AtRandomMoments(t *testing.T) {
 	t.Parallel()
 	dir := t.TempDir()
-	tools := filepath.Join(dir, "tools.d")
-	if err := os.MkdirAll(tools, 0o755); err != nil {
-		t.Fatal(err)
-	}
-	if err := os.WriteFile(filepath.Join(tools, "echo.yaml"), []byte(echoTool), 0o644); err != nil {
-		t.Fatal(err)
-	}
 	log := filepath.Join(dir, "calls.log")
 	// Each call logs its item and call, and the process that started it:
 	// "p7 2-3 4242".
-	script := "#!/bin/sh\nsleep 0.02\necho \"$ARG_N $PPID\" >> '" + log + "'\necho \"$ARG_N\"\n"
-	if err := os.WriteFile(filepath.Join(tools, "echo.sh"), []byte(script), 0o755); err != nil {
-		t.Fatal(err)
-	}
-	var in strings.Builder
-	for i := 1; i <= batchCrashItems; i++ {
-		fmt.Fprintf(&in, "{\"id\": \"item-%d\", \"prompt\": \"p%d\"}\n", i, i)
-	}
-	if err := os.WriteFile(filepath.Join(dir, "in.jsonl"), []byte(in.String()), 0o644); err != nil {
-		t.Fatal(err)
-	}
+	tools := echoToolsDir(t, dir, "#!/bin/sh\nsleep 0.02\necho \"$ARG_N $PPID\" >> '"+log+"'\necho \"$ARG_N\"\n")
+	writeBatchInput(t, dir)
 	args := func(url, out string) []string {
 		return []string{"batch", "in.jsonl", "-d", out, "--base-url", url, "-j", "4", "--tools-dir", tools}
 	}
@@ -201,6 +185,19 @@ func checkBatchCalls(t *testing.T, out, log, rerun string, recorded map[string]b
 				}
 			}
 		}
+	}
+}
+
+// writeBatchInput writes dir/in.jsonl, the batchCrashItems items of the
+// kill tests of a batch.
+func writeBatchInput(t *testing.T, dir string) {
+	t.Helper()
+	var in strings.Builder
+	for i := 1; i <= batchCrashItems; i++ {
+		fmt.Fprintf(&in, "{\"id\": \"item-%d\", \"prompt\": \"p%d\"}\n", i, i)
+	}
+	if err := os.WriteFile(filepath.Join(dir, "in.jsonl"), []byte(in.String()), 0o644); err != nil {
+		t.Fatal(err)
 	}
 }
 

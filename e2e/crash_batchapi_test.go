@@ -4,11 +4,9 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
-	"io"
 	"os"
 	"path/filepath"
 	"strings"
-	"syscall"
 	"testing"
 	"time"
 
@@ -46,23 +44,8 @@ func TestBatchAPIKill9WhilePolling(t *testing.T) {
 		t.Run(api.name, func(t *testing.T) {
 			t.Parallel()
 			dir := t.TempDir()
-			tools := filepath.Join(dir, "tools.d")
-			if err := os.MkdirAll(tools, 0o755); err != nil {
-				t.Fatal(err)
-			}
-			if err := os.WriteFile(filepath.Join(tools, "echo.yaml"), []byte(echoTool), 0o644); err != nil {
-				t.Fatal(err)
-			}
-			if err := os.WriteFile(filepath.Join(tools, "echo.sh"), []byte("#!/bin/sh\necho \"$ARG_N\"\n"), 0o755); err != nil {
-				t.Fatal(err)
-			}
-			var in strings.Builder
-			for i := 1; i <= batchCrashItems; i++ {
-				fmt.Fprintf(&in, "{\"id\": \"item-%d\", \"prompt\": \"p%d\"}\n", i, i)
-			}
-			if err := os.WriteFile(filepath.Join(dir, "in.jsonl"), []byte(in.String()), 0o644); err != nil {
-				t.Fatal(err)
-			}
+			tools := echoToolsDir(t, dir, "#!/bin/sh\necho \"$ARG_N\"\n")
+			writeBatchInput(t, dir)
 			args := func(url, out string, more ...string) []string {
 				return append([]string{"batch", "in.jsonl", "-d", out, "--provider", api.name, "--base-url", url, "--tools-dir", tools}, more...)
 			}
@@ -125,21 +108,12 @@ func TestBatchAPIKill9WhilePolling(t *testing.T) {
 // record or not), and reports whether the kill caught it running.
 func killWhenBatches(t *testing.T, dir string, srv batchAPIServer, n int, args ...string) bool {
 	t.Helper()
-	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
-	defer cancel()
-	c := agentloopCmd(t, ctx, dir, workspaceWrite, args...)
-	c.Stdout, c.Stderr = io.Discard, io.Discard
-	if err := c.Start(); err != nil {
-		t.Fatal(err)
-	}
-	for srv.BatchCounts().Batches < n && ctx.Err() == nil {
-		time.Sleep(time.Millisecond)
-	}
-	time.Sleep(time.Duration(n) * 3 * time.Millisecond)
-	_ = c.Process.Signal(syscall.SIGKILL)
-	_ = c.Wait()
-	ws, ok := c.ProcessState.Sys().(syscall.WaitStatus)
-	return ok && ws.Signaled() && ws.Signal() == syscall.SIGKILL
+	return killWhen(t, dir, workspaceWrite, func(ctx context.Context) {
+		for srv.BatchCounts().Batches < n && ctx.Err() == nil {
+			time.Sleep(time.Millisecond)
+		}
+		time.Sleep(time.Duration(n) * 3 * time.Millisecond)
+	}, args...)
 }
 
 // answers are the answers of a batch's results, by item.

@@ -50,14 +50,7 @@ run: echo.sh
 func TestKill9AtRandomMoments(t *testing.T) {
 	t.Parallel()
 	dir := t.TempDir()
-	tools := filepath.Join(dir, "tools.d")
-	if err := os.MkdirAll(tools, 0o755); err != nil {
-		t.Fatal(err)
-	}
-	if err := os.WriteFile(filepath.Join(tools, "echo.yaml"), []byte(echoTool), 0o644); err != nil {
-		t.Fatal(err)
-	}
-	writeEchoTool(t, tools, filepath.Join(dir, "calls.log"), "sleep 0.02\n")
+	echoToolsDir(t, dir, echoScript(filepath.Join(dir, "calls.log"), "sleep 0.02\n"))
 
 	if p := runAgentloop(t, dir, nil, nil, "tools", "trust"); p.code != 0 {
 		t.Fatalf("tools trust: exit %d\n%s", p.code, p.stderr)
@@ -108,15 +101,28 @@ func TestKill9AtRandomMoments(t *testing.T) {
 	t.Logf("%d kills: %d left a torn last line, %d came after the end record", kills, torn, ended)
 }
 
-// writeEchoTool writes echo.sh: after pre, it prints its argument a few
-// kilobytes long and appends its call id to log, whatever the working
-// directory (a run in this process has the package's).
-func writeEchoTool(t *testing.T, tools, log, pre string) {
+// echoToolsDir makes dir/tools.d with the echo tool, script its echo.sh,
+// and returns its path.
+func echoToolsDir(t *testing.T, dir, script string) string {
 	t.Helper()
-	script := "#!/bin/sh\n" + pre + "printf '%s %.0s' \"$ARG_N\" $(seq 400)\necho \"$AGENTLOOP_CALL_ID\" >> '" + log + "'\n"
+	tools := filepath.Join(dir, "tools.d")
+	if err := os.MkdirAll(tools, 0o755); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(filepath.Join(tools, "echo.yaml"), []byte(echoTool), 0o644); err != nil {
+		t.Fatal(err)
+	}
 	if err := os.WriteFile(filepath.Join(tools, "echo.sh"), []byte(script), 0o755); err != nil {
 		t.Fatal(err)
 	}
+	return tools
+}
+
+// echoScript is an echo.sh that, after pre, prints its argument a few
+// kilobytes long and appends its call id to log, whatever the working
+// directory (a run in this process has the package's).
+func echoScript(log, pre string) string {
+	return "#!/bin/sh\n" + pre + "printf '%s %.0s' \"$ARG_N\" $(seq 400)\necho \"$AGENTLOOP_CALL_ID\" >> '" + log + "'\n"
 }
 
 // killAfter starts agentloop with args in dir, env added to its
@@ -126,6 +132,14 @@ func writeEchoTool(t *testing.T, tools, log, pre string) {
 // their sleep.
 func killAfter(t *testing.T, dir string, env []string, delay time.Duration, args ...string) bool {
 	t.Helper()
+	return killWhen(t, dir, env, func(context.Context) { time.Sleep(delay) }, args...)
+}
+
+// killWhen starts agentloop, kills it with SIGKILL once wait returns, and
+// reports whether the kill caught it running. wait's context ends when
+// the run has had 30s.
+func killWhen(t *testing.T, dir string, env []string, wait func(context.Context), args ...string) bool {
+	t.Helper()
 	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
 	defer cancel()
 	c := agentloopCmd(t, ctx, dir, env, args...)
@@ -133,7 +147,7 @@ func killAfter(t *testing.T, dir string, env []string, delay time.Duration, args
 	if err := c.Start(); err != nil {
 		t.Fatal(err)
 	}
-	time.Sleep(delay)
+	wait(ctx)
 	_ = c.Process.Signal(syscall.SIGKILL)
 	_ = c.Wait()
 	ws, ok := c.ProcessState.Sys().(syscall.WaitStatus)
@@ -266,14 +280,7 @@ func TestTornAtEveryRecord(t *testing.T) {
 
 func tornAtEveryRecord(t *testing.T, provider string) {
 	dir := t.TempDir()
-	tools := filepath.Join(dir, "tools.d")
-	if err := os.MkdirAll(tools, 0o755); err != nil {
-		t.Fatal(err)
-	}
-	if err := os.WriteFile(filepath.Join(tools, "echo.yaml"), []byte(echoTool), 0o644); err != nil {
-		t.Fatal(err)
-	}
-	writeEchoTool(t, tools, filepath.Join(dir, "calls.log"), "")
+	tools := echoToolsDir(t, dir, echoScript(filepath.Join(dir, "calls.log"), ""))
 	steps := crashScript()[3:]
 	if provider == "responses" {
 		for i := range steps {

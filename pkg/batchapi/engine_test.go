@@ -67,14 +67,7 @@ var apis = []api{
 		},
 		lane: func(t *testing.T, url string) *batchapi.Lane {
 			p, err := openai.NewChat(openai.Config{APIKey: "test", BaseURL: url, Model: "gpt-4o-mini", MaxRetries: 0})
-			if err != nil {
-				t.Fatal(err)
-			}
-			b, err := p.Batches()
-			if err != nil {
-				t.Fatal(err)
-			}
-			return &batchapi.Lane{Codec: p, Service: b, Endpoint: b.Endpoint(), Key: "openai " + url, MaxRetries: 2}
+			return newLane(t, "openai "+url, p, err, p.Batches)
 		},
 	},
 	{
@@ -85,14 +78,7 @@ var apis = []api{
 		},
 		lane: func(t *testing.T, url string) *batchapi.Lane {
 			p, err := openai.NewResponses(openai.ResponsesConfig{Config: openai.Config{APIKey: "test", BaseURL: url, Model: "gpt-5-mini"}})
-			if err != nil {
-				t.Fatal(err)
-			}
-			b, err := p.Batches()
-			if err != nil {
-				t.Fatal(err)
-			}
-			return &batchapi.Lane{Codec: p, Service: b, Endpoint: b.Endpoint(), Key: "responses " + url, MaxRetries: 2}
+			return newLane(t, "responses "+url, p, err, p.Batches)
 		},
 	},
 	{
@@ -103,16 +89,35 @@ var apis = []api{
 		},
 		lane: func(t *testing.T, url string) *batchapi.Lane {
 			p, err := anthropic.NewMessages(anthropic.Config{APIKey: "test", BaseURL: url, Model: "claude-sonnet-4-5"})
-			if err != nil {
-				t.Fatal(err)
-			}
-			b, err := p.Batches()
-			if err != nil {
-				t.Fatal(err)
-			}
-			return &batchapi.Lane{Codec: p, Service: b, Endpoint: b.Endpoint(), Key: "anthropic " + url, MaxRetries: 2}
+			return newLane(t, "anthropic "+url, p, err, p.Batches)
 		},
 	},
+}
+
+// start serves conv, until the test ends, and returns the server and the
+// lane of a provider of it.
+func (a api) start(t *testing.T, conv *fakeapi.Conversations) (fakeServer, *batchapi.Lane) {
+	t.Helper()
+	srv := a.serve(conv)
+	t.Cleanup(srv.Close)
+	return srv, a.lane(t, srv.url)
+}
+
+// newLane is the lane of a provider's batch endpoints; err is what making
+// the provider returned.
+func newLane[B interface {
+	batchapi.Service
+	Endpoint() string
+}](t *testing.T, key string, p batchapi.Codec, err error, batches func() (B, error)) *batchapi.Lane {
+	t.Helper()
+	if err != nil {
+		t.Fatal(err)
+	}
+	b, err := batches()
+	if err != nil {
+		t.Fatal(err)
+	}
+	return &batchapi.Lane{Codec: p, Service: b, Endpoint: b.Endpoint(), Key: key, MaxRetries: 2}
 }
 
 // echo answers a call with its argument.
@@ -215,6 +220,23 @@ func checkClean(t *testing.T, f fakeServer) {
 	}
 }
 
+// rerunToTheEnd runs the items again in dir, their batches no longer held
+// back, and checks that each answered as threeRounds has it and that the
+// server saw nothing amiss.
+func rerunToTheEnd(t *testing.T, srv fakeServer, lane *batchapi.Lane, dir string, items []*item) {
+	t.Helper()
+	srv.SetBatchPace(fakeapi.BatchPace{})
+	if err := runBatch(context.Background(), t, lane, dir, items, batchapi.Options{}); err != nil {
+		t.Fatal(err)
+	}
+	for _, it := range items {
+		if it.err != nil || it.out.Answer != "done "+it.prompt {
+			t.Errorf("%s: %q, %v", it.name, it.out.Answer, it.err)
+		}
+	}
+	checkClean(t, srv)
+}
+
 // Fifty items of three model calls each, with three parallel calls a turn,
 // finish in three rounds of one batch each, every request billed once,
 // with the answers a live run of the same items gives.
@@ -223,9 +245,7 @@ func TestRoundsAnswerAsLive(t *testing.T) {
 		t.Run(a.name, func(t *testing.T) {
 			t.Parallel()
 			const n = 50
-			srv := a.serve(threeRounds())
-			defer srv.Close()
-			lane := a.lane(t, srv.url)
+			srv, lane := a.start(t, threeRounds())
 			items := makeItems(n)
 			var rounds []int
 			err := runBatch(context.Background(), t, lane, t.TempDir(), items, batchapi.Options{OnProgress: func(p batchapi.Progress) {
@@ -237,10 +257,9 @@ func TestRoundsAnswerAsLive(t *testing.T) {
 				t.Fatal(err)
 			}
 			checkClean(t, srv)
-			live := a.serve(threeRounds())
-			defer live.Close()
+			live, liveLane := a.start(t, threeRounds())
 			liveItems := makeItems(n)
-			runLive(t, a.lane(t, live.url).Codec, liveItems)
+			runLive(t, liveLane.Codec, liveItems)
 			checkClean(t, live)
 			for i, it := range items {
 				if it.err != nil {
@@ -276,12 +295,10 @@ func TestStoppedWhilePollingSubmitsNothingTwice(t *testing.T) {
 		t.Run(a.name, func(t *testing.T) {
 			t.Parallel()
 			const n = 10
-			srv := a.serve(threeRounds())
-			defer srv.Close()
+			srv, lane := a.start(t, threeRounds())
 			// Never moved on by reads: the run waits on round 2 until
 			// stopped.
 			srv.SetBatchPace(fakeapi.BatchPace{Polls: -1})
-			lane := a.lane(t, srv.url)
 			dir := t.TempDir()
 			items := makeItems(n)
 			// Round 1 goes through at once; the run stops while it
@@ -306,16 +323,7 @@ func TestStoppedWhilePollingSubmitsNothingTwice(t *testing.T) {
 				}
 				it.state = &agent.State{Messages: it.out.Messages, Steps: it.out.Steps}
 			}
-			srv.SetBatchPace(fakeapi.BatchPace{})
-			if err := runBatch(context.Background(), t, lane, dir, items, batchapi.Options{}); err != nil {
-				t.Fatal(err)
-			}
-			for _, it := range items {
-				if it.err != nil || it.out.Answer != "done "+it.prompt {
-					t.Errorf("%s: %q, %v", it.name, it.out.Answer, it.err)
-				}
-			}
-			checkClean(t, srv)
+			rerunToTheEnd(t, srv, lane, dir, items)
 			if c := srv.BatchCounts(); c.Batches != 3 || c.Billed != 3*n {
 				t.Errorf("after the rerun: %d batches, %d billed; want 3, %d", c.Batches, c.Billed, 3*n)
 			}
@@ -348,9 +356,7 @@ func TestFailedRequestsRetriedPerItem(t *testing.T) {
 				"flaky":   {{Status: 500, Error: "the server had an error"}, {Text: strp("second try")}},
 				"refused": {{Status: 400, Error: "bad request body"}},
 			}
-			srv := a.serve(conv)
-			defer srv.Close()
-			lane := a.lane(t, srv.url)
+			srv, lane := a.start(t, conv)
 			items := append(makeItems(3),
 				&item{name: "expires", prompt: "expires"}, &item{name: "flaky", prompt: "flaky"}, &item{name: "refused", prompt: "refused"})
 			if err := runBatch(context.Background(), t, lane, t.TempDir(), items, batchapi.Options{}); err != nil {
@@ -388,9 +394,7 @@ func TestFailedRequestsRetriedPerItem(t *testing.T) {
 func TestRetriesHaveALimit(t *testing.T) {
 	a := apis[0]
 	conv := &fakeapi.Conversations{Steps: []fakeapi.Step{{BatchExpired: true}, {BatchExpired: true}, {BatchExpired: true}, {Text: strp("never")}}}
-	srv := a.serve(conv)
-	defer srv.Close()
-	lane := a.lane(t, srv.url)
+	_, lane := a.start(t, conv)
 	items := makeItems(1)
 	if err := runBatch(context.Background(), t, lane, t.TempDir(), items, batchapi.Options{}); err != nil {
 		t.Fatal(err)
@@ -414,9 +418,7 @@ func TestBudgetEndsItemInItsRound(t *testing.T) {
 					{Text: strp("what I have"), Expect: &fakeapi.Expect{ToolChoice: &none}},
 				},
 			}
-			srv := a.serve(conv)
-			defer srv.Close()
-			lane := a.lane(t, srv.url)
+			srv, lane := a.start(t, conv)
 			items := append(makeItems(2), &item{name: "short", prompt: "short", maxSteps: 2})
 			if err := runBatch(context.Background(), t, lane, t.TempDir(), items, batchapi.Options{}); err != nil {
 				t.Fatal(err)
@@ -438,9 +440,7 @@ func TestBudgetEndsItemInItsRound(t *testing.T) {
 // --max-rounds stops the run before a round over it is submitted.
 func TestMaxRounds(t *testing.T) {
 	a := apis[2]
-	srv := a.serve(threeRounds())
-	defer srv.Close()
-	lane := a.lane(t, srv.url)
+	srv, lane := a.start(t, threeRounds())
 	items := makeItems(3)
 	err := runBatch(context.Background(), t, lane, t.TempDir(), items, batchapi.Options{MaxRounds: 2})
 	if !errors.Is(err, batchapi.ErrMaxRounds) {
@@ -491,10 +491,8 @@ func TestCancelledBatchStopsTheRun(t *testing.T) {
 		t.Run(a.name, func(t *testing.T) {
 			t.Parallel()
 			const n = 3
-			srv := a.serve(threeRounds())
-			defer srv.Close()
+			srv, lane := a.start(t, threeRounds())
 			srv.SetBatchPace(fakeapi.BatchPace{Polls: 3})
-			lane := a.lane(t, srv.url)
 			dir := t.TempDir()
 			items := makeItems(n)
 			var once sync.Once
@@ -516,16 +514,7 @@ func TestCancelledBatchStopsTheRun(t *testing.T) {
 				}
 				it.state = &agent.State{Messages: it.out.Messages}
 			}
-			srv.SetBatchPace(fakeapi.BatchPace{})
-			if err := runBatch(context.Background(), t, lane, dir, items, batchapi.Options{}); err != nil {
-				t.Fatal(err)
-			}
-			for _, it := range items {
-				if it.err != nil || it.out.Answer != "done "+it.prompt {
-					t.Errorf("%s: %q, %v", it.name, it.out.Answer, it.err)
-				}
-			}
-			checkClean(t, srv)
+			rerunToTheEnd(t, srv, lane, dir, items)
 			if c := srv.BatchCounts(); c.Batches != 4 || c.Billed != 3*n {
 				t.Errorf("%d batches, %d billed; want 4, %d", c.Batches, c.Billed, 3*n)
 			}
@@ -541,10 +530,8 @@ func TestBatchMadeButNotRecordedIsFound(t *testing.T) {
 		t.Run(a.name, func(t *testing.T) {
 			t.Parallel()
 			const n = 4
-			srv := a.serve(threeRounds())
-			defer srv.Close()
+			srv, lane := a.start(t, threeRounds())
 			srv.SetBatchPace(fakeapi.BatchPace{Polls: -1})
-			lane := a.lane(t, srv.url)
 			dir := t.TempDir()
 			items := makeItems(n)
 			ctx, cancel := context.WithCancel(context.Background())
@@ -572,16 +559,7 @@ func TestBatchMadeButNotRecordedIsFound(t *testing.T) {
 			for _, it := range items {
 				it.state = &agent.State{Messages: it.out.Messages}
 			}
-			srv.SetBatchPace(fakeapi.BatchPace{})
-			if err := runBatch(context.Background(), t, lane, dir, items, batchapi.Options{}); err != nil {
-				t.Fatal(err)
-			}
-			for _, it := range items {
-				if it.err != nil || it.out.Answer != "done "+it.prompt {
-					t.Errorf("%s: %q, %v", it.name, it.out.Answer, it.err)
-				}
-			}
-			checkClean(t, srv)
+			rerunToTheEnd(t, srv, lane, dir, items)
 			if c := srv.BatchCounts(); c.Batches != 3 || c.Billed != 3*n {
 				t.Errorf("%d batches, %d billed; want 3, %d", c.Batches, c.Billed, 3*n)
 			}

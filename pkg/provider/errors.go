@@ -7,6 +7,7 @@ package provider
 
 import (
 	"bufio"
+	"bytes"
 	"encoding/json"
 	"errors"
 	"fmt"
@@ -116,6 +117,25 @@ func (e Endpoint) APIError(status int, message string, res *http.Response, err e
 		pe.Hint = h
 	}
 	return pe
+}
+
+// BodyError is APIError for an error answer read back whole, as a batch's
+// results hold them: the message is the body's error.message, or the
+// body itself when it has none.
+func (e Endpoint) BodyError(status int, body []byte) *agent.ProviderError {
+	var b struct {
+		Error struct {
+			Message string `json:"message"`
+		} `json:"error"`
+	}
+	msg := ""
+	if json.Unmarshal(body, &b) == nil {
+		msg = b.Error.Message
+	}
+	if msg == "" {
+		msg = string(bytes.TrimSpace(body))
+	}
+	return e.APIError(status, msg, nil, nil)
 }
 
 // TransportError is a request that got no usable response: the server

@@ -25,13 +25,13 @@ import (
 	"github.com/agentloop/agentloop/pkg/agent"
 )
 
-// Lines fed to a Live as a writer writes them reach the receiver as the
-// spans Read makes of the file; a run left without its end record is
-// ended at Close.
-func TestLiveSendsWhatReadMakes(t *testing.T) {
+// collector is an OTLP/HTTP receiver; received returns the spans it has
+// been sent.
+func collector(t *testing.T) (url string, received func() []*tracepb.Span) {
+	t.Helper()
 	var (
-		mu  sync.Mutex
-		got []string
+		mu    sync.Mutex
+		spans []*tracepb.Span
 	)
 	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		body, _ := io.ReadAll(r.Body)
@@ -42,19 +42,35 @@ func TestLiveSendsWhatReadMakes(t *testing.T) {
 		mu.Lock()
 		for _, rs := range req.ResourceSpans {
 			for _, ss := range rs.ScopeSpans {
-				for _, s := range ss.Spans {
-					got = append(got, string(s.SpanId)+s.Name)
-				}
+				spans = append(spans, ss.Spans...)
 			}
 		}
 		mu.Unlock()
 	}))
-	defer srv.Close()
-	c, err := NewClient(context.Background(), otlptracehttp.WithEndpointURL(srv.URL+"/v1/traces"))
+	t.Cleanup(srv.Close)
+	return srv.URL, func() []*tracepb.Span {
+		mu.Lock()
+		defer mu.Unlock()
+		return slices.Clone(spans)
+	}
+}
+
+// newLive is a Live that exports to the collector at url.
+func newLive(t *testing.T, url string) *Live {
+	t.Helper()
+	c, err := NewClient(context.Background(), otlptracehttp.WithEndpointURL(url+"/v1/traces"))
 	if err != nil {
 		t.Fatal(err)
 	}
-	l := NewLive(c, nil, &resourcepb.Resource{}, "test")
+	return NewLive(c, nil, &resourcepb.Resource{}, "test")
+}
+
+// Lines fed to a Live as a writer writes them reach the receiver as the
+// spans Read makes of the file; a run left without its end record is
+// ended at Close.
+func TestLiveSendsWhatReadMakes(t *testing.T) {
+	url, received := collector(t)
+	l := newLive(t, url)
 	var want []string
 	for _, file := range []string{"openai.jsonl", "anthropic.jsonl"} {
 		data, err := os.ReadFile("testdata/" + file)
@@ -80,6 +96,10 @@ func TestLiveSendsWhatReadMakes(t *testing.T) {
 	if err := l.Close(FlushTimeout); err != nil {
 		t.Fatal(err)
 	}
+	var got []string
+	for _, s := range received() {
+		got = append(got, string(s.SpanId)+s.Name)
+	}
 	slices.Sort(got)
 	slices.Sort(want)
 	if !slices.Equal(got, want) {
@@ -92,11 +112,7 @@ func TestLiveCollectorDown(t *testing.T) {
 	srv := httptest.NewServer(http.NotFoundHandler())
 	url := srv.URL
 	srv.Close()
-	c, err := NewClient(context.Background(), otlptracehttp.WithEndpointURL(url+"/v1/traces"))
-	if err != nil {
-		t.Fatal(err)
-	}
-	l := NewLive(c, nil, &resourcepb.Resource{}, "test")
+	l := newLive(t, url)
 	data, err := os.ReadFile("testdata/openai.jsonl")
 	if err != nil {
 		t.Fatal(err)
@@ -131,25 +147,7 @@ func (p stubProvider) Complete(ctx context.Context, _ *agent.Request) (*agent.Tu
 // by the retry layer, is an event of the chat span of the step the
 // request got, with its status and wait; the other steps have none.
 func TestLiveRetryEvents(t *testing.T) {
-	var (
-		mu    sync.Mutex
-		spans []*tracepb.Span
-	)
-	recv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-		body, _ := io.ReadAll(r.Body)
-		req := new(coltracepb.ExportTraceServiceRequest)
-		if err := proto.Unmarshal(body, req); err != nil {
-			t.Error(err)
-		}
-		mu.Lock()
-		for _, rs := range req.ResourceSpans {
-			for _, ss := range rs.ScopeSpans {
-				spans = append(spans, ss.Spans...)
-			}
-		}
-		mu.Unlock()
-	}))
-	defer recv.Close()
+	url, received := collector(t)
 	var n atomic.Int32
 	api := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		if n.Add(1) == 1 {
@@ -158,11 +156,7 @@ func TestLiveRetryEvents(t *testing.T) {
 		}
 	}))
 	defer api.Close()
-	c, err := NewClient(context.Background(), otlptracehttp.WithEndpointURL(recv.URL+"/v1/traces"))
-	if err != nil {
-		t.Fatal(err)
-	}
-	l := NewLive(c, nil, &resourcepb.Resource{}, "test")
+	l := newLive(t, url)
 	data, err := os.ReadFile("testdata/openai.jsonl")
 	if err != nil {
 		t.Fatal(err)
@@ -182,7 +176,7 @@ func TestLiveRetryEvents(t *testing.T) {
 		t.Fatal(err)
 	}
 	var events []string
-	for _, s := range spans {
+	for _, s := range received() {
 		for _, e := range s.Events {
 			attrs := map[string]string{}
 			for _, kv := range e.Attributes {

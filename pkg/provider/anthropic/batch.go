@@ -13,7 +13,6 @@ import (
 	"github.com/anthropics/anthropic-sdk-go/v2"
 	aoption "github.com/anthropics/anthropic-sdk-go/v2/option"
 
-	"github.com/agentloop/agentloop/internal/httpretry"
 	"github.com/agentloop/agentloop/internal/jsonesc"
 	"github.com/agentloop/agentloop/pkg/agent"
 	"github.com/agentloop/agentloop/pkg/batchapi"
@@ -52,19 +51,7 @@ func (a *Messages) BatchTurn(body []byte) (*agent.Turn, error) {
 
 // BatchError is the error Complete returns for an error answer.
 func (a *Messages) BatchError(status int, body []byte) *agent.ProviderError {
-	var b struct {
-		Error struct {
-			Message string `json:"message"`
-		} `json:"error"`
-	}
-	msg := ""
-	if json.Unmarshal(body, &b) == nil {
-		msg = b.Error.Message
-	}
-	if msg == "" {
-		msg = string(bytes.TrimSpace(body))
-	}
-	return a.endpoint().APIError(status, msg, nil, nil)
+	return a.endpoint().BodyError(status, body)
 }
 
 func (a *Messages) endpoint() provider.Endpoint {
@@ -98,20 +85,7 @@ type Batches struct {
 // with the provider's key and beta headers.
 func (a *Messages) Batches() (*Batches, error) {
 	cfg := a.cfg
-	httpClient := cfg.HTTPClient
-	if httpClient == nil {
-		httpClient = httpretry.DefaultClient()
-	}
-	opts := []aoption.RequestOption{
-		aoption.WithEnvironmentProduction(),
-		aoption.WithHTTPClient(httpretry.Wrap(httpClient, cfg.Limiter, cfg.MaxRetries, cfg.IdleTimeout)),
-		aoption.WithBaseURL(cfg.BaseURL),
-		aoption.WithMaxRetries(0),
-	}
-	if cfg.APIKey != "" {
-		opts = append(opts, aoption.WithAPIKey(cfg.APIKey))
-	}
-	return &Batches{svc: anthropic.NewMessageBatchService(opts...), a: a, beta: cfg.ServerClearing.On()}, nil
+	return &Batches{svc: anthropic.NewMessageBatchService(requestOptions(&cfg)...), a: a, beta: cfg.ServerClearing.On()}, nil
 }
 
 // Endpoint is the path each request of the batches stands for.

@@ -92,6 +92,16 @@ func NewMessages(cfg Config) (*Messages, error) {
 	if cfg.MaxTokens <= 0 {
 		cfg.MaxTokens = DefaultMaxTokens
 	}
+	// Only the Messages service: the SDK's NewClient builds every service of
+	// the API and reads credentials from the environment on its own, which
+	// links in (and pages in at start-up) code agentloop never runs. The
+	// key and the address are the ones agentloop was given.
+	return &Messages{messages: anthropic.NewMessageService(requestOptions(&cfg)...), cfg: cfg, given: given}, nil
+}
+
+// requestOptions are the SDK options of every service: the address and
+// key agentloop was given, through its retrying transport.
+func requestOptions(cfg *Config) []aoption.RequestOption {
 	httpClient := cfg.HTTPClient
 	if httpClient == nil {
 		httpClient = httpretry.DefaultClient()
@@ -106,11 +116,7 @@ func NewMessages(cfg Config) (*Messages, error) {
 	if cfg.APIKey != "" {
 		opts = append(opts, aoption.WithAPIKey(cfg.APIKey))
 	}
-	// Only the Messages service: the SDK's NewClient builds every service of
-	// the API and reads credentials from the environment on its own, which
-	// links in (and pages in at start-up) code agentloop never runs. The
-	// key and the address are the ones agentloop was given.
-	return &Messages{messages: anthropic.NewMessageService(opts...), cfg: cfg, given: given}, nil
+	return opts
 }
 
 // anthropicRoot drops a final /v1 from a base URL. The SDK adds

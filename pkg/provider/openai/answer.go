@@ -16,18 +16,18 @@ import (
 
 // chatResponseFormat is Chat Completions' response_format for f.
 func chatResponseFormat(f *agent.AnswerFormat) []byte {
-	b := []byte(`{"type":"json_schema","json_schema":{"name":`)
-	b = append(b, quote(f.Name)...)
-	b = append(b, `,"strict":`...)
-	b = strconv.AppendBool(b, f.Strict)
-	b = append(b, `,"schema":`...)
-	b = append(b, f.Schema...)
-	return append(b, "}}"...)
+	return schemaFormat(`{"type":"json_schema","json_schema":{`, f)
 }
 
 // responsesTextFormat is Responses' text, with its format, for f.
 func responsesTextFormat(f *agent.AnswerFormat) []byte {
-	b := []byte(`{"format":{"type":"json_schema","name":`)
+	return schemaFormat(`{"format":{"type":"json_schema",`, f)
+}
+
+// schemaFormat is open, f's name, strictness and schema, and the two
+// braces that close open: both APIs' formats nest one object deep.
+func schemaFormat(open string, f *agent.AnswerFormat) []byte {
+	b := []byte(open + `"name":`)
 	b = append(b, quote(f.Name)...)
 	b = append(b, `,"strict":`...)
 	b = strconv.AppendBool(b, f.Strict)

@@ -18,7 +18,6 @@ import (
 	"github.com/agentloop/agentloop/internal/jsonesc"
 	"github.com/agentloop/agentloop/pkg/agent"
 	"github.com/agentloop/agentloop/pkg/batchapi"
-	"github.com/agentloop/agentloop/pkg/provider"
 )
 
 // The Batch API of both OpenAI providers: the request body a live call
@@ -59,7 +58,7 @@ func (o *Chat) BatchTurn(body []byte) (*agent.Turn, error) {
 
 // BatchError is the error Complete returns for an error answer.
 func (o *Chat) BatchError(status int, body []byte) *agent.ProviderError {
-	return batchError(endpointOf(o.Name(), &o.cfg), status, body)
+	return endpointOf(o.Name(), &o.cfg).BodyError(status, body)
 }
 
 // Batches are the Batch API's endpoints at the provider's address, for its
@@ -93,31 +92,13 @@ func (r *Responses) BatchTurn(body []byte) (*agent.Turn, error) {
 
 // BatchError is the error Complete returns for an error answer.
 func (r *Responses) BatchError(status int, body []byte) *agent.ProviderError {
-	return batchError(endpointOf(r.Name(), &r.cfg.Config), status, body)
+	return endpointOf(r.Name(), &r.cfg.Config).BodyError(status, body)
 }
 
 // Batches are the Batch API's endpoints at the provider's address, for its
 // Responses requests.
 func (r *Responses) Batches() (*Batches, error) {
 	return newBatches(r.Name(), r.cfg.Config, "/v1/responses")
-}
-
-// batchError makes an API error body of a batch's line into the error a
-// live call gets.
-func batchError(e provider.Endpoint, status int, body []byte) *agent.ProviderError {
-	var b struct {
-		Error struct {
-			Message string `json:"message"`
-		} `json:"error"`
-	}
-	msg := ""
-	if json.Unmarshal(body, &b) == nil {
-		msg = b.Error.Message
-	}
-	if msg == "" {
-		msg = string(bytes.TrimSpace(body))
-	}
-	return e.APIError(status, msg, nil, nil)
 }
 
 // Batches talks to OpenAI's Files and Batches endpoints.

@@ -33,16 +33,13 @@ func batchRequest() *agent.Request {
 		Tools: []json.RawMessage{tool}, ToolChoiceNone: true}
 }
 
-// A batch line's body is the one Complete sends, byte for byte; and the
-// answer read from a batch is the turn Complete returns.
-func TestChatBatchBodyIsTheLiveBody(t *testing.T) {
-	answer := `{"id":"chatcmpl-1","object":"chat.completion","created":1,"model":"gpt-4o-mini","choices":[{"index":0,"finish_reason":"stop","message":{"role":"assistant","content":"it is <this>","reasoning_content":"kept"}}],"usage":{"prompt_tokens":10,"completion_tokens":3}}`
-	srv, sent := capture(t, answer)
-	temp := 0.5
-	p, err := NewChat(Config{APIKey: "test", BaseURL: srv.URL, Model: "gpt-4o-mini", Temperature: &temp, MaxTokens: 100})
-	if err != nil {
-		t.Fatal(err)
-	}
+// sameBodies completes batchRequest live, checks that p's batch body for it
+// is the body sent, byte for byte, and returns the live turn.
+func sameBodies(t *testing.T, p interface {
+	agent.Provider
+	BatchBody(*agent.Request) ([]byte, error)
+}, sent *[]byte) *agent.Turn {
+	t.Helper()
 	live, err := p.Complete(context.Background(), batchRequest())
 	if err != nil {
 		t.Fatal(err)
@@ -54,6 +51,20 @@ func TestChatBatchBodyIsTheLiveBody(t *testing.T) {
 	if !bytes.Equal(body, *sent) {
 		t.Errorf("batch body\n%s\nlive body\n%s", body, *sent)
 	}
+	return live
+}
+
+// A batch line's body is the one Complete sends, byte for byte; and the
+// answer read from a batch is the turn Complete returns.
+func TestChatBatchBodyIsTheLiveBody(t *testing.T) {
+	answer := `{"id":"chatcmpl-1","object":"chat.completion","created":1,"model":"gpt-4o-mini","choices":[{"index":0,"finish_reason":"stop","message":{"role":"assistant","content":"it is <this>","reasoning_content":"kept"}}],"usage":{"prompt_tokens":10,"completion_tokens":3}}`
+	srv, sent := capture(t, answer)
+	temp := 0.5
+	p, err := NewChat(Config{APIKey: "test", BaseURL: srv.URL, Model: "gpt-4o-mini", Temperature: &temp, MaxTokens: 100})
+	if err != nil {
+		t.Fatal(err)
+	}
+	live := sameBodies(t, p, sent)
 	turn, err := p.BatchTurn([]byte(answer))
 	if err != nil {
 		t.Fatal(err)
@@ -73,16 +84,7 @@ func TestResponsesBatchBodyIsTheLiveBody(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if _, err := p.Complete(context.Background(), batchRequest()); err != nil {
-		t.Fatal(err)
-	}
-	body, err := p.BatchBody(batchRequest())
-	if err != nil {
-		t.Fatal(err)
-	}
-	if !bytes.Equal(body, *sent) {
-		t.Errorf("batch body\n%s\nlive body\n%s", body, *sent)
-	}
+	sameBodies(t, p, sent)
 	if turn, err := p.BatchTurn([]byte(answer)); err != nil || turn.Text != "done" {
 		t.Errorf("%+v, %v", turn, err)
 	}
