@@ -8,7 +8,8 @@ LDFLAGS := -s -w -X github.com/agentloop/agentloop/internal/version.stamped=$(VE
 # Not internal/cdp: its one goroutine waits for the browser to exit, and its
 # tests are cmd's in Chromium, which the race pass (-short) leaves out.
 RACE_PKGS := ./cmd ./internal/fakeapi ./internal/httpretry/... ./pkg/agent/... ./pkg/batch/... \
-	./pkg/history/... ./pkg/mcp/... ./pkg/provider/... ./pkg/replay/... ./pkg/tools/... ./pkg/approval/...
+	./pkg/history/... ./pkg/mcp/... ./pkg/provider/... ./pkg/replay/... ./pkg/tools/... ./pkg/approval/... \
+	./pkg/batchapi ./pkg/engine ./pkg/tracing ./pkg/transcript/report ./pkg/transcript/internal/check ./internal/runview
 FUZZTIME ?= 30s
 # go test's own default, 10 minutes a package, is too short for a package
 # compiled on a cold, loaded 2-core machine; a hang still ends well before CI's.
