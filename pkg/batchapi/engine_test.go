@@ -1,6 +1,7 @@
 package batchapi_test
 
 import (
+	"bytes"
 	"context"
 	"encoding/json"
 	"errors"
@@ -17,6 +18,7 @@ import (
 	"github.com/agentloop/agentloop/pkg/batchapi"
 	"github.com/agentloop/agentloop/pkg/provider/anthropic"
 	"github.com/agentloop/agentloop/pkg/provider/openai"
+	"github.com/agentloop/agentloop/pkg/transcript"
 	"github.com/agentloop/agentloop/pkg/wire"
 )
 
@@ -145,6 +147,8 @@ type item struct {
 	out          *agent.Outcome
 	err          error
 	turns        []*agent.Turn
+	// transcript, when not nil, receives the item's transcript.
+	transcript *bytes.Buffer
 }
 
 // runBatch runs the items' loops through an engine of dir, and returns once
@@ -177,6 +181,13 @@ func runBatch(ctx context.Context, t *testing.T, lane *batchapi.Lane, dir string
 						it.turns = append(it.turns, ev.Turn)
 					}
 				}}
+			if it.transcript != nil {
+				w := transcript.NewWriter(it.transcript, nil)
+				l.Transcript = w
+				if err := w.WriteHeader(transcript.Header{Command: "batch", Provider: lane.Codec.Name(), Model: lane.Codec.Model(), Tools: toolDefs(t, lane.Codec)}); err != nil {
+					t.Error(err)
+				}
+			}
 			st := agent.State{Prompt: it.prompt}
 			if it.state != nil {
 				st = *it.state
@@ -203,6 +214,25 @@ func runLive(t *testing.T, p agent.Provider, items []*item) {
 		}()
 	}
 	wg.Wait()
+}
+
+// validTranscript validates the transcript an item's loop wrote, as
+// agentloop validate does: no finding of any severity.
+func validTranscript(t *testing.T, it *item) {
+	t.Helper()
+	var found []string
+	stats, err := transcript.Validate(it.name+".jsonl", bytes.NewReader(it.transcript.Bytes()), transcript.Options{}, func(f transcript.Finding) {
+		found = append(found, fmt.Sprintf("line %d: %s %s", f.Line, f.Code, f.Message))
+	})
+	if err != nil {
+		t.Fatalf("%s: %v", it.name, err)
+	}
+	if len(found) > 0 {
+		t.Errorf("%s: the transcript has findings: %s", it.name, strings.Join(found, "; "))
+	}
+	if stats.ToolCalls != 6 || stats.Unchecked != 0 {
+		t.Errorf("%s: the transcript holds %d tool calls (%d conversations unchecked), want 6 checked", it.name, stats.ToolCalls, stats.Unchecked)
+	}
 }
 
 func makeItems(n int) []*item {
@@ -247,6 +277,9 @@ func TestRoundsAnswerAsLive(t *testing.T) {
 			const n = 50
 			srv, lane := a.start(t, threeRounds())
 			items := makeItems(n)
+			for _, it := range items {
+				it.transcript = new(bytes.Buffer)
+			}
 			var rounds []int
 			err := runBatch(context.Background(), t, lane, t.TempDir(), items, batchapi.Options{OnProgress: func(p batchapi.Progress) {
 				if len(rounds) == 0 || rounds[len(rounds)-1] != p.Round {
@@ -271,6 +304,7 @@ func TestRoundsAnswerAsLive(t *testing.T) {
 				if it.out.Steps != 3 {
 					t.Errorf("%s: %d steps, want 3", it.name, it.out.Steps)
 				}
+				validTranscript(t, it)
 				for s, turn := range it.turns {
 					if turn.BatchID == "" || turn.CustomID != fmt.Sprintf("%s-s%d", it.name, s+1) {
 						t.Errorf("%s: turn %d came from batch %q as %q", it.name, s+1, turn.BatchID, turn.CustomID)
