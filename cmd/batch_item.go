@@ -30,7 +30,7 @@ type batchItems struct {
 	net  liveNet
 	prog *runview.Batch
 	// rounds, with --batch-api, takes the items' requests.
-	rounds *batchRounds
+	rounds *engine.Rounds
 }
 
 // run runs one item to its end: from the start, or on from the transcript
@@ -133,7 +133,7 @@ func (b *batchItems) run(ctx context.Context, t batch.Task) batch.Result {
 	loop.OnEvent = order.Observe(b.prog.Events(it.ID))
 	discount := -1.0
 	if b.rounds != nil {
-		if discount, err = b.rounds.attach(loop, it, o.Model.MaxRetries); err != nil {
+		if discount, err = b.rounds.Attach(loop, it.ID, o.Model.MaxRetries); err != nil {
 			_ = w.Close()
 			return fail(err)
 		}
@@ -151,7 +151,7 @@ func (b *batchItems) run(ctx context.Context, t batch.Task) batch.Result {
 		cost := out.Cost
 		res.Cost = &cost
 		if discount >= 0 {
-			res.CostLive = liveCost(cost, discount)
+			res.CostLive = engine.LiveCost(cost, discount)
 		}
 	}
 	res.Provider, res.Model = loop.Provider.Name(), loop.Provider.Model()
