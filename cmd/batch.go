@@ -223,7 +223,7 @@ func runBatch(ctx context.Context, opts *BatchOptions) error {
 		}
 	}
 	plan := batch.NewPlan(items, done, batch.PlanOptions{Shard: opts.Shard, RetryFailed: opts.RetryFailed})
-	if err := inputError(ios, batch.OtherPrompts(opts.Dir, items, plan.Finished, itemPrompt), opts.Input); err != nil {
+	if err := inputError(ios, batch.OtherPrompts(opts.Dir, items, plan.Finished, engine.ItemPrompt), opts.Input); err != nil {
 		return err
 	}
 	if n := len(plan.Unknown); n > 0 && !opts.Quiet {

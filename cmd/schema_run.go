@@ -1,7 +1,6 @@
 package cmd
 
 import (
-	"encoding/json"
 	"errors"
 	"fmt"
 	"io"
@@ -128,18 +127,4 @@ func schemaError(o *schemaOptions, out *agent.Outcome) error {
 		msg += ": " + strings.Join(c.Problems, "; ")
 	}
 	return &ExitError{Code: ExitSchema, Err: errors.New(termtext.Display(msg, 4000))}
-}
-
-// itemAnswerJSON is what a batch item's result says of its answer to a
-// schema: the value when it matched, and whether it did; nothing for an
-// item without a schema.
-func itemAnswerJSON(loop *agent.Loop, out *agent.Outcome) (json.RawMessage, *bool) {
-	if loop.Answer == nil {
-		return nil, nil
-	}
-	ok := out.Checked != nil && out.Checked.OK
-	if !ok {
-		return nil, &ok
-	}
-	return out.Checked.JSON, &ok
 }
