@@ -3,6 +3,7 @@ package cmd
 import (
 	"bytes"
 	"context"
+	"errors"
 	"fmt"
 	"io"
 	"time"
@@ -12,6 +13,7 @@ import (
 	"github.com/agentloop/agentloop/pkg/batch"
 	"github.com/agentloop/agentloop/pkg/engine"
 	"github.com/agentloop/agentloop/pkg/iostreams"
+	"github.com/agentloop/agentloop/pkg/transcript"
 	"github.com/agentloop/agentloop/pkg/wire"
 )
 
@@ -69,48 +71,31 @@ func (b *batchItems) run(ctx context.Context, t batch.Task) batch.Result {
 	ios := *b.ios
 	ios.Out, ios.ErrOut = io.Discard, &log
 
-	if path, earlier, ok := b.dir.Latest(it.ID); ok {
-		conv, err := engine.ReadItemTranscript(path, ios.In, ios.ErrOut)
-		if err != nil {
-			return fail(fmt.Errorf("%w; remove it to run the item from the start", err))
+	rs, err := engine.RestartItem(b.dir, it.ID, prompt, o.Model.providerName(), t.Prior != nil, ios.In, ios.ErrOut, func(conv *transcript.Conversation) error {
+		// Its calls need the tools it had: without one it stops before
+		// any request, its transcript kept.
+		if absent := b.ap.tools.Absent(conv.Header, o.Approval.Deny); len(absent) > 0 {
+			return recordedToolsError(&ios, s.tools, conv.Header.ToolsDirs, absent)
 		}
-		how, err := engine.ItemPlan(conv, path, prompt, o.Model.providerName(), t.Prior != nil)
-		if err != nil {
-			return fail(err)
-		}
-		switch how {
-		case engine.ItemFresh:
-			// Nothing on record (the disk filled, or a kill came, before
-			// the prompt was written): the item starts over in its place.
-			if err := b.dir.DiscardEmpty(it.ID); err != nil {
-				return unrecorded(err)
-			}
-		case engine.ItemEnded:
-			// The run ended; only its result line was not written.
-			r := engine.EndedResult(conv, res, earlier)
-			r.ExitCode = recordedExit(r.Reason, r.Error)
-			return r
-		case engine.ItemResume:
-			// Its calls need the tools it had: without one it stops
-			// before any request, its transcript kept.
-			if absent := b.ap.tools.Absent(conv.Header, o.Approval.Deny); len(absent) > 0 {
-				return fail(recordedToolsError(&ios, s.tools, conv.Header.ToolsDirs, absent))
-			}
-			st, _ := engine.State(conv)
-			s.state, s.conv = &st, conv
-		}
-		if how != engine.ItemFresh {
-			res.Attempts = earlier + 2
-			// Whatever is on record is kept, as an earlier attempt; a
-			// continued run's transcript names it as its parent.
-			aside, err := b.dir.SetAside(it.ID)
-			if err != nil {
-				return unrecorded(err)
-			}
-			if s.state != nil {
-				s.parent = aside
-			}
-		}
+		return nil
+	})
+	if rs.How == engine.ItemAgain || rs.How == engine.ItemResume {
+		res.Attempts = rs.Earlier + 2
+	}
+	var unrec *engine.UnrecordedError
+	switch {
+	case errors.As(err, &unrec):
+		return unrecorded(unrec.Err)
+	case err != nil:
+		return fail(err)
+	case rs.How == engine.ItemEnded:
+		// The run ended; only its result line was not written.
+		r := engine.EndedResult(rs.Conv, res, rs.Earlier)
+		r.ExitCode = recordedExit(r.Reason, r.Error)
+		return r
+	case rs.How == engine.ItemResume:
+		st, _ := engine.State(rs.Conv)
+		s.state, s.conv, s.parent = &st, rs.Conv, rs.Aside
 	}
 
 	run, err := newLoop(&ios, &o, s, b.ap, b.net)

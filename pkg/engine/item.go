@@ -140,3 +140,68 @@ func ItemAnswerJSON(loop *agent.Loop, out *agent.Outcome) (json.RawMessage, *boo
 func ItemBudgetError(steps, maxSteps, line int) string {
 	return fmt.Sprintf("step budget exhausted after %d step%s (max_steps %d on input line %d)", steps, english.Plural(steps, "", "s"), maxSteps, line)
 }
+
+// ItemRestart is how a batch item runs, from what an earlier run of it
+// left in OUTDIR.
+type ItemRestart struct {
+	How ItemStart
+	// Conv is its latest transcript (ItemEnded, ItemResume).
+	Conv *transcript.Conversation
+	// Earlier counts its earlier attempts kept.
+	Earlier int
+	// Aside is where its transcript was set aside (ItemAgain,
+	// ItemResume): a continued run's transcript names it as its parent.
+	Aside string
+}
+
+// UnrecordedError is a failure of OUTDIR to take an item's transcript (a
+// full disk): its run has no outcome, and the next run runs it.
+type UnrecordedError struct{ Err error }
+
+func (e *UnrecordedError) Error() string { return e.Err.Error() }
+func (e *UnrecordedError) Unwrap() error { return e.Err }
+
+// RestartItem makes the item id of dir ready to run, given what an
+// earlier run of it left (ItemPlan decides how): a transcript holding no
+// message is removed, and one that is gone on from or run again is set
+// aside as an earlier attempt. resumable checks, before anything is set
+// aside, that a run can go on from conv (the tools its calls need); its
+// error, as any but an UnrecordedError, fails the item with its
+// transcript kept. An error returns an empty ItemRestart, but for one
+// setting the transcript aside. in and errOut are what reading a transcript asks and
+// warns on.
+func RestartItem(dir *batch.Dir, id, prompt, provider string, retrying bool, in io.Reader, errOut io.Writer, resumable func(*transcript.Conversation) error) (ItemRestart, error) {
+	path, earlier, ok := dir.Latest(id)
+	if !ok {
+		return ItemRestart{How: ItemFresh}, nil
+	}
+	conv, err := ReadItemTranscript(path, in, errOut)
+	if err != nil {
+		return ItemRestart{}, fmt.Errorf("%w; remove it to run the item from the start", err)
+	}
+	how, err := ItemPlan(conv, path, prompt, provider, retrying)
+	if err != nil {
+		return ItemRestart{}, err
+	}
+	r := ItemRestart{How: how, Conv: conv, Earlier: earlier}
+	switch how {
+	case ItemFresh:
+		// Nothing on record (the disk filled, or a kill came, before the
+		// prompt was written): the item starts over in its place.
+		if err := dir.DiscardEmpty(id); err != nil {
+			return ItemRestart{}, &UnrecordedError{err}
+		}
+		return r, nil
+	case ItemEnded:
+		return r, nil
+	case ItemResume:
+		if err := resumable(conv); err != nil {
+			return ItemRestart{}, err
+		}
+	}
+	if r.Aside, err = dir.SetAside(id); err != nil {
+		// How it was to run stays said: an attempt was begun.
+		return r, &UnrecordedError{err}
+	}
+	return r, nil
+}

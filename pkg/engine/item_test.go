@@ -3,6 +3,7 @@ package engine
 import (
 	"errors"
 	"fmt"
+	"io"
 	"os"
 	"path/filepath"
 	"strings"
@@ -163,5 +164,77 @@ func TestEndedResult(t *testing.T) {
 	r := EndedResult(convs[0], batch.Result{ID: "a", Line: 3, Transcript: "a.jsonl"}, 1)
 	if r.ID != "a" || r.Line != 3 || r.Transcript != "a.jsonl" || r.Attempts != 2 || r.Reason != wire.ReasonStop || r.Answer != "Looked." {
 		t.Errorf("%+v", r)
+	}
+}
+
+// An item is made ready to run from what its earlier run left: nothing,
+// an empty transcript (removed), one that ended (kept, nothing to run),
+// a prompt no model answered (set aside, run again), or a run stopped
+// mid-way (set aside and gone on from, when its tools are there).
+func TestRestartItem(t *testing.T) {
+	const (
+		header  = `{"type":"header","version":1,"id":"i","time":"2026-03-01T10:00:00Z","command":"batch","provider":"openai","model":"m"}` + "\n"
+		prompt  = `{"type":"message","seq":1,"step":0,"message":{"role":"user","content":"Look."}}` + "\n"
+		call    = `{"type":"message","seq":2,"step":1,"message":{"role":"assistant","content":null,"tool_calls":[{"id":"call_1","type":"function","function":{"name":"look","arguments":"{}"}}]},"finish_reason":"tool_calls"}` + "\n"
+		answer  = `{"type":"message","seq":2,"step":1,"message":{"role":"assistant","content":"It looked."},"finish_reason":"stop"}` + "\n"
+		stopped = `{"type":"end","time":"2026-03-01T10:00:01Z","reason":"stop","steps":1}` + "\n"
+	)
+	tests := []struct {
+		name, transcript string
+		refuse           bool
+		want             ItemStart
+		aside, kept      bool
+		fails            bool
+	}{
+		{name: "nothing", want: ItemFresh},
+		{name: "empty", transcript: header, want: ItemFresh},
+		{name: "ended", transcript: header + prompt + answer + stopped, want: ItemEnded, kept: true},
+		{name: "unanswered", transcript: header + prompt, want: ItemAgain, aside: true},
+		{name: "mid-way", transcript: header + prompt + call, want: ItemResume, aside: true},
+		{name: "mid-way without its tools", transcript: header + prompt + call, refuse: true, kept: true, fails: true},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			path := t.TempDir()
+			if tt.transcript != "" {
+				if err := os.WriteFile(filepath.Join(path, "a.jsonl"), []byte(tt.transcript), 0o644); err != nil {
+					t.Fatal(err)
+				}
+			}
+			dir, _, _, err := batch.OpenDir(path)
+			if err != nil {
+				t.Fatal(err)
+			}
+			defer dir.Close()
+			asked := false
+			rs, err := RestartItem(dir, "a", "Look.", "openai", false, strings.NewReader(""), io.Discard, func(*transcript.Conversation) error {
+				asked = true
+				if tt.refuse {
+					return errors.New("the tool look is not there")
+				}
+				return nil
+			})
+			if (err != nil) != tt.fails {
+				t.Fatalf("%+v, %v", rs, err)
+			}
+			if !tt.fails && rs.How != tt.want {
+				t.Errorf("how %v, want %v", rs.How, tt.want)
+			}
+			if asked != (tt.want == ItemResume || tt.refuse) {
+				t.Errorf("tools checked: %v", asked)
+			}
+			if (rs.Aside != "") != tt.aside {
+				t.Errorf("set aside at %q", rs.Aside)
+			}
+			_, statErr := os.Stat(filepath.Join(path, "a.jsonl"))
+			if kept := statErr == nil; kept != tt.kept {
+				t.Errorf("transcript kept: %v", kept)
+			}
+			if tt.aside {
+				if _, err := os.Stat(rs.Aside); err != nil {
+					t.Errorf("the attempt set aside: %v", err)
+				}
+			}
+		})
 	}
 }
