@@ -9,6 +9,7 @@ import (
 	"fmt"
 	"os"
 	"os/signal"
+	"runtime/debug"
 	"strings"
 	"syscall"
 	"time"
@@ -25,8 +26,17 @@ import (
 	"github.com/agentloop/agentloop/pkg/iostreams"
 )
 
-// Version returns the version of this build (version.Of).
-func Version() string { return version.Of() }
+// Version returns the version of this build: the one stamped at build
+// time, else the module's (go install ...@v1.2.3), else "dev".
+func Version() string {
+	if v := version.Stamped(); v != "" {
+		return v
+	}
+	if info, ok := debug.ReadBuildInfo(); ok && info.Main.Version != "" && info.Main.Version != "(devel)" {
+		return info.Main.Version
+	}
+	return "dev"
+}
 
 // sameInterrupt is how soon after the first a signal is taken as the same
 // interrupt sent twice, not a person asking again: far less than anyone
