@@ -1,6 +1,7 @@
 package engine
 
 import (
+	"encoding/json"
 	"slices"
 	"strings"
 
@@ -241,4 +242,17 @@ func LeadingSystemRole(conv *transcript.Conversation) string {
 		return role
 	}
 	return ""
+}
+
+// ReplayHeader is the header of the transcript a replay of conv writes
+// (replay -o): the tools it offered, and of the recording's header the
+// model, address and system prompt, the clearing policy the replay clears
+// by, and the schema its answer is held to.
+func ReplayHeader(conv *transcript.Conversation, provider string, tools []json.RawMessage, dirs []string, servers []transcript.MCPServer, version string) transcript.Header {
+	h := transcript.Header{Command: "replay", Provider: provider, Tools: tools, ToolsDirs: dirs, MCPServers: servers, Agentloop: version}
+	if rh := conv.Header; rh != nil {
+		h.Model, h.BaseURL, h.System = rh.Model, rh.BaseURL, rh.System
+		h.Context, h.AnswerSchema = rh.Context, rh.AnswerSchema
+	}
+	return h
 }

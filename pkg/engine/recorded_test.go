@@ -75,3 +75,18 @@ func TestRecordedModel(t *testing.T) {
 		t.Errorf("role %q, want system", role)
 	}
 }
+
+// A replay's transcript keeps of the recording's header what the replay
+// goes by: its model, address, system prompt, clearing and schema.
+func TestReplayHeader(t *testing.T) {
+	rec := &transcript.Conversation{Header: &transcript.Header{Command: "run", Provider: "openai", Model: "m", BaseURL: "http://127.0.0.1:9/v1", System: "Be brief.",
+		Context: &transcript.ContextPolicy{}, AnswerSchema: &transcript.AnswerSchema{}}}
+	h := ReplayHeader(rec, "openai", nil, []string{"tools"}, nil, "v1")
+	if h.Command != "replay" || h.Provider != "openai" || h.Model != "m" || h.BaseURL != rec.Header.BaseURL || h.System != "Be brief." ||
+		h.Context != rec.Header.Context || h.AnswerSchema != rec.Header.AnswerSchema || h.Agentloop != "v1" || len(h.ToolsDirs) != 1 {
+		t.Errorf("%+v", h)
+	}
+	if h := ReplayHeader(&transcript.Conversation{}, "anthropic", nil, nil, nil, "dev"); h.Model != "" || h.Provider != "anthropic" {
+		t.Errorf("a recording without a header: %+v", h)
+	}
+}
