@@ -223,7 +223,7 @@ func runBatch(ctx context.Context, opts *BatchOptions) error {
 		}
 	}
 	plan := batch.NewPlan(items, done, batch.PlanOptions{Shard: opts.Shard, RetryFailed: opts.RetryFailed})
-	if err := inputError(ios, batch.OtherPrompts(opts.Dir, items, plan.Finished, itemPrompt), opts.Input); err != nil {
+	if err := inputError(ios, batch.OtherPrompts(opts.Dir, items, plan.Finished, engine.ItemPrompt), opts.Input); err != nil {
 		return err
 	}
 	if n := len(plan.Unknown); n > 0 && !opts.Quiet {
@@ -245,21 +245,20 @@ func runBatch(ctx context.Context, opts *BatchOptions) error {
 	prog.SetRedact(toolSecrets(ios, ts).RedactString)
 	b.ap = newApprover(ios, ts, opts.Approval, false, prog)
 	run, jobs, runCtx := b.run, opts.Jobs, ctx
-	var roundsDone func()
 	if opts.API.On {
 		// Every item runs at once: each waits on its round's batch.
-		if b.rounds, runCtx, roundsDone, err = startRounds(ctx, opts, prog, len(plan.Tasks)); err != nil {
+		if b.rounds, runCtx, err = startRounds(ctx, opts, prog, len(plan.Tasks)); err != nil {
 			return &ExitError{Code: ExitUsage, Err: err}
 		}
-		run, jobs = b.rounds.run(b.run), max(len(plan.Tasks), 1)
+		run, jobs = b.rounds.Run(b.run), max(len(plan.Tasks), 1)
 	}
 	rep := batch.Run(runCtx, plan.Tasks, batch.Options{
 		Jobs: jobs, Run: run, Record: dir.Results.Append, OnStart: prog.Start, OnDone: prog.Done,
 	})
 	var stopped error
-	if roundsDone != nil {
-		stopped = roundsStopped(runCtx)
-		roundsDone()
+	if b.rounds != nil {
+		stopped = engine.RoundsStopped(runCtx, errInterrupted)
+		b.rounds.Wait()
 	}
 	b.ap.Close()
 	prog.Close()

@@ -2,9 +2,6 @@ package cmd
 
 import (
 	"context"
-	"errors"
-	"fmt"
-	"path/filepath"
 	"time"
 
 	"github.com/spf13/cobra"
@@ -12,8 +9,6 @@ import (
 
 	"github.com/agentloop/agentloop/internal/config"
 	"github.com/agentloop/agentloop/internal/runview"
-	"github.com/agentloop/agentloop/pkg/agent"
-	"github.com/agentloop/agentloop/pkg/batch"
 	"github.com/agentloop/agentloop/pkg/batchapi"
 	"github.com/agentloop/agentloop/pkg/engine"
 )
@@ -56,104 +51,9 @@ func (o *BatchOptions) checkBatchAPI(c *cobra.Command, cfg *config.Config) error
 	return nil
 }
 
-// batchRounds is a batch's engine of rounds, and what its items share.
-type batchRounds struct {
-	eng *batchapi.Engine
-	cfg *config.Config
-	// slots caps the tool calls running at once across the items (-j):
-	// after a round every item's calls would start together.
-	slots chan struct{}
-}
-
-// startRounds opens OUTDIR's log of rounds and starts the engine for n
-// items; the context returned is the batch's, which the engine stops
-// when it must (--max-rounds, a batch cancelled). wait waits for the
-// engine's reads of batches to end.
-func startRounds(ctx context.Context, opts *BatchOptions, prog *runview.Batch, n int) (r *batchRounds, runCtx context.Context, wait func(), err error) {
-	runCtx, stop := context.WithCancelCause(ctx)
-	eng, err := batchapi.New(batchapi.Options{
-		Dir: opts.Dir, Run: "agentloop batch " + filepath.Base(opts.Dir), Poll: opts.API.Poll, MaxRounds: opts.API.MaxRounds,
-		Interrupt: stop, OnProgress: prog.Rounds,
-	})
-	if err != nil {
-		stop(nil)
-		return nil, nil, nil, fmt.Errorf("-d %s: %w", opts.Dir, err)
-	}
-	eng.Add(n)
-	done := make(chan struct{})
-	go func() {
-		defer close(done)
-		eng.Run(runCtx)
-	}()
-	r = &batchRounds{eng: eng, cfg: opts.config, slots: make(chan struct{}, opts.Jobs)}
-	wait = func() {
-		stop(nil)
-		<-done
-		_ = eng.Close()
-	}
-	return r, runCtx, wait, nil
-}
-
-// run is batch.Options.Run: the item runs, and the engine is told when
-// it is done.
-func (r *batchRounds) run(run func(context.Context, batch.Task) batch.Result) func(context.Context, batch.Task) batch.Result {
-	return func(ctx context.Context, t batch.Task) batch.Result {
-		defer r.eng.Done()
-		return run(ctx, t)
-	}
-}
-
-// attach makes an item's loop send its requests into the rounds, priced
-// at the Batch API's price, its tools in the batch's slots. It returns
-// the discount, to tell the live cost from the one paid.
-func (r *batchRounds) attach(loop *agent.Loop, it batch.Item, maxRetries int) (float64, error) {
-	lane, err := engine.BatchLane(loop.Provider, maxRetries)
-	if err != nil {
-		return 0, err
-	}
-	discount := config.DefaultBatchDiscount
-	if r.cfg != nil {
-		discount = r.cfg.BatchDiscountOf(loop.Provider.Model())
-	}
-	if loop.Price != nil {
-		p := loop.Price.Discounted(discount)
-		loop.Price = &p
-	}
-	loop.Provider = r.eng.Provider(lane, batch.FileName(it.ID))
-	loop.Tools = slotted{exec: loop.Tools, slots: r.slots}
-	return discount, nil
-}
-
-// liveCost is what a cost paid at a discount would have been live.
-func liveCost(paid, discount float64) *float64 {
-	c := paid / (1 - discount)
-	return &c
-}
-
-// slotted runs a call when one of the batch's slots is free.
-type slotted struct {
-	exec  agent.Executor
-	slots chan struct{}
-}
-
-func (s slotted) Call(ctx context.Context, name, callID string, args []byte) agent.ToolResult {
-	select {
-	case s.slots <- struct{}{}:
-	case <-ctx.Done():
-		return s.exec.Call(ctx, name, callID, args)
-	}
-	defer func() { <-s.slots }()
-	return s.exec.Call(ctx, name, callID, args)
-}
-
-// roundsStopped says why the engine stopped a batch, when it did.
-func roundsStopped(ctx context.Context) error {
-	cause := context.Cause(ctx)
-	switch {
-	case errors.Is(cause, batchapi.ErrMaxRounds), errors.Is(cause, batchapi.ErrCancelled):
-		return cause
-	case cause != nil && !errors.Is(cause, context.Canceled) && !errors.Is(cause, errInterrupted):
-		return cause
-	}
-	return nil
+// startRounds starts the engine of rounds of a batch of n items.
+func startRounds(ctx context.Context, opts *BatchOptions, prog *runview.Batch, n int) (*engine.Rounds, context.Context, error) {
+	return engine.StartRounds(ctx, engine.RoundsOptions{
+		Dir: opts.Dir, Poll: opts.API.Poll, MaxRounds: opts.API.MaxRounds, Jobs: opts.Jobs, OnProgress: prog.Rounds, Config: opts.config,
+	}, n)
 }

@@ -6,12 +6,9 @@ import (
 	"errors"
 	"fmt"
 	"io"
-	"strings"
-	"syscall"
 	"time"
 
 	"github.com/agentloop/agentloop/internal/runview"
-	"github.com/agentloop/agentloop/pkg/agent"
 	"github.com/agentloop/agentloop/pkg/approval"
 	"github.com/agentloop/agentloop/pkg/batch"
 	"github.com/agentloop/agentloop/pkg/engine"
@@ -30,7 +27,7 @@ type batchItems struct {
 	net  liveNet
 	prog *runview.Batch
 	// rounds, with --batch-api, takes the items' requests.
-	rounds *batchRounds
+	rounds *engine.Rounds
 }
 
 // run runs one item to its end: from the start, or on from the transcript
@@ -66,7 +63,7 @@ func (b *batchItems) run(ctx context.Context, t batch.Task) batch.Result {
 	s := b.opts.setup(&o.Model)
 	s.path = b.dir.TranscriptPath(it.ID)
 	s.schema = it.Schema
-	prompt := itemPrompt(it)
+	prompt := engine.ItemPrompt(it)
 	s.prompt = prompt
 	// An item's messages (a torn line of a killed run's transcript) are
 	// not the batch's to print; its failures are in its result.
@@ -74,54 +71,36 @@ func (b *batchItems) run(ctx context.Context, t batch.Task) batch.Result {
 	ios := *b.ios
 	ios.Out, ios.ErrOut = io.Discard, &log
 
-	if path, earlier, ok := b.dir.Latest(it.ID); ok {
-		conv, err := readItemTranscript(&ios, path)
-		if err != nil {
-			return fail(fmt.Errorf("%w; remove it to run the item from the start", err))
+	rs, err := engine.RestartItem(b.dir, it.ID, prompt, o.Model.providerName(), t.Prior != nil, ios.In, ios.ErrOut, func(conv *transcript.Conversation) error {
+		// Its calls need the tools it had: without one it stops before
+		// any request, its transcript kept.
+		if absent := b.ap.tools.Absent(conv.Header, o.Approval.Deny); len(absent) > 0 {
+			return recordedToolsError(&ios, s.tools, conv.Header.ToolsDirs, absent)
 		}
-		how, err := engine.ItemPlan(conv, path, prompt, o.Model.providerName(), t.Prior != nil)
-		if err != nil {
-			return fail(err)
-		}
-		switch how {
-		case engine.ItemFresh:
-			// Nothing on record (the disk filled, or a kill came, before
-			// the prompt was written): the item starts over in its place.
-			if err := b.dir.DiscardEmpty(it.ID); err != nil {
-				return unrecorded(err)
-			}
-		case engine.ItemEnded:
-			// The run ended; only its result line was not written.
-			r := batch.FromTranscript(conv, agent.DialectFor(conv.Shape))
-			r.ID, r.Line, r.Metadata, r.Transcript, r.Attempts = res.ID, res.Line, res.Metadata, res.Transcript, earlier+1
-			r.ExitCode = recordedExit(r.Reason, r.Error)
-			return r
-		case engine.ItemResume:
-			// Its calls need the tools it had: without one it stops
-			// before any request, its transcript kept.
-			if absent := b.ap.tools.Absent(conv.Header, o.Approval.Deny); len(absent) > 0 {
-				return fail(recordedToolsError(&ios, s.tools, conv.Header.ToolsDirs, absent))
-			}
-			st, _ := engine.State(conv)
-			s.state, s.conv = &st, conv
-		}
-		if how != engine.ItemFresh {
-			res.Attempts = earlier + 2
-			// Whatever is on record is kept, as an earlier attempt; a
-			// continued run's transcript names it as its parent.
-			aside, err := b.dir.SetAside(it.ID)
-			if err != nil {
-				return unrecorded(err)
-			}
-			if s.state != nil {
-				s.parent = aside
-			}
-		}
+		return nil
+	})
+	if rs.How == engine.ItemAgain || rs.How == engine.ItemResume {
+		res.Attempts = rs.Earlier + 2
+	}
+	var unrec *engine.UnrecordedError
+	switch {
+	case errors.As(err, &unrec):
+		return unrecorded(unrec.Err)
+	case err != nil:
+		return fail(err)
+	case rs.How == engine.ItemEnded:
+		// The run ended; only its result line was not written.
+		r := engine.EndedResult(rs.Conv, res, rs.Earlier)
+		r.ExitCode = recordedExit(r.Reason, r.Error)
+		return r
+	case rs.How == engine.ItemResume:
+		st, _ := engine.State(rs.Conv)
+		s.state, s.conv, s.parent = &st, rs.Conv, rs.Aside
 	}
 
 	run, err := newLoop(&ios, &o, s, b.ap, b.net)
 	if err != nil {
-		if fileSystemError(err) {
+		if engine.FileSystemError(err) {
 			return unrecorded(err)
 		}
 		return fail(err)
@@ -133,7 +112,7 @@ func (b *batchItems) run(ctx context.Context, t batch.Task) batch.Result {
 	loop.OnEvent = order.Observe(b.prog.Events(it.ID))
 	discount := -1.0
 	if b.rounds != nil {
-		if discount, err = b.rounds.attach(loop, it, o.Model.MaxRetries); err != nil {
+		if discount, err = b.rounds.Attach(loop, it.ID, o.Model.MaxRetries); err != nil {
 			_ = w.Close()
 			return fail(err)
 		}
@@ -145,17 +124,7 @@ func (b *batchItems) run(ctx context.Context, t batch.Task) batch.Result {
 	// The results file is written beside the transcript and keeps out
 	// what it keeps out: a key the model repeated, a credential's shape.
 	// (A result read back from a transcript has it redacted already.)
-	res.Reason, res.Steps, res.Usage = out.Reason, out.Steps, out.Usage
-	res.Answer = toolSecrets(b.ios, b.ap.tools).RedactString(out.Answer)
-	if out.CostKnown {
-		cost := out.Cost
-		res.Cost = &cost
-		if discount >= 0 {
-			res.CostLive = liveCost(cost, discount)
-		}
-	}
-	res.Provider, res.Model = loop.Provider.Name(), loop.Provider.Model()
-	res.AnswerJSON, res.SchemaOK = itemAnswerJSON(loop, out)
+	engine.SetOutcome(&res, loop, out, discount, toolSecrets(b.ios, b.ap.tools).RedactString)
 	if werr != nil {
 		// The steps, tokens and cost it spent stay counted; its answer,
 		// not on record, is no outcome.
@@ -169,40 +138,11 @@ func (b *batchItems) run(ctx context.Context, t batch.Task) batch.Result {
 		}
 		if out.Reason == wire.ReasonMaxSteps && it.MaxSteps > 0 {
 			// The budget is the input line's, not --max-steps.
-			res.Error = fmt.Sprintf("step budget exhausted after %d step%s (max_steps %d on input line %d)", out.Steps, plural(out.Steps, "", "s"), it.MaxSteps, it.Line)
+			res.Error = engine.ItemBudgetError(out.Steps, it.MaxSteps, it.Line)
 		}
 	}
 	res.DurationMS, res.Time = time.Since(start).Milliseconds(), time.Now().UTC()
 	return res
-}
-
-// fileSystemError reports whether setting an item's run up failed in a
-// system call: creating or writing its transcript in OUTDIR. Its other
-// failures (a budget without a price, a provider's settings, a tool
-// definition the API refuses) are no system call's.
-func fileSystemError(err error) bool {
-	var errno syscall.Errno
-	return errors.As(err, &errno)
-}
-
-// itemPrompt is the prompt an item sends: its prompt, and its stdin as
-// `agentloop run` adds what it reads there.
-func itemPrompt(it batch.Item) string {
-	if text := strings.TrimSpace(it.Stdin); text != "" {
-		return engine.WithInput(it.Prompt, text)
-	}
-	return it.Prompt
-}
-
-// readItemTranscript reads an item's transcript as replay --resume does
-// (checked, a torn last line left out); nil when it holds no message (a
-// run stopped before its prompt was written), which starts over.
-func readItemTranscript(ios *iostreams.IOStreams, path string) (*transcript.Conversation, error) {
-	held, err := batch.HoldsMessage(path)
-	if err != nil || !held {
-		return nil, err
-	}
-	return engine.LoadConversation(path, ios.In, ios.ErrOut, engine.RefuseInvalid)
 }
 
 // recordedExit is the exit status of a run that ended as its transcript

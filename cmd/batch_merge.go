@@ -12,6 +12,7 @@ import (
 
 	"github.com/spf13/cobra"
 
+	"github.com/agentloop/agentloop/internal/replacefile"
 	"github.com/agentloop/agentloop/internal/termtext"
 	"github.com/agentloop/agentloop/pkg/batch"
 	"github.com/agentloop/agentloop/pkg/iostreams"
@@ -148,5 +149,5 @@ func writeMerged(ios *iostreams.IOStreams, path string, results []batch.Result) 
 	if path == "" || path == "-" {
 		return write(jsonOut(ios))
 	}
-	return replaceFile(path, write)
+	return replacefile.Write(path, write)
 }

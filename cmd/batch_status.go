@@ -3,16 +3,8 @@ package cmd
 import (
 	"bytes"
 	"context"
-	"errors"
 	"fmt"
-	"io/fs"
-	"os"
-	"path/filepath"
-	"sort"
-	"strings"
-	"syscall"
 	"text/tabwriter"
-	"time"
 
 	"github.com/spf13/cobra"
 
@@ -91,50 +83,20 @@ batch the provider would not cancel, 2 usage or an OUTDIR without rounds,
 
 // readRounds reads OUTDIR's log; an OUTDIR without one is a usage error.
 func readRounds(dir string) ([]*batchapi.Batch, error) {
-	if _, err := os.Stat(filepath.Join(dir, batchapi.LogName)); errors.Is(err, fs.ErrNotExist) || errors.Is(err, syscall.ENOTDIR) {
-		return nil, &ExitError{Code: ExitUsage, Err: fmt.Errorf("%s has no %s: it is not the OUTDIR of a batch run with --batch-api", dir, batchapi.LogName)}
-	}
-	bs, err := batchapi.ReadLog(dir)
+	bs, err := batchapi.ReadRounds(dir)
 	if err != nil {
 		return nil, &ExitError{Code: ExitUsage, Err: err}
 	}
 	return bs, nil
 }
 
-// batchServices builds the Batch API of each provider and model the log
-// names, once each.
-type batchServices struct {
-	opts *BatchStatusOptions
-	by   map[string]batchapi.Service
-}
-
-func (s *batchServices) of(b *batchapi.Batch) (batchapi.Service, error) {
-	key := b.Provider + " " + b.Model
-	if svc, ok := s.by[key]; ok {
-		return svc, nil
-	}
-	mo := modelOptions{Provider: b.Provider, Model: b.Model, BaseURL: s.opts.BaseURL, MaxRetries: 2}
-	svc, err := engine.BatchService(mo.engineModel(s.opts.IO), engine.Net{})
-	if err != nil {
-		return nil, err
-	}
-	s.by[key] = svc
-	return svc, nil
-}
-
-// batchStatusJSON is a batch as batch status --json prints it.
-type batchStatusJSON struct {
-	Round     int              `json:"round"`
-	Batch     int              `json:"batch"`
-	ID        string           `json:"id"`
-	Provider  string           `json:"provider"`
-	Model     string           `json:"model"`
-	Requests  int              `json:"requests"`
-	Status    string           `json:"status"`
-	Counts    map[string]int64 `json:"counts"`
-	CreatedAt *time.Time       `json:"created_at,omitempty"`
-	Results   string           `json:"results,omitempty"`
-	Error     string           `json:"error,omitempty"`
+// batchServices makes the Batch API of each provider and model the log
+// names.
+func batchServices(opts *BatchStatusOptions) *batchapi.Services {
+	return &batchapi.Services{New: func(provider, model string) (batchapi.Service, error) {
+		mo := modelOptions{Provider: provider, Model: model, BaseURL: opts.BaseURL, MaxRetries: 2}
+		return engine.BatchService(mo.engineModel(opts.IO), engine.Net{})
+	}}
 }
 
 func runBatchStatus(ctx context.Context, opts *BatchStatusOptions) error {
@@ -143,31 +105,11 @@ func runBatchStatus(ctx context.Context, opts *BatchStatusOptions) error {
 	if err != nil {
 		return err
 	}
-	svcs := &batchServices{opts: opts, by: map[string]batchapi.Service{}}
-	rows := make([]batchStatusJSON, 0, len(bs))
-	for _, b := range bs {
-		r := batchStatusJSON{Round: b.Round, Batch: b.Number, ID: b.ID, Provider: b.Provider, Model: b.Model, Requests: len(b.Requests),
-			Status: b.Status, Counts: b.Counts, Results: b.Results, Error: b.Error}
-		if !b.CreatedAt.IsZero() {
-			t := b.CreatedAt
-			r.CreatedAt = &t
-		}
-		if b.ID != "" && b.InFlight() {
-			svc, err := svcs.of(b)
-			if err != nil {
-				return err
-			}
-			st, err := svc.Get(ctx, b.ID)
-			if err != nil {
-				fmt.Fprintf(ios.ErrOut, "agentloop: warning: batch %s: %s; its status is the one last recorded\n", termtext.Safe(b.ID), termtext.Safe(secrets(ios).RedactString(err.Error())))
-			} else {
-				r.Status, r.Counts = st.State, st.Counts
-			}
-		}
-		if b.ID == "" && r.Error == "" {
-			r.Status = "not made"
-		}
-		rows = append(rows, r)
+	rows, err := batchapi.Statuses(ctx, bs, batchServices(opts), func(b *batchapi.Batch, err error) {
+		fmt.Fprintf(ios.ErrOut, "agentloop: warning: batch %s: %s; its status is the one last recorded\n", termtext.Safe(b.ID), termtext.Safe(secrets(ios).RedactString(err.Error())))
+	})
+	if err != nil {
+		return err
 	}
 	if opts.JSON {
 		return writeJSON(ios, rows)
@@ -180,7 +122,7 @@ func runBatchStatus(ctx context.Context, opts *BatchStatusOptions) error {
 		if id == "" {
 			id = "-"
 		}
-		fmt.Fprintf(tw, "%d\t%d\t%s\t%s\t%s\t%d\t%s\t%s\n", r.Round, r.Batch, termtext.Safe(id), termtext.Safe(r.Provider), termtext.Safe(r.Model), r.Requests, termtext.Safe(r.Status), countsText(r.Counts))
+		fmt.Fprintf(tw, "%d\t%d\t%s\t%s\t%s\t%d\t%s\t%s\n", r.Round, r.Batch, termtext.Safe(id), termtext.Safe(r.Provider), termtext.Safe(r.Model), r.Requests, termtext.Safe(r.Status), batchapi.CountsText(r.Counts))
 	}
 	if err := tw.Flush(); err != nil {
 		return err
@@ -189,51 +131,27 @@ func runBatchStatus(ctx context.Context, opts *BatchStatusOptions) error {
 	return err
 }
 
-// countsText writes a batch's counts as the provider names them, sorted.
-func countsText(c map[string]int64) string {
-	if len(c) == 0 {
-		return "-"
-	}
-	keys := make([]string, 0, len(c))
-	for k := range c {
-		keys = append(keys, k)
-	}
-	sort.Strings(keys)
-	parts := make([]string, len(keys))
-	for i, k := range keys {
-		parts[i] = fmt.Sprintf("%s %d", k, c[k])
-	}
-	return strings.Join(parts, ", ")
-}
-
 func runBatchCancel(ctx context.Context, opts *BatchStatusOptions) error {
 	ios := opts.IO
 	bs, err := readRounds(opts.Dir)
 	if err != nil {
 		return err
 	}
-	svcs := &batchServices{opts: opts, by: map[string]batchapi.Service{}}
 	asked, failed := 0, 0
-	for _, b := range bs {
-		if b.ID == "" || !b.InFlight() {
-			continue
-		}
-		svc, err := svcs.of(b)
-		if err != nil {
-			return err
-		}
-		st, err := svc.Cancel(ctx, b.ID)
-		if err != nil {
+	err = batchapi.CancelInFlight(ctx, bs, batchServices(opts), func(b *batchapi.Batch, st *batchapi.Status, err error) {
+		switch {
+		case err != nil:
 			failed++
 			fmt.Fprintf(ios.ErrOut, "agentloop: batch %s: %s\n", termtext.Safe(b.ID), termtext.Safe(secrets(ios).RedactString(err.Error())))
-			continue
-		}
-		if st.Ended && !st.Cancelled {
+		case st.Ended && !st.Cancelled:
 			fmt.Fprintf(ios.Out, "batch %s had ended (%s): nothing to cancel\n", termtext.Safe(b.ID), termtext.Safe(st.State))
-			continue
+		default:
+			asked++
+			fmt.Fprintf(ios.Out, "batch %s: %s\n", termtext.Safe(b.ID), termtext.Safe(st.State))
 		}
-		asked++
-		fmt.Fprintf(ios.Out, "batch %s: %s\n", termtext.Safe(b.ID), termtext.Safe(st.State))
+	})
+	if err != nil {
+		return err
 	}
 	if asked == 0 && failed == 0 {
 		fmt.Fprintln(ios.Out, "no batch in flight")

@@ -8,6 +8,7 @@ import (
 	"path/filepath"
 
 	"github.com/agentloop/agentloop/pkg/batch"
+	"github.com/agentloop/agentloop/pkg/engine"
 	"github.com/agentloop/agentloop/pkg/iostreams"
 )
 
@@ -25,7 +26,7 @@ func batchDryRun(ios *iostreams.IOStreams, opts *BatchOptions, items []batch.Ite
 	}
 	plan := batch.NewPlan(items, done, batch.PlanOptions{Shard: opts.Shard, RetryFailed: opts.RetryFailed})
 	if opts.Dir != "" {
-		if err := inputError(ios, batch.OtherPrompts(opts.Dir, items, plan.Finished, itemPrompt), opts.Input); err != nil {
+		if err := inputError(ios, batch.OtherPrompts(opts.Dir, items, plan.Finished, engine.ItemPrompt), opts.Input); err != nil {
 			return err
 		}
 	}

@@ -8,7 +8,6 @@ import (
 	"testing"
 
 	"github.com/agentloop/agentloop/internal/fakeapi"
-	"github.com/agentloop/agentloop/pkg/batch"
 	"github.com/agentloop/agentloop/pkg/iostreams"
 	"github.com/agentloop/agentloop/pkg/transcript"
 )
@@ -77,14 +76,5 @@ func TestRecordedExit(t *testing.T) {
 		if got := recordedExit(tt.end.Reason, tt.end.Error); got != tt.want {
 			t.Errorf("%+v: exit %d, want %d", tt.end, got, tt.want)
 		}
-	}
-}
-
-func TestItemPrompt(t *testing.T) {
-	if got := itemPrompt(batch.Item{Prompt: "review", Stdin: "  a ``` b \n"}); got != "review\n\n````\na ``` b\n````" {
-		t.Errorf("%q", got)
-	}
-	if got := itemPrompt(batch.Item{Prompt: "just this", Stdin: " \n"}); got != "just this" {
-		t.Errorf("%q", got)
 	}
 }

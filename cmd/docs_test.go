@@ -14,6 +14,7 @@ import (
 	"github.com/google/jsonschema-go/jsonschema"
 
 	"github.com/agentloop/agentloop/pkg/transcript"
+	"github.com/agentloop/agentloop/pkg/transcript/recordschema"
 )
 
 var update = flag.Bool("update", false, "rewrite the generated files")
@@ -25,7 +26,7 @@ func TestTranscriptDocSchema(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	schema, err := TranscriptSchema()
+	schema, err := recordschema.JSON()
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -61,7 +62,7 @@ func TestExitCodesDoc(t *testing.T) {
 
 // Every record agentloop writes is valid against the schema it publishes.
 func TestTranscriptSchemaAcceptsRecords(t *testing.T) {
-	schema, err := TranscriptSchema()
+	schema, err := recordschema.JSON()
 	if err != nil {
 		t.Fatal(err)
 	}

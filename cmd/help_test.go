@@ -225,18 +225,3 @@ func TestHelpDescriptionWraps(t *testing.T) {
 		}
 	}
 }
-
-func TestWrapText(t *testing.T) {
-	for _, tc := range []struct{ in, want string }{
-		{"short line\nanother", "short line\nanother"},
-		{"one two three four\nfive", "one two\nthree four\nfive"},
-		{"one two three four\n\n  indented line kept\nx", "one two\nthree four\n\n  indented line kept\nx"},
-		{"averyveryverylongword x", "averyveryverylongword\nx"},
-	} {
-		t.Run(tc.in, func(t *testing.T) {
-			if got := wrapText(10, tc.in); got != tc.want {
-				t.Errorf("wrapText(10, %q) = %q, want %q", tc.in, got, tc.want)
-			}
-		})
-	}
-}

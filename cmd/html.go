@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"io"
 
+	"github.com/agentloop/agentloop/internal/replacefile"
 	"github.com/agentloop/agentloop/internal/termtext"
 	"github.com/agentloop/agentloop/pkg/agent"
 	"github.com/agentloop/agentloop/pkg/engine"
@@ -55,7 +56,7 @@ func writePage(ctx context.Context, ios *iostreams.IOStreams, conv *transcript.C
 	if err != nil {
 		return &ExitError{Code: ExitUsage, Err: err}
 	}
-	write := func() error { return replaceFile(out, render) }
+	write := func() error { return replacefile.Write(out, render) }
 	if device {
 		// A pipe or a device, written to, not replaced: opening a pipe
 		// waits for its reader, and a write for it to read.

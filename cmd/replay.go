@@ -210,14 +210,7 @@ func replayConversation(ctx context.Context, opts *ReplayOptions, conv *transcri
 		if err != nil {
 			return nil, err
 		}
-		h := transcript.Header{Command: "replay", Provider: d.Name(), Tools: defs, ToolsDirs: dirs, MCPServers: ts.Header(), Agentloop: Version()}
-		if conv.Header != nil {
-			h.Model, h.BaseURL, h.System = conv.Header.Model, conv.Header.BaseURL, conv.Header.System
-			// The replay clears what the recording cleared, by the same policy.
-			h.Context = conv.Header.Context
-			// And its answer is held to the same schema (validate checks it).
-			h.AnswerSchema = conv.Header.AnswerSchema
-		}
+		h := engine.ReplayHeader(conv, d.Name(), defs, dirs, ts.Header(), Version())
 		if w, err = engine.CreateChild(opts.Output, true, opts.Force, opts.File, conv, h, redact, false); err != nil {
 			return nil, err
 		}

@@ -6,11 +6,9 @@ import (
 	"fmt"
 
 	"github.com/agentloop/agentloop/internal/config"
-	"github.com/agentloop/agentloop/pkg/agent"
 	"github.com/agentloop/agentloop/pkg/engine"
 	"github.com/agentloop/agentloop/pkg/iostreams"
 	"github.com/agentloop/agentloop/pkg/transcript"
-	"github.com/agentloop/agentloop/pkg/wire"
 )
 
 // runReplayResume continues a recorded conversation with the live model.
@@ -70,31 +68,21 @@ func runReplayResume(ctx context.Context, opts *ReplayOptions) error {
 // ("resumed", "continued") in the refusal.
 func recordedModel(ios *iostreams.IOStreams, cfg *config.Config, flags modelOptions, file string, conv *transcript.Conversation, how string) (modelOptions, error) {
 	mo := flags
-	if h := conv.Header; h != nil {
-		if mo.Model == "" && h.Model != "" {
-			mo.Model, mo.modelFrom = h.Model, "the transcript's model"
-		}
-		if mo.Provider == "" {
-			mo.Provider = h.Provider
-		}
-		if mo.System == "" {
-			mo.System = h.System
-		}
-		if !mo.setTemp && h.Temperature != nil {
-			mo.Temperature, mo.setTemp = *h.Temperature, true
-		}
-		if mo.MaxTokens == 0 {
-			mo.MaxTokens = h.MaxTokens
-		}
-	}
-	if mo.System == "" {
-		mo.System = conv.System
-	}
-	if mo.Model == "" && conv.Model != "" {
-		mo.Model, mo.modelFrom = conv.Model, "the request body's model"
+	rec := engine.RecordedModel(conv)
+	if mo.Model == "" && rec.Model != "" {
+		mo.Model, mo.modelFrom = rec.Model, rec.ModelFrom
 	}
 	if mo.Provider == "" {
-		mo.Provider = conv.Shape
+		mo.Provider = rec.Provider
+	}
+	if mo.System == "" {
+		mo.System = rec.System
+	}
+	if !mo.setTemp && rec.Temperature != nil {
+		mo.Temperature, mo.setTemp = *rec.Temperature, true
+	}
+	if mo.MaxTokens == 0 {
+		mo.MaxTokens = rec.MaxTokens
 	}
 	if mo.Provider != conv.Shape {
 		return mo, flagErrorf("the transcript's messages are in the %s shape; it can be %s only with --provider %s", conv.Shape, how, conv.Shape)
@@ -110,16 +98,11 @@ func recordedModel(ios *iostreams.IOStreams, cfg *config.Config, flags modelOpti
 	if cfg != nil {
 		fillModel(cfg, &mo)
 	}
-	// The system prompt goes first in a Chat Completions request; a log
-	// whose messages already start with it (another tool's) is sent as it
-	// is, without a second one.
-	if wire.Shape(conv.Shape).SystemAsMessage() && len(conv.Messages) > 0 {
-		if role := agent.DialectFor(conv.Shape).Role(conv.Messages[0].Message); role == "system" || role == "developer" {
-			if flags.System != "" {
-				return mo, flagErrorf("--system: the messages of %s start with a %s message already", file, role)
-			}
-			mo.System = ""
+	if role := engine.LeadingSystemRole(conv); role != "" {
+		if flags.System != "" {
+			return mo, flagErrorf("--system: the messages of %s start with a %s message already", file, role)
 		}
+		mo.System = ""
 	}
 	return mo, nil
 }

@@ -1,7 +1,6 @@
 package cmd
 
 import (
-	"bytes"
 	"context"
 	"errors"
 	"fmt"
@@ -183,19 +182,8 @@ func readPrompt(ctx context.Context, ios *iostreams.IOStreams, args []string) (s
 		if len(data) > maxStdinPrompt {
 			return "", flagErrorf("stdin holds more than %d MiB: too large for a prompt", maxStdinPrompt>>20)
 		}
-		if i := bytes.IndexByte(data, 0); i >= 0 {
-			return "", flagErrorf("stdin is not text: NUL byte at offset %d", i)
-		}
-		if !utf8.Valid(data) {
-			return "", flagErrorf("stdin is not text: it is not valid UTF-8")
-		}
-		text := strings.TrimSpace(string(data))
-		switch {
-		case text == "":
-		case prompt == "":
-			prompt = text
-		default:
-			prompt = engine.WithInput(prompt, text)
+		if prompt, err = engine.AddStdin(prompt, data); err != nil {
+			return "", &FlagError{Err: err}
 		}
 	}
 	if prompt == "" {

@@ -61,27 +61,3 @@ func sandboxFrom(ios *iostreams.IOStreams, cfg *config.Config) (sandboxOptions, 
 func checkSandbox(ios *iostreams.IOStreams, ts *toolset.Set, s sandbox.Settings, quiet bool) ([]string, error) {
 	return engine.CheckSandbox(ts, s, quiet, ios.ErrOut)
 }
-
-// sandboxLine says how a tool runs: "sandbox: read-only (landlock abi 7:
-// fs+tcp)"; for an MCP tool, its server's.
-func sandboxLine(ts *toolset.Set, name string) string {
-	if _, e, ok := ts.Reg.Sandbox(name); ok {
-		return "sandbox: " + e.Describe()
-	}
-	if ts.MCP == nil {
-		return ""
-	}
-	m, ok := ts.MCP.Lookup(name)
-	if !ok {
-		return ""
-	}
-	for _, st := range ts.MCP.Statuses() {
-		if st.Config.Name == m.Server {
-			if st.Sandbox == "" {
-				return "sandbox: off (mcp server " + m.Server + ")"
-			}
-			return "sandbox: " + st.Sandbox + " (mcp server " + m.Server + ")"
-		}
-	}
-	return ""
-}

@@ -1,16 +1,13 @@
 package cmd
 
 import (
-	"encoding/json"
 	"errors"
 	"fmt"
 	"io"
-	"strings"
 
 	"github.com/spf13/pflag"
 
 	"github.com/agentloop/agentloop/internal/config"
-	"github.com/agentloop/agentloop/internal/english"
 	"github.com/agentloop/agentloop/internal/runview"
 	"github.com/agentloop/agentloop/internal/termtext"
 	"github.com/agentloop/agentloop/pkg/agent"
@@ -46,11 +43,7 @@ func addSchemaFlags(f *pflag.FlagSet, o *schemaOptions) {
 func (o *schemaOptions) useConfig(cfg *config.Config) error {
 	o.Arg, o.Retries, o.Mode = cfg.Schema, cfg.SchemaRetries, cfg.SchemaMode
 	o.schema = nil
-	o.given = map[string]bool{}
-	for _, k := range []string{"schema", "schema_retries", "schema_mode"} {
-		src := cfg.Source(k).Kind
-		o.given[k] = src == config.SourceFlag || src == config.SourceEnv
-	}
+	o.given = engine.SchemaGiven(cfg)
 	if err := engine.CheckSchemaMode(o.Mode); err != nil {
 		return flagErrorf("%v", err)
 	}
@@ -120,26 +113,9 @@ func printSchemaAnswer(ios *iostreams.IOStreams, out *agent.Outcome) {
 // schemaError is the error of a run whose answer still did not match the
 // schema after its retries: exit 5, saying what failed.
 func schemaError(o *schemaOptions, out *agent.Outcome) error {
-	msg := "the answer does not match the schema"
-	if o != nil && o.Retries > 0 {
-		msg += fmt.Sprintf(", after %d %s", o.Retries, english.Plural(o.Retries, "retry", "retries"))
+	retries := 0
+	if o != nil {
+		retries = o.Retries
 	}
-	if c := out.Checked; c != nil && len(c.Problems) > 0 {
-		msg += ": " + strings.Join(c.Problems, "; ")
-	}
-	return &ExitError{Code: ExitSchema, Err: errors.New(termtext.Display(msg, 4000))}
-}
-
-// itemAnswerJSON is what a batch item's result says of its answer to a
-// schema: the value when it matched, and whether it did; nothing for an
-// item without a schema.
-func itemAnswerJSON(loop *agent.Loop, out *agent.Outcome) (json.RawMessage, *bool) {
-	if loop.Answer == nil {
-		return nil, nil
-	}
-	ok := out.Checked != nil && out.Checked.OK
-	if !ok {
-		return nil, &ok
-	}
-	return out.Checked.JSON, &ok
+	return &ExitError{Code: ExitSchema, Err: errors.New(termtext.Display(engine.SchemaMismatch(retries, out), 4000))}
 }

@@ -81,7 +81,7 @@ func runToolsShow(ctx context.Context, opts *ToolsShowOptions) error {
 	}
 	if opts.IO.IsStderrTTY() || opts.verbose != nil && opts.verbose() {
 		// Not on stdout, which is the definition as sent.
-		if line := sandboxLine(ts, opts.Name); line != "" {
+		if line := ts.SandboxLine(opts.Name); line != "" {
 			fmt.Fprintln(opts.IO.ErrOut, line)
 		}
 	}

@@ -4,6 +4,8 @@ import (
 	"fmt"
 	"strings"
 
+	"github.com/agentloop/agentloop/internal/config"
+	"github.com/agentloop/agentloop/internal/english"
 	"github.com/agentloop/agentloop/pkg/agent"
 	"github.com/agentloop/agentloop/pkg/answerschema"
 	"github.com/agentloop/agentloop/pkg/transcript"
@@ -128,4 +130,28 @@ func RecordedAnswer(h *transcript.Header, a *Answer, given map[string]bool) (*An
 		out.Mode = SchemaNative
 	}
 	return out, nil
+}
+
+// SchemaGiven says which of schema, schema_retries and schema_mode a flag
+// or a variable gave in cfg: what a recorded schema does not override.
+func SchemaGiven(cfg *config.Config) map[string]bool {
+	given := map[string]bool{}
+	for _, k := range []string{"schema", "schema_retries", "schema_mode"} {
+		src := cfg.Source(k).Kind
+		given[k] = src == config.SourceFlag || src == config.SourceEnv
+	}
+	return given
+}
+
+// SchemaMismatch says that a run's answer still did not match the schema
+// after its retries, and what failed.
+func SchemaMismatch(retries int, out *agent.Outcome) string {
+	msg := "the answer does not match the schema"
+	if retries > 0 {
+		msg += fmt.Sprintf(", after %d %s", retries, english.Plural(retries, "retry", "retries"))
+	}
+	if c := out.Checked; c != nil && len(c.Problems) > 0 {
+		msg += ": " + strings.Join(c.Problems, "; ")
+	}
+	return msg
 }

@@ -4,6 +4,8 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/agentloop/agentloop/internal/config"
+	"github.com/agentloop/agentloop/pkg/agent"
 	"github.com/agentloop/agentloop/pkg/answerschema"
 	"github.com/agentloop/agentloop/pkg/transcript"
 	"github.com/agentloop/agentloop/pkg/wire"
@@ -126,5 +128,36 @@ func TestRecordedAnswer(t *testing.T) {
 	h.AnswerSchema.Schema = []byte(`{"type":"object","required":"a"}`)
 	if _, err := RecordedAnswer(h, file, nil); err == nil {
 		t.Error("a recorded schema that cannot be read passes")
+	}
+}
+
+// What a flag or a variable gave of the schema's settings is theirs; what
+// is left to defaults a recorded schema may set.
+func TestSchemaGiven(t *testing.T) {
+	cfg, err := config.Resolve(config.Input{
+		Flag: func(name string) (string, []string, bool) {
+			if name == "schema-retries" {
+				return "3", []string{"3"}, true
+			}
+			return "", nil, false
+		},
+		Getenv: func(k string) string { return map[string]string{"AGENTLOOP_SCHEMA_MODE": "prompt"}[k] },
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	got := SchemaGiven(cfg)
+	if got["schema"] || !got["schema_retries"] || !got["schema_mode"] {
+		t.Errorf("%v", got)
+	}
+}
+
+func TestSchemaMismatch(t *testing.T) {
+	out := &agent.Outcome{Checked: &agent.AnswerCheck{Problems: []string{"/score: not an integer", "/verdict: missing"}}}
+	if got := SchemaMismatch(2, out); got != "the answer does not match the schema, after 2 retries: /score: not an integer; /verdict: missing" {
+		t.Errorf("%q", got)
+	}
+	if got := SchemaMismatch(0, &agent.Outcome{}); got != "the answer does not match the schema" {
+		t.Errorf("%q", got)
 	}
 }

@@ -1,6 +1,7 @@
 package engine
 
 import (
+	"encoding/json"
 	"slices"
 	"strings"
 
@@ -192,4 +193,66 @@ func RecordedBaseURL(cfg *config.Config, file string, h *transcript.Header) (str
 	return "", config.Source{}, usagef(
 		"%s was recorded against %s, an address you have not configured: agentloop sends your API key only to an address you give (--base-url, %s, %s or base_url in the configuration file), never to one a transcript names; to go on there, pass --base-url %s (or --base-url of the server to use)",
 		file, u, "AGENTLOOP_BASE_URL", config.ProviderBaseURLEnv(h.Provider), shell.Quote(u))
+}
+
+// RecordedSettings are the model settings a recorded conversation gives a
+// run that goes on with it, where no flag gives them.
+type RecordedSettings struct {
+	Provider string
+	Model    string
+	// ModelFrom says where Model was read, for its errors.
+	ModelFrom   string
+	System      string
+	Temperature *float64
+	MaxTokens   int64
+}
+
+// RecordedModel reads the model settings of a recorded conversation: its
+// header's first, then what its requests say (the model of a request
+// body, the system prompt, the provider of the messages' shape).
+func RecordedModel(conv *transcript.Conversation) RecordedSettings {
+	var r RecordedSettings
+	if h := conv.Header; h != nil {
+		if h.Model != "" {
+			r.Model, r.ModelFrom = h.Model, "the transcript's model"
+		}
+		r.Provider, r.System, r.Temperature, r.MaxTokens = h.Provider, h.System, h.Temperature, h.MaxTokens
+	}
+	if r.System == "" {
+		r.System = conv.System
+	}
+	if r.Model == "" && conv.Model != "" {
+		r.Model, r.ModelFrom = conv.Model, "the request body's model"
+	}
+	if r.Provider == "" {
+		r.Provider = conv.Shape
+	}
+	return r
+}
+
+// LeadingSystemRole is the role of the recorded messages' first message
+// when it is a system prompt of an API that sends it as a message (Chat
+// Completions): a log that starts with one (another tool's) is sent as
+// it is, without a second. "" otherwise.
+func LeadingSystemRole(conv *transcript.Conversation) string {
+	if !wire.Shape(conv.Shape).SystemAsMessage() || len(conv.Messages) == 0 {
+		return ""
+	}
+	if role := agent.DialectFor(conv.Shape).Role(conv.Messages[0].Message); role == "system" || role == "developer" {
+		return role
+	}
+	return ""
+}
+
+// ReplayHeader is the header of the transcript a replay of conv writes
+// (replay -o): the tools it offered, and of the recording's header the
+// model, address and system prompt, the clearing policy the replay clears
+// by, and the schema its answer is held to.
+func ReplayHeader(conv *transcript.Conversation, provider string, tools []json.RawMessage, dirs []string, servers []transcript.MCPServer, version string) transcript.Header {
+	h := transcript.Header{Command: "replay", Provider: provider, Tools: tools, ToolsDirs: dirs, MCPServers: servers, Agentloop: version}
+	if rh := conv.Header; rh != nil {
+		h.Model, h.BaseURL, h.System = rh.Model, rh.BaseURL, rh.System
+		h.Context, h.AnswerSchema = rh.Context, rh.AnswerSchema
+	}
+	return h
 }
