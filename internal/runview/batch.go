@@ -54,25 +54,9 @@ func NewBatch(o Options, total int) *Batch {
 	}
 	if p.live {
 		p.stop, p.stopped = make(chan struct{}), make(chan struct{})
-		go p.tick()
+		go p.redrawEvery(tickEvery, p.stop, p.stopped, p.drawLocked)
 	}
 	return p
-}
-
-func (p *Batch) tick() {
-	defer close(p.stopped)
-	t := time.NewTicker(200 * time.Millisecond)
-	defer t.Stop()
-	for {
-		select {
-		case <-p.stop:
-			return
-		case <-t.C:
-			p.mu.Lock()
-			p.drawLocked()
-			p.mu.Unlock()
-		}
-	}
 }
 
 // Start is batch.Options.OnStart.

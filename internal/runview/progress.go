@@ -50,26 +50,9 @@ func NewProgress(o Options) *Progress {
 	}
 	if p.live {
 		p.stop, p.done = make(chan struct{}), make(chan struct{})
-		go p.tick()
+		go p.redrawEvery(tickEvery, p.stop, p.done, p.drawLocked)
 	}
 	return p
-}
-
-// tick refreshes the elapsed time on the status line.
-func (p *Progress) tick() {
-	defer close(p.done)
-	t := time.NewTicker(200 * time.Millisecond)
-	defer t.Stop()
-	for {
-		select {
-		case <-p.stop:
-			return
-		case <-t.C:
-			p.mu.Lock()
-			p.drawLocked()
-			p.mu.Unlock()
-		}
-	}
 }
 
 // Close clears the status line; call it before writing the answer.

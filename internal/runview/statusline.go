@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"io"
 	"sync"
+	"time"
 )
 
 // Options say where progress goes and how much of it.
@@ -84,4 +85,26 @@ func (s *statusLine) SetRedact(redact func(string) string) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	s.redact = redact
+}
+
+// tickEvery is how often a live status line is drawn again, so that its
+// elapsed time moves while nothing else happens.
+const tickEvery = 200 * time.Millisecond
+
+// redrawEvery draws the line with draw, under the line's lock, every
+// interval until stop is closed; then it closes stopped.
+func (l *statusLine) redrawEvery(interval time.Duration, stop <-chan struct{}, stopped chan<- struct{}, draw func()) {
+	defer close(stopped)
+	t := time.NewTicker(interval)
+	defer t.Stop()
+	for {
+		select {
+		case <-stop:
+			return
+		case <-t.C:
+			l.mu.Lock()
+			draw()
+			l.mu.Unlock()
+		}
+	}
 }
