@@ -12,10 +12,10 @@ import (
 	"time"
 
 	"github.com/agentloop/agentloop/internal/toolset"
+	"github.com/agentloop/agentloop/internal/toolset/toolsettest"
 	"github.com/agentloop/agentloop/pkg/agent"
 	"github.com/agentloop/agentloop/pkg/engine"
 	"github.com/agentloop/agentloop/pkg/iostreams"
-	"github.com/agentloop/agentloop/pkg/tools"
 	"github.com/agentloop/agentloop/pkg/wire"
 )
 
@@ -23,24 +23,12 @@ import (
 // id>" behind) and "look" (no confirmation needed).
 func approvalTools(t *testing.T) (*toolset.Set, string) {
 	t.Helper()
-	dir := t.TempDir()
-	files := map[string]string{
+	return toolsettest.Folder(t, map[string]string{
 		"delete.yaml": "name: delete\ndescription: d\nparameters:\n  path: {type: string}\nrun: delete.sh\nconfirm: true\n",
 		"delete.sh":   "#!/bin/sh\ntouch \"$(dirname \"$0\")/ran-$AGENTLOOP_CALL_ID\"\necho deleted\n",
 		"look.yaml":   "name: look\ndescription: d\nparameters: {}\nrun: look.sh\n",
 		"look.sh":     "#!/bin/sh\necho looked\n",
-	}
-	writeFiles(t, dir, files)
-	reg, err := tools.Load([]string{dir}, tools.Options{Getenv: func(k string) string {
-		if k == "PATH" {
-			return os.Getenv("PATH")
-		}
-		return ""
-	}})
-	if err != nil {
-		t.Fatal(err)
-	}
-	return &toolset.Set{Reg: reg}, dir
+	})
 }
 
 func TestApprover(t *testing.T) {

@@ -13,8 +13,8 @@ import (
 	"time"
 
 	"github.com/agentloop/agentloop/internal/toolset"
+	"github.com/agentloop/agentloop/internal/toolset/toolsettest"
 	"github.com/agentloop/agentloop/pkg/agent"
-	"github.com/agentloop/agentloop/pkg/tools"
 	"github.com/agentloop/agentloop/pkg/wire"
 )
 
@@ -22,27 +22,12 @@ import (
 // behind) and "look" (no confirmation needed).
 func deleteTool(t *testing.T) (*toolset.Set, string) {
 	t.Helper()
-	dir := t.TempDir()
-	for name, text := range map[string]string{
+	return toolsettest.Folder(t, map[string]string{
 		"delete.yaml": "name: delete\ndescription: d\nparameters:\n  path: {type: string}\nrun: delete.sh\nconfirm: true\n",
 		"delete.sh":   "#!/bin/sh\ntouch \"$(dirname \"$0\")/ran-$AGENTLOOP_CALL_ID\"\necho deleted\n",
 		"look.yaml":   "name: look\ndescription: d\nparameters: {}\nrun: look.sh\n",
 		"look.sh":     "#!/bin/sh\necho looked\n",
-	} {
-		if err := os.WriteFile(filepath.Join(dir, name), []byte(text), 0o755); err != nil {
-			t.Fatal(err)
-		}
-	}
-	reg, err := tools.Load([]string{dir}, tools.Options{Getenv: func(k string) string {
-		if k == "PATH" {
-			return os.Getenv("PATH")
-		}
-		return ""
-	}})
-	if err != nil {
-		t.Fatal(err)
-	}
-	return &toolset.Set{Reg: reg}, dir
+	})
 }
 
 // terminal is a person who types answers; what they are asked is in out.

@@ -9,8 +9,8 @@ import (
 
 	"github.com/agentloop/agentloop/internal/fakeapi"
 	"github.com/agentloop/agentloop/internal/toolset"
+	"github.com/agentloop/agentloop/internal/toolset/toolsettest"
 	"github.com/agentloop/agentloop/pkg/agent"
-	"github.com/agentloop/agentloop/pkg/tools"
 	"github.com/agentloop/agentloop/pkg/transcript"
 	"github.com/agentloop/agentloop/pkg/wire"
 )
@@ -22,25 +22,10 @@ func strp(s string) *string { return &s }
 // lookTool loads a folder with one tool, look, that prints "looked".
 func lookTool(t *testing.T) (*toolset.Set, string) {
 	t.Helper()
-	dir := t.TempDir()
-	for name, text := range map[string]string{
+	return toolsettest.Folder(t, map[string]string{
 		"look.yaml": "name: look\ndescription: looks\nparameters: {}\nrun: look.sh\n",
 		"look.sh":   "#!/bin/sh\necho looked\n",
-	} {
-		if err := os.WriteFile(filepath.Join(dir, name), []byte(text), 0o755); err != nil {
-			t.Fatal(err)
-		}
-	}
-	reg, err := tools.Load([]string{dir}, tools.Options{Getenv: func(k string) string {
-		if k == "PATH" {
-			return os.Getenv("PATH")
-		}
-		return ""
-	}})
-	if err != nil {
-		t.Fatal(err)
-	}
-	return &toolset.Set{Reg: reg}, dir
+	})
 }
 
 // settings are those of a run against srv, its transcript at path.
